@@ -1,0 +1,112 @@
+"""What every adapter shares: reading a harness output file safely and reporting bad input.
+
+An adapter turns one harness's own output into :class:`perfgate.model.Metric` objects.  It is a
+module in this package defining::
+
+    NAME = "hyperfine"            # the value of ``--adapter``
+    def sniff(text: str) -> bool   # cheap check used by ``--adapter auto``
+    def parse(text: str, source: str) -> Parsed
+
+``parse`` raises :class:`perfgate.errors.InputError` naming the place (a JSON path such as
+``results[2].times[5]`` or ``line 14``) and the reason.  It never returns partial results.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from perfgate.errors import InputError
+from perfgate.model import Metric, name_problem, number_problem
+
+MAX_INPUT_BYTES = 256 * 1024 * 1024
+
+
+@dataclass
+class Parsed:
+    metrics: list[Metric]
+    # Facts about the harness run: versions, date, host, command lines...
+    context: dict[str, Any] = field(default_factory=dict)
+
+
+def read_text(path: str | Path, max_bytes: int = MAX_INPUT_BYTES) -> str:
+    """Read a harness output as UTF-8 text, refusing huge or non-UTF-8 files by name."""
+    p = Path(path)
+    try:
+        size = p.stat().st_size
+    except OSError as e:
+        raise InputError(str(path), "", f"cannot read: {e.strerror}") from None
+    if size > max_bytes:
+        raise InputError(str(path), "", f"file is {size} bytes, over the {max_bytes}-byte limit")
+    data = p.read_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data[: e.start].count(b"\n") + 1
+        raise InputError(str(path), f"byte {e.start} (line {line})", "not valid UTF-8") from None
+
+
+def _reject_constant(name: str) -> float:
+    raise ValueError(f"{name} is not a valid measurement")
+
+
+def load_json(text: str, source: str) -> Any:
+    """Parse JSON strictly: NaN/Infinity literals are errors, positions are reported."""
+    try:
+        return json.loads(text, parse_constant=_reject_constant)
+    except json.JSONDecodeError as e:
+        raise InputError(source, f"line {e.lineno} column {e.colno}", f"invalid JSON: {e.msg}") from None
+    except ValueError as e:
+        raise InputError(source, "", f"invalid JSON: {e}") from None
+    except RecursionError:
+        raise InputError(source, "", "invalid JSON: nested too deeply") from None
+
+
+def require(obj: Any, key: str, kind: type | tuple[type, ...], source: str, place: str) -> Any:
+    """``obj[key]``, which must exist and be of ``kind``; otherwise a clear InputError."""
+    if not isinstance(obj, dict):
+        raise InputError(source, place, f"expected an object, got {type(obj).__name__}")
+    if key not in obj:
+        raise InputError(source, place, f"missing field {key!r}")
+    value = obj[key]
+    if not isinstance(value, kind) or isinstance(value, bool) and bool not in _as_tuple(kind):
+        want = " or ".join(k.__name__ for k in _as_tuple(kind))
+        raise InputError(source, join(place, key), f"expected {want}, got {type(value).__name__}")
+    return value
+
+
+def _as_tuple(kind: type | tuple[type, ...]) -> tuple[type, ...]:
+    return kind if isinstance(kind, tuple) else (kind,)
+
+
+def join(place: str, key: str | int) -> str:
+    if isinstance(key, int):
+        return f"{place}[{key}]"
+    return f"{place}.{key}" if place else key
+
+
+def check_name(name: Any, source: str, place: str) -> str:
+    problem = name_problem(name)
+    if problem:
+        raise InputError(source, place, problem)
+    return name
+
+
+def check_number(value: Any, source: str, place: str, *, allow_negative: bool = False) -> float:
+    problem = number_problem(value, allow_negative=allow_negative)
+    if problem:
+        raise InputError(source, place, problem)
+    return float(value)
+
+
+def check_samples(values: Any, source: str, place: str, scale: float = 1.0) -> tuple[float, ...]:
+    if not isinstance(values, list):
+        raise InputError(source, place, f"expected a list of numbers, got {type(values).__name__}")
+    return tuple(check_number(v, source, join(place, i)) * scale for i, v in enumerate(values))
+
+
+def finite_or_none(value: float | None) -> float | None:
+    return value if value is not None and math.isfinite(value) else None

@@ -1,0 +1,53 @@
+"""Bencher Metric Format: ``{benchmark: {measure: {value, lower_value?, upper_value?}}}``.
+
+The exchange format with Bencher (schema: ``shared/bencher/bmf.json``).  BMF carries no raw
+samples; perfgate's own ``export --format bmf`` adds none, so a round trip is lossless for
+what BMF can hold.
+"""
+
+from __future__ import annotations
+
+from perfgate.adapters.base import Parsed, check_name, check_number, join, load_json, require
+from perfgate.errors import InputError
+from perfgate.model import KNOWN_MEASURES, Metric
+
+NAME = "bmf"
+SNIFF_ORDER = 90  # generic shape: try every specific harness first
+
+
+def sniff(text: str) -> bool:
+    doc = load_json(text, "<sniff>")
+    if not isinstance(doc, dict) or not doc:
+        return False
+    return all(
+        isinstance(measures, dict) and measures
+        and all(isinstance(m, dict) and "value" in m for m in measures.values())
+        for measures in doc.values()
+    )
+
+
+def parse(text: str, source: str) -> Parsed:
+    doc = load_json(text, source)
+    if not isinstance(doc, dict):
+        raise InputError(source, "", f"BMF must be an object of benchmarks, got {type(doc).__name__}")
+    metrics = []
+    for bench, measures in doc.items():
+        check_name(bench, source, bench[:80])
+        if not isinstance(measures, dict):
+            raise InputError(source, bench, f"expected an object of measures, got {type(measures).__name__}")
+        for measure, result in measures.items():
+            place = join(bench, measure)
+            check_name(measure, source, place)
+            # Known measures are costs and counts; a custom one (a delta, say) may be negative.
+            signed = measure not in KNOWN_MEASURES
+            raw = require(result, "value", (int, float), source, place)
+            value = check_number(raw, source, join(place, "value"), allow_negative=signed)
+            lower, upper = (
+                check_number(result[k], source, join(place, k), allow_negative=signed)
+                if result.get(k) is not None else None
+                for k in ("lower_value", "upper_value")
+            )
+            if lower is not None and lower > value or upper is not None and upper < value:
+                raise InputError(source, place, f"bounds [{lower}, {upper}] do not contain value {value}")
+            metrics.append(Metric(bench, measure, value, lower, upper))
+    return Parsed(metrics, {"harness": "bmf"})

@@ -1,0 +1,86 @@
+"""The ``perfgate`` command line.  Each verb is one module in :mod:`perfgate.commands`
+defining ``NAME``, ``HELP``, ``add_arguments(parser)`` and ``run(args) -> int``; they are found
+by name, so adding a verb touches nothing here."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import pkgutil
+import sys
+from types import ModuleType
+
+from perfgate import __version__, commands
+from perfgate.errors import EXIT_USAGE, PerfgateError
+from perfgate.store import DEFAULT_STORE
+
+EPILOG = """\
+exit codes:
+  0  success (for check/compare/detect: no regression)
+  1  a regression was found (check, compare, detect)
+  2  usage or input error: the message names the file, the place and the reason
+
+environment:
+  PERFGATE_STORE     default for --store (e.g. bencher+https://api.bencher.dev/my-project)
+  PERFGATE_PROJECT   default for --project
+  BENCHER_API_TOKEN  token for a Bencher store (never printed)
+
+Run 'perfgate VERB --help' for each verb's options and examples."""
+
+
+def _command_modules() -> list[ModuleType]:
+    found = []
+    for info in pkgutil.iter_modules(commands.__path__):
+        if info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"{commands.__name__}.{info.name}")
+        if hasattr(module, "NAME") and hasattr(module, "run"):
+            found.append(module)
+    return sorted(found, key=lambda m: getattr(m, "ORDER", 50))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--store", default=os.environ.get("PERFGATE_STORE", DEFAULT_STORE),
+                        help="where history lives: sqlite:PATH or bencher+http(s)://HOST[:PORT]/PROJECT "
+                             "(default: $PERFGATE_STORE or %(default)s)")
+    common.add_argument("--project", default=os.environ.get("PERFGATE_PROJECT", "default"),
+                        help="project name inside the store (default: %(default)s)")
+    common.add_argument("--json", action="store_true", help="print machine-readable JSON on stdout")
+
+    parser = argparse.ArgumentParser(
+        prog="perfgate",
+        description="Continuous performance regression detection: record benchmark runs from real "
+                    "harnesses, find change points and complexity changes, and gate pull requests.",
+        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"perfgate {__version__}")
+    verbs = parser.add_subparsers(dest="verb", metavar="VERB")
+    for module in _command_modules():
+        sub = verbs.add_parser(module.NAME, parents=[common], help=module.HELP,
+                               description=(module.__doc__ or module.HELP).strip(),
+                               epilog=getattr(module, "EPILOG", None),
+                               formatter_class=argparse.RawDescriptionHelpFormatter)
+        module.add_arguments(sub)
+        sub.set_defaults(handler=module.run)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "handler", None):
+        parser.print_help()
+        return EXIT_USAGE
+    try:
+        return args.handler(args)
+    except PerfgateError as e:
+        print(f"perfgate {args.verb}: error: {e}", file=sys.stderr)
+        return e.exit_code
+    except KeyboardInterrupt:
+        print("perfgate: interrupted; nothing partial was written", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

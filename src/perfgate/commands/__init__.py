@@ -1,0 +1,1 @@
+"""One module per CLI verb (see :mod:`perfgate.cli`)."""

@@ -1,0 +1,38 @@
+"""Options and helpers several verbs share."""
+
+from __future__ import annotations
+
+import argparse
+
+from perfgate.errors import PerfgateError
+from perfgate.fingerprint import host_fingerprint, testbed_name
+from perfgate.gitinfo import current_branch, current_commit
+from perfgate.model import Testbed
+from perfgate.store import Store, open_store
+
+
+def add_run_identity(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--branch", help="branch the run belongs to (default: the checkout's branch)")
+    p.add_argument("--commit", help="commit hash measured (default: the checkout's HEAD)")
+    p.add_argument("--testbed", help="testbed name (default: derived from this machine's fingerprint)")
+
+
+def resolve_identity(args: argparse.Namespace) -> tuple[str, str, Testbed]:
+    branch = args.branch or current_branch()
+    commit = args.commit or current_commit()
+    if not branch:
+        raise PerfgateError("--branch is required outside a git checkout")
+    if not commit:
+        raise PerfgateError("--commit is required outside a git checkout")
+    fingerprint = host_fingerprint()
+    return branch, commit, Testbed(args.testbed or testbed_name(fingerprint), fingerprint)
+
+
+def store_from(args: argparse.Namespace) -> Store:
+    return open_store(args.store, args.project)
+
+
+def add_series_filters(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--measure", help="only this measure (latency, instructions, peak-rss, ...)")
+    p.add_argument("--branch", help="only this branch")
+    p.add_argument("--testbed", help="only this testbed")

@@ -1,0 +1,83 @@
+"""Write recorded runs out: BMF (for ``bencher run --adapter json``), JSON with samples, or CSV.
+
+BMF holds one run (the newest matching one unless --run names it); JSON and CSV hold every
+matching run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import sys
+from dataclasses import asdict
+
+from perfgate.commands._common import store_from
+from perfgate.errors import EXIT_OK, PerfgateError
+from perfgate.model import Run
+
+NAME = "export"
+HELP = "export runs as BMF (Bencher Metric Format), JSON with raw samples, or CSV"
+ORDER = 30
+EPILOG = """examples:
+  perfgate export --format bmf > results.json && bencher run --adapter json --file results.json
+  perfgate export --format csv --branch main -o history.csv"""
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--format", required=True, choices=["bmf", "json", "csv"])
+    p.add_argument("--run", dest="run_id", help="export this run id (default: bmf the newest run, others all runs)")
+    p.add_argument("--branch", help="only runs of this branch")
+    p.add_argument("-o", "--output", help="write to this file instead of stdout")
+
+
+def to_bmf(run: Run) -> dict:
+    doc: dict[str, dict] = {}
+    for m in run.metrics:
+        entry = {"value": m.value}
+        if m.lower is not None:
+            entry["lower_value"] = m.lower
+        if m.upper is not None:
+            entry["upper_value"] = m.upper
+        doc.setdefault(m.benchmark, {})[m.measure] = entry
+    return doc
+
+
+def to_json(runs: list[Run]) -> list[dict]:
+    return [asdict(r) for r in runs]
+
+
+def to_csv(runs: list[Run]) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["run", "branch", "commit", "testbed", "start_time", "benchmark", "measure",
+                "value", "lower_value", "upper_value", "samples"])
+    for r in runs:
+        for m in r.metrics:
+            w.writerow([r.idempotency_key, r.branch, r.commit, r.testbed.name, r.start_time, m.benchmark,
+                        m.measure, m.value, m.lower, m.upper, " ".join(map(repr, m.samples))])
+    return buf.getvalue()
+
+
+def run(args: argparse.Namespace) -> int:
+    with store_from(args) as store:
+        if args.run_id:
+            runs = [store.get_run(args.run_id)]
+        else:
+            summaries = store.runs(branch=args.branch, limit=1 if args.format == "bmf" else None)
+            runs = [store.get_run(s.run_id) for s in reversed(summaries)]
+    if not runs:
+        raise PerfgateError("no runs to export with these filters")
+    if args.format == "bmf":
+        text = json.dumps(to_bmf(runs[-1]), indent=2) + "\n"
+    elif args.format == "json":
+        text = json.dumps(to_json(runs), indent=2) + "\n"
+    else:
+        text = to_csv(runs)
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as f:
+            f.write(text)
+    else:
+        sys.stdout.write(text)
+    return EXIT_OK

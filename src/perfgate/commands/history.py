@@ -1,0 +1,107 @@
+"""Show recorded history: one line per series with its trend, or every point of one benchmark.
+
+Without BENCHMARK: each (benchmark, measure, branch, testbed) series with its latest value, the
+change from the run before, the run-to-run coefficient of variation and a sparkline.
+With BENCHMARK: the points of its series, oldest first, with the commit and testbed of each.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+from datetime import datetime, timezone
+
+from rich.markup import escape
+from rich.table import Table
+
+from perfgate.commands._common import add_series_filters, store_from
+from perfgate.errors import EXIT_OK, PerfgateError
+from perfgate.output import emit_json, out
+from perfgate.store import Point, SeriesKey
+from perfgate.units import human, percent, sparkline
+
+NAME = "history"
+HELP = "show the recorded history as a table with sparklines (or JSON)"
+ORDER = 20
+EPILOG = """examples:
+  perfgate history
+  perfgate history 'sort 1e6' --measure latency --limit 20
+  perfgate history --json | jq '.[0].points[-1].value'"""
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("benchmark", nargs="?", help="show every point of this benchmark")
+    add_series_filters(p)
+    p.add_argument("--limit", type=int, default=30, help="points per series shown (default: %(default)s)")
+
+
+def _cv(points: list[Point]) -> float | None:
+    values = [p.value for p in points]
+    if len(values) < 2 or statistics.fmean(values) == 0:
+        return None
+    return statistics.stdev(values) / abs(statistics.fmean(values))
+
+
+def _when(t: float | None) -> str:
+    return datetime.fromtimestamp(t, timezone.utc).strftime("%Y-%m-%d %H:%M") if t else "—"
+
+
+def run(args: argparse.Namespace) -> int:
+    with store_from(args) as store:
+        keys = store.series_keys(branch=args.branch, testbed=args.testbed,
+                                 benchmark=args.benchmark, measure=args.measure)
+        if args.benchmark and not keys:
+            raise PerfgateError(f"no history for benchmark {args.benchmark!r} with these filters")
+        series = {key: store.series(key)[-args.limit:] for key in keys}
+        fingerprints = {k.testbed: store.testbed_fingerprint(k.testbed) for k in keys}
+    if args.json:
+        emit_json([{"branch": k.branch, "testbed": k.testbed, "benchmark": k.benchmark, "measure": k.measure,
+                    "testbed_fingerprint": fingerprints[k.testbed], "points": pts}
+                   for k, pts in series.items()])
+        return EXIT_OK
+    if not series:
+        out.print(f"no history yet in {args.store}; record some with 'perfgate ingest' or 'perfgate run'")
+        return EXIT_OK
+    if args.benchmark:
+        for key, pts in series.items():
+            _print_points(key, pts)
+    else:
+        _print_summary(series)
+    _print_testbeds(fingerprints)
+    return EXIT_OK
+
+
+def _print_summary(series: dict[SeriesKey, list[Point]]) -> None:
+    table = Table(title="perfgate history", title_justify="left")
+    for col, justify in (("benchmark", "left"), ("measure", "left"), ("branch", "left"), ("testbed", "left"),
+                         ("runs", "right"), ("latest", "right"), ("Δ prev", "right"), ("CV", "right"),
+                         ("trend", "left")):
+        table.add_column(col, justify=justify, overflow="fold")
+    for key, pts in series.items():
+        last = pts[-1].value
+        prev = pts[-2].value if len(pts) > 1 else None
+        cv = _cv(pts)
+        table.add_row(*map(escape, (key.benchmark, key.measure, key.branch, key.testbed)), str(len(pts)), human(last, key.measure),
+                      percent(last / prev) if prev else "—", f"{cv * 100:.1f}%" if cv is not None else "—",
+                      sparkline([p.value for p in pts]))
+    out.print(table)
+
+
+def _print_points(key: SeriesKey, pts: list[Point]) -> None:
+    table = Table(title=f"{escape(key.label())}   {sparkline([p.value for p in pts])}", title_justify="left")
+    for col in ("when (UTC)", "commit", "value", "range", "samples", "vs prev"):
+        table.add_column(col, justify="left" if col in ("when (UTC)", "commit") else "right")
+    prev = None
+    for p in pts:
+        rng = f"{human(p.lower, key.measure)} … {human(p.upper, key.measure)}" if p.lower is not None else "—"
+        table.add_row(_when(p.time), escape(p.commit[:12]), human(p.value, key.measure), rng, str(len(p.samples)),
+                      percent(p.value / prev) if prev else "—")
+        prev = p.value
+    out.print(table)
+
+
+def _print_testbeds(fingerprints: dict[str, dict]) -> None:
+    for name, fp in sorted(fingerprints.items()):
+        if fp:
+            facts = ", ".join(f"{k}={v}" for k, v in sorted(fp.items()) if v not in (None, ""))
+            out.print(f"[dim]testbed {escape(name)}: {escape(facts)}[/dim]")

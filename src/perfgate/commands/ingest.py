@@ -1,0 +1,70 @@
+"""Record harness output files as one run in the history.
+
+All FILEs given together form one run (e.g. a hyperfine JSON and a valgrind instruction count
+of the same commit).  Ingesting the same files for the same branch, commit and testbed again is
+a no-op: the run's idempotency key is derived from its content unless --idempotency-key is given.
+Every file is parsed and checked before anything is written; on any error nothing is written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from perfgate.adapters import adapter_names, parse_file
+from perfgate.commands._common import add_run_identity, resolve_identity, store_from
+from perfgate.errors import EXIT_OK, InputError
+from perfgate.model import Metric, Run, duplicate_metric
+from perfgate.output import emit_json, err
+
+NAME = "ingest"
+HELP = "record harness output files (hyperfine, pytest-benchmark, Google Benchmark, ...) as a run"
+ORDER = 10
+EPILOG = """examples:
+  hyperfine --export-json out.json 'my-tool input'
+  perfgate ingest out.json --branch main --commit "$(git rev-parse HEAD)"
+  perfgate ingest --adapter criterion target/criterion --branch pr-42 --commit abc123"""
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("files", nargs="+", metavar="FILE", help="harness output files (or criterion directories)")
+    p.add_argument("--adapter", default="auto", choices=["auto", *adapter_names()],
+                   help="output format (default: detect it)")
+    add_run_identity(p)
+    p.add_argument("--idempotency-key", help="key making a retried ingest a no-op (default: content hash)")
+    p.add_argument("--start-time", type=float, help="run start, epoch seconds (default: now)")
+
+
+def run(args: argparse.Namespace) -> int:
+    branch, commit, testbed = resolve_identity(args)
+    metrics: list[Metric] = []
+    adapters, context = [], {}
+    for path in args.files:
+        name, parsed = parse_file(path, args.adapter)
+        adapters.append(name)
+        metrics.extend(parsed.metrics)
+        context.update(parsed.context)
+    dup = duplicate_metric(metrics)
+    if dup:
+        raise InputError(", ".join(args.files), "", f"benchmark {dup[0]!r} measure {dup[1]!r} appears twice")
+    now = time.time()
+    new_run = Run(args.project, branch, commit, testbed, metrics,
+                  start_time=args.start_time if args.start_time is not None else now, end_time=now,
+                  adapter="+".join(sorted(set(adapters))), context=context,
+                  idempotency_key=args.idempotency_key or "")
+    if args.idempotency_key is None and args.start_time is None:
+        # The content key must not depend on the wall clock, or a retry would not be a no-op.
+        new_run.start_time = None
+        new_run.with_key()
+        new_run.start_time = now
+    with store_from(args) as store:
+        added = store.add_run(new_run)
+    if args.json:
+        emit_json({"added": added, "idempotency_key": new_run.idempotency_key, "branch": branch,
+                   "commit": commit, "testbed": testbed.name, "metrics": len(metrics)})
+    elif added:
+        err.print(f"recorded {len(metrics)} metrics from {len(args.files)} file(s) "
+                  f"as a run of {branch}@{commit[:12]} on {testbed.name}")
+    else:
+        err.print(f"already recorded (idempotency key {new_run.idempotency_key}); nothing written")
+    return EXIT_OK

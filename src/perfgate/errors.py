@@ -1,0 +1,27 @@
+"""Errors a user can act on.  Each names the file, the place in it and the reason."""
+
+from __future__ import annotations
+
+# Exit codes, documented in the README and in ``perfgate --help``.
+EXIT_OK = 0
+EXIT_REGRESSION = 1
+EXIT_USAGE = 2
+
+
+class PerfgateError(Exception):
+    """Base for errors reported to the user without a traceback (exit 2)."""
+
+    exit_code = EXIT_USAGE
+
+
+class InputError(PerfgateError):
+    """Bad input: ``file:place: reason``."""
+
+    def __init__(self, source: str, place: str, reason: str):
+        self.source, self.place, self.reason = source, place, reason
+        where = f"{source}:{place}" if place else source
+        super().__init__(f"{where}: {reason}")
+
+
+class StoreError(PerfgateError):
+    """The history store could not do what was asked (nothing was written)."""

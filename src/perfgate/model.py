@@ -1,0 +1,148 @@
+"""The data model, kept close to Bencher's so the SQLite and Bencher stores are interchangeable.
+
+A *run* (Bencher: report) is one execution of a suite at one commit on one testbed.  It carries
+*metrics*: one number per (benchmark, measure) with its lower/upper bounds and, unlike Bencher,
+the raw samples the harness produced, because every honest statistical test needs them.
+
+Pure data: nothing here does I/O.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+# Measures perfgate knows.  ``lower_is_better`` decides whether a rise is a regression.
+# Unknown measures default to lower-is-better, which is true of nearly every cost.
+KNOWN_MEASURES: dict[str, tuple[str, bool]] = {
+    "latency": ("nanoseconds (ns)", True),
+    "instructions": ("instructions", True),
+    "peak-rss": ("bytes", True),
+    "allocated-bytes": ("bytes", True),
+    "throughput": ("operations / second (ops/s)", False),
+    "build-time": ("seconds (s)", True),
+    "file-size": ("bytes", True),
+}
+
+
+@dataclass(frozen=True)
+class Measure:
+    name: str
+    units: str = ""
+    lower_is_better: bool = True
+
+    @classmethod
+    def named(cls, name: str) -> "Measure":
+        units, lower = KNOWN_MEASURES.get(name, ("", True))
+        return cls(name, units, lower)
+
+
+@dataclass(frozen=True)
+class Testbed:
+    """Where a run happened.  ``fingerprint`` holds image digest, CPU model, kernel, cpuset and
+    harness versions; two runs with different fingerprints are never silently compared."""
+
+    name: str
+    fingerprint: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
+
+
+@dataclass
+class Metric:
+    benchmark: str
+    measure: str
+    value: float
+    lower: float | None = None
+    upper: float | None = None
+    samples: tuple[float, ...] = ()
+    # Extra, harness-specific facts worth keeping (e.g. Google Benchmark's Big-O class).
+    attrs: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Run:
+    project: str
+    branch: str
+    commit: str
+    testbed: Testbed
+    metrics: list[Metric]
+    start_time: float | None = None  # epoch seconds
+    end_time: float | None = None
+    adapter: str = ""
+    # Facts about the run itself (harness versions, command line, suite, variant, ...).
+    context: dict[str, Any] = field(default_factory=dict)
+    idempotency_key: str = ""
+
+    def with_key(self) -> "Run":
+        """Fill ``idempotency_key`` from the run's content when the caller gave none, so that
+        ingesting the same output twice yields the same key."""
+        if not self.idempotency_key:
+            self.idempotency_key = content_key(self)
+        return self
+
+
+def content_key(run: Run) -> str:
+    h = hashlib.sha256()
+    head = [run.project, run.branch, run.commit, run.testbed.name, run.adapter, run.start_time]
+    h.update(json.dumps(head, sort_keys=True).encode())
+    for m in sorted(run.metrics, key=lambda m: (m.benchmark, m.measure)):
+        h.update(json.dumps([m.benchmark, m.measure, m.value, m.lower, m.upper]).encode())
+        h.update(repr(m.samples).encode())
+    return h.hexdigest()[:32]
+
+
+# --- validation shared by adapters and the CLI -------------------------------------------------
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+# Template arguments such as ``BM_Sort<std::vector<int>>`` are legitimate benchmark names, so
+# only markup that a browser would act on is refused; every page escapes names anyway.
+_MARKUP = re.compile(
+    r"<\s*/?\s*(script|img|iframe|svg|object|embed|style|link|meta|a|body|html|form|input)\b"
+    r"|\bon[a-z]+\s*=|javascript:|&#",
+    re.IGNORECASE,
+)
+MAX_NAME_LENGTH = 1024
+
+
+def name_problem(name: object) -> str | None:
+    """Why ``name`` is not acceptable as a benchmark / measure / branch name, or None."""
+    if not isinstance(name, str):
+        return f"name must be a string, got {type(name).__name__}"
+    if not name.strip():
+        return "name is empty"
+    if len(name) > MAX_NAME_LENGTH:
+        return f"name is longer than {MAX_NAME_LENGTH} characters"
+    m = _CONTROL.search(name)
+    if m:
+        return f"name contains control character {m.group()!r}"
+    if _MARKUP.search(name):
+        return f"name contains HTML markup: {name[:80]!r}"
+    return None
+
+
+def number_problem(value: object, *, allow_negative: bool = False) -> str | None:
+    """Why ``value`` is not an acceptable measurement, or None."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return f"expected a number, got {type(value).__name__}"
+    if math.isnan(value):
+        return "value is NaN"
+    if math.isinf(value):
+        return "value is infinite"
+    if value < 0 and not allow_negative:
+        return f"negative value {value}"
+    return None
+
+
+
+def duplicate_metric(metrics: list[Metric]) -> tuple[str, str] | None:
+    """The first (benchmark, measure) that appears twice, or None: a run holds each once."""
+    seen: set[tuple[str, str]] = set()
+    for m in metrics:
+        key = (m.benchmark, m.measure)
+        if key in seen:
+            return key
+        seen.add(key)
+    return None

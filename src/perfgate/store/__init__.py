@@ -1,0 +1,57 @@
+"""History stores behind one interface, chosen by one setting (``--store`` / ``PERFGATE_STORE``).
+
+``sqlite:PATH`` (the default, ``sqlite:.perfgate/history.db``) or
+``bencher+http(s)://HOST[:PORT]/PROJECT`` for a Bencher server.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from perfgate.errors import PerfgateError
+from perfgate.store.base import Point, RunSummary, SeriesKey, Store
+
+DEFAULT_STORE = "sqlite:.perfgate/history.db"
+
+__all__ = ["DEFAULT_STORE", "Point", "RunSummary", "SeriesKey", "Store", "open_store", "register_scheme"]
+
+# scheme prefix -> factory(spec, project)
+_SCHEMES: dict[str, Callable[[str, str], Store]] = {}
+
+
+def register_scheme(prefix: str, factory: Callable[[str, str], Store]) -> None:
+    _SCHEMES[prefix] = factory
+
+
+def _sqlite(spec: str, project: str) -> Store:
+    from perfgate.store.sqlite import SqliteStore
+
+    path = spec.removeprefix("sqlite:")
+    if not path:
+        raise PerfgateError("--store sqlite: needs a path, e.g. sqlite:.perfgate/history.db")
+    return SqliteStore(path, project)
+
+
+register_scheme("sqlite:", _sqlite)
+
+
+def open_store(spec: str | None = None, project: str = "default") -> Store:
+    spec = spec or DEFAULT_STORE
+    for prefix, factory in _SCHEMES.items():
+        if spec.startswith(prefix):
+            return factory(spec, project)
+    _load_optional_backends()
+    for prefix, factory in _SCHEMES.items():
+        if spec.startswith(prefix):
+            return factory(spec, project)
+    known = ", ".join(sorted(_SCHEMES))
+    raise PerfgateError(f"--store {spec!r}: unknown store; use one of: {known}")
+
+
+def _load_optional_backends() -> None:
+    """Backends that register themselves on import (kept lazy: they pull in HTTP clients)."""
+    try:
+        import perfgate.store.bencher  # noqa: F401
+    except ModuleNotFoundError as e:
+        if e.name != "perfgate.store.bencher":
+            raise

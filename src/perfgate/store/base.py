@@ -1,0 +1,95 @@
+"""The interface every history store implements (SQLite by default, Bencher when configured).
+
+Commands talk only to this interface, so ``ingest``, ``history``, ``detect`` and ``compare``
+work the same against either store.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from perfgate.model import Run
+
+
+@dataclass(frozen=True, order=True)
+class SeriesKey:
+    """One time series: a measure of a benchmark on a branch and testbed."""
+
+    branch: str
+    testbed: str
+    benchmark: str
+    measure: str
+
+    def label(self) -> str:
+        return f"{self.benchmark} [{self.measure}] on {self.branch}@{self.testbed}"
+
+
+@dataclass
+class Point:
+    """One run's metric in a series, in run order."""
+
+    run_id: str
+    commit: str
+    time: float | None
+    value: float
+    lower: float | None = None
+    upper: float | None = None
+    samples: tuple[float, ...] = ()
+    attrs: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class RunSummary:
+    run_id: str
+    branch: str
+    commit: str
+    testbed: str
+    start_time: float | None
+    adapter: str
+    metrics: int
+
+
+class Store(ABC):
+    """A project's measurement history."""
+
+    project: str
+
+    @abstractmethod
+    def add_runs(self, runs: Iterable[Run]) -> list[bool]:
+        """Record runs atomically (all or nothing).  Returns, per run, whether it was new: a run
+        whose idempotency key is already stored is skipped, never duplicated."""
+
+    def add_run(self, run: Run) -> bool:
+        return self.add_runs([run])[0]
+
+    @abstractmethod
+    def series_keys(self, *, branch: str | None = None, testbed: str | None = None,
+                    benchmark: str | None = None, measure: str | None = None) -> list[SeriesKey]:
+        """Every series matching the filters (``None`` matches all)."""
+
+    @abstractmethod
+    def series(self, key: SeriesKey) -> list[Point]:
+        """The points of one series, oldest first."""
+
+    @abstractmethod
+    def runs(self, *, branch: str | None = None, limit: int | None = None) -> list[RunSummary]:
+        """Recorded runs, newest first."""
+
+    @abstractmethod
+    def get_run(self, run_id: str) -> Run:
+        """One whole run with its metrics (``StoreError`` when absent)."""
+
+    @abstractmethod
+    def testbed_fingerprint(self, name: str) -> dict[str, Any]:
+        """The fingerprint recorded for a testbed name (empty when unknown)."""
+
+    def close(self) -> None:  # noqa: B027 - optional for stores holding no resources
+        pass
+
+    def __enter__(self) -> "Store":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,47 @@
+"""Versioned schema of the SQLite history.  ``PRAGMA user_version`` holds how many of these
+migrations a database has had; each runs once, in order, inside the same write transaction as
+the version bump.  Append new migrations; never edit one that has shipped."""
+
+MIGRATIONS: list[str] = [
+    # 1: the Bencher-like data model, plus raw samples.
+    """
+    CREATE TABLE project (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+    CREATE TABLE branch (
+        id INTEGER PRIMARY KEY, project_id INTEGER NOT NULL REFERENCES project(id),
+        name TEXT NOT NULL, UNIQUE (project_id, name));
+    CREATE TABLE testbed (
+        id INTEGER PRIMARY KEY, project_id INTEGER NOT NULL REFERENCES project(id),
+        name TEXT NOT NULL, fingerprint TEXT NOT NULL DEFAULT '{}', UNIQUE (project_id, name));
+    CREATE TABLE benchmark (
+        id INTEGER PRIMARY KEY, project_id INTEGER NOT NULL REFERENCES project(id),
+        name TEXT NOT NULL, UNIQUE (project_id, name));
+    CREATE TABLE measure (
+        id INTEGER PRIMARY KEY, project_id INTEGER NOT NULL REFERENCES project(id),
+        name TEXT NOT NULL, units TEXT NOT NULL DEFAULT '', lower_is_better INTEGER NOT NULL DEFAULT 1,
+        UNIQUE (project_id, name));
+    CREATE TABLE run (
+        id INTEGER PRIMARY KEY,
+        uuid TEXT NOT NULL UNIQUE,
+        project_id INTEGER NOT NULL REFERENCES project(id),
+        idempotency_key TEXT NOT NULL,
+        branch_id INTEGER NOT NULL REFERENCES branch(id),
+        testbed_id INTEGER NOT NULL REFERENCES testbed(id),
+        commit_hash TEXT NOT NULL,
+        start_time REAL, end_time REAL,
+        adapter TEXT NOT NULL DEFAULT '',
+        context TEXT NOT NULL DEFAULT '{}',
+        created REAL NOT NULL,
+        UNIQUE (project_id, idempotency_key));
+    CREATE INDEX run_branch ON run(branch_id, testbed_id, start_time, id);
+    CREATE TABLE metric (
+        id INTEGER PRIMARY KEY,
+        run_id INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,
+        benchmark_id INTEGER NOT NULL REFERENCES benchmark(id),
+        measure_id INTEGER NOT NULL REFERENCES measure(id),
+        value REAL NOT NULL, lower_value REAL, upper_value REAL,
+        samples BLOB,            -- little-endian float64 array
+        attrs TEXT,              -- JSON, NULL when empty
+        UNIQUE (run_id, benchmark_id, measure_id));
+    CREATE INDEX metric_series ON metric(benchmark_id, measure_id, run_id);
+    """,
+]

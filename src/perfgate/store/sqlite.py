@@ -1,0 +1,236 @@
+"""The embedded history: one SQLite file in WAL mode.
+
+Concurrency: every write is one ``BEGIN IMMEDIATE`` transaction, so several CI processes can
+ingest into the same file at once; SQLite serialises the writers and ``busy_timeout`` makes each
+wait its turn instead of failing.  A run either lands whole or not at all.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import sys
+import time
+import uuid
+from array import array
+from pathlib import Path
+from typing import Any, Iterable
+
+from perfgate.errors import StoreError
+from perfgate.model import Measure, Metric, Run, Testbed
+from perfgate.store.base import Point, RunSummary, SeriesKey, Store
+from perfgate.store.migrations import MIGRATIONS
+
+BUSY_TIMEOUT_MS = 120_000
+
+
+def pack_samples(samples: tuple[float, ...]) -> bytes | None:
+    if not samples:
+        return None
+    a = array("d", samples)
+    if sys.byteorder != "little":
+        a.byteswap()
+    return a.tobytes()
+
+
+def unpack_samples(blob: bytes | None) -> tuple[float, ...]:
+    if not blob:
+        return ()
+    a = array("d")
+    a.frombytes(blob)
+    if sys.byteorder != "little":
+        a.byteswap()
+    return tuple(a)
+
+
+class SqliteStore(Store):
+    def __init__(self, path: str | Path, project: str = "default"):
+        self.path = Path(path)
+        self.project = project
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.db = sqlite3.connect(self.path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
+            self.db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            self.db.execute("PRAGMA journal_mode = WAL")
+            self.db.execute("PRAGMA synchronous = NORMAL")
+            self.db.execute("PRAGMA foreign_keys = ON")
+            self._migrate()
+        except sqlite3.DatabaseError as e:
+            raise StoreError(f"{self.path}: not a usable perfgate history ({e})") from None
+        self._ids: dict[tuple[str, str], int] = {}
+        self._project_id = 0
+        self._project_id = self._dimension("project", self.project)
+
+    # --- schema --------------------------------------------------------------------------------
+
+    def _migrate(self) -> None:
+        version = self.db.execute("PRAGMA user_version").fetchone()[0]
+        if version == len(MIGRATIONS):
+            return
+        if version > len(MIGRATIONS):
+            raise StoreError(f"{self.path}: schema version {version} is newer than this perfgate "
+                             f"understands ({len(MIGRATIONS)}); upgrade perfgate")
+        with self._write():
+            # Re-read inside the lock: another process may have migrated meanwhile.
+            version = self.db.execute("PRAGMA user_version").fetchone()[0]
+            for number, script in enumerate(MIGRATIONS[version:], start=version + 1):
+                for statement in filter(str.strip, script.split(";")):
+                    self.db.execute(statement)
+                self.db.execute(f"PRAGMA user_version = {number}")
+
+    def schema_version(self) -> int:
+        return self.db.execute("PRAGMA user_version").fetchone()[0]
+
+    def _write(self) -> "_Transaction":
+        return _Transaction(self.db)
+
+    # --- dimensions ----------------------------------------------------------------------------
+
+    def _dimension(self, table: str, name: str, **extra: Any) -> int:
+        """Id of the named row in a dimension table, creating it when missing."""
+        cached = self._ids.get((table, name))
+        if cached is not None:
+            return cached
+        scope = "" if table == "project" else " AND project_id = ?"
+        args = (name,) if table == "project" else (name, self._project_id)
+        row = self.db.execute(f"SELECT id FROM {table} WHERE name = ?{scope}", args).fetchone()
+        if row is None:
+            cols = ["name"] + ([] if table == "project" else ["project_id"]) + list(extra)
+            values = list(args) + list(extra.values())
+            marks = ", ".join("?" * len(cols))
+            self.db.execute(f"INSERT OR IGNORE INTO {table} ({', '.join(cols)}) VALUES ({marks})", values)
+            row = self.db.execute(f"SELECT id FROM {table} WHERE name = ?{scope}", args).fetchone()
+        self._ids[(table, name)] = row[0]
+        return row[0]
+
+    def _testbed(self, testbed: Testbed) -> int:
+        tid = self._dimension("testbed", testbed.name, fingerprint=json.dumps(testbed.fingerprint, sort_keys=True))
+        if testbed.fingerprint:
+            # A fingerprint learnt later (or refreshed) replaces an empty one.
+            self.db.execute("UPDATE testbed SET fingerprint = ? WHERE id = ? AND fingerprint = '{}'",
+                            (json.dumps(testbed.fingerprint, sort_keys=True), tid))
+        return tid
+
+    def _measure(self, name: str) -> int:
+        m = Measure.named(name)
+        return self._dimension("measure", name, units=m.units, lower_is_better=int(m.lower_is_better))
+
+    # --- writes --------------------------------------------------------------------------------
+
+    def add_runs(self, runs: Iterable[Run]) -> list[bool]:
+        runs = [r.with_key() for r in runs]
+        added = []
+        with self._write():
+            # Ids cached from a rolled-back transaction would point nowhere: start clean.
+            self._ids = {("project", self.project): self._project_id}
+            for run in runs:
+                added.append(self._insert_run(run))
+        return added
+
+    def _insert_run(self, run: Run) -> bool:
+        cur = self.db.execute(
+            "INSERT OR IGNORE INTO run (uuid, project_id, idempotency_key, branch_id, testbed_id,"
+            " commit_hash, start_time, end_time, adapter, context, created)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (str(uuid.uuid4()), self._project_id, run.idempotency_key,
+             self._dimension("branch", run.branch), self._testbed(run.testbed), run.commit,
+             run.start_time, run.end_time, run.adapter, json.dumps(run.context, sort_keys=True), time.time()),
+        )
+        if cur.rowcount == 0:
+            return False
+        run_id = cur.lastrowid
+        self.db.executemany(
+            "INSERT INTO metric (run_id, benchmark_id, measure_id, value, lower_value, upper_value, samples, attrs)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [(run_id, self._dimension("benchmark", m.benchmark), self._measure(m.measure), m.value, m.lower,
+              m.upper, pack_samples(m.samples), json.dumps(m.attrs, sort_keys=True) if m.attrs else None)
+             for m in run.metrics],
+        )
+        return True
+
+    # --- reads ---------------------------------------------------------------------------------
+
+    def series_keys(self, *, branch=None, testbed=None, benchmark=None, measure=None) -> list[SeriesKey]:
+        where, args = ["r.project_id = ?"], [self._project_id]
+        for column, value in (("br.name", branch), ("t.name", testbed), ("b.name", benchmark), ("m.name", measure)):
+            if value is not None:
+                where.append(f"{column} = ?")
+                args.append(value)
+        rows = self.db.execute(
+            "SELECT DISTINCT br.name, t.name, b.name, m.name FROM metric x"
+            " JOIN run r ON r.id = x.run_id JOIN branch br ON br.id = r.branch_id"
+            " JOIN testbed t ON t.id = r.testbed_id JOIN benchmark b ON b.id = x.benchmark_id"
+            " JOIN measure m ON m.id = x.measure_id WHERE " + " AND ".join(where), args).fetchall()
+        return sorted(SeriesKey(*row) for row in rows)
+
+    def series(self, key: SeriesKey) -> list[Point]:
+        rows = self.db.execute(
+            "SELECT r.uuid, r.commit_hash, r.start_time, x.value, x.lower_value, x.upper_value, x.samples, x.attrs"
+            " FROM metric x JOIN run r ON r.id = x.run_id"
+            " WHERE r.project_id = ? AND r.branch_id = (SELECT id FROM branch WHERE project_id = ? AND name = ?)"
+            " AND r.testbed_id = (SELECT id FROM testbed WHERE project_id = ? AND name = ?)"
+            " AND x.benchmark_id = (SELECT id FROM benchmark WHERE project_id = ? AND name = ?)"
+            " AND x.measure_id = (SELECT id FROM measure WHERE project_id = ? AND name = ?)"
+            " ORDER BY r.start_time, r.id",
+            (self._project_id, self._project_id, key.branch, self._project_id, key.testbed,
+             self._project_id, key.benchmark, self._project_id, key.measure)).fetchall()
+        return [Point(u, c, t, v, lo, up, unpack_samples(s), json.loads(a) if a else {})
+                for u, c, t, v, lo, up, s, a in rows]
+
+    def runs(self, *, branch=None, limit=None) -> list[RunSummary]:
+        sql = ("SELECT r.uuid, br.name, r.commit_hash, t.name, r.start_time, r.adapter,"
+               " (SELECT COUNT(*) FROM metric x WHERE x.run_id = r.id)"
+               " FROM run r JOIN branch br ON br.id = r.branch_id JOIN testbed t ON t.id = r.testbed_id"
+               " WHERE r.project_id = ?")
+        args: list[Any] = [self._project_id]
+        if branch is not None:
+            sql += " AND br.name = ?"
+            args.append(branch)
+        sql += " ORDER BY r.start_time DESC, r.id DESC"
+        if limit is not None:
+            sql += " LIMIT ?"
+            args.append(limit)
+        return [RunSummary(*row) for row in self.db.execute(sql, args)]
+
+    def get_run(self, run_id: str) -> Run:
+        row = self.db.execute(
+            "SELECT r.id, br.name, r.commit_hash, t.name, t.fingerprint, r.start_time, r.end_time, r.adapter,"
+            " r.context, r.idempotency_key FROM run r JOIN branch br ON br.id = r.branch_id"
+            " JOIN testbed t ON t.id = r.testbed_id WHERE r.uuid = ? AND r.project_id = ?",
+            (run_id, self._project_id)).fetchone()
+        if row is None:
+            raise StoreError(f"no run {run_id!r} in {self.path}")
+        rid, branch, commit, tb, fp, start, end, adapter, context, key = row
+        metrics = [
+            Metric(b, m, v, lo, up, unpack_samples(s), json.loads(a) if a else {})
+            for b, m, v, lo, up, s, a in self.db.execute(
+                "SELECT b.name, m.name, x.value, x.lower_value, x.upper_value, x.samples, x.attrs FROM metric x"
+                " JOIN benchmark b ON b.id = x.benchmark_id JOIN measure m ON m.id = x.measure_id"
+                " WHERE x.run_id = ? ORDER BY b.name, m.name", (rid,))
+        ]
+        return Run(self.project, branch, commit, Testbed(tb, json.loads(fp)), metrics, start, end, adapter,
+                   json.loads(context), key)
+
+    def testbed_fingerprint(self, name: str) -> dict[str, Any]:
+        row = self.db.execute("SELECT fingerprint FROM testbed WHERE project_id = ? AND name = ?",
+                              (self._project_id, name)).fetchone()
+        return json.loads(row[0]) if row else {}
+
+    def close(self) -> None:
+        self.db.close()
+
+
+class _Transaction:
+    """``BEGIN IMMEDIATE`` … ``COMMIT``, rolled back on any error so nothing half-written stays."""
+
+    def __init__(self, db: sqlite3.Connection):
+        self.db = db
+
+    def __enter__(self) -> None:
+        self.db.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is None:
+            self.db.execute("COMMIT")
+        else:
+            self.db.execute("ROLLBACK")

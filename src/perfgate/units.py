@@ -1,0 +1,43 @@
+"""Human-readable numbers: durations from nanoseconds, counts, bytes, and sparklines."""
+
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+_TIME = [(1e9, "s"), (1e6, "ms"), (1e3, "µs"), (1.0, "ns")]
+_BYTES = [(1024.0 ** 3, "GiB"), (1024.0 ** 2, "MiB"), (1024.0, "KiB"), (1.0, "B")]
+_COUNT = [(1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, "")]
+_SCALES = {"latency": _TIME, "peak-rss": _BYTES, "allocated-bytes": _BYTES, "file-size": _BYTES}
+SPARKS = "▁▂▃▄▅▆▇█"
+
+
+def human(value: float | None, measure: str = "") -> str:
+    """``human(1.5e6, "latency") == "1.50 ms"``; unknown measures get k/M/G suffixes."""
+    if value is None or not math.isfinite(value):
+        return "—"
+    scale = _SCALES.get(measure, _COUNT)
+    for factor, unit in scale:
+        if abs(value) >= factor or factor == 1.0:
+            scaled = value / factor
+            digits = 0 if unit in ("", "B", "ns") and float(scaled).is_integer() else 3 - len(str(int(abs(scaled))))
+            text = f"{scaled:.{max(digits, 0)}f}"
+            return f"{text} {unit}".rstrip() if unit not in ("k", "M", "G") else f"{text}{unit}"
+    return str(value)
+
+
+def sparkline(values: Sequence[float]) -> str:
+    finite = [v for v in values if v is not None and math.isfinite(v)]
+    if not finite:
+        return ""
+    lo, hi = min(finite), max(finite)
+    span = hi - lo
+    if span == 0:
+        return SPARKS[3] * len(values)
+    return "".join(SPARKS[min(int((v - lo) / span * len(SPARKS)), len(SPARKS) - 1)] for v in finite)
+
+
+def percent(ratio: float | None) -> str:
+    if ratio is None or not math.isfinite(ratio):
+        return "—"
+    return f"{(ratio - 1) * 100:+.1f}%"
