@@ -1,0 +1,200 @@
+"""Least-squares cost models with confidence intervals, robust to outliers and to noise that grows
+with the cost.
+
+Model: ``y_i = Σ_j β_j X_ij + ε_i`` where the columns of X are the terms (see :mod:`.terms`).
+
+Timing noise on a scaling benchmark is multiplicative: a run 10× longer has about 10× the
+spread, ``sd(ε_i) ≈ σ·μ_i``.  Ordinary least squares then lets the few largest points decide
+everything.  With ``weighting="relative"`` each row is divided by its fitted cost ``μ̂_i``
+(floored at 1% of the median so near-zero predictions cannot take all the weight), which makes
+the noise homoscedastic; the weights are re-estimated from the fit twice (feasible GLS).
+
+Outliers (a run hit by a context switch) are down-weighted with Huber's M-estimator
+(statsmodels RLM, tuning constant 1.345: 95% efficient on Gaussian noise).  Coefficient intervals
+are ``β̂_j ± t_{0.975, n-p} · se_j`` with RLM's sandwich-free standard errors.
+
+R² is reported as the seeds did, on the original scale and centred:
+``R² = 1 − Σ(y − ŷ)² / Σ(y − ȳ)²`` (negative when the model is worse than a constant), and
+``adjusted R² = 1 − (1 − R²)(n − 1)/(n − p)``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import statsmodels.api as sm
+from scipy import stats
+
+from perfgate.complexity.terms import Term, design_matrix
+
+WEIGHTINGS = ("relative", "none")
+WEIGHT_FLOOR = 0.01  # fraction of the median |ŷ| below which a prediction gets no extra weight
+REWEIGHT_ROUNDS = 2
+
+
+class FitError(ValueError):
+    """The data cannot support the requested model (too few points, constant columns...)."""
+
+
+@dataclass
+class Fit:
+    terms: list[Term]
+    coef: np.ndarray
+    stderr: np.ndarray
+    ci_low: np.ndarray
+    ci_high: np.ndarray
+    r2: float
+    adj_r2: float
+    n: int
+    fitted: np.ndarray
+    # Total weight of each row (variance weight × Huber weight); used to compare sub-models.
+    weights: np.ndarray
+    # The Huber part of those weights alone (1 = a typical point, < 1 = an outlier).
+    robust_weights: np.ndarray
+    weighting: str = "relative"
+    robust: bool = True
+    confidence: float = 0.95
+    extra: dict = field(default_factory=dict)
+
+    def coefficient(self, term: Term) -> float:
+        return float(self.coef[self.terms.index(term)]) if term in self.terms else 0.0
+
+    def predict(self, params: dict[str, np.ndarray]) -> np.ndarray:
+        return design_matrix(self.terms, params) @ self.coef
+
+    def p_values(self) -> np.ndarray:
+        """Two-sided p-value of each coefficient being zero (t test, n − p degrees of freedom)."""
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t = np.abs(self.coef / self.stderr)
+        return 2 * stats.t.sf(np.nan_to_num(t, nan=0.0, posinf=1e300), max(self.n - len(self.terms), 1))
+
+    def formula(self, digits: int = 0) -> str:
+        """``32⋅v⋅o + 486⋅o`` — the seeds' notation; the constant is printed without a term."""
+        parts = []
+        for term, c in zip(self.terms, self.coef):
+            number = _number(abs(c), digits)
+            body = number if term.spec == "1" else f"{number}⋅{term.label}"
+            sign = "-" if c < 0 else "+"
+            parts.append((sign, body))
+        if not parts:
+            return "0"
+        first_sign, first = parts[0]
+        text = ("-" if first_sign == "-" else "") + first
+        return text + "".join(f" {s} {b}" for s, b in parts[1:])
+
+    def summary(self, digits: int = 0) -> str:
+        return f"{self.formula(digits)}, R² = {self.r2:.4f}, Adjusted R² = {self.adj_r2:.4f}"
+
+    def as_dict(self) -> dict:
+        pv = self.p_values()
+        return {
+            "model": ",".join(t.spec for t in self.terms),
+            "formula": self.formula(),
+            "terms": [
+                {"term": t.spec, "label": t.label, "coef": float(c), "stderr": float(s),
+                 "ci_low": float(lo), "ci_high": float(hi), "p_value": float(p)}
+                for t, c, s, lo, hi, p in zip(self.terms, self.coef, self.stderr, self.ci_low, self.ci_high, pv)
+            ],
+            "r2": self.r2, "adj_r2": self.adj_r2, "n": self.n, "confidence": self.confidence,
+            "weighting": self.weighting, "robust": self.robust, **self.extra,
+        }
+
+
+def _number(x: float, digits: int) -> str:
+    if digits:
+        return f"{x:.{digits}f}"
+    if x != 0 and abs(x) < 10:
+        return f"{x:.3g}"
+    return f"{x:.0f}"
+
+
+def weighted_lstsq(X: np.ndarray, y: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, float]:
+    """β minimising ``Σ w_i (y_i − X_i β)²`` and that weighted residual sum of squares.
+
+    Columns are scaled to unit maximum first: o² and v·o² span 10+ orders of magnitude, which
+    would otherwise make the problem numerically singular."""
+    scale = np.max(np.abs(X), axis=0)
+    scale[scale == 0] = 1.0
+    sw = np.sqrt(w)
+    beta, *_ = np.linalg.lstsq(X / scale * sw[:, None], y * sw, rcond=None)
+    beta = beta / scale
+    resid = y - X @ beta
+    return beta, float(np.sum(w * resid ** 2))
+
+
+def variance_weights(mu: np.ndarray, weighting: str) -> np.ndarray:
+    """1/μ̂² for multiplicative noise (floored), or ones."""
+    if weighting == "none":
+        return np.ones_like(mu)
+    scale = np.abs(mu)
+    floor = WEIGHT_FLOOR * float(np.median(scale)) if np.any(scale > 0) else 1.0
+    return 1.0 / np.maximum(scale, max(floor, 1e-300)) ** 2
+
+
+def r_squared(y: np.ndarray, fitted: np.ndarray, n_params: int) -> tuple[float, float]:
+    n = len(y)
+    sst = float(np.sum((y - y.mean()) ** 2))
+    sse = float(np.sum((y - fitted) ** 2))
+    r2 = 1.0 - sse / sst if sst > 0 else (1.0 if sse == 0 else 0.0)
+    adj = 1.0 - (1.0 - r2) * (n - 1) / (n - n_params) if n > n_params else float("nan")
+    return r2, adj
+
+
+def fit_terms(terms: list[Term], params: dict[str, np.ndarray], y: np.ndarray, *,
+              weighting: str = "relative", robust: bool = True, confidence: float = 0.95) -> Fit:
+    """Fit ``y`` on ``terms``: OLS start, then re-weighted (and Huber-robust) rounds."""
+    if weighting not in WEIGHTINGS:
+        raise FitError(f"unknown weighting {weighting!r}; choose one of {', '.join(WEIGHTINGS)}")
+    X = design_matrix(terms, params)
+    y = np.asarray(y, dtype=float)
+    n, p = X.shape
+    if p == 0:
+        raise FitError("no terms to fit")
+    if n <= p:
+        raise FitError(f"{n} data points cannot determine {p} coefficients")
+    if np.linalg.matrix_rank(X / np.maximum(np.max(np.abs(X), axis=0), 1e-300)) < p:
+        raise FitError("the terms are linearly dependent on this data (e.g. a parameter never varies); "
+                       "drop one with -p")
+    beta, _ = weighted_lstsq(X, y, np.ones(n))
+    w_var = np.ones(n)
+    rounds = REWEIGHT_ROUNDS if weighting != "none" else 0
+    for _ in range(rounds):
+        w_var = variance_weights(X @ beta, weighting)
+        beta, _ = weighted_lstsq(X, y, w_var)
+    w_var = variance_weights(X @ beta, weighting)
+    beta, stderr, huber = _final(X, y, w_var, robust)
+    if robust and weighting != "none":
+        # One more round: the robust fit's predictions are better weights than the OLS ones.
+        w_var = variance_weights(X @ beta, weighting)
+        beta, stderr, huber = _final(X, y, w_var, robust)
+    t = stats.t.ppf(0.5 + confidence / 2, n - p)
+    fitted = X @ beta
+    r2, adj = r_squared(y, fitted, p)
+    return Fit(list(terms), beta, stderr, beta - t * stderr, beta + t * stderr, r2, adj, n, fitted,
+               w_var * huber, huber, weighting, robust, confidence)
+
+
+def _final(X: np.ndarray, y: np.ndarray, w_var: np.ndarray, robust: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    # Returns (β, standard errors, Huber weights).
+    """The estimate on rows scaled by √w: Huber RLM when robust, else weighted least squares."""
+    scale = np.max(np.abs(X), axis=0)
+    scale[scale == 0] = 1.0
+    sw = np.sqrt(w_var)
+    Xs, ys = X / scale * sw[:, None], y * sw
+    if robust:
+        result = sm.RLM(ys, Xs, M=sm.robust.norms.HuberT()).fit()
+        huber = np.asarray(result.weights)
+    else:
+        result = sm.WLS(ys, Xs).fit()
+        huber = np.ones(len(y))
+    beta = np.asarray(result.params) / scale
+    stderr = np.asarray(result.bse) / scale
+    return beta, stderr, huber
+
+
+def bic(rss_w: float, n: int, k: int) -> float:
+    """Bayesian information criterion of a Gaussian model with ``k`` free mean parameters whose
+    weighted residual sum of squares is ``rss_w``: ``n·ln(RSS/n) + k·ln n``."""
+    return n * math.log(max(rss_w, 1e-300) / n) + k * math.log(n)
