@@ -43,6 +43,7 @@ class Fit:
     terms: list[Term]
     coef: np.ndarray
     stderr: np.ndarray
+    cov: np.ndarray  # covariance matrix of the coefficients
     ci_low: np.ndarray
     ci_high: np.ndarray
     r2: float
@@ -164,20 +165,21 @@ def fit_terms(terms: list[Term], params: dict[str, np.ndarray], y: np.ndarray, *
         w_var = variance_weights(X @ beta, weighting)
         beta, _ = weighted_lstsq(X, y, w_var)
     w_var = variance_weights(X @ beta, weighting)
-    beta, stderr, huber = _final(X, y, w_var, robust)
+    beta, cov, huber = _final(X, y, w_var, robust)
     if robust and weighting != "none":
         # One more round: the robust fit's predictions are better weights than the OLS ones.
         w_var = variance_weights(X @ beta, weighting)
-        beta, stderr, huber = _final(X, y, w_var, robust)
+        beta, cov, huber = _final(X, y, w_var, robust)
+    stderr = np.sqrt(np.diag(cov))
     t = stats.t.ppf(0.5 + confidence / 2, n - p)
     fitted = X @ beta
     r2, adj = r_squared(y, fitted, p)
-    return Fit(list(terms), beta, stderr, beta - t * stderr, beta + t * stderr, r2, adj, n, fitted,
+    return Fit(list(terms), beta, stderr, cov, beta - t * stderr, beta + t * stderr, r2, adj, n, fitted,
                w_var * huber, huber, weighting, robust, confidence)
 
 
 def _final(X: np.ndarray, y: np.ndarray, w_var: np.ndarray, robust: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    # Returns (β, standard errors, Huber weights).
+    # Returns (β, its covariance, Huber weights).
     """The estimate on rows scaled by √w: Huber RLM when robust, else weighted least squares."""
     scale = np.max(np.abs(X), axis=0)
     scale[scale == 0] = 1.0
@@ -190,8 +192,8 @@ def _final(X: np.ndarray, y: np.ndarray, w_var: np.ndarray, robust: bool) -> tup
         result = sm.WLS(ys, Xs).fit()
         huber = np.ones(len(y))
     beta = np.asarray(result.params) / scale
-    stderr = np.asarray(result.bse) / scale
-    return beta, stderr, huber
+    cov = np.asarray(result.cov_params()) / np.outer(scale, scale)
+    return beta, cov, huber
 
 
 def bic(rss_w: float, n: int, k: int) -> float:

@@ -1,0 +1,142 @@
+"""Complexity expectations ("linear in objects up to 50,000") and their verdict against a fit.
+
+Expectations live in ``thresholds/complexity.toml``::
+
+    [complexity."async-deinit/*"]      # benchmark name pattern (fnmatch)
+    objects = "linear"                 # constant | linear | quadratic | cubic, per parameter
+    up_to = 50000                      # checked at this size (default: the largest measured)
+    tolerance = 0.05                   # ignore super-linear effects below 5% of the cost
+
+An expectation of order m in parameter x is violated when, with 95% confidence, the cost grows
+faster than x^m within the range, by more than ``tolerance`` of the cost at ``x = up_to``:
+
+- a fitted term with x-exponent > m: its share of the predicted cost at x = up_to (other
+  parameters at their medians), ``effect = Σ_t β_t X_t(P) / ŷ(P)``, must exceed the tolerance and
+  its contribution must be significant: ``z = c / se(c)`` with ``se(c)² = gᵀ Σ_β g``;
+- a knee below ``up_to`` after which the cost grows as (x − k)^d with d > m (its effect is the
+  knee term's share of the cost at the largest x, its confidence the knee's likelihood-ratio test).
+
+This module is pure: :func:`parse_expectations` takes the file's text, the caller reads it.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import tomllib
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+
+from perfgate.complexity.knee import Knee
+from perfgate.complexity.regression import Fit
+from perfgate.errors import InputError
+
+ORDERS = {"constant": 0, "linear": 1, "quadratic": 2, "cubic": 3}
+ORDER_NAMES = {v: k for k, v in ORDERS.items()}
+ALPHA = 0.05
+DEFAULT_TOLERANCE = 0.05
+
+
+@dataclass(frozen=True)
+class Expectation:
+    pattern: str
+    param: str  # full parameter name, e.g. "objects"
+    order: int
+    up_to: float | None = None
+    tolerance: float = DEFAULT_TOLERANCE
+
+    @property
+    def text(self) -> str:
+        limit = f" up to {self.up_to:,.0f}" if self.up_to is not None else ""
+        return f"{ORDER_NAMES[self.order]} in {self.param}{limit}"
+
+    def matches(self, benchmark: str) -> bool:
+        return fnmatch.fnmatchcase(benchmark, self.pattern)
+
+
+@dataclass
+class Verdict:
+    expectation: Expectation
+    phase: str
+    ok: bool
+    reason: str
+    effect: float = 0.0  # share of the cost at up_to that breaks the expectation
+    confidence: float = 0.0  # 1 − p of that excess being real
+
+    def as_dict(self) -> dict:
+        return {"pattern": self.expectation.pattern, "expected": self.expectation.text, "phase": self.phase,
+                "ok": self.ok, "reason": self.reason, "effect": self.effect, "confidence": self.confidence}
+
+
+def parse_expectations(text: str, source: str) -> list[Expectation]:
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise InputError(source, "", f"invalid TOML: {e}") from None
+    section = doc.get("complexity", {})
+    if not isinstance(section, dict):
+        raise InputError(source, "complexity", "expected a table of benchmark patterns")
+    found = []
+    for pattern, body in section.items():
+        place = f'complexity."{pattern}"'
+        if not isinstance(body, dict):
+            raise InputError(source, place, "expected a table such as { objects = \"linear\", up_to = 50000 }")
+        up_to = _number(body.get("up_to"), source, place + ".up_to")
+        tolerance = _number(body.get("tolerance", DEFAULT_TOLERANCE), source, place + ".tolerance")
+        params = {k: v for k, v in body.items() if k not in ("up_to", "tolerance")}
+        if not params:
+            raise InputError(source, place, "names no parameter (e.g. objects = \"linear\")")
+        for param, order in params.items():
+            if order not in ORDERS:
+                raise InputError(source, f"{place}.{param}", f"{order!r} is not one of {', '.join(ORDERS)}")
+            found.append(Expectation(pattern, param, ORDERS[order], up_to, tolerance))
+    return found
+
+
+def _number(value: object, source: str, place: str) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+        raise InputError(source, place, f"expected a non-negative number, got {value!r}")
+    return float(value)
+
+
+def check(exp: Expectation, phase: str, fit: Fit, knee: Knee | None, params: dict[str, np.ndarray]) -> Verdict:
+    """The verdict of one expectation on one phase's fit (``params`` keyed by letter)."""
+    letter = exp.param[0].lower()
+    if letter not in params:
+        return Verdict(exp, phase, True, f"the data has no parameter {exp.param!r}; not checked")
+    x_max = float(np.max(params[letter]))
+    at_x = exp.up_to if exp.up_to is not None else x_max
+    note = f" (data reach {exp.param} = {x_max:,.0f} only)" if exp.up_to is not None and x_max < exp.up_to else ""
+    point = {p: np.array([float(np.median(v))]) for p, v in params.items()}
+    point[letter] = np.array([at_x])
+
+    excess = [i for i, t in enumerate(fit.terms) if t.power(letter) > exp.order]
+    if excess:
+        g = np.zeros(len(fit.terms))
+        for i in excess:
+            g[i] = fit.terms[i].column(point, 1)[0]
+        contribution = float(g @ fit.coef)
+        se = float(np.sqrt(max(g @ fit.cov @ g, 0.0)))
+        total = float(np.array([t.column(point, 1)[0] for t in fit.terms]) @ fit.coef)
+        effect = contribution / total if total > 0 else float("inf")
+        p = float(2 * stats.norm.sf(abs(contribution) / se)) if se > 0 else 0.0
+        names = " + ".join(fit.terms[i].label for i in excess)
+        if contribution > 0 and effect > exp.tolerance and p < ALPHA:
+            return Verdict(exp, phase, False,
+                           f"{names} adds {effect:.0%} to the cost at {exp.param} = {at_x:,.0f} "
+                           f"(p = {p:.2g}); expected {exp.text}{note}", effect, 1 - p)
+    if knee is not None and knee.found and knee.param == letter and (knee.degree or 0) > exp.order \
+            and (exp.up_to is None or knee.location < exp.up_to) and knee.effect > exp.tolerance:
+        return Verdict(exp, phase, False,
+                       f"the cost turns {ORDER_NAMES.get(knee.degree, knee.degree)} above {exp.param} ≈ "
+                       f"{knee.location:,.0f} (95% interval {knee.low:,.0f} … {knee.high:,.0f}), adding "
+                       f"{knee.effect:.0%} at {x_max:,.0f} (p = {knee.p_value:.2g}); expected {exp.text}{note}",
+                       knee.effect, 1 - knee.p_value)
+    return Verdict(exp, phase, True, f"consistent with {exp.text}{note}")
+
+
+def for_benchmark(expectations: list[Expectation], benchmark: str) -> list[Expectation]:
+    return [e for e in expectations if e.matches(benchmark)]
