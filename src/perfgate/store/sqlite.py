@@ -105,8 +105,9 @@ class SqliteStore(Store):
 
     def _testbed(self, testbed: Testbed) -> int:
         tid = self._dimension("testbed", testbed.name, fingerprint=json.dumps(testbed.fingerprint, sort_keys=True))
-        if testbed.fingerprint:
-            # A fingerprint learnt later (or refreshed) replaces an empty one.
+        if testbed.fingerprint and ("testbed-fp", testbed.name) not in self._ids:
+            self._ids[("testbed-fp", testbed.name)] = tid
+            # A fingerprint learnt later replaces an empty one.
             self.db.execute("UPDATE testbed SET fingerprint = ? WHERE id = ? AND fingerprint = '{}'",
                             (json.dumps(testbed.fingerprint, sort_keys=True), tid))
         return tid
@@ -120,11 +121,14 @@ class SqliteStore(Store):
     def add_runs(self, runs: Iterable[Run]) -> list[bool]:
         runs = [r.with_key() for r in runs]
         added = []
-        with self._write():
-            # Ids cached from a rolled-back transaction would point nowhere: start clean.
+        try:
+            with self._write():
+                for run in runs:
+                    added.append(self._insert_run(run))
+        except sqlite3.Error as e:
+            # Ids cached inside the rolled-back transaction would point nowhere.
             self._ids = {("project", self.project): self._project_id}
-            for run in runs:
-                added.append(self._insert_run(run))
+            raise StoreError(f"{self.path}: nothing was written: {e}") from e
         return added
 
     def _insert_run(self, run: Run) -> bool:

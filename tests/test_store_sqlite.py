@@ -1,0 +1,96 @@
+"""The embedded SQLite history: round trips, idempotency, atomicity, schema versions."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from perfgate.errors import StoreError
+from perfgate.model import Metric, Run
+from perfgate.model import Testbed as Bed  # "Test*" names would be collected by pytest
+from perfgate.store import SeriesKey, open_store
+from perfgate.store.migrations import MIGRATIONS
+from perfgate.store.sqlite import SqliteStore
+
+
+def make_run(commit: str, value: float = 100.0, branch: str = "main", samples=(99.0, 100.0, 101.0)) -> Run:
+    return Run("demo", branch, commit, Bed("tb", {"cpu_model": "x"}),
+               [Metric("sort", "latency", value, value - 1, value + 1, samples),
+                Metric("sort", "instructions", value * 10)],
+               start_time=float(len(commit)), adapter="test")
+
+
+def test_round_trip_keeps_samples_and_fingerprint(store_path):
+    with SqliteStore(store_path, "demo") as store:
+        assert store.add_run(make_run("a1"))
+        [summary] = store.runs()
+        run = store.get_run(summary.run_id)
+        assert store.testbed_fingerprint("tb") == {"cpu_model": "x"}
+    assert run.commit == "a1" and run.branch == "main" and run.testbed.fingerprint == {"cpu_model": "x"}
+    latency = next(m for m in run.metrics if m.measure == "latency")
+    assert latency.samples == (99.0, 100.0, 101.0)
+    assert (latency.lower, latency.value, latency.upper) == (99.0, 100.0, 101.0)
+
+
+def test_same_run_twice_is_stored_once(store_path):
+    with SqliteStore(store_path, "demo") as store:
+        assert store.add_runs([make_run("a1"), make_run("a1")]) == [True, False]
+        assert store.add_run(make_run("a1")) is False
+        assert len(store.runs()) == 1
+
+
+def test_series_are_in_run_order_and_filterable(store_path):
+    with SqliteStore(store_path, "demo") as store:
+        store.add_runs([make_run("c", 3.0), make_run("a", 1.0), make_run("bb", 2.0), make_run("x", 9.0, "pr")])
+        keys = store.series_keys(branch="main")
+        assert keys == [SeriesKey("main", "tb", "sort", "instructions"), SeriesKey("main", "tb", "sort", "latency")]
+        values = [p.value for p in store.series(SeriesKey("main", "tb", "sort", "latency"))]
+    # start_time is len(commit): "a" and "c" tie and keep insertion order, "bb" comes last.
+    assert values == [3.0, 1.0, 2.0]
+
+
+def test_projects_are_separate(store_path):
+    with SqliteStore(store_path, "one") as one, SqliteStore(store_path, "two") as two:
+        one.add_run(make_run("a"))
+        assert two.runs() == [] and two.series_keys() == []
+        assert two.add_run(make_run("a")) is True  # same content, other project: a different run
+
+
+def test_a_failing_batch_writes_nothing(store_path):
+    bad = make_run("b2")
+    bad.metrics.append(Metric("sort", "latency", 5.0))  # same (benchmark, measure) twice violates the schema
+    with SqliteStore(store_path, "demo") as store:
+        with pytest.raises((StoreError, sqlite3.IntegrityError)):
+            store.add_runs([make_run("a1"), bad])
+        assert store.runs() == []
+        assert store.series_keys() == []
+
+
+def test_schema_is_versioned_and_wal(store_path):
+    with SqliteStore(store_path) as store:
+        assert store.schema_version() == len(MIGRATIONS)
+        assert store.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    with SqliteStore(store_path) as again:  # reopening migrates nothing twice
+        assert again.schema_version() == len(MIGRATIONS)
+
+
+def test_newer_schema_is_refused(store_path):
+    SqliteStore(store_path).close()
+    db = sqlite3.connect(store_path)
+    db.execute(f"PRAGMA user_version = {len(MIGRATIONS) + 1}")
+    db.close()
+    with pytest.raises(StoreError, match="newer than this perfgate"):
+        SqliteStore(store_path)
+
+
+def test_not_a_database_is_a_clear_error(tmp_path):
+    path = tmp_path / "junk.db"
+    path.write_bytes(b"this is not sqlite" * 100)
+    with pytest.raises(StoreError, match="junk.db"):
+        open_store(f"sqlite:{path}")
+
+
+def test_unknown_store_scheme(tmp_path):
+    with pytest.raises(Exception, match="unknown store"):
+        open_store("ftp://nowhere")
