@@ -101,7 +101,7 @@ class FakeBencher:
     def start(self) -> "FakeBencher":
         self.httpd = _Server(("127.0.0.1", 0), _Handler)
         self.httpd.fake = self
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
         return self
 
     @property

@@ -1,0 +1,189 @@
+"""Publish recorded runs from the local history to a Bencher server, and flush the spool.
+
+Runs are sent in order with ``POST /v0/run``, each with an idempotency key, so publishing a run
+twice never duplicates it.  When the server stays unreachable (after retries with backoff), the
+runs are written to the spool directory and the command still succeeds with a warning;
+``perfgate publish --flush`` (or any later publish) sends them, oldest first, exactly once.
+Alerts Bencher raises from its threshold models are printed with their effect size.
+
+The token comes from BENCHER_API_TOKEN and is never printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from pathlib import Path
+
+from rich.markup import escape
+
+from perfgate.bencher.payload import StartPoint
+from perfgate.bencher.publisher import FlushResult, Outcome
+from perfgate.bencher.redact import Secret
+from perfgate.bencher.spool import Spool
+from perfgate.errors import EXIT_OK, EXIT_REGRESSION, EXIT_USAGE, PerfgateError
+from perfgate.output import emit_json, err, out
+from perfgate.store import open_store
+from perfgate.store.bencher import BencherStore, parse_spec
+
+NAME = "publish"
+HELP = "publish runs to a Bencher server (PR start points, thresholds, spool for outages)"
+ORDER = 60
+EPILOG = """examples:
+  export BENCHER_API_TOKEN=...            # never printed
+  perfgate publish --to bencher+https://api.bencher.dev/my-project              # the newest run
+  perfgate publish --to bencher+http://bencher.internal:6610/my-project --all   # all not yet published
+  perfgate publish --to ... --run RUN_ID --start-point-branch main \\
+      --start-point-hash "$BASE_SHA" --start-point-clone-thresholds             # a pull request run
+  perfgate publish --to ... --flush                                             # send spooled runs
+
+environment:
+  PERFGATE_PUBLISH_TO   default for --to
+  PERFGATE_SPOOL        default for --spool (.perfgate/spool)
+  BENCHER_ORGANIZATION  organization to create a missing project in
+  PERFGATE_BENCHER_TIMEOUT / _ATTEMPTS / _BACKOFF / _MAX_BACKOFF  retry policy"""
+
+LEDGER = "published.jsonl"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--to", default=os.environ.get("PERFGATE_PUBLISH_TO"),
+                   help="Bencher store: bencher+http(s)://HOST[:PORT]/PROJECT (default: $PERFGATE_PUBLISH_TO)")
+    which = p.add_mutually_exclusive_group()
+    which.add_argument("--run", dest="run_ids", action="append", metavar="ID",
+                       help="publish this local run id (repeatable; default: the newest run)")
+    which.add_argument("--all", action="store_true", help="publish every local run not yet published there")
+    p.add_argument("--branch", help="with --all or the default: only runs of this branch")
+    p.add_argument("--flush", action="store_true", help="send the spooled runs (alone: only that)")
+    sp = p.add_argument_group("pull-request start point (Bencher's start_point)")
+    sp.add_argument("--start-point-branch", help="base branch the run's branch starts from")
+    sp.add_argument("--start-point-hash", help="base commit the branch starts from")
+    sp.add_argument("--start-point-clone-thresholds", action="store_true",
+                    help="copy the base branch's thresholds to the branch")
+    sp.add_argument("--start-point-reset", action="store_true", help="start the branch over from the start point")
+    sp.add_argument("--start-point-max-versions", type=int, metavar="N",
+                    help="copy at most N historical versions of the base branch")
+    th = p.add_mutually_exclusive_group()
+    th.add_argument("--thresholds", metavar="PATH", help="thresholds file or directory (default: thresholds/)")
+    th.add_argument("--no-thresholds", action="store_true", help="send no threshold models")
+    p.add_argument("--spool", help="spool directory (default: $PERFGATE_SPOOL or .perfgate/spool)")
+    p.add_argument("--fail-on-alert", action="store_true", help="exit 1 when Bencher raises an alert")
+
+
+def _start_point(args: argparse.Namespace) -> StartPoint | None:
+    needs_branch = args.start_point_hash or args.start_point_clone_thresholds or args.start_point_max_versions
+    if needs_branch and not args.start_point_branch:
+        raise PerfgateError("--start-point-hash, --start-point-clone-thresholds and --start-point-max-versions "
+                            "need --start-point-branch")
+    if args.start_point_max_versions is not None and args.start_point_max_versions < 0:
+        raise PerfgateError("--start-point-max-versions must not be negative")
+    sp = StartPoint(branch=args.start_point_branch, hash=args.start_point_hash,
+                    clone_thresholds=True if args.start_point_clone_thresholds else None,
+                    reset=True if args.start_point_reset else None, max_versions=args.start_point_max_versions)
+    return sp if sp.to_json() else None
+
+
+def _target(args: argparse.Namespace, spool: Spool) -> BencherStore:
+    if not args.to:
+        raise PerfgateError("--to bencher+http(s)://HOST[:PORT]/PROJECT is required (or set PERFGATE_PUBLISH_TO)")
+    if not args.to.startswith("bencher+"):
+        raise PerfgateError(f"--to {args.to!r}: publish sends to a Bencher store (bencher+http(s)://...)")
+    base_url, project = parse_spec(args.to)
+    store = BencherStore(base_url, project, Secret(os.environ.get("BENCHER_API_TOKEN")), spool=spool,
+                         start_point=_start_point(args))
+    if args.no_thresholds:
+        store.thresholds = None
+    elif args.thresholds:
+        from perfgate.thresholds import load_thresholds
+
+        store.thresholds = load_thresholds(args.thresholds)
+    return store
+
+
+class Ledger:
+    """Which local runs were already handed to which Bencher project (published or spooled), so
+    ``--all`` sends only new ones.  Append-only lines of JSON next to the spool."""
+
+    def __init__(self, spool: Spool, target: str):
+        self.path, self.target = spool.dir / LEDGER, target
+
+    def done(self) -> set[str]:
+        if not self.path.exists():
+            return set()
+        found = set()
+        for n, line in enumerate(self.path.read_text(encoding="utf-8").splitlines(), start=1):
+            try:
+                entry = json.loads(line)
+            except ValueError:
+                raise PerfgateError(f"{self.path}:{n}: not JSON; delete the line to continue") from None
+            if entry.get("target") == self.target:
+                found.add(entry.get("run"))
+        return found
+
+    def add(self, run_ids: list[str]) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with open(self.path, "a", encoding="utf-8") as f:
+            for run_id in run_ids:
+                f.write(json.dumps({"target": self.target, "run": run_id}) + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.store.startswith("bencher+"):
+        raise PerfgateError(f"--store {args.store!r}: publish reads runs from a local store (sqlite:PATH)")
+    spool = Spool(args.spool)
+    target = _target(args, spool)
+    ledger = Ledger(spool, target.publisher.target)
+    only_flush = args.flush and not args.run_ids and not args.all
+    with target:
+        if only_flush:
+            flushed, outcomes, local_ids = target.flush(), [], []
+        else:
+            with open_store(args.store, args.project) as local:
+                if args.run_ids:
+                    local_ids = list(args.run_ids)
+                else:
+                    summaries = local.runs(branch=args.branch, limit=None if args.all else 1)
+                    local_ids = [s.run_id for s in reversed(summaries)]  # oldest first
+                    if args.all:
+                        done = ledger.done()
+                        local_ids = [i for i in local_ids if i not in done]
+                runs = [local.get_run(i) for i in local_ids]
+            if not runs and not args.all:
+                raise PerfgateError("no local runs to publish with these filters")
+            target.add_runs(runs)
+            outcomes, flushed = target.last_outcomes, target.last_flush or FlushResult()
+            ledger.add(local_ids)
+        return _report(args, target.publisher.target, local_ids, outcomes, flushed)
+
+
+def _report(args: argparse.Namespace, target: str, local_ids: list[str], outcomes: list[Outcome],
+            flushed: FlushResult) -> int:
+    alerts = [a for o in flushed.sent + outcomes for a in o.alerts]
+    if args.json:
+        emit_json({"target": target,
+                   "runs": [{"local_run": i, **o.__dict__} for i, o in zip(local_ids, outcomes)],
+                   "flushed": flushed, "alerts": alerts})
+    else:
+        for o in flushed.sent:
+            err.print(f"flushed {escape(o.branch)}@{o.hash[:12]} on {escape(o.testbed)} -> report {o.report}")
+        for path, reason in flushed.rejected:
+            err.print(f"[red]rejected[/] spooled run moved to {escape(path)}: {escape(reason)}")
+        for i, o in zip(local_ids, outcomes):
+            where = f"report {o.report}" if o.status == "published" else f"spool {escape(str(o.spooled_at))}"
+            err.print(f"{o.status} run {i} ({escape(o.branch)}@{o.hash[:12]} on {escape(o.testbed)}) -> {where}")
+        for a in alerts:
+            out.print(f"[yellow]{escape(a.describe())}[/]")
+        if not outcomes and not flushed.sent and not flushed.rejected and not flushed.remaining:
+            err.print("nothing to publish")
+    spooled = sum(o.status == "spooled" for o in outcomes)
+    if spooled or flushed.remaining:
+        err.print(f"[yellow]warning:[/] Bencher unreachable ({escape(flushed.error or 'no answer')}); "
+                  f"{spooled + flushed.remaining} run(s) wait in the spool; run 'perfgate publish --flush' later")
+    if flushed.rejected:
+        return EXIT_USAGE
+    if args.fail_on_alert and alerts:
+        return EXIT_REGRESSION
+    return EXIT_OK

@@ -1,0 +1,114 @@
+"""The Bencher HTTP client against the fake server: retries, backoff, 4xx handling, redaction."""
+
+from __future__ import annotations
+
+import logging
+import random
+import time
+
+import pytest
+from fake_bencher.fixtures import FAST, TOKEN, fake  # noqa: F401 - fixture
+from fake_bencher.fixtures import make_run, make_store
+
+from perfgate.bencher.client import (BencherClient, BencherRejected, BencherUnreachable, RetryPolicy,
+                                     parse_retry_after)
+from perfgate.bencher.redact import Secret, redact
+
+
+def runs_posted(fake) -> int:
+    return sum(r["op"] == "run_post" for r in fake.requests)
+
+
+def test_publish_retries_through_500_then_succeeds(fake, tmp_path):
+    store = make_store(fake, tmp_path)
+    fake.inject("status", method="POST", path="/v0/run", status=503, times=2)
+    store.add_runs([make_run(0, 100.0)])
+    assert [o.status for o in store.last_outcomes] == ["published"]
+    assert runs_posted(fake) == 1  # the two 503s were answered before the route was reached
+    assert len(fake.reports_of("demo")) == 1
+
+
+def test_429_honours_retry_after(fake):
+    waits: list[float] = []
+    client = BencherClient(fake.url, TOKEN, policy=FAST, sleep=waits.append)
+    fake.inject("status", path="/v0/organizations", status=429, retry_after="2")
+    assert client.request("GET", "/v0/organizations")[0]["slug"] == "perfgate-org"
+    assert waits == [2.0]  # the server's wait, not the drawn backoff
+
+
+def test_dropped_connection_after_the_work_is_not_duplicated(fake, tmp_path):
+    """The server stores the run, then the answer is lost: the resend carries the same
+    idempotency key and gets the stored report back instead of a second one."""
+    store = make_store(fake, tmp_path)
+    fake.inject("drop_after", method="POST", path="/v0/run")
+    store.add_runs([make_run(0, 100.0)])
+    assert runs_posted(fake) == 2
+    assert len(fake.reports_of("demo")) == 1
+    assert store.last_outcomes[0].report == fake.reports_of("demo")[0]["uuid"]
+
+
+def test_hang_past_timeout_is_retried(fake):
+    policy = RetryPolicy(attempts=3, backoff=0.01, max_backoff=0.01, timeout=0.3)
+    client = BencherClient(fake.url, TOKEN, policy=policy)
+    fake.inject("hang", path="/v0/organizations", seconds=5)
+    started = time.monotonic()
+    assert client.request("GET", "/v0/organizations")
+    assert 0.3 <= time.monotonic() - started < 3
+
+
+def test_gives_up_after_all_attempts_with_unknown_outcome(fake):
+    client = BencherClient(fake.url, TOKEN, policy=FAST)
+    fake.down = True
+    with pytest.raises(BencherUnreachable, match="no answer after 4 attempt"):
+        client.request("GET", "/v0/organizations")
+
+
+def test_4xx_is_not_retried_and_shows_the_server_message(fake, tmp_path):
+    store = make_store(fake, tmp_path)
+    bad = make_run(0, 100.0)
+    bad.commit = "not-a-git-hash"
+    with pytest.raises(BencherRejected) as e:
+        store.add_runs([bad])
+    assert e.value.status == 400
+    assert "Failed to parse git hash" in str(e.value) and "not-a-git-hash" in str(e.value)
+    assert runs_posted(fake) == 1
+    assert not list((tmp_path / "spool").glob("*.json"))  # a refused run is not spooled for a resend
+
+
+def test_backoff_is_exponential_with_full_jitter():
+    policy = RetryPolicy(backoff=0.5, max_backoff=8.0)
+    rng = random.Random(7)
+    for attempt in range(8):
+        cap = min(8.0, 0.5 * 2 ** attempt)
+        draws = [policy.wait(attempt, None, rng) for _ in range(200)]
+        assert all(0 <= d <= cap for d in draws)
+        assert max(draws) > 0.8 * cap and min(draws) < 0.2 * cap  # spread over the whole range
+    assert policy.wait(3, 120.0, rng) == policy.max_retry_after
+
+
+def test_parse_retry_after():
+    assert parse_retry_after("5") == 5.0
+    assert parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT", now=1445412470.0) == pytest.approx(10.0)
+    assert parse_retry_after("soon") is None and parse_retry_after(None) is None
+
+
+def test_token_never_leaks(fake, caplog):
+    """A wrong token: the server echoes the Authorization header in its 401 message (some
+    proxies do); the exception, its repr and the retry logs still hide it."""
+    wrong = "bencher-wrong-token-0123456789abcdef"
+    client = BencherClient(fake.url, Secret(wrong), policy=FAST)
+    assert wrong not in repr(client) and wrong not in repr(client.token) and wrong not in str(client.token)
+    caplog.set_level(logging.DEBUG)
+    with pytest.raises(BencherRejected) as e:
+        client.request("GET", "/v0/organizations")
+    assert e.value.status == 401
+    assert "Invalid token" in str(e.value) and "***" in str(e.value)
+    for text in (str(e.value), repr(e.value), e.value.server_message, *map(str, e.value.args)):
+        assert wrong not in text
+    assert e.value.__cause__ is None and e.value.__context__ is None or wrong not in repr(e.value.__context__)
+    fake.inject("status", path="/v0/organizations", status=500, times=2)
+    ok = BencherClient(fake.url, Secret(TOKEN), policy=FAST)
+    ok.request("GET", "/v0/organizations")
+    assert any("retry" in r.getMessage() for r in caplog.records)
+    assert all(wrong not in r.getMessage() and TOKEN not in r.getMessage() for r in caplog.records)
+    assert redact(f"x {wrong} y") == "x *** y"
