@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+from pathlib import Path
 from types import ModuleType
 
 from perfgate.adapters.base import Parsed, read_text
 from perfgate.errors import InputError
+from perfgate.model import KNOWN_MEASURES, name_problem, number_problem
 
-__all__ = ["Parsed", "adapter_names", "get_adapter", "parse_file"]
+__all__ = ["Parsed", "adapter_names", "check_metrics", "get_adapter", "parse_file"]
 
 
 def _modules() -> dict[str, ModuleType]:
@@ -59,10 +61,46 @@ def sniff(text: str, source: str) -> ModuleType:
 
 
 def parse_file(path: str, adapter: str = "auto") -> tuple[str, Parsed]:
-    """Read and parse one harness output file; returns (adapter name, parsed)."""
-    text = read_text(path)
-    module = sniff(text, path) if adapter == "auto" else get_adapter(adapter)
-    parsed = module.parse(text, path)
+    """Read and parse one harness output file (or an output directory, for adapters declaring
+    ``ACCEPTS_DIRECTORY = True`` with ``sniff_path``/``parse_path``); returns (adapter name, parsed)."""
+    if Path(path).is_dir():
+        module = _sniff_directory(path) if adapter == "auto" else get_adapter(adapter)
+        if not getattr(module, "ACCEPTS_DIRECTORY", False):
+            raise InputError(path, "", f"is a directory; the {module.NAME} adapter reads a file")
+        parsed = module.parse_path(path)
+    else:
+        text = read_text(path)
+        module = sniff(text, path) if adapter == "auto" else get_adapter(adapter)
+        parsed = module.parse(text, path)
     if not parsed.metrics:
         raise InputError(path, "", f"no results found in this {module.NAME} output")
+    check_metrics(parsed, path)
     return module.NAME, parsed
+
+
+def _sniff_directory(path: str) -> ModuleType:
+    for module in _ADAPTERS.values():
+        if getattr(module, "ACCEPTS_DIRECTORY", False) and module.sniff_path(path):
+            return module
+    raise InputError(path, "", "is a directory holding no output perfgate recognises")
+
+
+def check_metrics(parsed: Parsed, source: str) -> None:
+    """Last line of defence whatever the adapter: names valid, every number finite, costs
+    (known measures) non-negative, bounds around the value."""
+    for m in parsed.metrics:
+        place = f"{m.benchmark[:80]} {m.measure[:40]}"
+        problem = name_problem(m.benchmark) or name_problem(m.measure)
+        cost = m.measure in KNOWN_MEASURES
+        for label, number in [("value", m.value), ("lower", m.lower), ("upper", m.upper)]:
+            if problem is None and number is not None:
+                problem = number_problem(number, allow_negative=not cost)
+                problem = problem and f"{label}: {problem}"
+        for i, x in enumerate(m.samples):
+            if problem is None:
+                problem = number_problem(x, allow_negative=not cost)
+                problem = problem and f"sample {i}: {problem}"
+        if problem is None and (m.lower is not None and m.lower > m.value or m.upper is not None and m.upper < m.value):
+            problem = f"bounds [{m.lower}, {m.upper}] do not contain the value {m.value}"
+        if problem:
+            raise InputError(source, place, problem)

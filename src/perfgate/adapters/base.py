@@ -105,7 +105,16 @@ def check_number(value: Any, source: str, place: str, *, allow_negative: bool = 
 def check_samples(values: Any, source: str, place: str, scale: float = 1.0) -> tuple[float, ...]:
     if not isinstance(values, list):
         raise InputError(source, place, f"expected a list of numbers, got {type(values).__name__}")
-    return tuple(check_number(v, source, join(place, i)) * scale for i, v in enumerate(values))
+    return tuple(scaled(check_number(v, source, join(place, i)), scale, source, join(place, i))
+                 for i, v in enumerate(values))
+
+
+def scaled(value: float, scale: float, source: str, place: str) -> float:
+    """``value * scale`` (a unit conversion), refusing a result too large to be a float."""
+    result = value * scale
+    if not math.isfinite(result):
+        raise InputError(source, place, f"value {value} is out of range once converted")
+    return result
 
 
 def finite_or_none(value: float | None) -> float | None:

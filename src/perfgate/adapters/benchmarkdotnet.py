@@ -1,0 +1,90 @@
+"""BenchmarkDotNet's full JSON exporter (``JsonExporter.Full``, ``*-report-full.json``).
+
+One benchmark per ``Benchmarks[]`` entry, named by ``FullName`` (``Namespace.Type.Method(Param: v)``).
+
+* ``latency``: value = ``Statistics.Mean`` (ns per operation), lower/upper =
+  ``Statistics.ConfidenceInterval.Lower``/``Upper`` (BenchmarkDotNet's 99.9 % interval, clamped
+  at 0).  Samples are the workload measurements of stage ``Result`` (overhead already
+  subtracted, outliers removed — the values the statistics were computed from), each
+  ``Nanoseconds / Operations``; when a file has no ``Result`` rows the ``Actual`` ones are used.
+  Pilot, warm-up and overhead iterations are never samples.
+* ``allocated-bytes``: ``Memory.BytesAllocatedPerOperation`` when ``[MemoryDiagnoser]`` was on.
+
+A benchmark whose ``Statistics`` is null did not run (it failed); the file is refused.
+"""
+
+from __future__ import annotations
+
+from perfgate.adapters.base import Parsed, check_name, check_number, join, load_json, require, scaled
+from perfgate.errors import InputError
+from perfgate.model import Metric
+
+NAME = "benchmarkdotnet"
+
+
+def sniff(text: str) -> bool:
+    head = text[:8192]
+    return '"HostEnvironmentInfo"' in head and '"Benchmarks"' in text
+
+
+def parse(text: str, source: str) -> Parsed:
+    doc = load_json(text, source)
+    benchmarks = require(doc, "Benchmarks", list, source, "")
+    metrics = []
+    for i, bench in enumerate(benchmarks):
+        place = join("Benchmarks", i)
+        key = "FullName" if isinstance(bench, dict) and "FullName" in bench else "DisplayInfo"
+        name = check_name(require(bench, key, str, source, place), source, join(place, key))
+        stats = bench.get("Statistics") if isinstance(bench, dict) else None
+        if stats is None:
+            raise InputError(source, join(place, "Statistics"), f"benchmark {name!r} has no statistics (it failed)")
+        splace = join(place, "Statistics")
+        mean = check_number(require(stats, "Mean", (int, float), source, splace), source, join(splace, "Mean"))
+        lower = upper = None
+        ci = stats.get("ConfidenceInterval")
+        if ci is not None:
+            cplace = join(splace, "ConfidenceInterval")
+            lo = check_number(require(ci, "Lower", (int, float), source, cplace), source, join(cplace, "Lower"),
+                              allow_negative=True)
+            upper = check_number(require(ci, "Upper", (int, float), source, cplace), source, join(cplace, "Upper"))
+            lower = max(lo, 0.0)
+            if not lower <= mean <= upper:
+                raise InputError(source, cplace, f"interval [{lo}, {upper}] does not contain the mean {mean}")
+        metrics.append(Metric(name, "latency", mean, lower, upper, _samples(bench, source, place)))
+        memory = bench.get("Memory")
+        if isinstance(memory, dict) and memory.get("BytesAllocatedPerOperation") is not None:
+            mplace = join(join(place, "Memory"), "BytesAllocatedPerOperation")
+            metrics.append(Metric(name, "allocated-bytes",
+                                  check_number(memory["BytesAllocatedPerOperation"], source, mplace)))
+        elif memory is not None and not isinstance(memory, dict):
+            raise InputError(source, join(place, "Memory"), "expected an object")
+    return Parsed(metrics, _context(doc))
+
+
+def _samples(bench: dict, source: str, place: str) -> tuple[float, ...]:
+    rows = bench.get("Measurements") or []
+    if not isinstance(rows, list):
+        raise InputError(source, join(place, "Measurements"), "expected a list")
+    workload = {"Result": [], "Actual": []}
+    for k, row in enumerate(rows):
+        mplace = join(join(place, "Measurements"), k)
+        mode = require(row, "IterationMode", str, source, mplace)
+        stage = require(row, "IterationStage", str, source, mplace)
+        if mode != "Workload" or stage not in workload:
+            continue
+        ops = check_number(require(row, "Operations", (int, float), source, mplace), source, join(mplace, "Operations"))
+        ns = check_number(require(row, "Nanoseconds", (int, float), source, mplace), source, join(mplace, "Nanoseconds"))
+        if ops <= 0:
+            raise InputError(source, join(mplace, "Operations"), f"operation count must be positive, got {ops}")
+        workload[stage].append(scaled(ns, 1.0 / ops, source, join(mplace, "Nanoseconds")))
+    return tuple(workload["Result"] or workload["Actual"])
+
+
+def _context(doc: dict) -> dict:
+    context = {"harness": "benchmarkdotnet"}
+    host = doc.get("HostEnvironmentInfo")
+    if isinstance(host, dict):
+        for key in ("BenchmarkDotNetVersion", "RuntimeVersion", "OsVersion", "ProcessorName"):
+            if isinstance(host.get(key), str):
+                context[f"benchmarkdotnet_{key}"] = host[key]
+    return context

@@ -1,0 +1,102 @@
+"""criterion.rs output directories: ``target/criterion`` or one benchmark's ``new`` directory.
+
+Each benchmark criterion measured leaves ``<id>/new/`` holding
+
+* ``benchmark.json`` — its ``full_id`` (``group/function/value``), used as the benchmark name;
+* ``sample.json`` — ``iters[i]`` iterations took ``times[i]`` ns, so sample i is
+  ``times[i] / iters[i]`` ns per iteration;
+* ``estimates.json`` — bootstrap estimates; value = ``mean.point_estimate`` with lower/upper its
+  confidence interval (``confidence_level``, 95 % by default, kept in attrs).
+
+Only ``new`` directories are read (``base`` is an older copy, ``change`` compares the two).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from perfgate.adapters.base import (
+    Parsed, check_name, check_number, check_samples, join, load_json, read_text, require, scaled,
+)
+from perfgate.errors import InputError
+from perfgate.model import Metric
+
+NAME = "criterion"
+ACCEPTS_DIRECTORY = True
+FILES = ("benchmark.json", "estimates.json", "sample.json")
+
+
+def sniff(text: str) -> bool:
+    """A lone ``estimates.json`` (so ``parse`` can say to pass the directory instead)."""
+    head = text[:4096]
+    return '"point_estimate"' in head and '"confidence_interval"' in head
+
+
+def sniff_path(path: str | Path) -> bool:
+    return bool(_result_dirs(Path(path), limit=1))
+
+
+def parse(text: str, source: str) -> Parsed:
+    raise InputError(source, "", "criterion results are a directory: pass target/criterion "
+                                 "(or a benchmark's 'new' directory) rather than one of its files")
+
+
+def parse_path(path: str | Path) -> Parsed:
+    root = Path(path)
+    dirs = _result_dirs(root)
+    if not dirs:
+        raise InputError(str(root), "", "no criterion results here (looked for */new/estimates.json)")
+    return Parsed([_metric(d) for d in dirs], {"harness": "criterion"})
+
+
+def _result_dirs(root: Path, limit: int | None = None) -> list[Path]:
+    """Every ``new`` directory under ``root`` (or ``root`` itself) holding an estimates.json."""
+    if root.name == "new" and (root / "estimates.json").is_file():
+        return [root]
+    found = []
+    for here, subdirs, files in os.walk(root):  # does not follow symlinks
+        subdirs.sort()
+        if Path(here).name == "new" and "estimates.json" in files:
+            found.append(Path(here))
+            if limit and len(found) >= limit:
+                break
+    return found
+
+
+def _metric(new_dir: Path) -> Metric:
+    docs = {}
+    for filename in FILES:
+        file = new_dir / filename
+        if not file.is_file():
+            raise InputError(str(file), "", f"missing: a criterion result directory holds {', '.join(FILES)}")
+        docs[filename] = load_json(read_text(file), str(file))
+
+    info, info_src = docs["benchmark.json"], str(new_dir / "benchmark.json")
+    name = check_name(require(info, "full_id", str, info_src, ""), info_src, "full_id")
+
+    est, est_src = docs["estimates.json"], str(new_dir / "estimates.json")
+    mean = require(est, "mean", dict, est_src, "")
+    value = check_number(require(mean, "point_estimate", (int, float), est_src, "mean"), est_src,
+                         "mean.point_estimate")
+    ci = require(mean, "confidence_interval", dict, est_src, "mean")
+    place = "mean.confidence_interval"
+    lower = check_number(require(ci, "lower_bound", (int, float), est_src, place), est_src, join(place, "lower_bound"))
+    upper = check_number(require(ci, "upper_bound", (int, float), est_src, place), est_src, join(place, "upper_bound"))
+    if not lower <= value <= upper:
+        raise InputError(est_src, place, f"interval [{lower}, {upper}] does not contain the mean {value}")
+    attrs = {}
+    level = ci.get("confidence_level")
+    if level is not None:
+        attrs["confidence_level"] = check_number(level, est_src, join(place, "confidence_level"))
+
+    sample, sample_src = docs["sample.json"], str(new_dir / "sample.json")
+    iters = check_samples(require(sample, "iters", list, sample_src, ""), sample_src, "iters")
+    times = check_samples(require(sample, "times", list, sample_src, ""), sample_src, "times")
+    if len(iters) != len(times):
+        raise InputError(sample_src, "", f"{len(iters)} iters but {len(times)} times")
+    for i, n in enumerate(iters):
+        if n <= 0:
+            raise InputError(sample_src, join("iters", i), f"iteration count must be positive, got {n}")
+    samples = tuple(scaled(t, 1.0 / n, sample_src, join("times", i)) for i, (t, n) in enumerate(zip(times, iters)))
+    return Metric(name, "latency", value, lower, upper, samples, attrs)

@@ -1,0 +1,86 @@
+"""``go test -bench`` text output.
+
+A result line is ``BenchmarkName-P  N  v1 unit1  v2 unit2 ...``: the name with its GOMAXPROCS
+suffix (kept, as Go prints it), the iteration count, then value/unit pairs.  Units become measures:
+
+    ns/op → latency (ns)     B/op → allocated-bytes     allocs/op → allocations
+    anything else (MB/s, custom b.ReportMetric units such as ``chars/op``) → a measure named
+    after the unit, value as printed
+
+With ``-count N`` a benchmark prints N lines: they are the samples of one metric per measure,
+summarised as value = mean, lower/upper = mean ∓ sample standard deviation (as for hyperfine).
+A ``--- FAIL`` line means a benchmark failed; the output is refused rather than half-recorded.
+"""
+
+from __future__ import annotations
+
+import re
+
+from perfgate.adapters._summary import mean_bounds
+from perfgate.adapters.base import Parsed, check_name, check_number
+from perfgate.errors import InputError
+from perfgate.model import KNOWN_MEASURES, Metric
+
+NAME = "go-bench"
+UNIT_MEASURES = {"ns/op": "latency", "B/op": "allocated-bytes", "allocs/op": "allocations"}
+_RESULT = re.compile(r"^(Benchmark\S*)\s+(\d+)\s+(.*)$")
+_SNIFF = re.compile(r"^Benchmark\S*\s+\d+\s+\S+ \S*/op\b", re.MULTILINE)
+_HEADER = re.compile(r"^(goos|goarch|pkg|cpu):\s*(.*)$")
+
+
+def sniff(text: str) -> bool:
+    return bool(_SNIFF.search(text[:65536]))
+
+
+def parse(text: str, source: str) -> Parsed:
+    # (package, benchmark) -> measure -> samples, in first-seen order
+    found: dict[tuple[str, str], dict[str, list[float]]] = {}
+    context: dict[str, str] = {"harness": "go-bench"}
+    pkg = ""
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        place = f"line {lineno}"
+        line = line.rstrip()
+        header = _HEADER.match(line)
+        if header:
+            if header.group(1) == "pkg":
+                pkg = header.group(2)
+            else:
+                context[f"go_{header.group(1)}"] = header.group(2)
+            continue
+        if line.startswith("--- FAIL") or line.startswith("FAIL"):
+            raise InputError(source, place, f"a benchmark failed: {line[:200]!r}")
+        match = _RESULT.match(line)
+        if not match:
+            continue  # names printed alone (-v), logs, PASS/ok lines
+        name = check_name(match.group(1), source, place)
+        fields = match.group(3).split()
+        if len(fields) % 2:
+            raise InputError(source, place, "expected value/unit pairs after the iteration count")
+        measures = found.setdefault((pkg, name), {})
+        for k in range(0, len(fields), 2):
+            value_text, unit = fields[k], fields[k + 1]
+            measure = check_name(UNIT_MEASURES.get(unit, unit), source, place)
+            try:
+                value = float(value_text)
+            except ValueError:
+                raise InputError(source, place, f"{value_text!r} is not a number (unit {unit})") from None
+            value = check_number(value, source, f"{place} ({unit})", allow_negative=measure not in KNOWN_MEASURES
+                                 and measure != "allocations")
+            measures.setdefault(measure, []).append(value)
+    return Parsed(_metrics(found, source), context)
+
+
+def _metrics(found: dict[tuple[str, str], dict[str, list[float]]], source: str) -> list[Metric]:
+    packages_of: dict[str, set[str]] = {}
+    for pkg, name in found:
+        packages_of.setdefault(name, set()).add(pkg)
+    metrics = []
+    for (pkg, name), measures in found.items():
+        # Qualify by package only when two packages define the same benchmark.
+        bench = check_name(f"{pkg}.{name}", source, name) if len(packages_of[name]) > 1 else name
+        for measure, samples in measures.items():
+            cost = measure in KNOWN_MEASURES or measure == "allocations"
+            value, lower, upper = mean_bounds(samples, nonnegative=cost)
+            metrics.append(Metric(bench, measure, value, lower, upper, tuple(samples),
+                                  {"package": pkg} if pkg else {}))
+    return metrics

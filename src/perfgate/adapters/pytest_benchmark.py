@@ -1,0 +1,64 @@
+"""pytest-benchmark ``--benchmark-json``: one benchmark per test, each round a sample.
+
+``stats.data`` holds one duration per round, already divided by the round's iterations, in
+seconds; perfgate stores nanoseconds.  As for hyperfine, ``value`` is ``stats.mean`` with
+``lower``/``upper`` = mean ∓ ``stats.stddev`` (clamped at 0).  The benchmark is named by its
+``fullname`` (``file.py::test[param]``), which stays unique when two files define the same test.
+"""
+
+from __future__ import annotations
+
+from perfgate.adapters.base import (
+    Parsed, check_name, check_number, check_samples, join, load_json, require, scaled,
+)
+from perfgate.model import Metric
+
+NAME = "pytest-benchmark"
+NS = 1e9
+
+
+def sniff(text: str) -> bool:
+    head = text[:8192]
+    return '"machine_info"' in head and '"benchmarks"' in text and '"stats"' in text
+
+
+def parse(text: str, source: str) -> Parsed:
+    doc = load_json(text, source)
+    benchmarks = require(doc, "benchmarks", list, source, "")
+    metrics = []
+    for i, bench in enumerate(benchmarks):
+        place = join("benchmarks", i)
+        key = "fullname" if isinstance(bench, dict) and "fullname" in bench else "name"
+        name = check_name(require(bench, key, str, source, place), source, join(place, key))
+        stats = require(bench, "stats", dict, source, place)
+        splace = join(place, "stats")
+        mean = _seconds(require(stats, "mean", (int, float), source, splace), source, join(splace, "mean"))
+        stddev = stats.get("stddev")
+        stddev = 0.0 if stddev is None else _seconds(stddev, source, join(splace, "stddev"))
+        samples = check_samples(stats.get("data", []), source, join(splace, "data"), NS)
+        metrics.append(Metric(
+            benchmark=name, measure="latency", value=mean,
+            lower=max(mean - stddev, 0.0), upper=mean + stddev, samples=samples,
+            attrs=_attrs(bench, stats),
+        ))
+    context = {"harness": "pytest-benchmark"}
+    if isinstance(doc.get("version"), str):
+        context["harness_version"] = doc["version"]
+    return Parsed(metrics, context)
+
+
+def _seconds(value: object, source: str, place: str) -> float:
+    return scaled(check_number(value, source, place), NS, source, place)
+
+
+def _attrs(bench: dict, stats: dict) -> dict:
+    """Facts worth keeping: the test's parameters, group, and how it was measured."""
+    attrs = {}
+    if isinstance(bench.get("params"), dict) and bench["params"]:
+        attrs["parameters"] = {str(k): str(v) for k, v in bench["params"].items()}
+    if isinstance(bench.get("group"), str):
+        attrs["group"] = bench["group"]
+    for key in ("rounds", "iterations"):
+        if isinstance(stats.get(key), int) and not isinstance(stats.get(key), bool):
+            attrs[key] = stats[key]
+    return attrs
