@@ -23,12 +23,12 @@ weights are re-estimated once from the best knee model and the profile repeated.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from scipy import stats
 
-from perfgate.complexity.regression import bic, variance_weights, weighted_lstsq
+from perfgate.complexity.regression import bic, format_formula, variance_weights, weighted_lstsq
 from perfgate.complexity.terms import Term, design_matrix
 
 GRID = 120
@@ -49,18 +49,24 @@ class Knee:
     delta_bic: float = 0.0  # BIC(best no-knee model) − BIC(knee model); > 0 favours the knee
     p_value: float = 1.0  # likelihood-ratio test, knee vs no knee (χ² with 2 df; approximate)
     effect: float = 0.0  # share of the predicted cost at max x due to the knee term
+    formula: str = ""  # the knee model, e.g. 500⋅o + 0.25⋅(o − 2,000)₊²
+    fitted: np.ndarray | None = field(default=None, repr=False)  # the knee model's predictions
 
     def describe(self, name: str | None = None) -> str:
         name = name or self.param
         if not self.found:
             return f"no knee in {name} (ΔBIC {self.delta_bic:+.1f} for the best knee model)"
         shape = "grows quadratically" if self.degree == 2 else "steps up"
-        return (f"knee at {name} ≈ {self.location:,.0f} (95% interval {self.low:,.0f} … {self.high:,.0f}): "
+        return (f"knee model {self.formula}: knee at {name} ≈ {self.location:,.0f} (95% interval {self.low:,.0f} … {self.high:,.0f}): "
                 f"per-unit cost {self.slope_below:,.4g} below it, then {shape}; "
-                f"adds {self.effect:.0%} at the largest {name}, ΔBIC {self.delta_bic:.1f}, p = {self.p_value:.2g}")
+                f"adds {self.effect:.0%} at the largest {name}, ΔBIC {self.delta_bic:.1f}, {p_text(self.p_value)}")
 
     def as_dict(self) -> dict:
-        return {k: v for k, v in self.__dict__.items()}
+        return {k: v for k, v in self.__dict__.items() if k != "fitted"}
+
+
+def p_text(p: float) -> str:
+    return "p < 1e-15" if p < 1e-15 else f"p = {p:.2g}"
 
 
 def hinge(x: np.ndarray, k: float, degree: int) -> np.ndarray:
@@ -124,8 +130,9 @@ def find_knee(base: list[Term], params: dict[str, np.ndarray], y: np.ndarray, le
     pred = float(Xk[i_max] @ beta)
     effect = gamma * hinge(x[i_max], k, d) / pred if pred > 0 else 0.0
     found = delta > 0 and gamma > 0 and lo < k < hi
+    labels = [t.label for t in base] + [f"({letter} − {k:,.0f})₊" + ("²" if d == 2 else "")]
     return Knee(letter, bool(found), float(k), float(best["low"]), float(best["high"]), d, gamma, slope,
-                float(delta), p_value, float(effect))
+                float(delta), p_value, float(effect), format_formula(labels, beta), Xk @ beta)
 
 
 def _search(X0: np.ndarray, x: np.ndarray, y: np.ndarray, w: np.ndarray, lo: float, hi: float) -> dict | None:

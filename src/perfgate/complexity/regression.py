@@ -73,17 +73,7 @@ class Fit:
 
     def formula(self, digits: int = 0) -> str:
         """``32⋅v⋅o + 486⋅o`` — the seeds' notation; the constant is printed without a term."""
-        parts = []
-        for term, c in zip(self.terms, self.coef):
-            number = _number(abs(c), digits)
-            body = number if term.spec == "1" else f"{number}⋅{term.label}"
-            sign = "-" if c < 0 else "+"
-            parts.append((sign, body))
-        if not parts:
-            return "0"
-        first_sign, first = parts[0]
-        text = ("-" if first_sign == "-" else "") + first
-        return text + "".join(f" {s} {b}" for s, b in parts[1:])
+        return format_formula([t.label for t in self.terms], self.coef, digits)
 
     def summary(self, digits: int = 0) -> str:
         return f"{self.formula(digits)}, R² = {self.r2:.4f}, Adjusted R² = {self.adj_r2:.4f}"
@@ -101,6 +91,17 @@ class Fit:
             "r2": self.r2, "adj_r2": self.adj_r2, "n": self.n, "confidence": self.confidence,
             "weighting": self.weighting, "robust": self.robust, **self.extra,
         }
+
+
+def format_formula(labels: list[str], coefs, digits: int = 0) -> str:
+    parts = []
+    for label, c in zip(labels, coefs):
+        number = _number(abs(c), digits)
+        parts.append(("-" if c < 0 else "+", number if label == "1" else f"{number}⋅{label}"))
+    if not parts:
+        return "0"
+    text = ("-" if parts[0][0] == "-" else "") + parts[0][1]
+    return text + "".join(f" {sign} {body}" for sign, body in parts[1:])
 
 
 def _number(x: float, digits: int) -> str:

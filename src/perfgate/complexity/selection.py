@@ -58,6 +58,10 @@ def select_terms(candidates: list[Term], params: dict[str, np.ndarray], y: np.nd
     if len(candidates) > MAX_EXHAUSTIVE:
         raise FitError(f"automatic selection searches at most {MAX_EXHAUSTIVE} candidate terms, got {len(candidates)}")
     y = np.asarray(y, dtype=float)
+    # A parameter that never varies (values pinned to 1) makes v⋅o and o the same column: keep
+    # only the terms without it, so ties cannot put a meaningless letter in the answer.
+    fixed = {p for p, x in params.items() if np.ptp(np.asarray(x, dtype=float)) == 0}
+    candidates = [t for t in candidates if not {p for p, _ in t.powers} & fixed] or candidates
     full = _fit_full(candidates, params, y, weighting, robust, confidence)
     X = design_matrix(candidates, params)
     n = len(y)

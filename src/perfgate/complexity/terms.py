@@ -31,15 +31,17 @@ class Term:
     # The letters in the order they were written, so ``vo`` prints as v⋅o (not part of identity).
     written: str = field(default="", compare=False)
 
+    def _ordered(self) -> list[tuple[str, int]]:
+        return sorted(self.powers, key=lambda pe: self.written.find(pe[0]))
+
     @property
     def spec(self) -> str:
-        return "".join(p + (str(e) if e != 1 else "") for p, e in self.powers) or "1"
+        return "".join(p + (str(e) if e != 1 else "") for p, e in self._ordered()) or "1"
 
     @property
     def label(self) -> str:
         """Human form used in printed models: ``v⋅o²``."""
-        powers = sorted(self.powers, key=lambda pe: self.written.find(pe[0]))
-        return "⋅".join(p + (str(e).translate(_SUPERSCRIPT) if e != 1 else "") for p, e in powers) or "1"
+        return "⋅".join(p + (str(e).translate(_SUPERSCRIPT) if e != 1 else "") for p, e in self._ordered()) or "1"
 
     def power(self, letter: str) -> int:
         return dict(self.powers).get(letter, 0)

@@ -1,0 +1,342 @@
+"""Fit cost models to a scaling benchmark: which terms, what coefficients, where the knee is.
+
+Input is the scaling-benchmark TSV (parameters and times in the rows; or an INPUTS file of
+parameters plus a RESULTS file of times, row for row), or a scaling run recorded in the store
+(--from-store NAME[@COMMIT]).
+
+Model choice: without -p, perfgate chooses the terms itself among all subsets of
+vo2,vo,v,o2,o,1 (those the data has parameters for) by BIC, so a term the data does not need is
+not reported.  With -p the given terms are fitted as written (the seeds' regression.py
+behaviour); add --auto to choose among subsets of them instead.
+
+Every coefficient comes with a 95% confidence interval.  Fits weight each point by 1/cost²
+(timing noise is multiplicative) and down-weight outliers (Huber); --weights none --no-robust
+gives plain least squares.  With --diff the difference of two runs on the same inputs is fitted;
+its noise follows the runs' cost rather than the difference, so --diff defaults to --weights none.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+import numpy as np
+
+from perfgate.adapters.base import read_text
+from perfgate.adapters.scaling_tsv import ScalingTable, combine, parse_inputs, parse_table
+from perfgate.commands._common import add_run_identity, resolve_identity, store_from
+from perfgate.complexity.expectations import Verdict, check, for_benchmark, parse_expectations
+from perfgate.complexity.knee import Knee, find_knee, linear_base
+from perfgate.complexity.regression import WEIGHTINGS, Fit, FitError, fit_terms
+from perfgate.complexity.selection import Selection, select_terms
+from perfgate.complexity.terms import DEFAULT_SPEC, TermError, letters, parse_terms
+from perfgate.errors import EXIT_OK, EXIT_REGRESSION, InputError, PerfgateError
+from perfgate.model import Metric, Run
+from perfgate.output import emit_json, err, out
+
+NAME = "fit"
+HELP = "fit cost models (e.g. 32⋅v⋅o + 486⋅o) to a scaling benchmark, find knees, check complexity"
+ORDER = 40
+EPILOG = """examples:
+  perfgate fit data/async_copy_array.txt                       # choose the terms by BIC
+  perfgate fit data/async_copy_array.txt -p vo,o -y S,T        # fit exactly these terms
+  perfgate fit data/inputs-5K.txt data/hop_copy.txt --diff data/hop_reset.txt -p vo
+  perfgate fit data/async_tree.txt -y T --knee objects --plot fit.svg
+  perfgate fit data/async_tree.txt --check --benchmark async-deinit/async_tree   # exit 1 if violated
+  perfgate fit data/async_tree.txt --record --branch main --commit abc123
+
+phases (-y): S scheduling, E execution (= total - scheduling), T total.
+terms (-p): products of parameter letters with exponents: vo2 = values⋅objects², 1 = constant."""
+
+PHASE_LABELS = {"S": "Scheduling", "E": "Execution", "T": "Total"}
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("files", nargs="*", metavar="[INPUTS] RESULTS",
+                   help="results TSV, optionally preceded by the inputs file it was run on")
+    p.add_argument("--from-store", metavar="NAME[@COMMIT]",
+                   help="fit the scaling run NAME recorded in the store (newest, or that commit's)")
+    p.add_argument("-p", "--params", metavar="TERMS", help=f"terms to fit, e.g. vo,o,1 (default: choose among {DEFAULT_SPEC})")
+    p.add_argument("--auto", action="store_true", help="with -p: choose the best subset of those terms by BIC")
+    p.add_argument("-y", "--phases", metavar="S,E,T", help="phases to fit (default: every phase in the data)")
+    p.add_argument("-d", "--diff", metavar="BASELINE", help="fit the difference to this results file (same inputs)")
+    for bound in ("min", "max"):
+        for param in ("values", "objects"):
+            p.add_argument(f"--{bound}-{param}", type=float, metavar="N",
+                           help=f"only points with {param} {'>=' if bound == 'min' else '<='} N")
+    p.add_argument("--knee", nargs="?", const="objects", metavar="PARAM",
+                   help="look for a knee (change of per-unit cost) in PARAM (default: objects)")
+    p.add_argument("--plot", metavar="FILE.svg|png", help="draw cost against each parameter with the model and knee")
+    p.add_argument("--weights", choices=WEIGHTINGS, help="relative: noise ∝ cost (default; none with --diff)")
+    p.add_argument("--no-robust", action="store_true", help="plain least squares instead of Huber's M-estimator")
+    p.add_argument("--benchmark", help="benchmark name for --check/--record (default: the name in the file header)")
+    p.add_argument("--check", nargs="?", const="", metavar="FILE",
+                   help="check complexity expectations (default file: thresholds/complexity.toml); exit 1 if violated")
+    p.add_argument("--record", action="store_true", help="store coefficients and knee as derived metrics of a run")
+    add_run_identity(p)
+
+
+def run(args: argparse.Namespace) -> int:
+    table = _load(args)
+    weighting = args.weights or ("none" if args.diff else "relative")
+    table = _filter(table, args)
+    if len(table) < 3:
+        raise PerfgateError(f"only {len(table)} data point(s) left after the filters; nothing to fit")
+    params = table.letters()
+    names = {c[0].lower(): c for c in table.params}
+    candidates = _candidates(args, params)
+    benchmark = args.benchmark or table.name
+    expectations = _expectations(args.check) if args.check is not None else []
+    expectations = [e for e in expectations if e.matches(benchmark)]
+    results = []
+    for key, label, y in _phases(table, args.phases):
+        try:
+            fit, selection = _fit(candidates, params, y, weighting, not args.no_robust, auto=args.auto or not args.params)
+            knee = _knee(args.knee, fit, params, y, weighting) if args.knee or expectations else None
+        except (FitError, TermError) as e:
+            raise PerfgateError(f"{table.source}: {label}: {e}") from None
+        verdicts = [check(e, label, fit, knee, params) for e in expectations]
+        results.append((key, label, y, fit, selection, knee, verdicts))
+
+    if args.plot:
+        _plot(args.plot, benchmark, names, params, results, table.unit)
+    recorded = _record(args, benchmark, table, names, results) if args.record else None
+    violated = any(not v.ok for *_, verdicts in results for v in verdicts)
+    if args.json:
+        emit_json({"benchmark": benchmark, "source": table.source, "points": len(table),
+                   "parameters": names, "unit": table.unit, "diff": args.diff,
+                   "phases": [_phase_json(key, label, fit, selection, knee, verdicts, names)
+                              for key, label, _, fit, selection, knee, verdicts in results],
+                   "recorded": recorded, "violated": violated})
+    else:
+        _print(results, names, len(table), args)
+        if args.check is not None and not expectations:
+            err.print(f"no complexity expectation matches benchmark {benchmark!r}", markup=False, soft_wrap=True)
+        if recorded:
+            err.print(f"recorded {recorded['metrics']} complexity metrics for {benchmark} "
+                      f"as a run of {recorded['branch']}@{recorded['commit'][:12]}", markup=False, soft_wrap=True)
+    return EXIT_REGRESSION if violated else EXIT_OK
+
+
+# --- input ----------------------------------------------------------------------------------
+
+def _load(args: argparse.Namespace) -> ScalingTable:
+    if args.from_store:
+        if args.files or args.diff:
+            raise PerfgateError("--from-store takes no files and no --diff")
+        return _from_store(args)
+    if not 1 <= len(args.files) <= 2:
+        raise PerfgateError("give RESULTS, or INPUTS RESULTS, or --from-store NAME")
+    table = _read_results(args.files)
+    if args.diff:
+        baseline = _read_results(args.files[:-1] + [args.diff])
+        table = _difference(table, baseline)
+    return table
+
+
+def _read_results(files: list[str]) -> ScalingTable:
+    results = parse_table(read_text(files[-1]), files[-1])
+    if len(files) == 2:
+        results = combine(parse_inputs(read_text(files[0]), files[0]), results, files[0])
+    elif not results.params:
+        raise InputError(files[-1], "", "no parameter columns; give the inputs file first: perfgate fit INPUTS RESULTS")
+    return results
+
+
+def _difference(table: ScalingTable, baseline: ScalingTable) -> ScalingTable:
+    if len(table) != len(baseline):
+        raise InputError(baseline.source, "", f"{len(baseline)} rows but {table.source} has {len(table)}; "
+                         "--diff needs two runs on the same inputs")
+    for name, values in table.params.items():
+        other = baseline.params.get(name)
+        if other is None:
+            raise InputError(baseline.source, "", f"has no {name!r} column")
+        bad = np.nonzero(values != other)[0]
+        if len(bad):
+            i = int(bad[0])
+            raise InputError(baseline.source, f"line {baseline.lines[i]}", f"{name} = {other[i]:g} but "
+                             f"{table.source} line {table.lines[i]} has {values[i]:g}; --diff needs the same inputs")
+    missing = set(table.phases) - set(baseline.phases)
+    if missing:
+        raise InputError(baseline.source, "", f"has no {', '.join(sorted(missing))} column")
+    phases = {k: v - baseline.phases[k] for k, v in table.phases.items()}
+    return ScalingTable(table.name, table.args, table.params, phases, table.unit, True, table.source, table.lines)
+
+
+def _from_store(args: argparse.Namespace) -> ScalingTable:
+    name, _, commit = args.from_store.partition("@")
+    prefix = name + "/"
+    with store_from(args) as store:
+        for summary in store.runs():
+            if commit and not summary.commit.startswith(commit):
+                continue
+            run = store.get_run(summary.run_id)
+            points = [m for m in run.metrics if m.benchmark.startswith(prefix) and "parameters" in m.attrs]
+            if points:
+                return _table_from_metrics(name, points, f"{args.store} run {summary.run_id}")
+    at = f" at commit {commit}" if commit else ""
+    raise PerfgateError(f"no scaling run of {name!r}{at} in {args.store} (ingest one with --adapter scaling-tsv)")
+
+
+def _table_from_metrics(name: str, metrics: list[Metric], source: str) -> ScalingTable:
+    """Rows from recorded points: each sample (or the value) of each parameter combination."""
+    by_point: dict[str, dict[str, Metric]] = {}
+    for m in metrics:
+        by_point.setdefault(m.benchmark, {})[m.measure] = m
+    measures = sorted({m.measure for m in metrics})
+    unit = measures[0].rsplit("-", 1)[-1] if "-" in measures[0] else ""
+    params: dict[str, list[float]] = {}
+    phases: dict[str, list[float]] = {meas.rsplit("-", 1)[0]: [] for meas in measures}
+    for point in by_point.values():
+        first = next(iter(point.values()))
+        rows = len(first.samples) or 1
+        for meas in measures:
+            m = point.get(meas)
+            values = list(m.samples) or [m.value] if m else []
+            if len(values) != rows:
+                raise InputError(source, first.benchmark, f"measure {meas!r} has {len(values)} points, expected {rows}")
+            phases[meas.rsplit("-", 1)[0]].extend(values)
+        for k, v in first.attrs["parameters"].items():
+            params.setdefault(k, []).extend([float(v)] * rows)
+    arrays = {k: np.array(v) for k, v in params.items()}
+    n = len(next(iter(arrays.values())))
+    return ScalingTable(name, "", arrays, {k: np.array(v) for k, v in phases.items()}, unit or "ns", False,
+                        source, np.arange(1, n + 1))
+
+
+def _filter(table: ScalingTable, args: argparse.Namespace) -> ScalingTable:
+    keep = np.ones(len(table), dtype=bool)
+    for bound in ("min", "max"):
+        for param in ("values", "objects"):
+            limit = getattr(args, f"{bound}_{param}")
+            if limit is None:
+                continue
+            if param not in table.params:
+                raise PerfgateError(f"--{bound}-{param}: the data has no {param!r} parameter "
+                                    f"(it has: {', '.join(table.params) or 'none'})")
+            x = table.params[param]
+            keep &= x >= limit if bound == "min" else x <= limit
+    return table.subset(keep)
+
+
+def _phases(table: ScalingTable, spec: str | None) -> list[tuple[str, str, np.ndarray]]:
+    """(key, label, y) per requested phase.  E is derived as T − S."""
+    available = {k[0].upper(): (PHASE_LABELS.get(k[0].upper(), k.capitalize()), v) for k, v in table.phases.items()}
+    if "S" in available and "T" in available and "E" not in available:
+        available["E"] = (PHASE_LABELS["E"], available["T"][1] - available["S"][1])
+    keys = [k.strip().upper() for k in spec.split(",")] if spec else [k for k in "SET" if k in available] + \
+        [k for k in available if k not in "SET"]
+    out = []
+    for key in keys:
+        if key not in available:
+            raise PerfgateError(f"-y {spec}: phase {key!r} is not in the data (it has: {', '.join(available)})")
+        out.append((key, *available[key]))
+    return out
+
+
+def _candidates(args: argparse.Namespace, params: dict[str, np.ndarray]):
+    try:
+        terms = parse_terms(args.params or DEFAULT_SPEC)
+    except TermError as e:
+        raise PerfgateError(f"-p {args.params}: {e}") from None
+    if not args.params:
+        terms = [t for t in terms if letters([t]) <= set(params)]
+    missing = letters(terms) - set(params)
+    if missing:
+        raise PerfgateError(f"-p {args.params}: the data has no parameter for {', '.join(sorted(missing))} "
+                            f"(it has: {', '.join(sorted(params))})")
+    return terms
+
+
+def _expectations(path: str):
+    path = path or str(Path("thresholds") / "complexity.toml")
+    return parse_expectations(read_text(path), path)
+
+
+# --- analysis -------------------------------------------------------------------------------
+
+def _fit(candidates, params, y, weighting: str, robust: bool, auto: bool) -> tuple[Fit, Selection | None]:
+    if auto:
+        selection = select_terms(candidates, params, y, weighting=weighting, robust=robust)
+        return selection.fit, selection
+    return fit_terms(candidates, params, y, weighting=weighting, robust=robust), None
+
+
+def _knee(param: str | None, fit: Fit, params, y, weighting: str) -> Knee | None:
+    letter = (param or "objects")[0].lower()
+    if letter not in params:
+        raise FitError(f"--knee {param}: the data has no such parameter")
+    return find_knee(linear_base(fit.terms, letter), params, y, letter, start=fit.fitted,
+                     robust_weights=fit.robust_weights, weighting=weighting)
+
+
+# --- output ---------------------------------------------------------------------------------
+
+def _print(results, names: dict[str, str], n: int, args: argparse.Namespace) -> None:
+    width = max(len(label) for _, label, *_ in results)
+    for key, label, y, fit, selection, knee, verdicts in results:
+        out.print(f"{label.ljust(width)}: {fit.summary()}", markup=False, soft_wrap=True)
+        cis = "  ".join(f"{t.label} {c:,.4g} [{lo:,.4g}, {hi:,.4g}]"
+                        for t, c, lo, hi in zip(fit.terms, fit.coef, fit.ci_low, fit.ci_high))
+        pad = " " * (width + 2)
+        out.print(f"{pad}95% CI: {cis}", markup=False, style="dim", soft_wrap=True)
+        if selection is not None and len(selection.ranking) > 1:
+            runner = selection.ranking[1]
+            out.print(f"{pad}chosen by BIC among {len(selection.ranking)} models; next best "
+                      f"{runner.spec} is ΔBIC {selection.delta_bic:.1f} worse", markup=False, style="dim", soft_wrap=True)
+        if knee is not None and (args.knee or knee.found):
+            out.print(f"{pad}{knee.describe(names.get(knee.param, knee.param))}", markup=False, soft_wrap=True)
+        for v in verdicts:
+            mark = "ok" if v.ok else "VIOLATED"
+            out.print(f"{pad}{mark}: {v.reason}", markup=False, style=None if v.ok else "bold red", soft_wrap=True)
+    out.print(f"[dim]{n} points; weighting {results[0][3].weighting}, "
+              f"{'Huber-robust' if results[0][3].robust else 'least squares'}[/dim]")
+
+
+def _phase_json(key, label, fit: Fit, selection, knee, verdicts: list[Verdict], names) -> dict:
+    return {"phase": key, "label": label, "fit": fit.as_dict(), "summary": fit.summary(),
+            "selection": selection.as_dict() if selection else None,
+            "knee": {**knee.as_dict(), "param": names.get(knee.param, knee.param)} if knee else None,
+            "verdicts": [v.as_dict() for v in verdicts]}
+
+
+def _plot(path: str, title: str, names, params, results, unit: str) -> None:
+    from perfgate.complexity.plot import fit_figure
+
+    if Path(path).suffix.lower() not in (".svg", ".png"):
+        raise PerfgateError(f"--plot {path}: the file must end in .svg or .png")
+    fig = fit_figure(title, names, params, [(label, y, fit, knee) for _, label, y, fit, _, knee, _ in results], unit)
+    target = Path(path)
+    tmp = target.with_name(f".{target.name}.tmp{target.suffix}")
+    try:
+        fig.savefig(tmp)
+        tmp.replace(target)  # never leave a half-written plot behind
+    except OSError as e:
+        tmp.unlink(missing_ok=True)
+        raise PerfgateError(f"--plot {path}: cannot write: {e.strerror}") from None
+
+
+def _record(args, benchmark: str, table: ScalingTable, names, results) -> dict:
+    """One run whose metrics are the fits: benchmark ``NAME/phase``, measure ``complexity:TERM``
+    (value = coefficient, lower/upper = its 95% interval) and ``complexity:knee-PARAM``."""
+    branch, commit, testbed = resolve_identity(args)
+    metrics = []
+    for key, label, _, fit, selection, knee, _ in results:
+        bench = f"{benchmark}/{label.lower()}"
+        attrs = {"model": ",".join(t.spec for t in fit.terms), "formula": fit.formula(), "r2": fit.r2,
+                 "adj_r2": fit.adj_r2, "points": fit.n, "source": table.source}
+        for t, c, lo, hi in zip(fit.terms, fit.coef, fit.ci_low, fit.ci_high):
+            metrics.append(Metric(bench, f"complexity:{t.spec}", float(c), float(lo), float(hi), attrs=attrs))
+        if knee is not None and knee.found:
+            metrics.append(Metric(bench, f"complexity:knee-{names.get(knee.param, knee.param)}", knee.location,
+                                  knee.low, knee.high, attrs={**attrs, "knee": knee.as_dict()}))
+    now = time.time()
+    new_run = Run(args.project, branch, commit, testbed, metrics, start_time=now, end_time=now,
+                  adapter="perfgate-fit", context={"complexity_of": benchmark, "source": table.source})
+    new_run.start_time = None  # the content key must not depend on the clock: a retry is a no-op
+    new_run.with_key()
+    new_run.start_time = now
+    with store_from(args) as store:
+        added = store.add_run(new_run)
+    return {"added": added, "branch": branch, "commit": commit, "metrics": len(metrics)}
