@@ -1,0 +1,187 @@
+"""Judge change point detectors on the labelled corpus of ``bench/detection_corpus.py``.
+
+For perfgate, Apache Otava (``otava.analysis.compute_change_points`` with its default settings:
+window 50, p ≤ 0.001, no minimum magnitude) and ruptures PELT with a textbook BIC penalty
+(l2 cost, ``pen = 2 σ² log n`` with σ from the MAD of first differences, ``jump=1``), prints:
+
+* pooled precision, recall and F1 — a detection matches an unmatched true change point at most
+  ``--margin`` (5) points away, one to one;
+* false alarms per 1,000 points of the series that have no change at all;
+* recall by effect size relative to noise (|step| / noise CV: < 1, 1–3, ≥ 3);
+* F1 per noise kind, and the time each method took.
+
+    python bench/evaluate_detection.py --series 350 --seed 1
+    python bench/evaluate_detection.py --corpus my_corpus.json   # a corpus from elsewhere
+
+Apache Otava is optional (``pip install -e .[eval]``); without it its column is skipped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+import ruptures as rpt
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from detection_corpus import KINDS, generate  # noqa: E402
+
+from perfgate.detect.changepoint import detect_change_points  # noqa: E402
+from perfgate.thresholds import ChangePointSettings  # noqa: E402
+
+# perfgate on an unnamed series uses its default change point settings (thresholds/default.toml:
+# min_effect 0.5%, confidence 0.99).
+PERFGATE_SETTINGS = ChangePointSettings(min_effect=0.005, confidence=0.99)
+
+
+def perfgate_detect(values: list[float]) -> list[int]:
+    return [cp.index for cp in detect_change_points(values, PERFGATE_SETTINGS)]
+
+
+def pelt_bic(values: list[float]) -> list[int]:
+    x = np.asarray(values, dtype=float)
+    n = x.size
+    sigma = 1.4826 * np.median(np.abs(np.diff(x) - np.median(np.diff(x)))) / math.sqrt(2)
+    if sigma == 0:
+        sigma = max(np.std(x), 1e-12)
+    algo = rpt.KernelCPD(kernel="linear", min_size=2, jump=1).fit(x.reshape(-1, 1))
+    return [int(b) for b in algo.predict(pen=2 * sigma ** 2 * math.log(n))[:-1]]
+
+
+def otava_detector() -> Callable[[list[float]], list[int]] | None:
+    try:
+        from otava.analysis import compute_change_points
+    except ImportError:
+        return None
+
+    def detect(values: list[float]) -> list[int]:
+        cps, _ = compute_change_points(list(values))   # Otava's defaults
+        return [int(cp.index) for cp in cps]
+
+    return detect
+
+
+def match(truth: list[int], found: list[int], margin: int) -> int:
+    """How many detections match a true change point within ``margin`` (one to one, closest first)."""
+    pairs = sorted((abs(t - f), i, j) for i, t in enumerate(truth) for j, f in enumerate(found) if abs(t - f) <= margin)
+    used_t, used_f, hits = set(), set(), 0
+    for _, i, j in pairs:
+        if i not in used_t and j not in used_f:
+            used_t.add(i)
+            used_f.add(j)
+            hits += 1
+    return hits
+
+
+def matched_truth(truth: list[int], found: list[int], margin: int) -> list[bool]:
+    pairs = sorted((abs(t - f), i, j) for i, t in enumerate(truth) for j, f in enumerate(found) if abs(t - f) <= margin)
+    used_t, used_f = set(), set()
+    for _, i, j in pairs:
+        if i not in used_t and j not in used_f:
+            used_t.add(i)
+            used_f.add(j)
+    return [i in used_t for i in range(len(truth))]
+
+
+BINS = ((0, 1, "< 1x noise"), (1, 3, "1-3x noise"), (3, math.inf, ">= 3x noise"))
+
+
+def evaluate(corpus: list[dict], detect: Callable[[list[float]], list[int]], margin: int) -> dict:
+    tp = fp = fn = 0
+    quiet_points = quiet_alarms = 0
+    by_bin = {label: [0, 0] for *_, label in BINS}
+    by_kind = {k: [0, 0, 0] for k in KINDS}
+    start = time.perf_counter()
+    for s in corpus:
+        found = detect(s["values"])
+        truth = s["change_points"]
+        hits = matched_truth(truth, found, margin)
+        h = sum(hits)
+        tp += h
+        fp += len(found) - h
+        fn += len(truth) - h
+        k = by_kind.setdefault(s["kind"], [0, 0, 0])
+        k[0] += h
+        k[1] += len(found) - h
+        k[2] += len(truth) - h
+        if not truth:
+            quiet_points += len(s["values"])
+            quiet_alarms += len(found)
+        for hit, step in zip(hits, s["steps"]):
+            ratio = abs(step) / s["noise_cv"] if s["noise_cv"] > 0 else math.inf
+            for lo, hi, label in BINS:
+                if lo <= ratio < hi:
+                    by_bin[label][0] += hit
+                    by_bin[label][1] += 1
+    elapsed = time.perf_counter() - start
+    precision = tp / (tp + fp) if tp + fp else 1.0
+    recall = tp / (tp + fn) if tp + fn else 1.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return {
+        "precision": precision, "recall": recall, "f1": f1,
+        "false_alarms_per_1000": 1000 * quiet_alarms / quiet_points if quiet_points else 0.0,
+        "recall_by_effect": {label: (h / n if n else None, n) for label, (h, n) in by_bin.items()},
+        "f1_by_kind": {kind: _f1(*v) for kind, v in by_kind.items()},
+        "seconds": elapsed,
+    }
+
+
+def _f1(tp: int, fp: int, fn: int) -> float | None:
+    if tp + fp + fn == 0:
+        return None
+    return 2 * tp / (2 * tp + fp + fn)
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--series", type=int, default=350, help="corpus size (default: %(default)s)")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--corpus", help="a JSON corpus file instead of generating one")
+    p.add_argument("--margin", type=int, default=5)
+    p.add_argument("--only", choices=["perfgate", "otava", "pelt-bic"], action="append")
+    p.add_argument("--json", action="store_true")
+    args = p.parse_args()
+    corpus = json.loads(Path(args.corpus).read_text()) if args.corpus else generate(args.series, args.seed)
+    methods: dict[str, Callable | None] = {"perfgate": perfgate_detect, "otava": otava_detector(), "pelt-bic": pelt_bic}
+    results = {}
+    for name, fn in methods.items():
+        if args.only and name not in args.only:
+            continue
+        if fn is None:
+            print(f"{name}: not installed (pip install -e .[eval]); skipped", file=sys.stderr)
+            continue
+        results[name] = evaluate(corpus, fn, args.margin)
+    if args.json:
+        json.dump(results, sys.stdout, indent=2)
+        print()
+        return
+    changes = sum(len(s["change_points"]) for s in corpus)
+    quiet = [s for s in corpus if not s["change_points"]]
+    print(f"corpus: {len(corpus)} series, {sum(len(s['values']) for s in corpus)} points, {changes} change points, "
+          f"{len(quiet)} no-change series ({sum(len(s['values']) for s in quiet)} points); margin ±{args.margin}")
+    names = list(results)
+    rows = [("precision", "precision"), ("recall", "recall"), ("F1", "f1"),
+            ("false alarms / 1000 no-change pts", "false_alarms_per_1000")]
+    print(f"{'':38}" + "".join(f"{n:>12}" for n in names))
+    for label, key in rows:
+        print(f"{label:38}" + "".join(f"{results[n][key]:>12.3f}" for n in names))
+    for *_, label in BINS:
+        cells = []
+        for n in names:
+            r, count = results[n]["recall_by_effect"][label]
+            cells.append(f"{'—' if r is None else f'{r:.3f}':>12}")
+        print(f"{'recall, step ' + label + f' (n={count})':38}" + "".join(cells))
+    for kind in KINDS:
+        cells = [results[n]["f1_by_kind"].get(kind) for n in names]
+        print(f"{'F1 ' + kind:38}" + "".join(f"{'—' if c is None else f'{c:.3f}':>12}" for c in cells))
+    print(f"{'seconds':38}" + "".join(f"{results[n]['seconds']:>12.2f}" for n in names))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,249 @@
+"""Change points in a performance history: a ruptures search, then a rank test per candidate.
+
+Pipeline (``ChangePointDetector(settings).fit(values).predict()``):
+
+1. :class:`~perfgate.detect.noise.NoiseModel` puts the series on a relative (log) scale, measures
+   its robust noise ``sigma`` and winsorizes spikes and tail values to ``±3 sigma``.
+2. **Search** (over-generating on purpose): ruptures ``KernelCPD(kernel="linear")`` — exact PELT
+   in C, ``jump=1`` so change points are not snapped to a grid — on the winsorized series in
+   units of its noise, minimising ``Σ_segments Σ (y_t - ȳ_seg)² / s² + β · #changes`` with the
+   low penalty ``β = 2 log n``.
+3. **Test and prune**: each candidate τ is judged on local windows (at most ``WINDOW`` points,
+   never crossing a neighbouring candidate) ``L = y[τ-w:τ]`` and ``R = y[τ:τ+w]`` by a
+   Mann–Whitney rank test — distribution-free, so tails, spikes and bimodal noise cannot fake
+   significance — whose variance is inflated by ``(1+ρ)/(1-ρ)`` for the series' lag-1
+   autocorrelation ρ.  The location was chosen by a search, so the p-value is scan-adjusted
+   (Bonferroni over the n possible positions): ``p_adj = min(1, n · p)``.  A candidate survives
+   when ``p_adj ≤ 1 - confidence`` and its relative size ``|Δ| ≥ min_effect``; the weakest failing
+   candidate is dropped and its neighbours re-tested, until all survivors pass.  ρ is then
+   re-estimated on the survivors' segmentation and the pruning repeated once.
+4. **Report** each survivor: τ (the first index of the new regime, refined to maximise the
+   two-sample likelihood ratio ``LR(t) = n_L n_R / (n_L + n_R) · (ȳ_L - ȳ_R)² / s²`` between its
+   neighbours), the range of t with ``LR(τ) - LR(t) ≤ 3.84·inflation`` (a 95% profile-likelihood
+   set for the location), the relative magnitude ``exp(HL) - 1`` with HL the Hodges–Lehmann
+   shift, its confidence interval ``HL ± z · s_w · sqrt((1/n_L + 1/n_R) · inflation)``, the
+   scan-adjusted p-value, and the direction for the measure.
+
+A single-run spike is never a change point: regimes have at least ``min_segment`` points and a
+rank test cannot be moved by one point's size.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import ruptures as rpt
+
+from perfgate.detect.noise import NoiseModel, lag1_autocorrelation, variance_inflation
+from perfgate.detect.stats import hodges_lehmann, mean_test, normal_quantile, rank_test
+from perfgate.thresholds import ChangePointSettings
+
+WINDOW = 60          # points each side used to judge a candidate (bounds the effect of slow drift)
+LOCATION_LEVEL = 3.84  # chi-square(1) 95% quantile for the location range
+DRIFT_GUARD_Z = 3.0    # a step must stand out from a linear trend through both windows
+
+
+@dataclass(frozen=True)
+class ChangePoint:
+    index: int             # first point of the new regime
+    index_low: int         # the new regime's first point lies in [index_low, index_high]
+    index_high: int
+    magnitude: float       # relative change of the level: after / before - 1
+    ci_low: float          # confidence interval of magnitude, at the settings' confidence
+    ci_high: float
+    p_value: float         # scan-adjusted two-sided p-value of the rank test
+    confidence: float      # 1 - p_value
+    direction: str         # "regression" | "improvement"
+    before: float          # median of the raw values in the window before / after
+    after: float
+
+    def to_json(self) -> dict:
+        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+
+
+def direction_of(magnitude: float, lower_is_better: bool) -> str:
+    worse = magnitude > 0 if lower_is_better else magnitude < 0
+    return "regression" if worse else "improvement"
+
+
+class ChangePointDetector:
+    """``ChangePointDetector(settings, lower_is_better).fit(values).predict() -> [ChangePoint]``."""
+
+    def __init__(self, settings: ChangePointSettings | None = None, lower_is_better: bool = True,
+                 window: int = WINDOW):
+        self.settings = settings or ChangePointSettings()
+        self.lower_is_better = lower_is_better
+        self.window = window
+
+    def fit(self, values) -> "ChangePointDetector":
+        self.values_ = np.asarray(values, dtype=float)
+        self.noise_ = NoiseModel().fit(self.values_)
+        return self
+
+    def predict(self) -> list[ChangePoint]:
+        n = self.values_.size
+        m = self.settings.min_segment
+        if n < 2 * m:
+            return []
+        y, yw = self.noise_.y, self.noise_.winsorized
+        candidates = self._search(yw, n, m)
+        if not candidates:
+            return []
+        self._alpha = (1.0 - self.settings.confidence) / n
+        rho = lag1_autocorrelation(_residuals(yw, candidates))
+        kept = self._prune(y, yw, candidates, variance_inflation(rho))
+        if kept:
+            rho = max(rho, lag1_autocorrelation(_residuals(yw, kept)))
+            kept = self._prune(y, yw, kept, variance_inflation(rho))
+        return [self._report(y, yw, kept, i, variance_inflation(rho)) for i in range(len(kept))]
+
+    # --- search --------------------------------------------------------------------------------
+
+    def _search(self, yw: np.ndarray, n: int, m: int) -> list[int]:
+        scale = float(np.std(yw - _piecewise_median(yw, []))) if n > 1 else 0.0
+        s = max(self.noise_.sigma, 1e-12)
+        signal = ((yw - np.median(yw)) / s).reshape(-1, 1)
+        if scale == 0.0:
+            return []
+        algo = rpt.KernelCPD(kernel="linear", min_size=m, jump=1).fit(signal)
+        return [int(b) for b in algo.predict(pen=2.0 * math.log(n))[:-1]]
+
+    # --- test and prune ------------------------------------------------------------------------
+
+    def _windows(self, y: np.ndarray, cps: list[int], i: int) -> tuple[np.ndarray, np.ndarray]:
+        lo = cps[i - 1] if i > 0 else 0
+        hi = cps[i + 1] if i + 1 < len(cps) else y.size
+        t = cps[i]
+        return y[max(lo, t - self.window):t], y[t:min(hi, t + self.window)]
+
+    def _judge(self, y: np.ndarray, yw: np.ndarray, cps: list[int], i: int,
+               inflation: float) -> tuple[bool, float, float]:
+        """``(passes, score, p)`` of candidate i given its neighbours: two tests on the local
+        windows — the rank test on the raw series and a t-test on each window clipped to its own
+        far-out fences (the rank test alone saturates on short windows with big steps) — Bonferroni-combined as
+        ``p = 2 · min(p_rank, p_t)`` and scan-adjusted; ``score`` (the larger z²) orders pruning."""
+        left, right = self._windows(y, cps, i)
+        z_rank, p_rank = rank_test(left, right, inflation)
+        lw, rw = fenced(left, self.noise_.sigma), fenced(right, self.noise_.sigma)
+        z_t, p_t = mean_test(lw, rw, self.noise_.sigma, inflation)
+        p = min(1.0, 2.0 * min(p_rank, p_t) * y.size)
+        effect = self.noise_.relative(hodges_lehmann(left, right))
+        ok = (p <= 1 - self.settings.confidence and abs(effect) >= self.settings.min_effect
+              and abs(step_beyond_trend(lw, rw, self.noise_.sigma, inflation)) >= DRIFT_GUARD_Z)
+        return ok, max(z_rank * z_rank, z_t * z_t), p
+
+    def _prune(self, y: np.ndarray, yw: np.ndarray, cps: list[int], inflation: float) -> list[int]:
+        """Drop the weakest failing candidate (smallest score: a true change hemmed in by
+        spurious neighbours has short windows and a poor p-value, but a large score) and
+        re-judge its neighbours, until every survivor passes."""
+        cps = list(cps)
+        verdicts = [self._judge(y, yw, cps, i, inflation) for i in range(len(cps))]
+        while cps:
+            failing = [i for i, v in enumerate(verdicts) if not v[0]]
+            if not failing:
+                break
+            worst = min(failing, key=lambda i: verdicts[i][1])
+            del cps[worst], verdicts[worst]
+            for j in (worst - 1, worst):   # the removed point's neighbours now see wider windows
+                if 0 <= j < len(cps):
+                    verdicts[j] = self._judge(y, yw, cps, j, inflation)
+        return cps
+
+    # --- report --------------------------------------------------------------------------------
+
+    def _report(self, y: np.ndarray, yw: np.ndarray, cps: list[int], i: int, inflation: float) -> ChangePoint:
+        lo = cps[i - 1] if i > 0 else 0
+        hi = cps[i + 1] if i + 1 < len(cps) else y.size
+        t, t_low, t_high = _locate(yw, lo, hi, cps[i], self.settings.min_segment, self.noise_.sigma, inflation)
+        refined = cps[:i] + [t] + cps[i + 1:]
+        left, right = self._windows(y, refined, i)
+        _, _, p_adj = self._judge(y, yw, refined, i, inflation)
+        shift = hodges_lehmann(left, right)
+        lw, rw = fenced(left, self.noise_.sigma), fenced(right, self.noise_.sigma)
+        spread = math.sqrt(((lw.var(ddof=1) if lw.size > 1 else 0) * (lw.size - 1)
+                            + (rw.var(ddof=1) if rw.size > 1 else 0) * (rw.size - 1))
+                           / max(lw.size + rw.size - 2, 1))
+        spread = max(spread, self.noise_.sigma)
+        half = normal_quantile(0.5 + self.settings.confidence / 2) * spread * math.sqrt(
+            (1 / lw.size + 1 / rw.size) * inflation)
+        magnitude = self.noise_.relative(shift)
+        raw = self.values_
+        return ChangePoint(
+            index=t, index_low=t_low, index_high=t_high, magnitude=magnitude,
+            ci_low=self.noise_.relative(shift - half), ci_high=self.noise_.relative(shift + half),
+            p_value=p_adj, confidence=1.0 - p_adj, direction=direction_of(magnitude, self.lower_is_better),
+            before=float(np.median(raw[max(lo, t - self.window):t])),
+            after=float(np.median(raw[t:min(hi, t + self.window)])))
+
+
+def step_beyond_trend(a: np.ndarray, b: np.ndarray, sigma: float, inflation: float) -> float:
+    """z of the step ``c`` in ``y_t = α + β·t + c·[t ≥ τ] + ε`` fitted by least squares over the two
+    windows: a slow drift shows up in β, not in c, so a ramp is not mistaken for a step."""
+    y = np.concatenate([a, b])
+    n = y.size
+    if a.size < 2 or b.size < 2 or n < 6:
+        return math.inf
+    t = np.arange(n, dtype=float) - (n - 1) / 2
+    X = np.column_stack([np.ones(n), t, (np.arange(n) >= a.size).astype(float)])
+    coef, *_ = np.linalg.lstsq(X, y, rcond=None)
+    resid = y - X @ coef
+    s2 = max(float(resid @ resid) / (n - 3), sigma * sigma)
+    var_c = float(np.linalg.inv(X.T @ X)[2, 2]) * s2 * inflation
+    return float(coef[2] / math.sqrt(var_c)) if var_c > 0 else math.inf
+
+
+def fenced(a: np.ndarray, sigma: float, fence: float = 3.0) -> np.ndarray:
+    """``a`` clipped to Tukey's far-out fences ``[Q1 - 3·IQR, Q3 + 3·IQR]`` of its own quartiles
+    (IQR floored at ``1.349·sigma``): spikes and tail values are tamed, both modes of a bimodal
+    window are kept (its IQR spans them), and nothing depends on neighbouring data."""
+    if a.size < 4:
+        return a
+    q1, q3 = np.percentile(a, [25, 75])
+    iqr = max(float(q3 - q1), 1.349 * sigma)
+    return np.clip(a, q1 - fence * iqr, q3 + fence * iqr)
+
+
+def _piecewise_median(y: np.ndarray, cps: list[int]) -> np.ndarray:
+    fit = np.empty_like(y)
+    for a, b in zip([0, *cps], [*cps, y.size]):
+        fit[a:b] = np.median(y[a:b])
+    return fit
+
+
+def _residuals(y: np.ndarray, cps: list[int]) -> np.ndarray:
+    return y - _piecewise_median(y, cps)
+
+
+def _locate(yw: np.ndarray, lo: int, hi: int, t0: int, m: int, sigma: float,
+            inflation: float) -> tuple[int, int, int]:
+    """Best split of ``yw[lo:hi]`` near ``t0`` by the two-sample likelihood ratio, and the range of
+    splits whose ratio is within the 95% level of the best (a profile-likelihood set)."""
+    seg = yw[lo:hi]
+    n = seg.size
+    ts = np.arange(1, n)
+    csum = np.cumsum(seg)
+    nl = ts.astype(float)
+    nr = n - nl
+    mean_l = csum[:-1] / nl
+    mean_r = (csum[-1] - csum[:-1]) / nr
+    lr = nl * nr / n * (mean_l - mean_r) ** 2 / (sigma ** 2 * inflation)
+    allowed = (ts >= m) & (ts <= n - m)
+    if not allowed.any():
+        return t0, t0, t0
+    lr = np.where(allowed, lr, -np.inf)
+    best = int(np.argmax(lr))
+    inside = lr >= lr[best] - LOCATION_LEVEL
+    a = b = best
+    while a > 0 and inside[a - 1]:
+        a -= 1
+    while b < n - 2 and inside[b + 1]:
+        b += 1
+    return lo + int(ts[best]), lo + int(ts[a]), lo + int(ts[b])
+
+
+def detect_change_points(values, settings: ChangePointSettings | None = None,
+                         lower_is_better: bool = True) -> list[ChangePoint]:
+    """Change points of one series of raw values, oldest first."""
+    return ChangePointDetector(settings, lower_is_better).fit(values).predict()
