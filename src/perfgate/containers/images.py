@@ -1,0 +1,205 @@
+"""Build the pinned images, cached by content hash, and look up their digests.
+
+Three layers, each tagged with a hash of everything that defines it, so an unchanged layer is
+never rebuilt:
+
+* ``perfgate/base:trixie`` — Debian trixie from ``docker/base.lock`` (mmdebstrap + docker import);
+* ``perfgate/<image>:<key>`` — ``docker/images/<image>/Dockerfile`` built FROM the base
+  (``image = "base"`` in a manifest uses the base itself);
+* ``perfgate/suite-<name>:<key>`` — the suite folder copied to ``/bench`` and its ``build``
+  command run there as the non-root user.
+
+Builds reach the network (``--network=host``) and get the machine's CA bundle as a BuildKit
+secret, mounted only during a RUN step, so it never lands in an image layer.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import subprocess
+import tarfile
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from perfgate.containers.engine import EngineError, docker, docker_cli
+from perfgate.containers.manifest import Suite
+from perfgate.errors import InputError
+
+BASE_TAG = "perfgate/base:trixie"
+KEY_LABEL = "org.perfgate.key"
+BENCH_UID = 1000
+# Build outputs and caches that must not leak from a developer's folder into the image.
+SKIP_NAMES = {".git", "target", "__pycache__", ".pytest_cache", ".benchmarks", "build", "node_modules"}
+HARNESS_PACKAGES = ("valgrind", "hyperfine", "time", "libbenchmark-dev", "g++", "rustc", "cargo",
+                    "python3", "python3-pytest-benchmark")
+
+
+def ca_bundle() -> Path | None:
+    """The machine's CA bundle, passed to builds that fetch over HTTPS (crates.io, PyPI)."""
+    path = Path(os.environ.get("PERFGATE_BUILD_CA", "/etc/ssl/certs/ca-certificates.crt"))
+    return path if path.is_file() else None
+
+
+@dataclass(frozen=True)
+class Built:
+    tag: str
+    key: str        # content hash of the definition (stable across machines)
+    image_id: str   # docker's image id (differs per build)
+    cached: bool
+
+
+def _hash_files(h: "hashlib._Hash", folder: Path) -> None:
+    for path in _files(folder):
+        h.update(str(path.relative_to(folder)).encode() + b"\0")
+        h.update(hashlib.sha256(path.read_bytes()).digest())
+
+
+def _files(folder: Path) -> list[Path]:
+    found = []
+    for root, dirs, files in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if d not in SKIP_NAMES)
+        found.extend(Path(root) / f for f in sorted(files) if f not in SKIP_NAMES)
+    return found
+
+
+def image_id(tag: str) -> str | None:
+    proc = docker("image", "inspect", "--format", "{{.Id}}", tag, check=False)
+    return proc.stdout.strip() if proc.returncode == 0 else None
+
+
+def _label(tag: str) -> str | None:
+    proc = docker("image", "inspect", "--format", f'{{{{index .Config.Labels "{KEY_LABEL}"}}}}', tag, check=False)
+    return proc.stdout.strip() if proc.returncode == 0 else None
+
+
+def base_key(docker_dir: Path) -> str:
+    h = hashlib.sha256(b"perfgate-base-v1\0")
+    for name in ("base.lock", "base/bootstrap", "base/pin-apt"):
+        path = docker_dir / name
+        if not path.is_file():
+            raise InputError(str(path), "", "missing; the pinned base image is defined by it")
+        h.update(name.encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()
+
+
+def build_base(docker_dir: Path, log=print) -> Built:
+    """``perfgate/base:trixie`` from the lock, unless an image with the same key exists."""
+    key = base_key(docker_dir)
+    if _label(BASE_TAG) == key:
+        return Built(BASE_TAG, key, image_id(BASE_TAG) or "", True)
+    log(f"building {BASE_TAG} from {docker_dir / 'base.lock'} (mmdebstrap; a few minutes)")
+    with tempfile.TemporaryDirectory(prefix="perfgate-base-") as tmp:
+        tar = Path(tmp) / "rootfs.tar"
+        proc = subprocess.run([str(docker_dir / "base" / "bootstrap"), str(tar), str(docker_dir / "base.lock")],
+                              capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise EngineError(f"bootstrapping the base image failed: {proc.stderr.strip()[-2000:]}")
+        docker("import", "--change", "ENV LANG=C.UTF-8",
+               "--change", "ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+               "--change", f"LABEL {KEY_LABEL}={key}", str(tar), BASE_TAG)
+    return Built(BASE_TAG, key, image_id(BASE_TAG) or "", False)
+
+
+def _build(tag: str, key: str, context: bytes | Path, log_path: Path | None) -> None:
+    """``docker build`` with BuildKit from a folder or an in-memory tar context."""
+    args = [docker_cli(), "build", "--network=host", "--label", f"{KEY_LABEL}={key}", "-t", tag,
+            "--progress=plain"]
+    ca = ca_bundle()
+    if ca:
+        args += ["--secret", f"id=ca,src={ca}"]
+    args.append(str(context) if isinstance(context, Path) else "-")
+    proc = subprocess.run(args, input=None if isinstance(context, Path) else context, capture_output=True,
+                          env={**os.environ, "DOCKER_BUILDKIT": "1"})
+    output = (proc.stdout + proc.stderr).decode(errors="replace")
+    if log_path:
+        log_path.parent.mkdir(parents=True, exist_ok=True)
+        log_path.write_text(output)
+    if proc.returncode != 0:
+        where = f" (full log: {log_path})" if log_path else ""
+        raise EngineError(f"building {tag} failed{where}:\n{output.strip()[-3000:]}")
+
+
+def build_image(docker_dir: Path, image: str, base: Built, log=print) -> Built:
+    """The toolchain image ``perfgate/<image>`` from ``docker/images/<image>/``."""
+    if image == "base":
+        return base
+    folder = docker_dir / "images" / image
+    if not (folder / "Dockerfile").is_file():
+        raise InputError(str(folder / "Dockerfile"), "", f"missing: image {image!r} has no Dockerfile")
+    h = hashlib.sha256(b"perfgate-image-v1\0" + base.key.encode())
+    _hash_files(h, folder)
+    key = h.hexdigest()
+    tag = f"perfgate/{image}:{key[:12]}"
+    found = image_id(tag)
+    if found:
+        return Built(tag, key, found, True)
+    log(f"building {tag} from {folder}/Dockerfile")
+    _build(tag, key, folder, docker_dir.parent / ".perfgate" / "logs" / f"image-{image}.log")
+    return Built(tag, key, image_id(tag) or "", False)
+
+
+def suite_dockerfile(from_tag: str, build: str, with_ca: bool) -> str:
+    lines = [f"FROM {from_tag}",
+             f"COPY --chown={BENCH_UID}:{BENCH_UID} suite/ /bench/",
+             "WORKDIR /bench",
+             f"USER {BENCH_UID}:{BENCH_UID}",
+             "ENV HOME=/home/bench PYTHONHASHSEED=0"]
+    if build.strip():
+        env = ["env"]
+        mount = ""
+        if with_ca:
+            # Only this step sees the bundle; cargo, pip, curl and git each read their own variable.
+            env += [f"{v}=/run/secrets/ca" for v in ("SSL_CERT_FILE", "CARGO_HTTP_CAINFO", "PIP_CERT",
+                                                      "REQUESTS_CA_BUNDLE", "GIT_SSL_CAINFO", "CURL_CA_BUNDLE")]
+            mount = f"--mount=type=secret,id=ca,target=/run/secrets/ca,uid={BENCH_UID},mode=0444 "
+        lines.append(f"RUN {mount}{json.dumps([*env, 'sh', '-c', build])}")
+    return "\n".join(lines) + "\n"
+
+
+def suite_context(suite: Suite, from_tag: str) -> tuple[str, bytes]:
+    """(content key, tar context) for a suite: its files under ``suite/`` plus a Dockerfile."""
+    dockerfile = suite_dockerfile(from_tag, suite.build, ca_bundle() is not None)
+    h = hashlib.sha256(b"perfgate-suite-v1\0" + from_tag.encode() + b"\0" + dockerfile.encode())
+    _hash_files(h, suite.folder)
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tar:
+        for path in _files(suite.folder):
+            info = tar.gettarinfo(str(path), arcname=f"suite/{path.relative_to(suite.folder)}")
+            info.uid = info.gid = 0
+            info.uname = info.gname = ""
+            info.mtime = 0
+            with open(path, "rb") as f:
+                tar.addfile(info, f)
+        data = dockerfile.encode()
+        info = tarfile.TarInfo("Dockerfile")
+        info.size = len(data)
+        tar.addfile(info, io.BytesIO(data))
+    return h.hexdigest(), buf.getvalue()
+
+
+def build_suite(suite: Suite, toolchain: Built, log=print, logs_dir: Path | None = None) -> Built:
+    """The suite image: the suite folder in /bench, built by its ``build`` command."""
+    key, context = suite_context(suite, toolchain.tag)
+    tag = f"perfgate/suite-{suite.name}:{key[:12]}"
+    found = image_id(tag)
+    if found:
+        return Built(tag, key, found, True)
+    log(f"building {tag} ({suite.folder})")
+    _build(tag, key, context, (logs_dir / f"suite-{suite.name}-{key[:12]}.log") if logs_dir else None)
+    return Built(tag, key, image_id(tag) or "", False)
+
+
+_VERSIONS: dict[str, dict[str, str]] = {}
+
+
+def harness_versions(tag: str) -> dict[str, str]:
+    """Debian versions of the harness packages inside an image (absent ones left out)."""
+    if tag not in _VERSIONS:
+        proc = docker("run", "--rm", "--network=none", tag, "dpkg-query", "-W", "-f", "${Package}=${Version}\\n",
+                      *HARNESS_PACKAGES, check=False)
+        _VERSIONS[tag] = dict(line.split("=", 1) for line in proc.stdout.splitlines() if "=" in line)
+    return _VERSIONS[tag]

@@ -1,0 +1,185 @@
+"""Run a suite in its container and turn what it printed into metrics.
+
+Every container runs with ``--network=none``, as the non-root user ``bench`` (uid 1000), pinned
+to a cpuset, under a memory limit (swap off), on a read-only root with ``$PERFGATE_OUT`` (a bind
+mount) and ``/tmp`` as the only writable places.
+
+Probes give the deterministic measures:
+
+* ``instructions`` — total instructions executed (valgrind's *I refs*) under
+  ``valgrind --tool=cachegrind --cache-sim=no`` with ASLR off (``setarch -R``) and
+  ``PYTHONHASHSEED=0``, so the count repeats exactly run to run.  Turning ASLR off needs the
+  ``personality`` syscall, which Docker's default seccomp profile refuses, so probe containers
+  (only those) run with ``seccomp=unconfined``; they keep every other restriction.
+* ``peak-rss`` — the maximum resident set size from GNU ``/usr/bin/time -f %M`` (KiB, stored in
+  bytes), measured in a run without valgrind.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import subprocess
+import tempfile
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from perfgate.adapters import parse_file
+from perfgate.containers.engine import EngineError, docker, docker_cli
+from perfgate.containers.manifest import Probe, Suite
+from perfgate.errors import InputError
+from perfgate.model import Metric
+
+OUT = "/out"
+_IREFS = re.compile(r"I\s+refs:\s+([0-9,]+)")
+
+
+@dataclass(frozen=True)
+class Limits:
+    cpuset: str
+    memory: str = "4g"
+    timeout: float = 1800.0
+
+
+@dataclass
+class Finished:
+    returncode: int
+    stdout: str
+    stderr: str
+    seconds: float
+    container: str = ""  # set when the container was kept for inspection
+
+
+def docker_run_args(tag: str, command: list[str], out_dir: Path, env: dict[str, str], limits: Limits, *,
+                    name: str, keep: bool = False, unconfined: bool = False) -> list[str]:
+    """The ``docker run`` argument list (without the CLI itself) for one benchmark container."""
+    args = ["run", "--name", name, "--network=none", "--user", "1000:1000",
+            f"--cpuset-cpus={limits.cpuset}", f"--memory={limits.memory}", f"--memory-swap={limits.memory}",
+            "--read-only", "--tmpfs", "/tmp:rw,exec,size=1g", "-v", f"{out_dir}:{OUT}:rw", "-w", "/bench",
+            "-e", f"PERFGATE_OUT={OUT}", "-e", "PYTHONHASHSEED=0", "-e", "HOME=/tmp"]
+    if not keep:
+        args.append("--rm")
+    if unconfined:
+        args += ["--security-opt", "seccomp=unconfined"]
+    for key, value in env.items():
+        args += ["-e", f"{key}={value}"]
+    return [*args, tag, *command]
+
+
+def run_container(tag: str, command: list[str], out_dir: Path, env: dict[str, str], limits: Limits, *,
+                  keep: bool = False, unconfined: bool = False) -> Finished:
+    """Run one container to completion (killed after ``limits.timeout`` seconds)."""
+    name = f"perfgate-{uuid.uuid4().hex[:12]}"
+    args = docker_run_args(tag, command, out_dir, env, limits, name=name, keep=keep, unconfined=unconfined)
+    started = time.monotonic()
+    try:
+        proc = subprocess.run([docker_cli(), *args], capture_output=True, text=True, timeout=limits.timeout)
+    except subprocess.TimeoutExpired:
+        docker("rm", "-f", name, check=False)
+        raise EngineError(f"container {name} ({tag}) ran longer than {limits.timeout:.0f} s and was killed") from None
+    seconds = time.monotonic() - started
+    if proc.returncode == 125:  # docker itself failed (bad flag, missing image...)
+        raise EngineError(f"docker run failed: {proc.stderr.strip()[-2000:]}")
+    return Finished(proc.returncode, proc.stdout, proc.stderr, seconds, name if keep else "")
+
+
+def writable_dir(parent: Path | None = None) -> Path:
+    """A fresh host directory the container's uid 1000 may write to."""
+    path = Path(tempfile.mkdtemp(prefix="perfgate-out-", dir=parent))
+    path.chmod(0o777)
+    return path
+
+
+def probe_script(probes: tuple[Probe, ...]) -> str:
+    """Shell script running each probe under valgrind, then under GNU time, into $PERFGATE_OUT."""
+    lines = ["set -u"]
+    for i, probe in enumerate(probes):
+        argv = " ".join(shlex.quote(a) for a in probe.argv)
+        lines.append(f"setarch -R valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null "
+                     f"--log-file={OUT}/.probe-{i}.vg {argv} >/dev/null 2>{OUT}/.probe-{i}.err "
+                     f"|| echo $? > {OUT}/.probe-{i}.failed")
+        lines.append(f"/usr/bin/time -f %M -o {OUT}/.probe-{i}.rss {argv} >/dev/null 2>>{OUT}/.probe-{i}.err "
+                     f"|| echo $? >> {OUT}/.probe-{i}.failed")
+    return "\n".join(lines) + "\n"
+
+
+def parse_probes(probes: tuple[Probe, ...], out_dir: Path, source: str) -> list[Metric]:
+    metrics = []
+    for i, probe in enumerate(probes):
+        failed = out_dir / f".probe-{i}.failed"
+        if failed.exists():
+            detail = (out_dir / f".probe-{i}.err").read_text(errors="replace").strip()[-1500:]
+            raise InputError(source, f"probe {probe.benchmark!r}",
+                             f"command {shlex.join(probe.argv)!r} failed (exit {failed.read_text().split()[0]}): {detail}")
+        log = (out_dir / f".probe-{i}.vg").read_text(errors="replace")
+        found = _IREFS.findall(log)
+        if not found:
+            raise InputError(source, f"probe {probe.benchmark!r}", "valgrind reported no instruction count")
+        rss_text = (out_dir / f".probe-{i}.rss").read_text().strip().splitlines()
+        try:
+            rss_kib = int(rss_text[-1])
+        except (IndexError, ValueError):
+            raise InputError(source, f"probe {probe.benchmark!r}", f"GNU time wrote no peak RSS: {rss_text!r}") from None
+        metrics.append(Metric(probe.benchmark, "instructions", float(int(found[-1].replace(",", "")))))
+        metrics.append(Metric(probe.benchmark, "peak-rss", float(rss_kib * 1024)))
+    return metrics
+
+
+@dataclass
+class SuiteResult:
+    metrics: list[Metric]
+    context: dict[str, Any] = field(default_factory=dict)
+    start_time: float = 0.0
+    end_time: float = 0.0
+
+
+def run_suite(suite: Suite, tag: str, *, variant: str, profile: str, limits: Limits,
+              work_dir: Path | None = None, probes: bool = True) -> SuiteResult:
+    """Run one suite (one variant, one profile) in image ``tag``: the harness command, then the
+    probes.  Benchmark names get the ``<variant>/`` prefix.  Raises on any failure, so a broken
+    run is never recorded half."""
+    if profile not in suite.commands:
+        raise InputError(str(suite.manifest), f"profiles.{profile}", "this suite has no such profile")
+    env = {"PERFGATE_PROFILE": profile, "PERFGATE_VARIANT": variant, **suite.variants.get(variant, {})}
+    out_dir = writable_dir(work_dir)
+    try:
+        start = time.time()
+        done = run_container(tag, ["sh", "-c", suite.commands[profile]], out_dir, env, limits)
+        where = f"{suite.manifest} [{profile}{'/' + variant if variant else ''}]"
+        if done.returncode != 0:
+            raise InputError(str(suite.manifest), f"profiles.{profile}.command",
+                             f"exited {done.returncode}{' (variant ' + variant + ')' if variant else ''}: "
+                             f"{done.stderr.strip()[-1500:]}")
+        output = out_dir / (suite.output if suite.output != "-" else "stdout.txt")
+        if suite.output == "-":
+            output.write_text(done.stdout)
+        elif not output.is_file():
+            raise InputError(str(suite.manifest), "output", f"the command wrote no {suite.output!r} in $PERFGATE_OUT")
+        adapter, parsed = parse_file(str(output), suite.adapter)
+        metrics = parsed.metrics
+        probe_seconds = 0.0
+        if probes and suite.probes:
+            finished = run_container(tag, ["sh", "-c", probe_script(suite.probes)], out_dir, env, limits, unconfined=True)
+            probe_seconds = finished.seconds
+            have = {(m.benchmark, m.measure) for m in metrics}
+            # The harness's own figure wins when it already reports a measure for that benchmark.
+            metrics += [m for m in parse_probes(suite.probes, out_dir, where) if (m.benchmark, m.measure) not in have]
+        if variant:
+            for m in metrics:
+                m.benchmark = f"{variant}/{m.benchmark}"
+        context = {"suite": suite.name, "variant": variant, "profile": profile, "adapter": adapter,
+                   "image": tag, "command": suite.commands[profile], "harness_seconds": round(done.seconds, 3),
+                   "probe_seconds": round(probe_seconds, 3), "cpuset": limits.cpuset, "memory": limits.memory,
+                   **{f"harness.{k}": v for k, v in parsed.context.items() if isinstance(v, (str, int, float))}}
+        return SuiteResult(metrics, context, start, time.time())
+    finally:
+        _cleanup(out_dir)
+
+
+def _cleanup(out_dir: Path) -> None:
+    import shutil
+
+    shutil.rmtree(out_dir, ignore_errors=True)
