@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,8 @@ from perfgate.errors import InputError
 from perfgate.model import Metric, name_problem, number_problem
 
 MAX_INPUT_BYTES = 256 * 1024 * 1024
+# A NaN/Infinity literal outside a string: after a ':' , '[' or ',' (with optional spaces).
+_CONSTANT = re.compile(r"(?<=[:\[,])\s*(-?Infinity|NaN)\b")
 
 
 @dataclass
@@ -32,8 +35,9 @@ class Parsed:
     context: dict[str, Any] = field(default_factory=dict)
 
 
-def read_text(path: str | Path, max_bytes: int = MAX_INPUT_BYTES) -> str:
+def read_text(path: str | Path, max_bytes: int | None = None) -> str:
     """Read a harness output as UTF-8 text, refusing huge or non-UTF-8 files by name."""
+    max_bytes = MAX_INPUT_BYTES if max_bytes is None else max_bytes  # looked up now: tests lower it
     p = Path(path)
     try:
         size = p.stat().st_size
@@ -60,9 +64,19 @@ def load_json(text: str, source: str) -> Any:
     except json.JSONDecodeError as e:
         raise InputError(source, f"line {e.lineno} column {e.colno}", f"invalid JSON: {e.msg}") from None
     except ValueError as e:
-        raise InputError(source, "", f"invalid JSON: {e}") from None
+        raise InputError(source, _constant_place(text), f"invalid JSON: {e}") from None
     except RecursionError:
         raise InputError(source, "", "invalid JSON: nested too deeply") from None
+
+
+def _constant_place(text: str) -> str:
+    """Where the first bare NaN / Infinity literal is (json gives no position for them)."""
+    m = _CONSTANT.search(text)
+    if not m:
+        return ""
+    start = m.start(1)
+    line = text.count("\n", 0, start) + 1
+    return f"line {line} column {start - text.rfind(chr(10), 0, start)}"
 
 
 def require(obj: Any, key: str, kind: type | tuple[type, ...], source: str, place: str) -> Any:

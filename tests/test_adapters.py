@@ -1,0 +1,224 @@
+"""The harness adapters against real output of each harness (tests/fixtures/<harness>/).
+
+Expected values are recomputed here from the fixture files with plain json / numpy, never copied
+from the adapter's output, so a conversion or grouping mistake in an adapter fails a test.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from perfgate.adapters import parse_file
+from perfgate.errors import InputError
+
+FIX = Path(__file__).resolve().parent / "fixtures"
+PYTEST_BENCH = FIX / "pytest-benchmark" / "strings.json"
+GBENCH = FIX / "google-benchmark" / "sort-accumulate.json"
+CRITERION = FIX / "criterion" / "target" / "criterion"
+GO = FIX / "go-bench" / "strings.txt"
+JMH = FIX / "jmh" / "string-bench.json"
+BDN = FIX / "benchmarkdotnet" / "collection-bench-report-full.json"
+
+
+def by_key(parsed):
+    return {(m.benchmark, m.measure): m for m in parsed.metrics}
+
+
+def close(a, b):
+    return a == pytest.approx(b, rel=1e-9, abs=1e-9)
+
+
+# --- each fixture parses to what the file says --------------------------------------------------
+
+def test_pytest_benchmark_fixture():
+    doc = json.loads(PYTEST_BENCH.read_text())
+    name, parsed = parse_file(str(PYTEST_BENCH), "pytest-benchmark")
+    metrics = by_key(parsed)
+    assert len(metrics) == len(doc["benchmarks"]) == 4
+    for bench in doc["benchmarks"]:
+        m = metrics[(bench["fullname"], "latency")]
+        data = np.array(bench["stats"]["data"])
+        assert len(m.samples) == len(data) == bench["stats"]["rounds"]
+        assert np.allclose(m.samples, data * 1e9)
+        # pytest-benchmark's own mean is the mean of the per-round data it saved.
+        assert close(m.value, data.mean() * 1e9)
+        assert close(m.upper - m.value, np.std(data, ddof=1) * 1e9)
+        assert m.lower == pytest.approx(max(data.mean() - np.std(data, ddof=1), 0) * 1e9)
+    pedantic = metrics[("bench_strings.py::test_sorted_pedantic", "latency")]
+    assert len(pedantic.samples) == 15 and pedantic.attrs["iterations"] == 4
+    assert metrics[("bench_strings.py::test_concat[1000]", "latency")].attrs["parameters"] == {"n": "1000"}
+
+
+def test_google_benchmark_fixture():
+    doc = json.loads(GBENCH.read_text())
+    rows = doc["benchmarks"]
+    _, parsed = parse_file(str(GBENCH), "google-benchmark")
+    metrics = by_key(parsed)
+    scale = {"ns": 1, "us": 1e3, "ms": 1e6}
+    # Aggregates and complexity rows never become benchmarks of their own.
+    assert not any(re.search(r"_(mean|median|stddev|cv|BigO|RMS)$", m.benchmark) for m in parsed.metrics)
+
+    reps = [r for r in rows if r["run_type"] == "iteration" and r["repetitions"] > 1]
+    run_name = reps[0]["run_name"]
+    assert len(reps) == 5
+    latency = metrics[(run_name, "latency")]
+    expected = [r["real_time"] * scale[r["time_unit"]] for r in reps]
+    assert np.allclose(latency.samples, expected)
+    mean_row = next(r for r in rows if r.get("aggregate_name") == "mean")
+    sd_row = next(r for r in rows if r.get("aggregate_name") == "stddev")
+    assert close(latency.value, np.mean(expected))  # the library's mean aggregate is the mean of reps
+    assert close(latency.upper - latency.value, sd_row["real_time"] * scale[sd_row["time_unit"]])
+    assert close(latency.value, mean_row["real_time"] * scale[mean_row["time_unit"]])
+
+    throughput = metrics[(run_name, "throughput")]
+    assert np.allclose(throughput.samples, [r["items_per_second"] for r in reps])
+    counter = metrics[(run_name, "checksum_mod")]
+    assert counter.samples == tuple(float(r["checksum_mod"]) for r in reps)
+
+    singles = [r for r in rows if r["run_type"] == "iteration" and r["repetitions"] == 1]
+    for r in singles:
+        m = metrics[(r["run_name"], "latency")]
+        assert m.samples == (r["real_time"] * scale[r["time_unit"]],) and close(m.value, m.samples[0])
+    assert any(r["time_unit"] == "ms" for r in singles)  # unit conversion is exercised
+
+    bigo = next(r for r in rows if r.get("aggregate_name") == "BigO")
+    rms = next(r for r in rows if r.get("aggregate_name") == "RMS")
+    complexity = metrics[(bigo["run_name"], "bigo-coefficient")]
+    assert close(complexity.value, bigo["real_coefficient"] * scale[bigo["time_unit"]])
+    assert complexity.attrs["big_o"] == bigo["big_o"] == "NlgN"
+    assert close(complexity.attrs["rms"], rms["rms"])
+
+
+def test_criterion_directory_and_single_benchmark():
+    _, parsed = parse_file(str(CRITERION), "criterion")
+    metrics = by_key(parsed)
+    new_dirs = sorted(CRITERION.rglob("new"))
+    assert len(metrics) == len(new_dirs) == 3
+    for new in new_dirs:
+        full_id = json.loads((new / "benchmark.json").read_text())["full_id"]
+        sample = json.loads((new / "sample.json").read_text())
+        est = json.loads((new / "estimates.json").read_text())["mean"]
+        per_iter = np.array(sample["times"]) / np.array(sample["iters"])
+        m = metrics[(full_id, "latency")]
+        assert np.allclose(m.samples, per_iter) and len(m.samples) == 20
+        # criterion's mean point estimate is the mean of the per-iteration sample times.
+        assert close(m.value, per_iter.mean())
+        assert (m.lower, m.upper) == (est["confidence_interval"]["lower_bound"], est["confidence_interval"]["upper_bound"])
+        assert m.lower <= m.value <= m.upper
+    one = CRITERION / "fib_iterative" / "80" / "new"
+    name, single = parse_file(str(one))  # auto-detected from a directory
+    assert name == "criterion" and [m.benchmark for m in single.metrics] == ["fib_iterative/80"]
+
+
+def test_go_bench_fixture():
+    lines = [l.split() for l in GO.read_text().splitlines() if l.startswith("Benchmark")]
+    _, parsed = parse_file(str(GO), "go-bench")
+    metrics = by_key(parsed)
+    names = list(dict.fromkeys(fields[0] for fields in lines))
+    assert names == ["BenchmarkConcat-2", "BenchmarkBuilder-2", "BenchmarkRepeat/n=16-2", "BenchmarkRepeat/n=1024-2"]
+    units = {"ns/op": "latency", "B/op": "allocated-bytes", "allocs/op": "allocations"}
+    for name in names:
+        rows = [fields for fields in lines if fields[0] == name]
+        assert len(rows) == 5  # -count 5
+        pairs = {}
+        for fields in rows:
+            for value, unit in zip(fields[2::2], fields[3::2]):
+                pairs.setdefault(units.get(unit, unit), []).append(float(value))
+        assert {measure for (bench, measure) in metrics if bench == name} == set(pairs)
+        for measure, values in pairs.items():
+            m = metrics[(name, measure)]
+            assert m.samples == tuple(values)
+            assert close(m.value, np.mean(values))
+            assert close(m.upper - m.value, np.std(values, ddof=1))
+    assert ("BenchmarkRepeat/n=16-2", "chars/op") in metrics and ("BenchmarkRepeat/n=16-2", "MB/s") in metrics
+
+
+def test_jmh_fixture():
+    doc = json.loads(JMH.read_text())
+    _, parsed = parse_file(str(JMH), "jmh")
+    metrics = by_key(parsed)
+    to_ns = {"ns/op": 1, "us/op": 1e3, "ms/op": 1e6}
+    modes = set()
+    for entry in doc:
+        name = entry["benchmark"] + "[" + ", ".join(f"{k}={v}" for k, v in entry["params"].items()) + "]"
+        pm = entry["primaryMetric"]
+        modes.add(entry["mode"])
+        if pm["scoreUnit"].startswith("ops/"):
+            m, factor = metrics[(name, "throughput")], {"ops/ms": 1e3, "ops/s": 1, "ops/us": 1e6}[pm["scoreUnit"]]
+        else:
+            m, factor = metrics[(name, "latency")], to_ns[pm["scoreUnit"]]
+        assert close(m.value, pm["score"] * factor)
+        assert close(m.upper, pm["scoreConfidence"][1] * factor)
+        assert m.lower == pytest.approx(max(pm["scoreConfidence"][0], 0) * factor)
+        if "rawData" in pm:
+            raw = np.concatenate([np.array(fork, dtype=float) for fork in pm["rawData"]])
+            assert np.allclose(m.samples, raw * factor)
+            assert close(m.value, raw.mean() * factor)  # the score is the mean of the iterations
+        else:  # sample mode: one sample per iteration, the mean of that iteration's histogram
+            hist = [np.array(it, dtype=float) for fork in pm["rawDataHistogram"] for it in fork]
+            assert np.allclose(m.samples, [(h[:, 0] * h[:, 1]).sum() / h[:, 1].sum() * factor for h in hist])
+            everything = np.concatenate(hist)
+            assert close(m.value, (everything[:, 0] * everything[:, 1]).sum() / everything[:, 1].sum() * factor)
+        alloc = metrics[(name, "allocated-bytes")]
+        assert close(alloc.value, entry["secondaryMetrics"]["gc.alloc.rate.norm"]["score"])
+    assert modes == {"avgt", "thrpt", "sample", "ss"}
+    # Collector figures and sample-mode percentiles are not measures of their own.
+    assert not any(m.measure.startswith(("gc.", "p0", "p1")) for m in parsed.metrics)
+
+
+def test_benchmarkdotnet_fixture():
+    doc = json.loads(BDN.read_text())
+    _, parsed = parse_file(str(BDN), "benchmarkdotnet")
+    metrics = by_key(parsed)
+    assert len(metrics) == 2 * len(doc["Benchmarks"])
+    for bench in doc["Benchmarks"]:
+        m = metrics[(bench["FullName"], "latency")]
+        result = [r["Nanoseconds"] / r["Operations"] for r in bench["Measurements"]
+                  if (r["IterationMode"], r["IterationStage"]) == ("Workload", "Result")]
+        assert m.samples == pytest.approx(result) and len(result) >= 10
+        assert close(m.value, np.mean(result))  # Statistics were computed from the Result stage
+        ci = bench["Statistics"]["ConfidenceInterval"]
+        assert m.upper == ci["Upper"] and m.lower == max(ci["Lower"], 0)
+        assert metrics[(bench["FullName"], "allocated-bytes")].value == bench["Memory"]["BytesAllocatedPerOperation"]
+
+
+# --- --adapter auto picks the right adapter for every fixture -----------------------------------
+
+AUTO = [
+    (PYTEST_BENCH, "pytest-benchmark"), (GBENCH, "google-benchmark"), (CRITERION, "criterion"),
+    (GO, "go-bench"), (JMH, "jmh"), (BDN, "benchmarkdotnet"),
+    *[(p, "hyperfine") for p in sorted((FIX / "hyperfine").glob("*.json"))],
+]
+
+
+@pytest.mark.parametrize("path,expected", AUTO, ids=[f"{e}-{p.name}" for p, e in AUTO])
+def test_auto_detects_every_fixture(path, expected):
+    name, parsed = parse_file(str(path))
+    assert name == expected and parsed.metrics
+
+
+def test_auto_detects_perfgate_bmf_export(cli, tmp_path):
+    cli("ingest", str(GBENCH), "--branch", "main", "--commit", "a" * 40, check=True)
+    out = tmp_path / "export.json"
+    cli("export", "--format", "bmf", "-o", str(out), check=True)
+    name, parsed = parse_file(str(out))
+    assert name == "bmf"
+    _, original = parse_file(str(GBENCH))
+    assert {(m.benchmark, m.measure) for m in parsed.metrics} == {(m.benchmark, m.measure) for m in original.metrics}
+
+
+def test_ingest_cli_accepts_a_criterion_directory(cli):
+    proc = cli("ingest", str(CRITERION), "--branch", "main", "--commit", "b" * 40, "--json", check=True)
+    assert json.loads(proc.stdout)["metrics"] == 3
+
+
+def test_a_file_from_inside_criterion_output_says_to_pass_the_directory():
+    est = CRITERION / "fib_recursive_15" / "new" / "estimates.json"
+    with pytest.raises(InputError, match="directory"):
+        parse_file(str(est))
