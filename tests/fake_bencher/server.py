@@ -552,6 +552,7 @@ class _Server(ThreadingHTTPServer):
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # headers and body go out as separate writes
     server: _Server
 
     def log_message(self, *args: Any) -> None:  # keep test output quiet

@@ -1,0 +1,240 @@
+"""The Bencher store: publish, read back, bootstrap, start points, thresholds, spool and flush."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from fake_bencher.fixtures import TOKEN, VIEWER_TOKEN, commit, fake  # noqa: F401 - fixture
+from fake_bencher.fixtures import make_run, make_store
+
+from perfgate.bencher.client import BencherError
+from perfgate.bencher.payload import StartPoint, idempotency_uuid
+from perfgate.model import Metric, Run
+from perfgate.model import Testbed as Bed
+from perfgate.store import open_store
+from perfgate.store.base import SeriesKey
+from perfgate.store.bencher import BencherStore, parse_spec
+
+LATENCY = SeriesKey("main", "ci-x86", "sort 1e6", "latency")
+
+
+def test_store_is_selected_by_url(monkeypatch):
+    monkeypatch.setenv("BENCHER_API_TOKEN", TOKEN)
+    store = open_store("bencher+https://bencher.example:6610/api/my-project")
+    assert isinstance(store, BencherStore) and store.project == "my-project"
+    assert store.client.base_url == "https://bencher.example:6610/api"
+    assert TOKEN not in repr(store) and TOKEN not in repr(store.client)
+    with pytest.raises(Exception, match="BENCHER_API_TOKEN"):
+        parse_spec("bencher+https://user:secret@host/p")
+    with pytest.raises(Exception, match="project slug"):
+        parse_spec("bencher+http://host:1/")
+
+
+def test_publish_and_read_back(fake, tmp_path):
+    store = make_store(fake, tmp_path)
+    values = [100.0 + (i % 3) for i in range(8)]
+    store.add_runs([make_run(i, v) for i, v in enumerate(values)])
+    assert [o.status for o in store.last_outcomes] == ["published"] * 8
+    assert store.series_keys() == [LATENCY]
+    points = store.series(LATENCY)
+    assert [p.value for p in points] == values
+    assert [p.commit for p in points] == [commit(i) for i in range(8)]
+    assert points[0].lower == pytest.approx(values[0] * 0.98) and points[0].samples == ()
+    assert points == sorted(points, key=lambda p: p.time)
+    newest = store.runs(limit=2)
+    assert [r.commit for r in newest] == [commit(7), commit(6)]
+    run = store.get_run(newest[0].run_id)
+    assert run.branch == "main" and run.testbed.name == "ci-x86" and run.metrics[0].value == values[7]
+    assert store.series_keys(measure="instructions") == [] and store.series_keys(branch="nope") == []
+
+
+def test_body_matches_the_run(fake, tmp_path):
+    store = make_store(fake, tmp_path)
+    run = make_run(3, 120.0, extra={"instructions": 5e6})
+    store.add_runs([run])
+    body = next(r["body"] for r in fake.requests if r["op"] == "run_post")
+    assert body["branch"] == "main" and body["hash"] == commit(3) and body["testbed"] == "ci-x86"
+    assert body["settings"] == {"adapter": "json"}
+    assert json.loads(body["results"][0]) == {"sort 1e6": {
+        "latency": {"value": 120.0, "lower_value": 120.0 * 0.98, "upper_value": 120.0 * 1.02},
+        "instructions": {"value": 5e6}}}
+    assert body["idempotency_key"] == idempotency_uuid("demo", run.idempotency_key)
+    assert body["start_time"].endswith("Z") and "start_point" not in body
+
+
+def test_same_run_twice_is_stored_once(fake, tmp_path):
+    store = make_store(fake, tmp_path)
+    store.add_runs([make_run(0, 100.0)])
+    store.add_runs([make_run(0, 100.0)])
+    assert len(fake.reports_of("demo")) == 1
+
+
+def test_read_back_pages_around_the_255_combination_limit(fake, tmp_path):
+    """130 benchmarks x 2 measures = 260 combinations: one perf request would silently lose
+    some of them (the fake cuts like the real server); the store splits its queries."""
+    metrics = [Metric(f"bench {i:03d}", m, float(i + 1)) for i in range(130) for m in ("latency", "instructions")]
+    store = make_store(fake, tmp_path)
+    store.add_runs([Run("demo", "main", commit(1), Bed("ci-x86"), metrics, start_time=1_750_000_000)])
+    keys = store.series_keys()
+    assert len(keys) == 260
+    assert store.series(SeriesKey("main", "ci-x86", "bench 129", "instructions"))[0].value == 130.0
+    perf_calls = [r for r in fake.requests if r["op"] == "proj_perf_get"]
+    for call in perf_calls:
+        n = 1
+        for dim in ("branches", "testbeds", "benchmarks", "measures"):
+            n *= len(call["query"][dim][0].split(","))
+        assert n <= 255
+    # The cut-off is real: asking for everything at once returns at most 255 series.
+    dims = store._dimensions()
+    doc = store.client.request("GET", "/v0/projects/demo/perf", params={
+        d: ",".join(i["uuid"] for i in dims[d]) for d in ("branches", "testbeds", "benchmarks", "measures")})
+    assert len(doc["results"]) <= 255 < len(keys)
+
+
+def test_bootstrap_creates_project_and_measures_with_units(fake, tmp_path):
+    store = make_store(fake, tmp_path, project="fresh-project")
+    store.add_runs([make_run(0, 100.0, extra={"instructions": 1e6, "peak-rss": 4096.0})])
+    project = fake.project("fresh-project")
+    assert project is not None
+    units = {m["name"]: m["units"] for m in fake.dims["measures"].values() if m["project"] == project["uuid"]}
+    assert units["instructions"] == "instructions" and units["peak-rss"] == "bytes"
+    created = [r["op"] for r in fake.requests if r["method"] == "POST"]
+    assert created[:1] == ["org_project_post"] and created.count("proj_measure_post") == 2
+    assert "proj_testbed_post" in created  # ci-x86 did not exist
+
+
+def test_bootstrap_with_a_token_that_may_not_create(fake, tmp_path):
+    make_store(fake, tmp_path).add_runs([make_run(0, 100.0)])  # project, main, ci-x86, latency exist
+    viewer = make_store(fake, tmp_path, token=VIEWER_TOKEN)
+    with pytest.raises(BencherError) as e:
+        viewer.add_runs([make_run(1, 100.0, extra={"peak-rss": 1.0})])
+    message = str(e.value)
+    assert "lacks measure 'peak-rss'" in message and "may not create" in message and "HTTP 403" in message
+    assert VIEWER_TOKEN not in message
+    assert len(fake.reports_of("demo")) == 1
+    missing = make_store(fake, tmp_path, token=VIEWER_TOKEN, project="no-such-project")
+    with pytest.raises(BencherError, match="does not exist and the token may not create it"):
+        missing.add_runs([make_run(1, 100.0)])
+
+
+def test_pull_request_start_point(fake, tmp_path):
+    store = make_store(fake, tmp_path, thresholds=_Stub({"latency": _Test("percentage", upper_boundary=0.1)}))
+    store.add_runs([make_run(i, 100.0) for i in range(5)])
+    store.start_point = StartPoint(branch="main", hash=commit(2), clone_thresholds=True)
+    store.thresholds = None  # the PR inherits main's thresholds by cloning
+    store.add_runs([make_run(10, 101.0, branch="pr-7", salt="pr")])
+    body = [r["body"] for r in fake.requests if r["op"] == "run_post"][-1]
+    assert body["start_point"] == {"branch": "main", "hash": commit(2), "clone_thresholds": True}
+    pr = store.series(SeriesKey("pr-7", "ci-x86", "sort 1e6", "latency"))
+    assert [p.commit for p in pr] == [commit(0), commit(1), commit(2), commit(10, "pr")]
+    branches = {b["name"]: b["uuid"] for b in fake.dims["branches"].values()}
+    assert any(k[0] == branches["pr-7"] for k in fake.thresholds)  # cloned from main
+    # The same start point again keeps the branch's history; reset starts it over.
+    store.add_runs([make_run(11, 102.0, branch="pr-7", salt="pr")])
+    assert len(store.series(SeriesKey("pr-7", "ci-x86", "sort 1e6", "latency"))) == 5
+    store.start_point = StartPoint(branch="main", reset=True)
+    store.add_runs([make_run(12, 103.0, branch="pr-7", salt="pr")])
+    after_reset = store.series(SeriesKey("pr-7", "ci-x86", "sort 1e6", "latency"))
+    assert [p.commit for p in after_reset] == [commit(i) for i in range(5)] + [commit(12, "pr")]
+
+
+class _Test(SimpleNamespace):
+    def __init__(self, test, **kw):
+        super().__init__(test=test, **{"min_sample_size": None, "max_sample_size": None, "window": None,
+                                        "lower_boundary": None, "upper_boundary": None, **kw})
+
+
+class _Stub:
+    """Stands in for perfgate.thresholds.Thresholds (only measure_tests() is used)."""
+
+    def __init__(self, tests):
+        self.tests = tests
+
+    def measure_tests(self):
+        return self.tests
+
+
+def test_thresholds_become_bencher_models_and_alerts_come_back(fake, tmp_path):
+    thresholds = _Stub({"latency": _Test("t_test", upper_boundary=0.99, min_sample_size=5, max_sample_size=64),
+                        "instructions": _Test("percentage", upper_boundary=0.005),
+                        "peak-rss": _Test("static", upper_boundary=1e9)})
+    store = make_store(fake, tmp_path, thresholds=thresholds)
+    quiet = [100.0, 101.0, 99.0, 100.5, 99.5, 100.2, 99.8, 100.1]
+    store.add_runs([make_run(i, v, extra={"instructions": 1e6}) for i, v in enumerate(quiet)])
+    assert store.last_alerts == []
+    models = [r["body"] for r in fake.requests if r["op"] == "run_post"][0]["thresholds"]["models"]
+    assert models == {"latency": {"test": "t_test", "upper_boundary": 0.99, "min_sample_size": 5, "max_sample_size": 64},
+                      "instructions": {"test": "percentage", "upper_boundary": 0.005}}  # peak-rss: not in the run
+    store.add_runs([make_run(20, 130.0, extra={"instructions": 1.1e6})])
+    alerts = {a.measure: a for a in store.last_alerts}
+    assert set(alerts) == {"latency", "instructions"}
+    lat = alerts["latency"]
+    assert lat.limit == "upper" and lat.test == "t_test" and lat.confidence == 0.99
+    assert lat.effect == pytest.approx(130.0 / (sum(quiet) / len(quiet)) - 1)
+    assert alerts["instructions"].effect == pytest.approx(0.1) and alerts["instructions"].confidence is None
+    assert "+10.0%" in alerts["instructions"].describe()
+
+
+def test_real_threshold_files_map_onto_models(fake, tmp_path):
+    from perfgate.thresholds import load_thresholds
+
+    default = Path(__file__).resolve().parents[1] / "thresholds" / "default.toml"
+    store = make_store(fake, tmp_path, thresholds=load_thresholds(default))
+    store.add_runs([make_run(0, 100.0, extra={"instructions": 1e6})])
+    models = [r["body"] for r in fake.requests if r["op"] == "run_post"][0]["thresholds"]["models"]
+    expected = load_thresholds(default).measure_tests()
+    assert set(models) == {"latency", "instructions"}
+    for name, model in models.items():
+        assert model["test"] == expected[name].test
+        assert model.get("upper_boundary") == expected[name].upper_boundary
+
+
+def test_spool_while_down_then_flush_in_order_exactly_once(fake, tmp_path):
+    store = make_store(fake, tmp_path)
+    store.add_runs([make_run(0, 100.0)])
+    fake.down = True
+    store.add_runs([make_run(i, 100.0 + i) for i in range(1, 6)])
+    assert [o.status for o in store.last_outcomes] == ["spooled"] * 5
+    spooled = sorted((tmp_path / "spool").glob("*.json"))
+    assert len(spooled) == 5 and not list((tmp_path / "spool").glob(".tmp-*"))
+    assert [json.loads(p.read_text())["body"]["hash"] for p in spooled] == [commit(i) for i in range(1, 6)]
+    for p in spooled:
+        assert TOKEN not in p.read_text()
+    # Still down: a new run joins the end of the spool instead of jumping the queue.
+    store.add_runs([make_run(6, 106.0)])
+    assert store.last_outcomes[0].status == "spooled"
+    fake.down = False
+    # Recovery, with one more fault: the answer to a spooled run is lost after it was stored.
+    fake.inject("drop_after", method="POST", path="/v0/run")
+    store.add_runs([make_run(7, 107.0)])
+    assert [o.hash for o in store.last_flush.sent] == [commit(i) for i in range(1, 7)]
+    assert store.last_outcomes[0].status == "published"
+    reports = fake.reports_of("demo")
+    assert [r["version"]["hash"] for r in reports] == [commit(i) for i in range(8)]  # in order, once each
+    assert not list((tmp_path / "spool").glob("*.json"))
+    assert [p.value for p in store.series(LATENCY)] == [100.0 + i for i in range(8)]
+
+
+def test_spool_entry_refused_on_flush_is_moved_aside(fake, tmp_path):
+    store = make_store(fake, tmp_path)
+    fake.down = True
+    bad = make_run(1, 100.0)
+    bad.commit = "zz-not-a-hash"
+    store.add_runs([bad, make_run(2, 100.0)])
+    fake.down = False
+    result = store.flush()
+    assert len(result.rejected) == 1 and "Failed to parse git hash" in result.rejected[0][1]
+    assert [o.hash for o in result.sent] == [commit(2)]
+    assert len(list((tmp_path / "spool" / "rejected").glob("*.json"))) == 1
+
+
+def test_corrupt_spool_entry_is_named(fake, tmp_path):
+    store = make_store(fake, tmp_path)
+    (tmp_path / "spool").mkdir()
+    broken = tmp_path / "spool" / "00000000000000000001-000000-abc.json"
+    broken.write_text('{"format": 1, "target": ')
+    with pytest.raises(Exception, match=str(broken.name)):
+        store.flush()
