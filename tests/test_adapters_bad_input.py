@@ -1,0 +1,239 @@
+"""Bad harness output, adapter by adapter: every case must raise InputError naming the file and
+the place, and ``perfgate ingest`` must exit 2 having written nothing.
+
+Each case starts from the adapter's real fixture and breaks one thing in it.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from perfgate.adapters import base, parse_file
+from perfgate.cli import main
+from perfgate.errors import InputError
+from perfgate.store.sqlite import SqliteStore
+
+FIX = Path(__file__).resolve().parent / "fixtures"
+NAN, INF = float("nan"), float("inf")
+JSON_FIXTURES = {
+    "pytest-benchmark": FIX / "pytest-benchmark" / "strings.json",
+    "google-benchmark": FIX / "google-benchmark" / "sort-accumulate.json",
+    "jmh": FIX / "jmh" / "string-bench.json",
+    "benchmarkdotnet": FIX / "benchmarkdotnet" / "collection-bench-report-full.json",
+}
+CRITERION = FIX / "criterion" / "target" / "criterion"
+GO = FIX / "go-bench" / "strings.txt"
+
+
+def _set(path: list, value):
+    """A mutation setting doc[path...] = value."""
+    def mutate(doc):
+        target = doc
+        for key in path[:-1]:
+            target = target[key]
+        target[path[-1]] = value
+    return mutate
+
+
+def _first_avgt(doc):
+    return next(i for i, e in enumerate(doc) if e["mode"] == "avgt")
+
+
+def _result_row(doc):
+    return next(k for k, r in enumerate(doc["Benchmarks"][0]["Measurements"]) if r["IterationStage"] == "Result")
+
+
+# adapter -> [(case id, mutation(doc) or None to replace the document, expected place, reason fragment)]
+JSON_CASES = {
+    "pytest-benchmark": [
+        ("wrong-type", _set(["benchmarks", 1, "stats", "mean"], "fast"), "benchmarks[1].stats.mean", "expected"),
+        ("negative", _set(["benchmarks", 0, "stats", "data", 3], -1e-6), "benchmarks[0].stats.data[3]", "negative"),
+        ("nan", _set(["benchmarks", 0, "stats", "mean"], NAN), "line ", "NaN"),
+        ("infinite", _set(["benchmarks", 2, "stats", "data", 0], INF), "line ", "Infinity"),
+        ("control-char", _set(["benchmarks", 0, "fullname"], "bench\x07mark"), "benchmarks[0].fullname", "control"),
+        ("html", _set(["benchmarks", 0, "fullname"], "<img src=x onerror=alert(1)>"), "benchmarks[0].fullname", "HTML"),
+        ("schema", _set(["benchmarks"], {"a": 1}), "benchmarks", "expected list"),
+    ],
+    "google-benchmark": [
+        ("wrong-type", _set(["benchmarks", 0, "real_time"], "fast"), "benchmarks[0].real_time", "expected"),
+        ("negative", _set(["benchmarks", 1, "real_time"], -5.0), "benchmarks[1].real_time", "negative"),
+        ("nan", _set(["benchmarks", 2, "real_time"], NAN), "line ", "NaN"),
+        ("control-char", _set(["benchmarks", 0, "name"], "BM_\x1b[31mred"), "benchmarks[0].name", "control"),
+        ("html", _set(["benchmarks", 0, "name"], "<script>alert(1)</script>"), "benchmarks[0].name", "HTML"),
+        ("schema", _set(["benchmarks", 0, "time_unit"], "fortnights"), "benchmarks[0].time_unit", "time unit"),
+        ("failed-run", _set(["benchmarks", 0, "error_occurred"], True), "benchmarks[0]", "failed"),
+    ],
+    "jmh": [
+        ("wrong-type", _set([0, "primaryMetric", "score"], "fast"), "[0].primaryMetric.score", "expected"),
+        ("negative", lambda d: _set([_first_avgt(d), "primaryMetric", "score"], -3.0)(d),
+         "primaryMetric.score", "negative"),
+        ("nan", _set([0, "primaryMetric", "rawData", 0, 1], NAN), "line ", "NaN"),
+        ("control-char", _set([0, "benchmark"], "a.B.c\x00"), "[0].benchmark", "control"),
+        ("html", _set([0, "benchmark"], "a.B.<svg onload=alert(1)>"), "[0].benchmark", "HTML"),
+        ("schema", _set([0, "primaryMetric", "scoreUnit"], "furlongs/op"), "[0].primaryMetric.scoreUnit", "unit"),
+    ],
+    "benchmarkdotnet": [
+        ("wrong-type", _set(["Benchmarks", 0, "Statistics", "Mean"], "fast"), "Benchmarks[0].Statistics.Mean", "expected"),
+        ("negative", lambda d: _set(["Benchmarks", 0, "Measurements", _result_row(d), "Nanoseconds"], -10.0)(d),
+         "Benchmarks[0].Measurements[", "negative"),
+        ("nan", _set(["Benchmarks", 1, "Statistics", "Mean"], NAN), "line ", "NaN"),
+        ("control-char", _set(["Benchmarks", 0, "FullName"], "A.B\x7f"), "Benchmarks[0].FullName", "control"),
+        ("html", _set(["Benchmarks", 0, "FullName"], "A.<iframe src=x>"), "Benchmarks[0].FullName", "HTML"),
+        ("schema", _set(["Benchmarks", 0, "Statistics"], None), "Benchmarks[0].Statistics", "no statistics"),
+    ],
+}
+
+
+def stored_runs(store_path: Path) -> int:
+    if not store_path.exists():
+        return 0
+    with SqliteStore(store_path, "default") as store:
+        return len(store.runs())
+
+
+def assert_refused(path: Path, adapter: str, place: str, reason: str, store_path: Path, capsys,
+                   named: Path | None = None) -> None:
+    """parse_file raises InputError naming file and place; ``perfgate ingest`` exits 2, writes nothing."""
+    named = named or path
+    with pytest.raises(InputError) as info:
+        parse_file(str(path), adapter)
+    message = str(info.value)
+    assert str(named) in message and place in info.value.place and reason in message, message
+    code = main(["ingest", str(path), "--adapter", adapter, "--store", f"sqlite:{store_path}",
+                 "--branch", "main", "--commit", "c" * 40])
+    err = capsys.readouterr().err
+    assert code == 2 and str(named) in err and place in err, err
+    assert "Traceback" not in err
+    assert stored_runs(store_path) == 0
+
+
+def _dump(doc) -> str:
+    return json.dumps(doc, indent=1)  # writes NaN / Infinity literals, as a broken harness would
+
+
+@pytest.mark.parametrize("adapter,case,mutate,place,reason",
+                         [(a, *c) for a, cases in JSON_CASES.items() for c in cases],
+                         ids=[f"{a}-{c[0]}" for a, cases in JSON_CASES.items() for c in cases])
+def test_json_adapter_refuses(adapter, case, mutate, place, reason, tmp_path, store_path, capsys):
+    doc = copy.deepcopy(json.loads(JSON_FIXTURES[adapter].read_text()))
+    mutate(doc)
+    bad = tmp_path / f"{case}.json"
+    bad.write_text(_dump(doc))
+    assert_refused(bad, adapter, place, reason, store_path, capsys)
+
+
+@pytest.mark.parametrize("adapter", sorted(JSON_FIXTURES))
+def test_truncated_json(adapter, tmp_path, store_path, capsys):
+    text = JSON_FIXTURES[adapter].read_text()
+    bad = tmp_path / "truncated.json"
+    bad.write_text(text[: len(text) // 2])
+    assert_refused(bad, adapter, "line ", "invalid JSON", store_path, capsys)
+
+
+@pytest.mark.parametrize("adapter", sorted(JSON_FIXTURES) + ["go-bench"])
+def test_not_utf8(adapter, tmp_path, store_path, capsys):
+    data = (JSON_FIXTURES.get(adapter) or GO).read_bytes()
+    bad = tmp_path / "latin1.out"
+    bad.write_bytes(data[:150] + b"\xff\xfe" + data[150:])
+    assert_refused(bad, adapter, "byte 150", "not valid UTF-8", store_path, capsys)
+
+
+@pytest.mark.parametrize("adapter", sorted(JSON_FIXTURES) + ["go-bench"])
+def test_file_over_the_size_limit(adapter, monkeypatch, tmp_path, store_path, capsys):
+    path = JSON_FIXTURES.get(adapter) or GO
+    monkeypatch.setattr(base, "MAX_INPUT_BYTES", path.stat().st_size - 1)
+    assert_refused(path, adapter, "", "-byte limit", store_path, capsys)
+
+
+# --- go test -bench text --------------------------------------------------------------------------
+
+GO_CASES = [
+    ("truncated-pair", "BenchmarkCut-2   \t 20000\t  344.9 ns/op\t  64", "value/unit pairs"),
+    ("wrong-type", "BenchmarkX-2   20000   fast ns/op", "not a number"),
+    ("negative", "BenchmarkX-2   20000   -12.5 ns/op", "negative"),
+    ("nan", "BenchmarkX-2   20000   NaN ns/op", "NaN"),
+    ("infinite", "BenchmarkX-2   20000   1e999 ns/op", "infinite"),
+    ("control-char", "BenchmarkX\x07-2   20000   12.5 ns/op", "control"),
+    ("html", "Benchmark<script>alert(1)</script>-2   20000   12.5 ns/op", "HTML"),
+    ("failed", "--- FAIL: BenchmarkX-2", "failed"),
+]
+
+
+@pytest.mark.parametrize("case,line,reason", GO_CASES, ids=[c[0] for c in GO_CASES])
+def test_go_bench_refuses(case, line, reason, tmp_path, store_path, capsys):
+    lines = GO.read_text().splitlines()
+    lines.insert(7, line)  # after the header and two good result lines
+    bad = tmp_path / "bench.txt"
+    bad.write_text("\n".join(lines) + "\n")
+    assert_refused(bad, "go-bench", "line 8", reason, store_path, capsys)
+
+
+# --- criterion directories --------------------------------------------------------------------------
+
+def _criterion_copy(tmp_path: Path) -> Path:
+    root = tmp_path / "criterion"
+    shutil.copytree(CRITERION, root)
+    return root
+
+
+CRITERION_CASES = [
+    ("wrong-type", "estimates.json", lambda d: d["mean"].__setitem__("point_estimate", "fast"), "mean.point_estimate", "expected"),
+    ("negative", "sample.json", lambda d: d["times"].__setitem__(2, -1.0), "times[2]", "negative"),
+    ("nan", "sample.json", lambda d: d["times"].__setitem__(0, NAN), "line ", "NaN"),
+    ("zero-iters", "sample.json", lambda d: d["iters"].__setitem__(1, 0.0), "iters[1]", "positive"),
+    ("control-char", "benchmark.json", lambda d: d.__setitem__("full_id", "fib\x1b"), "full_id", "control"),
+    ("html", "benchmark.json", lambda d: d.__setitem__("full_id", "<script>x</script>"), "full_id", "HTML"),
+    ("schema", "estimates.json", lambda d: d.__setitem__("mean", [1, 2]), "mean", "expected dict"),
+]
+
+
+@pytest.mark.parametrize("case,filename,mutate,place,reason", CRITERION_CASES, ids=[c[0] for c in CRITERION_CASES])
+def test_criterion_refuses(case, filename, mutate, place, reason, tmp_path, store_path, capsys):
+    root = _criterion_copy(tmp_path)
+    target = root / "fib_iterative" / "80" / "new" / filename
+    doc = json.loads(target.read_text())
+    mutate(doc)
+    target.write_text(_dump(doc))
+    assert_refused(root, "criterion", place, reason, store_path, capsys, named=target)
+
+
+def test_criterion_truncated_non_utf8_and_huge(monkeypatch, tmp_path, store_path, capsys):
+    root = _criterion_copy(tmp_path)
+    target = root / "fib_recursive_15" / "new" / "sample.json"
+    good = target.read_bytes()
+    target.write_bytes(good[: len(good) // 2])
+    assert_refused(root, "criterion", "line ", "invalid JSON", store_path, capsys, named=target)
+    target.write_bytes(good[:20] + b"\xc3\x28" + good[20:])
+    assert_refused(root, "criterion", "byte 20", "not valid UTF-8", store_path, capsys, named=target)
+    target.write_bytes(good)
+    monkeypatch.setattr(base, "MAX_INPUT_BYTES", 300)  # every estimates.json is bigger than this
+    with pytest.raises(InputError, match="-byte limit"):
+        parse_file(str(root), "criterion")
+
+
+def test_criterion_missing_file_and_empty_directory(tmp_path, store_path, capsys):
+    root = _criterion_copy(tmp_path)
+    missing = root / "fib_iterative" / "10" / "new" / "sample.json"
+    missing.unlink()
+    assert_refused(root, "criterion", "", "missing", store_path, capsys, named=missing)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert_refused(empty, "criterion", "", "no criterion results", store_path, capsys)
+
+
+def test_one_bad_file_among_good_ones_writes_nothing(tmp_path, store_path, capsys):
+    bad = tmp_path / "bad.txt"
+    bad.write_text(GO.read_text().replace("64 B/op", "-64 B/op", 1))
+    code = main(["ingest", str(JSON_FIXTURES["google-benchmark"]), str(CRITERION), str(bad),
+                 "--store", f"sqlite:{store_path}", "--branch", "main", "--commit", "d" * 40])
+    assert code == 2 and str(bad) in capsys.readouterr().err
+    assert stored_runs(store_path) == 0
+
+
+def test_directory_given_to_a_file_adapter(store_path, capsys):
+    assert_refused(CRITERION, "jmh", "", "is a directory", store_path, capsys)
