@@ -70,20 +70,6 @@ def default_cpuset() -> str:
     return cpus[-1] if cpus and cpus[-1] else "0"
 
 
-def build_all(root: Path, suites: list[Suite]) -> dict[str, tuple[images.Built, images.Built]]:
-    """Build base, toolchain and suite images; returns suite name -> (toolchain, suite image)."""
-    docker_dir = root / "docker"
-    base = images.build_base(docker_dir, log=err.print)
-    toolchains: dict[str, images.Built] = {}
-    built = {}
-    for suite in suites:
-        if suite.image not in toolchains:
-            toolchains[suite.image] = images.build_image(docker_dir, suite.image, base, log=err.print)
-        tool = toolchains[suite.image]
-        built[suite.name] = (tool, images.build_suite(suite, tool, log=err.print, logs_dir=root / ".perfgate" / "logs"))
-    return built
-
-
 def coefficient_of_variation(values: list[float]) -> float | None:
     """Sample standard deviation over mean; None with fewer than two values or a zero mean."""
     if len(values) < 2:
@@ -104,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
         raise PerfgateError("--branch and --commit are required outside a git checkout")
 
     engine.ensure_engine()
-    built = build_all(root, suites)
+    built = images.build_all(root, suites, log=err.print)
     testbeds: dict[str, Testbed] = {}
     for suite in suites:
         tool = built[suite.name][0]

@@ -203,3 +203,42 @@ def harness_versions(tag: str) -> dict[str, str]:
                       *HARNESS_PACKAGES, check=False)
         _VERSIONS[tag] = dict(line.split("=", 1) for line in proc.stdout.splitlines() if "=" in line)
     return _VERSIONS[tag]
+
+
+def build_all(root: Path, suites: list[Suite], log=print) -> dict[str, tuple[Built, Built]]:
+    """Build base, toolchain and suite images; returns suite name -> (toolchain, suite image)."""
+    docker_dir = root / "docker"
+    base = build_base(docker_dir, log=log)
+    toolchains: dict[str, Built] = {}
+    built = {}
+    for suite in suites:
+        if suite.image not in toolchains:
+            toolchains[suite.image] = build_image(docker_dir, suite.image, base, log=log)
+        tool = toolchains[suite.image]
+        built[suite.name] = (tool, build_suite(suite, tool, log=log, logs_dir=root / ".perfgate" / "logs"))
+    return built
+
+
+def main() -> None:
+    """``python -m perfgate.containers.images [ROOT]``: build every image and suite (cached)."""
+    import sys
+    import time
+
+    from perfgate.containers.engine import ensure_engine
+    from perfgate.containers.manifest import discover
+
+    root = Path(sys.argv[1] if len(sys.argv) > 1 else ".").resolve()
+    ensure_engine()
+    started = time.monotonic()
+    suites = discover(root / "benches")
+    built = build_all(root, suites)
+    for folder in sorted((root / "docker" / "images").glob("*/Dockerfile")):  # images no suite uses yet
+        if folder.parent.name not in {s.image for s in suites}:
+            build_image(root / "docker", folder.parent.name, build_base(root / "docker"))
+    for name, (tool, suite_image) in built.items():
+        print(f"{name}: {suite_image.tag} on {tool.tag}{' (cached)' if suite_image.cached else ''}")
+    print(f"images ready in {time.monotonic() - started:.0f} s")
+
+
+if __name__ == "__main__":
+    main()

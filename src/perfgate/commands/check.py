@@ -1,0 +1,166 @@
+"""Compare two commits in one job: build both in the same pinned image, run them interleaved.
+
+``perfgate check --base main --head HEAD`` checks out each ref in a temporary git worktree,
+builds both refs' suites on the *same* toolchain image (the one defined by this checkout's
+``docker/``), then runs them interleaved — base, head, base, head, … for ``--rounds`` rounds —
+so slow drifts of the machine hit both sides alike.  Each side's rounds are pooled into one run
+(every round's raw samples, and one probe count per round), both runs are recorded in the store,
+and ``perfgate.detect.compare.compare_runs`` judges every benchmark: effect size with a
+confidence interval, a rank test with false discovery rate control across all benchmarks, and
+the smallest change this run could have detected given its noise.
+
+Exit 1 when a significant regression above the threshold is found, 0 otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import statistics
+import subprocess
+import tempfile
+from collections import defaultdict
+from pathlib import Path
+
+from rich.markup import escape
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+from perfgate.commands.run import add_suite_options
+from perfgate.commands._common import store_from
+from perfgate.containers import engine, images
+from perfgate.containers.fingerprint import container_testbed
+from perfgate.containers.manifest import Suite, discover
+from perfgate.containers.runner import Limits, SuiteResult, run_suite
+from perfgate.errors import PerfgateError
+from perfgate.model import Metric, Run, Testbed
+from perfgate.output import emit_json, err, out
+
+NAME = "check"
+HELP = "build and run two commits interleaved in one pinned image, and gate on regressions"
+ORDER = 35
+EPILOG = """examples:
+  perfgate check --base origin/main --head HEAD
+  perfgate check --base v1.2 --head my-branch --suite tree-alloc --rounds 8 --json"""
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--base", required=True, metavar="REF", help="the commit compared against (e.g. origin/main)")
+    p.add_argument("--head", required=True, metavar="REF", help="the commit under test (e.g. HEAD)")
+    p.add_argument("--rounds", type=int, default=5, metavar="N",
+                   help="interleaved base/head rounds (default: %(default)s)")
+    p.add_argument("--alpha", type=float, default=0.05, help="false discovery rate (default: %(default)s)")
+    add_suite_options(p)
+
+
+def _git(root: Path, *args: str) -> str:
+    proc = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise PerfgateError(f"git {' '.join(args)} failed in {root}: {proc.stderr.strip()}")
+    return proc.stdout.strip()
+
+
+def resolve(root: Path, ref: str, option: str) -> str:
+    proc = subprocess.run(["git", "-C", str(root), "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"],
+                          capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise PerfgateError(f"{option} {ref!r}: not a commit in {root}")
+    return proc.stdout.strip()
+
+
+def pool(results: list[SuiteResult]) -> list[Metric]:
+    """One metric per (benchmark, measure) from several rounds: all raw samples together (a round
+    without samples contributes its value), the median as value, the extremes as bounds."""
+    samples: dict[tuple[str, str], list[float]] = defaultdict(list)
+    for result in results:
+        for m in result.metrics:
+            samples[(m.benchmark, m.measure)].extend(m.samples or (m.value,))
+    return [Metric(b, meas, statistics.median(vals), min(vals), max(vals), tuple(vals))
+            for (b, meas), vals in samples.items()]
+
+
+def run(args: argparse.Namespace) -> int:
+    from perfgate.detect.compare import compare_runs  # the detection layer; pure, no I/O
+
+    if args.rounds < 2:
+        raise PerfgateError("--rounds must be at least 2: a comparison needs repeated measurements")
+    root = Path(_git(args.root.resolve(), "rev-parse", "--show-toplevel"))
+    shas = {"base": resolve(root, args.base, "--base"), "head": resolve(root, args.head, "--head")}
+    engine.ensure_engine()
+    with tempfile.TemporaryDirectory(prefix="perfgate-check-") as tmp:
+        trees = {}
+        try:
+            for side, sha in shas.items():
+                trees[side] = Path(tmp) / side
+                _git(root, "worktree", "add", "--detach", "--force", str(trees[side]), sha)
+            runs = _measure(args, root, trees, shas)
+        finally:
+            for tree in trees.values():
+                subprocess.run(["git", "-C", str(root), "worktree", "remove", "--force", str(tree)], capture_output=True)
+                shutil.rmtree(tree, ignore_errors=True)
+    with store_from(args) as store:
+        store.add_runs([runs["base"].with_key(), runs["head"].with_key()])
+    comparison = compare_runs(runs["base"], runs["head"], alpha=args.alpha)
+    if args.json:
+        emit_json({"base": {"ref": args.base, "commit": shas["base"]}, "head": {"ref": args.head, "commit": shas["head"]},
+                   "rounds": args.rounds, "testbed": runs["base"].testbed.name, "comparison": comparison,
+                   "exit_code": comparison.exit_code})
+    else:
+        _print(comparison, args, shas, runs["base"].testbed)
+    return comparison.exit_code
+
+
+def _measure(args: argparse.Namespace, root: Path, trees: dict[str, Path], shas: dict[str, str]) -> dict[str, Run]:
+    """Build both sides on one toolchain image, run them interleaved, pool each side's rounds."""
+    suites = {side: {s.name: s for s in discover(tree / "benches", None)} for side, tree in trees.items()}
+    names = sorted(set(suites["base"]) & set(suites["head"]))
+    if args.suite:
+        missing = [n for n in args.suite if n not in names]
+        if missing:
+            raise PerfgateError(f"suite {missing[0]!r} is not in both {args.base} and {args.head}")
+        names = [n for n in names if n in args.suite]
+    if not names:
+        raise PerfgateError(f"no suite exists in both {args.base} and {args.head}")
+    docker_dir = args.root.resolve() / "docker"
+    base_image = images.build_base(docker_dir, log=err.print)
+    plan: list[tuple[Suite, Suite, str, images.Built, images.Built]] = []
+    testbed: Testbed | None = None
+    for name in names:
+        head_suite, base_suite = suites["head"][name], suites["base"][name]
+        tool = images.build_image(docker_dir, head_suite.image, base_image, log=err.print)
+        built = {side: images.build_suite(s, tool, log=err.print, logs_dir=root / ".perfgate" / "logs")
+                 for side, s in (("base", base_suite), ("head", head_suite))}
+        testbed = testbed or container_testbed(head_suite.image, tool, args.cpuset, head_suite.memory)
+        for variant in head_suite.variant_names(args.variant):
+            if variant and variant not in base_suite.variants:
+                continue
+            plan.append((base_suite, head_suite, variant, built["base"], built["head"]))
+    results: dict[str, list[SuiteResult]] = {"base": [], "head": []}
+    with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+                  TimeElapsedColumn(), console=err) as progress:
+        task = progress.add_task("check", total=args.rounds * len(plan) * 2)
+        for rnd in range(args.rounds):
+            for base_suite, head_suite, variant, base_built, head_built in plan:
+                for side, suite, built in (("base", base_suite, base_built), ("head", head_suite, head_built)):
+                    progress.update(task, description=escape(f"round {rnd + 1}/{args.rounds}: {side} {suite.name}"
+                                                             f"{'/' + variant if variant else ''}"))
+                    results[side].append(run_suite(suite, built.tag, variant=variant, profile=args.profile,
+                                                   limits=Limits(args.cpuset, suite.memory, suite.timeout),
+                                                   probes=not args.no_probes))
+                    progress.advance(task)
+    assert testbed is not None
+    runs = {}
+    for side in ("base", "head"):
+        rs = results[side]
+        runs[side] = Run(args.project, getattr(args, side), shas[side], testbed, pool(rs),
+                         start_time=min(r.start_time for r in rs), end_time=max(r.end_time for r in rs),
+                         adapter="+".join(sorted({r.context["adapter"] for r in rs})),
+                         context={"check": True, "rounds": args.rounds, "interleaved_with": shas["head" if side == "base" else "base"],
+                                  "suites": names, "profile": args.profile})
+    return runs
+
+
+def _print(comparison, args: argparse.Namespace, shas: dict[str, str], testbed: Testbed) -> None:
+    out.print(f"perfgate check: {escape(args.head)} ({shas['head'][:12]}) against {escape(args.base)} "
+              f"({shas['base'][:12]}), {args.rounds} interleaved rounds on {escape(testbed.name)}")
+    render = getattr(comparison, "render", None) or getattr(comparison, "table", None)
+    out.print(render() if callable(render) else comparison)

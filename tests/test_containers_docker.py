@@ -1,0 +1,180 @@
+"""The runner in real containers: flags applied, deterministic instruction counts, peak RSS,
+fingerprints.  Needs the Docker engine (started when absent) and the pinned base image."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+from perfgate.containers import engine, images
+from perfgate.containers.fingerprint import container_testbed
+from perfgate.containers.manifest import discover, load_suite
+from perfgate.containers.runner import Limits, run_container, run_suite, writable_dir
+
+pytestmark = pytest.mark.docker
+
+SPIN = """\
+import sys
+total = 0
+for i in range(int(sys.argv[1])):
+    total += i * i % 7
+print(total)
+"""
+ALLOC = """\
+import sys
+block = bytearray(int(sys.argv[1]) * 1024 * 1024)   # zero-filled: every page is touched
+print(len(block))
+"""
+
+
+def bench_toml(spin: int) -> str:
+    return textwrap.dedent(f"""\
+        name = "spin"
+        image = "base"
+        adapter = "hyperfine"
+        output = "results.json"
+
+        [profiles.quick]
+        command = "hyperfine -N --runs 5 --warmup 1 --export-json $PERFGATE_OUT/results.json 'python3 spin.py {spin}'"
+
+        [[probe]]
+        benchmark = "python3 spin.py {spin}"
+        command = "python3 spin.py {spin}"
+
+        [[probe]]
+        benchmark = "alloc 64 MiB"
+        command = "python3 alloc.py 64"
+        """)
+
+
+def make_tiny_root(root: Path, spin: int = 200_000) -> Path:
+    """A repository-shaped folder: the real docker/ base definition and one small suite."""
+    (root / "docker").mkdir(parents=True, exist_ok=True)
+    shutil.copy(ROOT / "docker" / "base.lock", root / "docker" / "base.lock")
+    shutil.copytree(ROOT / "docker" / "base", root / "docker" / "base", dirs_exist_ok=True)
+    suite = root / "benches" / "spin"
+    suite.mkdir(parents=True, exist_ok=True)
+    (suite / "bench.toml").write_text(bench_toml(spin))
+    (suite / "spin.py").write_text(SPIN)
+    (suite / "alloc.py").write_text(ALLOC)
+    return root
+
+
+@pytest.fixture(scope="session")
+def base_image() -> images.Built:
+    if not shutil.which("dockerd") and not Path("/usr/sbin/dockerd").exists():
+        pytest.skip("Docker is not installed (scripts/setup installs docker.io)")
+    engine.ensure_engine()
+    return images.build_base(ROOT / "docker")
+
+
+@pytest.fixture
+def tiny(tmp_path, base_image):
+    root = make_tiny_root(tmp_path / "repo")
+    suite = load_suite(root / "benches" / "spin")
+    return suite, images.build_suite(suite, base_image)
+
+
+def test_runner_flags_are_applied_inside_the_container(tmp_path, base_image):
+    out = writable_dir(tmp_path)
+    probe = "id -u; grep Cpus_allowed_list /proc/self/status; ls /sys/class/net; touch /bench-file 2>&1; touch $PERFGATE_OUT/ok"
+    done = run_container(base_image.tag, ["sh", "-c", probe], out, {}, Limits("0", "256m"), keep=True)
+    try:
+        inspect = json.loads(engine.docker("inspect", done.container).stdout)[0]
+    finally:
+        engine.docker("rm", "-f", done.container, check=False)
+    host = inspect["HostConfig"]
+    assert host["NetworkMode"] == "none"
+    assert host["CpusetCpus"] == "0"
+    assert host["Memory"] == 256 * 1024 * 1024
+    assert host["MemorySwap"] == 256 * 1024 * 1024  # no swap beyond the limit
+    assert host["ReadonlyRootfs"] is True
+    assert inspect["Config"]["User"] == "1000:1000"
+    lines = done.stdout.split()
+    assert lines[0] == "1000"                           # not root
+    assert "Cpus_allowed_list:" in done.stdout and done.stdout.split("Cpus_allowed_list:")[1].split()[0] == "0"
+    assert "lo" in lines and "eth0" not in lines        # no network but loopback
+    assert "Read-only file system" in done.stdout       # only $PERFGATE_OUT and /tmp are writable
+    assert (out / "ok").exists()
+
+
+def test_instruction_counts_repeat_within_a_tenth_of_a_percent(tiny):
+    suite, built = tiny
+    runs = [run_suite(suite, built.tag, variant="", profile="quick", limits=Limits("1", "1g")) for _ in range(2)]
+    counts = [{m.benchmark: m.value for m in r.metrics if m.measure == "instructions"} for r in runs]
+    assert set(counts[0]) == {"python3 spin.py 200000", "alloc 64 MiB"}
+    for bench, first in counts[0].items():
+        assert first > 1e6
+        assert abs(counts[1][bench] - first) / first < 0.001, (bench, first, counts[1][bench])
+    latency = [m for m in runs[0].metrics if m.measure == "latency"]
+    assert len(latency) == 1 and len(latency[0].samples) == 5
+
+
+def test_peak_rss_is_recorded_in_bytes(tiny):
+    suite, built = tiny
+    result = run_suite(suite, built.tag, variant="", profile="quick", limits=Limits("1", "1g"))
+    rss = {m.benchmark: m.value for m in result.metrics if m.measure == "peak-rss"}
+    mib = 1024 * 1024
+    assert 64 * mib <= rss["alloc 64 MiB"] <= 64 * mib + 48 * mib      # the 64 MiB block plus the interpreter
+    assert rss["python3 spin.py 200000"] < 32 * mib
+
+
+def test_a_failing_suite_command_is_a_clear_error(tmp_path, base_image):
+    root = make_tiny_root(tmp_path / "repo")
+    toml = root / "benches" / "spin" / "bench.toml"
+    toml.write_text(toml.read_text().replace("hyperfine -N", "exit 3; hyperfine -N"))
+    suite = load_suite(toml.parent)
+    built = images.build_suite(suite, base_image)
+    from perfgate.errors import InputError
+
+    with pytest.raises(InputError, match=r"bench.toml:profiles.quick.command: exited 3"):
+        run_suite(suite, built.tag, variant="", profile="quick", limits=Limits("1", "1g"))
+
+
+def test_different_images_get_different_testbeds(tmp_path, base_image):
+    docker_dir = tmp_path / "docker"
+    (docker_dir / "images" / "extra").mkdir(parents=True)
+    (docker_dir / "images" / "extra" / "Dockerfile").write_text(
+        f"FROM {images.BASE_TAG}\nRUN echo extra > /etc/perfgate-extra\n")
+    extra = images.build_image(docker_dir, "extra", base_image)
+    assert extra.tag.startswith("perfgate/extra:") and extra.image_id != base_image.image_id
+    again = images.build_image(docker_dir, "extra", base_image)
+    assert again.cached and again.image_id == extra.image_id  # content-keyed cache
+    one = container_testbed("base", base_image, "1", "4g")
+    two = container_testbed("extra", extra, "1", "4g")
+    assert one.name != two.name
+    assert one.fingerprint["image_digest"] != two.fingerprint["image_digest"]
+    assert one.fingerprint["harness"]["valgrind"].startswith("1:3.24")
+
+
+REAL_SUITES = [s for s in discover(ROOT / "benches") if s.probes
+               and (s.image == "base" or (ROOT / "docker" / "images" / s.image / "Dockerfile").exists())] \
+    if list((ROOT / "benches").glob("*/bench.toml")) else []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("suite", REAL_SUITES, ids=[s.name for s in REAL_SUITES])
+def test_real_suite_probes_repeat_within_a_tenth_of_a_percent(suite, base_image):
+    """The issue's test: a suite of benches/ run twice in its container, probes only."""
+    from perfgate.containers.runner import parse_probes, probe_script
+
+    tool = images.build_image(ROOT / "docker", suite.image, base_image)
+    built = images.build_suite(suite, tool)
+    counts = []
+    for _ in range(2):
+        out = writable_dir()
+        try:
+            done = run_container(built.tag, ["sh", "-c", probe_script(suite.probes)], out, {}, Limits("1", suite.memory),
+                                 unconfined=True)
+            assert done.returncode == 0, done.stderr
+            counts.append({m.benchmark: m.value for m in parse_probes(suite.probes, out, suite.name)
+                           if m.measure == "instructions"})
+        finally:
+            shutil.rmtree(out, ignore_errors=True)
+    for bench, first in counts[0].items():
+        assert abs(counts[1][bench] - first) / first < 0.001, (bench, first, counts[1][bench])

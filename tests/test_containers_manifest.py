@@ -1,0 +1,135 @@
+"""bench.toml validation: every mistake is reported with the file, the key and the reason."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from perfgate.containers.fingerprint import container_testbed
+from perfgate.containers.images import Built, suite_dockerfile
+from perfgate.containers.manifest import discover, load_suite
+from perfgate.containers.runner import Limits, docker_run_args, probe_script
+from perfgate.errors import InputError
+
+GOOD = """\
+name = "demo"
+image = "base"
+adapter = "hyperfine"
+output = "results.json"
+
+[profiles.quick]
+command = "hyperfine --runs 3 --export-json $PERFGATE_OUT/results.json 'sleep 0.01'"
+
+[[probe]]
+benchmark = "sleep 0.01"
+command = "sleep 0.01"
+
+[variants.fast]
+env = { SPEED = "fast" }
+"""
+
+
+def write(tmp_path: Path, text: str, folder: str = "demo") -> Path:
+    suite = tmp_path / "benches" / folder
+    suite.mkdir(parents=True, exist_ok=True)
+    (suite / "bench.toml").write_text(text)
+    return suite
+
+
+def test_a_good_manifest_loads(tmp_path):
+    suite = load_suite(write(tmp_path, GOOD))
+    assert suite.name == "demo" and suite.image == "base" and suite.adapter == "hyperfine"
+    assert suite.commands == {"quick": "hyperfine --runs 3 --export-json $PERFGATE_OUT/results.json 'sleep 0.01'"}
+    assert suite.probes[0].argv == ("sleep", "0.01")
+    assert suite.variant_names() == ["", "fast"]
+    assert suite.variant_names(["fast"]) == ["fast"]
+
+
+@pytest.mark.parametrize("edit, place, reason", [
+    (lambda t: t.replace('name = "demo"', 'name = "other"'), "name", "folder is 'demo'"),
+    (lambda t: t.replace('image = "base"\n', ""), "image", "missing required key"),
+    (lambda t: t.replace('adapter = "hyperfine"', 'adapter = "nope"'), "adapter", "unknown adapter 'nope'"),
+    (lambda t: t.replace('adapter = "hyperfine"', "adapter = 3"), "adapter", "expected a string, got int"),
+    (lambda t: 'colour = "red"\n' + t, "colour", "unknown key"),
+    (lambda t: t.replace("[profiles.quick]", "[profiles.slow]"), "profiles.slow", "unknown profile"),
+    (lambda t: t.replace('command = "hyperfine', 'cmd = "hyperfine'), "profiles.quick.cmd", "unknown key"),
+    (lambda t: t.replace('benchmark = "sleep 0.01"\n', ""), "probe[0].benchmark", "missing required key"),
+    (lambda t: t.replace('command = "sleep 0.01"', 'command = "sleep \'0.01"'), "probe[0].command", "cannot split"),
+    (lambda t: t.replace('SPEED = "fast"', "SPEED = 1"), "variants.fast.env.SPEED", "expected a string"),
+    (lambda t: t.replace('SPEED = "fast"', '"BAD-NAME" = "x"'), "variants.fast.env.BAD-NAME", "not a valid environment"),
+    (lambda t: t.replace('output = "results.json"', 'output = "../escape.json"'), "output", "plain file name"),
+    (lambda t: t.replace('image = "base"', 'image = "Bad Image"'), "image", "not a valid image folder name"),
+    (lambda t: 'memory = "lots"\n' + t, "memory", "not a Docker memory size"),
+])
+def test_mistakes_name_file_key_and_reason(tmp_path, edit, place, reason):
+    folder = write(tmp_path, edit(GOOD))
+    with pytest.raises(InputError) as caught:
+        load_suite(folder)
+    assert caught.value.source == str(folder / "bench.toml")
+    assert caught.value.place == place
+    assert reason in caught.value.reason
+
+
+def test_invalid_toml_is_reported_with_its_position(tmp_path):
+    folder = write(tmp_path, 'name = "demo"\nimage = \n')
+    with pytest.raises(InputError, match=r"bench.toml: invalid TOML: .*line 2"):
+        load_suite(folder)
+
+
+def test_unknown_suite_and_variant(tmp_path):
+    write(tmp_path, GOOD)
+    with pytest.raises(InputError, match="no suite 'nope'; found: demo"):
+        discover(tmp_path / "benches", ["nope"])
+    with pytest.raises(InputError, match="no variant 'slow'"):
+        discover(tmp_path / "benches")[0].variant_names(["slow"])
+
+
+def test_perfgate_run_reports_a_bad_manifest_and_exits_2(tmp_path, cli):
+    write(tmp_path, GOOD.replace('adapter = "hyperfine"', 'adapter = "nope"'))
+    proc = cli("run", "--root", str(tmp_path), "--branch", "main", "--commit", "abc")
+    assert proc.returncode == 2
+    assert f"{tmp_path}/benches/demo/bench.toml:adapter: unknown adapter 'nope'" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_docker_run_arguments_sandbox_the_benchmark(tmp_path):
+    args = docker_run_args("img:1", ["sh", "-c", "true"], tmp_path, {"A": "1"}, Limits("1", "512m"), name="n")
+    for flag in ("--network=none", "--cpuset-cpus=1", "--memory=512m", "--memory-swap=512m", "--read-only", "--rm"):
+        assert flag in args
+    assert args[args.index("--user") + 1] == "1000:1000"
+    assert "seccomp=unconfined" not in args  # only probe containers may turn ASLR off
+
+
+def test_probe_script_quotes_arguments():
+    suite_probes = load_suite_probes()
+    script = probe_script(suite_probes)
+    assert "setarch -R valgrind --tool=cachegrind --cache-sim=no" in script
+    assert "'a b; rm -rf /'" in script  # one quoted argument, never shell code
+
+
+def load_suite_probes():
+    from perfgate.containers.manifest import Probe
+
+    return (Probe("x", ("echo", "a b; rm -rf /")),)
+
+
+def test_suite_build_passes_the_ca_bundle_only_as_a_secret():
+    with_ca = suite_dockerfile("perfgate/rust:abc", "cargo build --release", with_ca=True)
+    assert "--mount=type=secret,id=ca,target=/run/secrets/ca" in with_ca
+    assert "CARGO_HTTP_CAINFO=/run/secrets/ca" in with_ca
+    assert "COPY" in with_ca and "ca-certificates" not in with_ca
+    assert "secret" not in suite_dockerfile("perfgate/rust:abc", "cargo build --release", with_ca=False)
+
+
+def test_different_images_never_share_a_testbed():
+    one = Built("perfgate/cpp:aaa", "a" * 64, "sha256:1", False)
+    two = Built("perfgate/cpp:bbb", "b" * 64, "sha256:2", False)
+    harness = {"valgrind": "1:3.24.0-3"}
+    first = container_testbed("cpp", one, "1", "4g", harness)
+    assert first.name == container_testbed("cpp", one, "1", "4g", harness).name
+    assert first.name != container_testbed("cpp", two, "1", "4g", harness).name
+    assert first.name != container_testbed("cpp", one, "0", "4g", harness).name  # other cpuset
+    assert first.fingerprint["image_digest"] == "sha256:" + "a" * 64
+    for key in ("cpu_model", "kernel", "cpuset", "harness", "image_id"):
+        assert key in first.fingerprint
