@@ -1,0 +1,191 @@
+"""``perfgate publish`` end to end: the real CLI (in-process, since starting the CLI costs seconds
+here; one test runs it as a subprocess), a local SQLite history, and the fake Bencher server."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+from fake_bencher.fixtures import TOKEN, commit, fake  # noqa: F401 - fixture
+
+from conftest import ROOT
+from perfgate.cli import main
+
+BMF_SCHEMA = json.loads((ROOT / ".." / "shared" / "bencher" / "bmf.json").read_text())
+
+
+@pytest.fixture
+def cli(store_path, monkeypatch, capsys):
+    """``perfgate ARGS`` in this process; returns an object like CompletedProcess."""
+
+    class Done:
+        def __init__(self, returncode: int, stdout: str, stderr: str):
+            self.returncode, self.stdout, self.stderr = returncode, stdout, stderr
+
+    def run(*args: str, check: bool = False, env: dict | None = None) -> Done:
+        with monkeypatch.context() as m:
+            m.setenv("PERFGATE_STORE", f"sqlite:{store_path}")
+            for k, v in (env or {}).items():
+                m.setenv(k, v)
+            capsys.readouterr()
+            code = main(list(args))
+            captured = capsys.readouterr()
+        if check and code != 0:
+            raise AssertionError(f"perfgate {' '.join(args)} exited {code}:\n{captured.err}")
+        return Done(code, captured.out, captured.err)
+
+    return run
+
+
+def env(tmp_path: Path, token: str = TOKEN) -> dict[str, str]:
+    return {"BENCHER_API_TOKEN": token, "PERFGATE_SPOOL": str(tmp_path / "spool"),
+            "PERFGATE_BENCHER_ATTEMPTS": "3", "PERFGATE_BENCHER_BACKOFF": "0.01",
+            "PERFGATE_BENCHER_MAX_BACKOFF": "0.02", "PERFGATE_BENCHER_TIMEOUT": "2"}
+
+
+def ingest_bmf(cli, tmp_path: Path, i: int, latency: float, branch: str = "main") -> None:
+    f = tmp_path / f"bmf-{branch}-{i}.json"
+    f.write_text(json.dumps({"parse 1k": {"latency": {"value": latency}, "instructions": {"value": 2e6}}}))
+    cli("ingest", str(f), "--adapter", "bmf", "--branch", branch, "--commit", commit(i, branch),
+        "--testbed", "ci-x86", "--start-time", str(1_750_000_000 + 60 * i), check=True)
+
+
+def posts(fake) -> list[dict]:
+    return [r["body"] for r in fake.requests if r["op"] == "run_post"]
+
+
+def test_publish_all_then_nothing_new(cli, fake, tmp_path):
+    for i in range(3):
+        ingest_bmf(cli, tmp_path, i, 100.0 + i)
+    to = f"bencher+{fake.url}/demo"
+    proc = cli("publish", "--to", to, "--all", "--json", "--no-thresholds", env=env(tmp_path), check=True)
+    doc = json.loads(proc.stdout)
+    assert [r["status"] for r in doc["runs"]] == ["published"] * 3
+    assert [r["hash"] for r in doc["runs"]] == [commit(i, "main") for i in range(3)]  # oldest first
+    assert len(fake.reports_of("demo")) == 3
+    cli("publish", "--to", to, "--all", "--no-thresholds", env=env(tmp_path), check=True)
+    assert len(posts(fake)) == 3  # the ledger knew they were sent
+    default = str(ROOT / "thresholds" / "default.toml")
+    cli("publish", "--to", to, "--thresholds", default, env=env(tmp_path), check=True)  # newest again: idempotent
+    assert len(posts(fake)) == 4 and len(fake.reports_of("demo")) == 3
+    history = cli("history", "--store", to, "--json", env=env(tmp_path), check=True)
+    assert "parse 1k" in history.stdout
+
+
+def test_export_bmf_is_valid_bmf_and_accepted_by_the_server(cli, fake, tmp_path, fixtures):
+    """The bencher CLI is not installable here (not on crates.io); the export is checked against
+    Bencher's BMF schema and sent as the ``results`` of a real ``POST /v0/run`` instead."""
+    cli("ingest", str(fixtures / "hyperfine" / "parameter-scan.json"), "--branch", "main",
+        "--commit", commit(1), "--testbed", "ci-x86", check=True)
+    text = cli("export", "--format", "bmf", check=True).stdout
+    jsonschema.validate(json.loads(text), BMF_SCHEMA)
+    from perfgate.bencher.client import BencherClient
+
+    client = BencherClient(fake.url, TOKEN)
+    client.request("POST", "/v0/organizations/perfgate-org/projects", json={"name": "demo", "slug": "demo"})
+    report = client.request("POST", "/v0/run", json={
+        "project": "demo", "branch": "main", "hash": commit(1), "testbed": "ci-x86",
+        "start_time": "2025-01-01T00:00:00Z", "end_time": "2025-01-01T00:01:00Z",
+        "settings": {"adapter": "json"}, "results": [text]})
+    sent = {(r["benchmark"]["name"], m["measure"]["name"]) for r in report["results"][0] for m in r["measures"]}
+    assert sent == {(b, m) for b, ms in json.loads(text).items() for m in ms}
+
+
+def test_outage_spools_then_flush_sends_exactly_once(cli, fake, tmp_path):
+    to = f"bencher+{fake.url}/demo"
+    ingest_bmf(cli, tmp_path, 0, 100.0)
+    cli("publish", "--to", to, "--no-thresholds", env=env(tmp_path), check=True)
+    fake.down = True
+    for i in (1, 2):
+        ingest_bmf(cli, tmp_path, i, 100.0 + i)
+        proc = cli("publish", "--to", to, "--no-thresholds", env=env(tmp_path))
+        assert proc.returncode == 0, proc.stderr
+        assert "spooled" in proc.stderr and "perfgate publish --flush" in proc.stderr
+    spool_files = list((tmp_path / "spool").rglob("*"))
+    fake.down = False
+    flushed = cli("publish", "--to", to, "--flush", "--json", env=env(tmp_path), check=True)
+    sent = json.loads(flushed.stdout)["flushed"]["sent"]
+    assert [s["hash"] for s in sent] == [commit(1, "main"), commit(2, "main")]
+    assert [r["version"]["hash"] for r in fake.reports_of("demo")] == [commit(i, "main") for i in range(3)]
+    again = cli("publish", "--to", to, "--flush", env=env(tmp_path), check=True)
+    assert "nothing to publish" in again.stderr and len(fake.reports_of("demo")) == 3
+    # The token is nowhere: not in any output, nor in any spool file.
+    for text in (flushed.stdout, flushed.stderr, again.stderr, proc.stdout, proc.stderr):
+        assert TOKEN not in text
+    assert spool_files and all(TOKEN not in p.read_text() for p in spool_files if p.is_file())
+
+
+def test_wrong_token_and_refused_run_exit_2_with_the_server_message(cli, fake, tmp_path):
+    to = f"bencher+{fake.url}/demo"
+    ingest_bmf(cli, tmp_path, 0, 100.0)
+    wrong = "bencher-wrong-token-feedfacecafe"
+    proc = cli("publish", "--to", to, "--no-thresholds", env=env(tmp_path, wrong))
+    assert proc.returncode == 2
+    assert "HTTP 401" in proc.stderr and "Invalid token" in proc.stderr and "***" in proc.stderr
+    assert wrong not in proc.stderr + proc.stdout
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"x": {"latency": {"value": 1.0}}}))
+    cli("ingest", str(bad), "--adapter", "bmf", "--branch", "main", "--commit", "deadbeef-not-full",
+        "--testbed", "ci-x86", check=True)
+    before = len(posts(fake))
+    proc = cli("publish", "--to", to, "--no-thresholds", env=env(tmp_path))
+    assert proc.returncode == 2 and "Failed to parse git hash" in proc.stderr
+    assert len(posts(fake)) == before + 1  # not retried
+    assert not list((tmp_path / "spool").glob("*.json"))
+
+
+def test_pull_request_start_point_flags(cli, fake, tmp_path):
+    to = f"bencher+{fake.url}/demo"
+    for i in range(3):
+        ingest_bmf(cli, tmp_path, i, 100.0)
+    cli("publish", "--to", to, "--all", "--no-thresholds", env=env(tmp_path), check=True)
+    ingest_bmf(cli, tmp_path, 9, 100.0, branch="pr-12")
+    cli("publish", "--to", to, "--branch", "pr-12", "--start-point-branch", "main",
+        "--start-point-hash", commit(1, "main"), "--start-point-clone-thresholds", "--start-point-max-versions", "10",
+        "--no-thresholds", env=env(tmp_path), check=True)
+    assert posts(fake)[-1]["start_point"] == {"branch": "main", "hash": commit(1, "main"),
+                                              "clone_thresholds": True, "max_versions": 10}
+    usage = cli("publish", "--to", to, "--start-point-hash", "abc", env=env(tmp_path))
+    assert usage.returncode == 2 and "need --start-point-branch" in usage.stderr
+
+
+def test_alerts_are_printed_and_can_fail_the_step(cli, fake, tmp_path):
+    rules = tmp_path / "thresholds.toml"
+    rules.write_text('[measure.latency]\ntest = "percentage"\nupper_boundary = 0.05\n')
+    to = f"bencher+{fake.url}/demo"
+    for i in range(4):
+        ingest_bmf(cli, tmp_path, i, 100.0)
+    cli("publish", "--to", to, "--all", "--thresholds", str(rules), env=env(tmp_path), check=True)
+    ingest_bmf(cli, tmp_path, 4, 120.0)
+    proc = cli("publish", "--to", to, "--thresholds", str(rules), "--fail-on-alert", env=env(tmp_path))
+    assert proc.returncode == 1, proc.stderr
+    assert "Bencher alert: parse 1k [latency] 120 crossed the upper limit 105" in proc.stdout
+    assert "+20.0%" in proc.stdout
+
+
+@pytest.mark.slow  # two CLI start-ups: several seconds each on this machine
+def test_token_absent_from_a_real_process(cli, fake, tmp_path, store_path):
+    """The installed CLI as a subprocess (its own logging, its own error path): the token is in
+    none of stdout, stderr or the spool, whether the server is away or refuses the token."""
+    import os
+    import subprocess
+    import sys
+
+    ingest_bmf(cli, tmp_path, 0, 100.0)
+    to = f"bencher+{fake.url}/demo"
+    wrong = "bencher-wrong-token-0ddba11"
+    base = {**os.environ, "PERFGATE_STORE": f"sqlite:{store_path}"}
+    fake.down = True
+    down = subprocess.run([sys.executable, "-m", "perfgate.cli", "publish", "--to", to, "--no-thresholds"],
+                          capture_output=True, text=True, env={**base, **env(tmp_path)})
+    assert down.returncode == 0 and "retry" in down.stderr and "spool" in down.stderr
+    fake.down = False
+    refused = subprocess.run([sys.executable, "-m", "perfgate.cli", "history", "--store", to],
+                             capture_output=True, text=True, env={**base, **env(tmp_path, wrong)})
+    assert refused.returncode == 2 and "Invalid token" in refused.stderr
+    spooled = [p.read_text() for p in (tmp_path / "spool").rglob("*") if p.is_file()]
+    assert spooled
+    for text in (down.stdout, down.stderr, refused.stdout, refused.stderr, *spooled):
+        assert TOKEN not in text and wrong not in text
