@@ -5,8 +5,8 @@ Pipeline (``ChangePointDetector(settings).fit(values).predict()``):
 1. :class:`~perfgate.detect.noise.NoiseModel` puts the series on a relative (log) scale, measures
    its robust noise ``sigma`` and winsorizes spikes and tail values to ``±3 sigma``.
 2. **Search** (over-generating on purpose): ruptures ``KernelCPD(kernel="linear")`` — exact PELT
-   in C, ``jump=1`` so change points are not snapped to a grid — on the winsorized series in
-   units of its noise, minimising ``Σ_segments Σ (y_t - ȳ_seg)² / s² + β · #changes`` with the
+   in C — on the winsorized series in units of its noise, on a grid of ``SEARCH_JUMP`` (2: a
+   quarter of the work) after which each candidate is refined to the best split at any index, minimising ``Σ_segments Σ (y_t - ȳ_seg)² / s² + β · #changes`` with the
    low penalty ``β = 2 log n``.
 3. **Test and prune**: each candidate τ is judged on local windows (at most ``WINDOW`` points,
    never crossing a neighbouring candidate) ``L = y[τ-w:τ]`` and ``R = y[τ:τ+w]`` by a
@@ -36,13 +36,15 @@ from dataclasses import dataclass
 import numpy as np
 import ruptures as rpt
 
-from perfgate.detect.noise import NoiseModel, lag1_autocorrelation, variance_inflation
+from perfgate.detect.noise import NoiseModel, block_inflation, lag1_autocorrelation, variance_inflation
 from perfgate.detect.stats import hodges_lehmann, mean_test, normal_quantile, rank_test
 from perfgate.thresholds import ChangePointSettings
 
 WINDOW = 60          # points each side used to judge a candidate (bounds the effect of slow drift)
 LOCATION_LEVEL = 3.84  # chi-square(1) 95% quantile for the location range
-DRIFT_GUARD_Z = 3.0    # a step must stand out from a linear trend through both windows
+SEARCH_JUMP = 2        # ruptures' grid step (candidates are then refined to every index)
+SCREEN_Z = 3.0         # first-pass cut, far below the final (scan-adjusted) significance
+DRIFT_GUARD_Z = 2.5    # a step must stand out from a linear trend through both windows
 
 
 @dataclass(frozen=True)
@@ -93,21 +95,28 @@ class ChangePointDetector:
             return []
         self._alpha = (1.0 - self.settings.confidence) / n
         rho = lag1_autocorrelation(_residuals(yw, candidates))
+        # The screen may use the (noisier, larger for correlated noise) block estimate: it only
+        # discards what is far from significant anyway.
+        screen_inflation = max(variance_inflation(rho), block_inflation(yw) or 1.0)
+        candidates = self._refine(yw, self._screen(yw, candidates, screen_inflation))
         kept = self._prune(y, yw, candidates, variance_inflation(rho))
         if kept:
             rho = max(rho, lag1_autocorrelation(_residuals(yw, kept)))
             kept = self._prune(y, yw, kept, variance_inflation(rho))
-        return [self._report(y, yw, kept, i, variance_inflation(rho)) for i in range(len(kept))]
+        inflation = variance_inflation(rho)
+        return [self._report(y, yw, kept, i, inflation) for i in range(len(kept))]
 
     # --- search --------------------------------------------------------------------------------
 
     def _search(self, yw: np.ndarray, n: int, m: int) -> list[int]:
-        scale = float(np.std(yw - _piecewise_median(yw, []))) if n > 1 else 0.0
-        s = max(self.noise_.sigma, 1e-12)
-        signal = ((yw - np.median(yw)) / s).reshape(-1, 1)
-        if scale == 0.0:
+        if np.ptp(yw) == 0:
             return []
-        algo = rpt.KernelCPD(kernel="linear", min_size=m, jump=1).fit(signal)
+        # Spread of the series from its first differences clipped to their far-out fences: steps
+        # are a handful of outlying differences and drop out, while mode switches of a bimodal
+        # benchmark are a large share of them and count (sigma, the within-mode MAD, would not).
+        self.spread_ = max(float(np.std(fenced(np.diff(yw), self.noise_.sigma))) / math.sqrt(2), self.noise_.sigma)
+        signal = ((yw - np.median(yw)) / self.spread_).reshape(-1, 1)
+        algo = rpt.KernelCPD(kernel="linear", min_size=m, jump=SEARCH_JUMP).fit(signal)
         return [int(b) for b in algo.predict(pen=2.0 * math.log(n))[:-1]]
 
     # --- test and prune ------------------------------------------------------------------------
@@ -117,6 +126,50 @@ class ChangePointDetector:
         hi = cps[i + 1] if i + 1 < len(cps) else y.size
         t = cps[i]
         return y[max(lo, t - self.window):t], y[t:min(hi, t + self.window)]
+
+    def _refine(self, yw: np.ndarray, cps: list[int]) -> list[int]:
+        """Undo the search grid: move each candidate to the best split (largest mean shift
+        ``n_L n_R / (n_L + n_R) · (ȳ_L - ȳ_R)²``) within ``SEARCH_JUMP - 1`` points of it."""
+        if SEARCH_JUMP == 1 or not cps:
+            return cps
+        csum = np.concatenate([[0.0], np.cumsum(yw)])
+        out = []
+        for i, t0 in enumerate(cps):
+            lo = max(cps[i - 1] if i > 0 else 0, t0 - self.window)
+            hi = min(cps[i + 1] if i + 1 < len(cps) else yw.size, t0 + self.window)
+            ts = np.arange(max(lo + 1, t0 - SEARCH_JUMP + 1), min(hi, t0 + SEARCH_JUMP))
+            nl, nr = ts - lo, hi - ts
+            d = (csum[hi] - csum[ts]) / nr - (csum[ts] - csum[lo]) / nl
+            out.append(int(ts[np.argmax(nl * nr * d * d)]))
+        return out
+
+    def _screen(self, yw: np.ndarray, cps: list[int], inflation: float) -> list[int]:
+        """Cheap first pass (O(1) per candidate from cumulative sums): drop candidates whose
+        winsorized mean shift is far from significant, ``z² < SCREEN_Z²``, weakest first.  The
+        first-difference spread of :meth:`_search` hardly overstates the noise, so this pass errs
+        on keeping."""
+        csum = np.concatenate([[0.0], np.cumsum(yw)])
+        scale = self.spread_ * self.spread_ * inflation
+        n = yw.size
+
+        def z2(cs: list[int], i: int) -> float:
+            lo = max(cs[i - 1] if i > 0 else 0, cs[i] - self.window)
+            hi = min(cs[i + 1] if i + 1 < len(cs) else n, cs[i] + self.window)
+            t = cs[i]
+            d = (csum[hi] - csum[t]) / (hi - t) - (csum[t] - csum[lo]) / (t - lo)
+            return d * d / (scale * (1 / (hi - t) + 1 / (t - lo)))
+
+        cps = list(cps)
+        scores = [z2(cps, i) for i in range(len(cps))]
+        while cps:
+            worst = min(range(len(cps)), key=scores.__getitem__)
+            if scores[worst] >= SCREEN_Z * SCREEN_Z:
+                break
+            del cps[worst], scores[worst]
+            for j in (worst - 1, worst):
+                if 0 <= j < len(cps):
+                    scores[j] = z2(cps, j)
+        return cps
 
     def _judge(self, y: np.ndarray, yw: np.ndarray, cps: list[int], i: int,
                inflation: float) -> tuple[bool, float, float]:
@@ -129,10 +182,13 @@ class ChangePointDetector:
         lw, rw = fenced(left, self.noise_.sigma), fenced(right, self.noise_.sigma)
         z_t, p_t = mean_test(lw, rw, self.noise_.sigma, inflation)
         p = min(1.0, 2.0 * min(p_rank, p_t) * y.size)
+        score = max(z_rank * z_rank, z_t * z_t)
+        if p > 1 - self.settings.confidence:
+            return False, score, p
         effect = self.noise_.relative(hodges_lehmann(left, right))
-        ok = (p <= 1 - self.settings.confidence and abs(effect) >= self.settings.min_effect
+        ok = (abs(effect) >= self.settings.min_effect
               and abs(step_beyond_trend(lw, rw, self.noise_.sigma, inflation)) >= DRIFT_GUARD_Z)
-        return ok, max(z_rank * z_rank, z_t * z_t), p
+        return ok, score, p
 
     def _prune(self, y: np.ndarray, yw: np.ndarray, cps: list[int], inflation: float) -> list[int]:
         """Drop the weakest failing candidate (smallest score: a true change hemmed in by
@@ -187,11 +243,23 @@ def step_beyond_trend(a: np.ndarray, b: np.ndarray, sigma: float, inflation: flo
         return math.inf
     t = np.arange(n, dtype=float) - (n - 1) / 2
     X = np.column_stack([np.ones(n), t, (np.arange(n) >= a.size).astype(float)])
-    coef, *_ = np.linalg.lstsq(X, y, rcond=None)
+    xtx_inv = np.linalg.inv(X.T @ X)
+    coef = xtx_inv @ (X.T @ y)
     resid = y - X @ coef
     s2 = max(float(resid @ resid) / (n - 3), sigma * sigma)
-    var_c = float(np.linalg.inv(X.T @ X)[2, 2]) * s2 * inflation
+    var_c = float(xtx_inv[2, 2]) * s2 * inflation
     return float(coef[2] / math.sqrt(var_c)) if var_c > 0 else math.inf
+
+
+def quartiles(a: np.ndarray) -> tuple[float, float]:
+    """First and third quartiles (linear interpolation, as numpy's default), from one sort."""
+    x = np.sort(a)
+    out = []
+    for q in (0.25, 0.75):
+        h = (x.size - 1) * q
+        k = int(h)
+        out.append(float(x[k] + (h - k) * (x[min(k + 1, x.size - 1)] - x[k])))
+    return out[0], out[1]
 
 
 def fenced(a: np.ndarray, sigma: float, fence: float = 3.0) -> np.ndarray:
@@ -200,7 +268,7 @@ def fenced(a: np.ndarray, sigma: float, fence: float = 3.0) -> np.ndarray:
     window are kept (its IQR spans them), and nothing depends on neighbouring data."""
     if a.size < 4:
         return a
-    q1, q3 = np.percentile(a, [25, 75])
+    q1, q3 = quartiles(a)
     iqr = max(float(q3 - q1), 1.349 * sigma)
     return np.clip(a, q1 - fence * iqr, q3 + fence * iqr)
 
