@@ -238,3 +238,21 @@ def test_corrupt_spool_entry_is_named(fake, tmp_path):
     broken.write_text('{"format": 1, "target": ')
     with pytest.raises(Exception, match=str(broken.name)):
         store.flush()
+
+
+def test_change_point_detection_runs_on_bencher_history(fake, tmp_path):
+    import random
+
+    from perfgate.detect.changepoint import detect_change_points
+
+    rng = random.Random(3)
+    values = [100.0 * (1.12 if i >= 25 else 1.0) * rng.lognormvariate(0, 0.02) for i in range(40)]
+    store = make_store(fake, tmp_path)
+    store.add_runs([make_run(i, v) for i, v in enumerate(values)])
+    fresh = make_store(fake, tmp_path)  # a new process reading the history back
+    (key,) = fresh.series_keys()
+    points = fresh.series(key)
+    assert [p.value for p in points] == values
+    (cp,) = detect_change_points([p.value for p in points])
+    assert abs(cp.index - 25) <= 1 and cp.direction == "regression"
+    assert cp.ci_low < 0.12 < cp.ci_high and points[cp.index].commit == commit(cp.index)

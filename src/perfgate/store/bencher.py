@@ -65,6 +65,8 @@ class BencherStore(Store):
         self.last_outcomes: list[Outcome] = []
         self.last_flush: FlushResult | None = None
         self._dims: dict[str, list[dict]] | None = None
+        # Perf rows fetched by series_keys(), reused by series(): history is read once, not twice.
+        self._rows: dict[SeriesKey, list[dict]] = {}
 
     def __repr__(self) -> str:
         return f"BencherStore({self.client.base_url!r}, {self.project!r})"
@@ -89,13 +91,16 @@ class BencherStore(Store):
         server is not duplicated: the server answers its idempotency key with the stored report."""
         bodies = [new_run(r, self.project, start_point=self.start_point, thresholds=self.thresholds) for r in runs]
         self.last_outcomes, self.last_flush = self.publisher.publish(bodies)
-        self._dims = None
+        self._forget()
         return [True] * len(bodies)
 
     def flush(self) -> FlushResult:
         self.last_flush = self.publisher.flush()
-        self._dims = None
+        self._forget()
         return self.last_flush
+
+    def _forget(self) -> None:
+        self._dims, self._rows = None, {}
 
     @property
     def last_alerts(self) -> list[BencherAlert]:
@@ -139,13 +144,20 @@ class BencherStore(Store):
     def series_keys(self, *, branch=None, testbed=None, benchmark=None, measure=None) -> list[SeriesKey]:
         found = self._perf(self._pick("branches", branch), self._pick("testbeds", testbed),
                            self._pick("benchmarks", benchmark), self._pick("measures", measure))
+        for r in found:
+            if r["metrics"]:
+                key = SeriesKey(r["branch"]["name"], r["testbed"]["name"], r["benchmark"]["name"], r["measure"]["name"])
+                self._rows[key] = r["metrics"]
         return sorted({SeriesKey(r["branch"]["name"], r["testbed"]["name"], r["benchmark"]["name"],
                                  r["measure"]["name"]) for r in found if r["metrics"]})
 
     def series(self, key: SeriesKey) -> list[Point]:
-        found = self._perf(self._pick("branches", key.branch), self._pick("testbeds", key.testbed),
-                           self._pick("benchmarks", key.benchmark), self._pick("measures", key.measure))
-        rows = [m for r in found for m in r["metrics"]]
+        rows = self._rows.get(key)
+        if rows is None:
+            found = self._perf(self._pick("branches", key.branch), self._pick("testbeds", key.testbed),
+                               self._pick("benchmarks", key.benchmark), self._pick("measures", key.measure))
+            rows = [m for r in found for m in r["metrics"]]
+        rows = list(rows)
         rows.sort(key=lambda m: (m["start_time"], m["version"]["number"], m["iteration"]))
         return [Point(m["report"], m["version"].get("hash") or "", epoch(m["start_time"]), m["metric"]["value"],
                       m["metric"].get("lower_value"), m["metric"].get("upper_value"))
