@@ -43,6 +43,10 @@ TESTS = ("static", "percentage", "z_score", "t_test", "log_normal", "iqr", "delt
 _PROBABILITY_TESTS = ("z_score", "t_test", "log_normal")
 
 
+# Top-level tables of thresholds/ files read by other parts of perfgate (``perfgate fit --check``).
+OTHER_SECTIONS = ("complexity",)
+
+
 @dataclass(frozen=True)
 class ThresholdTest:
     """One Bencher-compatible test (Bencher calls a test plus its parameters a *model*)."""
@@ -148,7 +152,7 @@ def _read(path: Path) -> dict[str, Any]:
 
 def _merge(into: Thresholds, path: Path, data: dict[str, Any]) -> None:
     src = str(path)
-    _only(src, "", data, {"change_point", "measure", "benchmark"})
+    _only(src, "", data, {"change_point", "measure", "benchmark", *OTHER_SECTIONS})
     into.change_point.update(_change_point(src, "change_point", data.get("change_point", {})))
     for measure, body in _table(src, "measure", data.get("measure", {})).items():
         _layer(src, f"measure.{measure}", body, into.measures.setdefault(measure, _Layer()))
