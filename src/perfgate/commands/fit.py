@@ -26,10 +26,9 @@ import numpy as np
 from perfgate.adapters.base import read_text
 from perfgate.adapters.scaling_tsv import ScalingTable, combine, parse_inputs, parse_table
 from perfgate.commands._common import add_run_identity, resolve_identity, store_from
-from perfgate.complexity.expectations import Verdict, check, for_benchmark, parse_expectations
-from perfgate.complexity.knee import Knee, find_knee, linear_base
-from perfgate.complexity.regression import WEIGHTINGS, Fit, FitError, fit_terms
-from perfgate.complexity.selection import Selection, select_terms
+from perfgate.complexity.expectations import Verdict, check, parse_expectations
+from perfgate.complexity.analysis import analyse
+from perfgate.complexity.regression import WEIGHTINGS, Fit, FitError
 from perfgate.complexity.terms import DEFAULT_SPEC, TermError, letters, parse_terms
 from perfgate.errors import EXIT_OK, EXIT_REGRESSION, InputError, PerfgateError
 from perfgate.model import Metric, Run
@@ -91,9 +90,15 @@ def run(args: argparse.Namespace) -> int:
     expectations = [e for e in expectations if e.matches(benchmark)]
     results = []
     for key, label, y in _phases(table, args.phases):
+        knee_letter = (args.knee or "objects")[0].lower() if args.knee or expectations else None
+        if args.knee and knee_letter not in params:
+            raise PerfgateError(f"--knee {args.knee}: the data has no such parameter (it has: {', '.join(table.params)})")
+        if knee_letter not in params:
+            knee_letter = None
         try:
-            fit, selection = _fit(candidates, params, y, weighting, not args.no_robust, auto=args.auto or not args.params)
-            knee = _knee(args.knee, fit, params, y, weighting) if args.knee or expectations else None
+            found = analyse(candidates, params, y, auto=args.auto or not args.params, knee=knee_letter,
+                            weighting=weighting, robust=not args.no_robust)
+            fit, selection, knee = found.fit, found.selection, found.knee
         except (FitError, TermError) as e:
             raise PerfgateError(f"{table.source}: {label}: {e}") from None
         verdicts = [check(e, label, fit, knee, params) for e in expectations]
@@ -255,21 +260,6 @@ def _expectations(path: str):
 
 
 # --- analysis -------------------------------------------------------------------------------
-
-def _fit(candidates, params, y, weighting: str, robust: bool, auto: bool) -> tuple[Fit, Selection | None]:
-    if auto:
-        selection = select_terms(candidates, params, y, weighting=weighting, robust=robust)
-        return selection.fit, selection
-    return fit_terms(candidates, params, y, weighting=weighting, robust=robust), None
-
-
-def _knee(param: str | None, fit: Fit, params, y, weighting: str) -> Knee | None:
-    letter = (param or "objects")[0].lower()
-    if letter not in params:
-        raise FitError(f"--knee {param}: the data has no such parameter")
-    return find_knee(linear_base(fit.terms, letter), params, y, letter, start=fit.fitted,
-                     robust_weights=fit.robust_weights, weighting=weighting)
-
 
 # --- output ---------------------------------------------------------------------------------
 

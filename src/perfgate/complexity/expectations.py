@@ -4,17 +4,19 @@ Expectations live in ``thresholds/complexity.toml``::
 
     [complexity."async-deinit/*"]      # benchmark name pattern (fnmatch)
     objects = "linear"                 # constant | linear | quadratic | cubic, per parameter
-    up_to = 50000                      # checked at this size (default: the largest measured)
+    up_to = 50000                      # checked at this size (default: the largest measured);
+                                       # or per parameter: up_to = { objects = 50000 }
     tolerance = 0.05                   # ignore super-linear effects below 5% of the cost
 
 An expectation of order m in parameter x is violated when, with 95% confidence, the cost grows
 faster than x^m within the range, by more than ``tolerance`` of the cost at ``x = up_to``:
 
+- a knee below ``up_to`` after which the cost grows as (x − k)^d with d > m (its effect is the
+  knee term's share of the cost at the largest x, its confidence the knee's likelihood-ratio test);
 - a fitted term with x-exponent > m: its share of the predicted cost at x = up_to (other
   parameters at their medians), ``effect = Σ_t β_t X_t(P) / ŷ(P)``, must exceed the tolerance and
-  its contribution must be significant: ``z = c / se(c)`` with ``se(c)² = gᵀ Σ_β g``;
-- a knee below ``up_to`` after which the cost grows as (x − k)^d with d > m (its effect is the
-  knee term's share of the cost at the largest x, its confidence the knee's likelihood-ratio test).
+  its contribution must be significant: ``z = c / se(c)`` with ``se(c)² = gᵀ Σ_β g``.  (The
+  share can exceed 100% when lower-order terms are negative.)
 
 This module is pure: :func:`parse_expectations` takes the file's text, the caller reads it.
 """
@@ -28,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from perfgate.complexity.knee import Knee
+from perfgate.complexity.knee import Knee, p_text
 from perfgate.complexity.regression import Fit
 from perfgate.errors import InputError
 
@@ -82,7 +84,8 @@ def parse_expectations(text: str, source: str) -> list[Expectation]:
         place = f'complexity."{pattern}"'
         if not isinstance(body, dict):
             raise InputError(source, place, "expected a table such as { objects = \"linear\", up_to = 50000 }")
-        up_to = _number(body.get("up_to"), source, place + ".up_to")
+        up_to = body.get("up_to")
+        limits = up_to if isinstance(up_to, dict) else {}
         tolerance = _number(body.get("tolerance", DEFAULT_TOLERANCE), source, place + ".tolerance")
         params = {k: v for k, v in body.items() if k not in ("up_to", "tolerance")}
         if not params:
@@ -90,7 +93,8 @@ def parse_expectations(text: str, source: str) -> list[Expectation]:
         for param, order in params.items():
             if order not in ORDERS:
                 raise InputError(source, f"{place}.{param}", f"{order!r} is not one of {', '.join(ORDERS)}")
-            found.append(Expectation(pattern, param, ORDERS[order], up_to, tolerance))
+            limit = limits.get(param) if limits else up_to
+            found.append(Expectation(pattern, param, ORDERS[order], _number(limit, source, place + ".up_to"), tolerance))
     return found
 
 
@@ -107,12 +111,22 @@ def check(exp: Expectation, phase: str, fit: Fit, knee: Knee | None, params: dic
     letter = exp.param[0].lower()
     if letter not in params:
         return Verdict(exp, phase, True, f"the data has no parameter {exp.param!r}; not checked")
+    if np.ptp(params[letter]) == 0:
+        return Verdict(exp, phase, True, f"{exp.param} is fixed at {params[letter][0]:g} in this data; not checked")
     x_max = float(np.max(params[letter]))
     at_x = exp.up_to if exp.up_to is not None else x_max
-    note = f" (data reach {exp.param} = {x_max:,.0f} only)" if exp.up_to is not None and x_max < exp.up_to else ""
+    short = exp.up_to is not None and x_max < 0.95 * exp.up_to
+    note = f" (data reach {exp.param} = {x_max:,.0f} only)" if short else ""
     point = {p: np.array([float(np.median(v))]) for p, v in params.items()}
     point[letter] = np.array([at_x])
 
+    if knee is not None and knee.found and knee.param == letter and (knee.degree or 0) > exp.order \
+            and (exp.up_to is None or knee.location < exp.up_to) and knee.effect > exp.tolerance:
+        return Verdict(exp, phase, False,
+                       f"the cost turns {ORDER_NAMES.get(knee.degree, knee.degree)} above {exp.param} ≈ "
+                       f"{knee.location:,.0f} (95% interval {knee.low:,.0f} … {knee.high:,.0f}), adding "
+                       f"{knee.effect:.0%} at {x_max:,.0f} ({p_text(knee.p_value)}); expected {exp.text}{note}",
+                       knee.effect, 1 - knee.p_value)
     excess = [i for i, t in enumerate(fit.terms) if t.power(letter) > exp.order]
     if excess:
         g = np.zeros(len(fit.terms))
@@ -127,14 +141,7 @@ def check(exp: Expectation, phase: str, fit: Fit, knee: Knee | None, params: dic
         if contribution > 0 and effect > exp.tolerance and p < ALPHA:
             return Verdict(exp, phase, False,
                            f"{names} adds {effect:.0%} to the cost at {exp.param} = {at_x:,.0f} "
-                           f"(p = {p:.2g}); expected {exp.text}{note}", effect, 1 - p)
-    if knee is not None and knee.found and knee.param == letter and (knee.degree or 0) > exp.order \
-            and (exp.up_to is None or knee.location < exp.up_to) and knee.effect > exp.tolerance:
-        return Verdict(exp, phase, False,
-                       f"the cost turns {ORDER_NAMES.get(knee.degree, knee.degree)} above {exp.param} ≈ "
-                       f"{knee.location:,.0f} (95% interval {knee.low:,.0f} … {knee.high:,.0f}), adding "
-                       f"{knee.effect:.0%} at {x_max:,.0f} (p = {knee.p_value:.2g}); expected {exp.text}{note}",
-                       knee.effect, 1 - knee.p_value)
+                           f"({p_text(p)}); expected {exp.text}{note}", effect, 1 - p)
     return Verdict(exp, phase, True, f"consistent with {exp.text}{note}")
 
 

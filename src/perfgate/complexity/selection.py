@@ -9,7 +9,10 @@ subset S of the candidates is scored by the Bayesian information criterion
 where RSS_w is the weighted residual sum of squares with the *same* row weights for all subsets
 (the variance and Huber weights of the full model), so the scores are comparable.  ln n ≈ 6.9 per
 term at n = 1000: a term must cut the residual variance by ~0.7% to be kept, which a null term
-does with probability ≈ P(χ²₁ > 6.9) ≈ 0.9%.  The chosen subset is then refitted on its own
+does with probability ≈ P(χ²₁ > 6.9) ≈ 0.9%.  With several null candidates those chances add
+up, so among the models within ΔBIC < 2 of the best ("not worth more than a bare mention",
+Kass & Raftery 1995) the one with the fewest terms is chosen: a term must then cut the residual
+variance by ~0.9% (p ≈ 0.3% for a null term).  The chosen subset is refitted on its own
 (re-weighted, robust) to give coefficients and intervals.
 
 Up to 10 candidates are searched exhaustively (1023 subsets, each a small least-squares solve).
@@ -26,6 +29,8 @@ from perfgate.complexity.regression import Fit, FitError, bic, fit_terms, weight
 from perfgate.complexity.terms import Term, design_matrix
 
 MAX_EXHAUSTIVE = 10
+SELECTION_ROUNDS = 3
+BARE_MENTION = 2.0  # ΔBIC below which a bigger model is not preferred to a smaller one
 
 
 @dataclass
@@ -45,7 +50,8 @@ class Selection:
 
     @property
     def delta_bic(self) -> float:
-        """How much better the chosen model scored than the runner-up (≥ 10: very strong)."""
+        """BIC of the runner-up minus the chosen model's (≥ 10: very strong; may be slightly
+        negative when a bigger model scored a little better but not by ``BARE_MENTION``)."""
         return self.ranking[1].bic - self.ranking[0].bic if len(self.ranking) > 1 else float("inf")
 
     def as_dict(self) -> dict:
@@ -64,8 +70,22 @@ def select_terms(candidates: list[Term], params: dict[str, np.ndarray], y: np.nd
     candidates = [t for t in candidates if not {p for p, _ in t.powers} & fixed] or candidates
     full = _fit_full(candidates, params, y, weighting, robust, confidence)
     X = design_matrix(candidates, params)
+    # Score with the full model's weights, then again with the chosen model's: weights from the
+    # full model carry its fit to the noise along the null terms, which would favour them.
+    scored = _score(candidates, X, y, full.weights)
+    for _ in range(SELECTION_ROUNDS):
+        chosen = _refit(scored, params, y, weighting, robust, confidence)
+        rescored = _score(candidates, X, y, chosen.weights)
+        if rescored[0].terms == scored[0].terms:
+            return Selection(chosen, scored)
+        scored = rescored
+    return Selection(_refit(scored, params, y, weighting, robust, confidence), scored)
+
+
+def _score(candidates: list[Term], X: np.ndarray, y: np.ndarray, weights: np.ndarray) -> list[Candidate]:
+    """Every subset with its BIC under common row weights, the preferred one first."""
     n = len(y)
-    w = full.weights / np.mean(full.weights)
+    w = weights / np.mean(weights)
     scored = []
     for size in range(1, len(candidates) + 1):
         for idx in combinations(range(len(candidates)), size):
@@ -74,13 +94,20 @@ def select_terms(candidates: list[Term], params: dict[str, np.ndarray], y: np.nd
             _, rss = weighted_lstsq(X[:, idx], y, w)
             scored.append(Candidate(tuple(candidates[i] for i in idx), bic(rss, n, size)))
     scored.sort(key=lambda c: c.bic)
-    for cand in scored:  # the best subset that is identifiable on its own
+    # Parsimony: the smallest model whose BIC is within BARE_MENTION of the best goes first.
+    near = [c for c in scored if c.bic < scored[0].bic + BARE_MENTION]
+    simplest = min(near, key=lambda c: (len(c.terms), c.bic))
+    return [simplest] + [c for c in scored if c is not simplest]
+
+
+def _refit(scored: list[Candidate], params, y, weighting: str, robust: bool, confidence: float) -> Fit:
+    for i, cand in enumerate(scored):  # the best subset that is identifiable on its own
         try:
-            chosen = fit_terms(list(cand.terms), params, y, weighting=weighting, robust=robust, confidence=confidence)
+            fit = fit_terms(list(cand.terms), params, y, weighting=weighting, robust=robust, confidence=confidence)
         except FitError:
             continue
-        ranking = [cand] + [c for c in scored if c is not cand]
-        return Selection(chosen, ranking)
+        scored.insert(0, scored.pop(i))
+        return fit
     raise FitError("no candidate model could be fitted to this data")
 
 

@@ -1,0 +1,39 @@
+"""The whole analysis of one phase, as ``perfgate fit`` runs it: fit (or choose) the terms, then
+look for a knee on top of the linear part.  Shared by the CLI and ``bench/complexity_eval.py`` so
+the benchmark measures exactly what users get."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from perfgate.complexity.knee import Knee, find_knee, linear_base
+from perfgate.complexity.regression import Fit, FitError, fit_terms
+from perfgate.complexity.selection import Selection, select_terms
+from perfgate.complexity.terms import Term
+
+
+@dataclass
+class Analysis:
+    fit: Fit
+    selection: Selection | None  # None when the terms were given, not chosen
+    knee: Knee | None  # None when no knee search was asked for
+
+
+def analyse(terms: list[Term], params: dict[str, np.ndarray], y: np.ndarray, *, auto: bool = True,
+            knee: str | None = None, weighting: str = "relative", robust: bool = True) -> Analysis:
+    """``auto``: choose among subsets of ``terms`` by BIC, else fit them as given.
+    ``knee``: the parameter letter to search for a knee in (None: no search)."""
+    if auto:
+        selection = select_terms(terms, params, y, weighting=weighting, robust=robust)
+        fit = selection.fit
+    else:
+        selection, fit = None, fit_terms(terms, params, y, weighting=weighting, robust=robust)
+    found = None
+    if knee is not None:
+        if knee not in params:
+            raise FitError(f"no parameter {knee!r} to look for a knee in")
+        found = find_knee(linear_base(fit.terms, knee), params, y, knee, start=fit.fitted,
+                          robust_weights=fit.robust_weights, weighting=weighting)
+    return Analysis(fit, selection, found)
