@@ -79,8 +79,6 @@ def pool(results: list[SuiteResult]) -> list[Metric]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from perfgate.detect.compare import compare_runs  # the detection layer; pure, no I/O
-
     if args.rounds < 2:
         raise PerfgateError("--rounds must be at least 2: a comparison needs repeated measurements")
     root = Path(_git(args.root.resolve(), "rev-parse", "--show-toplevel"))
@@ -99,6 +97,8 @@ def run(args: argparse.Namespace) -> int:
                 shutil.rmtree(tree, ignore_errors=True)
     with store_from(args) as store:
         store.add_runs([runs["base"].with_key(), runs["head"].with_key()])
+    from perfgate.detect.compare import compare_runs  # the detection layer; pure, no I/O
+
     comparison = compare_runs(runs["base"], runs["head"], alpha=args.alpha)
     if args.json:
         emit_json({"base": {"ref": args.base, "commit": shas["base"]}, "head": {"ref": args.head, "commit": shas["head"]},

@@ -1,0 +1,61 @@
+"""``perfgate check`` on a tiny git repository: base and head built in the same image, run
+interleaved, compared; a deliberately slower head fails the check (exit 1), an unchanged one passes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+
+from test_containers_docker import base_image, make_tiny_root  # noqa: F401 - fixture re-used
+
+pytestmark = [pytest.mark.docker, pytest.mark.slow]
+
+
+def git(repo, *args):
+    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout.strip()
+
+
+@pytest.fixture
+def repo(tmp_path):
+    """Two commits: the head spins three times as long as the base."""
+    root = make_tiny_root(tmp_path / "repo", spin=30_000)
+    git(root, "init", "-q", "-b", "main")
+    git(root, "-c", "user.name=t", "-c", "user.email=t@example.org", "add", ".")
+    git(root, "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-q", "-m", "base")
+    toml = root / "benches" / "spin" / "bench.toml"
+    toml.write_text(toml.read_text().replace("spin.py 30000", "spin.py 90000").replace(
+        'benchmark = "python3 spin.py 90000"', 'benchmark = "python3 spin.py 30000"').replace(
+        "'python3 spin.py 90000'", "'python3 spin.py 90000' -n 'python3 spin.py 30000'"))
+    git(root, "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-q", "-am", "slower")
+    return root
+
+
+def test_a_slower_head_fails_the_check(repo, cli, base_image):  # noqa: F811
+    proc = cli("check", "--root", str(repo), "--base", "HEAD~1", "--head", "HEAD", "--rounds", "3",
+               "--cpuset", "1", "--json")
+    assert proc.returncode == 1, proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["exit_code"] == 1
+    assert report["base"]["commit"] == git(repo, "rev-parse", "HEAD~1")
+    assert report["head"]["commit"] == git(repo, "rev-parse", "HEAD")
+    # Both sides were recorded, on one testbed, with a sample per round for the probes.
+    history = {(s["benchmark"], s["measure"], s["branch"]): s for s in json.loads(cli("history", "--json", check=True).stdout)}
+    base_ir = history[("python3 spin.py 30000", "instructions", "HEAD~1")]["points"][0]
+    head_ir = history[("python3 spin.py 30000", "instructions", "HEAD")]["points"][0]
+    assert len(base_ir["samples"]) == 3 and head_ir["value"] > 1.5 * base_ir["value"]
+    assert history[("python3 spin.py 30000", "latency", "HEAD")]["testbed"] == \
+        history[("python3 spin.py 30000", "latency", "HEAD~1")]["testbed"]
+    assert not git(repo, "worktree", "list").count("\n")  # the temporary worktrees are gone
+
+
+def test_the_same_commit_on_both_sides_passes(repo, cli, base_image):  # noqa: F811
+    proc = cli("check", "--root", str(repo), "--base", "HEAD", "--head", "HEAD", "--rounds", "3", "--cpuset", "1")
+    assert proc.returncode == 0, proc.stderr + proc.stdout
+
+
+def test_an_unknown_ref_is_a_usage_error(repo, cli):
+    proc = cli("check", "--root", str(repo), "--base", "no-such-ref", "--head", "HEAD")
+    assert proc.returncode == 2
+    assert "--base 'no-such-ref': not a commit" in proc.stderr

@@ -1,0 +1,47 @@
+"""``perfgate run`` end to end: build, run in the container, record, see it in ``perfgate history``."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from test_containers_docker import base_image, make_tiny_root  # noqa: F401 - fixture re-used
+
+pytestmark = pytest.mark.docker
+
+
+def test_run_records_runs_visible_in_history_with_the_testbed(tmp_path, cli, base_image):  # noqa: F811
+    root = make_tiny_root(tmp_path / "repo")
+    proc = cli("run", "--root", str(root), "--branch", "main", "--commit", "c0ffee", "--repeat", "2",
+               "--cpuset", "1", "--json")
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["runs"] == 2
+    rows = {(r["benchmark"], r["measure"]): r for r in report["summary"]}
+    assert rows[("python3 spin.py 200000", "instructions")]["run_cv"] < 0.001
+    assert rows[("python3 spin.py 200000", "latency")]["sample_cv"] is not None
+    assert rows[("alloc 64 MiB", "peak-rss")]["value"] >= 64 * 1024 * 1024
+
+    history = json.loads(cli("history", "--json", check=True).stdout)
+    series = {(s["benchmark"], s["measure"]): s for s in history}
+    assert set(series) == {("python3 spin.py 200000", "latency"), ("python3 spin.py 200000", "instructions"),
+                           ("python3 spin.py 200000", "peak-rss"), ("alloc 64 MiB", "instructions"),
+                           ("alloc 64 MiB", "peak-rss")}
+    latency = series[("python3 spin.py 200000", "latency")]
+    assert len(latency["points"]) == 2 and all(p["commit"] == "c0ffee" for p in latency["points"])
+    assert len(latency["points"][0]["samples"]) == 5
+    fp = latency["testbed_fingerprint"]
+    assert latency["testbed"].startswith("docker-base-")
+    assert fp["image_digest"] == f"sha256:{base_image.key}" and fp["cpuset"] == "1"
+    assert fp["harness"]["hyperfine"].startswith("1.19")
+    # The human table shows the testbed fingerprint too.
+    table = cli("history", check=True).stdout
+    assert "image_digest=sha256:" in table and latency["testbed"] in table
+
+
+def test_run_with_an_unknown_variant_exits_2_before_building(tmp_path, cli):
+    root = make_tiny_root(tmp_path / "repo")
+    proc = cli("run", "--root", str(root), "--branch", "main", "--commit", "c0ffee", "--variant", "nope")
+    assert proc.returncode == 2
+    assert "bench.toml:variants: no variant 'nope'" in proc.stderr
