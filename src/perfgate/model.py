@@ -147,3 +147,42 @@ def duplicate_metric(metrics: list[Metric]) -> tuple[str, str] | None:
             return key
         seen.add(key)
     return None
+
+
+# --- alerts (derived by ``perfgate detect``, never hand-entered) --------------------------------
+
+@dataclass
+class Alert:
+    """A change a series went through, pointing at the commit that started it.
+
+    ``kind`` is ``change_point`` (found by change point detection on the history) or ``threshold``
+    (a single value beyond a threshold test's limit).  ``commit_range`` lists every commit the
+    change could have started at; an alert whose range holds an already-alerted commit of the same
+    series, kind and direction is the same alert, so a change alerts once, not on every later run.
+    """
+
+    branch: str
+    testbed: str
+    benchmark: str
+    measure: str
+    commit: str                      # first commit of the new regime
+    direction: str                   # "regression" | "improvement"
+    magnitude: float                 # relative change: after / before - 1
+    ci_low: float | None = None
+    ci_high: float | None = None
+    p_value: float | None = None
+    kind: str = "change_point"
+    previous_commit: str = ""        # last commit of the old regime
+    commit_range: tuple[str, ...] = ()
+    details: dict[str, Any] = field(default_factory=dict)
+    id: str = ""                     # assigned by the store
+    status: str = "active"           # "active" | "acknowledged"
+    created: float | None = None     # epoch seconds, assigned by the store
+
+    def same_change(self, other: "Alert") -> bool:
+        """Whether two alerts describe the same change of the same series."""
+        if (self.kind, self.branch, self.testbed, self.benchmark, self.measure, self.direction) != \
+                (other.kind, other.branch, other.testbed, other.benchmark, other.measure, other.direction):
+            return False
+        return (self.commit == other.commit or self.commit in other.commit_range
+                or other.commit in self.commit_range)

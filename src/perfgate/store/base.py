@@ -10,7 +10,8 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from perfgate.model import Run
+from perfgate.errors import StoreError
+from perfgate.model import Alert, Run
 
 
 @dataclass(frozen=True, order=True)
@@ -84,6 +85,24 @@ class Store(ABC):
     @abstractmethod
     def testbed_fingerprint(self, name: str) -> dict[str, Any]:
         """The fingerprint recorded for a testbed name (empty when unknown)."""
+
+    # --- alerts (derived by `perfgate detect`) ---------------------------------------------------
+    # Not abstract so that a store without alert support still opens for ingest and history;
+    # a store that keeps alerts overrides all three.
+
+    def record_alerts(self, alerts: list[Alert]) -> list[Alert]:
+        """Record alerts atomically and return the NEW ones (with ``id`` and ``created`` set).
+        An alert describing a change already recorded (:meth:`Alert.same_change`, whatever its
+        status) is skipped, so a change alerts once, not on every later run."""
+        raise StoreError(f"{type(self).__name__} does not keep alerts")
+
+    def alerts(self, status: str | None = None) -> list[Alert]:
+        """Recorded alerts, newest first; ``status`` ("active" / "acknowledged") filters."""
+        raise StoreError(f"{type(self).__name__} does not keep alerts")
+
+    def acknowledge(self, alert_id: str) -> Alert:
+        """Mark one alert acknowledged (idempotent) and return it; ``StoreError`` when absent."""
+        raise StoreError(f"{type(self).__name__} does not keep alerts")
 
     def close(self) -> None:  # noqa: B027 - optional for stores holding no resources
         pass

@@ -45,3 +45,28 @@ MIGRATIONS: list[str] = [
     CREATE INDEX metric_series ON metric(benchmark_id, measure_id, run_id);
     """,
 ]
+
+MIGRATIONS.append(
+    # 2: alerts derived by `perfgate detect` (change points and threshold breaches).  One row per
+    # change: the detect command recognises a change already alerted (same series, kind and
+    # direction, overlapping commit range) and does not insert it again.
+    """
+    CREATE TABLE alert (
+        id INTEGER PRIMARY KEY,
+        uuid TEXT NOT NULL UNIQUE,
+        project_id INTEGER NOT NULL REFERENCES project(id),
+        kind TEXT NOT NULL,
+        branch TEXT NOT NULL, testbed TEXT NOT NULL, benchmark TEXT NOT NULL, measure TEXT NOT NULL,
+        commit_hash TEXT NOT NULL,
+        previous_commit TEXT NOT NULL DEFAULT '',
+        commit_range TEXT NOT NULL DEFAULT '[]',   -- JSON list of commits
+        direction TEXT NOT NULL,
+        magnitude REAL NOT NULL, ci_low REAL, ci_high REAL, p_value REAL,
+        details TEXT NOT NULL DEFAULT '{}',
+        status TEXT NOT NULL DEFAULT 'active',     -- active | acknowledged
+        created REAL NOT NULL,
+        acknowledged REAL,
+        UNIQUE (project_id, kind, branch, testbed, benchmark, measure, commit_hash, direction));
+    CREATE INDEX alert_series ON alert(project_id, branch, testbed, benchmark, measure)
+    """
+)

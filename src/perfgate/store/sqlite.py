@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from perfgate.errors import StoreError
-from perfgate.model import Measure, Metric, Run, Testbed
+from perfgate.model import Alert, Measure, Metric, Run, Testbed
 from perfgate.store.base import Point, RunSummary, SeriesKey, Store
 from perfgate.store.migrations import MIGRATIONS
 
@@ -219,6 +219,57 @@ class SqliteStore(Store):
         row = self.db.execute("SELECT fingerprint FROM testbed WHERE project_id = ? AND name = ?",
                               (self._project_id, name)).fetchone()
         return json.loads(row[0]) if row else {}
+
+    # --- alerts ----------------------------------------------------------------------------------
+
+    _ALERT_COLUMNS = ("uuid, kind, branch, testbed, benchmark, measure, commit_hash, previous_commit, commit_range,"
+                      " direction, magnitude, ci_low, ci_high, p_value, details, status, created")
+
+    def record_alerts(self, alerts: list[Alert]) -> list[Alert]:
+        new: list[Alert] = []
+        with self._write():
+            for alert in alerts:
+                known = [self._alert(row) for row in self.db.execute(
+                    f"SELECT {self._ALERT_COLUMNS} FROM alert WHERE project_id = ? AND kind = ? AND branch = ?"
+                    " AND testbed = ? AND benchmark = ? AND measure = ? AND direction = ?",
+                    (self._project_id, alert.kind, alert.branch, alert.testbed, alert.benchmark, alert.measure,
+                     alert.direction))]
+                if any(alert.same_change(k) for k in known + new):
+                    continue
+                alert.id, alert.created, alert.status = str(uuid.uuid4()), time.time(), "active"
+                self.db.execute(
+                    f"INSERT INTO alert (project_id, {self._ALERT_COLUMNS}) VALUES ({', '.join('?' * 18)})",
+                    (self._project_id, alert.id, alert.kind, alert.branch, alert.testbed, alert.benchmark,
+                     alert.measure, alert.commit, alert.previous_commit, json.dumps(list(alert.commit_range)),
+                     alert.direction, alert.magnitude, alert.ci_low, alert.ci_high, alert.p_value,
+                     json.dumps(alert.details, sort_keys=True, default=str), alert.status, alert.created))
+                new.append(alert)
+        return new
+
+    def alerts(self, status: str | None = None) -> list[Alert]:
+        sql = f"SELECT {self._ALERT_COLUMNS} FROM alert WHERE project_id = ?"
+        args: list[Any] = [self._project_id]
+        if status is not None:
+            sql += " AND status = ?"
+            args.append(status)
+        return [self._alert(row) for row in self.db.execute(sql + " ORDER BY created DESC, id DESC", args)]
+
+    def acknowledge(self, alert_id: str) -> Alert:
+        with self._write():
+            cur = self.db.execute(
+                "UPDATE alert SET status = 'acknowledged', acknowledged = COALESCE(acknowledged, ?)"
+                " WHERE uuid = ? AND project_id = ?", (time.time(), alert_id, self._project_id))
+            if cur.rowcount == 0:
+                raise StoreError(f"no alert {alert_id!r} in {self.path}")
+        row = self.db.execute(f"SELECT {self._ALERT_COLUMNS} FROM alert WHERE uuid = ?", (alert_id,)).fetchone()
+        return self._alert(row)
+
+    @staticmethod
+    def _alert(row: tuple) -> Alert:
+        (uid, kind, branch, testbed, benchmark, measure, commit, previous, commit_range, direction, magnitude,
+         ci_low, ci_high, p_value, details, status, created) = row
+        return Alert(branch, testbed, benchmark, measure, commit, direction, magnitude, ci_low, ci_high, p_value,
+                     kind, previous, tuple(json.loads(commit_range)), json.loads(details), uid, status, created)
 
     def close(self) -> None:
         self.db.close()
