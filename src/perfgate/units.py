@@ -12,15 +12,17 @@ _SCALES = {"latency": _TIME, "peak-rss": _BYTES, "allocated-bytes": _BYTES, "fil
 SPARKS = "▁▂▃▄▅▆▇█"
 
 
-def human(value: float | None, measure: str = "") -> str:
-    """``human(1.5e6, "latency") == "1.50 ms"``; unknown measures get k/M/G suffixes."""
+def human(value: float | None, measure: str = "", significant: int = 3) -> str:
+    """``human(1.5e6, "latency") == "1.50 ms"``; unknown measures get k/M/G suffixes.
+    ``significant`` digits are shown (at least the integer part)."""
     if value is None or not math.isfinite(value):
         return "—"
     scale = _SCALES.get(measure, _COUNT)
     for factor, unit in scale:
         if abs(value) >= factor or factor == 1.0:
             scaled = value / factor
-            digits = 0 if unit in ("", "B", "ns") and float(scaled).is_integer() else 3 - len(str(int(abs(scaled))))
+            whole = len(str(int(abs(scaled))))
+            digits = 0 if unit in ("", "B", "ns") and float(scaled).is_integer() else significant - whole
             text = f"{scaled:.{max(digits, 0)}f}"
             return f"{text} {unit}".rstrip() if unit not in ("k", "M", "G") else f"{text}{unit}"
     return str(value)

@@ -1,0 +1,1 @@
+"""Reporters: what users read (trend pages, feeds).  Each format is one module."""
