@@ -45,7 +45,10 @@ def test_publish_and_read_back(fake, tmp_path):
     assert points[0].lower == pytest.approx(values[0] * 0.98) and points[0].samples == ()
     assert points == sorted(points, key=lambda p: p.time)
     newest = store.runs(limit=2)
-    assert [r.commit for r in newest] == [commit(7), commit(6)]
+    assert [r.commit for r in newest] == [commit(7), commit(6)] and newest[0].metrics == 1
+    paged = list(store.client.iter_pages("/v0/projects/demo/reports", {"direction": "asc"}, per_page=3))
+    assert [r["uuid"] for r in paged] == [r["uuid"] for r in fake.reports_of("demo")]  # pages 1..3, none twice
+    assert len(store.runs()) == 8 and [r.commit for r in store.runs(limit=3)] == [commit(i) for i in (7, 6, 5)]
     run = store.get_run(newest[0].run_id)
     assert run.branch == "main" and run.testbed.name == "ci-x86" and run.metrics[0].value == values[7]
     assert store.series_keys(measure="instructions") == [] and store.series_keys(branch="nope") == []

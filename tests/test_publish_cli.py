@@ -64,6 +64,7 @@ def test_publish_all_then_nothing_new(cli, fake, tmp_path):
     doc = json.loads(proc.stdout)
     assert [r["status"] for r in doc["runs"]] == ["published"] * 3
     assert [r["hash"] for r in doc["runs"]] == [commit(i, "main") for i in range(3)]  # oldest first
+    assert {"project demo", "testbed ci-x86", "measure instructions"} <= set(doc["created"])
     assert len(fake.reports_of("demo")) == 3
     cli("publish", "--to", to, "--all", "--no-thresholds", env=env(tmp_path), check=True)
     assert len(posts(fake)) == 3  # the ledger knew they were sent

@@ -157,16 +157,20 @@ class BencherClient:
         """Every item of a paged list endpoint (pages of 255, the API's largest)."""
         return list(self.iter_pages(path, params))
 
-    def iter_pages(self, path: str, params: dict[str, Any] | None = None) -> Iterator[dict]:
+    def iter_pages(self, path: str, params: dict[str, Any] | None = None,
+                   per_page: int = MAX_PER_PAGE) -> Iterator[dict]:
+        """Items of a paged list endpoint, page by page (pages are numbered from 1), until a short
+        page or ``X-Total-Count`` says there are no more."""
+        per_page = max(1, min(per_page, MAX_PER_PAGE))
         page = 1
         while True:
-            items, response = self._send("GET", path, None, {**(params or {}), "per_page": MAX_PER_PAGE, "page": page})
+            items, response = self._send("GET", path, None, {**(params or {}), "per_page": per_page, "page": page})
             if not isinstance(items, list):
                 raise BencherError(f"GET {path}: expected a list, got {type(items).__name__}")
             yield from items
             total = response.headers.get("X-Total-Count")
-            seen = (page - 1) * MAX_PER_PAGE + len(items)
-            if len(items) < MAX_PER_PAGE or (total and total.isdigit() and seen >= int(total)):
+            seen = (page - 1) * per_page + len(items)
+            if len(items) < per_page or (total and total.isdigit() and seen >= int(total)):
                 return
             page += 1
 

@@ -44,10 +44,11 @@ class Publisher:
         self.bootstrap = bootstrap or Bootstrap(client, project)
         # Where spooled runs go back to; the token is not part of it.
         self.target = f"{client.base_url}/{project}"
+        self.created: list[str] = []      # what bootstrapping created on the server, e.g. "measure peak-rss"
 
     def send(self, body: dict[str, Any]) -> Outcome:
         """One run, now.  Raises BencherUnreachable (outcome unknown) or BencherRejected."""
-        self.bootstrap.for_body(body)
+        self.created += self.bootstrap.for_body(body).created
         report = self.client.request("POST", "/v0/run", json=body)
         found = [alerts_mod.from_json(a) for a in report.get("alerts") or []]
         return _outcome(body, "published", report=report["uuid"], alerts=found)

@@ -156,17 +156,19 @@ def run(args: argparse.Namespace) -> int:
             target.add_runs(runs)
             outcomes, flushed = target.last_outcomes, target.last_flush or FlushResult()
             ledger.add(local_ids)
-        return _report(args, target.publisher.target, local_ids, outcomes, flushed)
+        return _report(args, target.publisher.target, local_ids, outcomes, flushed, target.publisher.created)
 
 
 def _report(args: argparse.Namespace, target: str, local_ids: list[str], outcomes: list[Outcome],
-            flushed: FlushResult) -> int:
+            flushed: FlushResult, created: list[str]) -> int:
     alerts = [a for o in flushed.sent + outcomes for a in o.alerts]
     if args.json:
         emit_json({"target": target,
                    "runs": [{"local_run": i, **o.__dict__} for i, o in zip(local_ids, outcomes)],
-                   "flushed": flushed, "alerts": alerts})
+                   "flushed": flushed, "created": created, "alerts": alerts})
     else:
+        for thing in created:
+            err.print(f"created on Bencher: {escape(thing)}")
         for o in flushed.sent:
             err.print(f"flushed {escape(o.branch)}@{o.hash[:12]} on {escape(o.testbed)} -> report {o.report}")
         for path, reason in flushed.rejected:

@@ -167,8 +167,9 @@ class BencherStore(Store):
         params: dict[str, Any] = {"sort": "date_time", "direction": "desc"}
         if branch is not None:
             params["branch"] = branch
-        out = []
-        for report in self.client.iter_pages(f"/v0/projects/{self.project}/reports", params):
+        out: list[RunSummary] = []
+        pages = self.client.iter_pages(f"/v0/projects/{self.project}/reports", params, per_page=limit or 255)
+        for report in pages:
             if limit is not None and len(out) >= limit:
                 break
             summary = self._summary(report)
@@ -177,8 +178,10 @@ class BencherStore(Store):
         return out
 
     def _summary(self, report: dict) -> RunSummary:
-        counts = (report.get("counts") or {}).get("results") or []
-        n = sum(c["benchmarks"] * c["measures"] for c in counts) if counts else 0
+        if report.get("results") is not None:
+            n = sum(len(r["measures"]) for iteration in report["results"] for r in iteration)
+        else:  # the list endpoint may leave results out: an upper bound from the counts
+            n = sum(c["benchmarks"] * c["measures"] for c in (report.get("counts") or {}).get("results") or [])
         return RunSummary(report["uuid"], report["branch"]["name"], _hash(report), report["testbed"]["name"],
                           epoch(report["start_time"]), report["adapter"], n)
 
