@@ -259,3 +259,26 @@ def test_change_point_detection_runs_on_bencher_history(fake, tmp_path):
     (cp,) = detect_change_points([p.value for p in points])
     assert abs(cp.index - 25) <= 1 and cp.direction == "regression"
     assert cp.ci_low < 0.12 < cp.ci_high and points[cp.index].commit == commit(cp.index)
+
+
+def test_alerts_from_bencher_and_perfgate_alert_memory(fake, tmp_path):
+    from perfgate.model import Alert
+
+    store = make_store(fake, tmp_path, thresholds=_Stub({"latency": _Test("percentage", upper_boundary=0.05)}))
+    store.add_runs([make_run(i, 100.0) for i in range(4)] + [make_run(4, 120.0)])
+    (bencher_alert,) = store.alerts()
+    assert bencher_alert.kind == "threshold" and bencher_alert.direction == "regression"
+    assert bencher_alert.commit == commit(4) and bencher_alert.magnitude == pytest.approx(0.2)
+    assert bencher_alert.details["source"] == "bencher" and bencher_alert.status == "active"
+    change = Alert("main", "ci-x86", "sort 1e6", "latency", commit(4), "regression", 0.2, 0.15, 0.25, 1e-4,
+                   commit_range=(commit(3), commit(4)))
+    assert len(store.record_alerts([change])) == 1
+    again = Alert("main", "ci-x86", "sort 1e6", "latency", commit(3), "regression", 0.2)
+    assert store.record_alerts([again]) == []  # the same change alerts once
+    assert {a.kind for a in make_store(fake, tmp_path).alerts(status="active")} == {"threshold", "change_point"}
+    store.acknowledge(bencher_alert.id)
+    assert fake.alerts[0]["status"] == "dismissed"
+    store.acknowledge(change.id)
+    assert store.alerts(status="active") == []
+    with pytest.raises(Exception, match="no alert"):
+        store.acknowledge("00000000-0000-4000-8000-000000000000")

@@ -502,6 +502,16 @@ class FakeBencher:
             alerts = [a for a in alerts if a["status"] == q["status"]]
         return 200, [self.render_alert(a) for a in _page(alerts, q)], {"x-total-count": str(len(alerts))}
 
+    def op_proj_alert_patch(self, role, params, q, body):
+        p = self._project(params["project"])
+        self._need_admin(role, "update alerts")
+        for a in self.alerts:
+            if a["uuid"] == params["alert"] and self._report(a["report"])["project"] == p["uuid"]:
+                if body.get("status"):
+                    a["status"], a["modified"] = body["status"], now()
+                return 200, self.render_alert(a), {}
+        raise HttpError(404, f"Alert not found: {params['alert']}")
+
     def _report(self, uuid_: str) -> dict:
         return next(r for r in self.reports if r["uuid"] == uuid_)
 

@@ -9,7 +9,10 @@ static, percentage and IQR tests have no probabilistic reading, so their confide
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from perfgate.model import Alert
 
 PROBABILISTIC_TESTS = {"z_score", "t_test", "log_normal"}
 
@@ -57,3 +60,26 @@ def from_json(alert: dict[str, Any]) -> BencherAlert:
                         baseline=baseline, lower_limit=boundary.get("lower_limit"),
                         upper_limit=boundary.get("upper_limit"), test=test, effect=effect,
                         confidence=confidence, status=alert.get("status", "active"))
+
+
+def as_perfgate_alert(alert: dict[str, Any], commit: str) -> "Alert":
+    """A ``JsonAlert`` as perfgate's :class:`~perfgate.model.Alert` (kind ``threshold``).
+    Bencher's ``dismissed``/``silenced`` read as perfgate's ``acknowledged``."""
+    from datetime import datetime
+
+    from perfgate.model import Alert, Measure
+
+    found = from_json(alert)
+    threshold = alert.get("threshold") or {}
+    magnitude = found.effect if found.effect is not None else 0.0
+    # Crossing the upper limit is worse for a cost (latency), better for a rate (throughput).
+    worse = (found.limit == "upper") == Measure.named(found.measure).lower_is_better
+    return Alert(
+        branch=(threshold.get("branch") or {}).get("name", ""), testbed=(threshold.get("testbed") or {}).get("name", ""),
+        benchmark=found.benchmark, measure=found.measure, commit=commit,
+        direction="regression" if worse else "improvement", magnitude=magnitude, kind="threshold",
+        details={"source": "bencher", "test": found.test, "limit": found.limit, "value": found.value,
+                 "baseline": found.baseline, "lower_limit": found.lower_limit, "upper_limit": found.upper_limit,
+                 "confidence": found.confidence, "report": found.report},
+        id=found.uuid, status="active" if found.status == "active" else "acknowledged",
+        created=datetime.fromisoformat(alert["created"]).timestamp())

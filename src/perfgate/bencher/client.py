@@ -135,8 +135,11 @@ class BencherClient:
                 last = f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
             else:
                 status = response.status_code
-                if status < 400:
+                if status < 300:
                     return _decode(response, method, path), response
+                if status < 400:  # redirects are not followed: the Authorization header would go along
+                    raise BencherError(f"{method} {path}: the server redirects (HTTP {status}) to "
+                                       f"{response.headers.get('location', '?')}; use that URL in --store/--to")
                 message = _server_message(response)
                 if status == 429 or status >= 500:
                     last = f"HTTP {status}: {message}"

@@ -12,13 +12,15 @@ The token comes from ``BENCHER_API_TOKEN`` and is never printed.
 
 from __future__ import annotations
 
+import hashlib
 import os
 from datetime import datetime
 from itertools import product
 from typing import Any, Iterable
 from urllib.parse import urlsplit
 
-from perfgate.bencher.alerts import BencherAlert
+from perfgate.bencher.alert_memory import AlertMemory, memory_error
+from perfgate.bencher.alerts import BencherAlert, as_perfgate_alert
 from perfgate.bencher.bootstrap import Bootstrap
 from perfgate.bencher.client import BencherClient, BencherRejected
 from perfgate.bencher.payload import StartPoint, new_run
@@ -26,7 +28,7 @@ from perfgate.bencher.publisher import FlushResult, Outcome, Publisher
 from perfgate.bencher.redact import Secret
 from perfgate.bencher.spool import Spool
 from perfgate.errors import PerfgateError, StoreError
-from perfgate.model import Metric, Run, Testbed
+from perfgate.model import Alert, Metric, Run, Testbed
 from perfgate.store import register_scheme
 from perfgate.store.base import Point, RunSummary, SeriesKey, Store
 
@@ -67,6 +69,8 @@ class BencherStore(Store):
         self._dims: dict[str, list[dict]] | None = None
         # Perf rows fetched by series_keys(), reused by series(): history is read once, not twice.
         self._rows: dict[SeriesKey, list[dict]] = {}
+        target = self.publisher.target.encode()
+        self.memory = AlertMemory(self.publisher.spool.dir / "alerts" / f"{hashlib.sha1(target).hexdigest()[:12]}.json")
 
     def __repr__(self) -> str:
         return f"BencherStore({self.client.base_url!r}, {self.project!r})"
@@ -201,6 +205,38 @@ class BencherStore(Store):
 
     def testbed_fingerprint(self, name: str) -> dict[str, Any]:
         return {}
+
+    # --- alerts: Bencher's threshold alerts, plus perfgate's change point alerts kept locally --
+
+    def record_alerts(self, alerts: list[Alert]) -> list[Alert]:
+        """perfgate's own alerts go to this machine's alert memory (Bencher cannot store them)."""
+        return self.memory.record(alerts)
+
+    def alerts(self, status: str | None = None) -> list[Alert]:
+        """Locally remembered change point alerts and the Bencher project's threshold alerts,
+        newest first."""
+        found = self.memory.load()
+        commits: dict[str, str] = {}
+        for raw in self.client.list_all(f"/v0/projects/{self.project}/alerts"):
+            if raw["report"] not in commits:
+                commits[raw["report"]] = self.get_run(raw["report"]).commit
+            found.append(as_perfgate_alert(raw, commits[raw["report"]]))
+        found = [a for a in found if status is None or a.status == status]
+        return sorted(found, key=lambda a: a.created or 0.0, reverse=True)
+
+    def acknowledge(self, alert_id: str) -> Alert:
+        """A local alert is marked acknowledged; a Bencher alert is dismissed on the server."""
+        local = self.memory.acknowledge(alert_id)
+        if local is not None:
+            return local
+        try:
+            raw = self.client.request("PATCH", f"/v0/projects/{self.project}/alerts/{alert_id}",
+                                      json={"status": "dismissed"})
+        except BencherRejected as e:
+            if e.status in (400, 404):
+                raise memory_error(alert_id, self.project) from None
+            raise
+        return as_perfgate_alert(raw, self.get_run(raw["report"]).commit)
 
     def close(self) -> None:
         self.client.close()

@@ -1,0 +1,72 @@
+"""perfgate's own change point alerts for a Bencher-backed history.
+
+Bencher derives its alerts from threshold models and has no API to record others, so the
+alerts ``perfgate detect`` finds are remembered in a small JSON file on this machine (next to the
+spool; cache that directory between CI jobs to keep "a change alerts once" across jobs).
+Writes are atomic: a temporary file, fsynced, then renamed over the old one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import time
+import uuid
+from dataclasses import asdict
+from pathlib import Path
+
+from perfgate.errors import InputError, StoreError
+from perfgate.model import Alert
+
+
+class AlertMemory:
+    def __init__(self, path: Path):
+        self.path = path
+
+    def load(self) -> list[Alert]:
+        if not self.path.exists():
+            return []
+        try:
+            rows = json.loads(self.path.read_text(encoding="utf-8"))
+            return [Alert(**{**row, "commit_range": tuple(row.get("commit_range", ()))}) for row in rows]
+        except (ValueError, TypeError) as e:
+            raise InputError(str(self.path), "", f"not a perfgate alert memory ({e}); move it away") from None
+
+    def _save(self, alerts: list[Alert]) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".tmp-alerts-")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                json.dump([asdict(a) for a in alerts], f, indent=1, default=str)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, self.path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+    def record(self, alerts: list[Alert]) -> list[Alert]:
+        known = self.load()
+        new: list[Alert] = []
+        for alert in alerts:
+            if any(alert.same_change(k) for k in known + new):
+                continue
+            alert.id, alert.created, alert.status = str(uuid.uuid4()), time.time(), "active"
+            new.append(alert)
+        if new:
+            self._save(known + new)
+        return new
+
+    def acknowledge(self, alert_id: str) -> Alert | None:
+        known = self.load()
+        for alert in known:
+            if alert.id == alert_id:
+                alert.status = "acknowledged"
+                self._save(known)
+                return alert
+        return None
+
+
+def memory_error(alert_id: str, project: str) -> StoreError:
+    return StoreError(f"no alert {alert_id!r} in Bencher project {project!r} or in this machine's alert memory")
