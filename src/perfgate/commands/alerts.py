@@ -1,0 +1,63 @@
+"""List the alerts `perfgate detect` raised, or acknowledge some.
+
+An acknowledged alert stays on record (and is never raised again for the same change) but is no
+longer listed as active.
+"""
+
+from __future__ import annotations
+
+import argparse
+from datetime import datetime, timezone
+
+from rich.markup import escape
+from rich.table import Table
+
+from perfgate.commands._common import store_from
+from perfgate.errors import EXIT_OK
+from perfgate.output import emit_json, err, out
+
+NAME = "alerts"
+HELP = "list alerts raised by detect, or acknowledge them (--ack ID)"
+ORDER = 45
+EPILOG = """examples:
+  perfgate alerts                       # active alerts
+  perfgate alerts --status all --json
+  perfgate alerts --ack 3f2c9a10-...    # acknowledge (ids from the list or from detect --json)"""
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--ack", metavar="ID", nargs="+", help="acknowledge these alerts")
+    p.add_argument("--status", choices=["active", "acknowledged", "all"], default="active",
+                   help="which alerts to list (default: %(default)s)")
+
+
+def run(args: argparse.Namespace) -> int:
+    with store_from(args) as store:
+        if args.ack:
+            done = [store.acknowledge(alert_id) for alert_id in args.ack]
+            if args.json:
+                emit_json(done)
+            else:
+                for a in done:
+                    err.print(f"acknowledged {a.id}: {a.benchmark} [{a.measure}] {a.direction} at {a.commit[:12]}")
+            return EXIT_OK
+        alerts = store.alerts(None if args.status == "all" else args.status)
+    if args.json:
+        emit_json(alerts)
+        return EXIT_OK
+    if not alerts:
+        out.print(f"no {'' if args.status == 'all' else args.status + ' '}alerts")
+        return EXIT_OK
+    table = Table(title=f"perfgate alerts ({args.status})", title_justify="left")
+    for col in ("id", "raised (UTC)", "kind", "benchmark", "measure", "branch@testbed", "commit", "change", "direction",
+                "status"):
+        table.add_column(col, overflow="fold")
+    for a in alerts:
+        when = datetime.fromtimestamp(a.created, timezone.utc).strftime("%Y-%m-%d %H:%M") if a.created else "—"
+        ci = f" [{a.ci_low * 100:+.1f}%, {a.ci_high * 100:+.1f}%]" if a.ci_low is not None else ""
+        colour = "red" if a.direction == "regression" else "green"
+        table.add_row(a.id, when, a.kind, escape(a.benchmark), escape(a.measure), escape(f"{a.branch}@{a.testbed}"),
+                      escape(a.commit[:12]), f"{a.magnitude * 100:+.2f}%{ci}", f"[{colour}]{a.direction}[/{colour}]",
+                      a.status)
+    out.print(table)
+    return EXIT_OK

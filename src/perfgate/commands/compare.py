@@ -1,0 +1,69 @@
+"""Compare two recorded runs benchmark by benchmark, from their raw samples.
+
+Each (benchmark, measure) gets the Hodges–Lehmann shift of head over base with a confidence
+interval, a Mann–Whitney test, a Benjamini–Hochberg q-value across every benchmark of the
+comparison (so 50 benchmarks do not raise 2–3 false alarms per pull request), the smallest change
+this pair of runs could have detected given its noise, and a verdict.  A change must be
+significant (q ≤ alpha) AND at least the series' min_effect from thresholds/ to count.
+
+Exit 1 when a significant regression above threshold is found, 0 otherwise, 2 on bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import asdict
+
+from perfgate.commands._common import store_from
+from perfgate.detect.compare import compare_runs
+from perfgate.errors import PerfgateError
+from perfgate.output import emit_json, out
+from perfgate.thresholds import load_thresholds
+
+NAME = "compare"
+HELP = "compare a head run against a base run (effect sizes, FDR-controlled verdicts; exit 1 on regression)"
+ORDER = 50
+EPILOG = """examples:
+  perfgate compare --base-branch main --head-branch pr-42
+  perfgate compare --base 0b1c...-run-id --head 9f3e...-run-id --json
+  perfgate history --json   # run ids are in 'perfgate export' / the store"""
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--base", metavar="RUN", help="run id of the base")
+    p.add_argument("--head", metavar="RUN", help="run id of the head")
+    p.add_argument("--base-branch", metavar="BRANCH", help="use the newest run of this branch as base")
+    p.add_argument("--head-branch", metavar="BRANCH", help="use the newest run of this branch as head")
+    p.add_argument("--alpha", type=float, default=0.05,
+                   help="false discovery rate across all benchmarks (default: %(default)s)")
+    p.add_argument("--thresholds", metavar="PATH", help="thresholds file or directory (default: ./thresholds)")
+
+
+def _pick(store, run_id: str | None, branch: str | None, side: str):
+    if bool(run_id) == bool(branch):
+        raise PerfgateError(f"give exactly one of --{side} RUN or --{side}-branch BRANCH")
+    if run_id:
+        return store.get_run(run_id)
+    newest = store.runs(branch=branch, limit=1)
+    if not newest:
+        raise PerfgateError(f"--{side}-branch {branch!r}: no run of that branch in the store")
+    return store.get_run(newest[0].run_id)
+
+
+def run(args: argparse.Namespace) -> int:
+    if not 0 < args.alpha < 1:
+        raise PerfgateError(f"--alpha {args.alpha}: must be between 0 and 1")
+    thresholds = load_thresholds(args.thresholds)
+    with store_from(args) as store:
+        base = _pick(store, args.base, args.base_branch, "base")
+        head = _pick(store, args.head, args.head_branch, "head")
+    comparison = compare_runs(base, head, thresholds, args.alpha)
+    if args.json:
+        emit_json(asdict(comparison) | {"regressions": len(comparison.regressions),
+                                        "improvements": len(comparison.improvements),
+                                        "exit_code": comparison.exit_code})
+    else:
+        out.print(f"head {head.branch}@{head.commit[:12]} against base {base.branch}@{base.commit[:12]}",
+                  highlight=False)
+        out.print(comparison.render(), markup=False, highlight=False)
+    return comparison.exit_code

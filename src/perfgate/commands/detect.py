@@ -1,0 +1,261 @@
+"""Find change points in the recorded history and raise each as an alert once.
+
+Every (branch, testbed, benchmark, measure) series of the store (narrowed by the filters) is
+searched for change points — the first commit of each new regime, the commits it could be
+(when runs are too noisy to pin it to one), its size with a confidence interval and how sure
+perfgate is — and the newest value is judged by the series' threshold test from thresholds/
+against the history since the last change point, values that alerted excluded.
+
+New changes are recorded as alerts; a change already alerted (even acknowledged) is not raised
+again on later runs.  Exit 1 when a NEW regression alert was raised, 0 otherwise, 2 on bad input.
+
+--series FILE analyses numbers outside the store: a CSV with a `value` column (optionally with
+an `index` column), or a JSON list of numbers; a JSON list of such lists is a batch and gives a
+JSON list of results in the same order.  Exit 1 when any series has a regression change point.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+from rich.markup import escape
+from rich.table import Table
+
+from perfgate.commands._common import add_series_filters, store_from
+from perfgate.detect.changepoint import ChangePoint, detect_change_points
+from perfgate.detect.threshold_tests import evaluate_series
+from perfgate.errors import EXIT_OK, EXIT_REGRESSION, InputError
+from perfgate.model import Alert, Measure
+from perfgate.output import emit_json, err, out
+from perfgate.store import Point, SeriesKey
+from perfgate.thresholds import SeriesThresholds, load_thresholds
+
+NAME = "detect"
+HELP = "find change points in the history and raise new alerts (exit 1 on a new regression)"
+ORDER = 40
+EPILOG = """examples:
+  perfgate detect                                  # every series; new alerts recorded
+  perfgate detect --branch main --measure latency --json
+  perfgate detect --series timings.csv             # CSV with a `value` (and `index`) column
+  perfgate detect --series batch.json --json       # JSON list of series -> list of results
+  perfgate alerts                                  # list alerts; --ack ID to acknowledge"""
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--series", metavar="FILE", help="analyse this CSV / JSON series file instead of the store")
+    p.add_argument("--benchmark", help="only this benchmark")
+    add_series_filters(p)
+    p.add_argument("--thresholds", metavar="PATH",
+                   help="thresholds file or directory (default: ./thresholds, else perfgate's defaults)")
+    p.add_argument("--no-record", action="store_true", help="report only; record no alerts")
+
+
+def run(args: argparse.Namespace) -> int:
+    thresholds = load_thresholds(args.thresholds)
+    if args.series:
+        return _run_file(args, thresholds)
+    with store_from(args) as store:
+        keys = store.series_keys(branch=args.branch, testbed=args.testbed, benchmark=args.benchmark,
+                                 measure=args.measure)
+        reports = [_analyse(key, store.series(key), thresholds.for_series(key.benchmark, key.measure))
+                   for key in keys]
+        alerts = [a for r in reports for a in r["alerts"]]
+        new = store.record_alerts(alerts) if alerts and not args.no_record else []
+    new_ids = {id(a) for a in new}
+    for r in reports:
+        for a, cp in zip(r["alerts"], r["entries"]):
+            cp["alert"] = {"new": id(a) in new_ids, "id": a.id or None}
+    regressions = [a for a in new if a.direction == "regression"]
+    if args.json:
+        emit_json({"series": [{k: v for k, v in r.items() if k != "alerts"} for r in reports],
+                   "new_alerts": new, "exit_code": EXIT_REGRESSION if regressions else EXIT_OK})
+    else:
+        _print_store(reports, len(keys), new, args.no_record)
+    return EXIT_REGRESSION if regressions else EXIT_OK
+
+
+# --- store series -------------------------------------------------------------------------------
+
+def _analyse(key: SeriesKey, points: list[Point], settings: SeriesThresholds) -> dict[str, Any]:
+    lower = Measure.named(key.measure).lower_is_better
+    values = [p.value for p in points]
+    cps = detect_change_points(values, settings.change_point, lower)
+    entries, alerts = [], []
+    for cp in cps:
+        commits = [points[i].commit for i in range(cp.index_low, cp.index_high + 1)]
+        entry = cp.to_json() | {"first_commit": points[cp.index].commit,
+                                "previous_commit": points[cp.index - 1].commit, "commit_range": commits,
+                                "kind": "change_point"}
+        entries.append(entry)
+        alerts.append(Alert(key.branch, key.testbed, key.benchmark, key.measure, points[cp.index].commit,
+                            cp.direction, cp.magnitude, cp.ci_low, cp.ci_high, cp.p_value, "change_point",
+                            points[cp.index - 1].commit, tuple(commits),
+                            {"index": cp.index, "before": cp.before, "after": cp.after}))
+    threshold = None
+    if settings.test is not None and points:
+        # The newest value against the current regime only: a confirmed change point starts a
+        # new normal (already alerted once); values that alerted stay out of the baseline.
+        start = cps[-1].index if cps else 0
+        results = evaluate_series(settings.test, values[start:], [p.time for p in points[start:]])
+        last = results[-1]
+        threshold = {"test": settings.test.test, "value": last.value, "baseline_size": last.baseline_size,
+                     "baseline": last.limits.baseline if last.limits else None,
+                     "lower_limit": last.limits.lower if last.limits else None,
+                     "upper_limit": last.limits.upper if last.limits else None, "alert": last.alert}
+        if last.alert:
+            above = last.alert == "upper"
+            direction = "regression" if above == lower else "improvement"
+            base = last.limits.baseline if last.limits and last.limits.baseline else None
+            magnitude = last.value / base - 1 if base else math.nan
+            entry = {"kind": "threshold", "index": len(points) - 1, "first_commit": points[-1].commit,
+                     "direction": direction, "magnitude": magnitude, **threshold}
+            entries.append(entry)
+            alerts.append(Alert(key.branch, key.testbed, key.benchmark, key.measure, points[-1].commit, direction,
+                                magnitude, kind="threshold",
+                                previous_commit=points[-2].commit if len(points) > 1 else "",
+                                commit_range=(points[-1].commit,), details=threshold))
+    return {"branch": key.branch, "testbed": key.testbed, "benchmark": key.benchmark, "measure": key.measure,
+            "points": len(points), "change_points": entries, "threshold": threshold, "entries": entries,
+            "alerts": alerts}
+
+
+def _print_store(reports: list[dict], nseries: int, new: list[Alert], no_record: bool) -> None:
+    found = [(r, e) for r in reports for e in r["change_points"]]
+    if not found:
+        out.print(f"no change points in {nseries} series")
+        return
+    table = Table(title=f"perfgate detect: {len(found)} change(s) in {nseries} series", title_justify="left")
+    for col in ("benchmark", "measure", "branch@testbed", "first commit", "could be", "change [CI]", "confidence",
+                "direction", "alert"):
+        table.add_column(col, overflow="fold")
+    for r, e in found:
+        rng = e.get("commit_range") or []
+        ci = (f" [{e['ci_low'] * 100:+.1f}%, {e['ci_high'] * 100:+.1f}%]" if e.get("ci_low") is not None else "")
+        conf = f"{e['confidence'] * 100:.2f}%" if "confidence" in e else f"{e['test']} limit"
+        alert = e.get("alert", {})
+        status = "—" if no_record else ("NEW " if alert.get("new") else "known ") + (alert.get("id") or "")[:8]
+        colour = "red" if e["direction"] == "regression" else "green"
+        table.add_row(escape(r["benchmark"]), escape(r["measure"]), escape(f"{r['branch']}@{r['testbed']}"),
+                      escape(e["first_commit"][:12]),
+                      escape(f"{rng[0][:8]}..{rng[-1][:8]}") if len(rng) > 1 else "exact",
+                      f"{e['magnitude'] * 100:+.2f}%{ci}", conf, f"[{colour}]{e['direction']}[/{colour}]", status)
+    out.print(table)
+    if new:
+        err.print(f"{len(new)} new alert(s); list with 'perfgate alerts', acknowledge with 'perfgate alerts --ack ID'")
+
+
+# --- series files -------------------------------------------------------------------------------
+
+def _run_file(args: argparse.Namespace, thresholds) -> int:
+    path = Path(args.series)
+    batch, series = read_series_file(path)
+    measure = args.measure or ""
+    settings = thresholds.for_series(args.benchmark or "", measure).change_point
+    lower = Measure.named(measure).lower_is_better
+    results = []
+    for labels, values in series:
+        cps = detect_change_points(values, settings, lower)
+        results.append({"points": len(values),
+                        "change_points": [_with_label(cp, labels) for cp in cps]})
+    regression = any(cp["direction"] == "regression" for r in results for cp in r["change_points"])
+    if args.json:
+        emit_json(results if batch else results[0])
+    else:
+        for i, r in enumerate(results):
+            head = f"series {i}: " if batch else ""
+            if not r["change_points"]:
+                out.print(f"{head}{r['points']} points, no change point")
+            for cp in r["change_points"]:
+                out.print(f"{head}change at index {cp['index']} (could be {cp['index_low']}..{cp['index_high']}): "
+                          f"{cp['magnitude'] * 100:+.2f}% [{cp['ci_low'] * 100:+.2f}%, {cp['ci_high'] * 100:+.2f}%], "
+                          f"p = {cp['p_value']:.2g}, {cp['direction']}")
+    return EXIT_REGRESSION if regression else EXIT_OK
+
+
+def _with_label(cp: ChangePoint, labels: list[Any] | None) -> dict[str, Any]:
+    d = cp.to_json()
+    if labels is not None:   # report the file's own index column, not positions
+        for k in ("index", "index_low", "index_high"):
+            d[k] = labels[d[k]]
+    return d
+
+
+def read_series_file(path: Path) -> tuple[bool, list[tuple[list[Any] | None, list[float]]]]:
+    """``(is_batch, [(index labels or None, values)])`` from a CSV or JSON series file."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(str(path), "", "no such file") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise InputError(str(path), "", f"cannot read: {e}") from None
+    if path.suffix.lower() == ".json" or text.lstrip().startswith("["):
+        return _read_json(str(path), text)
+    return False, [_read_csv(str(path), text)]
+
+
+def _read_json(src: str, text: str) -> tuple[bool, list[tuple[None, list[float]]]]:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise InputError(src, f"line {e.lineno} column {e.colno}", f"not valid JSON: {e.msg}") from None
+    if not isinstance(data, list) or not data:
+        raise InputError(src, "", "expected a non-empty JSON list of numbers, or a list of such lists")
+    if all(isinstance(x, list) for x in data):
+        return True, [(None, _numbers(src, f"[{i}]", s)) for i, s in enumerate(data)]
+    return False, [(None, _numbers(src, "", data))]
+
+
+def _numbers(src: str, place: str, values: Any) -> list[float]:
+    if not isinstance(values, list) or not values:
+        raise InputError(src, place or "top level", "expected a non-empty list of numbers")
+    out_values = []
+    for i, v in enumerate(values):
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+            raise InputError(src, f"{place}[{i}]", f"expected a finite number, got {json.dumps(v)}")
+        out_values.append(float(v))
+    return out_values
+
+
+def _read_csv(src: str, text: str) -> tuple[list[Any] | None, list[float]]:
+    rows = list(csv.reader(io.StringIO(text)))
+    if not rows:
+        raise InputError(src, "line 1", "empty file; expected a header with a `value` column")
+    header = [h.strip().lower() for h in rows[0]]
+    if "value" not in header:
+        raise InputError(src, "line 1", f"no `value` column in header {rows[0]!r} (expected `value` or `index,value`)")
+    vi, ii = header.index("value"), header.index("index") if "index" in header else None
+    pairs = []
+    for line, row in enumerate(rows[1:], start=2):
+        if not row or all(not c.strip() for c in row):
+            continue
+        if len(row) != len(header):
+            raise InputError(src, f"line {line}", f"{len(row)} fields, header has {len(header)}")
+        try:
+            value = float(row[vi])
+        except ValueError:
+            raise InputError(src, f"line {line}", f"value {row[vi]!r} is not a number") from None
+        if not math.isfinite(value):
+            raise InputError(src, f"line {line}", f"value {row[vi]!r} is not finite")
+        label: Any = None
+        if ii is not None:
+            try:
+                label = int(row[ii])
+            except ValueError:
+                raise InputError(src, f"line {line}", f"index {row[ii]!r} is not a whole number") from None
+        pairs.append((label, value))
+    if not pairs:
+        raise InputError(src, "", "no values after the header")
+    if ii is None:
+        return None, [v for _, v in pairs]
+    labels = [label for label, _ in pairs]
+    if len(set(labels)) != len(labels):
+        dup = next(x for x in labels if labels.count(x) > 1)
+        raise InputError(src, "", f"index {dup} appears twice")
+    pairs.sort()
+    return [label for label, _ in pairs], [v for _, v in pairs]

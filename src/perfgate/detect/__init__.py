@@ -1,0 +1,11 @@
+"""Pure detection layer: noise model, change points, threshold tests and the A/B comparison.
+
+Nothing here does I/O or imports a store, a container or the CLI; every function works on plain
+numbers (numpy arrays, ``perfgate.model`` dataclasses), so each can be tested on its own.
+
+* :mod:`.noise` — relative scale, robust noise, winsorizing, autocorrelation
+* :mod:`.stats` — rank test, mean test, Hodges–Lehmann, Benjamini–Hochberg
+* :mod:`.changepoint` — ``detect_change_points(values, settings, lower_is_better)``
+* :mod:`.threshold_tests` — Bencher-compatible tests with alerted values kept out of baselines
+* :mod:`.compare` — ``compare_runs(base, head, thresholds=None, alpha=0.05) -> Comparison``
+"""

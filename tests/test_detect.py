@@ -1,0 +1,137 @@
+"""Change point detection on synthetic arrays: steps found where they are, spikes and noise not."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from perfgate.detect.changepoint import ChangePointDetector, detect_change_points
+from perfgate.detect.noise import NoiseModel, block_inflation, lag1_autocorrelation
+from perfgate.thresholds import ChangePointSettings
+
+SETTINGS = ChangePointSettings(min_effect=0.005, confidence=0.99)
+
+
+def noisy(n: int, cv: float, seed: int, level: float = 1e6) -> np.ndarray:
+    return level * (1 + cv * np.random.default_rng(seed).standard_normal(n))
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_step_found_at_its_first_index_with_magnitude_and_direction(seed):
+    x = noisy(300, 0.02, seed)
+    x[173:] *= 1.08
+    [cp] = detect_change_points(x, SETTINGS)
+    assert cp.index == 173
+    assert cp.index_low <= 173 <= cp.index_high
+    assert cp.ci_low < 0.08 < cp.ci_high and abs(cp.magnitude - 0.08) < 0.015
+    assert cp.direction == "regression" and cp.p_value < 0.01 and cp.confidence == pytest.approx(1 - cp.p_value)
+
+
+def test_direction_follows_the_measure():
+    x = noisy(200, 0.01, 1)
+    x[100:] *= 1.05
+    [cp] = detect_change_points(x, SETTINGS, lower_is_better=False)   # e.g. throughput went up
+    assert cp.direction == "improvement"
+    [cp] = detect_change_points(x[::-1].copy(), SETTINGS, lower_is_better=True)
+    assert cp.direction == "improvement" and cp.magnitude < 0
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_single_run_spikes_are_not_change_points(seed):
+    x = noisy(300, 0.01, seed)
+    rng = np.random.default_rng(100 + seed)
+    for i in rng.choice(np.arange(10, 290), 6, replace=False):
+        x[i] *= rng.uniform(1.5, 4.0)
+    assert detect_change_points(x, SETTINGS) == []
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_no_change_noisy_series_gives_nothing(seed):
+    rng = np.random.default_rng(seed)
+    heavy = 1e6 * rng.lognormal(0, 0.05, 500) * (1 + (rng.random(500) < 0.2) * rng.pareto(3, 500) * 0.05)
+    assert detect_change_points(heavy, SETTINGS) == []
+
+
+def test_zero_variance_series_still_detects_a_one_percent_step():
+    x = np.full(120, 2_000_000.0)
+    x[60:] *= 1.01
+    [cp] = detect_change_points(x, SETTINGS)
+    assert (cp.index, cp.index_low, cp.index_high) == (60, 60, 60)
+    assert cp.magnitude == pytest.approx(0.01, rel=1e-6)
+    assert detect_change_points(np.full(120, 5.0), SETTINGS) == []
+
+
+def test_change_below_min_effect_is_not_reported():
+    x = np.full(100, 1000.0)
+    x[50:] = 1003.0                                      # 0.3%: certain but below 0.5%
+    assert detect_change_points(x, SETTINGS) == []
+    assert len(detect_change_points(x, ChangePointSettings(min_effect=0.001))) == 1
+
+
+def test_regression_later_fixed_gives_both_change_points():
+    x = noisy(300, 0.01, 3)
+    x[120:140] *= 1.2
+    cps = detect_change_points(x, SETTINGS)
+    assert [c.index for c in cps] == [120, 140]
+    assert [c.direction for c in cps] == ["regression", "improvement"]
+
+
+def test_not_snapped_to_a_grid():
+    for t in (101, 103, 107, 149):
+        x = noisy(250, 0.005, t)
+        x[t:] *= 1.03
+        assert [c.index for c in detect_change_points(x, SETTINGS)] == [t]
+
+
+def test_autocorrelated_noise_is_not_a_change():
+    rng = np.random.default_rng(4)
+    e = np.zeros(600)
+    for i in range(1, 600):
+        e[i] = 0.7 * e[i - 1] + 0.01 * rng.standard_normal()
+    x = 1e6 * (1 + e)
+    assert detect_change_points(x, SETTINGS) == []
+    x[300:] *= 1.15
+    assert [c.index for c in detect_change_points(x, SETTINGS)] == [300]
+
+
+def test_slow_drift_is_not_a_step():
+    x = noisy(600, 0.005, 8) * np.linspace(1.0, 1.04, 600)
+    assert detect_change_points(x, SETTINGS) == []
+
+
+def test_bimodal_runs_are_not_changes():
+    rng = np.random.default_rng(9)
+    x = 1e6 * (1 + 0.003 * rng.standard_normal(400) + 0.08 * (rng.random(400) < 0.45))
+    assert detect_change_points(x, SETTINGS) == []
+
+
+def test_short_series_and_non_positive_values():
+    assert detect_change_points([1.0, 2.0, 3.0], SETTINGS) == []
+    x = np.r_[np.zeros(40), np.full(40, 5.0)] + np.random.default_rng(0).normal(0, 0.1, 80)
+    [cp] = detect_change_points(x, SETTINGS)       # no log scale possible: still found
+    assert cp.index == 40
+
+
+def test_noise_model_pieces():
+    x = noisy(400, 0.02, 2)
+    m = NoiseModel().fit(x)
+    assert m.log_scale and 0.015 < m.sigma < 0.025
+    spiky = x.copy()
+    spiky[200] *= 10
+    w = NoiseModel().fit(spiky).winsorized
+    assert abs(w[200] - np.log(x[200])) < 5 * m.sigma     # the spike is clipped to the fences
+    assert lag1_autocorrelation(np.random.default_rng(0).standard_normal(2000)) < 0.1
+    ar = np.zeros(3000)
+    rng = np.random.default_rng(1)
+    for i in range(1, 3000):
+        ar[i] = 0.8 * ar[i - 1] + rng.standard_normal()
+    assert 0.7 < lag1_autocorrelation(ar) < 0.9
+    assert block_inflation(ar) > 4 and block_inflation(rng.standard_normal(3000)) < 1.6
+
+
+def test_detector_is_fit_predict():
+    x = noisy(200, 0.01, 5)
+    x[90:] *= 0.9
+    det = ChangePointDetector(SETTINGS).fit(x)
+    assert det.noise_.sigma > 0
+    assert [c.index for c in det.predict()] == [90]
