@@ -21,7 +21,6 @@ from urllib.parse import urlsplit
 
 from perfgate.bencher.alert_memory import AlertMemory, memory_error
 from perfgate.bencher.alerts import BencherAlert, as_perfgate_alert
-from perfgate.bencher.bootstrap import Bootstrap
 from perfgate.bencher.client import BencherClient, BencherRejected
 from perfgate.bencher.payload import StartPoint, new_run
 from perfgate.bencher.publisher import FlushResult, Outcome, Publisher
