@@ -112,3 +112,23 @@ def test_token_never_leaks(fake, caplog):
     assert any("retry" in r.getMessage() for r in caplog.records)
     assert all(wrong not in r.getMessage() and TOKEN not in r.getMessage() for r in caplog.records)
     assert redact(f"x {wrong} y") == "x *** y"
+
+
+def test_the_fake_validates_against_openapi(fake):
+    """The fake is only worth something if it refuses what the real API would not accept, and
+    notices when its own answers drift from the schema."""
+    from fake_bencher.server import api
+
+    client = BencherClient(fake.url, TOKEN, policy=FAST)
+    with pytest.raises(BencherRejected) as e:
+        client.request("POST", "/v0/run", json={"results": ["{}"], "start_time": "2025-01-01T00:00:00Z",
+                                                "end_time": "yesterday", "idempotency_key": "abc", "hashh": "x"})
+    assert e.value.status == 400
+    problems, fake.problems[:] = list(fake.problems), []
+    assert any("end_time" in p for p in problems) and any("idempotency_key" in p for p in problems)
+    assert any("'hashh' was unexpected" in p for p in problems)
+    op, _ = api().match("GET", "/v0/projects/x/perf")
+    assert api().check_response(op, 200, {"project": {}, "results": []}, {})  # missing fields and headers
+    assert api().check_response(op, 404, {"message": "gone", "request_id": "r"}, {
+        "access-control-allow-headers": "", "access-control-allow-methods": "", "access-control-allow-origin": "",
+        "access-control-expose-headers": "", "x-total-count": "1"}) == []

@@ -32,6 +32,7 @@ from perfgate.store import register_scheme
 from perfgate.store.base import Point, RunSummary, SeriesKey, Store
 
 PERF_LIMIT = 255  # combinations the perf endpoint answers per request
+DEFAULT_THRESHOLDS = object()  # "read thresholds/ when first needed"
 _DIMENSIONS = ("branches", "testbeds", "benchmarks", "measures")
 
 
@@ -57,7 +58,7 @@ def epoch(text: str | None) -> float | None:
 class BencherStore(Store):
     def __init__(self, base_url: str, project: str, token: Secret | str | None = None, *,
                  spool: Spool | None = None, client: BencherClient | None = None,
-                 thresholds: Any = "default", start_point: StartPoint | None = None):
+                 thresholds: Any = DEFAULT_THRESHOLDS, start_point: StartPoint | None = None):
         self.project = project
         self.client = client or BencherClient(base_url, token)
         self.publisher = Publisher(self.client, project, spool or Spool())
@@ -76,7 +77,7 @@ class BencherStore(Store):
 
     @property
     def thresholds(self) -> Any:
-        if self._thresholds == "default":
+        if self._thresholds is DEFAULT_THRESHOLDS:
             from perfgate.thresholds import load_thresholds
 
             self._thresholds = load_thresholds(None)
