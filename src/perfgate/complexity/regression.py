@@ -186,12 +186,13 @@ def _final(X: np.ndarray, y: np.ndarray, w_var: np.ndarray, robust: bool) -> tup
     scale[scale == 0] = 1.0
     sw = np.sqrt(w_var)
     Xs, ys = X / scale * sw[:, None], y * sw
-    if robust:
+    result = sm.WLS(ys, Xs).fit()
+    huber = np.ones(len(y))
+    # Huber needs a residual scale; on exact data (MAD = 0) there is nothing to be robust against.
+    exact = np.median(np.abs(result.resid)) <= 1e-12 * np.median(np.abs(ys))
+    if robust and not exact:
         result = sm.RLM(ys, Xs, M=sm.robust.norms.HuberT()).fit()
         huber = np.asarray(result.weights)
-    else:
-        result = sm.WLS(ys, Xs).fit()
-        huber = np.ones(len(y))
     beta = np.asarray(result.params) / scale
     cov = np.asarray(result.cov_params()) / np.outer(scale, scale)
     return beta, cov, huber
