@@ -132,3 +132,22 @@ def test_the_fake_validates_against_openapi(fake):
     assert api().check_response(op, 404, {"message": "gone", "request_id": "r"}, {
         "access-control-allow-headers": "", "access-control-allow-methods": "", "access-control-allow-origin": "",
         "access-control-expose-headers": "", "x-total-count": "1"}) == []
+
+
+def test_connection_refused_spools_the_run(tmp_path):
+    import socket
+
+    from perfgate.bencher.spool import Spool
+    from perfgate.store.bencher import BencherStore
+
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    url = f"http://127.0.0.1:{port}"
+    store = BencherStore(url, "demo", client=BencherClient(url, TOKEN, policy=FAST), spool=Spool(tmp_path),
+                         thresholds=None)
+    store.add_runs([make_run(0, 100.0)])
+    assert store.last_outcomes[0].status == "spooled"
+    assert "ConnectError" in store.last_flush.error and TOKEN not in store.last_flush.error
+    (entry,) = Spool(tmp_path).pending(f"{url}/demo")
+    assert entry.body["hash"] == make_run(0, 100.0).commit
