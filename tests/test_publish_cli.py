@@ -190,3 +190,32 @@ def test_token_absent_from_a_real_process(cli, fake, tmp_path, store_path):
     assert spooled
     for text in (down.stdout, down.stderr, refused.stdout, refused.stderr, *spooled):
         assert TOKEN not in text and wrong not in text
+
+
+def test_detect_and_alerts_verbs_on_a_bencher_store(cli, fake, tmp_path):
+    """``perfgate detect`` reads a Bencher project's history, raises its change point once, and
+    ``perfgate alerts`` lists it next to the alerts Bencher's own thresholds raised."""
+    import random
+
+    from fake_bencher.fixtures import make_run, make_store
+
+    rng = random.Random(5)
+    values = [100.0 * (1.15 if i >= 30 else 1.0) * rng.lognormvariate(0, 0.02) for i in range(45)]
+    rules = tmp_path / "thresholds.toml"
+    rules.write_text('[measure.latency]\ntest = "percentage"\nupper_boundary = 0.08\nmax_sample_size = 8\n')
+    from perfgate.thresholds import load_thresholds
+
+    store = make_store(fake, tmp_path, thresholds=load_thresholds(rules))
+    store.add_runs([make_run(i, v) for i, v in enumerate(values)])
+    to = f"bencher+{fake.url}/demo"
+    first = cli("detect", "--store", to, "--thresholds", str(rules), "--json", env=env(tmp_path))
+    assert first.returncode == 1, first.stderr
+    doc = json.loads(first.stdout)
+    (series,) = doc["series"]
+    cps = [e for e in series["entries"] if e["kind"] == "change_point"]
+    assert len(cps) == 1 and abs(cps[0]["index"] - 30) <= 1 and cps[0]["first_commit"] in cps[0]["commit_range"]
+    again = cli("detect", "--store", to, "--thresholds", str(rules), env=env(tmp_path))
+    assert again.returncode == 0, again.stderr  # the change alerts once
+    listed = json.loads(cli("alerts", "--store", to, "--status", "all", "--json", env=env(tmp_path), check=True).stdout)
+    kinds = {(a["kind"], (a.get("details") or {}).get("source", "perfgate")) for a in listed}
+    assert ("change_point", "perfgate") in kinds and ("threshold", "bencher") in kinds
