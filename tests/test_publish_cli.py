@@ -110,7 +110,7 @@ def test_outage_spools_then_flush_sends_exactly_once(cli, fake, tmp_path):
     sent = json.loads(flushed.stdout)["flushed"]["sent"]
     assert [s["hash"] for s in sent] == [commit(1, "main"), commit(2, "main")]
     assert [r["version"]["hash"] for r in fake.reports_of("demo")] == [commit(i, "main") for i in range(3)]
-    again = cli("publish", "--to", to, "--flush", env=env(tmp_path), check=True)
+    again = cli("publish", "--store", to, "--flush", env=env(tmp_path), check=True)  # PERFGATE_STORE style
     assert "nothing to publish" in again.stderr and len(fake.reports_of("demo")) == 3
     # The token is nowhere: not in any output, nor in any spool file.
     for text in (flushed.stdout, flushed.stderr, again.stderr, proc.stdout, proc.stderr):

@@ -130,12 +130,15 @@ class Ledger:
 
 
 def run(args: argparse.Namespace) -> int:
+    only_flush = args.flush and not args.run_ids and not args.all
     if args.store.startswith("bencher+"):
-        raise PerfgateError(f"--store {args.store!r}: publish reads runs from a local store (sqlite:PATH)")
+        if not (only_flush and not args.to):
+            raise PerfgateError(f"--store {args.store!r}: publish reads runs from a local store; give it as "
+                                "--store sqlite:PATH and the Bencher server as --to")
+        args.to = args.store  # flushing needs no local store: the Bencher store is the target
     spool = Spool(args.spool)
     target = _target(args, spool)
     ledger = Ledger(spool, target.publisher.target)
-    only_flush = args.flush and not args.run_ids and not args.all
     with target:
         if only_flush:
             flushed, outcomes, local_ids = target.flush(), [], []
