@@ -110,6 +110,11 @@ def check_name(name: Any, source: str, place: str) -> str:
 
 
 def check_number(value: Any, source: str, place: str, *, allow_negative: bool = False) -> float:
+    if isinstance(value, int) and not isinstance(value, bool):
+        try:  # JSON integers are unbounded; one too big for a float is out of range, not a crash
+            value = float(value)
+        except OverflowError:
+            raise InputError(source, place, "value is out of range") from None
     problem = number_problem(value, allow_negative=allow_negative)
     if problem:
         raise InputError(source, place, problem)

@@ -103,7 +103,7 @@ def _run_name(row: dict, name: str, aggregate: str | None, source: str, place: s
 
 def _time_scale(row: dict, source: str, place: str) -> float:
     unit = row.get("time_unit", "ns")
-    if unit not in TIME_UNITS:
+    if not isinstance(unit, str) or unit not in TIME_UNITS:
         raise InputError(source, join(place, "time_unit"), f"unknown time unit {unit!r}")
     return TIME_UNITS[unit]
 
