@@ -73,11 +73,12 @@ def main() -> int:
             store = BencherStore(fake.url, "roundtrip", client=client, spool=Spool(Path(tmp) / "spool"),
                                  thresholds=load_thresholds(ROOT / "thresholds" / "default.toml"))
             t0 = time.perf_counter()
-            alerts = 0
-            for run in runs:
+            alerts: dict[tuple[str, str], list[int]] = {}
+            for i, run in enumerate(runs):
                 store.add_runs([run])
                 assert store.last_outcomes[0].status == "published"
-                alerts += len(store.last_alerts)
+                for a in store.last_alerts:
+                    alerts.setdefault((a.benchmark, a.measure), []).append(i)
             t1 = time.perf_counter()
             keys = store.series_keys()
             history = {k: store.series(k) for k in keys}
@@ -96,7 +97,12 @@ def main() -> int:
     print(f"read back:             {t2 - t1:.2f} s  ({len(keys)} series, {points} points)")
     print(f"detect:                {t3 - t2:.2f} s")
     print(f"round trip total:      {total:.2f} s  (limit 30 s)")
-    print(f"Bencher alerts raised: {alerts}")
+    print(f"Bencher threshold alerts (thresholds/default.toml models): {sum(map(len, alerts.values()))}")
+    for (bench, measure), at in sorted(alerts.items()):
+        step = PLANTED.get((bench, measure), (None,))[0]
+        near = sum(step is not None and 0 <= i - step < 10 for i in at)
+        print(f"  {bench} [{measure}]: {len(at)} at runs {at[:12]}{' ...' if len(at) > 12 else ''}"
+              f" ({near} within 10 runs after a planted step)")
     ok = total < 30 and points == len(runs) * 4 and not fake.problems
     for (bench, measure), cps in sorted(found.items()):
         text = ", ".join(f"run {c.index} {c.magnitude * 100:+.1f}% (CI {c.ci_low * 100:+.1f}..{c.ci_high * 100:+.1f}%, "
