@@ -222,3 +222,23 @@ def test_a_file_from_inside_criterion_output_says_to_pass_the_directory():
     est = CRITERION / "fib_recursive_15" / "new" / "estimates.json"
     with pytest.raises(InputError, match="directory"):
         parse_file(str(est))
+
+
+@pytest.mark.parametrize("path,expected", AUTO, ids=[f"{e}-{p.name}" for p, e in AUTO])
+def test_exactly_one_sniffer_claims_each_fixture(path, expected):
+    """Detection must not depend on the order sniffers are tried in."""
+    from perfgate.adapters import adapter_names, get_adapter
+
+    modules = [get_adapter(n) for n in adapter_names()]
+    if path.is_dir():
+        claims = [m.NAME for m in modules if getattr(m, "ACCEPTS_DIRECTORY", False) and m.sniff_path(path)]
+    else:
+        text = path.read_text()
+        claims = []
+        for m in modules:
+            try:
+                if m.sniff(text):
+                    claims.append(m.NAME)
+            except InputError:
+                pass
+    assert claims == [expected]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import json
 import math
+import os
 import shutil
 from pathlib import Path
 
@@ -24,7 +25,8 @@ from perfgate.errors import InputError
 from perfgate.model import KNOWN_MEASURES, name_problem
 
 FIX = Path(__file__).resolve().parent / "fixtures"
-FUZZ = settings(max_examples=200, deadline=None, derandomize=False,
+# PERFGATE_FUZZ_EXAMPLES=5000 digs deeper locally; CI keeps the default, fast enough for every push.
+FUZZ = settings(max_examples=int(os.environ.get("PERFGATE_FUZZ_EXAMPLES", "200")), deadline=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                        HealthCheck.function_scoped_fixture])
 
