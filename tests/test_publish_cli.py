@@ -219,3 +219,14 @@ def test_detect_and_alerts_verbs_on_a_bencher_store(cli, fake, tmp_path):
     listed = json.loads(cli("alerts", "--store", to, "--status", "all", "--json", env=env(tmp_path), check=True).stdout)
     kinds = {(a["kind"], (a.get("details") or {}).get("source", "perfgate")) for a in listed}
     assert ("change_point", "perfgate") in kinds and ("threshold", "bencher") in kinds
+
+
+def test_ingest_and_history_straight_into_a_bencher_store(cli, fake, tmp_path, fixtures):
+    to = f"bencher+{fake.url}/demo"
+    for _ in range(2):  # the second ingest of the same output is a no-op on the server too
+        cli("ingest", str(fixtures / "hyperfine" / "two-commands.json"), "--store", to, "--branch", "main",
+            "--commit", commit(1), "--testbed", "ci-x86", env=env(tmp_path), check=True)
+    (report,) = fake.reports_of("demo")
+    assert report["version"]["hash"] == commit(1) and len(report["results"]) >= 2
+    history = json.loads(cli("history", "--store", to, "--json", env=env(tmp_path), check=True).stdout)
+    assert {s["benchmark"] for s in history} == {fake.dims["benchmarks"][r["benchmark"]]["name"] for r in report["results"]}
