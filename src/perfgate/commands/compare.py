@@ -15,7 +15,6 @@ import argparse
 from dataclasses import asdict
 
 from perfgate.commands._common import store_from
-from perfgate.detect.compare import compare_runs
 from perfgate.errors import PerfgateError
 from perfgate.output import emit_json, out
 from perfgate.thresholds import load_thresholds
@@ -53,6 +52,8 @@ def _pick(store, run_id: str | None, branch: str | None, side: str):
 def run(args: argparse.Namespace) -> int:
     if not 0 < args.alpha < 1:
         raise PerfgateError(f"--alpha {args.alpha}: must be between 0 and 1")
+    from perfgate.detect.compare import compare_runs   # scipy: imported only when the verb runs
+
     thresholds = load_thresholds(args.thresholds)
     with store_from(args) as store:
         base = _pick(store, args.base, args.base_branch, "base")

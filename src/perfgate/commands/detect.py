@@ -28,13 +28,14 @@ from rich.markup import escape
 from rich.table import Table
 
 from perfgate.commands._common import add_series_filters, store_from
-from perfgate.detect.changepoint import ChangePoint, detect_change_points
-from perfgate.detect.threshold_tests import evaluate_series
 from perfgate.errors import EXIT_OK, EXIT_REGRESSION, InputError
 from perfgate.model import Alert, Measure
 from perfgate.output import emit_json, err, out
 from perfgate.store import Point, SeriesKey
 from perfgate.thresholds import SeriesThresholds, load_thresholds
+
+# The detectors pull in scipy and ruptures; they are imported when the verb runs, so that
+# `perfgate --help` and every other verb start fast.
 
 NAME = "detect"
 HELP = "find change points in the history and raise new alerts (exit 1 on a new regression)"
@@ -83,6 +84,9 @@ def run(args: argparse.Namespace) -> int:
 # --- store series -------------------------------------------------------------------------------
 
 def _analyse(key: SeriesKey, points: list[Point], settings: SeriesThresholds) -> dict[str, Any]:
+    from perfgate.detect.changepoint import detect_change_points
+    from perfgate.detect.threshold_tests import evaluate_series
+
     lower = Measure.named(key.measure).lower_is_better
     values = [p.value for p in points]
     cps = detect_change_points(values, settings.change_point, lower)
@@ -153,6 +157,8 @@ def _print_store(reports: list[dict], nseries: int, new: list[Alert], no_record:
 # --- series files -------------------------------------------------------------------------------
 
 def _run_file(args: argparse.Namespace, thresholds) -> int:
+    from perfgate.detect.changepoint import detect_change_points
+
     path = Path(args.series)
     batch, series = read_series_file(path)
     measure = args.measure or ""
@@ -178,7 +184,7 @@ def _run_file(args: argparse.Namespace, thresholds) -> int:
     return EXIT_REGRESSION if regression else EXIT_OK
 
 
-def _with_label(cp: ChangePoint, labels: list[Any] | None) -> dict[str, Any]:
+def _with_label(cp, labels: list[Any] | None) -> dict[str, Any]:
     d = cp.to_json()
     if labels is not None:   # report the file's own index column, not positions
         for k in ("index", "index_low", "index_high"):

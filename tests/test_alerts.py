@@ -1,0 +1,86 @@
+"""Alerts through the real CLI: a change alerts once, can be acknowledged, exit codes."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from perfgate.model import Metric, Run
+from perfgate.model import Testbed as Bed
+from perfgate.store.sqlite import SqliteStore
+
+
+def record(store_path, values, start: int = 0, benchmark: str = "sort", measure: str = "latency",
+           branch: str = "main") -> None:
+    with SqliteStore(store_path) as store:
+        store.add_runs([Run("default", branch, f"c{start + i:04d}", Bed("tb"), [Metric(benchmark, measure, float(v))],
+                            start_time=1_700_000_000.0 + start + i) for i, v in enumerate(values)])
+
+
+def series(n: int, seed: int, step_at: int | None = None, factor: float = 1.2) -> np.ndarray:
+    x = 1e6 * (1 + 0.01 * np.random.default_rng(seed).standard_normal(n))
+    if step_at is not None:
+        x[step_at:] *= factor
+    return x
+
+
+def test_change_alerts_once_and_can_be_acknowledged(cli, store_path):
+    record(store_path, series(80, 1, step_at=50))
+    first = cli("detect", "--json")
+    assert first.returncode == 1, first.stderr                 # a NEW regression alert
+    data = json.loads(first.stdout)
+    [s] = data["series"]
+    [cp] = [c for c in s["change_points"] if c["kind"] == "change_point"]
+    assert cp["first_commit"] == "c0050" and cp["previous_commit"] == "c0049" and "c0050" in cp["commit_range"]
+    assert cp["alert"]["new"] and cp["direction"] == "regression"
+    [alert] = [a for a in data["new_alerts"] if a["kind"] == "change_point"]
+
+    # Later runs on the new level: the same change is found again but not raised again.
+    record(store_path, series(20, 2) * 1.2, start=80)
+    again = cli("detect", "--json")
+    assert again.returncode == 0, again.stderr
+    assert json.loads(again.stdout)["new_alerts"] == []
+
+    listed = json.loads(cli("alerts", "--json", check=True).stdout)
+    assert alert["id"] in [a["id"] for a in listed]
+    cli("alerts", "--ack", alert["id"], check=True)
+    assert alert["id"] not in [a["id"] for a in json.loads(cli("alerts", "--json", check=True).stdout)]
+    acked = json.loads(cli("alerts", "--status", "acknowledged", "--json", check=True).stdout)
+    assert [a["id"] for a in acked] == [alert["id"]] and acked[0]["status"] == "acknowledged"
+    # Acknowledged changes stay known: still no new alert.
+    assert cli("detect").returncode == 0
+
+
+def test_improvement_alerts_but_exits_zero(cli, store_path):
+    record(store_path, series(80, 3, step_at=40, factor=0.8))
+    proc = cli("detect", "--json")
+    assert proc.returncode == 0, proc.stderr
+    [alert] = json.loads(proc.stdout)["new_alerts"]
+    assert alert["direction"] == "improvement"
+
+
+def test_no_record_and_filters(cli, store_path):
+    record(store_path, series(80, 4, step_at=60))
+    record(store_path, series(80, 5), benchmark="parse", start=1000)
+    proc = cli("detect", "--no-record", "--benchmark", "parse", "--json")
+    assert proc.returncode == 0 and [s["benchmark"] for s in json.loads(proc.stdout)["series"]] == ["parse"]
+    assert json.loads(cli("alerts", "--json", check=True).stdout) == []
+    table = cli("detect")
+    assert table.returncode == 1 and "sort" in table.stdout and "c0060" in table.stdout
+
+
+def test_threshold_alert_on_newest_value(cli, store_path):
+    record(store_path, list(series(30, 6)) + [1.5e6])       # one slow newest run: too few for a change point
+    proc = cli("detect", "--json")
+    assert proc.returncode == 1, proc.stderr
+    [s] = json.loads(proc.stdout)["series"]
+    assert s["threshold"]["test"] == "t_test" and s["threshold"]["alert"] == "upper"
+    assert [a["kind"] for a in json.loads(proc.stdout)["new_alerts"]] == ["threshold"]
+    assert cli("detect").returncode == 0                     # that breach is known now
+
+
+def test_ack_unknown_id_is_a_clear_error(cli, store_path):
+    record(store_path, series(10, 7))
+    proc = cli("alerts", "--ack", "no-such-id")
+    assert proc.returncode == 2 and "no alert 'no-such-id'" in proc.stderr

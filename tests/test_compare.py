@@ -1,0 +1,86 @@
+"""The A/B comparison: effect with CI, rank test, BH across benchmarks, MDE, verdicts, exit code."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from perfgate.detect.compare import compare_runs, compare_samples
+from perfgate.model import Metric, Run
+from perfgate.model import Testbed as Bed
+from perfgate.thresholds import Thresholds, load_thresholds
+
+from conftest import ROOT
+
+TH = load_thresholds(ROOT / "thresholds")
+
+
+def samples(n: int, cv: float, seed: int, factor: float = 1.0) -> tuple[float, ...]:
+    return tuple(1e6 * factor * (1 + cv * np.random.default_rng(seed).standard_normal(n)))
+
+
+def test_clear_regression_and_effect_interval():
+    c = compare_samples({("sort", "latency"): samples(30, 0.02, 1)},
+                        {("sort", "latency"): samples(30, 0.02, 2, 1.10)}, TH)
+    [v] = c.verdicts
+    assert v.verdict == "regression" and c.exit_code == 1 and c.regressions == [v]
+    assert v.ci_low < 0.10 < v.ci_high and v.ci_low > 0.05
+    assert v.p_value < 1e-6 and v.q_value == pytest.approx(v.p_value)
+    assert 0 < v.mde < 0.05 and v.ratio == pytest.approx(v.head_median / v.base_median)
+
+
+def test_improvement_depends_on_direction():
+    base = {("api", "throughput"): samples(20, 0.01, 3), ("api", "latency"): samples(20, 0.01, 4)}
+    head = {("api", "throughput"): samples(20, 0.01, 5, 1.1), ("api", "latency"): samples(20, 0.01, 6, 0.9)}
+    c = compare_samples(base, head, TH)
+    assert [v.verdict for v in c.verdicts] == ["improvement", "improvement"] and c.exit_code == 0
+
+
+def test_significant_but_below_threshold_is_no_change():
+    c = compare_samples({("b", "latency"): samples(200, 0.002, 7)},
+                        {("b", "latency"): samples(200, 0.002, 8, 1.01)}, TH)   # latency min_effect is 2%
+    [v] = c.verdicts
+    assert v.q_value < 1e-6 and v.verdict == "no-change" and "threshold" in v.note and c.exit_code == 0
+
+
+def test_fdr_across_benchmarks_uses_bh():
+    base = {(f"b{i}", "latency"): samples(10, 0.05, i) for i in range(20)}
+    head = {(f"b{i}", "latency"): samples(10, 0.05, 100 + i) for i in range(20)}
+    c = compare_samples(base, head, Thresholds(), alpha=0.05)
+    ps = np.array([v.p_value for v in c.verdicts])
+    order = np.argsort(ps)
+    expected = np.minimum.accumulate((ps[order] * 20 / np.arange(1, 21))[::-1])[::-1]
+    assert np.allclose(np.sort([v.q_value for v in c.verdicts]), np.minimum(expected, 1))
+    assert all(v.q_value >= v.p_value for v in c.verdicts)
+
+
+def test_deterministic_instruction_counts_catch_one_percent():
+    c = compare_samples({("parse", "instructions"): (1_000_000.0,)}, {("parse", "instructions"): (1_010_000.0,)}, TH)
+    [v] = c.verdicts
+    assert v.method == "deterministic" and v.verdict == "regression" and v.effect == pytest.approx(0.01)
+    same = compare_samples({("parse", "instructions"): (1_000_000.0,)}, {("parse", "instructions"): (1_000_000.0,)}, TH)
+    assert same.verdicts[0].verdict == "no-change"
+
+
+def test_insufficient_and_missing():
+    c = compare_samples({("a", "latency"): (1.0, 2.0), ("gone", "latency"): samples(5, 0.1, 1)},
+                        {("a", "latency"): (1.0, 2.0), ("new", "latency"): samples(5, 0.1, 2)}, TH)
+    v = {x.benchmark: x for x in c.verdicts}
+    assert all(x.verdict == "insufficient-data" for x in v.values())
+    assert v["gone"].note == "missing in head" and v["new"].note == "missing in base"
+    assert "samples a side" in v["a"].note and c.exit_code == 0
+
+
+def test_compare_runs_uses_samples_and_warns_on_testbed_mismatch():
+    def run(tb: str, factor: float) -> Run:
+        return Run("p", "main", "c", Bed(tb), [Metric("b", "latency", 1e6, samples=samples(15, 0.01, 9, factor))])
+
+    c = compare_runs(run("x", 1.0), run("y", 1.2))
+    assert c.regressions and c.warnings and "testbed" in c.warnings[0]
+    text = c.render()
+    assert "regression" in text and "1 regression(s)" in text
+
+
+def test_alpha_validated():
+    with pytest.raises(ValueError):
+        compare_samples({}, {}, TH, alpha=1.5)

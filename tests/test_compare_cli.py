@@ -1,0 +1,47 @@
+"""`perfgate compare` through the real CLI, on runs recorded in a real SQLite store."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from perfgate.model import Metric, Run
+from perfgate.model import Testbed as Bed
+from perfgate.store.sqlite import SqliteStore
+
+
+def run(branch: str, commit: str, factor: float, seed: int, t: float) -> Run:
+    rng = np.random.default_rng(seed)
+    metrics = [Metric(f"bench{i}", "latency", 0.0, samples=tuple(1e6 * (1 + 0.02 * rng.standard_normal(20))
+                                                                  * (factor if i == 0 else 1.0)))
+               for i in range(10)]
+    for m in metrics:
+        m.value = float(np.median(m.samples))
+    return Run("default", branch, commit, Bed("tb"), metrics, start_time=t)
+
+
+def test_compare_branches_and_ids(cli, store_path):
+    with SqliteStore(store_path) as store:
+        store.add_runs([run("main", "a1", 1.0, 1, 1.0), run("pr", "b1", 1.0, 2, 2.0), run("pr", "b2", 1.15, 3, 3.0)])
+        ids = {r.commit: r.run_id for r in store.runs()}
+    proc = cli("compare", "--base-branch", "main", "--head-branch", "pr", "--json")
+    assert proc.returncode == 1, proc.stderr               # the newest pr run is b2, with bench0 15% slower
+    out = json.loads(proc.stdout)
+    assert out["regressions"] == 1 and out["head"]["commit"] == "b2"
+    [reg] = [v for v in out["verdicts"] if v["verdict"] == "regression"]
+    assert reg["benchmark"] == "bench0" and reg["ci_low"] > 0 and reg["q_value"] <= 0.05
+    assert all(v["mde"] > 0 for v in out["verdicts"])
+    same = cli("compare", "--base", ids["a1"], "--head", ids["b1"])
+    assert same.returncode == 0, same.stderr
+    assert "0 regression(s)" in same.stdout and "bench0" in same.stdout
+
+
+def test_compare_usage_errors(cli, store_path):
+    with SqliteStore(store_path) as store:
+        store.add_runs([run("main", "a1", 1.0, 1, 1.0)])
+    assert cli("compare", "--base-branch", "main").returncode == 2
+    missing = cli("compare", "--base-branch", "main", "--head-branch", "nope")
+    assert missing.returncode == 2 and "'nope'" in missing.stderr
+    bad = cli("compare", "--base", "x", "--head", "y")
+    assert bad.returncode == 2 and "no run 'x'" in bad.stderr
