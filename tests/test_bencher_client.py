@@ -151,3 +151,9 @@ def test_connection_refused_spools_the_run(tmp_path):
     assert "ConnectError" in store.last_flush.error and TOKEN not in store.last_flush.error
     (entry,) = Spool(tmp_path).pending(f"{url}/demo")
     assert entry.body["hash"] == make_run(0, 100.0).commit
+
+
+def test_missing_token_says_how_to_give_one(fake):
+    with pytest.raises(BencherRejected, match="set BENCHER_API_TOKEN"):
+        BencherClient(fake.url, None, policy=FAST).request("GET", "/v0/organizations")
+    assert BencherClient(fake.url, Secret(TOKEN + "\n"), policy=FAST).request("GET", "/v0/organizations")

@@ -145,6 +145,8 @@ class BencherClient:
                     last = f"HTTP {status}: {message}"
                     retry_after = parse_retry_after(response.headers.get("Retry-After"))
                 else:
+                    if status == 401 and not self.token:
+                        message += " (no token given: set BENCHER_API_TOKEN)"
                     raise BencherRejected(method, path, status, message)
             if attempt + 1 < policy.attempts:
                 wait = policy.wait(attempt, retry_after, self._rng)

@@ -18,7 +18,7 @@ class Secret:
     __slots__ = ("_value",)
 
     def __init__(self, value: str | None):
-        self._value = value or ""
+        self._value = (value or "").strip()  # a token read from a file often ends in a newline
 
     def reveal(self) -> str:
         return self._value
