@@ -242,3 +242,52 @@ def test_exactly_one_sniffer_claims_each_fixture(path, expected):
             except InputError:
                 pass
     assert claims == [expected]
+
+
+# --- variants of the harness outputs --------------------------------------------------------------
+
+def test_google_benchmark_aggregates_only():
+    """--benchmark_report_aggregates_only: no repetition rows, value and bounds from the aggregates."""
+    path = FIX / "google-benchmark" / "aggregates-only.json"
+    rows = json.loads(path.read_text())["benchmarks"]
+    _, parsed = parse_file(str(path))
+    metrics = by_key(parsed)
+    scale = {"ns": 1, "us": 1e3, "ms": 1e6}
+    for run_name in {r["run_name"] for r in rows if r["aggregate_name"] == "mean"}:
+        mean = next(r for r in rows if r["run_name"] == run_name and r["aggregate_name"] == "mean")
+        sd = next(r for r in rows if r["run_name"] == run_name and r["aggregate_name"] == "stddev")
+        m = metrics[(run_name, "latency")]
+        assert close(m.value, mean["real_time"] * scale[mean["time_unit"]]) and m.samples == ()
+        assert close(m.upper - m.value, sd["real_time"] * scale[sd["time_unit"]])
+    assert all(not m.benchmark.endswith(("_mean", "_median", "_stddev", "_cv")) for m in parsed.metrics)
+
+
+def test_google_benchmark_failed_benchmark_is_refused():
+    path = FIX / "google-benchmark" / "with-error.json"
+    broken = next(i for i, r in enumerate(json.loads(path.read_text())["benchmarks"]) if r.get("error_occurred"))
+    with pytest.raises(InputError) as info:
+        parse_file(str(path))
+    assert info.value.place == f"benchmarks[{broken}]" and "input file not found" in str(info.value)
+    assert str(path) in str(info.value)
+
+
+def test_jmh_method_measured_in_two_modes_gets_the_mode_in_its_name(tmp_path):
+    doc = json.loads(JMH.read_text())
+    twin = json.loads(json.dumps(doc[0]))
+    twin["mode"], twin["primaryMetric"]["scoreUnit"] = "avgt", "ns/op"
+    path = tmp_path / "two-modes.json"
+    path.write_text(json.dumps([doc[0], twin]))
+    _, parsed = parse_file(str(path))
+    base = doc[0]["benchmark"] + "[length=" + doc[0]["params"]["length"] + "]"
+    assert {(m.benchmark, m.measure) for m in parsed.metrics} >= {
+        (base + ":thrpt", "throughput"), (base + ":avgt", "latency")}
+
+
+def test_go_bench_same_benchmark_in_two_packages(tmp_path):
+    text = GO.read_text()
+    path = tmp_path / "two-packages.txt"
+    path.write_text(text + text.replace("pkg: example.com/perfgatefixture", "pkg: example.com/other"))
+    _, parsed = parse_file(str(path))
+    names = {m.benchmark for m in parsed.metrics}
+    assert "example.com/perfgatefixture.BenchmarkConcat-2" in names and "example.com/other.BenchmarkConcat-2" in names
+    assert all(len(m.samples) == 5 for m in parsed.metrics)  # the packages' lines are not mixed
