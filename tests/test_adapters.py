@@ -291,3 +291,17 @@ def test_go_bench_same_benchmark_in_two_packages(tmp_path):
     names = {m.benchmark for m in parsed.metrics}
     assert "example.com/perfgatefixture.BenchmarkConcat-2" in names and "example.com/other.BenchmarkConcat-2" in names
     assert all(len(m.samples) == 5 for m in parsed.metrics)  # the packages' lines are not mixed
+
+
+def test_google_benchmark_skip_with_message_rows_are_left_out(tmp_path):
+    """Library 1.8+ marks SkipWithMessage rows ``"skipped": true``: deliberately not run, not failed."""
+    doc = json.loads(GBENCH.read_text())
+    skipped = dict(doc["benchmarks"][0], name="BM_NeedsAVX512", run_name="BM_NeedsAVX512", skipped=True,
+                   skip_message="no AVX-512 on this CPU", iterations=0, real_time=0.0)
+    doc["benchmarks"].append(skipped)
+    path = tmp_path / "skipped.json"
+    path.write_text(json.dumps(doc))
+    _, parsed = parse_file(str(path))
+    _, original = parse_file(str(GBENCH))
+    assert len(parsed.metrics) == len(original.metrics)
+    assert "BM_NeedsAVX512" not in {m.benchmark for m in parsed.metrics}

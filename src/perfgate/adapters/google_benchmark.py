@@ -11,7 +11,8 @@ Rows are grouped by ``run_name`` (the benchmark without the ``_mean``/``_BigO`` 
   define is a user counter and becomes a measure of the same name (counters may be negative).
 * ``BigO`` / ``RMS`` rows of ``Complexity()`` become measure ``bigo-coefficient`` (the fitted
   ``real_coefficient`` in ns) with attrs ``{"big_o": "NlgN", "rms": 0.05, ...}``.
-* A row with ``error_occurred`` (a benchmark that called ``SkipWithError``) is refused.
+* A row with ``error_occurred`` (a benchmark that called ``SkipWithError``) is refused; one with
+  ``skipped`` (``SkipWithMessage``, library 1.8+: deliberately not run) is left out.
 """
 
 from __future__ import annotations
@@ -61,9 +62,11 @@ def parse(text: str, source: str) -> Parsed:
     for i, row in enumerate(rows):
         place = join("benchmarks", i)
         name = check_name(require(row, "name", str, source, place), source, join(place, "name"))
-        if row.get("error_occurred") is True or row.get("skipped") is True:
-            message = row.get("error_message") or row.get("skip_message") or "no message"
+        if row.get("error_occurred") is True:
+            message = row.get("error_message") or "no message"
             raise InputError(source, place, f"benchmark {name!r} failed: {str(message)[:200]}")
+        if row.get("skipped") is True:  # SkipWithMessage: deliberately not run here, not a failure
+            continue
         aggregate = _aggregate_name(row, name, source, place)
         run_name = _run_name(row, name, aggregate, source, place)
         family = families.setdefault(run_name, _Family())
