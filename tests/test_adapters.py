@@ -305,3 +305,15 @@ def test_google_benchmark_skip_with_message_rows_are_left_out(tmp_path):
     _, original = parse_file(str(GBENCH))
     assert len(parsed.metrics) == len(original.metrics)
     assert "BM_NeedsAVX512" not in {m.benchmark for m in parsed.metrics}
+
+
+def test_pytest_benchmark_saved_without_data_has_no_samples(tmp_path):
+    """Files pytest-benchmark autosaves (.benchmarks/) lack stats.data unless --benchmark-save-data."""
+    doc = json.loads(PYTEST_BENCH.read_text())
+    for bench in doc["benchmarks"]:
+        del bench["stats"]["data"]
+    path = tmp_path / "0001_saved.json"
+    path.write_text(json.dumps(doc))
+    name, parsed = parse_file(str(path))
+    assert name == "pytest-benchmark" and all(m.samples == () for m in parsed.metrics)
+    assert [m.value for m in parsed.metrics] == pytest.approx([b["stats"]["mean"] * 1e9 for b in doc["benchmarks"]])
