@@ -1,0 +1,160 @@
+"""``perfgate fit`` end to end: the real CLI on synthetic scaling data (see
+tests/fixtures/scaling-tsv/README.md) and a real SQLite store.
+
+Most tests call the CLI's ``main`` in-process (statsmodels takes seconds to import in each new
+process); the exit-code and store tests run it as a real subprocess."""
+
+from __future__ import annotations
+
+import json
+import re
+from types import SimpleNamespace
+
+import pytest
+
+from perfgate.cli import main
+
+SEEDS_LINE = re.compile(r"^(Scheduling|Execution|Total)\s*: .+, R² = -?\d\.\d{4}, Adjusted R² = -?\d\.\d{4}$", re.M)
+
+
+@pytest.fixture
+def scaling(fixtures):
+    return fixtures / "scaling-tsv"
+
+
+@pytest.fixture
+def fit(capsys, store_path):
+    """``perfgate fit ARGS`` in-process; returns (returncode, stdout, stderr)."""
+
+    def run(*args: str):
+        capsys.readouterr()
+        code = main(["fit", "--store", f"sqlite:{store_path}", *map(str, args)])
+        captured = capsys.readouterr()
+        return SimpleNamespace(returncode=code, stdout=captured.out, stderr=captured.err)
+
+    return run
+
+
+def fit_json(fit, *args):
+    proc = fit(*args, "--json")
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def coefs(phase):
+    return {t["term"]: t for t in phase["fit"]["terms"]}
+
+
+def test_seeds_style_output_with_intervals(fit, scaling):
+    proc = fit(str(scaling / "synthetic-vo.tsv"), "-p", "vo,o")
+    assert proc.returncode == 0, proc.stderr
+    lines = SEEDS_LINE.findall(proc.stdout)
+    assert lines == ["Scheduling", "Execution", "Total"]
+    assert re.search(r"^Total\s*: 3\d⋅v⋅o \+ 4\d\d⋅o, R²", proc.stdout, re.M)
+    assert "95% CI: v⋅o" in proc.stdout
+
+
+def test_automatic_selection_recovers_the_true_terms_with_intervals(fit, scaling):
+    doc = fit_json(fit, str(scaling / "synthetic-vo.tsv"), "-y", "T")
+    [total] = doc["phases"]
+    c = coefs(total)
+    assert set(c) == {"vo", "o"} and total["selection"]["chosen"] == "vo,o"
+    assert c["vo"]["ci_low"] <= 32 <= c["vo"]["ci_high"] and c["o"]["ci_low"] <= 486 <= c["o"]["ci_high"]
+
+
+def test_phases_execution_is_total_minus_scheduling(fit, scaling):
+    doc = fit_json(fit, str(scaling / "synthetic-vo.tsv"), "-p", "vo,o", "-y", "S,E,T", "--weights", "none",
+                   "--no-robust")
+    s, e, t = (coefs(p) for p in doc["phases"])
+    # least squares is linear in y, so the execution fit is exactly total − scheduling
+    assert e["vo"]["coef"] == pytest.approx(t["vo"]["coef"] - s["vo"]["coef"], rel=1e-9)
+    assert [p["label"] for p in doc["phases"]] == ["Scheduling", "Execution", "Total"]
+
+
+def test_inputs_file_layout_matches_rows_layout(fit, scaling):
+    two = fit_json(fit, str(scaling / "synthetic-inputs.txt"), str(scaling / "synthetic-results-only.tsv"),
+                   "-p", "vo,o", "-y", "T")
+    one = fit_json(fit, str(scaling / "synthetic-vo.tsv"), "-p", "vo,o", "-y", "T")
+    assert coefs(two["phases"][0]) == coefs(one["phases"][0])
+
+
+def test_diff_isolates_the_extra_term(fit, scaling):
+    doc = fit_json(fit, str(scaling / "synthetic-vo.tsv"), "--diff", str(scaling / "synthetic-o-baseline.tsv"),
+                   "-y", "T", "-p", "vo,o")
+    c = coefs(doc["phases"][0])
+    assert c["vo"]["coef"] == pytest.approx(32, rel=0.1)
+    assert c["o"]["ci_low"] <= 0 <= c["o"]["ci_high"]  # the per-object cost cancels out
+    assert doc["phases"][0]["fit"]["weighting"] == "none"
+
+
+def test_filters_restrict_the_points(fit, scaling):
+    doc = fit_json(fit, str(scaling / "synthetic-vo.tsv"), "-p", "vo,o", "-y", "T", "--min-values", "150",
+                   "--max-objects", "25000")
+    full = fit_json(fit, str(scaling / "synthetic-vo.tsv"), "-p", "vo,o", "-y", "T")
+    assert 0 < doc["points"] < full["points"] / 4
+
+
+def test_knee_and_plot(fit, scaling, tmp_path):
+    svg, png = tmp_path / "fit.svg", tmp_path / "fit.png"
+    doc = fit_json(fit, str(scaling / "synthetic-knee.tsv"), "-y", "T", "--knee", "--plot", str(svg))
+    knee = doc["phases"][0]["knee"]
+    assert knee["found"] and 1800 <= knee["location"] <= 2200 and knee["param"] == "objects"
+    text = svg.read_text()
+    assert text.lstrip().startswith("<?xml") and "<svg" in text and len(text) > 10_000
+    proc = fit(str(scaling / "synthetic-vo.tsv"), "-y", "T", "--knee", "--plot", str(png))
+    assert proc.returncode == 0 and "no knee in objects" in proc.stdout
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000
+
+
+def test_check_exit_codes(cli, fit, scaling, tmp_path):
+    rules = tmp_path / "complexity.toml"
+    rules.write_text('[complexity."async-deinit/*"]\nobjects = "linear"\nup_to = { objects = 50000 }\n')
+    bad = cli("fit", str(scaling / "synthetic-knee.tsv"), "-y", "T", "--check", str(rules),
+              "--benchmark", "async-deinit/synthetic_knee")
+    assert bad.returncode == 1, bad.stderr
+    assert "VIOLATED: the cost turns quadratic above objects" in bad.stdout
+    good = fit(str(scaling / "synthetic-vo.tsv"), "-y", "T", "--check", str(rules),
+               "--benchmark", "async-deinit/synthetic_copy_array")
+    assert good.returncode == 0 and "ok: consistent with linear in objects" in good.stdout
+
+
+@pytest.mark.parametrize("args, message", [
+    (["missing.tsv"], "missing.tsv: cannot read"),
+    (["{f}", "-p", "vx"], "no parameter for x"),
+    (["{f}", "-y", "Q"], "phase 'Q' is not in the data"),
+    (["{f}", "--plot", "out.pdf"], "must end in .svg or .png"),
+    (["{r}"], "give the inputs file first"),
+])
+def test_usage_errors_exit_2(fit, scaling, tmp_path, monkeypatch, args, message):
+    f, r = str(scaling / "synthetic-vo.tsv"), str(scaling / "synthetic-results-only.tsv")
+    monkeypatch.chdir(tmp_path)
+    proc = fit(*[a.format(f=f, r=r) for a in args])
+    assert proc.returncode == 2 and message in proc.stderr
+    assert [p.name for p in tmp_path.iterdir()] == []  # nothing half-written, no store created
+
+
+def test_bad_tsv_names_file_and_line(fit, tmp_path):
+    bad = tmp_path / "bad.tsv"
+    bad.write_text("# x\n#\n# values objects total(ns)\n1\t100\t5\n2\t200\n")
+    proc = fit(str(bad))
+    assert proc.returncode == 2 and f"{bad}:line 5: 2 fields, expected 3" in proc.stderr
+
+
+def test_record_then_history_and_fit_from_store(cli, fit, scaling):
+    rec = fit(str(scaling / "synthetic-knee.tsv"), "-y", "T", "--knee", "--record",
+              "--branch", "main", "--commit", "c0ffee")
+    assert rec.returncode == 0, rec.stderr
+    again = fit(str(scaling / "synthetic-knee.tsv"), "-y", "T", "--knee", "--record",
+                "--branch", "main", "--commit", "c0ffee", "--json")
+    assert json.loads(again.stdout)["recorded"]["added"] is False  # a retry is a no-op
+    hist = json.loads(cli("history", "--json", check=True).stdout)
+    series = {(h["benchmark"], h["measure"]): h["points"] for h in hist}
+    knee = series[("synthetic_knee/total", "complexity:knee-objects")][0]
+    assert 1800 <= knee["value"] <= 2200 and knee["lower"] < knee["value"] < knee["upper"]
+    assert ("synthetic_knee/total", "complexity:o2") in series
+    # the scaling run itself, ingested, can be fitted from the store
+    cli("ingest", str(scaling / "synthetic-vo.tsv"), "--branch", "main", "--commit", "c0ffee", check=True)
+    doc = fit_json(fit, "--from-store", "synthetic_copy_array@c0ffee", "-y", "T", "-p", "vo,o")
+    from_file = fit_json(fit, str(scaling / "synthetic-vo.tsv"), "-y", "T", "-p", "vo,o")
+    assert doc["points"] == 200
+    assert coefs(doc["phases"][0])["vo"]["coef"] == pytest.approx(coefs(from_file["phases"][0])["vo"]["coef"])
