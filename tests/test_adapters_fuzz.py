@@ -173,7 +173,7 @@ def test_values_replaced(adapter, data):
 # --- arbitrary documents in each format's vocabulary ----------------------------------------------
 
 def vocabulary(doc) -> list[str]:
-    keys, strings = set(), set()
+    keys = set()
     for path in json_paths(doc, limit=20000):
         keys.update(k for k in path if isinstance(k, str))
     return sorted(keys)[:200] or ["value"]

@@ -23,6 +23,8 @@ from perfgate.model import KNOWN_MEASURES, Metric
 
 NAME = "go-bench"
 UNIT_MEASURES = {"ns/op": "latency", "B/op": "allocated-bytes", "allocs/op": "allocations"}
+# Measures that can never be negative; a custom b.ReportMetric value may be (a delta, say).
+COSTS = set(KNOWN_MEASURES) | {"allocations"}
 _RESULT = re.compile(r"^(Benchmark\S*)\s+(\d+)\s+(.*)$")
 _SNIFF = re.compile(r"^Benchmark\S*\s+\d+\s+\S+ \S*/op\b", re.MULTILINE)
 _HEADER = re.compile(r"^(goos|goarch|pkg|cpu):\s*(.*)$")
@@ -64,8 +66,7 @@ def parse(text: str, source: str) -> Parsed:
                 value = float(value_text)
             except ValueError:
                 raise InputError(source, place, f"{value_text!r} is not a number (unit {unit})") from None
-            value = check_number(value, source, f"{place} ({unit})", allow_negative=measure not in KNOWN_MEASURES
-                                 and measure != "allocations")
+            value = check_number(value, source, f"{place} ({unit})", allow_negative=measure not in COSTS)
             measures.setdefault(measure, []).append(value)
     return Parsed(_metrics(found, source), context)
 
@@ -79,8 +80,7 @@ def _metrics(found: dict[tuple[str, str], dict[str, list[float]]], source: str) 
         # Qualify by package only when two packages define the same benchmark.
         bench = check_name(f"{pkg}.{name}", source, name) if len(packages_of[name]) > 1 else name
         for measure, samples in measures.items():
-            cost = measure in KNOWN_MEASURES or measure == "allocations"
-            value, lower, upper = mean_bounds(samples, nonnegative=cost)
+            value, lower, upper = mean_bounds(samples, nonnegative=measure in COSTS)
             metrics.append(Metric(bench, measure, value, lower, upper, tuple(samples),
                                   {"package": pkg} if pkg else {}))
     return metrics
