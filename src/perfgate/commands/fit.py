@@ -33,6 +33,7 @@ from perfgate.complexity.terms import DEFAULT_SPEC, TermError, letters, parse_te
 from perfgate.errors import EXIT_OK, EXIT_REGRESSION, InputError, PerfgateError
 from perfgate.model import Metric, Run
 from perfgate.output import emit_json, err, out
+from perfgate.thresholds import default_path
 
 NAME = "fit"
 HELP = "fit cost models (e.g. 32⋅v⋅o + 486⋅o) to a scaling benchmark, find knees, check complexity"
@@ -88,13 +89,9 @@ def run(args: argparse.Namespace) -> int:
     benchmark = args.benchmark or table.name
     expectations = _expectations(args.check) if args.check is not None else []
     expectations = [e for e in expectations if e.matches(benchmark)]
+    knee_letter = _knee_letter(args.knee, bool(expectations), params, table)
     results = []
     for key, label, y in _phases(table, args.phases):
-        knee_letter = (args.knee or "objects")[0].lower() if args.knee or expectations else None
-        if args.knee and knee_letter not in params:
-            raise PerfgateError(f"--knee {args.knee}: the data has no such parameter (it has: {', '.join(table.params)})")
-        if knee_letter not in params:
-            knee_letter = None
         try:
             found = analyse(candidates, params, y, auto=args.auto or not args.params, knee=knee_letter,
                             weighting=weighting, robust=not args.no_robust)
@@ -254,8 +251,21 @@ def _candidates(args: argparse.Namespace, params: dict[str, np.ndarray]):
     return terms
 
 
+def _knee_letter(knee: str | None, checking: bool, params, table: ScalingTable) -> str | None:
+    """The parameter to search for a knee in: --knee's, or objects when checking expectations."""
+    if knee:
+        if knee[0].lower() not in params:
+            raise PerfgateError(f"--knee {knee}: the data has no such parameter (it has: {', '.join(table.params)})")
+        return knee[0].lower()
+    return "o" if checking and "o" in params else None
+
+
 def _expectations(path: str):
-    path = path or str(Path("thresholds") / "complexity.toml")
+    if not path:
+        folder = default_path()
+        if folder is None or not (folder / "complexity.toml").is_file():
+            raise PerfgateError("--check: no thresholds/complexity.toml here; name the file: --check FILE")
+        path = str(folder / "complexity.toml")
     return parse_expectations(read_text(path), path)
 
 
