@@ -78,7 +78,7 @@ def parse(text: str, source: str) -> Parsed:
         elif aggregate in ("mean", "stddev", "median"):
             family.aggregates[aggregate] = _values(row, source, place)
         # Other aggregates (cv, user-defined statistics) are derivable or not comparable: skipped.
-    metrics = [m for run_name, family in families.items() for m in _metrics(run_name, family, source)]
+    metrics = [m for run_name, family in families.items() for m in _metrics(run_name, family)]
     return Parsed(metrics, _context(doc))
 
 
@@ -143,7 +143,7 @@ def _complexity(row: dict, family: _Family, source: str, place: str) -> None:
                                                 scale, source, join(place, "cpu_coefficient"))
 
 
-def _metrics(run_name: str, family: _Family, source: str) -> list[Metric]:
+def _metrics(run_name: str, family: _Family) -> list[Metric]:
     metrics = []
     mean, stddev = family.aggregates.get("mean", {}), family.aggregates.get("stddev", {})
     median = family.aggregates.get("median", {})
