@@ -4,8 +4,10 @@ A result line is ``BenchmarkName-P  N  v1 unit1  v2 unit2 ...``: the name with i
 suffix (kept, as Go prints it), the iteration count, then value/unit pairs.  Units become measures:
 
     ns/op → latency (ns)     B/op → allocated-bytes     allocs/op → allocations
-    anything else (MB/s, custom b.ReportMetric units such as ``chars/op``) → a measure named
-    after the unit, value as printed
+    MB/s → left out: it is b.SetBytes / ns/op, so it repeats the latency, and as a measure
+           perfgate does not know it would be read lower-is-better, turning speed-ups into alarms
+    anything else (custom b.ReportMetric units such as ``chars/op``) → a measure named after
+    the unit, value as printed
 
 With ``-count N`` a benchmark prints N lines: they are the samples of one metric per measure,
 summarised as value = mean, lower/upper = mean ∓ sample standard deviation (as for hyperfine).
@@ -23,6 +25,7 @@ from perfgate.model import KNOWN_MEASURES, Metric
 
 NAME = "go-bench"
 UNIT_MEASURES = {"ns/op": "latency", "B/op": "allocated-bytes", "allocs/op": "allocations"}
+DERIVED_UNITS = {"MB/s"}
 # Measures that can never be negative; a custom b.ReportMetric value may be (a delta, say).
 COSTS = set(KNOWN_MEASURES) | {"allocations"}
 _RESULT = re.compile(r"^(Benchmark\S*)\s+(\d+)\s+(.*)$")
@@ -61,6 +64,8 @@ def parse(text: str, source: str) -> Parsed:
         measures = found.setdefault((pkg, name), {})
         for k in range(0, len(fields), 2):
             value_text, unit = fields[k], fields[k + 1]
+            if unit in DERIVED_UNITS:
+                continue
             measure = check_name(UNIT_MEASURES.get(unit, unit), source, place)
             try:
                 value = float(value_text)
