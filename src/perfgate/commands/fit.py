@@ -280,11 +280,14 @@ def _print(results, names: dict[str, str], n: int, args: argparse.Namespace) -> 
         cis = "  ".join(f"{t.label} {c:,.4g} [{lo:,.4g}, {hi:,.4g}]"
                         for t, c, lo, hi in zip(fit.terms, fit.coef, fit.ci_low, fit.ci_high))
         pad = " " * (width + 2)
-        out.print(f"{pad}95% CI: {cis}", markup=False, style="dim", soft_wrap=True)
+        out.print(f"{pad}95% CI: {cis}; weighted R² = {fit.r2_weighted:.4f}", markup=False, style="dim",
+                  soft_wrap=True)
         if selection is not None and len(selection.ranking) > 1:
-            runner = selection.ranking[1]
-            out.print(f"{pad}chosen by BIC among {len(selection.ranking)} models; next best "
-                      f"{runner.spec} is ΔBIC {selection.delta_bic:.1f} worse", markup=False, style="dim", soft_wrap=True)
+            runner, delta = selection.ranking[1], selection.delta_bic
+            why = (f"ΔBIC {delta:.1f} worse" if delta >= 0 else
+                   f"ΔBIC {-delta:.1f} better, too little for its extra terms")
+            out.print(f"{pad}chosen by BIC among {len(selection.ranking)} models; next best {runner.spec}: {why}",
+                      markup=False, style="dim", soft_wrap=True)
         if knee is not None and (args.knee or knee.found):
             out.print(f"{pad}{knee.describe(names.get(knee.param, knee.param))}", markup=False, soft_wrap=True)
         for v in verdicts:

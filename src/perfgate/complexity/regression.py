@@ -50,6 +50,7 @@ class Fit:
     adj_r2: float
     n: int
     fitted: np.ndarray
+    y: np.ndarray
     # Total weight of each row (variance weight × Huber weight); used to compare sub-models.
     weights: np.ndarray
     # The Huber part of those weights alone (1 = a typical point, < 1 = an outlier).
@@ -58,6 +59,13 @@ class Fit:
     robust: bool = True
     confidence: float = 0.95
     extra: dict = field(default_factory=dict)
+
+    @property
+    def r2_weighted(self) -> float:
+        """R² in the fit's own metric: ``1 − Σw(y − ŷ)² / Σw(y − ȳ_w)²`` with the fit's weights
+        (relative noise, outliers down-weighted).  Unlike the seeds' R², a handful of huge
+        outliers cannot drive it below zero."""
+        return weighted_r2(self.y, self.fitted, self.weights)
 
     def coefficient(self, term: Term) -> float:
         return float(self.coef[self.terms.index(term)]) if term in self.terms else 0.0
@@ -88,7 +96,7 @@ class Fit:
                  "ci_low": float(lo), "ci_high": float(hi), "p_value": float(p)}
                 for t, c, s, lo, hi, p in zip(self.terms, self.coef, self.stderr, self.ci_low, self.ci_high, pv)
             ],
-            "r2": self.r2, "adj_r2": self.adj_r2, "n": self.n, "confidence": self.confidence,
+            "r2": self.r2, "adj_r2": self.adj_r2, "r2_weighted": self.r2_weighted, "n": self.n, "confidence": self.confidence,
             "weighting": self.weighting, "robust": self.robust, **self.extra,
         }
 
@@ -144,6 +152,12 @@ def r_squared(y: np.ndarray, fitted: np.ndarray, n_params: int) -> tuple[float, 
     return r2, adj
 
 
+def weighted_r2(y: np.ndarray, fitted: np.ndarray, w: np.ndarray) -> float:
+    mean = float(np.sum(w * y) / np.sum(w))
+    sst = float(np.sum(w * (y - mean) ** 2))
+    return 1.0 - float(np.sum(w * (y - fitted) ** 2)) / sst if sst > 0 else 1.0
+
+
 def fit_terms(terms: list[Term], params: dict[str, np.ndarray], y: np.ndarray, *,
               weighting: str = "relative", robust: bool = True, confidence: float = 0.95) -> Fit:
     """Fit ``y`` on ``terms``: OLS start, then re-weighted (and Huber-robust) rounds."""
@@ -175,7 +189,7 @@ def fit_terms(terms: list[Term], params: dict[str, np.ndarray], y: np.ndarray, *
     t = stats.t.ppf(0.5 + confidence / 2, n - p)
     fitted = X @ beta
     r2, adj = r_squared(y, fitted, p)
-    return Fit(list(terms), beta, stderr, cov, beta - t * stderr, beta + t * stderr, r2, adj, n, fitted,
+    return Fit(list(terms), beta, stderr, cov, beta - t * stderr, beta + t * stderr, r2, adj, n, fitted, y,
                w_var * huber, huber, weighting, robust, confidence)
 
 
