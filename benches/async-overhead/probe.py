@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Ten rounds (10 × 1000 calls) of one calling pattern, once: the workload perfgate runs under valgrind
-(instruction count) and GNU time (peak RSS) as benchmark ``test_*[PATTERN]``.  With --alloc it
+(instruction count) and GNU time (peak RSS) as benchmark ``test_async_overhead.py::test_*[PATTERN]``.  With --alloc it
 prints the pattern's allocated bytes (ops.allocated_bytes) instead, for a reader of the probe's
 output when the harness JSON's extra_info is not mapped.
 

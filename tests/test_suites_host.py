@@ -1,0 +1,203 @@
+"""Host smoke tests of the four benchmark suites in benches/: each builds with the host's
+toolchain (cached under the suite's target/ or build/), runs a short deterministic workload, and
+its output goes through the perfgate adapter its manifest names.  Assertions are on structure and
+on deterministic quantities (bytes, counts, checksums), never on timings.
+
+A suite whose toolchain is missing here is skipped with the reason; in CI the images build them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from perfgate.adapters import get_adapter
+from perfgate.containers.manifest import discover
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCHES = ROOT / "benches"
+SUITES = ("async-deinit", "tree-alloc", "executor-latency", "async-overhead")
+
+
+def _run(args: list[str], cwd: Path, env: dict | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
+    proc = subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=timeout,
+                          env={**os.environ, **(env or {})})
+    if proc.returncode != 0:
+        raise AssertionError(f"{' '.join(args)} exited {proc.returncode} in {cwd}:\n{proc.stderr[-3000:]}")
+    return proc
+
+
+def _need(tool: str) -> None:
+    if shutil.which(tool) is None:
+        pytest.skip(f"{tool} is not installed on this host (the suite's image has it)")
+
+
+@pytest.fixture(scope="module")
+def cargo_suites() -> dict[str, Path]:
+    """Build both Rust suites once (release, --locked against crates.io)."""
+    _need("cargo")
+    built = {}
+    for name in ("async-deinit", "executor-latency"):
+        folder = BENCHES / name
+        try:
+            _run(["./build.sh"], folder, env={"PERFGATE_CARGO_DEBIAN": "0"}, timeout=600)
+        except AssertionError as e:
+            if "failed to get" in str(e) or "download" in str(e).lower():
+                pytest.skip(f"crates for {name} could not be fetched: {str(e)[-300:]}")
+            raise
+        built[name] = folder / "target" / "release" / name
+    return built
+
+
+def test_every_manifest_loads_and_names_its_suite():
+    suites = {s.name: s for s in discover(BENCHES)}
+    for name in SUITES:
+        assert name in suites, f"benches/{name}/bench.toml missing or not discovered"
+        suite = suites[name]
+        assert set(suite.commands) == {"quick", "full"}
+        assert suite.probes, f"{name} has no probes"
+        assert (ROOT / "docker" / "images" / suite.image / "Dockerfile").is_file()
+        get_adapter(suite.adapter)  # the adapter it names exists
+
+
+# --- async-deinit -------------------------------------------------------------------------------
+
+def test_gen_points_reproduces_the_committed_inputs():
+    folder = BENCHES / "async-deinit"
+    for name in ("inputs-quick.txt", "inputs-full.txt"):
+        committed = (folder / "data" / name).read_text()
+        args = committed.splitlines()[0].removeprefix("# gen_points.py ").split()
+        out = _run([sys.executable, "gen_points.py", *args], folder).stdout
+        assert out == committed, f"data/{name} is not what its header's command generates"
+
+
+def test_gen_points_rejects_a_bad_range():
+    proc = subprocess.run([sys.executable, "gen_points.py", "--values", "5:1"], cwd=BENCHES / "async-deinit",
+                          capture_output=True, text=True)
+    assert proc.returncode == 2 and "MIN <= MAX" in proc.stderr
+
+
+def test_async_deinit_unit_tests_pass(cargo_suites):
+    _run(["cargo", "test", "--release", "--locked", "-q"], BENCHES / "async-deinit", timeout=600)
+
+
+@pytest.mark.parametrize("bench,queue,set_kind", [
+    ("async_array", "linear", "hash"), ("async_tree", "quadratic", "hash"),
+    ("copy_array", "linear", "btree"), ("copy_tree", "linear", "hash"),
+])
+def test_async_deinit_writes_seed_tsv_the_adapter_reads(cargo_suites, tmp_path, bench, queue, set_kind):
+    inputs = tmp_path / "inputs.txt"
+    inputs.write_text("# values objects\n0\t10\n7\t300\n50\t2500\n")
+    proc = _run([str(cargo_suites["async-deinit"]), bench, str(inputs)], BENCHES / "async-deinit",
+                env={"QUEUE": queue, "SET": set_kind})
+    lines = proc.stdout.splitlines()
+    assert lines[0] == f"# {bench} {inputs} --queue={queue} --set={set_kind}"
+    assert lines[1:3] == ["#", "# values objects Δschedule(ns) Δtotal(ns)"]
+    table = get_adapter("scaling-tsv").parse_table(proc.stdout, "stdout")
+    assert table.name == bench and table.delta
+    assert list(table.params["values"]) == [0, 7, 50] and list(table.params["objects"]) == [10, 300, 2500]
+    assert set(table.phases) == {"schedule", "total"}
+
+
+def test_async_deinit_rejects_bad_input_with_line_and_exit_2(cargo_suites, tmp_path):
+    bad = tmp_path / "inputs.txt"
+    bad.write_text("# values objects\n3\t10\n3\tten\n")
+    proc = subprocess.run([str(cargo_suites["async-deinit"]), "async_array", str(bad)], capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert f"{bad}: line 3" in proc.stderr and "not a whole number" in proc.stderr
+    assert proc.stdout == ""  # nothing half-written
+    proc = subprocess.run([str(cargo_suites["async-deinit"]), "async_array", "--point", "1:1"],
+                          capture_output=True, text=True, env={**os.environ, "QUEUE": "fancy"})
+    assert proc.returncode == 2 and "QUEUE" in proc.stderr
+
+
+# --- executor-latency ---------------------------------------------------------------------------
+
+def test_executor_latency_probe_runs_the_fixed_work(cargo_suites):
+    for kind in ("async", "thread"):
+        proc = _run([str(cargo_suites["executor-latency"]), "--probe", kind, "7"], BENCHES / "executor-latency")
+        assert proc.stdout.strip() == "7 units, 21 iterations, sum 21"
+
+
+def test_executor_latency_writes_bmf(cargo_suites, tmp_path):
+    out = tmp_path / "results.json"
+    _run([str(cargo_suites["executor-latency"]), "--secs", "0.2", "--volumes", "2", "--works", "10", "--out", str(out)],
+         BENCHES / "executor-latency")
+    parsed = get_adapter("bmf").parse(out.read_text(), str(out))
+    got = {(m.benchmark, m.measure) for m in parsed.metrics}
+    assert got == {
+        ("delay/async/volume=2", "latency"), ("delay/async/volume=2", "throughput"),
+        ("delay/thread/volume=2", "latency"), ("delay/thread/volume=2", "throughput"),
+        ("atomic-sum/async/volume=2", "throughput"), ("atomic-sum/thread/volume=2", "throughput"),
+    }
+    for m in parsed.metrics:
+        if m.measure == "latency":
+            assert m.lower <= m.value <= m.upper
+
+
+# --- tree-alloc ---------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def tree_alloc() -> Path:
+    _need("make")
+    _need("g++")
+    if not Path("/usr/include/benchmark/benchmark.h").is_file():
+        pytest.skip("Google Benchmark headers missing (apt-get install libbenchmark-dev)")
+    folder = BENCHES / "tree-alloc"
+    _run(["make", "-j2"], folder, timeout=600)
+    return folder
+
+
+def test_tree_alloc_probe_builds_identical_trees_both_ways(tree_alloc):
+    sums = {kind: _run(["./build/tree_alloc_probe", kind, "5000"], tree_alloc).stdout for kind in ("pointer", "buffer")}
+    assert sums["pointer"] == sums["buffer"] and sums["pointer"].startswith("checksum ")
+    proc = subprocess.run(["./build/tree_alloc_probe", "pointer", "many"], cwd=tree_alloc, capture_output=True, text=True)
+    assert proc.returncode == 2 and "usage" in proc.stderr
+
+
+def test_tree_alloc_google_benchmark_json_and_heap_bytes(tree_alloc, tmp_path):
+    out = tmp_path / "results.json"
+    _run(["./build/tree_alloc", "--benchmark_filter=/4096(/|$)", "--benchmark_min_time=0.01",
+          f"--benchmark_out={out}", "--benchmark_out_format=json"], tree_alloc)
+    parsed = get_adapter("google-benchmark").parse(out.read_text(), str(out))
+    names = {m.benchmark for m in parsed.metrics}
+    for phase in ("BM_Generate", "BM_Copy", "BM_Total"):
+        for kind in ("pointer", "buffer"):
+            assert f"{phase}/{kind}/4096" in names
+    heap = {b["name"]: b["heap_bytes"] for b in json.loads(out.read_text())["benchmarks"]}
+    # One allocation of 24 bytes (plus the allocator's header) per node vs 16 bytes per node in one buffer.
+    assert heap["BM_Total/buffer/4096"] >= 16 * 4096
+    assert heap["BM_Total/pointer/4096"] >= 24 * 4096
+    assert heap["BM_Total/buffer/4096"] < heap["BM_Total/pointer/4096"]
+
+
+# --- async-overhead -----------------------------------------------------------------------------
+
+def test_async_overhead_pytest_benchmark_json(tmp_path):
+    pytest.importorskip("pytest_benchmark")
+    out = tmp_path / "results.json"
+    _run([sys.executable, "-m", "pytest", "test_async_overhead.py", "-q", f"--benchmark-json={out}",
+          "--benchmark-min-rounds=1", "--benchmark-max-time=0.001", "--benchmark-warmup=off"],
+         BENCHES / "async-overhead")
+    parsed = get_adapter("pytest-benchmark").parse(out.read_text(), str(out))
+    assert len(parsed.metrics) == 9
+    extra = {b["param"]: b["extra_info"] for b in json.loads(out.read_text())["benchmarks"]}
+    alloc = {name: info["allocated_bytes"] for name, info in extra.items()}
+    # Deterministic memory facts of the calling patterns: the fast path allocates what sync does
+    # (give or take a small object), a suspending call allocates more, and an exception more still.
+    assert abs(alloc["fast_path_best"] - alloc["sync"]) <= 64
+    assert alloc["true_async"] > alloc["coroutine"] > alloc["sync"]
+    assert alloc["sync_or_throw_worst"] > alloc["sync_or_false_worst"]
+
+
+def test_async_overhead_probe_and_its_usage_error():
+    folder = BENCHES / "async-overhead"
+    assert _run([sys.executable, "probe.py", "fast_path_best"], folder).stdout.strip() == "fast_path_best: 10000 calls"
+    proc = subprocess.run([sys.executable, "probe.py", "nope"], cwd=folder, capture_output=True, text=True)
+    assert proc.returncode == 2 and "usage" in proc.stderr
