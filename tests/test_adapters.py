@@ -318,3 +318,18 @@ def test_pytest_benchmark_saved_without_data_has_no_samples(tmp_path):
     name, parsed = parse_file(str(path))
     assert name == "pytest-benchmark" and all(m.samples == () for m in parsed.metrics)
     assert [m.value for m in parsed.metrics] == pytest.approx([b["stats"]["mean"] * 1e9 for b in doc["benchmarks"]])
+
+
+def test_jmh_aux_counters_per_operation_are_kept_rates_are_not(tmp_path):
+    doc = json.loads(JMH.read_text())
+    entry = doc[0]
+    template = entry["secondaryMetrics"]["gc.alloc.rate.norm"]
+    entry["secondaryMetrics"]["cacheMisses"] = dict(template, score=12.5, scoreUnit="#/op", scoreConfidence=[12.0, 13.0],
+                                                    rawData=[[12.0, 12.5, 13.0]])
+    entry["secondaryMetrics"]["eventsProcessed"] = dict(template, score=900.0, scoreUnit="ops/s",
+                                                        scoreConfidence=[800.0, 1000.0], rawData=[[800.0, 900.0, 1000.0]])
+    path = tmp_path / "aux.json"
+    path.write_text(json.dumps([entry]))
+    _, parsed = parse_file(str(path))
+    measures = {m.measure: m.value for m in parsed.metrics}
+    assert measures["cacheMisses"] == 12.5 and "eventsProcessed" not in measures

@@ -13,8 +13,10 @@ histogram instead, and each iteration's sample is its histogram mean  Σ v·c / 
 
 Secondary metrics: ``gc.alloc.rate.norm`` (``-prof gc``) → ``allocated-bytes`` (B/op).  The other
 ``gc.*`` figures describe the collector during the run and sample mode's ``p0.50``-style
-percentiles repeat the primary metric, so both are left out; any other secondary metric (e.g.
-``@AuxCounters``) becomes a measure named after it, value and unit as JMH reports them.
+percentiles repeat the primary metric, so both are left out.  Any other secondary metric (e.g.
+``@AuxCounters``) measured per operation (unit ``…/op``, a cost: lower is better) becomes a
+measure named after it, value as JMH reports it; rates (``ops/s``, ``MB/sec``) are left out,
+because perfgate reads a measure it does not know as lower-is-better.
 """
 
 from __future__ import annotations
@@ -60,7 +62,7 @@ def parse(text: str, source: str) -> Parsed:
             spot = join(join(place, "secondaryMetrics"), key)
             if label == "gc.alloc.rate.norm":
                 metrics.append(_metric(name, "allocated-bytes", 1.0, result, source, spot))
-            elif not _SKIPPED_SECONDARY.match(label):
+            elif not _SKIPPED_SECONDARY.match(label) and _per_op(result):
                 metrics.append(_metric(name, check_name(label, source, spot), 1.0, result, source, spot))
     context = {"harness": "jmh"}
     if doc and isinstance(doc[0], dict):
@@ -79,6 +81,10 @@ def _name(entry: object, source: str, place: str) -> str:
     if params:
         name += "[" + ", ".join(f"{k}={v}" for k, v in params.items()) + "]"
     return check_name(name, source, join(place, "benchmark"))
+
+
+def _per_op(result: object) -> bool:
+    return isinstance(result, dict) and isinstance(result.get("scoreUnit"), str) and result["scoreUnit"].endswith("/op")
 
 
 def _unit(unit: str, source: str, place: str) -> tuple[str, float]:
