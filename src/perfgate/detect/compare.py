@@ -4,7 +4,11 @@ Signature other code relies on (``perfgate compare``, ``perfgate check``)::
 
     compare_runs(base: perfgate.model.Run, head: perfgate.model.Run,
                  thresholds: perfgate.thresholds.Thresholds | None = None,
-                 alpha: float = 0.05) -> Comparison
+                 alpha: float = 0.05, paired: bool = False) -> Comparison
+
+``paired=True`` says sample k of base and sample k of head were measured back to back (the
+interleaved rounds of ``perfgate check``): the test then works on the per-pair log ratios, which
+cancels the slow machine-state noise both shared — on a loaded runner that is most of the noise.
 
 ``Comparison.verdicts`` holds one :class:`Verdict` per (benchmark, measure) present in either
 run; ``Comparison.regressions`` the significant regressions above threshold and
@@ -18,6 +22,11 @@ The maths, per (benchmark, measure), on the log of the raw samples (so effects a
   and k-th largest pairwise difference, ``k = ⌊n_b n_h / 2 - z_{1-α/2} · sqrt(n_b n_h (n_b + n_h + 1) / 12)⌋``;
   the ratio of medians is reported too;
 * test: two-sided Mann–Whitney U (scipy; exact for small samples without ties);
+* paired (same number of samples, ≥ ``MIN_SAMPLES``): on ``d_k = log h_k - log b_k`` the
+  Wilcoxon signed-rank test, the one-sample Hodges–Lehmann estimate (median of the Walsh
+  averages ``(d_i + d_j) / 2, i ≤ j``) and its interval from the k-th smallest / largest Walsh
+  average, ``k = ⌊n(n+1)/4 - z_{1-α/2} · sqrt(n(n+1)(2n+1)/24)⌋``; MDE with ``s / sqrt(n)``, s the
+  MAD deviation of d;
 * false discovery rate: Benjamini–Hochberg q-values over ALL (benchmark, measure) pairs of the
   comparison — 50 benchmarks at α = 0.05 would otherwise raise 2–3 false alarms per PR;
 * verdict: ``regression`` / ``improvement`` when ``q ≤ α`` and ``|effect| ≥ min_effect`` (the
@@ -40,7 +49,7 @@ from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
 import numpy as np
-from scipy.stats import mannwhitneyu
+from scipy.stats import mannwhitneyu, wilcoxon
 
 from perfgate.detect.stats import benjamini_hochberg, hodges_lehmann, normal_quantile
 from perfgate.model import Measure, Run
@@ -127,13 +136,14 @@ def _pct(x: float | None, sign: bool = True) -> str:
     return f"{x * 100:+.2f}%" if sign else f"{x * 100:.2f}%"
 
 
-def compare_runs(base: Run, head: Run, thresholds: Thresholds | None = None, alpha: float = 0.05) -> Comparison:
+def compare_runs(base: Run, head: Run, thresholds: Thresholds | None = None, alpha: float = 0.05,
+                 paired: bool = False) -> Comparison:
     """Compare ``head`` against ``base`` from their raw samples (a metric without samples counts
     as one sample, its value)."""
     def samples(run: Run) -> dict[tuple[str, str], tuple[float, ...]]:
         return {(m.benchmark, m.measure): (m.samples or (m.value,)) for m in run.metrics}
 
-    comparison = compare_samples(samples(base), samples(head), thresholds, alpha)
+    comparison = compare_samples(samples(base), samples(head), thresholds, alpha, paired)
     comparison.base = {"branch": base.branch, "commit": base.commit, "testbed": base.testbed.name}
     comparison.head = {"branch": head.branch, "commit": head.commit, "testbed": head.testbed.name}
     if base.testbed.name != head.testbed.name:
@@ -143,7 +153,7 @@ def compare_runs(base: Run, head: Run, thresholds: Thresholds | None = None, alp
 
 
 def compare_samples(base: Mapping[tuple[str, str], Sequence[float]], head: Mapping[tuple[str, str], Sequence[float]],
-                    thresholds: Thresholds | None = None, alpha: float = 0.05) -> Comparison:
+                    thresholds: Thresholds | None = None, alpha: float = 0.05, paired: bool = False) -> Comparison:
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be in (0, 1), got {alpha}")
     thresholds = thresholds if thresholds is not None else load_thresholds()
@@ -152,7 +162,7 @@ def compare_samples(base: Mapping[tuple[str, str], Sequence[float]], head: Mappi
         benchmark, measure = key
         threshold = thresholds.for_series(benchmark, measure).change_point.min_effect
         verdicts.append(_judge(benchmark, measure, np.asarray(base.get(key, ()), float),
-                               np.asarray(head.get(key, ()), float), threshold, alpha))
+                               np.asarray(head.get(key, ()), float), threshold, alpha, paired))
     tested = [i for i, v in enumerate(verdicts) if v.p_value is not None]
     q = benjamini_hochberg([verdicts[i].p_value for i in tested])
     for i, qi in zip(tested, q):
@@ -168,7 +178,8 @@ def compare_samples(base: Mapping[tuple[str, str], Sequence[float]], head: Mappi
     return Comparison(verdicts, alpha)
 
 
-def _judge(benchmark: str, measure: str, b: np.ndarray, h: np.ndarray, threshold: float, alpha: float) -> Verdict:
+def _judge(benchmark: str, measure: str, b: np.ndarray, h: np.ndarray, threshold: float, alpha: float,
+           paired: bool = False) -> Verdict:
     lower = Measure.named(measure).lower_is_better
     v = Verdict(benchmark, measure, "insufficient-data", b.size, h.size,
                 float(np.median(b)) if b.size else None, float(np.median(h)) if h.size else None,
@@ -194,6 +205,10 @@ def _judge(benchmark: str, measure: str, b: np.ndarray, h: np.ndarray, threshold
     if b.size < MIN_SAMPLES or h.size < MIN_SAMPLES:
         v.note = f"needs ≥ {MIN_SAMPLES} samples a side"
         return v
+    if paired and b.size == h.size:
+        return _judge_paired(v, lh - lb, alpha)
+    if paired:
+        v.note = "unequal sample counts: compared unpaired"
     v.method = "mann-whitney"
     v.p_value = float(mannwhitneyu(lh, lb, alternative="two-sided").pvalue)
     shift = hodges_lehmann(lb, lh)
@@ -201,6 +216,21 @@ def _judge(benchmark: str, measure: str, b: np.ndarray, h: np.ndarray, threshold
     lo, hi = _lehmann_interval(lb, lh, alpha)
     v.ci_low, v.ci_high = float(np.expm1(lo)), float(np.expm1(hi))
     v.mde = _mde(lb, lh, alpha)
+    return v
+
+
+def _judge_paired(v: Verdict, d: np.ndarray, alpha: float) -> Verdict:
+    v.method = "wilcoxon-paired"
+    v.p_value = 1.0 if not np.any(d) else float(wilcoxon(d, alternative="two-sided").pvalue)
+    i, j = np.triu_indices(d.size)
+    walsh = np.sort((d[i] + d[j]) / 2)
+    v.effect = float(np.expm1(np.median(walsh)))
+    n = d.size
+    k = int(math.floor(n * (n + 1) / 4 - normal_quantile(1 - alpha / 2) * math.sqrt(n * (n + 1) * (2 * n + 1) / 24)))
+    lo, hi = (walsh[k - 1], walsh[walsh.size - k]) if k >= 1 else (-math.inf, math.inf)
+    v.ci_low, v.ci_high = float(np.expm1(lo)), float(np.expm1(hi))
+    s = 1.4826 * float(np.median(np.abs(d - np.median(d))))
+    v.mde = float(np.expm1((normal_quantile(1 - alpha / 2) + normal_quantile(POWER)) * s / math.sqrt(n)))
     return v
 
 
