@@ -4,7 +4,7 @@
 builds both refs' suites on the *same* toolchain image (the one defined by this checkout's
 ``docker/``), then runs them interleaved — base, head, base, head, … for ``--rounds`` rounds —
 so slow drifts of the machine hit both sides alike.  Each side's rounds are pooled into one run
-(every round's raw samples, and one probe count per round), both runs are recorded in the store,
+(one sample per round: the median of its raw samples), both runs are recorded in the store,
 and ``perfgate.detect.compare.compare_runs`` judges every benchmark: effect size with a
 confidence interval, a rank test with false discovery rate control across all benchmarks, and
 the smallest change this run could have detected given its noise.
@@ -49,6 +49,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rounds", type=int, default=5, metavar="N",
                    help="interleaved base/head rounds (default: %(default)s)")
     p.add_argument("--alpha", type=float, default=0.05, help="false discovery rate (default: %(default)s)")
+    p.add_argument("--thresholds", metavar="PATH",
+                   help="thresholds file or folder (default: thresholds/ of the checkout, else built-in)")
     add_suite_options(p)
 
 
@@ -68,19 +70,27 @@ def resolve(root: Path, ref: str, option: str) -> str:
 
 
 def pool(results: list[SuiteResult]) -> list[Metric]:
-    """One metric per (benchmark, measure) from several rounds: all raw samples together (a round
-    without samples contributes its value), the median as value, the extremes as bounds."""
-    samples: dict[tuple[str, str], list[float]] = defaultdict(list)
+    """One metric per (benchmark, measure) from several rounds, **one sample per round**: the
+    median of that round's raw samples (or its value when the harness gave none).
+
+    Samples taken back to back inside one round share the machine's state at that moment (they
+    are autocorrelated), so pooling them would overstate the evidence and raise false alarms on
+    an A/A check; the rounds, interleaved with the other side, are the independent units."""
+    per_round: dict[tuple[str, str], list[float]] = defaultdict(list)
+    raw: dict[tuple[str, str], int] = defaultdict(int)
     for result in results:
         for m in result.metrics:
-            samples[(m.benchmark, m.measure)].extend(m.samples or (m.value,))
-    return [Metric(b, meas, statistics.median(vals), min(vals), max(vals), tuple(vals))
-            for (b, meas), vals in samples.items()]
+            per_round[(m.benchmark, m.measure)].append(statistics.median(m.samples) if m.samples else m.value)
+            raw[(m.benchmark, m.measure)] += len(m.samples) or 1
+    return [Metric(b, meas, statistics.median(vals), min(vals), max(vals), tuple(vals),
+                   attrs={"rounds": len(vals), "raw_samples": raw[(b, meas)]})
+            for (b, meas), vals in per_round.items()]
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.rounds < 2:
-        raise PerfgateError("--rounds must be at least 2: a comparison needs repeated measurements")
+    if args.rounds < 4:
+        # One sample per round; a rank test on fewer than 4 + 4 can never reach p < 0.05.
+        raise PerfgateError("--rounds must be at least 4: each round is one sample of each side")
     root = Path(_git(args.root.resolve(), "rev-parse", "--show-toplevel"))
     shas = {"base": resolve(root, args.base, "--base"), "head": resolve(root, args.head, "--head")}
     engine.ensure_engine()
@@ -99,7 +109,9 @@ def run(args: argparse.Namespace) -> int:
         store.add_runs([runs["base"].with_key(), runs["head"].with_key()])
     from perfgate.detect.compare import compare_runs  # the detection layer; pure, no I/O
 
-    comparison = compare_runs(runs["base"], runs["head"], alpha=args.alpha)
+    from perfgate.thresholds import load_thresholds
+
+    comparison = compare_runs(runs["base"], runs["head"], load_thresholds(_thresholds_path(args, root)), alpha=args.alpha)
     if args.json:
         emit_json({"base": {"ref": args.base, "commit": shas["base"]}, "head": {"ref": args.head, "commit": shas["head"]},
                    "rounds": args.rounds, "testbed": runs["base"].testbed.name, "comparison": comparison,
@@ -107,6 +119,12 @@ def run(args: argparse.Namespace) -> int:
     else:
         _print(comparison, args, shas, runs["base"].testbed)
     return comparison.exit_code
+
+
+def _thresholds_path(args: argparse.Namespace, root: Path) -> Path | None:
+    if args.thresholds:
+        return Path(args.thresholds)
+    return root / "thresholds" if (root / "thresholds").is_dir() else None
 
 
 def _measure(args: argparse.Namespace, root: Path, trees: dict[str, Path], shas: dict[str, str]) -> dict[str, Run]:
@@ -162,5 +180,6 @@ def _measure(args: argparse.Namespace, root: Path, trees: dict[str, Path], shas:
 def _print(comparison, args: argparse.Namespace, shas: dict[str, str], testbed: Testbed) -> None:
     out.print(f"perfgate check: {escape(args.head)} ({shas['head'][:12]}) against {escape(args.base)} "
               f"({shas['base'][:12]}), {args.rounds} interleaved rounds on {escape(testbed.name)}")
-    render = getattr(comparison, "render", None) or getattr(comparison, "table", None)
-    out.print(render() if callable(render) else comparison)
+    out.print(escape(comparison.render()))
+    verdict = "FAIL: significant regression" if comparison.exit_code else "ok: no significant regression"
+    out.print(f"{verdict} (MDE = smallest change each benchmark could have shown at 80% power)")
