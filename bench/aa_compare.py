@@ -1,6 +1,6 @@
 """A/A check of ``perfgate compare``: base against itself must (almost) never be flagged.
 
-50 real in-process benchmarks (``_workloads.py``: 10 kinds × 5 sizes) are timed on this
+50 real in-process benchmarks (``aa_power_workloads.py``: 10 kinds × 5 sizes) are timed on this
 machine, interleaved (every repetition times each benchmark for side A and side B, sample by
 sample, alternating A B / B A, so both sides share the machine's state).  A and B run the SAME code.  Each of the 100
 repetitions is one comparison of 50 benchmarks through ``compare_samples`` with the repository's
@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _workloads import time_once, workloads  # noqa: E402
+from aa_power_workloads import time_once, workloads  # noqa: E402
 
 from perfgate.detect.compare import compare_samples  # noqa: E402
 from perfgate.thresholds import load_thresholds  # noqa: E402

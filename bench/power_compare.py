@@ -5,7 +5,7 @@ Two measures, both measured for real on this machine:
 * wall time (``--wall``): a Python loop workload timed in-process (a sample is the fastest of
   ``--inner`` 5 back-to-back calls, as ``timeit`` does); the head side does 5% more iterations
   (real extra work, ``--extra 0.05``).  Samples are interleaved A B / B A.  A trial is
-  one comparison inside a 50-benchmark PR (49 A/A benchmarks from ``_workloads.py`` ride along,
+  one comparison inside a 50-benchmark PR (49 A/A benchmarks from ``aa_power_workloads.py`` ride along,
   so the Benjamini–Hochberg correction costs what it costs in practice; they get
   ``--others-samples`` 10 samples a side to keep the script short — under no change their
   p-values are uniform whatever the count).  Target: the 5%
@@ -32,7 +32,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _workloads import _loop, time_once, workloads  # noqa: E402
+from aa_power_workloads import _loop, time_once, workloads  # noqa: E402
 
 from perfgate.detect.compare import compare_samples  # noqa: E402
 from perfgate.thresholds import load_thresholds  # noqa: E402
