@@ -158,3 +158,12 @@ def test_record_then_history_and_fit_from_store(cli, fit, scaling):
     from_file = fit_json(fit, str(scaling / "synthetic-vo.tsv"), "-y", "T", "-p", "vo,o")
     assert doc["points"] == 200
     assert coefs(doc["phases"][0])["vo"]["coef"] == pytest.approx(coefs(from_file["phases"][0])["vo"]["coef"])
+
+
+def test_auto_chooses_among_the_given_terms(fit, scaling):
+    doc = fit_json(fit, str(scaling / "synthetic-vo.tsv"), "-y", "T", "-p", "vo2,vo,o,1", "--auto")
+    phase = doc["phases"][0]
+    assert phase["selection"]["chosen"] == "vo,o" and len(phase["selection"]["ranking"]) == 5
+    assert 0.9 < phase["fit"]["r2_weighted"] <= 1
+    given = fit_json(fit, str(scaling / "synthetic-vo.tsv"), "-y", "T", "-p", "vo2,vo,o,1")
+    assert given["phases"][0]["selection"] is None and len(given["phases"][0]["fit"]["terms"]) == 4

@@ -7,6 +7,8 @@ the model's predictions, and — on the knee parameter's panel — the knee with
 
 from __future__ import annotations
 
+import textwrap
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -48,7 +50,7 @@ def fit_figure(title: str, names: dict[str, str], params: dict[str, np.ndarray],
                            label=f"knee ≈ {knee.location:,.0f}")
             ax.set_xlabel(names[letter])
             ax.set_ylabel(f"{label} ({unit})")
-            ax.set_title(f"{label}: {fit.formula()}  (R² {fit.r2:.3f})", fontsize=9)
+            ax.set_title(textwrap.fill(f"{label}: {fit.formula()}  (R² {fit.r2:.3f})", 60), fontsize=8)
             ax.grid(alpha=0.3)
             ax.legend(fontsize=8, loc="upper left")
         if knee_panel:
@@ -73,6 +75,8 @@ def _per_unit_panel(ax, name: str, x: np.ndarray, y: np.ndarray, knee: Knee, lab
     ax.set_xscale("log")
     ax.set_xlabel(f"{name} (log scale)")
     ax.set_ylabel(f"{label} per {name.rstrip('s')} ({unit})")
-    ax.set_title(f"knee model: {knee.formula}", fontsize=9)
+    ax.set_title(textwrap.fill(f"knee model: {knee.formula}", 60), fontsize=8)
+    lo, hi = np.percentile(y[keep] / x[keep], [1, 99])  # a few wild runs must not flatten the curve
+    ax.set_ylim(lo - 0.1 * (hi - lo), hi + 0.1 * (hi - lo))
     ax.grid(alpha=0.3, which="both")
     ax.legend(fontsize=8, loc="upper left")
