@@ -333,3 +333,18 @@ def test_jmh_aux_counters_per_operation_are_kept_rates_are_not(tmp_path):
     _, parsed = parse_file(str(path))
     measures = {m.measure: m.value for m in parsed.metrics}
     assert measures["cacheMisses"] == 12.5 and "eventsProcessed" not in measures
+
+
+def test_benchmarkdotnet_before_iteration_stages(tmp_path):
+    """BenchmarkDotNet < 0.11 wrote IterationMode "MainTarget"/"Result" and no IterationStage."""
+    doc = json.loads(BDN.read_text())
+    legacy = {("Workload", "Result"): "Result", ("Workload", "Actual"): "MainTarget",
+              ("Workload", "Warmup"): "MainWarmup", ("Overhead", "Actual"): "IdleTarget"}
+    for bench in doc["Benchmarks"]:
+        for row in bench["Measurements"]:
+            row["IterationMode"] = legacy.get((row["IterationMode"], row.pop("IterationStage")), "Pilot")
+    path = tmp_path / "old-report-full.json"
+    path.write_text(json.dumps(doc))
+    _, old = parse_file(str(path))
+    _, new = parse_file(str(BDN))
+    assert [m.samples for m in old.metrics] == [m.samples for m in new.metrics]

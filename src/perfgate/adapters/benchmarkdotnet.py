@@ -20,6 +20,8 @@ from perfgate.errors import InputError
 from perfgate.model import Metric
 
 NAME = "benchmarkdotnet"
+# BenchmarkDotNet before 0.11 had no IterationStage; its IterationMode said both.
+_LEGACY_MODES = {"Result": ("Workload", "Result"), "MainTarget": ("Workload", "Actual")}
 
 
 def sniff(text: str) -> bool:
@@ -69,7 +71,10 @@ def _samples(bench: dict, source: str, place: str) -> tuple[float, ...]:
     for k, row in enumerate(rows):
         mplace = join(join(place, "Measurements"), k)
         mode = require(row, "IterationMode", str, source, mplace)
-        stage = require(row, "IterationStage", str, source, mplace)
+        if isinstance(row, dict) and "IterationStage" not in row:  # before 0.11: one combined enum
+            mode, stage = _LEGACY_MODES.get(mode, (mode, ""))
+        else:
+            stage = require(row, "IterationStage", str, source, mplace)
         if mode != "Workload" or stage not in workload:
             continue
         ops = check_number(require(row, "Operations", (int, float), source, mplace), source, join(mplace, "Operations"))
