@@ -17,8 +17,10 @@ both the base model and the base model with a global x² term.  BIC charges ln n
 which also pays for searching over k (sup-of-χ² inflation) in practice — measured by
 ``bench/complexity_eval.py``.  A knee is also required to lie inside the data and have γ > 0.
 
-Rows are weighted as in :mod:`.regression` (multiplicative noise and Huber weights); the variance
-weights are re-estimated once from the best knee model and the profile repeated.
+Rows are weighted as in :mod:`.regression` (multiplicative noise and Huber weights).  Both
+weights are re-estimated once from the best knee model and the profile repeated: Huber weights
+from the global fit would down-weight the very points near the knee that the global model misfits
+(measured: interval coverage 85% → 95%).
 """
 
 from __future__ import annotations
@@ -69,6 +71,14 @@ def p_text(p: float) -> str:
     return "p < 1e-15" if p < 1e-15 else f"p = {p:.2g}"
 
 
+def huber_weights(resid: np.ndarray, c: float = 1.345) -> np.ndarray:
+    """Huber's weights ``min(1, c/|u|)`` for residuals standardised by their MAD scale."""
+    scale = float(np.median(np.abs(resid - np.median(resid)))) / 0.6745
+    if scale <= 0:
+        return np.ones_like(resid)
+    return np.minimum(1.0, c / np.maximum(np.abs(resid) / scale, 1e-300))
+
+
 def hinge(x: np.ndarray, k: float, degree: int) -> np.ndarray:
     return np.maximum(x - k, 0.0) ** degree
 
@@ -107,7 +117,12 @@ def find_knee(base: list[Term], params: dict[str, np.ndarray], y: np.ndarray, le
     k, d = best["k"], best["d"]
     Xk = np.column_stack([X0, hinge(x, k, d)])
     beta, _ = weighted_lstsq(Xk, y, w)
-    w = variance_weights(Xk @ beta, weighting) * huber
+    w_var = variance_weights(Xk @ beta, weighting)
+    if robust_weights is not None:
+        # Outliers judged against the knee model, not the global fit: near the knee the global
+        # fit's misfit would otherwise down-weight exactly the points that locate it.
+        huber = huber_weights((y - Xk @ beta) * np.sqrt(w_var))
+    w = w_var * huber
     w = w / np.mean(w)
     best = _search(X0, x, y, w, lo, hi) or best
 
