@@ -145,7 +145,9 @@ def allocated_bytes(pattern: str, loop: asyncio.AbstractEventLoop) -> int:
     the level before it: the call's coroutine frames, futures and exception objects plus the
     task that ``run_until_complete`` wraps the round in (the same for every pattern, so the
     sync pattern shows that fixed part alone).  Measured after warm-up rounds, so caches and
-    free lists are already filled; it repeats exactly from run to run.
+    free lists are already filled; it repeats exactly from run to run for the same caller (an
+    exception's traceback, for one, grows with the call stack, so under pytest the numbers are
+    a little larger than from probe.py).
 
     tracemalloc reports live and peak bytes, not a running total, hence one call per round."""
     run = runner(pattern, loop, 1)
