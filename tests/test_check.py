@@ -20,7 +20,7 @@ def git(repo, *args):
 @pytest.fixture
 def repo(tmp_path):
     """Two commits: the head spins three times as long as the base."""
-    root = make_tiny_root(tmp_path / "repo", spin=30_000)
+    root = make_tiny_root(tmp_path / "repo", spin=30_000, alloc_probe=False)
     git(root, "init", "-q", "-b", "main")
     git(root, "-c", "user.name=t", "-c", "user.email=t@example.org", "add", ".")
     git(root, "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-q", "-m", "base")
@@ -33,7 +33,7 @@ def repo(tmp_path):
 
 
 def test_a_slower_head_fails_the_check(repo, cli, base_image):  # noqa: F811
-    proc = cli("check", "--root", str(repo), "--base", "HEAD~1", "--head", "HEAD", "--rounds", "4",
+    proc = cli("check", "--root", str(repo), "--base", "HEAD~1", "--head", "HEAD", "--rounds", "6",
                "--cpuset", "1", "--json")
     assert proc.returncode == 1, proc.stderr
     report = json.loads(proc.stdout)
@@ -44,14 +44,14 @@ def test_a_slower_head_fails_the_check(repo, cli, base_image):  # noqa: F811
     history = {(s["benchmark"], s["measure"], s["branch"]): s for s in json.loads(cli("history", "--json", check=True).stdout)}
     base_ir = history[("python3 spin.py 30000", "instructions", "HEAD~1")]["points"][0]
     head_ir = history[("python3 spin.py 30000", "instructions", "HEAD")]["points"][0]
-    assert len(base_ir["samples"]) == 4 and head_ir["value"] > 1.5 * base_ir["value"]
+    assert len(base_ir["samples"]) == 6 and head_ir["value"] > 1.5 * base_ir["value"]
     assert history[("python3 spin.py 30000", "latency", "HEAD")]["testbed"] == \
         history[("python3 spin.py 30000", "latency", "HEAD~1")]["testbed"]
     assert not git(repo, "worktree", "list").count("\n")  # the temporary worktrees are gone
 
 
 def test_the_same_commit_on_both_sides_passes(repo, cli, base_image):  # noqa: F811
-    proc = cli("check", "--root", str(repo), "--base", "HEAD", "--head", "HEAD", "--rounds", "4", "--cpuset", "1",
+    proc = cli("check", "--root", str(repo), "--base", "HEAD", "--head", "HEAD", "--rounds", "6", "--cpuset", "1",
                "--no-probes")
     assert proc.returncode == 0, proc.stderr + proc.stdout
 

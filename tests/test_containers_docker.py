@@ -32,8 +32,8 @@ print(len(block))
 """
 
 
-def bench_toml(spin: int) -> str:
-    return textwrap.dedent(f"""\
+def bench_toml(spin: int, alloc_probe: bool = True) -> str:
+    text = textwrap.dedent(f"""\
         name = "spin"
         image = "base"
         adapter = "hyperfine"
@@ -50,16 +50,17 @@ def bench_toml(spin: int) -> str:
         benchmark = "alloc 64 MiB"
         command = "python3 alloc.py 64"
         """)
+    return text if alloc_probe else text.split("[[probe]]\nbenchmark = \"alloc")[0]
 
 
-def make_tiny_root(root: Path, spin: int = 200_000) -> Path:
+def make_tiny_root(root: Path, spin: int = 200_000, alloc_probe: bool = True) -> Path:
     """A repository-shaped folder: the real docker/ base definition and one small suite."""
     (root / "docker").mkdir(parents=True, exist_ok=True)
     shutil.copy(ROOT / "docker" / "base.lock", root / "docker" / "base.lock")
     shutil.copytree(ROOT / "docker" / "base", root / "docker" / "base", dirs_exist_ok=True)
     suite = root / "benches" / "spin"
     suite.mkdir(parents=True, exist_ok=True)
-    (suite / "bench.toml").write_text(bench_toml(spin))
+    (suite / "bench.toml").write_text(bench_toml(spin, alloc_probe))
     (suite / "spin.py").write_text(SPIN)
     (suite / "alloc.py").write_text(ALLOC)
     return root

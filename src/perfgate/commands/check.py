@@ -5,9 +5,11 @@ builds both refs' suites on the *same* toolchain image (the one defined by this 
 ``docker/``), then runs them interleaved — base, head, base, head, … for ``--rounds`` rounds —
 so slow drifts of the machine hit both sides alike.  Each side's rounds are pooled into one run
 (one sample per round: the median of its raw samples), both runs are recorded in the store,
-and ``perfgate.detect.compare.compare_runs`` judges every benchmark: effect size with a
-confidence interval, a rank test with false discovery rate control across all benchmarks, and
-the smallest change this run could have detected given its noise.
+and ``perfgate.detect.compare.compare_runs(..., paired=True)`` judges every benchmark on the
+per-round log ratios head/base (a pair measured back to back shares the machine's slow state, so
+the ratio cancels it): effect size with a confidence interval, a Wilcoxon signed-rank test with
+false discovery rate control across all benchmarks, and the smallest change this run could have
+detected given its noise.
 
 Exit 1 when a significant regression above the threshold is found, 0 otherwise.
 """
@@ -35,6 +37,7 @@ from perfgate.errors import PerfgateError
 from perfgate.model import Metric, Run, Testbed
 from perfgate.output import emit_json, err, out
 
+MIN_ROUNDS = 6  # exact two-sided Wilcoxon signed-rank: the smallest p with n pairs is 2 / 2^n
 NAME = "check"
 HELP = "build and run two commits interleaved in one pinned image, and gate on regressions"
 ORDER = 35
@@ -46,7 +49,7 @@ EPILOG = """examples:
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--base", required=True, metavar="REF", help="the commit compared against (e.g. origin/main)")
     p.add_argument("--head", required=True, metavar="REF", help="the commit under test (e.g. HEAD)")
-    p.add_argument("--rounds", type=int, default=5, metavar="N",
+    p.add_argument("--rounds", type=int, default=MIN_ROUNDS, metavar="N",
                    help="interleaved base/head rounds (default: %(default)s)")
     p.add_argument("--alpha", type=float, default=0.05, help="false discovery rate (default: %(default)s)")
     p.add_argument("--thresholds", metavar="PATH",
@@ -88,9 +91,9 @@ def pool(results: list[SuiteResult]) -> list[Metric]:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.rounds < 4:
-        # One sample per round; a rank test on fewer than 4 + 4 can never reach p < 0.05.
-        raise PerfgateError("--rounds must be at least 4: each round is one sample of each side")
+    if args.rounds < MIN_ROUNDS:
+        raise PerfgateError(f"--rounds must be at least {MIN_ROUNDS}: each round gives one (base, head) pair, and "
+                            f"a signed-rank test on fewer than {MIN_ROUNDS} pairs can never reach p < 0.05")
     root = Path(_git(args.root.resolve(), "rev-parse", "--show-toplevel"))
     shas = {"base": resolve(root, args.base, "--base"), "head": resolve(root, args.head, "--head")}
     engine.ensure_engine()
@@ -111,7 +114,8 @@ def run(args: argparse.Namespace) -> int:
 
     from perfgate.thresholds import load_thresholds
 
-    comparison = compare_runs(runs["base"], runs["head"], load_thresholds(_thresholds_path(args, root)), alpha=args.alpha)
+    comparison = compare_runs(runs["base"], runs["head"], load_thresholds(_thresholds_path(args, root)), alpha=args.alpha,
+                              paired=True)
     if args.json:
         emit_json({"base": {"ref": args.base, "commit": shas["base"]}, "head": {"ref": args.head, "commit": shas["head"]},
                    "rounds": args.rounds, "testbed": runs["base"].testbed.name, "comparison": comparison,
