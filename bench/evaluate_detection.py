@@ -12,6 +12,7 @@ window 50, p ≤ 0.001, no minimum magnitude) and ruptures PELT with a textbook 
 
     python bench/evaluate_detection.py --series 350 --seed 1
     python bench/evaluate_detection.py --corpus my_corpus.json   # a corpus from elsewhere
+    python bench/evaluate_detection.py --seed 2 --length 60 200  # shorter series
 
 Apache Otava is optional (``pip install -e .[eval]``); without it its column is skipped.
 """
@@ -143,11 +144,13 @@ def main() -> None:
     p.add_argument("--series", type=int, default=350, help="corpus size (default: %(default)s)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--corpus", help="a JSON corpus file instead of generating one")
+    p.add_argument("--length", type=int, nargs=2, default=(150, 600), metavar=("MIN", "MAX"),
+                   help="series lengths of the generated corpus (default: %(default)s)")
     p.add_argument("--margin", type=int, default=5)
     p.add_argument("--only", choices=["perfgate", "otava", "pelt-bic"], action="append")
     p.add_argument("--json", action="store_true")
     args = p.parse_args()
-    corpus = json.loads(Path(args.corpus).read_text()) if args.corpus else generate(args.series, args.seed)
+    corpus = json.loads(Path(args.corpus).read_text()) if args.corpus else generate(args.series, args.seed, tuple(args.length))
     methods: dict[str, Callable | None] = {"perfgate": perfgate_detect, "otava": otava_detector(), "pelt-bic": pelt_bic}
     results = {}
     for name, fn in methods.items():
@@ -173,8 +176,9 @@ def main() -> None:
         print(f"{label:38}" + "".join(f"{results[n][key]:>12.3f}" for n in names))
     for *_, label in BINS:
         cells = []
+        count = results[names[0]]["recall_by_effect"][label][1] if names else 0
         for n in names:
-            r, count = results[n]["recall_by_effect"][label]
+            r, _ = results[n]["recall_by_effect"][label]
             cells.append(f"{'—' if r is None else f'{r:.3f}':>12}")
         print(f"{'recall, step ' + label + f' (n={count})':38}" + "".join(cells))
     for kind in KINDS:

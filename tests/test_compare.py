@@ -84,3 +84,18 @@ def test_compare_runs_uses_samples_and_warns_on_testbed_mismatch():
 def test_alpha_validated():
     with pytest.raises(ValueError):
         compare_samples({}, {}, TH, alpha=1.5)
+
+
+def test_paired_cancels_shared_machine_state():
+    rng = np.random.default_rng(11)
+    state = np.exp(0.2 * rng.standard_normal(12))                  # slow machine state, shared by a pair
+    base = 1e6 * state * (1 + 0.003 * rng.standard_normal(12))
+    head = 1e6 * state * 1.03 * (1 + 0.003 * rng.standard_normal(12))
+    key = ("b", "latency")
+    unpaired = compare_samples({key: tuple(base)}, {key: tuple(head)}, TH).verdicts[0]
+    paired = compare_samples({key: tuple(base)}, {key: tuple(head)}, TH, paired=True).verdicts[0]
+    assert unpaired.verdict == "no-change"
+    assert paired.method == "wilcoxon-paired" and paired.verdict == "regression"
+    assert paired.ci_low < 0.03 < paired.ci_high and paired.mde < unpaired.mde
+    uneven = compare_samples({key: tuple(base)}, {key: tuple(head[:10])}, TH, paired=True).verdicts[0]
+    assert uneven.method == "mann-whitney" and "unpaired" in uneven.note

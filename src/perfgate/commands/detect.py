@@ -74,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
             cp["alert"] = {"new": id(a) in new_ids, "id": a.id or None}
     regressions = [a for a in new if a.direction == "regression"]
     if args.json:
-        emit_json({"series": [{k: v for k, v in r.items() if k != "alerts"} for r in reports],
+        emit_json({"series": [{k: v for k, v in r.items() if k not in ("alerts", "entries")} for r in reports],
                    "new_alerts": new, "exit_code": EXIT_REGRESSION if regressions else EXIT_OK})
     else:
         _print_store(reports, len(keys), new, args.no_record)
