@@ -1,31 +1,41 @@
-"""Change points in a performance history: a ruptures search, then a rank test per candidate.
+"""Change points in a performance history: a ruptures search, then two tests per candidate.
 
 Pipeline (``ChangePointDetector(settings).fit(values).predict()``):
 
 1. :class:`~perfgate.detect.noise.NoiseModel` puts the series on a relative (log) scale, measures
-   its robust noise ``sigma`` and winsorizes spikes and tail values to ``±3 sigma``.
+   its robust noise ``sigma`` and winsorizes spikes and tail values (far-out fences about a
+   rolling median).
 2. **Search** (over-generating on purpose): ruptures ``KernelCPD(kernel="linear")`` — exact PELT
-   in C — on the winsorized series in units of its noise, on a grid of ``SEARCH_JUMP`` (2: a
-   quarter of the work) after which each candidate is refined to the best split at any index, minimising ``Σ_segments Σ (y_t - ȳ_seg)² / s² + β · #changes`` with the
-   low penalty ``β = 2 log n``.
-3. **Test and prune**: each candidate τ is judged on local windows (at most ``WINDOW`` points,
-   never crossing a neighbouring candidate) ``L = y[τ-w:τ]`` and ``R = y[τ:τ+w]`` by a
-   Mann–Whitney rank test — distribution-free, so tails, spikes and bimodal noise cannot fake
-   significance — whose variance is inflated by ``(1+ρ)/(1-ρ)`` for the series' lag-1
-   autocorrelation ρ.  The location was chosen by a search, so the p-value is scan-adjusted
-   (Bonferroni over the n possible positions): ``p_adj = min(1, n · p)``.  A candidate survives
-   when ``p_adj ≤ 1 - confidence`` and its relative size ``|Δ| ≥ min_effect``; the weakest failing
-   candidate is dropped and its neighbours re-tested, until all survivors pass.  ρ is then
-   re-estimated on the survivors' segmentation and the pruning repeated once.
-4. **Report** each survivor: τ (the first index of the new regime, refined to maximise the
+   in C — minimising ``Σ_segments Σ (y_t - ȳ_seg)² / s² + β · #changes`` with the low penalty
+   ``β = 2 log n`` on the winsorized series, ``s`` its first-difference spread.  The grid step
+   is ``SEARCH_JUMP`` (2: a quarter of the work); each candidate is then refined to the best
+   split at ANY index, so change points are not snapped to a grid.
+3. **Screen**: candidates whose mean shift is far from significant (``z < 3`` from cumulative
+   sums, O(1) each) are dropped, weakest first.
+4. **Test and prune**: each candidate τ is judged on local windows (at most ``WINDOW`` points,
+   never crossing a neighbouring candidate) ``L = y[τ-w:τ]`` and ``R = y[τ:τ+w]`` by
+   a Mann–Whitney rank test on the raw values — distribution-free, so tails, spikes and bimodal
+   noise cannot fake significance — and a t-test on each window clipped to its own far-out
+   fences (a rank test alone saturates on short windows), both with their variance inflated by
+   ``(1+ρ)/(1-ρ)`` for the series' lag-1 autocorrelation ρ, Bonferroni-combined
+   ``p = 2 · min(p_rank, p_t)``.  The location was chosen by a search, so the p-value is
+   scan-adjusted (Bonferroni over the n possible positions): ``p_adj = min(1, n · p)``.  A
+   candidate survives when ``p_adj ≤ 1 - confidence``, its relative size ``|Δ| ≥ min_effect``,
+   and the step stands out from a linear trend through both windows (``|z| ≥ 2.5`` for the step
+   term of ``y = α + β t + c [t ≥ τ]``: a slow drift is not a step).  The failing candidate
+   with the smallest test statistic is dropped and its neighbours re-judged, until all
+   survivors pass; ρ is then re-estimated on the survivors' segmentation and the pruning
+   repeated once.
+5. **Report** each survivor: τ (the first index of the new regime, refined to maximise the
    two-sample likelihood ratio ``LR(t) = n_L n_R / (n_L + n_R) · (ȳ_L - ȳ_R)² / s²`` between its
    neighbours), the range of t with ``LR(τ) - LR(t) ≤ 3.84·inflation`` (a 95% profile-likelihood
    set for the location), the relative magnitude ``exp(HL) - 1`` with HL the Hodges–Lehmann
-   shift, its confidence interval ``HL ± z · s_w · sqrt((1/n_L + 1/n_R) · inflation)``, the
-   scan-adjusted p-value, and the direction for the measure.
+   shift, its confidence interval ``HL ± z · s_w · sqrt((1/n_L + 1/n_R) · inflation)`` (s_w the
+   pooled deviation of the fenced windows, z at the settings' confidence), the scan-adjusted
+   p-value, and the direction for the measure.
 
-A single-run spike is never a change point: regimes have at least ``min_segment`` points and a
-rank test cannot be moved by one point's size.
+A single-run spike is never a change point: regimes have at least ``min_segment`` points, a
+rank test cannot be moved by one point's size, and the t-test sees the spike clipped.
 """
 
 from __future__ import annotations
