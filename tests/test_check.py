@@ -10,7 +10,8 @@ import pytest
 
 from test_containers_docker import base_image, make_tiny_root  # noqa: F401 - fixture re-used
 
-pytestmark = [pytest.mark.docker, pytest.mark.slow]
+docker = pytest.mark.docker
+slow = pytest.mark.slow
 
 
 def git(repo, *args):
@@ -32,6 +33,8 @@ def repo(tmp_path):
     return root
 
 
+@docker
+@slow
 def test_a_slower_head_fails_the_check(repo, cli, base_image):  # noqa: F811
     proc = cli("check", "--root", str(repo), "--base", "HEAD~1", "--head", "HEAD", "--rounds", "6",
                "--cpuset", "1", "--json")
@@ -50,6 +53,8 @@ def test_a_slower_head_fails_the_check(repo, cli, base_image):  # noqa: F811
     assert not git(repo, "worktree", "list").count("\n")  # the temporary worktrees are gone
 
 
+@docker
+@slow
 def test_the_same_commit_on_both_sides_passes(repo, cli, base_image):  # noqa: F811
     proc = cli("check", "--root", str(repo), "--base", "HEAD", "--head", "HEAD", "--rounds", "6", "--cpuset", "1",
                "--no-probes")
@@ -60,3 +65,22 @@ def test_an_unknown_ref_is_a_usage_error(repo, cli):
     proc = cli("check", "--root", str(repo), "--base", "no-such-ref", "--head", "HEAD")
     assert proc.returncode == 2
     assert "--base 'no-such-ref': not a commit" in proc.stderr
+
+
+def test_rounds_are_pooled_as_one_sample_each_in_order():
+    from perfgate.commands.check import pool
+    from perfgate.containers.runner import SuiteResult
+    from perfgate.model import Metric
+
+    rounds = [SuiteResult([Metric("b", "latency", 2.0, samples=(1.0, 2.0, 9.0)), Metric("b", "instructions", 100.0)]),
+              SuiteResult([Metric("b", "latency", 5.0, samples=(5.0, 6.0, 4.0)), Metric("b", "instructions", 100.0)])]
+    pooled = {(m.benchmark, m.measure): m for m in pool(rounds)}
+    latency = pooled[("b", "latency")]
+    assert latency.samples == (2.0, 5.0)          # round medians, in round order (pairs with the other side)
+    assert latency.attrs == {"rounds": 2, "raw_samples": 6}
+    assert pooled[("b", "instructions")].samples == (100.0, 100.0)
+
+
+def test_too_few_rounds_is_a_usage_error(repo, cli):
+    proc = cli("check", "--root", str(repo), "--base", "HEAD~1", "--head", "HEAD", "--rounds", "5")
+    assert proc.returncode == 2 and "--rounds must be at least 6" in proc.stderr
