@@ -77,9 +77,39 @@ def select_terms(candidates: list[Term], params: dict[str, np.ndarray], y: np.nd
         chosen = _refit(scored, params, y, weighting, robust, confidence)
         rescored = _score(candidates, X, y, chosen.weights)
         if rescored[0].terms == scored[0].terms:
-            return Selection(chosen, scored)
+            break
         scored = rescored
-    return Selection(_refit(scored, params, y, weighting, robust, confidence), scored)
+    else:
+        chosen = _refit(scored, params, y, weighting, robust, confidence)
+    return _prune(chosen, candidates, X, params, y, weighting, robust, confidence)
+
+
+def _prune(chosen: Fit, candidates: list[Term], X: np.ndarray, params, y: np.ndarray,
+           weighting: str, robust: bool, confidence: float) -> Selection:
+    """Drop a term while the smaller model, judged with its *own* weights, is not beaten by
+    ΔBIC ≥ BARE_MENTION.  Weights depend on the model they come from, so a model with a spurious
+    term can look best under its own weights while the true model also looks best under its own;
+    of two such self-consistent answers the simpler one is reported."""
+    n = len(y)
+    terms = list(chosen.terms)
+    pruned = True
+    while pruned and len(terms) > 1:
+        pruned = False
+        for t in terms:
+            smaller = [u for u in terms if u != t]
+            try:
+                fit = fit_terms(smaller, params, y, weighting=weighting, robust=robust, confidence=confidence)
+            except FitError:
+                continue
+            w = fit.weights / np.mean(fit.weights)
+            _, rss_small = weighted_lstsq(design_matrix(smaller, params), y, w)
+            _, rss_big = weighted_lstsq(design_matrix(terms, params), y, w)
+            if bic(rss_small, n, len(smaller)) < bic(rss_big, n, len(terms)) + BARE_MENTION:
+                terms, chosen, pruned = smaller, fit, True
+                break
+    scored = _score(candidates, X, y, chosen.weights)
+    first = next((c for c in scored if set(c.terms) == set(terms)), Candidate(tuple(terms), float("nan")))
+    return Selection(chosen, [first] + [c for c in scored if c is not first])
 
 
 def _score(candidates: list[Term], X: np.ndarray, y: np.ndarray, weights: np.ndarray) -> list[Candidate]:
