@@ -13,7 +13,9 @@ does with probability ≈ P(χ²₁ > 6.9) ≈ 0.9%.  With several null candidat
 up, so among the models within ΔBIC < 2 of the best ("not worth more than a bare mention",
 Kass & Raftery 1995) the one with the fewest terms is chosen: a term must then cut the residual
 variance by ~0.9% (p ≈ 0.3% for a null term).  The chosen subset is refitted on its own
-(re-weighted, robust) to give coefficients and intervals.
+(re-weighted, robust) to give coefficients and intervals, the subsets are re-scored with its
+weights until the choice is stable, and finally a term is dropped while the model without it,
+judged with its own weights, is not worse by ΔBIC ≥ 2 (see :func:`_prune`).
 
 Up to 10 candidates are searched exhaustively (1023 subsets, each a small least-squares solve).
 """
