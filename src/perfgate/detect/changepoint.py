@@ -7,9 +7,8 @@ Pipeline (``ChangePointDetector(settings).fit(values).predict()``):
    rolling median).
 2. **Search** (over-generating on purpose): ruptures ``KernelCPD(kernel="linear")`` — exact PELT
    in C — minimising ``Σ_segments Σ (y_t - ȳ_seg)² / s² + β · #changes`` with the low penalty
-   ``β = 2 log n`` on the winsorized series, ``s`` its first-difference spread.  The grid step
-   is ``SEARCH_JUMP`` (2: a quarter of the work); each candidate is then refined to the best
-   split at ANY index, so change points are not snapped to a grid.
+   ``β = 2 log n`` on the winsorized series, ``s`` its first-difference spread; ``jump=1`` so
+   change points are not snapped to a grid (a coarser grid does not make the C search faster).
 3. **Screen**: candidates whose mean shift is far from significant (``z < 3`` from cumulative
    sums, O(1) each) are dropped, weakest first.
 4. **Test and prune**: each candidate τ is judged on local windows (at most ``WINDOW`` points,
@@ -24,8 +23,8 @@ Pipeline (``ChangePointDetector(settings).fit(values).predict()``):
    and the step stands out from a linear trend through both windows (``|z| ≥ 2.5`` for the step
    term of ``y = α + β t + c [t ≥ τ]``: a slow drift is not a step).  The failing candidate
    with the smallest test statistic is dropped and its neighbours re-judged, until all
-   survivors pass; ρ is then re-estimated on the survivors' segmentation and the pruning
-   repeated once.
+   survivors pass; ρ is then re-estimated on the survivors' segmentation and, when larger,
+   the pruning repeated once.
 5. **Report** each survivor: τ (the first index of the new regime, refined to maximise the
    two-sample likelihood ratio ``LR(t) = n_L n_R / (n_L + n_R) · (ȳ_L - ȳ_R)² / s²`` between its
    neighbours), the range of t with ``LR(τ) - LR(t) ≤ 3.84·inflation`` (a 95% profile-likelihood
@@ -52,7 +51,6 @@ from perfgate.thresholds import ChangePointSettings
 
 WINDOW = 60          # points each side used to judge a candidate (bounds the effect of slow drift)
 LOCATION_LEVEL = 3.84  # chi-square(1) 95% quantile for the location range
-SEARCH_JUMP = 2        # ruptures' grid step (candidates are then refined to every index)
 SCREEN_Z = 3.0         # first-pass cut, far below the final (scan-adjusted) significance
 DRIFT_GUARD_Z = 2.5    # a step must stand out from a linear trend through both windows
 
@@ -65,7 +63,7 @@ class ChangePoint:
     magnitude: float       # relative change of the level: after / before - 1
     ci_low: float          # confidence interval of magnitude, at the settings' confidence
     ci_high: float
-    p_value: float         # scan-adjusted two-sided p-value of the rank test
+    p_value: float         # scan-adjusted two-sided p-value (rank and fenced t-test combined)
     confidence: float      # 1 - p_value
     direction: str         # "regression" | "improvement"
     before: float          # median of the raw values in the window before / after
@@ -108,11 +106,13 @@ class ChangePointDetector:
         # The screen may use the (noisier, larger for correlated noise) block estimate: it only
         # discards what is far from significant anyway.
         screen_inflation = max(variance_inflation(rho), block_inflation(yw) or 1.0)
-        candidates = self._refine(yw, self._screen(yw, candidates, screen_inflation))
+        candidates = self._screen(yw, candidates, screen_inflation)
         kept = self._prune(y, yw, candidates, variance_inflation(rho))
         if kept:
-            rho = max(rho, lag1_autocorrelation(_residuals(yw, kept)))
-            kept = self._prune(y, yw, kept, variance_inflation(rho))
+            refit = lag1_autocorrelation(_residuals(yw, kept))
+            if refit > rho:          # more correlated than the candidates suggested: re-judge
+                rho = refit
+                kept = self._prune(y, yw, kept, variance_inflation(rho))
         inflation = variance_inflation(rho)
         return [self._report(y, yw, kept, i, inflation) for i in range(len(kept))]
 
@@ -126,7 +126,7 @@ class ChangePointDetector:
         # benchmark are a large share of them and count (sigma, the within-mode MAD, would not).
         self.spread_ = max(float(np.std(fenced(np.diff(yw), self.noise_.sigma))) / math.sqrt(2), self.noise_.sigma)
         signal = ((yw - np.median(yw)) / self.spread_).reshape(-1, 1)
-        algo = rpt.KernelCPD(kernel="linear", min_size=m, jump=SEARCH_JUMP).fit(signal)
+        algo = rpt.KernelCPD(kernel="linear", min_size=m, jump=1).fit(signal)
         return [int(b) for b in algo.predict(pen=2.0 * math.log(n))[:-1]]
 
     # --- test and prune ------------------------------------------------------------------------
@@ -136,22 +136,6 @@ class ChangePointDetector:
         hi = cps[i + 1] if i + 1 < len(cps) else y.size
         t = cps[i]
         return y[max(lo, t - self.window):t], y[t:min(hi, t + self.window)]
-
-    def _refine(self, yw: np.ndarray, cps: list[int]) -> list[int]:
-        """Undo the search grid: move each candidate to the best split (largest mean shift
-        ``n_L n_R / (n_L + n_R) · (ȳ_L - ȳ_R)²``) within ``SEARCH_JUMP - 1`` points of it."""
-        if SEARCH_JUMP == 1 or not cps:
-            return cps
-        csum = np.concatenate([[0.0], np.cumsum(yw)])
-        out = []
-        for i, t0 in enumerate(cps):
-            lo = max(cps[i - 1] if i > 0 else 0, t0 - self.window)
-            hi = min(cps[i + 1] if i + 1 < len(cps) else yw.size, t0 + self.window)
-            ts = np.arange(max(lo + 1, t0 - SEARCH_JUMP + 1), min(hi, t0 + SEARCH_JUMP))
-            nl, nr = ts - lo, hi - ts
-            d = (csum[hi] - csum[ts]) / nr - (csum[ts] - csum[lo]) / nl
-            out.append(int(ts[np.argmax(nl * nr * d * d)]))
-        return out
 
     def _screen(self, yw: np.ndarray, cps: list[int], inflation: float) -> list[int]:
         """Cheap first pass (O(1) per candidate from cumulative sums): drop candidates whose
