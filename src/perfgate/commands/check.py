@@ -2,8 +2,9 @@
 
 ``perfgate check --base main --head HEAD`` checks out each ref in a temporary git worktree,
 builds both refs' suites on the *same* toolchain image (the one defined by this checkout's
-``docker/``), then runs them interleaved — base, head, base, head, … for ``--rounds`` rounds —
-so slow drifts of the machine hit both sides alike.  Each side's rounds are pooled into one run
+``docker/``), then runs them interleaved for ``--rounds`` rounds — base head, head base, base
+head, … (the first side alternates, so running second is no advantage) — so slow drifts of the
+machine hit both sides alike.  Each side's rounds are pooled into one run
 (one sample per round: the median of its raw samples), both runs are recorded in the store,
 and ``perfgate.detect.compare.compare_runs(..., paired=True)`` judges every benchmark on the
 per-round log ratios head/base (a pair measured back to back shares the machine's slow state, so
@@ -33,9 +34,11 @@ from perfgate.containers import engine, images
 from perfgate.containers.fingerprint import container_testbed
 from perfgate.containers.manifest import Suite, discover
 from perfgate.containers.runner import Limits, SuiteResult, run_suite
+from perfgate.detect.compare import compare_runs
 from perfgate.errors import PerfgateError
 from perfgate.model import Metric, Run, Testbed
 from perfgate.output import emit_json, err, out
+from perfgate.thresholds import load_thresholds
 
 MIN_ROUNDS = 6  # exact two-sided Wilcoxon signed-rank: the smallest p with n pairs is 2 / 2^n
 NAME = "check"
@@ -96,6 +99,7 @@ def run(args: argparse.Namespace) -> int:
                             f"a signed-rank test on fewer than {MIN_ROUNDS} pairs can never reach p < 0.05")
     root = Path(_git(args.root.resolve(), "rev-parse", "--show-toplevel"))
     shas = {"base": resolve(root, args.base, "--base"), "head": resolve(root, args.head, "--head")}
+    thresholds = load_thresholds(_thresholds_path(args, root))  # a bad file fails before any run
     engine.ensure_engine()
     with tempfile.TemporaryDirectory(prefix="perfgate-check-") as tmp:
         trees = {}
@@ -108,14 +112,10 @@ def run(args: argparse.Namespace) -> int:
             for tree in trees.values():
                 subprocess.run(["git", "-C", str(root), "worktree", "remove", "--force", str(tree)], capture_output=True)
                 shutil.rmtree(tree, ignore_errors=True)
+            subprocess.run(["git", "-C", str(root), "worktree", "prune"], capture_output=True)
     with store_from(args) as store:
         store.add_runs([runs["base"].with_key(), runs["head"].with_key()])
-    from perfgate.detect.compare import compare_runs  # the detection layer; pure, no I/O
-
-    from perfgate.thresholds import load_thresholds
-
-    comparison = compare_runs(runs["base"], runs["head"], load_thresholds(_thresholds_path(args, root)), alpha=args.alpha,
-                              paired=True)
+    comparison = compare_runs(runs["base"], runs["head"], thresholds, alpha=args.alpha, paired=True)
     if args.json:
         emit_json({"base": {"ref": args.base, "commit": shas["base"]}, "head": {"ref": args.head, "commit": shas["head"]},
                    "rounds": args.rounds, "testbed": runs["base"].testbed.name, "comparison": comparison,
@@ -162,7 +162,10 @@ def _measure(args: argparse.Namespace, root: Path, trees: dict[str, Path], shas:
         task = progress.add_task("check", total=args.rounds * len(plan) * 2)
         for rnd in range(args.rounds):
             for base_suite, head_suite, variant, base_built, head_built in plan:
-                for side, suite, built in (("base", base_suite, base_built), ("head", head_suite, head_built)):
+                order = (("base", base_suite, base_built), ("head", head_suite, head_built))
+                # Which side goes first alternates (A B, B A, A B, ...) so a warm-cache or
+                # second-in-line advantage cannot masquerade as a change.
+                for side, suite, built in order if rnd % 2 == 0 else order[::-1]:
                     progress.update(task, description=escape(f"round {rnd + 1}/{args.rounds}: {side} {suite.name}"
                                                              f"{'/' + variant if variant else ''}"))
                     results[side].append(run_suite(suite, built.tag, variant=variant, profile=args.profile,
