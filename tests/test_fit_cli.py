@@ -84,7 +84,11 @@ def test_diff_isolates_the_extra_term(fit, scaling):
     c = coefs(doc["phases"][0])
     assert c["vo"]["coef"] == pytest.approx(32, rel=0.1)
     assert c["o"]["ci_low"] <= 0 <= c["o"]["ci_high"]  # the per-object cost cancels out
-    assert doc["phases"][0]["fit"]["weighting"] == "none"
+    assert doc["phases"][0]["fit"]["weighting"] == "relative"
+    # weighting by the two runs' noise (√(μ² + μ_base²)) gives tighter intervals than equal weights
+    plain = coefs(fit_json(fit, str(scaling / "synthetic-vo.tsv"), "--diff", str(scaling / "synthetic-o-baseline.tsv"),
+                           "-y", "T", "-p", "vo,o", "--weights", "none")["phases"][0])
+    assert c["o"]["ci_high"] - c["o"]["ci_low"] < 0.8 * (plain["o"]["ci_high"] - plain["o"]["ci_low"])
 
 
 def test_filters_restrict_the_points(fit, scaling):

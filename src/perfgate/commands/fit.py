@@ -12,7 +12,8 @@ behaviour); add --auto to choose among subsets of them instead.
 Every coefficient comes with a 95% confidence interval.  Fits weight each point by 1/cost²
 (timing noise is multiplicative) and down-weight outliers (Huber); --weights none --no-robust
 gives plain least squares.  With --diff the difference of two runs on the same inputs is fitted;
-its noise follows the runs' cost rather than the difference, so --diff defaults to --weights none.
+its noise follows the two runs' costs, not the difference, so each point is weighted by
+1/(μ² + μ_base²) with μ and μ_base from fitting each run on its own.
 """
 
 from __future__ import annotations
@@ -68,7 +69,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--knee", nargs="?", const="objects", metavar="PARAM",
                    help="look for a knee (change of per-unit cost) in PARAM (default: objects)")
     p.add_argument("--plot", metavar="FILE.svg|png", help="draw cost against each parameter with the model and knee")
-    p.add_argument("--weights", choices=WEIGHTINGS, help="relative: noise ∝ cost (default; none with --diff)")
+    p.add_argument("--weights", choices=WEIGHTINGS, help="relative: noise ∝ cost (default); none: equal weights")
     p.add_argument("--no-robust", action="store_true", help="plain least squares instead of Huber's M-estimator")
     p.add_argument("--benchmark", help="benchmark name for --check/--record (default: the name in the file header)")
     p.add_argument("--check", nargs="?", const="", metavar="FILE",
@@ -78,9 +79,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    table = _load(args)
-    weighting = args.weights or ("none" if args.diff else "relative")
+    table, baseline = _load(args)
+    weighting = args.weights or "relative"
     table = _filter(table, args)
+    baseline = _filter(baseline, args) if baseline is not None else None
     if len(table) < 3:
         raise PerfgateError(f"only {len(table)} data point(s) left after the filters; nothing to fit")
     params = table.letters()
@@ -90,11 +92,17 @@ def run(args: argparse.Namespace) -> int:
     expectations = _expectations(args.check) if args.check is not None else []
     expectations = [e for e in expectations if e.matches(benchmark)]
     knee_letter = _knee_letter(args.knee, bool(expectations), params, table)
+    baseline_phases = {key: y for key, _, y in _phases(baseline, args.phases)} if baseline is not None else {}
     results = []
     for key, label, y in _phases(table, args.phases):
         try:
+            scale = None
+            if baseline is not None:
+                if weighting == "relative":
+                    scale = _noise_scale(candidates, params, y, baseline_phases[key], not args.no_robust)
+                y = y - baseline_phases[key]
             found = analyse(candidates, params, y, auto=args.auto or not args.params, knee=knee_letter,
-                            weighting=weighting, robust=not args.no_robust)
+                            weighting=weighting, robust=not args.no_robust, noise_scale=scale)
             fit, selection, knee = found.fit, found.selection, found.knee
         except (FitError, TermError) as e:
             raise PerfgateError(f"{table.source}: {label}: {e}") from None
@@ -123,18 +131,20 @@ def run(args: argparse.Namespace) -> int:
 
 # --- input ----------------------------------------------------------------------------------
 
-def _load(args: argparse.Namespace) -> ScalingTable:
+def _load(args: argparse.Namespace) -> tuple[ScalingTable, ScalingTable | None]:
+    """The dataset, and the --diff baseline (None without --diff)."""
     if args.from_store:
         if args.files or args.diff:
             raise PerfgateError("--from-store takes no files and no --diff")
-        return _from_store(args)
+        return _from_store(args), None
     if not 1 <= len(args.files) <= 2:
         raise PerfgateError("give RESULTS, or INPUTS RESULTS, or --from-store NAME")
     table = _read_results(args.files)
-    if args.diff:
-        baseline = _read_results(args.files[:-1] + [args.diff])
-        table = _difference(table, baseline)
-    return table
+    if not args.diff:
+        return table, None
+    baseline = _read_results(args.files[:-1] + [args.diff])
+    _check_same_inputs(table, baseline)
+    return table, baseline
 
 
 def _read_results(files: list[str]) -> ScalingTable:
@@ -146,7 +156,7 @@ def _read_results(files: list[str]) -> ScalingTable:
     return results
 
 
-def _difference(table: ScalingTable, baseline: ScalingTable) -> ScalingTable:
+def _check_same_inputs(table: ScalingTable, baseline: ScalingTable) -> None:
     if len(table) != len(baseline):
         raise InputError(baseline.source, "", f"{len(baseline)} rows but {table.source} has {len(table)}; "
                          "--diff needs two runs on the same inputs")
@@ -162,8 +172,15 @@ def _difference(table: ScalingTable, baseline: ScalingTable) -> ScalingTable:
     missing = set(table.phases) - set(baseline.phases)
     if missing:
         raise InputError(baseline.source, "", f"has no {', '.join(sorted(missing))} column")
-    phases = {k: v - baseline.phases[k] for k, v in table.phases.items()}
-    return ScalingTable(table.name, table.args, table.params, phases, table.unit, True, table.source, table.lines)
+
+
+def _noise_scale(candidates, params, y: np.ndarray, y_base: np.ndarray, robust: bool) -> np.ndarray:
+    """Noise scale of ``y − y_base`` when each run's noise is multiplicative: with
+    ``sd(y) = σ·μ`` and ``sd(y_base) = σ·μ_base``, ``sd(y − y_base) = σ·√(μ² + μ_base²)``, with each
+    μ estimated by fitting that run on its own."""
+    mu = analyse(candidates, params, y, robust=robust).fit.fitted
+    mu_base = analyse(candidates, params, y_base, robust=robust).fit.fitted
+    return np.hypot(mu, mu_base)
 
 
 def _from_store(args: argparse.Namespace) -> ScalingTable:

@@ -22,18 +22,21 @@ class Analysis:
 
 
 def analyse(terms: list[Term], params: dict[str, np.ndarray], y: np.ndarray, *, auto: bool = True,
-            knee: str | None = None, weighting: str = "relative", robust: bool = True) -> Analysis:
+            knee: str | None = None, weighting: str = "relative", robust: bool = True,
+            noise_scale: np.ndarray | None = None) -> Analysis:
     """``auto``: choose among subsets of ``terms`` by BIC, else fit them as given.
-    ``knee``: the parameter letter to search for a knee in (None: no search)."""
+    ``knee``: the parameter letter to search for a knee in (None: no search).
+    ``noise_scale``: known per-row noise scale (see :func:`.regression.fit_terms`)."""
+    opts = {"weighting": weighting, "robust": robust, "noise_scale": noise_scale}
     if auto:
-        selection = select_terms(terms, params, y, weighting=weighting, robust=robust)
+        selection = select_terms(terms, params, y, **opts)
         fit = selection.fit
     else:
-        selection, fit = None, fit_terms(terms, params, y, weighting=weighting, robust=robust)
+        selection, fit = None, fit_terms(terms, params, y, **opts)
     found = None
     if knee is not None:
         if knee not in params:
             raise FitError(f"no parameter {knee!r} to look for a knee in")
         found = find_knee(linear_base(fit.terms, knee), params, y, knee, start=fit.fitted,
-                          robust_weights=fit.robust_weights, weighting=weighting)
+                          robust_weights=fit.robust_weights, weighting=weighting, noise_scale=noise_scale)
     return Analysis(fit, selection, found)

@@ -93,12 +93,12 @@ def linear_base(terms: list[Term], letter: str) -> list[Term]:
 
 def find_knee(base: list[Term], params: dict[str, np.ndarray], y: np.ndarray, letter: str, *,
               start: np.ndarray, robust_weights: np.ndarray | None = None, weighting: str = "relative",
-              edge: float = 0.02) -> Knee:
+              noise_scale: np.ndarray | None = None, edge: float = 0.02) -> Knee:
     """Search for a knee in parameter ``letter`` on top of the ``base`` terms.
 
     ``start`` is a first estimate of the cost of each row (the fitted values of an ordinary fit
     that may include x² terms) from which the variance weights start; ``robust_weights`` are that
-    fit's Huber weights."""
+    fit's Huber weights; ``noise_scale`` a known noise scale per row that replaces both."""
     y = np.asarray(y, dtype=float)
     x = np.asarray(params[letter], dtype=float)
     n = len(y)
@@ -107,7 +107,8 @@ def find_knee(base: list[Term], params: dict[str, np.ndarray], y: np.ndarray, le
     if not hi > lo:
         return Knee(letter, False)
     huber = np.ones(n) if robust_weights is None else np.asarray(robust_weights, dtype=float)
-    w = variance_weights(np.asarray(start, dtype=float), weighting) * huber
+    scale_of = (lambda mu: mu) if noise_scale is None else (lambda mu: np.asarray(noise_scale, dtype=float))
+    w = variance_weights(scale_of(np.asarray(start, dtype=float)), weighting) * huber
     w = w / np.mean(w)
     best = _search(X0, x, y, w, lo, hi)
     if best is None:
@@ -117,7 +118,7 @@ def find_knee(base: list[Term], params: dict[str, np.ndarray], y: np.ndarray, le
     k, d = best["k"], best["d"]
     Xk = np.column_stack([X0, hinge(x, k, d)])
     beta, _ = weighted_lstsq(Xk, y, w)
-    w_var = variance_weights(Xk @ beta, weighting)
+    w_var = variance_weights(scale_of(Xk @ beta), weighting)
     if robust_weights is not None:
         # Outliers judged against the knee model, not the global fit: near the knee the global
         # fit's misfit would otherwise down-weight exactly the points that locate it.

@@ -159,8 +159,13 @@ def weighted_r2(y: np.ndarray, fitted: np.ndarray, w: np.ndarray) -> float:
 
 
 def fit_terms(terms: list[Term], params: dict[str, np.ndarray], y: np.ndarray, *,
-              weighting: str = "relative", robust: bool = True, confidence: float = 0.95) -> Fit:
-    """Fit ``y`` on ``terms``: OLS start, then re-weighted (and Huber-robust) rounds."""
+              weighting: str = "relative", robust: bool = True, confidence: float = 0.95,
+              noise_scale: np.ndarray | None = None) -> Fit:
+    """Fit ``y`` on ``terms``: OLS start, then re-weighted (and Huber-robust) rounds.
+
+    ``noise_scale``: a known per-row scale of the noise to weight by (``w = 1/scale²``) instead of
+    the fitted cost — for a difference of two runs, whose noise follows the runs, not the
+    difference."""
     if weighting not in WEIGHTINGS:
         raise FitError(f"unknown weighting {weighting!r}; choose one of {', '.join(WEIGHTINGS)}")
     X = design_matrix(terms, params)
@@ -173,17 +178,18 @@ def fit_terms(terms: list[Term], params: dict[str, np.ndarray], y: np.ndarray, *
     if np.linalg.matrix_rank(X / np.maximum(np.max(np.abs(X), axis=0), 1e-300)) < p:
         raise FitError("the terms are linearly dependent on this data (e.g. a parameter never varies); "
                        "drop one with -p")
+    def weights_for(beta: np.ndarray) -> np.ndarray:
+        return variance_weights(X @ beta if noise_scale is None else np.asarray(noise_scale, dtype=float), weighting)
+
     beta, _ = weighted_lstsq(X, y, np.ones(n))
-    w_var = np.ones(n)
-    rounds = REWEIGHT_ROUNDS if weighting != "none" else 0
+    rounds = REWEIGHT_ROUNDS if weighting != "none" and noise_scale is None else 1
     for _ in range(rounds):
-        w_var = variance_weights(X @ beta, weighting)
-        beta, _ = weighted_lstsq(X, y, w_var)
-    w_var = variance_weights(X @ beta, weighting)
+        beta, _ = weighted_lstsq(X, y, weights_for(beta))
+    w_var = weights_for(beta)
     beta, cov, huber = _final(X, y, w_var, robust)
-    if robust and weighting != "none":
+    if robust and weighting != "none" and noise_scale is None:
         # One more round: the robust fit's predictions are better weights than the OLS ones.
-        w_var = variance_weights(X @ beta, weighting)
+        w_var = weights_for(beta)
         beta, cov, huber = _final(X, y, w_var, robust)
     stderr = np.sqrt(np.diag(cov))
     t = stats.t.ppf(0.5 + confidence / 2, n - p)

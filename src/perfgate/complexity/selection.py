@@ -62,7 +62,9 @@ class Selection:
 
 
 def select_terms(candidates: list[Term], params: dict[str, np.ndarray], y: np.ndarray, *,
-                 weighting: str = "relative", robust: bool = True, confidence: float = 0.95) -> Selection:
+                 weighting: str = "relative", robust: bool = True, confidence: float = 0.95,
+                 noise_scale: np.ndarray | None = None) -> Selection:
+    opts = {"weighting": weighting, "robust": robust, "confidence": confidence, "noise_scale": noise_scale}
     if len(candidates) > MAX_EXHAUSTIVE:
         raise FitError(f"automatic selection searches at most {MAX_EXHAUSTIVE} candidate terms, got {len(candidates)}")
     y = np.asarray(y, dtype=float)
@@ -70,24 +72,23 @@ def select_terms(candidates: list[Term], params: dict[str, np.ndarray], y: np.nd
     # only the terms without it, so ties cannot put a meaningless letter in the answer.
     fixed = {p for p, x in params.items() if np.ptp(np.asarray(x, dtype=float)) == 0}
     candidates = [t for t in candidates if not {p for p, _ in t.powers} & fixed] or candidates
-    full = _fit_full(candidates, params, y, weighting, robust, confidence)
+    full = _fit_full(candidates, params, y, opts)
     X = design_matrix(candidates, params)
     # Score with the full model's weights, then again with the chosen model's: weights from the
     # full model carry its fit to the noise along the null terms, which would favour them.
     scored = _score(candidates, X, y, full.weights)
     for _ in range(SELECTION_ROUNDS):
-        chosen = _refit(scored, params, y, weighting, robust, confidence)
+        chosen = _refit(scored, params, y, opts)
         rescored = _score(candidates, X, y, chosen.weights)
         if rescored[0].terms == scored[0].terms:
             break
         scored = rescored
     else:
-        chosen = _refit(scored, params, y, weighting, robust, confidence)
-    return _prune(chosen, candidates, X, params, y, weighting, robust, confidence)
+        chosen = _refit(scored, params, y, opts)
+    return _prune(chosen, candidates, X, params, y, opts)
 
 
-def _prune(chosen: Fit, candidates: list[Term], X: np.ndarray, params, y: np.ndarray,
-           weighting: str, robust: bool, confidence: float) -> Selection:
+def _prune(chosen: Fit, candidates: list[Term], X: np.ndarray, params, y: np.ndarray, opts: dict) -> Selection:
     """Drop a term while the smaller model, judged with its *own* weights, is not beaten by
     ΔBIC ≥ BARE_MENTION.  Weights depend on the model they come from, so a model with a spurious
     term can look best under its own weights while the true model also looks best under its own;
@@ -100,7 +101,7 @@ def _prune(chosen: Fit, candidates: list[Term], X: np.ndarray, params, y: np.nda
         for t in terms:
             smaller = [u for u in terms if u != t]
             try:
-                fit = fit_terms(smaller, params, y, weighting=weighting, robust=robust, confidence=confidence)
+                fit = fit_terms(smaller, params, y, **opts)
             except FitError:
                 continue
             w = fit.weights / np.mean(fit.weights)
@@ -132,10 +133,10 @@ def _score(candidates: list[Term], X: np.ndarray, y: np.ndarray, weights: np.nda
     return [simplest] + [c for c in scored if c is not simplest]
 
 
-def _refit(scored: list[Candidate], params, y, weighting: str, robust: bool, confidence: float) -> Fit:
+def _refit(scored: list[Candidate], params, y, opts: dict) -> Fit:
     for i, cand in enumerate(scored):  # the best subset that is identifiable on its own
         try:
-            fit = fit_terms(list(cand.terms), params, y, weighting=weighting, robust=robust, confidence=confidence)
+            fit = fit_terms(list(cand.terms), params, y, **opts)
         except FitError:
             continue
         scored.insert(0, scored.pop(i))
@@ -143,8 +144,7 @@ def _refit(scored: list[Candidate], params, y, weighting: str, robust: bool, con
     raise FitError("no candidate model could be fitted to this data")
 
 
-def _fit_full(candidates: list[Term], params: dict[str, np.ndarray], y: np.ndarray,
-              weighting: str, robust: bool, confidence: float) -> Fit:
+def _fit_full(candidates: list[Term], params: dict[str, np.ndarray], y: np.ndarray, opts: dict) -> Fit:
     """The full model supplies the common weights.  Terms that are linearly dependent on lower
     ones on this data (``v`` and ``1`` when v never varies) are left out of it."""
     kept: list[Term] = []
@@ -155,4 +155,4 @@ def _fit_full(candidates: list[Term], params: dict[str, np.ndarray], y: np.ndarr
             kept.append(term)
     if not kept:
         raise FitError("none of the candidate terms can be fitted to this data")
-    return fit_terms(kept, params, y, weighting=weighting, robust=robust, confidence=confidence)
+    return fit_terms(kept, params, y, **opts)
