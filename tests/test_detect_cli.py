@@ -5,6 +5,10 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
+
+from perfgate.commands.detect import read_series_file
+from perfgate.errors import InputError
 
 
 def stepped(n: int, at: int, factor: float, seed: int) -> list[float]:
@@ -53,22 +57,29 @@ def test_batch_keeps_order(cli, tmp_path):
     assert proc.returncode == 1
 
 
-def test_bad_series_files(cli, tmp_path):
-    cases = {
-        "a.csv": ("time,val\n1,2\n", "line 1", "no `value` column"),
-        "b.csv": ("value\n1.0\nfast\n", "line 3", "not a number"),
-        "c.json": ("[1, 2, \"x\"]", "[2]", "finite number"),
-        "d.json": ("[[1, 2], [3, NaN]]", "[1][1]", "finite number"),
-        "e.json": ("{\"values\": [1]}", "", "JSON list"),
-        "f.json": ("[1, 2", "line 1", "not valid JSON"),
-        "g.csv": ("index,value\n1,2\n1,3\n", "", "appears twice"),
-    }
-    for name, (text, place, reason) in cases.items():
-        f = tmp_path / name
-        f.write_text(text)
-        proc = cli("detect", "--series", str(f))
-        assert proc.returncode == 2, (name, proc.stderr)
-        assert str(f) in proc.stderr and place in proc.stderr and reason in proc.stderr, (name, proc.stderr)
-        assert proc.stdout == ""
+@pytest.mark.parametrize("name, text, place, reason", [
+    ("a.csv", "time,val\n1,2\n", "line 1", "no `value` column"),
+    ("b.csv", "value\n1.0\nfast\n", "line 3", "not a number"),
+    ("c.json", "[1, 2, \"x\"]", "[2]", "finite number"),
+    ("d.json", "[[1, 2], [3, NaN]]", "[1][1]", "finite number"),
+    ("e.json", "{\"values\": [1]}", "", "JSON list"),
+    ("f.json", "[1, 2", "line 1", "not valid JSON"),
+    ("g.csv", "index,value\n1,2\n1,3\n", "", "appears twice"),
+    ("h.csv", "value\n", "", "no values"),
+])
+def test_bad_series_files_name_file_place_reason(tmp_path, name, text, place, reason):
+    f = tmp_path / name
+    f.write_text(text)
+    with pytest.raises(InputError) as e:
+        read_series_file(f)
+    assert str(f) in str(e.value) and place in str(e.value) and reason in str(e.value)
+
+
+def test_bad_series_file_through_the_cli(cli, tmp_path):
+    f = tmp_path / "b.csv"
+    f.write_text("value\n1.0\nfast\n")
+    proc = cli("detect", "--series", str(f))
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert f"{f}:line 3: value 'fast' is not a number" in proc.stderr
     missing = cli("detect", "--series", str(tmp_path / "nope.csv"))
     assert missing.returncode == 2 and "no such file" in missing.stderr
