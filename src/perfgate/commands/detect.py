@@ -28,7 +28,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from perfgate.commands._common import add_series_filters, store_from
-from perfgate.errors import EXIT_OK, EXIT_REGRESSION, InputError
+from perfgate.errors import EXIT_OK, EXIT_REGRESSION, InputError, StoreError
 from perfgate.model import Alert, Measure
 from perfgate.output import emit_json, err, out
 from perfgate.store import Point, SeriesKey
@@ -67,7 +67,10 @@ def run(args: argparse.Namespace) -> int:
         reports = [_analyse(key, store.series(key), thresholds.for_series(key.benchmark, key.measure))
                    for key in keys]
         alerts = [a for r in reports for a in r["alerts"]]
-        new = store.record_alerts(alerts) if alerts and not args.no_record else []
+        try:
+            new = store.record_alerts(alerts) if alerts and not args.no_record else []
+        except StoreError as e:
+            raise StoreError(f"{e}; 'perfgate detect --no-record' reports without recording") from None
     new_ids = {id(a) for a in new}
     for r in reports:
         for a, cp in zip(r["alerts"], r["entries"]):
