@@ -101,12 +101,14 @@ class ChangePointDetector:
         candidates = self._search(yw, n, m)
         if not candidates:
             return []
-        self._alpha = (1.0 - self.settings.confidence) / n
         rho = lag1_autocorrelation(_residuals(yw, candidates))
         # The screen may use the (noisier, larger for correlated noise) block estimate: it only
         # discards what is far from significant anyway.
         screen_inflation = max(variance_inflation(rho), block_inflation(yw) or 1.0)
         candidates = self._screen(yw, candidates, screen_inflation)
+        # Residuals about the many raw candidates soak up correlated wander; about the screened
+        # ones they show it.
+        rho = max(rho, lag1_autocorrelation(_residuals(yw, candidates)))
         kept = self._prune(y, yw, candidates, variance_inflation(rho))
         if kept:
             refit = lag1_autocorrelation(_residuals(yw, kept))
