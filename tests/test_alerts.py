@@ -84,3 +84,25 @@ def test_ack_unknown_id_is_a_clear_error(cli, store_path):
     record(store_path, series(10, 7))
     proc = cli("alerts", "--ack", "no-such-id")
     assert proc.returncode == 2 and "no alert 'no-such-id'" in proc.stderr
+
+
+def test_a_version_1_history_gains_the_alert_tables(tmp_path):
+    import sqlite3
+
+    from perfgate.model import Alert
+    from perfgate.store.migrations import MIGRATIONS
+
+    path = tmp_path / "old.db"
+    db = sqlite3.connect(path)
+    db.executescript(MIGRATIONS[0] + ";PRAGMA user_version = 1;")
+    db.close()
+    record(path, [1.0, 2.0])                       # opening migrates; the runs land as before
+    with SqliteStore(path) as store:
+        assert store.schema_version() == len(MIGRATIONS) == 2
+        assert len(store.runs()) == 2
+        a = Alert("main", "tb", "sort", "latency", "c0001", "regression", 1.0, commit_range=("c0001",))
+        assert store.record_alerts([a]) == [a] and a.id
+        twin = Alert("main", "tb", "sort", "latency", "c0001", "regression", 1.0)
+        assert store.record_alerts([twin]) == []        # the same change: not raised twice
+        other = Alert("main", "tb", "sort", "latency", "c0001", "improvement", -0.5)
+        assert store.record_alerts([other]) == [other]  # a different direction is a different change
