@@ -68,19 +68,8 @@ def otava_detector() -> Callable[[list[float]], list[int]] | None:
     return detect
 
 
-def match(truth: list[int], found: list[int], margin: int) -> int:
-    """How many detections match a true change point within ``margin`` (one to one, closest first)."""
-    pairs = sorted((abs(t - f), i, j) for i, t in enumerate(truth) for j, f in enumerate(found) if abs(t - f) <= margin)
-    used_t, used_f, hits = set(), set(), 0
-    for _, i, j in pairs:
-        if i not in used_t and j not in used_f:
-            used_t.add(i)
-            used_f.add(j)
-            hits += 1
-    return hits
-
-
 def matched_truth(truth: list[int], found: list[int], margin: int) -> list[bool]:
+    """Which true change points a detection matches within ``margin`` (one to one, closest first)."""
     pairs = sorted((abs(t - f), i, j) for i, t in enumerate(truth) for j, f in enumerate(found) if abs(t - f) <= margin)
     used_t, used_f = set(), set()
     for _, i, j in pairs:
