@@ -149,15 +149,30 @@ def summarize(runs: list[Run]) -> list[dict]:
     return rows
 
 
+FULL_TABLE_ROWS = 60  # above this, one line per (suite, measure); --json always has every row
+
+
 def print_summary(rows: list[dict], added: int, branch: str, commit: str, testbeds: dict[str, Testbed]) -> None:
-    table = Table(title=f"perfgate run: {added} run(s) recorded for {escape(branch)}@{escape(commit[:12])}",
-                  title_justify="left")
-    for col in ("suite", "benchmark", "measure", "value", "sample CV", "run CV"):
-        table.add_column(col, justify="left" if col in ("suite", "benchmark", "measure") else "right", overflow="fold")
     pct = lambda x: f"{x * 100:.2f}%" if x is not None else "—"  # noqa: E731
-    for row in rows:
-        table.add_row(escape(row["suite"]), escape(row["benchmark"]), row["measure"], human(row["value"], row["measure"]),
-                      pct(row["sample_cv"]), pct(row["run_cv"]))
+    title = f"perfgate run: {added} run(s) recorded for {escape(branch)}@{escape(commit[:12])}"
+    if len(rows) <= FULL_TABLE_ROWS:
+        table = Table(title=title, title_justify="left")
+        for col in ("suite", "benchmark", "measure", "value", "sample CV", "run CV"):
+            table.add_column(col, justify="left" if col in ("suite", "benchmark", "measure") else "right", overflow="fold")
+        for row in rows:
+            table.add_row(escape(row["suite"]), escape(row["benchmark"]), row["measure"],
+                          human(row["value"], row["measure"]), pct(row["sample_cv"]), pct(row["run_cv"]))
+    else:
+        table = Table(title=f"{title} (medians over each suite's benchmarks; every row with --json)",
+                      title_justify="left")
+        for col in ("suite", "measure", "benchmarks", "sample CV", "run CV"):
+            table.add_column(col, justify="left" if col in ("suite", "measure") else "right")
+        groups: dict[tuple[str, str], list[dict]] = defaultdict(list)
+        for row in rows:
+            groups[(row["suite"], row["measure"])].append(row)
+        for (suite, measure), members in groups.items():
+            table.add_row(escape(suite), measure, str(len(members)),
+                          pct(_median([r["sample_cv"] for r in members])), pct(_median([r["run_cv"] for r in members])))
     out.print(table)
     by_measure: dict[str, list[float]] = defaultdict(list)
     for row in rows:
@@ -169,3 +184,8 @@ def print_summary(rows: list[dict], added: int, branch: str, commit: str, testbe
         fp = tb.fingerprint
         out.print(f"[dim]testbed {escape(tb.name)}: image {escape(fp['image_tag'])} ({fp['image_digest'][:19]}…), "
                   f"cpuset {fp['cpuset']}, {escape(fp['cpu_model'])}, kernel {escape(fp['kernel'])}[/dim]")
+
+
+def _median(values: list[float | None]) -> float | None:
+    present = [v for v in values if v is not None]
+    return statistics.median(present) if present else None
