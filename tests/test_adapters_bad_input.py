@@ -239,8 +239,6 @@ def test_directory_given_to_a_file_adapter(store_path, capsys):
     assert_refused(CRITERION, "jmh", "", "is a directory", store_path, capsys)
 
 
-@pytest.mark.xfail(strict=True, raises=TypeError,
-                   reason="hyperfine.py iterates exit_codes without checking it is a list (found by fuzzing)")
 def test_hyperfine_exit_codes_of_the_wrong_type(tmp_path, store_path, capsys):
     doc = json.loads((FIX / "hyperfine" / "two-commands.json").read_text())
     doc["results"][0]["exit_codes"] = True

@@ -7,7 +7,8 @@ own hyperfine adapter reports it, so both stores agree.
 
 from __future__ import annotations
 
-from perfgate.adapters.base import Parsed, check_name, check_number, check_samples, join, load_json, require
+from perfgate.adapters.base import (Parsed, check_name, check_number, check_samples, join, load_json, require,
+                                    scaled)
 from perfgate.errors import InputError
 from perfgate.model import Metric
 
@@ -32,11 +33,13 @@ def parse(text: str, source: str) -> Parsed:
         stddev = 0.0 if stddev is None else check_number(stddev, source, join(place, "stddev"))
         samples = check_samples(result.get("times", []), source, join(place, "times"), NS)
         codes = result.get("exit_codes") or []
+        if not isinstance(codes, list):
+            raise InputError(source, join(place, "exit_codes"), f"expected a list, got {type(codes).__name__}")
         if any(code not in (0, None) for code in codes):
             raise InputError(source, join(place, "exit_codes"), "the benchmarked command failed in some runs")
         metrics.append(Metric(
-            benchmark=name, measure="latency", value=mean * NS,
-            lower=max(mean - stddev, 0.0) * NS, upper=(mean + stddev) * NS,
+            benchmark=name, measure="latency", value=scaled(mean, NS, source, join(place, "mean")),
+            lower=max(mean - stddev, 0.0) * NS, upper=scaled(mean + stddev, NS, source, join(place, "stddev")),
             samples=samples, attrs=_params(result),
         ))
     return Parsed(metrics, {"harness": "hyperfine"})
