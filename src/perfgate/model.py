@@ -30,6 +30,9 @@ KNOWN_MEASURES: dict[str, tuple[str, bool]] = {
 }
 
 
+_HIGHER_IS_BETTER = re.compile(r"^complexity:knee|throughput|per.second|/s$|^ops\b|items.per", re.IGNORECASE)
+
+
 @dataclass(frozen=True)
 class Measure:
     name: str
@@ -38,8 +41,11 @@ class Measure:
 
     @classmethod
     def named(cls, name: str) -> "Measure":
-        units, lower = KNOWN_MEASURES.get(name, ("", True))
-        return cls(name, units, lower)
+        if name in KNOWN_MEASURES:
+            units, lower = KNOWN_MEASURES[name]
+            return cls(name, units, lower)
+        # Rates and the size a cost stays linear up to are better higher; anything else is a cost.
+        return cls(name, "", not _HIGHER_IS_BETTER.search(name))
 
 
 @dataclass(frozen=True)
