@@ -77,6 +77,21 @@ def test_gen_points_reproduces_the_committed_inputs():
         assert out == committed, f"data/{name} is not what its header's command generates"
 
 
+def test_gen_points_logarithmic_spacing_is_log_uniform():
+    out = _run([sys.executable, "gen_points.py", "--values", "3:3", "--objects", "10:10000:logarithmic",
+                "--points", "2000", "--seed", "7"], BENCHES / "async-deinit").stdout
+    rows = [tuple(map(int, line.split())) for line in out.splitlines() if not line.startswith("#")]
+    assert len(rows) == 2000 and {v for v, _ in rows} == {3}
+    objects = sorted(o for _, o in rows)
+    assert objects[0] >= 10 and objects[-1] <= 10000
+    # Log-uniform on [10, 10^4]: the median is near the geometric mean 316 (a linear draw: ~5000),
+    # and each decade holds about a third of the points.
+    assert 250 < objects[1000] < 400
+    for low, high in ((10, 100), (100, 1000), (1000, 10001)):
+        share = sum(low <= o < high for o in objects) / len(objects)
+        assert 0.28 < share < 0.39, (low, high, share)
+
+
 def test_gen_points_rejects_a_bad_range():
     proc = subprocess.run([sys.executable, "gen_points.py", "--values", "5:1"], cwd=BENCHES / "async-deinit",
                           capture_output=True, text=True)
