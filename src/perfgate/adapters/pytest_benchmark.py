@@ -4,6 +4,10 @@
 seconds; perfgate stores nanoseconds.  As for hyperfine, ``value`` is ``stats.mean`` with
 ``lower``/``upper`` = mean ∓ ``stats.stddev`` (clamped at 0).  The benchmark is named by its
 ``fullname`` (``file.py::test[param]``), which stays unique when two files define the same test.
+
+Numbers a test puts in ``benchmark.extra_info`` become measures of their own (``allocated_bytes``
+→ ``allocated-bytes``; other keys keep their name), so a suite can report what timing alone
+does not show, such as tracemalloc's allocated bytes.
 """
 
 from __future__ import annotations
@@ -11,10 +15,11 @@ from __future__ import annotations
 from perfgate.adapters.base import (
     Parsed, check_name, check_number, check_samples, join, load_json, require, scaled,
 )
-from perfgate.model import Metric
+from perfgate.model import KNOWN_MEASURES, Metric
 
 NAME = "pytest-benchmark"
 NS = 1e9
+EXTRA_MEASURES = {"allocated_bytes": "allocated-bytes", "peak_rss": "peak-rss", "instructions": "instructions"}
 
 
 def sniff(text: str) -> bool:
@@ -41,10 +46,27 @@ def parse(text: str, source: str) -> Parsed:
             lower=max(mean - stddev, 0.0), upper=mean + stddev, samples=samples,
             attrs=_attrs(bench, stats),
         ))
+        metrics.extend(_extra_metrics(bench, name, source, place))
     context = {"harness": "pytest-benchmark"}
     if isinstance(doc.get("version"), str):
         context["harness_version"] = doc["version"]
     return Parsed(metrics, context)
+
+
+def _extra_metrics(bench: dict, name: str, source: str, place: str) -> list[Metric]:
+    extra = bench.get("extra_info")
+    if not isinstance(extra, dict):
+        return []
+    found = []
+    for key, value in extra.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            continue  # descriptive extra_info (strings, lists) is not a measurement
+        measure = EXTRA_MEASURES.get(key, key)
+        kplace = join(join(place, "extra_info"), key)
+        check_name(measure, source, kplace)
+        found.append(Metric(name, measure, check_number(value, source, kplace,
+                                                        allow_negative=measure not in KNOWN_MEASURES)))
+    return found
 
 
 def _seconds(value: object, source: str, place: str) -> float:
