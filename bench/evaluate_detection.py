@@ -11,7 +11,9 @@ window 50, p ≤ 0.001, no minimum magnitude) and ruptures PELT with a textbook 
 * F1 per noise kind, and the time each method took.
 
     python bench/evaluate_detection.py --series 350 --seed 1
-    python bench/evaluate_detection.py --corpus my_corpus.json   # a corpus from elsewhere
+    python bench/evaluate_detection.py --corpus my_corpus.json   # a corpus from elsewhere: a JSON list
+        # of {"values": [...], "change_points": [first index of each new regime, ...]}, optionally
+        # with "kind", "steps" (relative sizes) and "noise_cv" for the per-kind / per-effect rows
     python bench/evaluate_detection.py --seed 2 --length 60 200  # shorter series
 
 Apache Otava is optional (``pip install -e .[eval]``); without it its column is skipped.
@@ -96,13 +98,15 @@ def evaluate(corpus: list[dict], detect: Callable[[list[float]], list[int]], mar
         tp += h
         fp += len(found) - h
         fn += len(truth) - h
-        k = by_kind.setdefault(s["kind"], [0, 0, 0])
+        k = by_kind.setdefault(s.get("kind", "unlabelled"), [0, 0, 0])
         k[0] += h
         k[1] += len(found) - h
         k[2] += len(truth) - h
         if not truth:
             quiet_points += len(s["values"])
             quiet_alarms += len(found)
+        if "steps" not in s or "noise_cv" not in s:   # a corpus without effect sizes
+            continue
         for hit, step in zip(hits, s["steps"]):
             ratio = abs(step) / s["noise_cv"] if s["noise_cv"] > 0 else math.inf
             for lo, hi, label in BINS:
@@ -140,6 +144,8 @@ def main() -> None:
     p.add_argument("--json", action="store_true")
     args = p.parse_args()
     corpus = json.loads(Path(args.corpus).read_text()) if args.corpus else generate(args.series, args.seed, tuple(args.length))
+    if isinstance(corpus, dict):
+        corpus = corpus.get("series", [])
     methods: dict[str, Callable | None] = {"perfgate": perfgate_detect, "otava": otava_detector(), "pelt-bic": pelt_bic}
     results = {}
     for name, fn in methods.items():
@@ -170,7 +176,8 @@ def main() -> None:
             r, _ = results[n]["recall_by_effect"][label]
             cells.append(f"{'—' if r is None else f'{r:.3f}':>12}")
         print(f"{'recall, step ' + label + f' (n={count})':38}" + "".join(cells))
-    for kind in KINDS:
+    kinds = list(KINDS) + sorted({s.get("kind", "unlabelled") for s in corpus} - set(KINDS))
+    for kind in kinds:
         cells = [results[n]["f1_by_kind"].get(kind) for n in names]
         print(f"{'F1 ' + kind:38}" + "".join(f"{'—' if c is None else f'{c:.3f}':>12}" for c in cells))
     print(f"{'seconds':38}" + "".join(f"{results[n]['seconds']:>12.2f}" for n in names))
