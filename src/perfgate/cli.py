@@ -29,18 +29,25 @@ environment:
 Run 'perfgate VERB --help' for each verb's options and examples."""
 
 
-def _command_modules() -> list[ModuleType]:
-    found = []
-    for info in pkgutil.iter_modules(commands.__path__):
-        if info.name.startswith("_"):
-            continue
-        module = importlib.import_module(f"{commands.__name__}.{info.name}")
-        if hasattr(module, "NAME") and hasattr(module, "run"):
-            found.append(module)
-    return sorted(found, key=lambda m: getattr(m, "ORDER", 50))
+def verb_names() -> list[str]:
+    """Every verb; a verb's module is named after it (``perfgate fit`` is ``commands/fit.py``)."""
+    return [info.name for info in pkgutil.iter_modules(commands.__path__) if not info.name.startswith("_")]
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _command_modules(only: str | None = None) -> list[ModuleType]:
+    # Importing every verb pulls in scipy, statsmodels, docker helpers...: seconds of start-up.
+    # When the command line names a verb, only that verb's module is loaded.
+    names = [only] if only in verb_names() else verb_names()
+    found = [importlib.import_module(f"{commands.__name__}.{name}") for name in names]
+    return sorted((m for m in found if hasattr(m, "NAME") and hasattr(m, "run")),
+                  key=lambda m: getattr(m, "ORDER", 50))
+
+
+def _requested_verb(argv: list[str]) -> str | None:
+    return next((a for a in argv if not a.startswith("-")), None)
+
+
+def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--store", default=os.environ.get("PERFGATE_STORE", DEFAULT_STORE),
                         help="where history lives: sqlite:PATH or bencher+http(s)://HOST[:PORT]/PROJECT "
@@ -56,7 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"perfgate {__version__}")
     verbs = parser.add_subparsers(dest="verb", metavar="VERB")
-    for module in _command_modules():
+    for module in _command_modules(verb):
         sub = verbs.add_parser(module.NAME, parents=[common], help=module.HELP,
                                description=(module.__doc__ or module.HELP).strip(),
                                epilog=getattr(module, "EPILOG", None),
@@ -67,7 +74,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser(_requested_verb(argv))
     args = parser.parse_args(argv)
     if not getattr(args, "handler", None):
         parser.print_help()
