@@ -135,3 +135,12 @@ def test_detector_is_fit_predict():
     det = ChangePointDetector(SETTINGS).fit(x)
     assert det.noise_.sigma > 0
     assert [c.index for c in det.predict()] == [90]
+
+
+def test_a_young_regime_at_the_end_is_located_on_its_first_point():
+    # Found with 10 runs of a complexity fit: 4 points of the new regime are enough to see the
+    # step, and the report must name its first point, not the last point of the old regime.
+    rng = np.random.default_rng(0)
+    y = np.r_[35 * np.ones(6), 80 * np.ones(4)] * (1 + 0.01 * rng.standard_normal(10))
+    [cp] = detect_change_points(y)
+    assert cp.index == 6 and cp.index_low <= 6 <= cp.index_high

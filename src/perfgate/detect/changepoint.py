@@ -50,6 +50,7 @@ from perfgate.detect.stats import hodges_lehmann, mean_test, normal_quantile, ra
 from perfgate.thresholds import ChangePointSettings
 
 WINDOW = 60          # points each side used to judge a candidate (bounds the effect of slow drift)
+LOCATE_MIN_SIDE = 2     # fewest points a side when refining a found change's location
 LOCATION_LEVEL = 3.84  # chi-square(1) 95% quantile for the location range
 SCREEN_Z = 3.0         # first-pass cut, far below the final (scan-adjusted) significance
 DRIFT_GUARD_Z = 2.5    # a step must stand out from a linear trend through both windows
@@ -293,7 +294,11 @@ def _locate(yw: np.ndarray, lo: int, hi: int, t0: int, m: int, sigma: float,
     mean_l = csum[:-1] / nl
     mean_r = (csum[-1] - csum[:-1]) / nr
     lr = nl * nr / n * (mean_l - mean_r) ** 2 / (sigma ** 2 * inflation)
-    allowed = (ts >= m) & (ts <= n - m)
+    # The search needs min_segment points a side to see a change, but once it has seen one the
+    # best split may sit closer to an end: a regime 4 points old at the series' end is still
+    # located exactly (clamping it to min_segment would name the wrong commit).
+    edge = min(m, LOCATE_MIN_SIDE)
+    allowed = (ts >= edge) & (ts <= n - edge)
     if not allowed.any():
         return t0, t0, t0
     lr = np.where(allowed, lr, -np.inf)
