@@ -91,11 +91,11 @@ def run(args: argparse.Namespace) -> int:
 
     engine.ensure_engine()
     built = images.build_all(root, suites, log=err.print)
-    testbeds: dict[str, Testbed] = {}
+    testbeds: dict[tuple[str, str], Testbed] = {}  # (toolchain image, memory limit) -> testbed
     for suite in suites:
         tool = built[suite.name][0]
-        if tool.tag not in testbeds:
-            testbeds[tool.tag] = container_testbed(suite.image, tool, args.cpuset, suite.memory)
+        if (tool.tag, suite.memory) not in testbeds:
+            testbeds[(tool.tag, suite.memory)] = container_testbed(suite.image, tool, args.cpuset, suite.memory)
 
     runs: list[Run] = []
     added = 0
@@ -112,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
                 dup = duplicate_metric(result.metrics)
                 if dup:
                     raise PerfgateError(f"{suite.manifest}: benchmark {dup[0]!r} measure {dup[1]!r} appears twice")
-                run_ = Run(args.project, branch, commit, testbeds[tool.tag], result.metrics,
+                run_ = Run(args.project, branch, commit, testbeds[(tool.tag, suite.memory)], result.metrics,
                            start_time=result.start_time, end_time=result.end_time, adapter=result.context["adapter"],
                            context={**result.context, "repeat": repeat, "suite_image_digest": f"sha256:{suite_image.key}"})
                 # Recorded as it finishes: a later suite's failure does not lose this one.
@@ -152,7 +152,7 @@ def summarize(runs: list[Run]) -> list[dict]:
 FULL_TABLE_ROWS = 60  # above this, one line per (suite, measure); --json always has every row
 
 
-def print_summary(rows: list[dict], added: int, branch: str, commit: str, testbeds: dict[str, Testbed]) -> None:
+def print_summary(rows: list[dict], added: int, branch: str, commit: str, testbeds: dict) -> None:
     pct = lambda x: f"{x * 100:.2f}%" if x is not None else "—"  # noqa: E731
     title = f"perfgate run: {added} run(s) recorded for {escape(branch)}@{escape(commit[:12])}"
     if len(rows) <= FULL_TABLE_ROWS:
