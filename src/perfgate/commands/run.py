@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import time
 from collections import defaultdict
 from pathlib import Path
 
@@ -25,7 +24,7 @@ from rich.table import Table
 from perfgate.commands._common import store_from
 from perfgate.containers import engine, images
 from perfgate.containers.fingerprint import container_testbed
-from perfgate.containers.manifest import PROFILES, Suite, discover
+from perfgate.containers.manifest import PROFILES, discover
 from perfgate.containers.runner import Limits, run_suite
 from perfgate.errors import EXIT_OK, PerfgateError
 from perfgate.gitinfo import current_branch, current_commit
