@@ -25,8 +25,11 @@ def test_compare_branches_and_ids(cli, store_path):
     with SqliteStore(store_path) as store:
         store.add_runs([run("main", "a1", 1.0, 1, 1.0), run("pr", "b1", 1.0, 2, 2.0), run("pr", "b2", 1.15, 3, 3.0)])
         ids = {r.commit: r.run_id for r in store.runs()}
-    proc = cli("compare", "--base-branch", "main", "--head-branch", "pr", "--json")
+    comment = store_path.parent / "comment.md"
+    proc = cli("compare", "--base-branch", "main", "--head-branch", "pr", "--json", "--markdown", str(comment))
     assert proc.returncode == 1, proc.stderr               # the newest pr run is b2, with bench0 15% slower
+    md = comment.read_text()
+    assert "1 performance regression(s)" in md and "| 🔴 bench0 | latency |" in md
     out = json.loads(proc.stdout)
     assert out["regressions"] == 1 and out["head"]["commit"] == "b2"
     [reg] = [v for v in out["verdicts"] if v["verdict"] == "regression"]

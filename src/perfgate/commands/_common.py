@@ -36,3 +36,17 @@ def add_series_filters(p: argparse.ArgumentParser) -> None:
     p.add_argument("--measure", help="only this measure (latency, instructions, peak-rss, ...)")
     p.add_argument("--branch", help="only this branch")
     p.add_argument("--testbed", help="only this testbed")
+
+
+def add_markdown_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--markdown", metavar="FILE",
+                   help="also write the verdicts as a pull-request comment (GitHub Markdown) to FILE")
+
+
+def write_markdown(args: argparse.Namespace, comparison) -> None:
+    """Write the PR comment when --markdown was given (imported lazily: it pulls in scipy)."""
+    if args.markdown:
+        from perfgate.report.markdown import comparison_markdown
+
+        with open(args.markdown, "w", encoding="utf-8") as f:
+            f.write(comparison_markdown(comparison))

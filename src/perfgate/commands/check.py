@@ -29,7 +29,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from perfgate.commands.run import add_suite_options
-from perfgate.commands._common import store_from
+from perfgate.commands._common import add_markdown_option, store_from, write_markdown
 from perfgate.containers import engine, images
 from perfgate.containers.fingerprint import container_testbed
 from perfgate.containers.manifest import Suite, discover
@@ -50,6 +50,7 @@ EPILOG = """examples:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    add_markdown_option(p)
     p.add_argument("--base", required=True, metavar="REF", help="the commit compared against (e.g. origin/main)")
     p.add_argument("--head", required=True, metavar="REF", help="the commit under test (e.g. HEAD)")
     p.add_argument("--rounds", type=int, default=MIN_ROUNDS, metavar="N",
@@ -116,6 +117,7 @@ def run(args: argparse.Namespace) -> int:
     with store_from(args) as store:
         store.add_runs([runs["base"].with_key(), runs["head"].with_key()])
     comparison = compare_runs(runs["base"], runs["head"], thresholds, alpha=args.alpha, paired=True)
+    write_markdown(args, comparison)
     if args.json:
         emit_json({"base": {"ref": args.base, "commit": shas["base"]}, "head": {"ref": args.head, "commit": shas["head"]},
                    "rounds": args.rounds, "testbed": runs["base"].testbed.name, "comparison": comparison,

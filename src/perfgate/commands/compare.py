@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 from dataclasses import asdict
 
-from perfgate.commands._common import store_from
+from perfgate.commands._common import add_markdown_option, store_from, write_markdown
 from perfgate.errors import PerfgateError
 from perfgate.output import emit_json, out
 from perfgate.thresholds import load_thresholds
@@ -29,6 +29,7 @@ EPILOG = """examples:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    add_markdown_option(p)
     p.add_argument("--base", metavar="RUN", help="run id of the base")
     p.add_argument("--head", metavar="RUN", help="run id of the head")
     p.add_argument("--base-branch", metavar="BRANCH", help="use the newest run of this branch as base")
@@ -59,6 +60,7 @@ def run(args: argparse.Namespace) -> int:
         base = _pick(store, args.base, args.base_branch, "base")
         head = _pick(store, args.head, args.head_branch, "head")
     comparison = compare_runs(base, head, thresholds, args.alpha)
+    write_markdown(args, comparison)
     if args.json:
         emit_json(asdict(comparison) | {"regressions": len(comparison.regressions),
                                         "improvements": len(comparison.improvements),
