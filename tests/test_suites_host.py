@@ -26,8 +26,11 @@ SUITES = ("async-deinit", "tree-alloc", "executor-latency", "async-overhead")
 
 
 def _run(args: list[str], cwd: Path, env: dict | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
+    # The outer pytest's PYTEST_* variables (an xdist worker's among them) would make an inner
+    # pytest-benchmark run believe it is a worker and skip writing its JSON.
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
     proc = subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=timeout,
-                          env={**os.environ, **(env or {})})
+                          env={**clean, **(env or {})})
     if proc.returncode != 0:
         raise AssertionError(f"{' '.join(args)} exited {proc.returncode} in {cwd}:\n{proc.stderr[-3000:]}")
     return proc
@@ -201,7 +204,8 @@ def test_async_overhead_pytest_benchmark_json(tmp_path):
           "--benchmark-min-rounds=1", "--benchmark-max-time=0.001", "--benchmark-warmup=off"],
          BENCHES / "async-overhead")
     parsed = get_adapter("pytest-benchmark").parse(out.read_text(), str(out))
-    assert len(parsed.metrics) == 9
+    measures = [m.measure for m in parsed.metrics]
+    assert measures.count("latency") == 9 and measures.count("allocated-bytes") == 9 and len(measures) == 18
     extra = {b["param"]: b["extra_info"] for b in json.loads(out.read_text())["benchmarks"]}
     alloc = {name: info["allocated_bytes"] for name, info in extra.items()}
     # Deterministic memory facts of the calling patterns: the fast path allocates what sync does

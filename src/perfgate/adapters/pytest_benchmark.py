@@ -5,9 +5,10 @@ seconds; perfgate stores nanoseconds.  As for hyperfine, ``value`` is ``stats.me
 ``lower``/``upper`` = mean ∓ ``stats.stddev`` (clamped at 0).  The benchmark is named by its
 ``fullname`` (``file.py::test[param]``), which stays unique when two files define the same test.
 
-Numbers a test puts in ``benchmark.extra_info`` become measures of their own (``allocated_bytes``
-→ ``allocated-bytes``; other keys keep their name), so a suite can report what timing alone
-does not show, such as tracemalloc's allocated bytes.
+Numbers a test puts in ``benchmark.extra_info`` under the name of a measure perfgate knows
+(``allocated_bytes`` → ``allocated-bytes``, ``peak_rss``, ``instructions``, ``throughput``) become
+metrics of their own, so a suite can report what timing alone does not show, such as
+tracemalloc's allocated bytes; other entries (parameters, notes) stay descriptive.
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ from perfgate.model import KNOWN_MEASURES, Metric
 
 NAME = "pytest-benchmark"
 NS = 1e9
-EXTRA_MEASURES = {"allocated_bytes": "allocated-bytes", "peak_rss": "peak-rss", "instructions": "instructions"}
 
 
 def sniff(text: str) -> bool:
@@ -61,11 +61,9 @@ def _extra_metrics(bench: dict, name: str, source: str, place: str) -> list[Metr
     for key, value in extra.items():
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             continue  # descriptive extra_info (strings, lists) is not a measurement
-        measure = EXTRA_MEASURES.get(key, key)
-        kplace = join(join(place, "extra_info"), key)
-        check_name(measure, source, kplace)
-        found.append(Metric(name, measure, check_number(value, source, kplace,
-                                                        allow_negative=measure not in KNOWN_MEASURES)))
+        measure = str(key).replace("_", "-")
+        if measure in KNOWN_MEASURES:
+            found.append(Metric(name, measure, check_number(value, source, join(join(place, "extra_info"), key))))
     return found
 
 
