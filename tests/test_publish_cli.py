@@ -212,7 +212,7 @@ def test_detect_and_alerts_verbs_on_a_bencher_store(cli, fake, tmp_path):
     assert first.returncode == 1, first.stderr
     doc = json.loads(first.stdout)
     (series,) = doc["series"]
-    cps = [e for e in series["entries"] if e["kind"] == "change_point"]
+    cps = [e for e in series["change_points"] if e["kind"] == "change_point"]
     assert len(cps) == 1 and abs(cps[0]["index"] - 30) <= 1 and cps[0]["first_commit"] in cps[0]["commit_range"]
     again = cli("detect", "--store", to, "--thresholds", str(rules), env=env(tmp_path))
     assert again.returncode == 0, again.stderr  # the change alerts once
