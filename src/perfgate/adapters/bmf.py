@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from perfgate.adapters.base import Parsed, check_name, check_number, join, load_json, require
 from perfgate.errors import InputError
-from perfgate.model import KNOWN_MEASURES, Metric
+from perfgate.model import KNOWN_MEASURES, Metric, Run
 
 NAME = "bmf"
 SNIFF_ORDER = 90  # generic shape: try every specific harness first
@@ -51,3 +51,16 @@ def parse(text: str, source: str) -> Parsed:
                 raise InputError(source, place, f"bounds [{lower}, {upper}] do not contain value {value}")
             metrics.append(Metric(bench, measure, value, lower, upper))
     return Parsed(metrics, {"harness": "bmf"})
+
+
+def to_bmf(run: Run) -> dict[str, dict[str, dict[str, float]]]:
+    """The run as BMF (raw samples dropped: BMF has no place for them)."""
+    doc: dict[str, dict[str, dict[str, float]]] = {}
+    for m in run.metrics:
+        entry = {"value": m.value}
+        if m.lower is not None:
+            entry["lower_value"] = m.lower
+        if m.upper is not None:
+            entry["upper_value"] = m.upper
+        doc.setdefault(m.benchmark, {})[m.measure] = entry
+    return doc

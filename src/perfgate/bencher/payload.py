@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
+from perfgate.adapters.bmf import to_bmf
 from perfgate.model import Run
 
 # Fixed namespace: the same (project, key) gives the same UUID on every machine, forever.
@@ -47,19 +48,6 @@ class StartPoint:
 
 def idempotency_uuid(project: str, key: str) -> str:
     return str(uuid.uuid5(KEY_NAMESPACE, f"{project}\x00{key}"))
-
-
-def bmf_document(run: Run) -> dict[str, dict[str, dict[str, float]]]:
-    """``{benchmark: {measure: {value, lower_value?, upper_value?}}}`` (no raw samples: BMF has none)."""
-    doc: dict[str, dict[str, dict[str, float]]] = {}
-    for m in run.metrics:
-        entry = {"value": m.value}
-        if m.lower is not None:
-            entry["lower_value"] = m.lower
-        if m.upper is not None:
-            entry["upper_value"] = m.upper
-        doc.setdefault(m.benchmark, {})[m.measure] = entry
-    return doc
 
 
 def iso_time(epoch: float | None) -> str:
@@ -96,7 +84,7 @@ def new_run(run: Run, project: str, *, start_point: StartPoint | None = None,
         "testbed": run.testbed.name,
         "start_time": iso_time(run.start_time),
         "end_time": iso_time(run.end_time if run.end_time is not None else run.start_time),
-        "results": [json.dumps(bmf_document(run), sort_keys=True)],
+        "results": [json.dumps(to_bmf(run), sort_keys=True)],
         "settings": {"adapter": "json"},
         "idempotency_key": idempotency_uuid(project, run.idempotency_key),
     }

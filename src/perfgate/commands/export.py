@@ -13,6 +13,7 @@ import json
 import sys
 from dataclasses import asdict
 
+from perfgate.adapters.bmf import to_bmf
 from perfgate.commands._common import store_from
 from perfgate.errors import EXIT_OK, PerfgateError
 from perfgate.model import Run
@@ -30,18 +31,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--run", dest="run_id", help="export this run id (default: bmf the newest run, others all runs)")
     p.add_argument("--branch", help="only runs of this branch")
     p.add_argument("-o", "--output", help="write to this file instead of stdout")
-
-
-def to_bmf(run: Run) -> dict:
-    doc: dict[str, dict] = {}
-    for m in run.metrics:
-        entry = {"value": m.value}
-        if m.lower is not None:
-            entry["lower_value"] = m.lower
-        if m.upper is not None:
-            entry["upper_value"] = m.upper
-        doc.setdefault(m.benchmark, {})[m.measure] = entry
-    return doc
 
 
 def to_json(runs: list[Run]) -> list[dict]:
