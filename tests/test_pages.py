@@ -27,6 +27,7 @@ def history(store_path):
         runs.append(Run("default", "main", f"{i:02d}" + "c" * 38, Bed("tb", {"cpu_model": "test <cpu>"}), [
             Metric("parse <img src=x>", "latency", 1e6 * slow * rng.lognormvariate(0, 0.02)),
             Metric("steady", "latency", 2e5 * rng.lognormvariate(0, 0.02)),
+            Metric("async_array/values=3,objects=900", "total-ns", 5e4 * rng.lognormvariate(0, 0.02)),
         ], start_time=1.7e9 + i * 60))
     with SqliteStore(store_path) as store:
         store.add_runs(runs)
@@ -45,6 +46,10 @@ def test_pages_show_the_step_as_a_regression(history, tmp_path, cli):
     assert cp["first_commit"].startswith(f"{STEP_AT:02d}")
     assert 0.25 < cp["magnitude"] < 0.35 and cp["ci_low"] < cp["magnitude"] < cp["ci_high"]
     assert not next(s for s in data if s["benchmark"] == "steady")["change_points"]
+    assert not any("values=" in s["benchmark"] for s in data)  # sweep points are left to `fit`
+    swept = json.loads(cli("pages", "--out", str(site), "--json", "--include-sweeps", check=True).stdout)
+    assert swept["series"] == 3
+    cli("pages", "--out", str(site), check=True)
 
     html = (site / "index.html").read_text()
     assert "<img src=x>" not in html and "parse &lt;img src=x&gt;" in html

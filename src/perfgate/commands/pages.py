@@ -26,12 +26,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--branch", help="only this branch (default: all)")
     p.add_argument("--title", default="perfgate trends", help="page title")
     p.add_argument("--thresholds", help="thresholds file or folder (default: thresholds/ when present)")
+    p.add_argument("--include-sweeps", action="store_true",
+                   help="also chart each point of a scaling sweep (NAME/values=V,objects=O); "
+                        "by default they are left to 'perfgate fit'")
 
 
 def run(args: argparse.Namespace) -> int:
     with store_from(args) as store:
         counts = publish_site(store, args.out, title=args.title, branch=args.branch,
-                              thresholds=load_thresholds(args.thresholds))
+                              thresholds=load_thresholds(args.thresholds), include_sweeps=args.include_sweeps)
     if args.json:
         emit_json({"out": args.out, **counts})
     else:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -59,9 +60,16 @@ def _finding(key: SeriesKey, pts: list[Point], cp: ChangePoint) -> Finding:
     return Finding(key, cp, first, last_good, span, when)
 
 
-def build_views(store: Store, thresholds: Thresholds, branch: str | None = None) -> list[SeriesView]:
+# A scaling benchmark records one series per sweep point ("async_array/values=3,objects=900"):
+# thousands of two-point charts nobody reads.  `perfgate fit` is their view; pages skip them.
+SWEEP_POINT = re.compile(r"/[A-Za-z_][\w-]*=[^/,]+(,[A-Za-z_][\w-]*=[^/,]+)+$")
+
+
+def build_views(store: Store, thresholds: Thresholds, branch: str | None = None,
+                include_sweeps: bool = False) -> list[SeriesView]:
     views = []
-    for n, key in enumerate(store.series_keys(branch=branch)):
+    keys = [k for k in store.series_keys(branch=branch) if include_sweeps or not SWEEP_POINT.search(k.benchmark)]
+    for n, key in enumerate(keys):
         pts = store.series(key)
         if not pts:
             continue
@@ -86,11 +94,11 @@ def _write_atomic(path: Path, text: str) -> None:
 
 
 def publish_site(store: Store, out_dir: str | Path, *, title: str, branch: str | None = None,
-                 thresholds: Thresholds | None = None) -> dict[str, int]:
+                 thresholds: Thresholds | None = None, include_sweeps: bool = False) -> dict[str, int]:
     """Write ``index.html``, ``regressions.xml`` (Atom) and ``data.json`` into ``out_dir``."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    views = build_views(store, thresholds or load_thresholds(), branch)
+    views = build_views(store, thresholds or load_thresholds(), branch, include_sweeps)
     regressions = sorted((f for v in views for f in v.findings if f.cp.direction == "regression"),
                          key=lambda f: f.when, reverse=True)
     improvements = [f for v in views for f in v.findings if f.cp.direction == "improvement"]
