@@ -9,11 +9,12 @@ from pathlib import Path
 import jsonschema
 import pytest
 from fake_bencher.fixtures import TOKEN, commit, fake  # noqa: F401 - fixture
+from fake_bencher.openapi import BMF_SCHEMA
 
 from conftest import ROOT
 from perfgate.cli import main
 
-BMF_SCHEMA = json.loads((ROOT / ".." / "shared" / "bencher" / "bmf.json").read_text())
+
 
 
 @pytest.fixture

@@ -21,16 +21,15 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from itertools import product
-from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import jsonschema
 
-from .openapi import OpenApi
+from .openapi import BMF_SCHEMA, OpenApi
 from .thresholds import boundary
 
-BMF_SCHEMA = json.loads((Path(__file__).resolve().parents[2] / ".." / "shared" / "bencher" / "bmf.json").read_text())
+
 PERF_LIMIT = 255
 GIT_HASH = re.compile(r"^([0-9a-f]{40}|[0-9a-f]{64})$")
 CORS = {"access-control-allow-headers": "Content-Type, Authorization",
