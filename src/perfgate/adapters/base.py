@@ -134,7 +134,3 @@ def scaled(value: float, scale: float, source: str, place: str) -> float:
     if not math.isfinite(result):
         raise InputError(source, place, f"value {value} is out of range once converted")
     return result
-
-
-def finite_or_none(value: float | None) -> float | None:
-    return value if value is not None and math.isfinite(value) else None

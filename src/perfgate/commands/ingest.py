@@ -14,7 +14,7 @@ import time
 from perfgate.adapters import adapter_names, parse_file
 from perfgate.commands._common import add_run_identity, resolve_identity, store_from
 from perfgate.errors import EXIT_OK, InputError
-from perfgate.model import Metric, Run, duplicate_metric
+from perfgate.model import Metric, Run, content_key, duplicate_metric
 from perfgate.output import emit_json, err
 
 NAME = "ingest"
@@ -48,14 +48,11 @@ def run(args: argparse.Namespace) -> int:
     if dup:
         raise InputError(", ".join(args.files), "", f"benchmark {dup[0]!r} measure {dup[1]!r} appears twice")
     now = time.time()
-    new_run = Run(args.project, branch, commit, testbed, metrics,
-                  start_time=args.start_time if args.start_time is not None else now, end_time=now,
-                  adapter="+".join(sorted(set(adapters))), context=context,
-                  idempotency_key=args.idempotency_key or "")
-    if args.idempotency_key is None and args.start_time is None:
-        # The content key must not depend on the wall clock, or a retry would not be a no-op.
-        new_run.start_time = None
-        new_run.with_key()
+    new_run = Run(args.project, branch, commit, testbed, metrics, start_time=args.start_time,
+                  end_time=now, adapter="+".join(sorted(set(adapters))), context=context)
+    # The content key is taken before the clock fills in a start time: a retry must be a no-op.
+    new_run.idempotency_key = args.idempotency_key or content_key(new_run)
+    if new_run.start_time is None:
         new_run.start_time = now
     with store_from(args) as store:
         added = store.add_run(new_run)
