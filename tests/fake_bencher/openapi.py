@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
 import uuid
 from datetime import datetime
@@ -20,14 +19,9 @@ from typing import Any
 
 from jsonschema import Draft202012Validator, FormatChecker
 
-# Bencher's published contract (OpenAPI document and BMF schema, v0.6.12) lives beside this
-# repository in shared/bencher/; PERFGATE_BENCHER_CONTRACT points elsewhere.
-CONTRACT = Path(os.environ.get("PERFGATE_BENCHER_CONTRACT")
-                or Path(__file__).resolve().parents[2] / ".." / "shared" / "bencher")
-if not (CONTRACT / "openapi.json").is_file():
-    raise RuntimeError(f"Bencher's API contract is not at {CONTRACT}: the Bencher tests need "
-                       "shared/bencher/openapi.json and bmf.json beside the checkout "
-                       "(or PERFGATE_BENCHER_CONTRACT naming their folder)")
+# Bencher's published contract (OpenAPI document and BMF schema, v0.6.12), kept in the
+# repository with its source and licence: contracts/bencher/README.md.
+CONTRACT = Path(__file__).resolve().parents[2] / "contracts" / "bencher"
 SPEC = CONTRACT / "openapi.json"
 BMF_SCHEMA = json.loads((CONTRACT / "bmf.json").read_text())
 

@@ -1,6 +1,6 @@
 """Bencher Metric Format: ``{benchmark: {measure: {value, lower_value?, upper_value?}}}``.
 
-The exchange format with Bencher (schema: ``shared/bencher/bmf.json``).  BMF carries no raw
+The exchange format with Bencher (schema: ``contracts/bencher/bmf.json``).  BMF carries no raw
 samples; perfgate's own ``export --format bmf`` adds none, so a round trip is lossless for
 what BMF can hold.
 """

@@ -1,6 +1,6 @@
 """Scaling-benchmark TSV: one row per data point, the parameters that were scaled and the times.
 
-The format the deinit benchmark driver writes (see ``../shared/seeds``)::
+The format the seeds' deinit scaling benchmark driver writes::
 
     # async_copy_array --values=1:200:linear --objects=100:50000:linear --points=1000
     #
