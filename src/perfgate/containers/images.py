@@ -31,6 +31,9 @@ from perfgate.errors import InputError
 
 BASE_TAG = "perfgate/base:trixie"
 KEY_LABEL = "org.perfgate.key"
+# The digest of the base's installed package set: equal to the lock's unless versions drifted
+# (docker/base/drift), and the key every toolchain image, and so every testbed, is derived from.
+INSTALLED_LABEL = "org.perfgate.installed"
 BENCH_UID = 1000
 # Build outputs and caches that must not leak from a developer's folder into the image.
 SKIP_NAMES = {".git", "target", "__pycache__", ".pytest_cache", ".benchmarks", "build", "node_modules"}
@@ -71,14 +74,14 @@ def image_id(tag: str) -> str | None:
     return proc.stdout.strip() if proc.returncode == 0 else None
 
 
-def _label(tag: str) -> str | None:
-    proc = docker("image", "inspect", "--format", f'{{{{index .Config.Labels "{KEY_LABEL}"}}}}', tag, check=False)
+def _label(tag: str, label: str = KEY_LABEL) -> str | None:
+    proc = docker("image", "inspect", "--format", f'{{{{index .Config.Labels "{label}"}}}}', tag, check=False)
     return proc.stdout.strip() if proc.returncode == 0 else None
 
 
 def base_key(docker_dir: Path) -> str:
     h = hashlib.sha256(b"perfgate-base-v1\0")
-    for name in ("base.lock", "base/bootstrap", "base/pin-apt"):
+    for name in ("base.lock", "base/bootstrap", "base/pin-apt", "base/drift"):
         path = docker_dir / name
         if not path.is_file():
             raise InputError(str(path), "", "missing; the pinned base image is defined by it")
@@ -87,10 +90,14 @@ def base_key(docker_dir: Path) -> str:
 
 
 def build_base(docker_dir: Path, log=print) -> Built:
-    """``perfgate/base:trixie`` from the lock, unless an image with the same key exists."""
+    """``perfgate/base:trixie`` from the lock, unless an image with the same key exists.
+
+    The returned key is the digest of the packages actually installed, so a base built after
+    Debian replaced locked versions (reported as drift) gives new toolchain keys and testbeds."""
     key = base_key(docker_dir)
     if _label(BASE_TAG) == key:
-        return Built(BASE_TAG, key, image_id(BASE_TAG) or "", True)
+        installed = _label(BASE_TAG, INSTALLED_LABEL) or key
+        return Built(BASE_TAG, installed, image_id(BASE_TAG) or "", True)
     log(f"building {BASE_TAG} from {docker_dir / 'base.lock'} (mmdebstrap; a few minutes)")
     with tempfile.TemporaryDirectory(prefix="perfgate-base-") as tmp:
         tar = Path(tmp) / "rootfs.tar"
@@ -98,10 +105,17 @@ def build_base(docker_dir: Path, log=print) -> Built:
                               capture_output=True, text=True)
         if proc.returncode != 0:
             raise EngineError(f"bootstrapping the base image failed: {proc.stderr.strip()[-2000:]}")
+        drift = [line for line in proc.stderr.splitlines() if line.startswith("drift: ")]
+        for line in drift:
+            log(f"  {line}")
+        if drift:
+            log(f"  {len(drift)} locked versions left the Debian mirror; refresh with scripts/lock-images")
+        installed = hashlib.sha256(b"perfgate-installed-v1\0" + Path(f"{tar}.installed").read_bytes()).hexdigest()
         docker("import", "--change", "ENV LANG=C.UTF-8",
                "--change", "ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
-               "--change", f"LABEL {KEY_LABEL}={key}", str(tar), BASE_TAG)
-    return Built(BASE_TAG, key, image_id(BASE_TAG) or "", False)
+               "--change", f"LABEL {KEY_LABEL}={key}", "--change", f"LABEL {INSTALLED_LABEL}={installed}",
+               str(tar), BASE_TAG)
+    return Built(BASE_TAG, installed, image_id(BASE_TAG) or "", False)
 
 
 def _build(tag: str, key: str, context: bytes | Path, log_path: Path | None) -> None:
