@@ -141,7 +141,7 @@ def test_different_images_get_different_testbeds(tmp_path, base_image):
     docker_dir = tmp_path / "docker"
     (docker_dir / "images" / "extra").mkdir(parents=True)
     (docker_dir / "images" / "extra" / "Dockerfile").write_text(
-        f"FROM {images.BASE_TAG}\nRUN echo extra > /etc/perfgate-extra\n")
+        "ARG BASE\nFROM ${BASE}\nRUN echo extra > /etc/perfgate-extra\n")
     extra = images.build_image(docker_dir, "extra", base_image)
     assert extra.tag.startswith("perfgate/extra:") and extra.image_id != base_image.image_id
     again = images.build_image(docker_dir, "extra", base_image)

@@ -3,7 +3,7 @@
 Three layers, each tagged with a hash of everything that defines it, so an unchanged layer is
 never rebuilt:
 
-* ``perfgate/base:trixie`` — Debian trixie from ``docker/base.lock`` (mmdebstrap + docker import);
+* ``perfgate/base:<key>`` — Debian trixie from ``docker/base.lock`` (mmdebstrap + docker import);
 * ``perfgate/<image>:<key>`` — ``docker/images/<image>/Dockerfile`` built FROM the base
   (``image = "base"`` in a manifest uses the base itself);
 * ``perfgate/suite-<name>:<key>`` — the suite folder copied to ``/bench`` and its ``build``
@@ -29,7 +29,7 @@ from perfgate.containers.engine import EngineError, docker, docker_cli
 from perfgate.containers.manifest import Suite
 from perfgate.errors import InputError
 
-BASE_TAG = "perfgate/base:trixie"
+BASE_REPO = "perfgate/base"   # tagged by key: checkouts with different locks never fight over a tag
 KEY_LABEL = "org.perfgate.key"
 # The digest of the base's installed package set: equal to the lock's unless versions drifted
 # (docker/base/drift), and the key every toolchain image, and so every testbed, is derived from.
@@ -90,15 +90,16 @@ def base_key(docker_dir: Path) -> str:
 
 
 def build_base(docker_dir: Path, log=print) -> Built:
-    """``perfgate/base:trixie`` from the lock, unless an image with the same key exists.
+    """``perfgate/base:<key>`` from the lock, unless an image with the same key exists.
 
     The returned key is the digest of the packages actually installed, so a base built after
     Debian replaced locked versions (reported as drift) gives new toolchain keys and testbeds."""
     key = base_key(docker_dir)
-    if _label(BASE_TAG) == key:
-        installed = _label(BASE_TAG, INSTALLED_LABEL) or key
-        return Built(BASE_TAG, installed, image_id(BASE_TAG) or "", True)
-    log(f"building {BASE_TAG} from {docker_dir / 'base.lock'} (mmdebstrap; a few minutes)")
+    tag = f"{BASE_REPO}:{key[:12]}"
+    if _label(tag) == key:
+        installed = _label(tag, INSTALLED_LABEL) or key
+        return Built(tag, installed, image_id(tag) or "", True)
+    log(f"building {tag} from {docker_dir / 'base.lock'} (mmdebstrap; a few minutes)")
     with tempfile.TemporaryDirectory(prefix="perfgate-base-") as tmp:
         tar = Path(tmp) / "rootfs.tar"
         proc = subprocess.run([str(docker_dir / "base" / "bootstrap"), str(tar), str(docker_dir / "base.lock")],
@@ -114,14 +115,16 @@ def build_base(docker_dir: Path, log=print) -> Built:
         docker("import", "--change", "ENV LANG=C.UTF-8",
                "--change", "ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
                "--change", f"LABEL {KEY_LABEL}={key}", "--change", f"LABEL {INSTALLED_LABEL}={installed}",
-               str(tar), BASE_TAG)
-    return Built(BASE_TAG, installed, image_id(BASE_TAG) or "", False)
+               str(tar), tag)
+    return Built(tag, installed, image_id(tag) or "", False)
 
 
-def _build(tag: str, key: str, context: bytes | Path, log_path: Path | None) -> None:
+def _build(tag: str, key: str, context: bytes | Path, log_path: Path | None, base: str = "") -> None:
     """``docker build`` with BuildKit from a folder or an in-memory tar context."""
     args = [docker_cli(), "build", "--network=host", "--label", f"{KEY_LABEL}={key}", "-t", tag,
             "--progress=plain"]
+    if base:   # toolchain Dockerfiles start with `ARG BASE` / `FROM ${BASE}`
+        args += ["--build-arg", f"BASE={base}"]
     ca = ca_bundle()
     if ca:
         args += ["--secret", f"id=ca,src={ca}"]
@@ -152,7 +155,7 @@ def build_image(docker_dir: Path, image: str, base: Built, log=print) -> Built:
     if found:
         return Built(tag, key, found, True)
     log(f"building {tag} from {folder}/Dockerfile")
-    _build(tag, key, folder, docker_dir.parent / ".perfgate" / "logs" / f"image-{image}.log")
+    _build(tag, key, folder, docker_dir.parent / ".perfgate" / "logs" / f"image-{image}.log", base=base.tag)
     return Built(tag, key, image_id(tag) or "", False)
 
 
