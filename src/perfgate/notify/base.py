@@ -24,7 +24,12 @@ class DeliveryRejected(DeliveryError):
 
 
 class DeliveryUnreachable(DeliveryError):
-    """Every attempt failed on the network or with 5xx/429: spool and send later."""
+    """Every attempt failed on the network or with 5xx/429: spool and send later.  The last
+    attempt may have reached the target; ``retry_after`` is the server's wish, if it said one."""
+
+    def __init__(self, message: str, retry_after: float | None = None):
+        super().__init__(message)
+        self.retry_after = retry_after
 
 
 @dataclass(frozen=True)

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator, TypeVar
 
 from perfgate.errors import PerfgateError
-from perfgate.notify.base import DeliveryRejected
+from perfgate.notify.base import DeliveryRejected, DeliveryUnreachable
 from perfgate.notify.http import Http, RetryPolicy
 from perfgate.redact import Secret, register
 
@@ -21,6 +21,7 @@ DEFAULT_API = "https://api.github.com"
 REPO = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 LABEL = "perfgate"
 PER_PAGE = 100  # the API's largest page
+T = TypeVar("T")
 
 
 class GitHub:
@@ -38,13 +39,30 @@ class GitHub:
         self.api_url = (api_url or os.environ.get("GITHUB_API_URL") or DEFAULT_API).rstrip("/")
         headers = {"Accept": "application/vnd.github+json", "X-GitHub-Api-Version": "2022-11-28",
                    "Authorization": f"Bearer {self.token.reveal()}"}
-        self.http = Http(f"github {repo}", base_url=self.api_url, headers=headers, policy=policy, **http_kw)
+        self.http = Http("github", base_url=self.api_url, headers=headers, policy=policy, **http_kw)
 
     def __repr__(self) -> str:
         return f"GitHub({self.repo!r}, token={self.token!r})"
 
     def close(self) -> None:
         self.http.close()
+
+    def ensure(self, find: Callable[[], T | None], create: Callable[[], T]) -> T:
+        """``find()`` or else ``create()``, exactly once even when an attempt's answer is lost:
+        a create whose connection dropped (or that got 5xx/429) may have happened, so before
+        trying again the lookup runs again.  Reads are retried as usual; creates never blindly."""
+        last: DeliveryUnreachable | None = None
+        for attempt in range(self.http.policy.attempts):
+            found = find()
+            if found is not None:
+                return found
+            try:
+                return create()
+            except DeliveryUnreachable as e:
+                last = e
+                if attempt + 1 < self.http.policy.attempts:
+                    self.http.pause(attempt, e.retry_after)
+        raise last
 
     def _json(self, method: str, path: str, **kw: Any) -> Any:
         response = self.http.request(method, f"/repos/{self.repo}{path}", **kw)
@@ -77,7 +95,8 @@ class GitHub:
         return None
 
     def create_issue(self, title: str, body: str) -> dict:
-        return self._json("POST", "/issues", json={"title": title[:256], "body": body, "labels": [LABEL]})
+        return self._json("POST", "/issues", json={"title": title[:256], "body": body, "labels": [LABEL]},
+                          retry=False)
 
     def close_issue(self, number: int) -> dict:
         return self._json("PATCH", f"/issues/{number}", json={"state": "closed", "state_reason": "completed"})
@@ -86,7 +105,7 @@ class GitHub:
         return any(marker in (c.get("body") or "") for c in self._pages(f"/issues/{number}/comments", {}))
 
     def comment(self, number: int, body: str) -> dict:
-        return self._json("POST", f"/issues/{number}/comments", json={"body": body})
+        return self._json("POST", f"/issues/{number}/comments", json={"body": body}, retry=False)
 
     # --- commit statuses ------------------------------------------------------------------------
 
@@ -98,4 +117,4 @@ class GitHub:
         body = {"state": state, "context": context, "description": description[:140]}
         if target_url:
             body["target_url"] = target_url
-        return self._json("POST", f"/statuses/{sha}", json=body)
+        return self._json("POST", f"/statuses/{sha}", json=body, retry=False)

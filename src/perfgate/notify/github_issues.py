@@ -35,10 +35,10 @@ class GitHubIssuesChannel(Channel):
         if number is None:  # nothing was ever opened for it (e.g. the channel was added later)
             return None
         marker = render.EVENT_MARKER.format(event.id)
-        if not self.gh.has_comment(number, marker):
-            body = render.again_comment(event, self.links) if event.kind == "again" else \
-                render.closed_comment(event, self.links)
-            self.gh.comment(number, body)
+        body = render.again_comment(event, self.links) if event.kind == "again" else \
+            render.closed_comment(event, self.links)
+        self.gh.ensure(lambda: True if self.gh.has_comment(number, marker) else None,
+                       lambda: self.gh.comment(number, body))
         if event.kind == "closed":
             self.gh.close_issue(number)  # idempotent
         return str(number)
@@ -47,13 +47,14 @@ class GitHubIssuesChannel(Channel):
         known = refs(f"{alert_id}:raised")
         if known:
             return int(known)
-        found = self.gh.find_issue(render.ALERT_MARKER.format(alert_id))
-        if found is not None:
-            return int(found["number"])
+        marker = render.ALERT_MARKER.format(alert_id)
         if create is None:
-            return None
+            found = self.gh.find_issue(marker)
+            return int(found["number"]) if found is not None else None
         alert = create.alert
-        return int(self.gh.create_issue(render.title(alert), render.issue_body(alert, self.links))["number"])
+        issue = self.gh.ensure(lambda: self.gh.find_issue(marker),
+                               lambda: self.gh.create_issue(render.title(alert), render.issue_body(alert, self.links)))
+        return int(issue["number"])
 
     def close(self) -> None:
         self.gh.close()

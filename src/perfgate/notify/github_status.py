@@ -48,12 +48,15 @@ class GitHubStatusChannel(Channel):
         sha, ctx = event.alert.commit, context(event)
         state, description = state_and_description(event)
         description = description[:140]
-        for status in self.gh.statuses(sha):
-            if status.get("context") == ctx:  # newest first: this is the one GitHub shows
-                if status.get("state") == state and status.get("description") == description:
-                    return ctx
-                break
-        self.gh.set_status(sha, state, ctx, description, render.trend_url(self.links, event.alert) or None)
+
+        def current() -> str | None:
+            for status in self.gh.statuses(sha):
+                if status.get("context") == ctx:  # newest first: this is the one GitHub shows
+                    return ctx if (status.get("state"), status.get("description")) == (state, description) else None
+            return None
+
+        self.gh.ensure(current, lambda: self.gh.set_status(sha, state, ctx, description,
+                                                           render.trend_url(self.links, event.alert) or None))
         return ctx
 
     def close(self) -> None:

@@ -76,11 +76,15 @@ class Http:
         self._http.close()
 
     def request(self, method: str, url: str, *, json: Any = None, params: dict[str, Any] | None = None,
-                headers: dict[str, str] | None = None) -> httpx.Response:
-        """The 2xx response, after retries; raises DeliveryRejected / DeliveryUnreachable."""
+                headers: dict[str, str] | None = None, retry: bool = True) -> httpx.Response:
+        """The 2xx response, after retries; raises DeliveryRejected / DeliveryUnreachable.
+        ``retry=False`` makes one attempt: for a request that must not be repeated blindly
+        (creating an issue), whose caller checks what the lost attempt did before trying again."""
         policy, last = self.policy, ""
+        attempts = policy.attempts if retry else 1
         where = f"{method} {self.what}{url if url.startswith('/') else ''}"
-        for attempt in range(policy.attempts):
+        retry_after = None
+        for attempt in range(attempts):
             retry_after = None
             try:
                 response = self._http.request(method, url, json=json, params=params, headers=headers)
@@ -100,12 +104,16 @@ class Http:
                     retry_after = parse_retry_after(response.headers.get("Retry-After"))
                 else:
                     raise DeliveryRejected(f"{where}: refused (HTTP {status}): {message}")
-            if attempt + 1 < policy.attempts:
+            if attempt + 1 < attempts:
                 wait = policy.wait(attempt, retry_after, self._rng)
                 log.warning("%s failed (%s); retry %d/%d in %.2fs", where, redact(last), attempt + 1,
                             policy.attempts - 1, wait)
                 self._sleep(wait)
-        raise DeliveryUnreachable(f"{where}: no answer after {policy.attempts} attempt(s); last error: {last}")
+        raise DeliveryUnreachable(f"{where}: no answer after {attempts} attempt(s); last error: {last}", retry_after)
+
+    def pause(self, attempt: int, retry_after: float | None = None) -> None:
+        """The wait before retry ``attempt`` of a caller's own loop (same policy, same jitter)."""
+        self._sleep(self.policy.wait(attempt, retry_after, self._rng))
 
 
 def _rate_limited(response: httpx.Response) -> bool:
