@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 @dataclass
 class Fault:
-    kind: str                   # drop | drop_after | status | hang
+    kind: str                   # pass (let one through) | drop | drop_after | status | hang
     times: int = 1
     status: int = 500
     retry_after: str | None = None
