@@ -137,3 +137,12 @@ def test_killed_between_creating_the_issue_and_the_ledger_write_no_duplicate_iss
     assert all(len(v) == 1 for v in fake_github.statuses.values()) and len(fake_github.statuses) == 2
     proc = cli("notify", *args, "--json", env=env_for(fake_github))
     assert all(c["delivered"] == [] for c in json.loads(proc.stdout)["channels"])
+
+
+def test_webhook_url_from_the_environment_and_skipped_when_unset(cli, store_path, fake_github, receiver):
+    seed(store_path, make_alert(10))
+    proc = cli("notify", "--channel", "webhook:env:HOOK_URL", "--json", env={**env_for(fake_github), "HOOK_URL": ""})
+    assert proc.returncode == 0 and "skipped" in proc.stderr and json.loads(proc.stdout)["channels"] == []
+    proc = cli("notify", "--channel", "webhook:env:HOOK_URL", env={**env_for(fake_github), "HOOK_URL": receiver.url})
+    assert proc.returncode == 0, proc.stderr
+    assert len(receiver.processed) == 1 and secrets_absent(proc.stdout + proc.stderr, receiver)

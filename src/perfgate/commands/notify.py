@@ -23,6 +23,7 @@ HELP = "deliver alerts (new, again, closed) to GitHub issues, commit statuses an
 ORDER = 46
 EPILOG = """channels (repeat --channel):
   webhook:URL                  POST JSON with a Slack-compatible "text" field (the URL is kept secret)
+  webhook:env:NAME             the same, URL read from $NAME (kept off the command line; skipped when unset)
   github-issues:OWNER/REPO     one issue per regression; comments when it recurs; closed when resolved
   github-status:OWNER/REPO     a commit status on the culprit commit
 
@@ -32,7 +33,7 @@ environment:
   PERFGATE_NOTIFY_LEDGER       default for --ledger
 
 examples:
-  perfgate notify --channel "webhook:$SLACK_WEBHOOK_URL"
+  perfgate notify --channel webhook:env:SLACK_WEBHOOK_URL
   perfgate notify --channel github-issues:me/proj --channel github-status:me/proj \\
       --pages-url https://me.github.io/proj --repo-url https://github.com/me/proj --json"""
 
@@ -68,7 +69,11 @@ def run(args: argparse.Namespace) -> int:
     channels = []
     try:
         for spec in args.channel:
-            channels.append(parse_channel(spec, links))
+            channel = parse_channel(spec, links)
+            if channel is None:
+                err.print(f"{escape(spec)}: the variable is not set; that channel is skipped")
+            else:
+                channels.append(channel)
         with store_from(args) as store:
             alerts = store.alerts()
         with Ledger(ledger_path(args)) as ledger:
