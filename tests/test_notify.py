@@ -287,3 +287,25 @@ def test_the_fake_refuses_to_send_a_response_that_breaks_the_contract(fake_githu
                    headers={"Authorization": f"Bearer {TOKEN}", "Accept": "application/vnd.github+json"})
     assert r.status_code == 500 and any("number" in p for p in fake_github.problems)
     fake_github.problems.clear()
+
+
+def test_a_second_notifier_waits_for_the_first_and_finds_everything_delivered(tmp_path, receiver):
+    import threading
+
+    store, _ = stored(tmp_path, [make_alert(10), make_alert(20, benchmark="parse")])
+    alerts, results = store.alerts(), []
+    first = Ledger(tmp_path / "notify.db")
+
+    def second():
+        with Ledger(tmp_path / "notify.db") as ledger:
+            results.append(deliver_all(alerts, [webhook(receiver)], ledger)[0])
+
+    t = threading.Thread(target=second)
+    t.start()
+    t.join(0.5)
+    assert t.is_alive() and results == []   # blocked on the lock
+    (report,) = deliver_all(alerts, [webhook(receiver)], first)
+    first.close()
+    t.join(10)
+    assert len(report.delivered) == 2 and results[0].delivered == [] and results[0].already == 2
+    assert len(receiver.requests) == 2

@@ -3,8 +3,10 @@
 Why a file of its own (``<state>/notify.db``, by default beside a SQLite history, else
 ``.perfgate/notify/``) rather than a table in the history: it works the same for a Bencher store,
 which has nowhere to keep it, and delivery never migrates or locks the history.  SQLite gives the
-two things the ledger needs: a delivery is recorded and its spool entry removed in one
-transaction, and concurrent notifiers serialise on the write lock.
+things the ledger needs: a delivery is recorded and its spool entry removed in one transaction.
+Two notifiers at once (two CI jobs sharing a cache) would each see an event as undelivered, so a
+ledger is held under an exclusive lock (``notify.db.lock``, flock) from open to close: the second
+waits and then finds everything delivered.
 
 Tables:
 
@@ -19,7 +21,9 @@ event (alert fields only), never a token or a URL.
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
 import sqlite3
 import time
 from dataclasses import dataclass
@@ -51,6 +55,8 @@ class Ledger:
         self.path = Path(path)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._lock = os.open(f"{self.path}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+            fcntl.flock(self._lock, fcntl.LOCK_EX)  # released by close (or by the process dying)
             self.db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.executescript(SCHEMA)
@@ -59,6 +65,7 @@ class Ledger:
 
     def close(self) -> None:
         self.db.close()
+        os.close(self._lock)
 
     def __enter__(self) -> "Ledger":
         return self

@@ -69,7 +69,8 @@ class WebhookChannel(Channel):
         return f"webhook:{self.host}/…"
 
     def handles(self, event: Event) -> bool:
-        return True
+        # A recurrence is already a "raised" message of its own; a chat needs no second one.
+        return event.kind != "again"
 
     def deliver(self, event: Event, refs: RefLookup) -> str | None:
         self.http.request("POST", self._secret.reveal(), json=payload(event, self.links),
