@@ -7,6 +7,7 @@ the notifier there), any status with Retry-After, hangs, and "down" (every conne
 from __future__ import annotations
 
 import json
+import random
 import socket
 import threading
 from dataclasses import dataclass
@@ -54,6 +55,25 @@ class Receiver:
         if self.httpd:
             self.httpd.shutdown()
             self.httpd.server_close()
+
+    def chaos(self, rate: float, seed: int = 1) -> None:
+        """From now on, a random fault (drop before or after the work, 500, 429) on ``rate`` of the
+        requests that have no injected fault."""
+        self._chaos, self._chaos_rng = rate, random.Random(seed)
+
+    def _random_fault(self) -> Fault | None:
+        rate = getattr(self, "_chaos", 0.0)
+        if rate <= 0:
+            return None
+        with self.lock:
+            if self._chaos_rng.random() >= rate:
+                return None
+            kind = self._chaos_rng.choice(["drop", "drop_after", "500", "429"])
+        if kind == "500":
+            return Fault("status", status=500)
+        if kind == "429":
+            return Fault("status", status=429, retry_after="0")
+        return Fault(kind)
 
     def inject(self, kind: str, **kw: Any) -> None:
         self.faults.append(Fault(kind, **kw))
@@ -118,7 +138,7 @@ class _Handler(BaseHTTPRequestHandler):
         raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
         if rec.down:
             return self._drop()
-        fault = rec.take_fault()
+        fault = rec.take_fault() or rec._random_fault()
         if fault and fault.kind == "drop":
             return self._drop()
         if fault and fault.kind == "hang":

@@ -12,6 +12,7 @@ calling a hook first — the tests kill the notifier there), 5xx, 429 with Retry
 from __future__ import annotations
 
 import json
+import random
 import socket
 import threading
 from dataclasses import dataclass
@@ -87,6 +88,25 @@ class FakeGitHub:
         if self.httpd:
             self.httpd.shutdown()
             self.httpd.server_close()
+
+    def chaos(self, rate: float, seed: int = 1) -> None:
+        """From now on, a random fault (drop before or after the work, 500, 429) on ``rate`` of the
+        requests that have no injected fault."""
+        self._chaos, self._chaos_rng = rate, random.Random(seed)
+
+    def _random_fault(self) -> Fault | None:
+        rate = getattr(self, "_chaos", 0.0)
+        if rate <= 0:
+            return None
+        with self.lock:
+            if self._chaos_rng.random() >= rate:
+                return None
+            kind = self._chaos_rng.choice(["drop", "drop_after", "500", "429"])
+        if kind == "500":
+            return Fault("status", status=500)
+        if kind == "429":
+            return Fault("status", status=429, retry_after="0")
+        return Fault(kind)
 
     def inject(self, kind: str, **kw: Any) -> None:
         self.faults.append(Fault(kind, **kw))
@@ -292,7 +312,7 @@ class _Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b""
         parts = urlsplit(self.path)
-        fault = fake.take_fault(self.command, parts.path)
+        fault = fake.take_fault(self.command, parts.path) or fake._random_fault()
         if fault and fault.kind == "drop":
             return self._drop()
         if fault and fault.kind == "hang":

@@ -82,7 +82,7 @@ class Http:
         (creating an issue), whose caller checks what the lost attempt did before trying again."""
         policy, last = self.policy, ""
         attempts = policy.attempts if retry else 1
-        where = f"{method} {self.what}{url if url.startswith('/') else ''}"
+        where = f"{method} {self.what}" + (f" {url}" if url.startswith("/") else "")
         retry_after = None
         for attempt in range(attempts):
             retry_after = None
