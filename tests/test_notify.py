@@ -229,6 +229,7 @@ def test_a_commit_status_on_the_culprit_commit(tmp_path, fake_github):
                                    dict(kind="status", status=502, method="POST", path="/issues"),
                                    dict(kind="status", status=429, retry_after="2", method="POST"),
                                    dict(kind="drop", method="GET", times=2),
+                                   dict(kind="status", status=403, retry_after="3", method="POST"),  # rate limit
                                    dict(kind="drop_after", method="POST", path="/statuses")])
 def test_github_faults_never_duplicate_an_issue_comment_or_status(tmp_path, fake_github, fault):
     store, (a,) = stored(tmp_path, [make_alert(10)])
@@ -244,7 +245,7 @@ def test_github_faults_never_duplicate_an_issue_comment_or_status(tmp_path, fake
     assert [s["state"] for s in fake_github.statuses[sha(10)]] == ["success", "failure"]
     assert sleeps, "the fault was not hit"
     if fault.get("retry_after"):
-        assert 2.0 in sleeps
+        assert float(fault["retry_after"]) in sleeps
 
 
 def test_a_bad_token_is_refused_not_retried_and_never_shown(tmp_path, fake_github, caplog):
