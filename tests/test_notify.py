@@ -98,6 +98,19 @@ def test_webhook_retries_failures_and_the_receiver_sees_each_event_once(tmp_path
         assert len(receiver.requests) == 3 and receiver.requests[0]["key"] == receiver.requests[1]["key"]
 
 
+def test_a_threshold_alert_without_magnitude_is_sent_as_strict_json(tmp_path, receiver):
+    import math
+
+    alert = make_alert(10)
+    alert.kind, alert.magnitude, alert.ci_low, alert.ci_high, alert.p_value = "threshold", math.nan, None, None, None
+    alert.id, alert.created = "0b7c3d1e-threshold", 1.0  # (the SQLite store cannot hold a NaN magnitude)
+    with Ledger(tmp_path / "notify.db") as ledger:
+        (report,) = deliver_all([alert], [webhook(receiver)], ledger)
+    assert len(report.delivered) == 1
+    (body,) = receiver.processed.values()
+    assert body["alert"]["magnitude"] is None and "—" in body["text"]
+
+
 def test_webhook_honours_retry_after_on_429(tmp_path, receiver):
     store, _ = stored(tmp_path, [make_alert(10)])
     receiver.inject("status", status=429, retry_after="7")

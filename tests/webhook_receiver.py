@@ -93,7 +93,7 @@ class Receiver:
             if path != self.path:
                 return 404, "no such hook"
             try:
-                body = json.loads(raw)
+                body = json.loads(raw, parse_constant=_reject_constant)
             except ValueError:
                 self.problems.append("body is not JSON")
                 return 400, "invalid_payload"
@@ -112,6 +112,10 @@ class Receiver:
             self.processed[key] = body
             self.order.append(body["event_id"])
             return 200, "ok"
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
 
 
 class _Server(ThreadingHTTPServer):

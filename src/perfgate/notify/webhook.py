@@ -10,6 +10,7 @@ it (the common convention; Slack itself does not) sees the event once.
 from __future__ import annotations
 
 import hashlib
+import math
 from dataclasses import asdict
 from typing import Any
 from urllib.parse import urlsplit
@@ -30,7 +31,7 @@ def idempotency_key(event: Event) -> str:
 
 def payload(event: Event, links: Links) -> dict[str, Any]:
     a = event.alert
-    return {
+    return _finite({
         "text": render.plain_text(event, links),
         "event_id": event.id,
         "event": event.kind,
@@ -41,7 +42,19 @@ def payload(event: Event, links: Links) -> dict[str, Any]:
                   "range": render.range_url(links, a) or None,
                   "trend": render.trend_url(links, a) or None},
         "source": f"perfgate/{__version__}",
-    }
+    })
+
+
+def _finite(node: Any) -> Any:
+    """NaN and infinities as null: strict JSON has no word for them (a threshold alert without
+    a baseline has no magnitude)."""
+    if isinstance(node, float) and not math.isfinite(node):
+        return None
+    if isinstance(node, dict):
+        return {k: _finite(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_finite(v) for v in node]
+    return node
 
 
 def _alert(alert) -> dict[str, Any]:
@@ -59,7 +72,10 @@ class WebhookChannel(Channel):
             raise PerfgateError("--channel webhook:URL: URL must be http(s)://host/...")
         super().__init__(url)
         self._secret = Secret(url)
-        register(self._secret)      # the whole URL never appears in a message or log
+        register(self._secret)      # the URL never appears in a message or log, nor its path
+        secret_part = parts.path + (f"?{parts.query}" if parts.query else "")
+        if len(secret_part) > 8:    # (Slack's secret is the path; some hooks put a token in the query)
+            register(Secret(secret_part))
         self.host = parts.netloc.rsplit("@", 1)[-1]
         self.links = links
         self.http = Http(f"webhook {self.host}", policy=policy, **http_kw)
