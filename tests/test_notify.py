@@ -323,3 +323,20 @@ def test_a_second_notifier_waits_for_the_first_and_finds_everything_delivered(tm
     t.join(10)
     assert len(report.delivered) == 2 and results[0].delivered == [] and results[0].already == 2
     assert len(receiver.requests) == 2
+
+
+def test_a_lost_ledger_finds_every_issue_again_across_pages(tmp_path, fake_github, monkeypatch):
+    import perfgate.notify.github as gh
+
+    monkeypatch.setattr(gh, "PER_PAGE", 2)  # five issues over three pages of the Link-paged list
+    store, alerts = stored(tmp_path, [make_alert(10 * i, benchmark=f"b{i}") for i in range(5)])
+    with Ledger(tmp_path / "first.db") as ledger:
+        deliver_all(store.alerts(), [github(GitHubIssuesChannel, fake_github)], ledger)
+    assert len(fake_github.issues) == 5
+    store.acknowledge(alerts[-1].id)
+    with Ledger(tmp_path / "second.db") as ledger:   # the cache was lost: nothing recorded
+        (report,) = deliver_all(store.alerts(), [github(GitHubIssuesChannel, fake_github)], ledger)
+    assert len(report.delivered) == 6 and len(fake_github.issues) == 5
+    assert fake_github.issues[5]["state"] == "closed" and len(fake_github.comments[5]) == 1
+    pages = {r["query"].get("page", ["1"])[0] for r in fake_github.requests if r["op"] == "issues/list-for-repo"}
+    assert pages == {"1", "2", "3"}
