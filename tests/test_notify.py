@@ -273,6 +273,20 @@ def test_a_bad_token_is_refused_not_retried_and_never_shown(tmp_path, fake_githu
     assert bad not in repr(channel.gh) and all(bad not in r.getMessage() for r in caplog.records)
 
 
+def test_events_of_an_alert_whose_issue_was_refused_wait_for_it(tmp_path, fake_github):
+    store, (a,) = stored(tmp_path, [make_alert(10)])
+    store.acknowledge(a.id)
+    fake_github.inject("status", status=422, method="POST", path="/issues")
+    with Ledger(tmp_path / "notify.db") as ledger:
+        (report,) = deliver_all(store.alerts(), [github(GitHubIssuesChannel, fake_github)], ledger)
+        assert report.delivered == [] and [e for e, _ in report.rejected] == [f"{a.id}:raised", f"{a.id}:closed"]
+        assert "HTTP 422" in report.rejected[0][1] and "waits for" in report.rejected[1][1]
+        assert ledger.count() == 0 and not fake_github.issues
+        (report,) = deliver_all(store.alerts(), [github(GitHubIssuesChannel, fake_github)], ledger)
+    assert report.delivered == [f"{a.id}:raised", f"{a.id}:closed"]
+    assert fake_github.issues[1]["state"] == "closed" and len(fake_github.comments[1]) == 1
+
+
 # --- the fake holds the line ----------------------------------------------------------------------
 
 def test_the_fake_rejects_requests_that_break_the_contract(fake_github):

@@ -4,7 +4,8 @@ Per channel: first the events spooled by earlier runs (oldest first), then the n
 target proves unreachable (retries exhausted), every later event of that channel is spooled
 behind the rest without being tried, so a channel never receives a newer event before an older
 one.  A refused event (4xx) is reported and left undelivered: the next run tries it again, after
-the cause (a token, a repository name) is fixed.
+the cause (a token, a repository name) is fixed; the later events of the same alert wait with it
+(a close must not be recorded for an issue that was never opened).
 """
 
 from __future__ import annotations
@@ -12,10 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from perfgate.model import Alert
-from perfgate.notify.base import Channel, DeliveryRejected, DeliveryUnreachable, Links
+from perfgate.notify.base import Channel, DeliveryRejected, DeliveryUnreachable
 from perfgate.notify.events import Event, derive_events
 from perfgate.notify.ledger import Ledger
-from perfgate.errors import PerfgateError
 
 
 @dataclass
@@ -50,6 +50,7 @@ def deliver_channel(channel: Channel, events: list[Event], ledger: Ledger) -> Ch
         queue.append(event)
         seen.add(event.id)
     down: str | None = None
+    refused: dict[str, str] = {}  # alert id -> the refused event its later events wait for
     for event in queue:
         if ledger.delivered(channel.key, event.id):  # a spool entry another notifier delivered
             ledger.record(channel.key, event.id, ledger.ref(channel.key, event.id))
@@ -57,6 +58,9 @@ def deliver_channel(channel: Channel, events: list[Event], ledger: Ledger) -> Ch
         if down is not None:
             ledger.spool(channel.key, event, down)
             report.spooled.append(event.id)
+            continue
+        if event.alert.id in refused:
+            report.rejected.append((event.id, f"waits for {refused[event.alert.id]}, refused above"))
             continue
         try:
             ref = channel.deliver(event, lambda event_id: ledger.ref(channel.key, event_id))
@@ -67,9 +71,8 @@ def deliver_channel(channel: Channel, events: list[Event], ledger: Ledger) -> Ch
             continue
         except DeliveryRejected as e:
             report.rejected.append((event.id, str(e)))
+            refused[event.alert.id] = event.id
             continue
-        except PerfgateError:
-            raise
         ledger.record(channel.key, event.id, ref)
         report.delivered.append(event.id)
     return report
