@@ -56,6 +56,19 @@ def test_events_raise_each_alert_once_and_close_what_a_later_improvement_undoes(
     assert {e.reason for e in closed} == {"undone"} and closed[0].related.id == c.id
 
 
+def test_an_improvement_closes_a_regression_only_when_it_wins_back_half_of_it(tmp_path):
+    store, (a, small, big) = stored(tmp_path, [make_alert(10, magnitude=0.20),
+                                               make_alert(20, direction="improvement", magnitude=-0.05),
+                                               make_alert(30, direction="improvement", magnitude=-0.10)])
+    closed = [e for e in derive_events(store.alerts()) if e.kind == "closed"]
+    assert [(e.alert.id, e.related.id) for e in closed] == [(a.id, big.id)]   # 1.2 * 0.9 = +8% left: < half
+    # Throughput-like measures regress downwards; the same rule holds.
+    store2, (t, fix) = stored(tmp_path / "t", [make_alert(10, measure="throughput", magnitude=-0.3),
+                                               make_alert(20, measure="throughput", direction="improvement",
+                                                          magnitude=0.4)])
+    assert [e.kind for e in derive_events(store2.alerts())] == ["raised", "raised", "closed"]
+
+
 def test_an_acknowledged_alert_is_closed_once_and_gets_no_again(tmp_path):
     store, (a,) = stored(tmp_path, [make_alert(10)])
     store.acknowledge(a.id)

@@ -6,13 +6,14 @@ Three kinds of event, each with an id stable across runs (the ledger's key):
 - ``again`` — a regression alert still active (not acknowledged, not undone) when the same series regresses again
   (``<earlier alert>:again:<new alert>``), so the people on the first issue hear of it;
 - ``closed`` — a regression alert that was acknowledged, or undone by a later improvement of the
-  same series (``<alert>:closed``).
+  same series that wins back at least half of it (``<alert>:closed``).
 
 Events come oldest alert first, which is the order each channel receives them in.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -61,6 +62,16 @@ def oldest_first(alerts: list[Alert]) -> list[Alert]:
     return sorted(reversed(alerts), key=lambda a: a.created or 0.0)
 
 
+def undoes(fix: Alert, regression: Alert) -> bool:
+    """Whether an improvement takes back at least half of a regression (either sign convention:
+    magnitudes are relative changes of the measure, whichever way is better)."""
+    r, f = regression.magnitude, fix.magnitude
+    if not (math.isfinite(r) and math.isfinite(f)) or r == 0:
+        return False
+    combined = (1 + r) * (1 + f) - 1
+    return abs(combined) <= abs(r) / 2 or (combined > 0) != (r > 0)
+
+
 def derive_events(alerts: list[Alert]) -> list[Event]:
     ordered = oldest_first(alerts)
     events: list[Event] = []
@@ -69,7 +80,7 @@ def derive_events(alerts: list[Alert]) -> list[Event]:
         if alert.direction != "regression":
             continue
         later = [b for b in ordered[i + 1:] if series_of(b) == series_of(alert)]
-        fix = next((b for b in later if b.direction == "improvement"), None)
+        fix = next((b for b in later if b.direction == "improvement" and undoes(b, alert)), None)
         if fix is not None:
             undone_by[alert.id] = fix
     closed_at: dict[str, int] = {}
