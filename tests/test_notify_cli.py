@@ -146,3 +146,24 @@ def test_webhook_url_from_the_environment_and_skipped_when_unset(cli, store_path
     proc = cli("notify", "--channel", "webhook:env:HOOK_URL", env={**env_for(fake_github), "HOOK_URL": receiver.url})
     assert proc.returncode == 0, proc.stderr
     assert len(receiver.processed) == 1 and secrets_absent(proc.stdout + proc.stderr, receiver)
+
+
+def test_detect_then_notify_end_to_end_the_fix_closes_the_issue(cli, store_path, fake_github, receiver):
+    from test_alerts import record, series
+
+    record(store_path, series(80, 1, step_at=50))
+    assert cli("detect").returncode == 1
+    args = ["--channel", f"webhook:{receiver.url}", "--channel", f"github-issues:{REPO}",
+            "--repo-url", "https://github.com/acme/widget"]
+    proc = cli("notify", *args, env=env_for(fake_github))
+    assert proc.returncode == 0, proc.stderr
+    (issue,) = fake_github.issues.values()
+    assert issue["title"].startswith("Performance regression: sort [latency] +") and "at c0050 on main" in issue["title"]
+    assert "https://github.com/acme/widget/commit/c0050" in issue["body"]
+    # The fix lands: the level goes back; detect raises an improvement, notify closes the issue.
+    record(store_path, series(30, 3), start=80)
+    cli("detect")
+    proc = cli("notify", *args, "--json", env=env_for(fake_github))
+    assert proc.returncode == 0, proc.stderr
+    assert issue["state"] == "closed" and "A later change undid it" in fake_github.comments[1][0]["body"]
+    assert [b["event"] for b in receiver.processed.values()] == ["raised", "raised", "closed"]
