@@ -167,3 +167,14 @@ def test_detect_then_notify_end_to_end_the_fix_closes_the_issue(cli, store_path,
     assert proc.returncode == 0, proc.stderr
     assert issue["state"] == "closed" and "A later change undid it" in fake_github.comments[1][0]["body"]
     assert [b["event"] for b in receiver.processed.values()] == ["raised", "raised", "closed"]
+
+
+def test_a_token_echoed_by_a_failing_server_stays_out_of_output_logs_and_spool(cli, store_path, fake_github, receiver):
+    seed(store_path, make_alert(10))
+    fake_github.inject("status", status=502, times=1000, echo=True)
+    proc = cli("notify", "--channel", f"github-issues:{REPO}", "--json", env=env_for(fake_github))
+    assert proc.returncode == 0 and len(json.loads(proc.stdout)["channels"][0]["spooled"]) == 1
+    assert "retry 1/3" in proc.stderr and "Authorization: Bearer ***" in proc.stderr   # the echo arrived, redacted
+    assert secrets_absent(proc.stdout + proc.stderr, receiver)
+    ledger = b"".join(p.read_bytes() for p in store_path.parent.glob("notify.db*"))
+    assert b"Authorization: Bearer ***" in ledger and secrets_absent(ledger, receiver)   # the spool's last error

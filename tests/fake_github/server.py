@@ -52,6 +52,7 @@ class Fault:
     retry_after: str | None = None
     seconds: float = 30.0
     hook: Callable[[], None] | None = None   # drop_after: called once the work is done
+    echo: bool = False             # status: put the request's Authorization header in the message
 
 
 class FakeGitHub:
@@ -320,7 +321,9 @@ class _Handler(BaseHTTPRequestHandler):
             return self._drop()
         if fault and fault.kind == "status":
             headers = {"Retry-After": fault.retry_after} if fault.retry_after is not None else {}
-            return self._send(fault.status, {"message": f"injected HTTP {fault.status}"}, headers)
+            # A misbehaving proxy may echo the request back: the client must redact what it reads.
+            echo = f" (request had Authorization: {self.headers.get('Authorization')})" if fault.echo else ""
+            return self._send(fault.status, {"message": f"injected HTTP {fault.status}{echo}"}, headers)
         try:
             body = json.loads(raw) if raw else None
         except ValueError as e:
