@@ -203,7 +203,7 @@ def test_one_issue_per_regression_with_evidence_a_comment_when_it_recurs_and_clo
         body = issue["body"]
         assert f"<!-- perfgate-alert:{a.id} -->" in body and "| benchmark | `sort 1e6` |" in body
         assert "95% CI +9.60% … +14.40%" in body and "p = 0.0001" in body and "commit range" in body
-        assert f"https://github.com/acme/widget/compare/{sha(9)}...{sha(10)}" in body
+        assert f"https://github.com/acme/widget/compare/{sha(9)}...{sha(12)}" in body
         assert "https://acme.github.io/widget/index.html#sort%201e6%7Clatency%7Cmain%7Cci-x86" in body
         assert [label["name"] for label in issue["labels"]] == ["perfgate"]
 
@@ -367,3 +367,16 @@ def test_a_lost_ledger_finds_every_issue_again_across_pages(tmp_path, fake_githu
     assert fake_github.issues[5]["state"] == "closed" and len(fake_github.comments[5]) == 1
     pages = {r["query"].get("page", ["1"])[0] for r in fake_github.requests if r["op"] == "issues/list-for-repo"}
     assert pages == {"1", "2", "3"}
+
+
+def test_the_range_link_covers_every_candidate_commit():
+    from perfgate.notify import render
+
+    one = make_alert(10)
+    assert render.range_url(LINKS, one) == f"https://github.com/acme/widget/compare/{sha(9)}...{sha(10)}"
+    # The likeliest commit in the middle of its candidate range: the view spans the whole range.
+    wide = make_alert(10, span=3)
+    wide.commit_range = (sha(8), sha(9), sha(10))
+    assert render.range_url(LINKS, wide) == f"https://github.com/acme/widget/compare/{sha(8)}^...{sha(10)}"
+    assert render.last_good(wide) == "" and "| last good commit | — |" in render.evidence_table(wide, LINKS)
+    assert render.range_url(Links(), wide) == ""

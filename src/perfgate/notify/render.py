@@ -25,10 +25,22 @@ def commit_url(links: Links, sha: str) -> str:
     return f"{links.repo_url.rstrip('/')}/commit/{sha}" if links.repo_url and sha else ""
 
 
-def range_url(links: Links, alert: Alert) -> str:
-    if not (links.repo_url and alert.previous_commit and alert.commit):
+def last_good(alert: Alert) -> str:
+    """The newest commit known to be before the change ('' when unknown): the old regime's last
+    commit only when the candidate range starts right after it."""
+    if alert.commit_range and alert.commit_range[0] != alert.commit:
         return ""
-    return f"{links.repo_url.rstrip('/')}/compare/{alert.previous_commit}...{alert.commit}"
+    return alert.previous_commit
+
+
+def range_url(links: Links, alert: Alert) -> str:
+    """A compare view over every commit the change could have started at."""
+    if not (links.repo_url and alert.commit):
+        return ""
+    first = alert.commit_range[0] if alert.commit_range else alert.commit
+    last = alert.commit_range[-1] if alert.commit_range else alert.commit
+    base = last_good(alert) or f"{first}^"
+    return f"{links.repo_url.rstrip('/')}/compare/{base}...{last}"
 
 
 def trend_url(links: Links, alert: Alert) -> str:
@@ -53,14 +65,13 @@ def title(alert: Alert) -> str:
             f"at {short(alert.commit)} on {alert.branch}")
 
 
-def culprit(alert: Alert, links: Links, *, markdown: bool = True) -> str:
-    """The first bad commit when the range is one commit, else the range."""
-    link = _md_link if markdown else (lambda text, url: text)
-    first = link(f"`{short(alert.commit)}`" if markdown else short(alert.commit), commit_url(links, alert.commit))
+def culprit(alert: Alert, links: Links) -> str:
+    """The first bad commit when the range is one commit, else the likeliest one and the range."""
+    first = _md_link(f"`{short(alert.commit)}`", commit_url(links, alert.commit))
     if len(alert.commit_range) > 1:
         span = f"{short(alert.commit_range[0])}..{short(alert.commit_range[-1])}"
-        return (f"{first} or another of {len(alert.commit_range)} commits "
-                f"({link(span, range_url(links, alert))})")
+        return (f"{first} (likeliest) or another of {len(alert.commit_range)} commits "
+                f"({_md_link(span, range_url(links, alert))})")
     return first
 
 
@@ -78,8 +89,8 @@ def evidence_table(alert: Alert, links: Links) -> str:
             ("change", f"{pct(alert.magnitude)}{ci} — {alert.direction}"),
             ("evidence", f"{confidence(alert)}; found by {alert.kind.replace('_', ' ')}"),
             ("first bad commit" if len(alert.commit_range) <= 1 else "commit range", culprit(alert, links)),
-            ("last good commit", _md_link(f"`{short(alert.previous_commit)}`", commit_url(links, alert.previous_commit))
-             if alert.previous_commit else "—")]
+            ("last good commit", _md_link(f"`{short(last_good(alert))}`", commit_url(links, last_good(alert)))
+             if last_good(alert) else "—")]
     before, after = alert.details.get("before"), alert.details.get("after")
     if isinstance(before, (int, float)) and isinstance(after, (int, float)):
         rows.append(("level before → after", f"{before:.6g} → {after:.6g}"))
