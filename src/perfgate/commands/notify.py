@@ -1,0 +1,96 @@
+"""Deliver the store's alerts to people: GitHub issues, a commit status, a webhook (Slack-ready).
+
+Each alert event (raised, regressed again, closed) reaches each channel exactly once: a ledger
+remembers what was delivered, and the channels find their own earlier work (a marker in the
+issue, an idempotency key) when a run died between sending and recording.  A target that stays
+down gets its events spooled and sent, in order, by a later run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+
+from rich.markup import escape
+
+from perfgate.commands._common import store_from
+from perfgate.errors import EXIT_OK, EXIT_USAGE, PerfgateError
+from perfgate.output import emit_json, err, out
+
+NAME = "notify"
+HELP = "deliver alerts (new, again, closed) to GitHub issues, commit statuses and webhooks, exactly once"
+ORDER = 46
+EPILOG = """channels (repeat --channel):
+  webhook:URL                  POST JSON with a Slack-compatible "text" field (the URL is kept secret)
+  webhook:env:NAME             the same, URL read from $NAME (kept off the command line; skipped when unset)
+  github-issues:OWNER/REPO     one issue per regression; comments when it recurs; closed when resolved
+  github-status:OWNER/REPO     a commit status on the culprit commit
+
+environment:
+  GITHUB_TOKEN                 token for the github channels (never printed, logged or spooled)
+  GITHUB_API_URL               API base (default https://api.github.com)
+  PERFGATE_NOTIFY_LEDGER       default for --ledger
+
+examples:
+  perfgate notify --channel webhook:env:SLACK_WEBHOOK_URL
+  perfgate notify --channel github-issues:me/proj --channel github-status:me/proj \\
+      --pages-url https://me.github.io/proj --repo-url https://github.com/me/proj --json"""
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--channel", metavar="SPEC", action="append", default=[],
+                   help="where to deliver: webhook:URL, github-issues:OWNER/REPO, github-status:OWNER/REPO")
+    p.add_argument("--pages-url", default="", help="base URL of the trend pages, for links to a series")
+    p.add_argument("--repo-url", default="", help="repository URL, for commit and range links "
+                   "(e.g. https://github.com/OWNER/REPO)")
+    p.add_argument("--ledger", default=os.environ.get("PERFGATE_NOTIFY_LEDGER"),
+                   help="delivery ledger and spool (SQLite; default: notify.db beside a SQLite history, "
+                        "else .perfgate/notify.db)")
+
+
+def ledger_path(args: argparse.Namespace) -> Path:
+    if args.ledger:
+        return Path(args.ledger)
+    if args.store.startswith("sqlite:"):
+        return Path(args.store.removeprefix("sqlite:")).parent / "notify.db"
+    return Path(".perfgate/notify.db")
+
+
+def run(args: argparse.Namespace) -> int:
+    from perfgate.notify.base import Links
+    from perfgate.notify.channels import parse_channel
+    from perfgate.notify.deliver import deliver_all
+    from perfgate.notify.ledger import Ledger
+
+    if not args.channel:
+        raise PerfgateError("notify: give at least one --channel (see perfgate notify --help)")
+    links = Links(args.pages_url, args.repo_url)
+    channels = []
+    try:
+        for spec in args.channel:
+            channel = parse_channel(spec, links)
+            if channel is None:
+                err.print(f"{escape(spec)}: the variable is not set; that channel is skipped")
+            else:
+                channels.append(channel)
+        with store_from(args) as store:
+            alerts = store.alerts()
+        with Ledger(ledger_path(args)) as ledger:
+            reports = deliver_all(alerts, channels, ledger)
+    finally:
+        for channel in channels:
+            channel.close()
+    rejected = any(r.rejected for r in reports)
+    if args.json:
+        emit_json({"alerts": len(alerts), "channels": [r.to_json() for r in reports]})
+    else:
+        for r in reports:
+            line = f"{r.channel}: {len(r.delivered)} delivered, {r.already} already delivered"
+            if r.spooled:
+                line += f", {len(r.spooled)} spooled (target down; sent by the next run)"
+            out.print(escape(line))
+            for event_id, reason in r.rejected:
+                err.print(f"[red]refused[/red] {escape(event_id)}: {escape(reason)}")
+    # Refused events (a wrong token or repository) are a usage error; the next run retries them.
+    return EXIT_USAGE if rejected else EXIT_OK

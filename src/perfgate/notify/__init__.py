@@ -1,0 +1,6 @@
+"""Alert delivery: every alert reaches every channel exactly once (``perfgate notify``).
+
+``events`` turns the store's alerts into delivery events (pure), ``render`` words them, one module
+per channel sends them (``webhook``, ``github_issues``, ``github_status``, behind ``base.Channel``),
+``ledger`` remembers what was delivered and spools what could not be, and ``deliver`` runs it all.
+"""

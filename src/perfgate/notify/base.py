@@ -1,0 +1,78 @@
+"""The one interface every delivery channel implements, and the errors it may raise."""
+
+from __future__ import annotations
+
+import hashlib
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Callable
+
+from perfgate.errors import PerfgateError
+from perfgate.notify.events import Event
+from perfgate.redact import redact
+
+
+class DeliveryError(PerfgateError):
+    """A delivery failed.  Messages are always redacted."""
+
+    def __init__(self, message: str):
+        super().__init__(redact(message))
+
+
+class DeliveryRejected(DeliveryError):
+    """The target answered 4xx (not 429): this request is wrong and retrying will not help."""
+
+
+class DeliveryUnreachable(DeliveryError):
+    """Every attempt failed on the network or with 5xx/429: spool and send later.  The last
+    attempt may have reached the target; ``retry_after`` is the server's wish, if it said one."""
+
+    def __init__(self, message: str, retry_after: float | None = None):
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+@dataclass(frozen=True)
+class Links:
+    """Where a person reads more: the trend pages and the repository (both optional)."""
+
+    pages_url: str = ""
+    repo_url: str = ""
+
+
+# What a channel may ask about earlier deliveries: the reference (an issue number, say) that
+# delivering ``event_id`` on this channel returned, or None.
+RefLookup = Callable[[str], "str | None"]
+
+
+class Channel(ABC):
+    """One place alerts go.  ``deliver`` must be safe to call again for an event whose earlier
+    attempt may have reached the target (a crash between sending and recording): it either
+    finds what it did before or sends something the target de-duplicates."""
+
+    kind: str = ""
+
+    def __init__(self, target: str):
+        self.target = target
+
+    @property
+    def key(self) -> str:
+        """Stable identity in the ledger and spool; a hash, since a webhook URL is a secret."""
+        return f"{self.kind}:{hashlib.sha256(self.target.encode()).hexdigest()[:20]}"
+
+    @property
+    def label(self) -> str:
+        """How messages name the channel (never a secret)."""
+        return f"{self.kind}:{self.target}"
+
+    @abstractmethod
+    def handles(self, event: Event) -> bool:
+        """Whether this channel has anything to do for ``event``."""
+
+    @abstractmethod
+    def deliver(self, event: Event, refs: RefLookup) -> str | None:
+        """Deliver one event; return a reference worth remembering (e.g. an issue number).
+        Raises :class:`DeliveryRejected` or :class:`DeliveryUnreachable`."""
+
+    def close(self) -> None:  # noqa: B027 - optional
+        pass

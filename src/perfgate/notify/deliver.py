@@ -1,0 +1,78 @@
+"""Deliver every event to every channel exactly once, in order, spooling while a target is down.
+
+Per channel: first the events spooled by earlier runs (oldest first), then the new ones.  Once the
+target proves unreachable (retries exhausted), every later event of that channel is spooled
+behind the rest without being tried, so a channel never receives a newer event before an older
+one.  A refused event (4xx) is reported and left undelivered: the next run tries it again, after
+the cause (a token, a repository name) is fixed; the later events of the same alert wait with it
+(a close must not be recorded for an issue that was never opened).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from perfgate.model import Alert
+from perfgate.notify.base import Channel, DeliveryRejected, DeliveryUnreachable
+from perfgate.notify.events import Event, derive_events
+from perfgate.notify.ledger import Ledger
+
+
+@dataclass
+class ChannelReport:
+    channel: str
+    delivered: list[str] = field(default_factory=list)    # event ids
+    spooled: list[str] = field(default_factory=list)
+    rejected: list[tuple[str, str]] = field(default_factory=list)   # (event id, reason)
+    already: int = 0                                       # delivered by earlier runs
+
+    def to_json(self) -> dict:
+        return {"channel": self.channel, "delivered": self.delivered, "spooled": self.spooled,
+                "rejected": [{"event": e, "reason": r} for e, r in self.rejected], "already_delivered": self.already}
+
+
+def deliver_all(alerts: list[Alert], channels: list[Channel], ledger: Ledger) -> list[ChannelReport]:
+    events = derive_events(alerts)
+    return [deliver_channel(channel, events, ledger) for channel in channels]
+
+
+def deliver_channel(channel: Channel, events: list[Event], ledger: Ledger) -> ChannelReport:
+    report = ChannelReport(channel.label)
+    waiting = ledger.spooled(channel.key)
+    queue = [s.event for s in waiting]
+    seen = {e.id for e in queue}
+    for event in events:
+        if not channel.handles(event) or event.id in seen:
+            continue
+        if ledger.delivered(channel.key, event.id):
+            report.already += 1
+            continue
+        queue.append(event)
+        seen.add(event.id)
+    down: str | None = None
+    refused: dict[str, str] = {}  # alert id -> the refused event its later events wait for
+    for event in queue:
+        if ledger.delivered(channel.key, event.id):  # a spool entry another notifier delivered
+            ledger.record(channel.key, event.id, ledger.ref(channel.key, event.id))
+            continue
+        if down is not None:
+            ledger.spool(channel.key, event, down)
+            report.spooled.append(event.id)
+            continue
+        if event.alert.id in refused:
+            report.rejected.append((event.id, f"waits for {refused[event.alert.id]}, refused above"))
+            continue
+        try:
+            ref = channel.deliver(event, lambda event_id: ledger.ref(channel.key, event_id))
+        except DeliveryUnreachable as e:
+            down = str(e)
+            ledger.spool(channel.key, event, down)
+            report.spooled.append(event.id)
+            continue
+        except DeliveryRejected as e:
+            report.rejected.append((event.id, str(e)))
+            refused[event.alert.id] = event.id
+            continue
+        ledger.record(channel.key, event.id, ref)
+        report.delivered.append(event.id)
+    return report

@@ -1,0 +1,105 @@
+"""What there is to tell about the alerts in a store: pure, no I/O.
+
+Three kinds of event, each with an id stable across runs (the ledger's key):
+
+- ``raised`` — every alert, once (``<alert>:raised``);
+- ``again`` — a regression alert still active (not acknowledged, not undone) when the same series regresses again
+  (``<earlier alert>:again:<new alert>``), so the people on the first issue hear of it;
+- ``closed`` — a regression alert that was acknowledged, or undone by a later improvement of the
+  same series that wins back at least half of it (``<alert>:closed``).
+
+Events come oldest alert first, which is the order each channel receives them in.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from perfgate.model import Alert
+
+
+@dataclass(frozen=True)
+class Event:
+    kind: str                      # raised | again | closed
+    alert: Alert
+    related: Alert | None = None   # again: the new alert; closed: the alert that undid it
+    reason: str = ""               # closed: "acknowledged" | "undone"
+
+    @property
+    def id(self) -> str:
+        if self.kind == "again":
+            return f"{self.alert.id}:again:{self.related.id}"
+        return f"{self.alert.id}:{self.kind}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "alert": _alert_json(self.alert),
+                "related": _alert_json(self.related) if self.related else None, "reason": self.reason}
+
+    @classmethod
+    def from_json(cls, doc: dict[str, Any]) -> "Event":
+        return cls(doc["kind"], _alert(doc["alert"]), _alert(doc["related"]) if doc.get("related") else None,
+                   doc.get("reason", ""))
+
+
+def _alert_json(alert: Alert) -> dict[str, Any]:
+    doc = asdict(alert)
+    doc["commit_range"] = list(alert.commit_range)
+    return doc
+
+
+def _alert(doc: dict[str, Any]) -> Alert:
+    return Alert(**{**doc, "commit_range": tuple(doc.get("commit_range") or ())})
+
+
+def series_of(alert: Alert) -> tuple[str, str, str, str]:
+    return alert.branch, alert.testbed, alert.benchmark, alert.measure
+
+
+def oldest_first(alerts: list[Alert]) -> list[Alert]:
+    """Alerts in the order they were raised (stores list newest first; ties keep store order)."""
+    return sorted(reversed(alerts), key=lambda a: a.created or 0.0)
+
+
+def undoes(fix: Alert, regression: Alert) -> bool:
+    """Whether an improvement takes back at least half of a regression (either sign convention:
+    magnitudes are relative changes of the measure, whichever way is better)."""
+    r, f = regression.magnitude, fix.magnitude
+    if not (math.isfinite(r) and math.isfinite(f)) or r == 0:
+        return False
+    combined = (1 + r) * (1 + f) - 1
+    return abs(combined) <= abs(r) / 2 or (combined > 0) != (r > 0)
+
+
+def derive_events(alerts: list[Alert]) -> list[Event]:
+    ordered = oldest_first(alerts)
+    events: list[Event] = []
+    undone_by: dict[str, Alert] = {}
+    for i, alert in enumerate(ordered):
+        if alert.direction != "regression":
+            continue
+        later = [b for b in ordered[i + 1:] if series_of(b) == series_of(alert)]
+        fix = next((b for b in later if b.direction == "improvement" and undoes(b, alert)), None)
+        if fix is not None:
+            undone_by[alert.id] = fix
+    closed_at: dict[str, int] = {}
+    for position, alert in enumerate(ordered):
+        events.append(Event("raised", alert))
+        if alert.direction == "regression":
+            # Tell the series' earlier regressions that are still open at this point.
+            for earlier in ordered[:position]:
+                if (earlier.direction == "regression" and series_of(earlier) == series_of(alert)
+                        and earlier.status == "active" and earlier.id not in closed_at):
+                    events.append(Event("again", earlier, alert))
+        for earlier in ordered[:position + 1]:
+            if earlier.id in closed_at or earlier.direction != "regression":
+                continue
+            fix = undone_by.get(earlier.id)
+            if fix is not None and fix.id == alert.id:
+                events.append(Event("closed", earlier, fix, "undone"))
+                closed_at[earlier.id] = position
+    for alert in ordered:  # acknowledged alerts not undone: closed after everything raised
+        if alert.direction == "regression" and alert.status == "acknowledged" and alert.id not in closed_at:
+            events.append(Event("closed", alert, None, "acknowledged"))
+    return events

@@ -1,0 +1,120 @@
+"""The part of GitHub's REST API that delivery uses, built against the published contract kept in
+``contracts/github/openapi.json`` (from ``@octokit/openapi``; see its README).
+
+Operations: list/create/update issues, list/create issue comments, list/create commit statuses.
+The token (``$GITHUB_TOKEN``) travels only in the Authorization header and is registered with
+the redaction helper, so no message, log line or spool entry carries it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Any, Callable, Iterator, TypeVar
+
+from perfgate.errors import PerfgateError
+from perfgate.notify.base import DeliveryRejected, DeliveryUnreachable
+from perfgate.notify.http import Http, RetryPolicy
+from perfgate.redact import Secret, register
+
+DEFAULT_API = "https://api.github.com"
+REPO = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
+LABEL = "perfgate"
+PER_PAGE = 100  # the API's largest page
+T = TypeVar("T")
+
+
+class GitHub:
+    def __init__(self, repo: str, token: Secret | str | None = None, api_url: str | None = None, *,
+                 policy: RetryPolicy | None = None, **http_kw: Any):
+        if not REPO.match(repo):
+            raise PerfgateError(f"{repo!r}: expected OWNER/REPO")
+        self.repo = repo
+        self.token = token if isinstance(token, Secret) else Secret(
+            token if token is not None else os.environ.get("GITHUB_TOKEN"))
+        if not self.token:
+            raise PerfgateError(f"github channel for {repo}: set GITHUB_TOKEN (a token that may write issues "
+                                f"and statuses)")
+        register(self.token)
+        self.api_url = (api_url or os.environ.get("GITHUB_API_URL") or DEFAULT_API).rstrip("/")
+        headers = {"Accept": "application/vnd.github+json", "X-GitHub-Api-Version": "2022-11-28",
+                   "Authorization": f"Bearer {self.token.reveal()}"}
+        self.http = Http("github", base_url=self.api_url, headers=headers, policy=policy, **http_kw)
+
+    def __repr__(self) -> str:
+        return f"GitHub({self.repo!r}, token={self.token!r})"
+
+    def close(self) -> None:
+        self.http.close()
+
+    def ensure(self, find: Callable[[], T | None], create: Callable[[], T]) -> T:
+        """``find()`` or else ``create()``, exactly once even when an attempt's answer is lost:
+        a create whose connection dropped (or that got 5xx/429) may have happened, so before
+        trying again the lookup runs again.  Reads are retried as usual; creates never blindly."""
+        last: DeliveryUnreachable | None = None
+        for attempt in range(self.http.policy.attempts):
+            found = find()
+            if found is not None:
+                return found
+            try:
+                return create()
+            except DeliveryUnreachable as e:
+                last = e
+                if attempt + 1 < self.http.policy.attempts:
+                    self.http.pause(attempt, e.retry_after)
+        raise last
+
+    def _json(self, method: str, path: str, **kw: Any) -> Any:
+        response = self.http.request(method, f"/repos/{self.repo}{path}", **kw)
+        try:
+            return response.json()
+        except ValueError:
+            raise DeliveryRejected(f"{method} github {self.repo}{path}: the answer is not JSON") from None
+
+    def _pages(self, path: str, params: dict[str, Any]) -> Iterator[dict]:
+        page = 1
+        while True:
+            response = self.http.request("GET", f"/repos/{self.repo}{path}",
+                                         params={**params, "per_page": PER_PAGE, "page": page})
+            items = response.json()
+            if not isinstance(items, list):
+                raise DeliveryRejected(f"GET github {self.repo}{path}: expected a list")
+            yield from items
+            if "next" not in response.links or len(items) < PER_PAGE:
+                return
+            page += 1
+
+    # --- issues ---------------------------------------------------------------------------------
+
+    def find_issue(self, marker: str) -> dict | None:
+        """The perfgate issue whose body carries ``marker`` (open or closed), oldest first."""
+        for issue in self._pages("/issues", {"state": "all", "labels": LABEL, "sort": "created",
+                                             "direction": "asc"}):
+            if marker in (issue.get("body") or ""):
+                return issue
+        return None
+
+    def create_issue(self, title: str, body: str) -> dict:
+        return self._json("POST", "/issues", json={"title": title[:256], "body": body, "labels": [LABEL]},
+                          retry=False)
+
+    def close_issue(self, number: int) -> dict:
+        return self._json("PATCH", f"/issues/{number}", json={"state": "closed", "state_reason": "completed"})
+
+    def has_comment(self, number: int, marker: str) -> bool:
+        return any(marker in (c.get("body") or "") for c in self._pages(f"/issues/{number}/comments", {}))
+
+    def comment(self, number: int, body: str) -> dict:
+        return self._json("POST", f"/issues/{number}/comments", json={"body": body}, retry=False)
+
+    # --- commit statuses ------------------------------------------------------------------------
+
+    def statuses(self, sha: str) -> list[dict]:
+        """The commit's statuses, newest first (as the API lists them)."""
+        return list(self._pages(f"/commits/{sha}/statuses", {}))
+
+    def set_status(self, sha: str, state: str, context: str, description: str, target_url: str | None) -> dict:
+        body = {"state": state, "context": context, "description": description[:140]}
+        if target_url:
+            body["target_url"] = target_url
+        return self._json("POST", f"/statuses/{sha}", json=body, retry=False)

@@ -1,0 +1,60 @@
+"""GitHub issues: one issue per regression alert, a comment when its series regresses again, a
+comment and a close when it is acknowledged or undone.
+
+Exactly once without trusting the ledger alone: each issue body carries a hidden marker with the
+alert id, each comment a marker with the event id, and the channel looks for them before
+creating anything, so a notifier killed between GitHub's answer and the ledger write finds its
+own issue on the next run instead of opening a second one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from perfgate.notify import render
+from perfgate.notify.base import Channel, Links, RefLookup
+from perfgate.notify.events import Event
+from perfgate.notify.github import GitHub
+
+
+class GitHubIssuesChannel(Channel):
+    kind = "github-issues"
+
+    def __init__(self, repo: str, links: Links, **github_kw: Any):
+        super().__init__(repo)
+        self.gh = GitHub(repo, **github_kw)
+        self.links = links
+
+    def handles(self, event: Event) -> bool:
+        return event.alert.direction == "regression"
+
+    def deliver(self, event: Event, refs: RefLookup) -> str | None:
+        if event.kind == "raised":
+            return str(self._issue_of(event.alert.id, refs, create=event))
+        number = self._issue_of(event.alert.id, refs)
+        if number is None:  # nothing was ever opened for it (e.g. the channel was added later)
+            return None
+        marker = render.EVENT_MARKER.format(event.id)
+        body = render.again_comment(event, self.links) if event.kind == "again" else \
+            render.closed_comment(event, self.links)
+        self.gh.ensure(lambda: True if self.gh.has_comment(number, marker) else None,
+                       lambda: self.gh.comment(number, body))
+        if event.kind == "closed":
+            self.gh.close_issue(number)  # idempotent
+        return str(number)
+
+    def _issue_of(self, alert_id: str, refs: RefLookup, create: Event | None = None) -> int | None:
+        known = refs(f"{alert_id}:raised")
+        if known:
+            return int(known)
+        marker = render.ALERT_MARKER.format(alert_id)
+        if create is None:
+            found = self.gh.find_issue(marker)
+            return int(found["number"]) if found is not None else None
+        alert = create.alert
+        issue = self.gh.ensure(lambda: self.gh.find_issue(marker),
+                               lambda: self.gh.create_issue(render.title(alert), render.issue_body(alert, self.links)))
+        return int(issue["number"])
+
+    def close(self) -> None:
+        self.gh.close()

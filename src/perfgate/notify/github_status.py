@@ -1,0 +1,63 @@
+"""A commit status on the culprit commit: ``failure`` for a regression, ``success`` for an
+improvement, turned to ``success`` when a regression is acknowledged or undone.
+
+A status per (commit, context) is replaced by the next one GitHub receives, so a resend is
+harmless; the channel still reads the commit's statuses first and skips one already there, so
+each event leaves exactly one status.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from perfgate.notify import render
+from perfgate.notify.base import Channel, Links, RefLookup
+from perfgate.notify.events import Event
+from perfgate.notify.github import GitHub
+
+
+def context(event: Event) -> str:
+    a = event.alert
+    return f"perfgate/{a.benchmark} [{a.measure}]"[:255]
+
+
+def state_and_description(event: Event) -> tuple[str, str]:
+    a = event.alert
+    change = f"{a.measure} {render.pct(a.magnitude)}"
+    p = f", p = {a.p_value:.2g}" if a.p_value is not None else ""
+    if event.kind == "raised":
+        if a.direction == "regression":
+            return "failure", f"regression: {change}{p} on {a.branch}"
+        return "success", f"improvement: {change}{p} on {a.branch}"
+    how = "acknowledged" if event.reason != "undone" else f"undone at {render.short(event.related.commit)}"
+    return "success", f"regression {change} {how}"
+
+
+class GitHubStatusChannel(Channel):
+    kind = "github-status"
+
+    def __init__(self, repo: str, links: Links, **github_kw: Any):
+        super().__init__(repo)
+        self.gh = GitHub(repo, **github_kw)
+        self.links = links
+
+    def handles(self, event: Event) -> bool:
+        return event.kind in ("raised", "closed") and bool(event.alert.commit)
+
+    def deliver(self, event: Event, refs: RefLookup) -> str | None:
+        sha, ctx = event.alert.commit, context(event)
+        state, description = state_and_description(event)
+        description = description[:140]
+
+        def current() -> str | None:
+            for status in self.gh.statuses(sha):
+                if status.get("context") == ctx:  # newest first: this is the one GitHub shows
+                    return ctx if (status.get("state"), status.get("description")) == (state, description) else None
+            return None
+
+        self.gh.ensure(current, lambda: self.gh.set_status(sha, state, ctx, description,
+                                                           render.trend_url(self.links, event.alert) or None))
+        return ctx
+
+    def close(self) -> None:
+        self.gh.close()

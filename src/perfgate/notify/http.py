@@ -1,0 +1,132 @@
+"""HTTP with retries for every channel: backoff with full jitter, ``Retry-After``, errors a user
+can act on, and nothing secret in any message.
+
+Retried: connection errors, timeouts, dropped connections, 5xx and 429 (the wait is the server's
+``Retry-After`` when it gives one).  Not retried: other 4xx, reported with the server's message.
+After the last attempt the caller gets :class:`DeliveryUnreachable` and spools the event.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import httpx
+
+from perfgate import __version__
+from perfgate.bencher.client import parse_retry_after
+from perfgate.errors import PerfgateError
+from perfgate.notify.base import DeliveryRejected, DeliveryUnreachable
+from perfgate.redact import redact, redacting_logger
+
+log = redacting_logger("perfgate.notify")
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    attempts: int = 4            # total tries, first one included
+    backoff: float = 0.5         # seconds, base of the exponential
+    max_backoff: float = 8.0
+    max_retry_after: float = 60.0
+    timeout: float = 10.0        # per request
+
+    @classmethod
+    def from_env(cls) -> "RetryPolicy":
+        """Tunable without code: PERFGATE_NOTIFY_{ATTEMPTS,BACKOFF,MAX_BACKOFF,TIMEOUT}."""
+        d = cls()
+
+        def num(name: str, default: float) -> float:
+            raw = os.environ.get(f"PERFGATE_NOTIFY_{name}")
+            if raw is None:
+                return default
+            try:
+                value = float(raw)
+            except ValueError:
+                raise PerfgateError(f"PERFGATE_NOTIFY_{name}={raw!r}: not a number") from None
+            if value < 0:
+                raise PerfgateError(f"PERFGATE_NOTIFY_{name}={raw!r}: must not be negative")
+            return value
+
+        return cls(attempts=max(1, int(num("ATTEMPTS", d.attempts))), backoff=num("BACKOFF", d.backoff),
+                   max_backoff=num("MAX_BACKOFF", d.max_backoff), timeout=num("TIMEOUT", d.timeout))
+
+    def wait(self, attempt: int, retry_after: float | None, rng: random.Random) -> float:
+        if retry_after is not None:
+            return min(max(retry_after, 0.0), self.max_retry_after)
+        return rng.uniform(0, min(self.max_backoff, self.backoff * 2 ** attempt))
+
+
+class Http:
+    """One target's HTTP client.  ``what`` names it in messages (never with a secret in it)."""
+
+    def __init__(self, what: str, *, base_url: str = "", headers: dict[str, str] | None = None,
+                 policy: RetryPolicy | None = None, sleep: Callable[[float], None] = time.sleep,
+                 rng: random.Random | None = None):
+        self.what = what
+        self.policy = policy or RetryPolicy.from_env()
+        self._sleep, self._rng = sleep, rng or random.Random()
+        self._http = httpx.Client(base_url=base_url, timeout=httpx.Timeout(self.policy.timeout),
+                                  headers={"User-Agent": f"perfgate/{__version__}", **(headers or {})},
+                                  follow_redirects=False)
+
+    def close(self) -> None:
+        self._http.close()
+
+    def request(self, method: str, url: str, *, json: Any = None, params: dict[str, Any] | None = None,
+                headers: dict[str, str] | None = None, retry: bool = True) -> httpx.Response:
+        """The 2xx response, after retries; raises DeliveryRejected / DeliveryUnreachable.
+        ``retry=False`` makes one attempt: for a request that must not be repeated blindly
+        (creating an issue), whose caller checks what the lost attempt did before trying again."""
+        policy, last = self.policy, ""
+        attempts = policy.attempts if retry else 1
+        where = f"{method} {self.what}" + (f" {url}" if url.startswith("/") else "")
+        retry_after = None
+        for attempt in range(attempts):
+            retry_after = None
+            try:
+                response = self._http.request(method, url, json=json, params=params, headers=headers)
+            except httpx.TransportError as e:
+                # Only the class and text: the exception's chain holds the request and its headers.
+                last = f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
+            else:
+                status = response.status_code
+                if status < 300:
+                    return response
+                message = _message(response)
+                if status < 400:  # not followed: an Authorization header would go along
+                    raise DeliveryRejected(f"{where}: redirected (HTTP {status}) to "
+                                           f"{response.headers.get('location', '?')}; use that URL")
+                if status == 429 or status >= 500 or _rate_limited(response):
+                    last = f"HTTP {status}: {message}"
+                    retry_after = parse_retry_after(response.headers.get("Retry-After"))
+                else:
+                    raise DeliveryRejected(f"{where}: refused (HTTP {status}): {message}")
+            if attempt + 1 < attempts:
+                wait = policy.wait(attempt, retry_after, self._rng)
+                log.warning("%s failed (%s); retry %d/%d in %.2fs", where, redact(last), attempt + 1,
+                            policy.attempts - 1, wait)
+                self._sleep(wait)
+        raise DeliveryUnreachable(f"{where}: no answer after {attempts} attempt(s); last error: {last}", retry_after)
+
+    def pause(self, attempt: int, retry_after: float | None = None) -> None:
+        """The wait before retry ``attempt`` of a caller's own loop (same policy, same jitter)."""
+        self._sleep(self.policy.wait(attempt, retry_after, self._rng))
+
+
+def _rate_limited(response: httpx.Response) -> bool:
+    """GitHub's secondary rate limit answers 403 with Retry-After (or no requests left)."""
+    return response.status_code == 403 and (
+        "retry-after" in response.headers or response.headers.get("x-ratelimit-remaining") == "0")
+
+
+def _message(response: httpx.Response) -> str:
+    try:
+        body = response.json()
+    except ValueError:
+        body = None
+    if isinstance(body, dict) and isinstance(body.get("message"), str):
+        return redact(body["message"])
+    return redact(response.text.strip()[:300] or response.reason_phrase or "no message")

@@ -1,0 +1,154 @@
+"""The words of a delivery: titles, the evidence table, Slack-style text, links.  Pure."""
+
+from __future__ import annotations
+
+import math
+from urllib.parse import quote
+
+from perfgate.model import Alert
+from perfgate.notify.base import Links
+from perfgate.notify.events import Event
+
+ALERT_MARKER = "<!-- perfgate-alert:{} -->"
+EVENT_MARKER = "<!-- perfgate-event:{} -->"
+
+
+def pct(x: float | None) -> str:
+    return "—" if x is None or not math.isfinite(x) else f"{x * 100:+.2f}%"
+
+
+def short(sha: str) -> str:
+    return sha[:10]
+
+
+def commit_url(links: Links, sha: str) -> str:
+    return f"{links.repo_url.rstrip('/')}/commit/{sha}" if links.repo_url and sha else ""
+
+
+def last_good(alert: Alert) -> str:
+    """The newest commit known to be before the change ('' when unknown): the old regime's last
+    commit only when the candidate range starts right after it."""
+    if alert.commit_range and alert.commit_range[0] != alert.commit:
+        return ""
+    return alert.previous_commit
+
+
+def range_url(links: Links, alert: Alert) -> str:
+    """A compare view over every commit the change could have started at."""
+    if not (links.repo_url and alert.commit):
+        return ""
+    first = alert.commit_range[0] if alert.commit_range else alert.commit
+    last = alert.commit_range[-1] if alert.commit_range else alert.commit
+    base = last_good(alert) or f"{first}^"
+    return f"{links.repo_url.rstrip('/')}/compare/{base}...{last}"
+
+
+def trend_url(links: Links, alert: Alert) -> str:
+    """The series' card on the trend pages (``perfgate pages`` anchors it this way)."""
+    if not links.pages_url:
+        return ""
+    anchor = f"{alert.benchmark}|{alert.measure}|{alert.branch}|{alert.testbed}"
+    return f"{links.pages_url.rstrip('/')}/index.html#{quote(anchor, safe='')}"
+
+
+def _md_link(text: str, url: str) -> str:
+    return f"[{text}]({url})" if url else text
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def title(alert: Alert) -> str:
+    what = "Performance regression" if alert.direction == "regression" else "Performance improvement"
+    return (f"{what}: {alert.benchmark} [{alert.measure}] {pct(alert.magnitude)} "
+            f"at {short(alert.commit)} on {alert.branch}")
+
+
+def culprit(alert: Alert, links: Links) -> str:
+    """The first bad commit when the range is one commit, else the likeliest one and the range."""
+    first = _md_link(f"`{short(alert.commit)}`", commit_url(links, alert.commit))
+    if len(alert.commit_range) > 1:
+        span = f"{short(alert.commit_range[0])}..{short(alert.commit_range[-1])}"
+        return (f"{first} (likeliest) or another of {len(alert.commit_range)} commits "
+                f"({_md_link(span, range_url(links, alert))})")
+    return first
+
+
+def confidence(alert: Alert) -> str:
+    if alert.p_value is None:
+        return "—"
+    return f"p = {alert.p_value:.2g} (confidence {max(0.0, 1 - alert.p_value) * 100:.2f}%)"
+
+
+def evidence_table(alert: Alert, links: Links) -> str:
+    ci = (f" (95% CI {pct(alert.ci_low)} … {pct(alert.ci_high)})"
+          if alert.ci_low is not None and alert.ci_high is not None else "")
+    rows = [("benchmark", f"`{alert.benchmark}`"), ("measure", alert.measure),
+            ("branch @ testbed", f"{alert.branch} @ {alert.testbed}"),
+            ("change", f"{pct(alert.magnitude)}{ci} — {alert.direction}"),
+            ("evidence", f"{confidence(alert)}; found by {alert.kind.replace('_', ' ')}"),
+            ("first bad commit" if len(alert.commit_range) <= 1 else "commit range", culprit(alert, links)),
+            ("last good commit", _md_link(f"`{short(last_good(alert))}`", commit_url(links, last_good(alert)))
+             if last_good(alert) else "—")]
+    before, after = alert.details.get("before"), alert.details.get("after")
+    if isinstance(before, (int, float)) and isinstance(after, (int, float)):
+        rows.append(("level before → after", f"{before:.6g} → {after:.6g}"))
+    lines = ["| | |", "| --- | --- |"] + [f"| {k} | {_cell(v)} |" for k, v in rows]
+    return "\n".join(lines)
+
+
+def issue_body(alert: Alert, links: Links) -> str:
+    trend = trend_url(links, alert)
+    parts = [f"perfgate found a {alert.direction} of **{alert.benchmark}** [{alert.measure}] on "
+             f"`{alert.branch}`.", "", evidence_table(alert, links), ""]
+    if trend:
+        parts.append(f"Trend: {trend}")
+    parts += ["", f"Acknowledge with `perfgate alerts --ack {alert.id}` once understood; this issue closes "
+              "then, or when a later change undoes the regression.", "", ALERT_MARKER.format(alert.id)]
+    return "\n".join(parts)
+
+
+def again_comment(event: Event, links: Links) -> str:
+    new = event.related
+    return "\n".join([f"The same series regressed again: {pct(new.magnitude)} at "
+                      f"{culprit(new, links)} (alert `{new.id}`).", "", evidence_table(new, links), "",
+                      EVENT_MARKER.format(event.id)])
+
+
+def closed_comment(event: Event, links: Links) -> str:
+    if event.reason == "undone" and event.related is not None:
+        fix = event.related
+        why = (f"A later change undid it: {pct(fix.magnitude)} at {culprit(fix, links)} "
+               f"(alert `{fix.id}`).")
+    else:
+        why = "The alert was acknowledged."
+    return "\n".join([f"Closing: {why}", "", EVENT_MARKER.format(event.id)])
+
+
+def plain_text(event: Event, links: Links) -> str:
+    """One Slack-compatible message (mrkdwn: *bold*, <url|text>)."""
+    a = event.alert
+
+    def link(text: str, url: str) -> str:
+        return f"<{url}|{text}>" if url else text
+
+    where = f"*{a.benchmark}* [{a.measure}] on {a.branch}@{a.testbed}"
+    if event.kind == "raised":
+        icon = ":rotating_light:" if a.direction == "regression" else ":chart_with_downwards_trend:"
+        ci = f" (95% CI {pct(a.ci_low)} … {pct(a.ci_high)})" if a.ci_low is not None and a.ci_high is not None else ""
+        text = (f"{icon} Performance {a.direction}: {where} {pct(a.magnitude)}{ci} at "
+                f"{link(short(a.commit), commit_url(links, a.commit))}")
+        if len(a.commit_range) > 1:
+            text += f" (one of {len(a.commit_range)} commits: {link('range', range_url(links, a))})"
+        text += f"; {confidence(a)}"
+    elif event.kind == "again":
+        n = event.related
+        text = (f":repeat: {where} regressed again: {pct(n.magnitude)} at "
+                f"{link(short(n.commit), commit_url(links, n.commit))} (after {pct(a.magnitude)} at {short(a.commit)})")
+    else:
+        why = "acknowledged" if event.reason != "undone" else (
+            f"undone by {pct(event.related.magnitude)} at {short(event.related.commit)}")
+        text = f":white_check_mark: Resolved: {where} {pct(a.magnitude)} at {short(a.commit)} — {why}"
+    trend = trend_url(links, a)
+    return text + (f" · {link('trend', trend)}" if trend else "")

@@ -1,0 +1,350 @@
+"""A small, real HTTP server that behaves like GitHub's REST API for what perfgate delivers.
+
+It listens on 127.0.0.1 on a free port, in a thread.  Every request (path, query, headers, body)
+and every response it sends is validated against ``contracts/github/openapi.json``; a mismatch
+is recorded in ``problems`` (the ``fake_github`` fixture fails the test on any) and the request
+is answered 422 / the response replaced by a 500.  State is kept like GitHub keeps it: issues
+with labels, comments and state, commit statuses per commit (newest first), paged lists with
+``Link`` headers.  Faults: dropped connections (before or after doing the work, optionally
+calling a hook first — the tests kill the notifier there), 5xx, 429 with Retry-After, hangs.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import socket
+import threading
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Callable
+from urllib.parse import parse_qs, urlencode, urlsplit
+
+from .openapi import OpenApi
+
+_API: OpenApi | None = None
+
+
+def api() -> OpenApi:
+    global _API
+    if _API is None:
+        _API = OpenApi()
+    return _API
+
+
+def now() -> str:
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+class HttpError(Exception):
+    def __init__(self, status: int, message: str):
+        self.status, self.message = status, message
+
+
+@dataclass
+class Fault:
+    kind: str                      # drop | drop_after | status | hang
+    method: str | None = None
+    path: str | None = None        # a substring of the request path
+    times: int = 1
+    status: int = 500
+    retry_after: str | None = None
+    seconds: float = 30.0
+    hook: Callable[[], None] | None = None   # drop_after: called once the work is done
+    echo: bool = False             # status: put the request's Authorization header in the message
+
+
+class FakeGitHub:
+    def __init__(self, token: str, repo: str = "acme/widget"):
+        self.token, self.repo = token, repo
+        self.base = "http://127.0.0.1"  # replaced on start
+        self.lock = threading.RLock()
+        self.stopping = threading.Event()
+        self.problems: list[str] = []
+        self.requests: list[dict[str, Any]] = []
+        self.faults: list[Fault] = []
+        self.issues: dict[int, dict] = {}
+        self.comments: dict[int, list[dict]] = {}
+        self.statuses: dict[str, list[dict]] = {}
+        self.next_id = 1000
+        self.httpd: ThreadingHTTPServer | None = None
+
+    # --- lifecycle -----------------------------------------------------------------------------
+
+    def start(self) -> "FakeGitHub":
+        self.httpd = _Server(("127.0.0.1", 0), _Handler)
+        self.httpd.fake = self
+        threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+        self.base = self.url
+        return self
+
+    @property
+    def url(self) -> str:
+        host, port = self.httpd.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def stop(self) -> None:
+        self.stopping.set()
+        if self.httpd:
+            self.httpd.shutdown()
+            self.httpd.server_close()
+
+    def chaos(self, rate: float, seed: int = 1) -> None:
+        """From now on, a random fault (drop before or after the work, 500, 429) on ``rate`` of the
+        requests that have no injected fault."""
+        self._chaos, self._chaos_rng = rate, random.Random(seed)
+
+    def _random_fault(self) -> Fault | None:
+        rate = getattr(self, "_chaos", 0.0)
+        if rate <= 0:
+            return None
+        with self.lock:
+            if self._chaos_rng.random() >= rate:
+                return None
+            kind = self._chaos_rng.choice(["drop", "drop_after", "500", "429"])
+        if kind == "500":
+            return Fault("status", status=500)
+        if kind == "429":
+            return Fault("status", status=429, retry_after="0")
+        return Fault(kind)
+
+    def inject(self, kind: str, **kw: Any) -> None:
+        self.faults.append(Fault(kind, **kw))
+
+    def take_fault(self, method: str, path: str) -> Fault | None:
+        with self.lock:
+            for f in self.faults:
+                if f.method in (None, method) and (f.path is None or f.path in path):
+                    f.times -= 1
+                    if f.times <= 0:
+                        self.faults.remove(f)
+                    return f
+        return None
+
+    def writes(self) -> list[dict]:
+        return [r for r in self.requests if r["method"] != "GET"]
+
+    # --- dispatch ------------------------------------------------------------------------------
+
+    def handle(self, method: str, path: str, query: dict[str, list[str]], headers: dict[str, str],
+               body: Any) -> tuple[int, Any, dict[str, str]]:
+        match = api().match(method, path)
+        if match is None:
+            return 404, {"message": "Not Found", "documentation_url": "https://docs.github.com/rest"}, {}
+        op, params = match
+        self.requests.append({"method": method, "path": path, "query": query, "body": body,
+                              "op": op["operationId"], "headers": headers})
+        problems = api().check_request(op, params, query, headers, body)
+        if headers.get("accept") != "application/vnd.github+json":
+            problems.append(f"request {op['operationId']}: Accept is {headers.get('accept')!r}")
+        if problems:
+            self.problems.extend(problems)
+            return 422, {"message": "; ".join(problems)[:2000], "documentation_url": "https://docs.github.com/rest"}, {}
+        if headers.get("authorization") != f"Bearer {self.token}":
+            # Not declared per operation, but every GitHub endpoint answers it.
+            return 401, {"message": "Bad credentials", "documentation_url": "https://docs.github.com/rest"}, {}
+        if f"{params['owner']}/{params['repo']}" != self.repo:
+            status, out, extra = 404, {"message": "Not Found", "documentation_url": "https://docs.github.com/rest"}, {}
+        else:
+            try:
+                handler = getattr(self, "op_" + op["operationId"].replace("/", "_").replace("-", "_"))
+                status, out, extra = handler(params, {k: v[0] for k, v in query.items()}, body)
+            except HttpError as e:
+                status, out, extra = e.status, {"message": e.message,
+                                                "documentation_url": "https://docs.github.com/rest"}, {}
+        response_problems = api().check_response(op, status, out, extra)
+        if response_problems:
+            self.problems.extend(response_problems)
+            return 500, {"message": "fake github sent an invalid response"}, {}
+        return status, out, extra
+
+    # --- objects -------------------------------------------------------------------------------
+
+    def _id(self) -> int:
+        self.next_id += 1
+        return self.next_id
+
+    def user(self) -> dict:
+        login = "perfgate-bot"
+        u = f"{self.base}/users/{login}"
+        return {"login": login, "id": 7, "node_id": "U_7", "avatar_url": f"{self.base}/avatars/7",
+                "gravatar_id": "", "url": u, "html_url": f"https://github.com/{login}",
+                "followers_url": f"{u}/followers", "following_url": f"{u}/following{{/other_user}}",
+                "gists_url": f"{u}/gists{{/gist_id}}", "starred_url": f"{u}/starred{{/owner}}{{/repo}}",
+                "subscriptions_url": f"{u}/subscriptions", "organizations_url": f"{u}/orgs",
+                "repos_url": f"{u}/repos", "events_url": f"{u}/events{{/privacy}}",
+                "received_events_url": f"{u}/received_events", "type": "Bot", "site_admin": False}
+
+    def _label(self, name: str) -> dict:
+        return {"id": abs(hash(name)) % 10**9, "node_id": f"LA_{name}",
+                "url": f"{self.base}/repos/{self.repo}/labels/{name}", "name": name, "description": None,
+                "color": "ededed", "default": False}
+
+    def _new_issue(self, body: dict) -> dict:
+        number = len(self.issues) + 1
+        base = f"{self.base}/repos/{self.repo}/issues/{number}"
+        labels = [self._label(x if isinstance(x, str) else x["name"]) for x in body.get("labels") or []]
+        return {"id": self._id(), "node_id": f"I_{number}", "url": base,
+                "repository_url": f"{self.base}/repos/{self.repo}", "labels_url": f"{base}/labels{{/name}}",
+                "comments_url": f"{base}/comments", "events_url": f"{base}/events",
+                "html_url": f"https://github.com/{self.repo}/issues/{number}", "number": number,
+                "state": "open", "state_reason": None, "title": str(body["title"]), "body": body.get("body"),
+                "user": self.user(), "labels": labels, "assignee": None, "assignees": [], "milestone": None,
+                "locked": False, "active_lock_reason": None, "comments": 0, "closed_at": None,
+                "created_at": now(), "updated_at": now(), "author_association": "NONE"}
+
+    # --- operations ----------------------------------------------------------------------------
+
+    def _page(self, path: str, items: list, q: dict[str, str]) -> tuple[list, dict[str, str]]:
+        per_page, page = int(q.get("per_page") or 30), int(q.get("page") or 1)
+        if not 1 <= per_page <= 100:
+            raise HttpError(422, "per_page must be between 1 and 100")
+        chunk = items[(page - 1) * per_page: page * per_page]
+        headers = {}
+        if page * per_page < len(items):
+            nxt = urlencode({**q, "page": page + 1})
+            headers["Link"] = f'<{self.base}{path}?{nxt}>; rel="next"'
+        return chunk, headers
+
+    def op_issues_list_for_repo(self, params, q, body):
+        issues = list(self.issues.values())
+        state = q.get("state", "open")
+        if state != "all":
+            issues = [i for i in issues if i["state"] == state]
+        if q.get("labels"):
+            wanted = set(q["labels"].split(","))
+            issues = [i for i in issues if wanted <= {label["name"] for label in i["labels"]}]
+        issues.sort(key=lambda i: i["number"], reverse=q.get("direction", "desc") == "desc")
+        chunk, headers = self._page(f"/repos/{self.repo}/issues", issues, q)
+        return 200, chunk, headers
+
+    def op_issues_create(self, params, q, body):
+        if not str(body.get("title", "")).strip():
+            raise HttpError(422, "Validation Failed: title is missing")
+        issue = self._new_issue(body)
+        self.issues[issue["number"]] = issue
+        self.comments[issue["number"]] = []
+        return 201, issue, {"Location": issue["url"]}
+
+    def _issue(self, params) -> dict:
+        issue = self.issues.get(int(params["issue_number"]))
+        if issue is None:
+            raise HttpError(404, "Not Found")
+        return issue
+
+    def op_issues_update(self, params, q, body):
+        issue = self._issue(params)
+        body = body or {}
+        if body.get("state") in ("open", "closed") and body["state"] != issue["state"]:
+            issue["state"] = body["state"]
+            issue["closed_at"] = now() if body["state"] == "closed" else None
+            issue["state_reason"] = body.get("state_reason") or ("completed" if body["state"] == "closed" else "reopened")
+        for key in ("title", "body"):
+            if body.get(key) is not None:
+                issue[key] = str(body[key])
+        issue["updated_at"] = now()
+        return 200, issue, {}
+
+    def op_issues_list_comments(self, params, q, body):
+        issue = self._issue(params)
+        chunk, headers = self._page(f"/repos/{self.repo}/issues/{issue['number']}/comments",
+                                    self.comments[issue["number"]], q)
+        return 200, chunk, headers
+
+    def op_issues_create_comment(self, params, q, body):
+        issue = self._issue(params)
+        if issue["locked"]:
+            raise HttpError(403, "Issue is locked")
+        cid = self._id()
+        comment = {"id": cid, "node_id": f"IC_{cid}", "url": f"{self.base}/repos/{self.repo}/issues/comments/{cid}",
+                   "html_url": f"{issue['html_url']}#issuecomment-{cid}", "body": body["body"], "user": self.user(),
+                   "created_at": now(), "updated_at": now(), "issue_url": issue["url"],
+                   "author_association": "NONE"}
+        self.comments[issue["number"]].append(comment)
+        issue["comments"] += 1
+        return 201, comment, {"Location": comment["url"]}
+
+    def op_repos_create_commit_status(self, params, q, body):
+        sha = params["sha"]
+        if len(sha) != 40 or any(c not in "0123456789abcdef" for c in sha):
+            raise HttpError(422, f"No commit found for SHA: {sha}")
+        sid = self._id()
+        status = {"url": f"{self.base}/repos/{self.repo}/statuses/{sha}", "avatar_url": None, "id": sid,
+                  "node_id": f"SC_{sid}", "state": body["state"], "description": body.get("description"),
+                  "target_url": body.get("target_url"), "context": body.get("context", "default"),
+                  "created_at": now(), "updated_at": now(), "creator": self.user()}
+        self.statuses.setdefault(sha, []).insert(0, status)
+        return 201, status, {"Location": status["url"]}
+
+    def op_repos_list_commit_statuses_for_ref(self, params, q, body):
+        chunk, headers = self._page(f"/repos/{self.repo}/commits/{params['ref']}/statuses",
+                                    self.statuses.get(params["ref"], []), q)
+        return 200, chunk, headers
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    fake: FakeGitHub
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True
+    server: _Server
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        self._handle()
+
+    do_POST = do_PATCH = do_PUT = do_DELETE = do_GET
+
+    def _drop(self) -> None:
+        self.close_connection = True
+        try:
+            self.connection.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+    def _handle(self) -> None:
+        fake = self.server.fake
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        parts = urlsplit(self.path)
+        fault = fake.take_fault(self.command, parts.path) or fake._random_fault()
+        if fault and fault.kind == "drop":
+            return self._drop()
+        if fault and fault.kind == "hang":
+            fake.stopping.wait(fault.seconds)
+            return self._drop()
+        if fault and fault.kind == "status":
+            headers = {"Retry-After": fault.retry_after} if fault.retry_after is not None else {}
+            # A misbehaving proxy may echo the request back: the client must redact what it reads.
+            echo = f" (request had Authorization: {self.headers.get('Authorization')})" if fault.echo else ""
+            return self._send(fault.status, {"message": f"injected HTTP {fault.status}{echo}"}, headers)
+        try:
+            body = json.loads(raw) if raw else None
+        except ValueError as e:
+            fake.problems.append(f"request {self.command} {parts.path}: body is not JSON ({e})")
+            return self._send(400, {"message": "Problems parsing JSON"}, {})
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        with fake.lock:
+            status, out, extra = fake.handle(self.command, parts.path, parse_qs(parts.query, keep_blank_values=True),
+                                             headers, body)
+        if fault and fault.kind == "drop_after":  # the work is done, the answer is lost
+            if fault.hook:
+                fault.hook()
+            return self._drop()
+        self._send(status, out, extra)
+
+    def _send(self, status: int, body: Any, headers: dict[str, str]) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json; charset=utf-8")
+        self.send_header("Content-Length", str(len(data)))
+        for k, v in headers.items():
+            self.send_header(k, v)
+        self.end_headers()
+        self.wfile.write(data)

@@ -1,0 +1,382 @@
+"""Alert delivery, in process: events, the webhook against a local receiver, GitHub issues and
+statuses against the contract-checking fake, retries, spooling and exactly-once."""
+
+from __future__ import annotations
+
+import logging
+import random
+
+import httpx
+import pytest
+from fake_github.fixtures import FAST, REPO, TOKEN, fake_github, make_alert, receiver, sha  # noqa: F401
+
+from perfgate.notify.base import Links
+from perfgate.notify.deliver import deliver_all
+from perfgate.notify.events import derive_events
+from perfgate.notify.github_issues import GitHubIssuesChannel
+from perfgate.notify.github_status import GitHubStatusChannel
+from perfgate.notify.ledger import Ledger
+from perfgate.notify.webhook import WebhookChannel, idempotency_key
+from perfgate.store.sqlite import SqliteStore
+
+LINKS = Links("https://acme.github.io/widget", "https://github.com/acme/widget")
+
+
+class Sleeps(list):
+    def __call__(self, seconds: float) -> None:
+        self.append(seconds)
+
+
+def stored(tmp_path, alerts):
+    """Alerts as a real store keeps them (ids, created times, statuses)."""
+    store = SqliteStore(tmp_path / "history.db")
+    recorded = store.record_alerts(alerts)
+    return store, recorded
+
+
+def webhook(receiver, sleeps=None, policy=FAST):
+    return WebhookChannel(receiver.url, LINKS, policy=policy, sleep=Sleeps() if sleeps is None else sleeps, rng=random.Random(1))
+
+
+def github(cls, fake, sleeps=None, token=TOKEN):
+    return cls(REPO, LINKS, token=token, api_url=fake.url, policy=FAST, sleep=Sleeps() if sleeps is None else sleeps,
+               rng=random.Random(1))
+
+
+# --- events (pure) ------------------------------------------------------------------------------
+
+def test_events_raise_each_alert_once_and_close_what_a_later_improvement_undoes(tmp_path):
+    store, (a, b, c, other) = stored(tmp_path, [make_alert(10), make_alert(20, magnitude=0.05),
+                                                make_alert(30, direction="improvement", magnitude=-0.15),
+                                                make_alert(40, benchmark="parse")])
+    ids = [e.id for e in derive_events(store.alerts())]
+    assert ids == [f"{a.id}:raised", f"{b.id}:raised", f"{a.id}:again:{b.id}", f"{c.id}:raised",
+                   f"{a.id}:closed", f"{b.id}:closed", f"{other.id}:raised"]
+    closed = [e for e in derive_events(store.alerts()) if e.kind == "closed"]
+    assert {e.reason for e in closed} == {"undone"} and closed[0].related.id == c.id
+
+
+def test_an_improvement_closes_a_regression_only_when_it_wins_back_half_of_it(tmp_path):
+    store, (a, small, big) = stored(tmp_path, [make_alert(10, magnitude=0.20),
+                                               make_alert(20, direction="improvement", magnitude=-0.05),
+                                               make_alert(30, direction="improvement", magnitude=-0.10)])
+    closed = [e for e in derive_events(store.alerts()) if e.kind == "closed"]
+    assert [(e.alert.id, e.related.id) for e in closed] == [(a.id, big.id)]   # 1.2 * 0.9 = +8% left: < half
+    # Throughput-like measures regress downwards; the same rule holds.
+    store2, (t, fix) = stored(tmp_path / "t", [make_alert(10, measure="throughput", magnitude=-0.3),
+                                               make_alert(20, measure="throughput", direction="improvement",
+                                                          magnitude=0.4)])
+    assert [e.kind for e in derive_events(store2.alerts())] == ["raised", "raised", "closed"]
+
+
+def test_an_acknowledged_alert_is_closed_once_and_gets_no_again(tmp_path):
+    store, (a,) = stored(tmp_path, [make_alert(10)])
+    store.acknowledge(a.id)
+    (b,) = store.record_alerts([make_alert(50, magnitude=0.3)])
+    events = derive_events(store.alerts())
+    assert [(e.kind, e.alert.id, e.reason) for e in events] == [
+        ("raised", a.id, ""), ("raised", b.id, ""), ("closed", a.id, "acknowledged")]
+
+
+# --- webhook ------------------------------------------------------------------------------------
+
+def test_webhook_delivers_each_event_once_with_text_and_structured_fields(tmp_path, receiver):
+    store, (a, b) = stored(tmp_path, [make_alert(10, span=3), make_alert(20, benchmark="parse")])
+    with Ledger(tmp_path / "notify.db") as ledger:
+        (report,) = deliver_all(store.alerts(), [webhook(receiver)], ledger)
+        assert report.delivered == [f"{a.id}:raised", f"{b.id}:raised"] and not report.spooled
+        (again,) = deliver_all(store.alerts(), [webhook(receiver)], ledger)
+    assert again.delivered == [] and again.already == 2
+    assert len(receiver.requests) == 2
+    first = receiver.processed[idempotency_key(derive_events(store.alerts())[0])]
+    assert first["event"] == "raised" and first["alert"]["id"] == a.id
+    assert first["alert"]["commit_range"] == [sha(10), sha(11), sha(12)]
+    assert "+12.00%" in first["text"] and "*sort 1e6*" in first["text"] and "one of 3 commits" in first["text"]
+    assert first["links"]["commit"] == f"https://github.com/acme/widget/commit/{sha(10)}"
+    assert first["links"]["trend"].startswith("https://acme.github.io/widget/index.html#sort%201e6%7Clatency")
+
+
+@pytest.mark.parametrize("fault", [dict(kind="drop"), dict(kind="status", status=503),
+                                   dict(kind="drop_after"), dict(kind="status", status=502, times=2)])
+def test_webhook_retries_failures_and_the_receiver_sees_each_event_once(tmp_path, receiver, fault):
+    store, alerts = stored(tmp_path, [make_alert(10), make_alert(20, benchmark="parse")])
+    receiver.inject(**fault)
+    sleeps = Sleeps()
+    with Ledger(tmp_path / "notify.db") as ledger:
+        (report,) = deliver_all(store.alerts(), [webhook(receiver, sleeps)], ledger)
+        assert len(report.delivered) == 2 and ledger.count() == 2
+    assert len(receiver.processed) == 2 and receiver.order == [f"{a.id}:raised" for a in alerts]
+    assert len(sleeps) == fault.get("times", 1) and all(0 <= s <= FAST.max_backoff for s in sleeps)
+    if fault["kind"] == "drop_after":  # delivered, answer lost: resent with the same key, kept once
+        assert len(receiver.requests) == 3 and receiver.requests[0]["key"] == receiver.requests[1]["key"]
+
+
+def test_a_threshold_alert_without_magnitude_is_sent_as_strict_json(tmp_path, receiver):
+    import math
+
+    alert = make_alert(10)
+    alert.kind, alert.magnitude, alert.ci_low, alert.ci_high, alert.p_value = "threshold", math.nan, None, None, None
+    alert.id, alert.created = "0b7c3d1e-threshold", 1.0  # (the SQLite store cannot hold a NaN magnitude)
+    with Ledger(tmp_path / "notify.db") as ledger:
+        (report,) = deliver_all([alert], [webhook(receiver)], ledger)
+    assert len(report.delivered) == 1
+    (body,) = receiver.processed.values()
+    assert body["alert"]["magnitude"] is None and "—" in body["text"]
+
+
+def test_webhook_honours_retry_after_on_429(tmp_path, receiver):
+    store, _ = stored(tmp_path, [make_alert(10)])
+    receiver.inject("status", status=429, retry_after="7")
+    sleeps = Sleeps()
+    with Ledger(tmp_path / "notify.db") as ledger:
+        (report,) = deliver_all(store.alerts(), [webhook(receiver, sleeps)], ledger)
+    assert len(report.delivered) == 1 and sleeps == [7.0]
+
+
+def test_webhook_4xx_is_reported_not_retried_and_retried_by_the_next_run(tmp_path, receiver):
+    store, (a,) = stored(tmp_path, [make_alert(10)])
+    receiver.inject("status", status=404)
+    sleeps = Sleeps()
+    with Ledger(tmp_path / "notify.db") as ledger:
+        (report,) = deliver_all(store.alerts(), [webhook(receiver, sleeps)], ledger)
+        assert report.delivered == [] and report.rejected[0][0] == f"{a.id}:raised"
+        assert "HTTP 404" in report.rejected[0][1] and sleeps == [] and receiver.requests == []
+        (later,) = deliver_all(store.alerts(), [webhook(receiver)], ledger)
+    assert later.delivered == [f"{a.id}:raised"] and len(receiver.processed) == 1
+
+
+def test_a_target_that_stays_down_is_spooled_and_sent_later_in_order(tmp_path, receiver):
+    store, (a, b) = stored(tmp_path, [make_alert(10), make_alert(20, benchmark="parse")])
+    receiver.down = True
+    with Ledger(tmp_path / "notify.db") as ledger:
+        (report,) = deliver_all(store.alerts(), [webhook(receiver)], ledger)
+        assert report.spooled == [f"{a.id}:raised", f"{b.id}:raised"] and report.delivered == []
+        # Still down, and meanwhile a new alert and an acknowledgement: queued behind, not before.
+        (c,) = store.record_alerts([make_alert(30, benchmark="hash")])
+        store.acknowledge(a.id)
+        (report,) = deliver_all(store.alerts(), [webhook(receiver)], ledger)
+        assert report.spooled == [f"{a.id}:raised", f"{b.id}:raised", f"{c.id}:raised", f"{a.id}:closed"]
+        assert len(ledger.spooled(webhook(receiver).key)) == 4
+        receiver.down = False
+        (report,) = deliver_all(store.alerts(), [webhook(receiver)], ledger)
+        assert ledger.spooled(webhook(receiver).key) == [] and ledger.count() == 4
+    assert receiver.order == [f"{a.id}:raised", f"{b.id}:raised", f"{c.id}:raised", f"{a.id}:closed"]
+    assert len(receiver.requests) == 4
+
+
+def test_a_hanging_target_times_out_and_is_spooled(tmp_path, receiver):
+    store, _ = stored(tmp_path, [make_alert(10)])
+    receiver.inject("hang", seconds=5, times=2)
+    from perfgate.notify.http import RetryPolicy
+
+    quick = RetryPolicy(attempts=2, backoff=0.01, max_backoff=0.01, timeout=0.3)
+    with Ledger(tmp_path / "notify.db") as ledger:
+        (report,) = deliver_all(store.alerts(), [webhook(receiver, policy=quick)], ledger)
+        assert len(report.spooled) == 1
+        (report,) = deliver_all(store.alerts(), [webhook(receiver, policy=quick)], ledger)
+    assert len(report.delivered) == 1 and len(receiver.processed) == 1
+
+
+def test_the_webhook_url_and_tokens_stay_out_of_messages_logs_and_the_spool(tmp_path, receiver, caplog):
+    store, _ = stored(tmp_path, [make_alert(10)])
+    receiver.down = True
+    caplog.set_level(logging.DEBUG)
+    with Ledger(tmp_path / "notify.db") as ledger:
+        (report,) = deliver_all(store.alerts(), [webhook(receiver)], ledger)
+    assert report.spooled
+    channel = webhook(receiver)
+    assert receiver.path not in channel.label and receiver.path not in repr(channel.label)
+    assert caplog.records and all(receiver.path not in r.getMessage() for r in caplog.records)
+    for f in tmp_path.iterdir():
+        assert receiver.path.encode() not in f.read_bytes(), f
+
+
+# --- GitHub -------------------------------------------------------------------------------------
+
+def test_one_issue_per_regression_with_evidence_a_comment_when_it_recurs_and_closed_when_undone(tmp_path, fake_github):
+    store, (a,) = stored(tmp_path, [make_alert(10, span=3)])
+    with Ledger(tmp_path / "notify.db") as ledger:
+        deliver_all(store.alerts(), [github(GitHubIssuesChannel, fake_github)], ledger)
+        assert list(fake_github.issues) == [1]
+        issue = fake_github.issues[1]
+        assert issue["title"] == f"Performance regression: sort 1e6 [latency] +12.00% at {sha(10)[:10]} on main"
+        body = issue["body"]
+        assert f"<!-- perfgate-alert:{a.id} -->" in body and "| benchmark | `sort 1e6` |" in body
+        assert "95% CI +9.60% … +14.40%" in body and "p = 0.0001" in body and "commit range" in body
+        assert f"https://github.com/acme/widget/compare/{sha(9)}...{sha(12)}" in body
+        assert "https://acme.github.io/widget/index.html#sort%201e6%7Clatency%7Cmain%7Cci-x86" in body
+        assert [label["name"] for label in issue["labels"]] == ["perfgate"]
+
+        (b,) = store.record_alerts([make_alert(20, magnitude=0.08)])
+        deliver_all(store.alerts(), [github(GitHubIssuesChannel, fake_github)], ledger)
+        assert sorted(fake_github.issues) == [1, 2]
+        (again,) = fake_github.comments[1]
+        assert "regressed again: +8.00%" in again["body"] and b.id in again["body"]
+
+        (fix,) = store.record_alerts([make_alert(30, direction="improvement", magnitude=-0.2)])
+        deliver_all(store.alerts(), [github(GitHubIssuesChannel, fake_github)], ledger)
+        for number in (1, 2):
+            assert fake_github.issues[number]["state"] == "closed"
+            assert "A later change undid it: -20.00%" in fake_github.comments[number][-1]["body"]
+        writes = len(fake_github.writes())
+        deliver_all(store.alerts(), [github(GitHubIssuesChannel, fake_github)], ledger)
+    assert len(fake_github.writes()) == writes  # nothing more to do
+    assert len(fake_github.issues) == 2  # the improvement opened no issue
+
+
+def test_acknowledging_closes_the_issue_with_a_comment(tmp_path, fake_github):
+    store, (a,) = stored(tmp_path, [make_alert(10)])
+    with Ledger(tmp_path / "notify.db") as ledger:
+        deliver_all(store.alerts(), [github(GitHubIssuesChannel, fake_github)], ledger)
+        store.acknowledge(a.id)
+        deliver_all(store.alerts(), [github(GitHubIssuesChannel, fake_github)], ledger)
+    assert fake_github.issues[1]["state"] == "closed" and fake_github.issues[1]["state_reason"] == "completed"
+    assert fake_github.comments[1][0]["body"].startswith("Closing: The alert was acknowledged.")
+
+
+def test_a_commit_status_on_the_culprit_commit(tmp_path, fake_github):
+    store, (a, imp) = stored(tmp_path, [make_alert(10), make_alert(40, benchmark="parse", direction="improvement",
+                                                                  magnitude=-0.1)])
+    with Ledger(tmp_path / "notify.db") as ledger:
+        deliver_all(store.alerts(), [github(GitHubStatusChannel, fake_github)], ledger)
+        (status,) = fake_github.statuses[sha(10)]
+        assert (status["state"], status["context"]) == ("failure", "perfgate/sort 1e6 [latency]")
+        assert status["description"] == "regression: latency +12.00%, p = 0.0001 on main"
+        assert status["target_url"].startswith("https://acme.github.io/widget/index.html#")
+        assert fake_github.statuses[sha(40)][0]["state"] == "success"
+        store.acknowledge(a.id)
+        deliver_all(store.alerts(), [github(GitHubStatusChannel, fake_github)], ledger)
+    newest = fake_github.statuses[sha(10)][0]
+    assert newest["state"] == "success" and "acknowledged" in newest["description"]
+    assert len(fake_github.statuses[sha(10)]) == 2
+
+
+@pytest.mark.parametrize("fault", [dict(kind="drop_after", method="POST", path="/issues"),
+                                   dict(kind="status", status=502, method="POST", path="/issues"),
+                                   dict(kind="status", status=429, retry_after="2", method="POST"),
+                                   dict(kind="drop", method="GET", times=2),
+                                   dict(kind="status", status=403, retry_after="3", method="POST"),  # rate limit
+                                   dict(kind="drop_after", method="POST", path="/statuses")])
+def test_github_faults_never_duplicate_an_issue_comment_or_status(tmp_path, fake_github, fault):
+    store, (a,) = stored(tmp_path, [make_alert(10)])
+    store.acknowledge(a.id)
+    fake_github.inject(**fault)
+    sleeps = Sleeps()
+    channels = [github(GitHubIssuesChannel, fake_github, sleeps), github(GitHubStatusChannel, fake_github, sleeps)]
+    with Ledger(tmp_path / "notify.db") as ledger:
+        reports = deliver_all(store.alerts(), channels, ledger)
+    assert [len(r.delivered) for r in reports] == [2, 2] and not any(r.spooled or r.rejected for r in reports)
+    assert len(fake_github.issues) == 1 and len(fake_github.comments[1]) == 1
+    assert fake_github.issues[1]["state"] == "closed"
+    assert [s["state"] for s in fake_github.statuses[sha(10)]] == ["success", "failure"]
+    assert sleeps, "the fault was not hit"
+    if fault.get("retry_after"):
+        assert float(fault["retry_after"]) in sleeps
+
+
+def test_a_bad_token_is_refused_not_retried_and_never_shown(tmp_path, fake_github, caplog):
+    store, _ = stored(tmp_path, [make_alert(10)])
+    bad = "ghp_wrongTOKENwrong0000000000000000"
+    caplog.set_level(logging.DEBUG)
+    channel = github(GitHubIssuesChannel, fake_github, token=bad)
+    with Ledger(tmp_path / "notify.db") as ledger:
+        (report,) = deliver_all(store.alerts(), [channel], ledger)
+    assert len(report.rejected) == 1 and "HTTP 401" in report.rejected[0][1] and "Bad credentials" in report.rejected[0][1]
+    assert len(fake_github.requests) == 1
+    assert bad not in repr(channel.gh) and all(bad not in r.getMessage() for r in caplog.records)
+
+
+def test_events_of_an_alert_whose_issue_was_refused_wait_for_it(tmp_path, fake_github):
+    store, (a,) = stored(tmp_path, [make_alert(10)])
+    store.acknowledge(a.id)
+    fake_github.inject("status", status=422, method="POST", path="/issues")
+    with Ledger(tmp_path / "notify.db") as ledger:
+        (report,) = deliver_all(store.alerts(), [github(GitHubIssuesChannel, fake_github)], ledger)
+        assert report.delivered == [] and [e for e, _ in report.rejected] == [f"{a.id}:raised", f"{a.id}:closed"]
+        assert "HTTP 422" in report.rejected[0][1] and "waits for" in report.rejected[1][1]
+        assert ledger.count() == 0 and not fake_github.issues
+        (report,) = deliver_all(store.alerts(), [github(GitHubIssuesChannel, fake_github)], ledger)
+    assert report.delivered == [f"{a.id}:raised", f"{a.id}:closed"]
+    assert fake_github.issues[1]["state"] == "closed" and len(fake_github.comments[1]) == 1
+
+
+# --- the fake holds the line ----------------------------------------------------------------------
+
+def test_the_fake_rejects_requests_that_break_the_contract(fake_github):
+    headers = {"Authorization": f"Bearer {TOKEN}", "Accept": "application/vnd.github+json"}
+    base = f"{fake_github.url}/repos/{REPO}"
+    bad = [("POST", "/issues", {"titel": "typo"}),                       # misspelt, and title missing
+           ("POST", "/issues", {"title": "x", "labels": "perfgate"}),    # labels must be a list
+           ("PATCH", "/issues/1", {"state": "resolved"}),                # not in the enum
+           ("POST", f"/statuses/{sha(1)}", {"state": "red"}),
+           ("GET", "/issues?state=all&per_page=many", None),             # not an integer
+           ("GET", "/issues?colour=red", None)]                          # undeclared parameter
+    for method, path, body in bad:
+        r = httpx.request(method, base + path, json=body, headers=headers)
+        assert r.status_code == 422, (method, path, r.text)
+    assert len(fake_github.problems) >= len(bad)
+    assert not fake_github.issues and not fake_github.statuses
+    fake_github.problems.clear()
+
+
+def test_the_fake_refuses_to_send_a_response_that_breaks_the_contract(fake_github, monkeypatch):
+    from fake_github.server import FakeGitHub
+
+    original = FakeGitHub._new_issue
+    monkeypatch.setattr(FakeGitHub, "_new_issue", lambda self, body: {**original(self, body), "number": "one"})
+    r = httpx.post(f"{fake_github.url}/repos/{REPO}/issues", json={"title": "x"},
+                   headers={"Authorization": f"Bearer {TOKEN}", "Accept": "application/vnd.github+json"})
+    assert r.status_code == 500 and any("number" in p for p in fake_github.problems)
+    fake_github.problems.clear()
+
+
+def test_a_second_notifier_waits_for_the_first_and_finds_everything_delivered(tmp_path, receiver):
+    import threading
+
+    store, _ = stored(tmp_path, [make_alert(10), make_alert(20, benchmark="parse")])
+    alerts, results = store.alerts(), []
+    first = Ledger(tmp_path / "notify.db")
+
+    def second():
+        with Ledger(tmp_path / "notify.db") as ledger:
+            results.append(deliver_all(alerts, [webhook(receiver)], ledger)[0])
+
+    t = threading.Thread(target=second)
+    t.start()
+    t.join(0.5)
+    assert t.is_alive() and results == []   # blocked on the lock
+    (report,) = deliver_all(alerts, [webhook(receiver)], first)
+    first.close()
+    t.join(10)
+    assert len(report.delivered) == 2 and results[0].delivered == [] and results[0].already == 2
+    assert len(receiver.requests) == 2
+
+
+def test_a_lost_ledger_finds_every_issue_again_across_pages(tmp_path, fake_github, monkeypatch):
+    import perfgate.notify.github as gh
+
+    monkeypatch.setattr(gh, "PER_PAGE", 2)  # five issues over three pages of the Link-paged list
+    store, alerts = stored(tmp_path, [make_alert(10 * i, benchmark=f"b{i}") for i in range(5)])
+    with Ledger(tmp_path / "first.db") as ledger:
+        deliver_all(store.alerts(), [github(GitHubIssuesChannel, fake_github)], ledger)
+    assert len(fake_github.issues) == 5
+    store.acknowledge(alerts[-1].id)
+    with Ledger(tmp_path / "second.db") as ledger:   # the cache was lost: nothing recorded
+        (report,) = deliver_all(store.alerts(), [github(GitHubIssuesChannel, fake_github)], ledger)
+    assert len(report.delivered) == 6 and len(fake_github.issues) == 5
+    assert fake_github.issues[5]["state"] == "closed" and len(fake_github.comments[5]) == 1
+    pages = {r["query"].get("page", ["1"])[0] for r in fake_github.requests if r["op"] == "issues/list-for-repo"}
+    assert pages == {"1", "2", "3"}
+
+
+def test_the_range_link_covers_every_candidate_commit():
+    from perfgate.notify import render
+
+    one = make_alert(10)
+    assert render.range_url(LINKS, one) == f"https://github.com/acme/widget/compare/{sha(9)}...{sha(10)}"
+    # The likeliest commit in the middle of its candidate range: the view spans the whole range.
+    wide = make_alert(10, span=3)
+    wide.commit_range = (sha(8), sha(9), sha(10))
+    assert render.range_url(LINKS, wide) == f"https://github.com/acme/widget/compare/{sha(8)}^...{sha(10)}"
+    assert render.last_good(wide) == "" and "| last good commit | — |" in render.evidence_table(wide, LINKS)
+    assert render.range_url(Links(), wide) == ""
