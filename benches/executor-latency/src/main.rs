@@ -118,7 +118,7 @@ fn delay_entry(kind: Kind, volume: usize, o: &Outcome) -> String {
         "  \"delay/{}/volume={volume}\": {{\"latency\": {{\"value\": {m:.1}, \"lower_value\": {:.1}, \"upper_value\": {:.1}}}, \
          \"throughput\": {{\"value\": {rate:.3}}}}}",
         kind.name(),
-        m - half,
+        (m - half).max(0.0), // a delay is never negative, whatever the spread
         m + half
     )
     .unwrap();
