@@ -18,7 +18,9 @@ def test_measure_direction(name, lower_is_better):
     assert Measure.named(name).lower_is_better is lower_is_better
 
 
-@pytest.mark.parametrize("name", ["BM_Sort<std::vector<int>>", "sort 1e6", "a/b=1,c=2", "Δtotal(ns)"])
+@pytest.mark.parametrize("name", ["BM_Sort<std::vector<int>>", "sort 1e6", "a/b=1,c=2", "Δtotal(ns)",
+                                  # an on…= that is not inside a tag: JMH @Param, Go sub-benchmark
+                                  "org.x.Cache.get:onHeap=true", "BenchmarkDecode/one=1-8", "lookup(online = 3)"])
 def test_legitimate_names_pass(name):
     assert name_problem(name) is None
 
