@@ -30,6 +30,7 @@ KNOWN_MEASURES: dict[str, tuple[str, bool]] = {
 }
 
 
+BIGGER_IS_BETTER, SMALLER_IS_BETTER = " (bigger is better)", " (smaller is better)"
 _HIGHER_IS_BETTER = re.compile(r"^complexity:knee|throughput|per.second|/s$|^ops\b|items.per", re.IGNORECASE)
 
 
@@ -44,6 +45,10 @@ class Measure:
         if name in KNOWN_MEASURES:
             units, lower = KNOWN_MEASURES[name]
             return cls(name, units, lower)
+        # A name may say its direction (github-action-benchmark's custom tools need it to).
+        for suffix, lower in ((BIGGER_IS_BETTER, False), (SMALLER_IS_BETTER, True)):
+            if name.endswith(suffix):
+                return cls(name, "", lower)
         # Rates and the size a cost stays linear up to are better higher; anything else is a cost.
         return cls(name, "", not _HIGHER_IS_BETTER.search(name))
 

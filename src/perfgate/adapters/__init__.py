@@ -45,7 +45,8 @@ def get_adapter(name: str) -> ModuleType:
 
 def sniff(text: str, source: str) -> ModuleType:
     """The adapter whose format ``text`` is in.  Generic formats (BMF) sniff last."""
-    ordered = sorted(_ADAPTERS.values(), key=lambda m: (getattr(m, "SNIFF_ORDER", 50), m.NAME))
+    ordered = sorted((m for m in _ADAPTERS.values() if getattr(m, "AUTO", True)),
+                     key=lambda m: (getattr(m, "SNIFF_ORDER", 50), m.NAME))
     for module in ordered:
         try:
             if module.sniff(text):
@@ -56,8 +57,35 @@ def sniff(text: str, source: str) -> ModuleType:
         from perfgate.adapters.base import load_json
 
         load_json(text, source)  # a broken JSON file gets its JSON error, with the position
-    raise InputError(source, "", "format not recognised; name it with --adapter (one of: "
-                     + ", ".join(adapter_names()) + ")")
+    raise InputError(source, "", _not_recognised(text, ordered))
+
+
+def _not_recognised(text: str, tried: list[ModuleType]) -> str:
+    """Which adapters were tried, and what the one the text resembles most expected."""
+    for module in tried:
+        hint = getattr(module, "hint", None)
+        advice = hint(text) if hint else None
+        if advice:
+            return f"format not recognised: {advice}"
+    message = "format not recognised; tried " + ", ".join(m.NAME for m in tried)
+    scores = [(_resemblance(m, text), m) for m in tried]
+    score, closest = max(scores, key=lambda pair: pair[0])
+    if score > 0:
+        found = [k for k in closest.MARKERS if k in text[:_LOOK]]
+        message += (f". Closest: {closest.NAME}, which expects {closest.EXPECTS} (found "
+                    + ", ".join(repr(k.strip()) for k in found) + ")")
+    return message + ". Name the format with --adapter if it is one of them"
+
+
+_LOOK = 65536
+
+
+def _resemblance(module: ModuleType, text: str) -> float:
+    markers = getattr(module, "MARKERS", ())
+    if not markers or not hasattr(module, "EXPECTS"):
+        return 0.0
+    head = text[:_LOOK]
+    return sum(k in head for k in markers) / len(markers)
 
 
 def parse_file(path: str, adapter: str = "auto") -> tuple[str, Parsed]:

@@ -33,6 +33,8 @@ class Parsed:
     metrics: list[Metric]
     # Facts about the harness run: versions, date, host, command lines...
     context: dict[str, Any] = field(default_factory=dict)
+    # Odd but acceptable things about the input, each "place: what is odd", shown by ingest.
+    warnings: list[str] = field(default_factory=list)
 
 
 def read_text(path: str | Path, max_bytes: int | None = None) -> str:

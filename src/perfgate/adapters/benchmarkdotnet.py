@@ -1,12 +1,14 @@
 """BenchmarkDotNet's full JSON exporter (``JsonExporter.Full``, ``*-report-full.json``).
 
-One benchmark per ``Benchmarks[]`` entry, named by ``FullName`` (``Namespace.Type.Method(Param: v)``).
+One benchmark per ``Benchmarks[]`` entry, named by ``FullName`` (``Namespace.Type.Method(Param: v)``);
+files from before 0.11 have no FullName/DisplayInfo and are named ``Namespace.Type.Method(Parameters)``.
 
 * ``latency``: value = ``Statistics.Mean`` (ns per operation), lower/upper =
   ``Statistics.ConfidenceInterval.Lower``/``Upper`` (BenchmarkDotNet's 99.9 % interval, clamped
   at 0).  Samples are the workload measurements of stage ``Result`` (overhead already
   subtracted, outliers removed — the values the statistics were computed from), each
-  ``Nanoseconds / Operations``; when a file has no ``Result`` rows the ``Actual`` ones are used.
+  ``Nanoseconds / Operations``; when a file has no ``Result`` rows, ``Statistics.OriginalValues``
+  (the same values, kept by exporters that leave rows out), else the ``Actual`` rows.
   Pilot, warm-up and overhead iterations are never samples.
 * ``allocated-bytes``: ``Memory.BytesAllocatedPerOperation`` when ``[MemoryDiagnoser]`` was on.
 
@@ -15,11 +17,14 @@ A benchmark whose ``Statistics`` is null did not run (it failed); the file is re
 
 from __future__ import annotations
 
-from perfgate.adapters.base import Parsed, check_name, check_number, join, load_json, require, scaled
+from perfgate.adapters.base import (Parsed, check_name, check_number, check_samples, join, load_json, require,
+                                    scaled)
 from perfgate.errors import InputError
 from perfgate.model import Metric
 
 NAME = "benchmarkdotnet"
+EXPECTS = 'a BenchmarkDotNet *-report-full.json object with "HostEnvironmentInfo" and "Benchmarks"'
+MARKERS = ('"HostEnvironmentInfo"', '"Benchmarks"', '"Statistics"', '"Measurements"')
 # BenchmarkDotNet before 0.11 had no IterationStage; its IterationMode said both.
 _LEGACY_MODES = {"Result": ("Workload", "Result"), "MainTarget": ("Workload", "Actual")}
 
@@ -35,8 +40,7 @@ def parse(text: str, source: str) -> Parsed:
     metrics = []
     for i, bench in enumerate(benchmarks):
         place = join("Benchmarks", i)
-        key = "FullName" if isinstance(bench, dict) and "FullName" in bench else "DisplayInfo"
-        name = check_name(require(bench, key, str, source, place), source, join(place, key))
+        name = _name(bench, source, place)
         stats = bench.get("Statistics") if isinstance(bench, dict) else None
         if stats is None:
             raise InputError(source, join(place, "Statistics"), f"benchmark {name!r} has no statistics (it failed)")
@@ -52,7 +56,11 @@ def parse(text: str, source: str) -> Parsed:
             lower = max(lo, 0.0)
             if not lower <= mean <= upper:
                 raise InputError(source, cplace, f"interval [{lo}, {upper}] does not contain the mean {mean}")
-        metrics.append(Metric(name, "latency", mean, lower, upper, _samples(bench, source, place)))
+        # Result rows are what the statistics were computed from; without them OriginalValues
+        # holds the same values, and Actual rows (overhead not subtracted) are the last resort.
+        result, actual = _samples(bench, source, place)
+        samples = result or _original_values(stats, source, splace) or actual
+        metrics.append(Metric(name, "latency", mean, lower, upper, samples))
         memory = bench.get("Memory")
         if isinstance(memory, dict) and memory.get("BytesAllocatedPerOperation") is not None:
             mplace = join(join(place, "Memory"), "BytesAllocatedPerOperation")
@@ -63,7 +71,35 @@ def parse(text: str, source: str) -> Parsed:
     return Parsed(metrics, _context(doc))
 
 
-def _samples(bench: dict, source: str, place: str) -> tuple[float, ...]:
+def _name(bench: object, source: str, place: str) -> str:
+    """``FullName``; else ``DisplayInfo``; else, as exporters before 0.11 wrote it, built from
+    ``Namespace``, ``Type``, ``Method`` and ``Parameters`` the way FullName reads."""
+    for key in ("FullName", "DisplayInfo"):
+        if isinstance(bench, dict) and key in bench:
+            return check_name(require(bench, key, str, source, place), source, join(place, key))
+    if isinstance(bench, dict) and ("Type" in bench or "Method" in bench):
+        parts = [require(bench, key, str, source, place) for key in ("Type", "Method")]
+        namespace = bench.get("Namespace")
+        if namespace is not None and not isinstance(namespace, str):
+            raise InputError(source, join(place, "Namespace"), f"expected str, got {type(namespace).__name__}")
+        params = bench.get("Parameters")
+        if params is not None and not isinstance(params, str):
+            raise InputError(source, join(place, "Parameters"), f"expected str, got {type(params).__name__}")
+        name = ".".join([namespace, *parts] if namespace else parts) + (f"({params})" if params else "")
+        return check_name(name, source, join(place, "Method"))
+    raise InputError(source, place, "missing field 'FullName' (or, before BenchmarkDotNet 0.11, "
+                                    "'Namespace', 'Type' and 'Method')")
+
+
+def _original_values(stats: dict, source: str, place: str) -> tuple[float, ...]:
+    """``Statistics.OriginalValues``: the ns/op values the statistics were computed from, which
+    exporters that leave out the Result rows (or all Measurements) still carry."""
+    values = stats.get("OriginalValues")
+    return () if values is None else check_samples(values, source, join(place, "OriginalValues"))
+
+
+def _samples(bench: dict, source: str, place: str) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """The workload rows of stage Result and of stage Actual, each as ns per operation."""
     rows = bench.get("Measurements") or []
     if not isinstance(rows, list):
         raise InputError(source, join(place, "Measurements"), "expected a list")
@@ -82,7 +118,7 @@ def _samples(bench: dict, source: str, place: str) -> tuple[float, ...]:
         if ops <= 0:
             raise InputError(source, join(mplace, "Operations"), f"operation count must be positive, got {ops}")
         workload[stage].append(scaled(ns, 1.0 / ops, source, join(mplace, "Nanoseconds")))
-    return tuple(workload["Result"] or workload["Actual"])
+    return tuple(workload["Result"]), tuple(workload["Actual"])
 
 
 def _context(doc: dict) -> dict:

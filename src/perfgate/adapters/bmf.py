@@ -1,6 +1,8 @@
 """Bencher Metric Format: ``{benchmark: {measure: {value, lower_value?, upper_value?}}}``.
 
-The exchange format with Bencher (schema: ``contracts/bencher/bmf.json``).  BMF carries no raw
+The exchange format with Bencher (schema: ``contracts/bencher/bmf.json``).  The schema does not
+require ``lower_value <= value <= upper_value`` and Bencher stores such results, so a file with
+bounds on the wrong side is read with a warning: the value is kept, the bounds set aside.  BMF carries no raw
 samples; perfgate's own ``export --format bmf`` adds none, so a round trip is lossless for
 what BMF can hold.
 """
@@ -12,6 +14,8 @@ from perfgate.errors import InputError
 from perfgate.model import KNOWN_MEASURES, Metric, Run
 
 NAME = "bmf"
+EXPECTS = 'Bencher Metric Format: {"benchmark": {"measure": {"value": ...}}}'
+MARKERS = ('{', '"value"', '"lower_value"', '"upper_value"')
 SNIFF_ORDER = 90  # generic shape: try every specific harness first
 
 
@@ -30,7 +34,7 @@ def parse(text: str, source: str) -> Parsed:
     doc = load_json(text, source)
     if not isinstance(doc, dict):
         raise InputError(source, "", f"BMF must be an object of benchmarks, got {type(doc).__name__}")
-    metrics = []
+    metrics, warnings = [], []
     for bench, measures in doc.items():
         check_name(bench, source, bench[:80])
         if not isinstance(measures, dict):
@@ -47,10 +51,16 @@ def parse(text: str, source: str) -> Parsed:
                 if result.get(k) is not None else None
                 for k in ("lower_value", "upper_value")
             )
+            attrs = {}
             if lower is not None and lower > value or upper is not None and upper < value:
-                raise InputError(source, place, f"bounds [{lower}, {upper}] do not contain value {value}")
-            metrics.append(Metric(bench, measure, value, lower, upper))
-    return Parsed(metrics, {"harness": "bmf"})
+                # The BMF schema and Bencher accept this, so the file is not refused; but a bound
+                # on the wrong side of the value is no bound, so it is kept aside in attrs.
+                attrs["bmf_bounds"] = [lower, upper]
+                warnings.append(f"{place}: bounds [{lower}, {upper}] do not contain the value {value}; "
+                                "kept the value, set the bounds aside (attrs.bmf_bounds)")
+                lower = upper = None
+            metrics.append(Metric(bench, measure, value, lower, upper, attrs=attrs))
+    return Parsed(metrics, {"harness": "bmf"}, warnings)
 
 
 def to_bmf(run: Run) -> dict[str, dict[str, dict[str, float]]]:

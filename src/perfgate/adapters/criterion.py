@@ -14,6 +14,7 @@ Only ``new`` directories are read (``base`` is an older copy, ``change`` compare
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 from perfgate.adapters.base import (
@@ -23,6 +24,8 @@ from perfgate.errors import InputError
 from perfgate.model import Metric
 
 NAME = "criterion"
+EXPECTS = 'a criterion output directory (target/criterion) holding */new/estimates.json'
+MARKERS = ('"point_estimate"', '"confidence_interval"', 'time:', 'Benchmarking ')
 ACCEPTS_DIRECTORY = True
 FILES = ("benchmark.json", "estimates.json", "sample.json")
 
@@ -31,6 +34,18 @@ def sniff(text: str) -> bool:
     """A lone ``estimates.json`` (so ``parse`` can say to pass the directory instead)."""
     head = text[:4096]
     return '"point_estimate"' in head and '"confidence_interval"' in head
+
+
+_CONSOLE = re.compile(r"^\S.*?\s+time:\s+\[[0-9.]+ \S+ [0-9.]+ \S+ [0-9.]+ \S+\]", re.MULTILINE)
+
+
+def hint(text: str) -> str | None:
+    """What to do instead, when ``text`` is criterion's console output (which has no samples)."""
+    if _CONSOLE.search(text[:65536]):
+        return ("this is criterion's console output; perfgate reads criterion's results from the directory "
+                "it writes, target/criterion (perfgate ingest target/criterion), or from "
+                "'cargo bench -- --output-format bencher' output with --adapter rust-libtest")
+    return None
 
 
 def sniff_path(path: str | Path) -> bool:

@@ -24,12 +24,16 @@ from perfgate.errors import InputError
 from perfgate.model import KNOWN_MEASURES, Metric
 
 NAME = "go-bench"
+EXPECTS = 'go test -bench lines: BenchmarkName-8  1000  1234 ns/op'
+MARKERS = ('Benchmark', 'ns/op', 'goos:', 'pkg:', 'B/op')
 UNIT_MEASURES = {"ns/op": "latency", "B/op": "allocated-bytes", "allocs/op": "allocations"}
 DERIVED_UNITS = {"MB/s"}
 # Measures that can never be negative; a custom b.ReportMetric value may be (a delta, say).
 COSTS = set(KNOWN_MEASURES) | {"allocations"}
 _RESULT = re.compile(r"^(Benchmark\S*)\s+(\d+)\s+(.*)$")
-_SNIFF = re.compile(r"^Benchmark\S*\s+\d+\s+\S+ \S*/op\b", re.MULTILINE)
+# A name, an iteration count, then value/unit pairs, whatever the units (b.ReportMetric may
+# replace ns/op with, say, MB/s or rows/s).
+_SNIFF = re.compile(r"^Benchmark\S*[ \t]+\d+(?:[ \t]+-?[0-9.]+(?:e[-+]?[0-9]+)?[ \t]+\S+)+[ \t]*$", re.MULTILINE)
 _HEADER = re.compile(r"^(goos|goarch|pkg|cpu):\s*(.*)$")
 
 

@@ -27,6 +27,8 @@ from perfgate.errors import InputError
 from perfgate.model import KNOWN_MEASURES, Metric
 
 NAME = "google-benchmark"
+EXPECTS = 'a Google Benchmark --benchmark_format=json object with "context" and "benchmarks"'
+MARKERS = ('"context"', '"benchmarks"', '"num_cpus"', '"real_time"', '"time_unit"')
 TIME_UNITS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
 # Fields the library itself writes; any other number on a row is a user counter.
 STANDARD_FIELDS = {

@@ -13,6 +13,8 @@ from perfgate.errors import InputError
 from perfgate.model import Metric
 
 NAME = "hyperfine"
+EXPECTS = 'a hyperfine --export-json object: {"results": [{"command", "mean", "times", ...}]}'
+MARKERS = ('"results"', '"command"', '"mean"', '"times"')
 NS = 1e9
 
 

@@ -30,6 +30,8 @@ from perfgate.errors import InputError
 from perfgate.model import KNOWN_MEASURES, Metric
 
 NAME = "jmh"
+EXPECTS = 'a JMH -rf json list of results with "jmhVersion" and "primaryMetric"'
+MARKERS = ('[', '"jmhVersion"', '"primaryMetric"', '"benchmark"', '"mode"')
 _SECONDS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0}
 _SKIPPED_SECONDARY = re.compile(r"^(gc\.|p\d)")
 

@@ -19,6 +19,8 @@ from perfgate.adapters.base import (
 from perfgate.model import KNOWN_MEASURES, Metric
 
 NAME = "pytest-benchmark"
+EXPECTS = 'a pytest-benchmark --benchmark-json object with "machine_info" and "benchmarks" [{"stats": ...}]'
+MARKERS = ('"machine_info"', '"benchmarks"', '"stats"', '"fullname"')
 NS = 1e9
 
 

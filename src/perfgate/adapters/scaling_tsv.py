@@ -32,6 +32,8 @@ from perfgate.errors import InputError
 from perfgate.model import Metric
 
 NAME = "scaling-tsv"
+EXPECTS = 'a TSV whose "#" header names columns such as values, objects and T(ns)'
+MARKERS = ('#', '\t', '(ns)', 'objects')
 SNIFF_ORDER = 40
 _UNIT = re.compile(r"^(Δ?)([A-Za-z][\w-]*)\(([^()]+)\)$")
 _PARAM = re.compile(r"^[A-Za-z][\w-]*$")

@@ -38,15 +38,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     branch, commit, testbed = resolve_identity(args)
     metrics: list[Metric] = []
-    adapters, context = [], {}
+    adapters, context, warnings = [], {}, []
     for path in args.files:
         name, parsed = parse_file(path, args.adapter)
+        warnings.extend(f"{path}: {w}" for w in parsed.warnings)
         adapters.append(name)
         metrics.extend(parsed.metrics)
         context.update(parsed.context)
     dup = duplicate_metric(metrics)
     if dup:
         raise InputError(", ".join(args.files), "", f"benchmark {dup[0]!r} measure {dup[1]!r} appears twice")
+    for warning in warnings:  # shown before anything is written, and whatever the outcome
+        err.print(f"warning: {warning}", markup=False)
     now = time.time()
     new_run = Run(args.project, branch, commit, testbed, metrics, start_time=args.start_time,
                   end_time=now, adapter="+".join(sorted(set(adapters))), context=context)

@@ -1,0 +1,117 @@
+"""airspeed velocity (asv) results: ``results/<machine>/<commit>-<env>.json`` (schema version 2).
+
+``results`` maps each benchmark to a row of the columns ``result_columns`` names (``result``,
+``params``, ``stats_ci_99_a``/``_b``, ``samples``...; trailing empty columns are left out).
+A parameterised benchmark's ``params`` are lists of values; its ``result`` (and every per-value
+column) holds one entry per combination, in the order of their Cartesian product.  Each
+combination is its own benchmark, named as asv prints it: ``suite.Class.time_x(10, 'comma')``.
+
+The measure follows asv's benchmark types (the name's prefix):
+
+    time_*    → latency (s → ns; value = asv's result, the median)   samples: ``samples``, in ns
+    peakmem_* → peak-rss (bytes)          mem_* → object-size (bytes, asizeof of the returned object)
+    track_*   → track (the returned number, as is; its unit is only in benchmarks.json)
+
+lower/upper = asv's 99 % confidence interval (``stats_ci_99_a``/``_b``) when it contains the
+value (asv's interval is for the median and may go below 0: clamped).  A result of ``null``
+means the combination failed or was skipped: it is left out, with a warning.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+from perfgate.adapters.base import Parsed, check_name, check_number, check_samples, join, load_json, require, scaled
+from perfgate.errors import InputError
+from perfgate.model import Metric
+
+NAME = "asv"
+EXPECTS = "an asv results file: an object with \"version\": 2, \"result_columns\", \"results\" and \"commit_hash\""
+MARKERS = ('"result_columns"', '"results"', '"commit_hash"', '"env_name"', '"version"')
+SCHEMA_VERSION = 2
+NS = 1e9
+MEASURES = {"time": ("latency", NS), "peakmem": ("peak-rss", 1.0), "mem": ("object-size", 1.0),
+            "track": ("track", 1.0)}
+
+
+def sniff(text: str) -> bool:
+    head = text[:65536]
+    return '"result_columns"' in head and '"commit_hash"' in head
+
+
+def parse(text: str, source: str) -> Parsed:
+    doc = load_json(text, source)
+    version = require(doc, "version", int, source, "")
+    if version != SCHEMA_VERSION:
+        raise InputError(source, "version", f"asv results schema version {version}; perfgate reads version "
+                                            f"{SCHEMA_VERSION} (asv 0.5 and later)")
+    columns = require(doc, "result_columns", list, source, "")
+    if "result" not in columns or not all(isinstance(c, str) for c in columns):
+        raise InputError(source, "result_columns", "expected a list of column names including 'result'")
+    results = require(doc, "results", dict, source, "")
+    metrics, warnings = [], []
+    for bench, row in results.items():
+        place = join("results", bench)
+        check_name(bench, source, place)
+        if not isinstance(row, list) or len(row) > len(columns):
+            raise InputError(source, place, f"expected a list of at most {len(columns)} columns")
+        cells = dict(zip(columns, row))
+        metrics.extend(_metrics(bench, cells, columns, source, place, warnings))
+    context = {"harness": "asv", "asv_schema_version": version}
+    for key in ("commit_hash", "env_name", "python"):
+        if isinstance(doc.get(key), str):
+            context[f"asv_{key}"] = doc[key]
+    params = doc.get("params")
+    if isinstance(params, dict) and isinstance(params.get("machine"), str):
+        context["asv_machine"] = params["machine"]
+    return Parsed(metrics, context, warnings)
+
+
+def _metrics(bench: str, cells: dict, columns: list, source: str, place: str, warnings: list) -> list[Metric]:
+    kind = bench.rsplit(".", 1)[-1].split("_", 1)[0]
+    if kind not in MEASURES:
+        raise InputError(source, place, f"unknown benchmark type {kind!r}: asv names benchmarks time_, "
+                                        "mem_, peakmem_ or track_")
+    measure, scale = MEASURES[kind]
+    params = cells.get("params") or []
+    if not isinstance(params, list) or not all(isinstance(p, list) and p for p in params):
+        raise InputError(source, join(place, columns.index("params")) if "params" in columns else place,
+                         "expected params as a list of non-empty lists of values")
+    combos = list(itertools.product(*params)) if params else [()]
+
+    def column(name: str) -> list | None:
+        value = cells.get(name)
+        if value is None:
+            return None
+        cplace = join(place, columns.index(name))
+        if not isinstance(value, list) or len(value) != len(combos):
+            raise InputError(source, cplace, f"column {name!r}: expected a list of {len(combos)} entries")
+        return value
+
+    values = column("result")
+    if values is None:
+        raise InputError(source, place, "no result")
+    ci_a, ci_b, samples = column("stats_ci_99_a"), column("stats_ci_99_b"), column("samples")
+    metrics = []
+    for k, combo in enumerate(combos):
+        name = f"{bench}({', '.join(str(v) for v in combo)})" if combo else bench
+        kplace = join(join(place, columns.index("result")), k)
+        if values[k] is None:
+            warnings.append(f"{kplace}: {name} has no result (it failed or was skipped); left out")
+            continue
+        check_name(name, source, kplace)
+        raw = check_number(values[k], source, kplace, allow_negative=kind == "track")
+        value = scaled(raw, scale, source, kplace)
+        lower = upper = None
+        if ci_a is not None and ci_b is not None and ci_a[k] is not None and ci_b[k] is not None:
+            a = check_number(ci_a[k], source, join(join(place, columns.index("stats_ci_99_a")), k), allow_negative=True)
+            b = check_number(ci_b[k], source, join(join(place, columns.index("stats_ci_99_b")), k), allow_negative=True)
+            a, b = scaled(a, scale, source, kplace), scaled(b, scale, source, kplace)
+            if a <= value <= b:
+                lower, upper = (a if kind == "track" else max(a, 0.0)), b
+        kept = ()
+        if samples is not None and samples[k] is not None:
+            kept = check_samples(samples[k], source, join(join(place, columns.index("samples")), k), scale)
+        attrs = {"parameters": [str(v) for v in combo]} if combo else {}
+        metrics.append(Metric(name, measure, value, lower, upper, kept, attrs))
+    return metrics
