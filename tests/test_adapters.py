@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from perfgate.adapters import parse_file
+from perfgate.adapters import get_adapter, parse_file
 from perfgate.errors import InputError
 
 FIX = Path(__file__).resolve().parent / "fixtures"
@@ -200,6 +200,13 @@ AUTO = [
     (PYTEST_BENCH, "pytest-benchmark"), (GBENCH, "google-benchmark"), (CRITERION, "criterion"),
     (GO, "go-bench"), (JMH, "jmh"), (BDN, "benchmarkdotnet"),
     *[(p, "hyperfine") for p in sorted((FIX / "hyperfine").glob("*.json"))],
+    (FIX / "rust-libtest" / "criterion-bencher.txt", "rust-libtest"),
+    (FIX / "catch2" / "console.txt", "catch2"), (FIX / "catch2" / "benchmarks.xml", "catch2"),
+    (FIX / "iai-callgrind" / "first-run.txt", "iai-callgrind"), (FIX / "iai-callgrind" / "second-run.txt", "iai-callgrind"),
+    (FIX / "benchmark-js" / "suite.txt", "benchmark-js"), (FIX / "benchmark-js" / "suite.json", "benchmark-js"),
+    (FIX / "asv" / "results" / "fixture-machine" / "9ea9e1e1-virtualenv-py3.11.json", "asv"),
+    (FIX / "github-action-benchmark" / "smaller-is-better.json", "github-action-benchmark"),
+    (FIX / "github-action-benchmark" / "bigger-is-better.json", "github-action-benchmark"),
 ]
 
 
@@ -354,3 +361,304 @@ def test_benchmarkdotnet_before_iteration_stages(tmp_path):
     _, old = parse_file(str(path))
     _, new = parse_file(str(BDN))
     assert [m.samples for m in old.metrics] == [m.samples for m in new.metrics]
+
+
+# --- harnesses added for issue 9 -------------------------------------------------------------------
+
+LIBTEST = FIX / "rust-libtest" / "criterion-bencher.txt"
+CATCH2_CONSOLE = FIX / "catch2" / "console.txt"
+CATCH2_XML = FIX / "catch2" / "benchmarks.xml"
+IAI_FIRST = FIX / "iai-callgrind" / "first-run.txt"
+IAI_SECOND = FIX / "iai-callgrind" / "second-run.txt"
+BJS_TEXT = FIX / "benchmark-js" / "suite.txt"
+BJS_JSON = FIX / "benchmark-js" / "suite.json"
+ASV = FIX / "asv" / "results" / "fixture-machine" / "9ea9e1e1-virtualenv-py3.11.json"
+GAB_SMALLER = FIX / "github-action-benchmark" / "smaller-is-better.json"
+GAB_BIGGER = FIX / "github-action-benchmark" / "bigger-is-better.json"
+
+
+def test_rust_libtest_fixture_from_criterion_bencher_output():
+    rows = [line.split() for line in LIBTEST.read_text().splitlines() if line.startswith("test ")]
+    _, parsed = parse_file(str(LIBTEST), "rust-libtest")
+    assert [m.benchmark for m in parsed.metrics] == [r[1] for r in rows] == \
+        ["fib_recursive_15", "fib_iterative/10", "fib_iterative/80"]
+    for m, row in zip(parsed.metrics, rows):
+        # test NAME ... bench: VALUE ns/iter (+/- SPREAD)
+        value, spread = float(row[4]), float(row[7].rstrip(")"))
+        assert m.measure == "latency" and m.value == value
+        assert m.lower == max(value - spread, 0) and m.upper == value + spread and m.samples == ()
+
+
+def test_rust_libtest_text_as_libtest_prints_it():
+    """libtest's own format (nightly #[bench], not runnable here): thousands separators,
+    decimals on newer toolchains, '= N MB/s' when b.bytes is set, ignored tests."""
+    text = ("running 3 tests\ntest tests::ignored ... ignored\n"
+            "test tests::bench_add ... bench:       1,234 ns/iter (+/- 56)\n"
+            "test tests::bench_copy ... bench:   12,345.67 ns/iter (+/- 1,008.5) = 830 MB/s\n\n"
+            "test result: ok. 0 passed; 0 failed; 1 ignored; 2 measured; 0 filtered out\n")
+    parsed = get_adapter("rust-libtest").parse(text, "libtest.txt")
+    got = {m.benchmark: (m.value, m.lower, m.upper) for m in parsed.metrics}
+    assert got == {"tests::bench_add": (1234.0, 1178.0, 1290.0),
+                   "tests::bench_copy": (12345.67, 12345.67 - 1008.5, 12345.67 + 1008.5)}
+
+
+def _catch2_console_rows():
+    """(test case, name, [mean, low, high] in ns) read from the console table by column."""
+    scale = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}
+    lines = CATCH2_CONSOLE.read_text().splitlines()
+    rows = []
+    for k, line in enumerate(lines):
+        fields = line.split()
+        if len(fields) >= 5 and fields[-1] in scale and fields[-3].isdigit() and fields[-4].isdigit():
+            nums = lines[k + 1].split()
+            rows.append((" ".join(fields[:-4]), [float(v) * scale[u] for v, u in zip(nums[::2], nums[1::2])]))
+    return rows
+
+
+def test_catch2_console_fixture():
+    rows = _catch2_console_rows()
+    _, parsed = parse_file(str(CATCH2_CONSOLE), "catch2")
+    assert [m.benchmark for m in parsed.metrics] == [name for name, _ in rows] == \
+        ["fib 15", "fib 20", "sort 1000 ints", "string concat <std::string>"]
+    for m, (_, (mean, low, high)) in zip(parsed.metrics, rows):
+        assert m.measure == "latency" and close(m.value, mean) and close(m.lower, low) and close(m.upper, high)
+    assert [m.attrs["test_case"] for m in parsed.metrics] == ["Fibonacci", "Fibonacci", "Containers", "Containers"]
+    assert all(m.attrs["samples"] == 20 for m in parsed.metrics)
+
+
+def test_catch2_xml_fixture():
+    import xml.etree.ElementTree as ET
+
+    results = list(ET.parse(CATCH2_XML).getroot().iter("BenchmarkResults"))
+    _, parsed = parse_file(str(CATCH2_XML), "catch2")
+    assert len(parsed.metrics) == len(results) == 4
+    for m, r in zip(parsed.metrics, results):
+        mean = r.find("mean")
+        assert m.benchmark == r.get("name")
+        assert (m.value, m.lower, m.upper) == tuple(float(mean.get(k)) for k in ("value", "lowerBound", "upperBound"))
+        assert m.attrs["std_dev"] == float(r.find("standardDeviation").get("value"))
+        assert m.attrs["iterations"] == int(r.get("iterations"))
+    assert parsed.metrics[3].benchmark == "string concat <std::string>"  # XML-escaped in the file
+
+
+def test_catch2_same_benchmark_name_in_two_test_cases_is_qualified(tmp_path):
+    text = CATCH2_XML.read_text().replace('name="sort 1000 ints"', 'name="fib 15"')
+    path = tmp_path / "dup.xml"
+    path.write_text(text)
+    _, parsed = parse_file(str(path))
+    assert {m.benchmark for m in parsed.metrics} == {"Fibonacci/fib 15", "Containers/fib 15", "fib 20",
+                                                     "string concat <std::string>"}
+
+
+@pytest.mark.parametrize("path", [IAI_FIRST, IAI_SECOND], ids=["first-run", "second-run"])
+def test_iai_callgrind_fixture(path):
+    expected, bench = {}, None
+    for line in path.read_text().splitlines():
+        if "::" in line and not line.startswith(" "):
+            bench = line.strip()
+        elif bench and ":" in line and "|" in line:
+            event, rest = line.split(":", 1)
+            expected[(bench, event.strip())] = float(rest.split("|")[0])
+    _, parsed = parse_file(str(path), "iai-callgrind")
+    measures = {"Instructions": "instructions", "L1 Hits": "l1-hits", "LL Hits": "ll-hits", "RAM Hits": "ram-hits",
+                "Total read+write": "total-read-write", "Estimated Cycles": "estimated-cycles"}
+    got = {(m.benchmark, m.attrs["event"]): (m.measure, m.value) for m in parsed.metrics}
+    assert len(expected) == 18 and got == {k: (measures[k[1]], v) for k, v in expected.items()}
+    assert ("fib::fib_group::bench_fib_recursive short:10", "Instructions") in got
+    assert all(m.samples == () and m.lower is None for m in parsed.metrics)
+
+
+def test_iai_callgrind_old_format_with_ir_and_tool_sections():
+    """Older releases print 'Ir' and no '|old' column; tool sections add their own events."""
+    text = ("lib::group::bench_a id:1\n  Ir:                    512 (No change)\n"
+            "  L1 Hits:               700\n  ======= DHAT =======\n  Total bytes:  4096|N/A  (*********)\n"
+            "Iai-Callgrind result: Ok. 1 without regressions\n")
+    parsed = get_adapter("iai-callgrind").parse(text, "iai.txt")
+    assert {(m.measure, m.value) for m in parsed.metrics} == {("instructions", 512.0), ("l1-hits", 700.0),
+                                                               ("total-bytes", 4096.0)}
+
+
+def test_benchmark_js_text_fixture():
+    lines = [l for l in BJS_TEXT.read_text().splitlines() if " ops/sec " in l]
+    _, parsed = parse_file(str(BJS_TEXT), "benchmark-js")
+    assert len(parsed.metrics) == len(lines) == 3
+    for m, line in zip(parsed.metrics, lines):
+        name, rest = line.split(" x ", 1)
+        hz = float(rest.split()[0].replace(",", ""))
+        rme = float(rest.split()[2].strip("±%"))
+        assert (m.benchmark, m.measure, m.value) == (name, "throughput", hz)
+        assert close(m.lower, hz * (1 - rme / 100)) and close(m.upper, hz * (1 + rme / 100))
+    assert parsed.metrics[2].benchmark == "RegExp#test on 'onHeap=true'"
+
+
+def test_benchmark_js_json_fixture_keeps_raw_samples():
+    doc = json.loads(BJS_JSON.read_text())
+    _, parsed = parse_file(str(BJS_JSON), "benchmark-js")
+    metrics = by_key(parsed)
+    assert len(metrics) == 2 * len(doc) == 6
+    for bench in doc:
+        sample = np.array(bench["stats"]["sample"])
+        latency = metrics[(bench["name"], "latency")]
+        assert np.allclose(latency.samples, sample * 1e9) and len(latency.samples) == len(sample) > 5
+        assert close(latency.value, sample.mean() * 1e9)  # benchmark.js's mean is the mean of its sample
+        assert close(latency.upper - latency.value, np.std(sample, ddof=1) * 1e9)
+        assert metrics[(bench["name"], "throughput")].value == bench["hz"]
+    # The text and the JSON of the same run agree on ops/sec (the text rounds it).
+    _, text = parse_file(str(BJS_TEXT))
+    for m in text.metrics:
+        assert abs(metrics[(m.benchmark, "throughput")].value - m.value) <= 0.5
+
+
+def test_asv_results_fixture():
+    doc = json.loads(ASV.read_text())
+    cols = doc["result_columns"]
+    _, parsed = parse_file(str(ASV), "asv")
+    metrics = by_key(parsed)
+    assert doc["version"] == 2 and parsed.context["asv_schema_version"] == 2
+    row = dict(zip(cols, doc["results"]["bench_strings.TimeJoin.time_join"]))
+    combos = [(n, s) for n in row["params"][0] for s in row["params"][1]]
+    assert len(combos) == 4
+    for k, (n, sep) in enumerate(combos):
+        m = metrics[(f"bench_strings.TimeJoin.time_join({n}, {sep})", "latency")]
+        assert close(m.value, row["result"][k] * 1e9)
+        assert np.allclose(m.samples, np.array(row["samples"][k]) * 1e9) and len(m.samples) == 5
+        assert close(m.upper, row["stats_ci_99_b"][k] * 1e9)
+        assert close(m.lower, max(row["stats_ci_99_a"][k], 0) * 1e9)
+        assert m.attrs["parameters"] == [n, sep]
+    assert metrics[("bench_strings.peakmem_bytearray", "peak-rss")].value == doc["results"]["bench_strings.peakmem_bytearray"][0][0]
+    assert metrics[("bench_strings.mem_list", "object-size")].value == 8056
+    assert metrics[("bench_strings.track_word_count", "track")].value == 4
+    assert len(parsed.metrics) == 8 and parsed.warnings == []
+
+
+def test_asv_failed_combination_is_left_out_with_a_warning(tmp_path):
+    doc = json.loads(ASV.read_text())
+    doc["results"]["bench_strings.TimeJoin.time_join"][0][1] = None
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(doc))
+    _, parsed = parse_file(str(path))
+    names = {m.benchmark for m in parsed.metrics}
+    assert "bench_strings.TimeJoin.time_join(10, 'space')" not in names and len(parsed.metrics) == 7
+    assert len(parsed.warnings) == 1 and "time_join(10, 'space')" in parsed.warnings[0]
+
+
+def test_github_action_benchmark_custom_json_direction():
+    from perfgate.model import Measure
+
+    doc = json.loads(GAB_SMALLER.read_text())
+    _, parsed = parse_file(str(GAB_SMALLER))  # auto: direction from the unit
+    assert [(m.benchmark, m.measure, m.value) for m in parsed.metrics] == [
+        (doc[0]["name"], "Percent", 50), (doc[1]["name"], "Megabytes", 100), ("Decapsulation", "latency", 44601)]
+    assert (parsed.metrics[1].lower, parsed.metrics[1].upper) == (97, 103)
+    assert (parsed.metrics[2].lower, parsed.metrics[2].upper) == (44601 - 329, 44601 + 329)
+    assert parsed.metrics[1].attrs["extra"] == doc[1]["extra"]
+
+    _, bigger = parse_file(str(GAB_BIGGER), "custom-bigger-is-better")
+    assert [m.measure for m in bigger.metrics] == ["req/s", "Megabytes (bigger is better)", "throughput"]
+    assert not any(Measure.named(m.measure).lower_is_better for m in bigger.metrics)
+    hz = bigger.metrics[2]
+    assert close(hz.lower, 1234567.5 * (1 - 0.012)) and close(hz.upper, 1234567.5 * (1 + 0.012))
+    _, smaller = parse_file(str(GAB_SMALLER), "custom-smaller-is-better")
+    assert all(Measure.named(m.measure).lower_is_better for m in smaller.metrics)
+    with pytest.raises(InputError, match=r"\[2\]\.unit.*latency"):
+        parse_file(str(GAB_SMALLER), "custom-bigger-is-better")
+
+
+# --- fixes of issue 9 -------------------------------------------------------------------------------
+
+def test_names_with_on_attribute_lookalikes_are_read(tmp_path):
+    """JMH @Param onHeap=true and Go BenchmarkDecode/one=1-8 used to fail the whole file."""
+    doc = json.loads(JMH.read_text())
+    doc[0]["params"] = {"onHeap": "true"}
+    jmh = tmp_path / "jmh.json"
+    jmh.write_text(json.dumps(doc))
+    _, parsed = parse_file(str(jmh))
+    assert any("onHeap=true" in m.benchmark for m in parsed.metrics)
+    go = tmp_path / "go.txt"
+    go.write_text("BenchmarkDecode/one=1-8   \t 1000\t  1234 ns/op\n")
+    _, parsed = parse_file(str(go))
+    assert parsed.metrics[0].benchmark == "BenchmarkDecode/one=1-8"
+
+
+def test_bmf_bounds_not_around_the_value_are_kept_aside_with_a_warning(cli, tmp_path):
+    path = tmp_path / "odd.json"
+    path.write_text(json.dumps({"bench": {"latency": {"value": 10.0, "lower_value": 12.0, "upper_value": 15.0},
+                                          "instructions": {"value": 5.0, "lower_value": 4.0, "upper_value": 6.0}}}))
+    _, parsed = parse_file(str(path))
+    odd, fine = parsed.metrics
+    assert (odd.value, odd.lower, odd.upper, odd.attrs["bmf_bounds"]) == (10.0, None, None, [12.0, 15.0])
+    assert (fine.lower, fine.upper) == (4.0, 6.0)
+    assert len(parsed.warnings) == 1 and "bench.latency" in parsed.warnings[0] and "[12.0, 15.0]" in parsed.warnings[0]
+    proc = cli("ingest", str(path), "--branch", "main", "--commit", "d" * 40, "--json")
+    assert proc.returncode == 0 and json.loads(proc.stdout)["metrics"] == 2
+    assert "warning:" in proc.stderr and "do not contain the value 10.0" in proc.stderr
+
+
+def _old_benchmarkdotnet(doc):
+    """As BenchmarkDotNet before 0.11 exported it: no FullName, no DisplayInfo."""
+    for bench in doc["Benchmarks"]:
+        del bench["FullName"], bench["DisplayInfo"]
+    return doc
+
+
+def test_benchmarkdotnet_old_names_from_namespace_type_method(tmp_path):
+    doc = _old_benchmarkdotnet(json.loads(BDN.read_text()))
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(doc))
+    _, parsed = parse_file(str(path))
+    names = [m.benchmark for m in parsed.metrics if m.measure == "latency"]
+    assert names == [f"{b['Namespace']}.{b['Type']}.{b['Method']}({b['Parameters']})" for b in doc["Benchmarks"]]
+    assert names[0] == "Perfgate.Fixture.CollectionBench.SortList(N=100)"
+    del doc["Benchmarks"][1]["Method"]
+    path.write_text(json.dumps(doc))
+    with pytest.raises(InputError) as info:
+        parse_file(str(path))
+    assert info.value.place == "Benchmarks[1]" and "'Method'" in str(info.value)
+
+
+def test_benchmarkdotnet_without_result_rows_keeps_original_values(tmp_path):
+    doc = json.loads(BDN.read_text())
+    for bench in doc["Benchmarks"]:
+        bench["Measurements"] = [r for r in bench["Measurements"] if r["IterationStage"] != "Result"]
+    del doc["Benchmarks"][2]["Measurements"]  # the brief exporter leaves them all out
+    path = tmp_path / "no-result.json"
+    path.write_text(json.dumps(doc))
+    _, parsed = parse_file(str(path))
+    latency = [m for m in parsed.metrics if m.measure == "latency"]
+    for m, bench in zip(latency, doc["Benchmarks"]):
+        assert m.samples == tuple(bench["Statistics"]["OriginalValues"]) and len(m.samples) == 15
+    # With Result rows present they are the samples, and agree with OriginalValues.
+    _, full = parse_file(str(BDN))
+    for a, b in zip((m for m in full.metrics if m.measure == "latency"), latency):
+        assert np.allclose(a.samples, b.samples)
+
+
+def test_go_bench_without_ns_per_op_is_auto_detected(tmp_path):
+    path = tmp_path / "go.txt"
+    path.write_text("goos: linux\nBenchmarkScan-8   \t     500\t   310.5 MB/s\t  12.0 rows/s\nPASS\n")
+    name, parsed = parse_file(str(path))
+    assert name == "go-bench" and [(m.measure, m.value) for m in parsed.metrics] == [("rows/s", 12.0)]
+
+
+def test_criterion_console_text_gets_a_hint_to_read_target_criterion(cli):
+    path = FIX / "criterion" / "console.txt"
+    assert "time:   [" in path.read_text()
+    with pytest.raises(InputError, match="target/criterion"):
+        parse_file(str(path))
+    proc = cli("ingest", str(path), "--branch", "main", "--commit", "e" * 40)
+    assert proc.returncode == 2 and "target/criterion" in proc.stderr and "rust-libtest" in proc.stderr
+
+
+def test_auto_names_what_it_tried_and_what_the_closest_adapter_expected(tmp_path):
+    path = tmp_path / "almost-hyperfine.json"
+    path.write_text(json.dumps({"results": [{"name": "sleep 0.1", "mean": 0.1, "times": [0.1]}]}))
+    with pytest.raises(InputError) as info:
+        parse_file(str(path))
+    message = str(info.value)
+    assert "tried" in message and all(n in message for n in ("hyperfine", "catch2", "asv", "bmf", "rust-libtest"))
+    assert "Closest: hyperfine, which expects" in message and '"command"' in message
+    nothing = tmp_path / "prose.txt"
+    nothing.write_text("hello world\n")
+    with pytest.raises(InputError) as info:
+        parse_file(str(nothing))
+    assert "tried" in str(info.value) and "Closest" not in str(info.value)
