@@ -25,9 +25,20 @@ JSON_FIXTURES = {
     "google-benchmark": FIX / "google-benchmark" / "sort-accumulate.json",
     "jmh": FIX / "jmh" / "string-bench.json",
     "benchmarkdotnet": FIX / "benchmarkdotnet" / "collection-bench-report-full.json",
+    "asv": FIX / "asv" / "results" / "fixture-machine" / "9ea9e1e1-virtualenv-py3.11.json",
+    "benchmark-js": FIX / "benchmark-js" / "suite.json",
+    "github-action-benchmark": FIX / "github-action-benchmark" / "smaller-is-better.json",
 }
 CRITERION = FIX / "criterion" / "target" / "criterion"
 GO = FIX / "go-bench" / "strings.txt"
+# Text formats, by adapter (catch2's XML has its own cases below).
+TEXT_FIXTURES = {
+    "rust-libtest": FIX / "rust-libtest" / "criterion-bencher.txt",
+    "catch2": FIX / "catch2" / "console.txt",
+    "iai-callgrind": FIX / "iai-callgrind" / "second-run.txt",
+}
+CATCH2_XML = FIX / "catch2" / "benchmarks.xml"
+BJS_TEXT = FIX / "benchmark-js" / "suite.txt"
 
 
 def _set(path: list, value):
@@ -85,6 +96,45 @@ JSON_CASES = {
         ("control-char", _set(["Benchmarks", 0, "FullName"], "A.B\x7f"), "Benchmarks[0].FullName", "control"),
         ("html", _set(["Benchmarks", 0, "FullName"], "A.<iframe src=x>"), "Benchmarks[0].FullName", "HTML"),
         ("schema", _set(["Benchmarks", 0, "Statistics"], None), "Benchmarks[0].Statistics", "no statistics"),
+        ("old-without-method", lambda d: [b.pop(k) for b in d["Benchmarks"] for k in ("FullName", "DisplayInfo")]
+         and d["Benchmarks"][0].pop("Method"), "Benchmarks[0]", "'Method'"),
+        ("original-values", lambda d: [d["Benchmarks"][0].pop("Measurements"),
+                                       d["Benchmarks"][0]["Statistics"]["OriginalValues"].__setitem__(4, -2.0)],
+         "Benchmarks[0].Statistics.OriginalValues[4]", "negative"),
+    ],
+    "asv": [
+        ("wrong-type", _set(["results", "bench_strings.time_sorted_range", 0, 0], "fast"),
+         "results.bench_strings.time_sorted_range[0][0]", "expected"),
+        ("negative", _set(["results", "bench_strings.TimeJoin.time_join", 0, 2], -1e-6),
+         "results.bench_strings.TimeJoin.time_join[0][2]", "negative"),
+        ("nan", _set(["results", "bench_strings.TimeJoin.time_join", 11, 0, 1], NAN), "line ", "NaN"),
+        ("control-char", lambda d: d["results"].__setitem__("bench\x07.time_x", d["results"]["bench_strings.time_sorted_range"]),
+         "results.bench", "control"),
+        ("html", lambda d: d["results"].__setitem__("b.<script>time_x</script>", d["results"]["bench_strings.time_sorted_range"]),
+         "results.b.<script>", "HTML"),
+        ("schema", _set(["version"], 1), "version", "schema version 1"),
+        ("params-mismatch", lambda d: d["results"]["bench_strings.TimeJoin.time_join"][0].pop(),
+         "results.bench_strings.TimeJoin.time_join[0]", "expected a list of 4"),
+        ("unknown-type", lambda d: d["results"].__setitem__("b.bench_x", d["results"]["bench_strings.time_sorted_range"]),
+         "results.b.bench_x", "unknown benchmark type"),
+    ],
+    "benchmark-js": [
+        ("wrong-type", _set([1, "hz"], "fast"), "[1].hz", "expected"),
+        ("negative", _set([0, "stats", "sample", 3], -1e-6), "[0].stats.sample[3]", "negative"),
+        ("nan", _set([2, "stats", "mean"], NAN), "line ", "NaN"),
+        ("control-char", _set([0, "name"], "join\x1b[31m"), "[0].name", "control"),
+        ("html", _set([0, "name"], "<iframe src=x>"), "[0].name", "HTML"),
+        ("schema", _set([0, "stats"], [1, 2]), "[0].stats", "expected dict"),
+        ("failed", _set([1, "error"], {"message": "boom"}), "[1].error", "failed"),
+    ],
+    "github-action-benchmark": [
+        ("wrong-type", _set([0, "value"], "50"), "[0].value", "expected"),
+        ("negative", _set([2, "value"], -3), "[2].value", "negative"),
+        ("nan", _set([1, "value"], NAN), "line ", "NaN"),
+        ("control-char", _set([1, "name"], "mem\x00"), "[1].name", "control"),
+        ("html", _set([1, "name"], "<script>alert(1)</script>"), "[1].name", "HTML"),
+        ("schema", lambda d: d[0].pop("unit"), "[0]", "missing field 'unit'"),
+        ("extra-type", _set([1, "extra"], {"a": 1}), "[1].extra", "expected str"),
     ],
 }
 
@@ -135,17 +185,17 @@ def test_truncated_json(adapter, tmp_path, store_path, capsys):
     assert_refused(bad, adapter, "line ", "invalid JSON", store_path, capsys)
 
 
-@pytest.mark.parametrize("adapter", sorted(JSON_FIXTURES) + ["go-bench"])
+@pytest.mark.parametrize("adapter", sorted(JSON_FIXTURES) + sorted(TEXT_FIXTURES) + ["go-bench"])
 def test_not_utf8(adapter, tmp_path, store_path, capsys):
-    data = (JSON_FIXTURES.get(adapter) or GO).read_bytes()
+    data = (JSON_FIXTURES.get(adapter) or TEXT_FIXTURES.get(adapter) or GO).read_bytes()
     bad = tmp_path / "latin1.out"
     bad.write_bytes(data[:150] + b"\xff\xfe" + data[150:])
     assert_refused(bad, adapter, "byte 150", "not valid UTF-8", store_path, capsys)
 
 
-@pytest.mark.parametrize("adapter", sorted(JSON_FIXTURES) + ["go-bench"])
+@pytest.mark.parametrize("adapter", sorted(JSON_FIXTURES) + sorted(TEXT_FIXTURES) + ["go-bench"])
 def test_file_over_the_size_limit(adapter, monkeypatch, tmp_path, store_path, capsys):
-    path = JSON_FIXTURES.get(adapter) or GO
+    path = JSON_FIXTURES.get(adapter) or TEXT_FIXTURES.get(adapter) or GO
     monkeypatch.setattr(base, "MAX_INPUT_BYTES", path.stat().st_size - 1)
     assert_refused(path, adapter, "", "-byte limit", store_path, capsys)
 
@@ -245,3 +295,72 @@ def test_hyperfine_exit_codes_of_the_wrong_type(tmp_path, store_path, capsys):
     bad = tmp_path / "hyperfine.json"
     bad.write_text(_dump(doc))
     assert_refused(bad, "hyperfine", "results[0].exit_codes", "expected", store_path, capsys)
+
+
+# --- text formats added for issue 9: one line of the real fixture replaced ------------------------
+
+# (adapter, 1-based line replaced, new line, reason fragment)
+TEXT_CASES = [
+    ("rust-libtest", 1, "test bad ... bench:        -12 ns/iter (+/- 3)", "unreadable"),
+    ("rust-libtest", 1, "test bad ... bench:        NaN ns/iter (+/- 3)", "unreadable"),
+    ("rust-libtest", 1, f"test big ... bench: {'9' * 400} ns/iter (+/- 3)", "infinite"),
+    ("rust-libtest", 1, "test fib\x07 ... bench:        12 ns/iter (+/- 3)", "control"),
+    ("rust-libtest", 1, "test <script>alert(1)</script> ... bench: 12 ns/iter (+/- 3)", "HTML"),
+    ("rust-libtest", 1, "test fib ... bench:        12 ms/iter (+/- 3)", "ns/iter"),
+    ("rust-libtest", 1, "test fib ... FAILED", "failed"),
+    ("catch2", 17, "                                         fast ns    781.639 ns    817.137 ns ", "mean and std dev"),
+    ("catch2", 16, "fib\x1b[31m 15                                  20            19     975.46 us ", "control"),
+    ("catch2", 16, "<script>x</script>                              20            19     975.46 us ", "HTML"),
+    ("catch2", 17, "                                         1e999 ns    781.639 ns    817.137 ns ", "infinite"),
+    ("catch2", 17, "                                         1.0 ns    781.639 ns    817.137 ns ", "does not contain"),
+    ("catch2", 45, "test cases: 2 | 1 passed | 1 failed", "failed"),
+    ("iai-callgrind", 2, f"  Instructions:   {'9' * 400}|1802   (No change)", "infinite"),
+    ("iai-callgrind", 3, "  Instructions:   1802|1802   (No change)", "appears twice"),
+    ("iai-callgrind", 1, "fib::fib_group::bench\x00 short:10", "control"),
+    ("iai-callgrind", 1, "fib::fib_group::<svg onload=x> short:10", "HTML"),
+    ("iai-callgrind", 2, "  Instructions:   fast|1802   (No change)", "unreadable"),
+    ("benchmark-js", 1, "Array#join x fast ops/sec ±11.20% (29 runs sampled)", "unreadable"),
+    ("benchmark-js", 1, f"Array#join x {'9' * 400} ops/sec ±11.20% (29 runs sampled)", "infinite"),
+    ("benchmark-js", 1, "Array\x07join x 27,680 ops/sec ±11.20% (29 runs sampled)", "control"),
+    ("benchmark-js", 1, "<img src=x> x 27,680 ops/sec ±11.20% (29 runs sampled)", "HTML"),
+]
+
+
+@pytest.mark.parametrize("adapter,lineno,line,reason", TEXT_CASES,
+                         ids=[f"{c[0]}-{k}" for k, c in enumerate(TEXT_CASES)])
+def test_text_adapter_refuses(adapter, lineno, line, reason, tmp_path, store_path, capsys):
+    source = BJS_TEXT if adapter == "benchmark-js" else TEXT_FIXTURES[adapter]
+    lines = source.read_text().splitlines()
+    lines[lineno - 1] = line
+    bad = tmp_path / "out.txt"
+    bad.write_text("\n".join(lines) + "\n")
+    assert_refused(bad, adapter, f"line {lineno}", reason, store_path, capsys)
+
+
+def test_catch2_console_fixture_lines_are_where_the_cases_expect():
+    lines = TEXT_FIXTURES["catch2"].read_text().splitlines()
+    assert lines[15].startswith("fib 15 ") and "us" in lines[16] and lines[44].startswith("test cases:")
+    assert TEXT_FIXTURES["iai-callgrind"].read_text().splitlines()[1].lstrip().startswith("Instructions:")
+
+
+XML_CASES = [
+    ("nan", ('value="', 'value="nan" old="'), "mean.value", "NaN"),
+    ("negative", ('lowerBound="', 'lowerBound="-5" old="'), "mean.lowerBound", "negative"),
+    ("wrong-type", ('upperBound="', 'upperBound="fast" old="'), "mean.upperBound", "not a number"),
+    ("html", ('name="fib 15"', 'name="&lt;script&gt;alert(1)&lt;/script&gt;"'), "BenchmarkResults[0]", "HTML"),
+    ("control-char", ('name="fib 15"', 'name="fib&#9;15"'), "BenchmarkResults[0]", "control"),
+    ("invalid-character", ('name="fib 15"', 'name="fib&#7;15"'), "line 5", "invalid XML"),
+    ("failed", ('<OverallResult success="true"/>', '<OverallResult success="false"/>'), "TestCase[0]", "failed"),
+    ("doctype", ('<Catch ', '<!DOCTYPE x [<!ENTITY a "aaaa">]><Catch '), "", "DOCTYPE"),
+    ("truncated", None, "line ", "invalid XML"),
+    ("schema", ('<mean ', '<average '), "BenchmarkResults[0]", "<mean>"),
+]
+
+
+@pytest.mark.parametrize("case,edit,place,reason", XML_CASES, ids=[c[0] for c in XML_CASES])
+def test_catch2_xml_refuses(case, edit, place, reason, tmp_path, store_path, capsys):
+    text = CATCH2_XML.read_text()
+    text = text[: len(text) // 2] if edit is None else text.replace(*edit, 1)
+    bad = tmp_path / "catch2.xml"
+    bad.write_text(text)
+    assert_refused(bad, "catch2", place, reason, store_path, capsys)

@@ -60,8 +60,6 @@ def _named(found: list[Row], source: str) -> list[Metric]:
     for case, name, mean, low, high, attrs, place in found:
         bench = f"{case}/{name}" if len(cases_of[name]) > 1 else name
         check_name(bench, source, place)
-        if not low <= mean <= high:
-            raise InputError(source, place, f"interval [{low}, {high}] does not contain the mean {mean}")
         metrics.append(Metric(bench, "latency", mean, low, high, attrs={"test_case": case, **attrs}))
     return metrics
 
@@ -96,6 +94,7 @@ def _parse_console(text: str, source: str) -> list[Row]:
                                                           f"{row.group(1).strip()[:80]!r}")
             mplace, splace = f"line {k + 2}", f"line {k + 3}"
             mean, low, high = (_ns(mean_row.group(i), mean_row.group(i + 1), source, mplace) for i in (1, 3, 5))
+            _check_interval(mean, low, high, source, mplace)
             sd = _ns(sd_row.group(1), sd_row.group(2), source, splace)
             attrs = {"samples": int(row.group(2)), "iterations": int(row.group(3)), "std_dev": sd}
             found.append((case, row.group(1).strip(), mean, low, high, attrs, place))
@@ -132,12 +131,18 @@ def _parse_xml(text: str, source: str) -> list[Row]:
                 raise InputError(source, place, "missing element <mean>")
             mean, low, high = (_xml_number(mean_el, key, source, f"{place}.mean")
                                for key in ("value", "lowerBound", "upperBound"))
+            _check_interval(mean, low, high, source, f"{place}.mean")
             attrs = {"samples": _xml_int(bench, "samples", source, place),
                      "iterations": _xml_int(bench, "iterations", source, place)}
             if sd_el is not None:
                 attrs["std_dev"] = _xml_number(sd_el, "value", source, f"{place}.standardDeviation")
             found.append((case_name, name, mean, low, high, attrs, place))
     return found
+
+
+def _check_interval(mean: float, low: float, high: float, source: str, place: str) -> None:
+    if not low <= mean <= high:
+        raise InputError(source, place, f"interval [{low}, {high}] does not contain the mean {mean}")
 
 
 def _xml_number(el: ET.Element, key: str, source: str, place: str) -> float:

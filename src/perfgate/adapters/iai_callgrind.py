@@ -57,6 +57,8 @@ def parse(text: str, source: str) -> Parsed:
         if not event:
             if line and not line.startswith((" ", "\t")):
                 bench = ""  # a summary or log line ends the benchmark's block
+            elif "|" in line and ":" in line:  # an event line we cannot read must not be skipped silently
+                raise InputError(source, place, f"unreadable event line: {line.strip()[:200]!r}")
             continue
         if event.group(2) == "N/A":
             continue  # the event was not measured in this run
