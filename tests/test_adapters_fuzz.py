@@ -53,7 +53,19 @@ SEEDS = {
     "bmf": _bmf_seed(),
     # Synthetic data (no harness makes this format but the seeds' own driver), real format.
     "scaling-tsv": (FIX / "scaling-tsv" / "synthetic-vo.tsv").read_text(),
+    "rust-libtest": (FIX / "rust-libtest" / "criterion-bencher.txt").read_text(),
+    "catch2": (FIX / "catch2" / "console.txt").read_text(),
+    "catch2-xml": (FIX / "catch2" / "benchmarks.xml").read_text(),
+    "iai-callgrind": (FIX / "iai-callgrind" / "second-run.txt").read_text(),
+    "benchmark-js": (FIX / "benchmark-js" / "suite.txt").read_text(),
+    "benchmark-js-json": (FIX / "benchmark-js" / "suite.json").read_text(),
+    "asv": (FIX / "asv" / "results" / "fixture-machine" / "9ea9e1e1-virtualenv-py3.11.json").read_text(),
+    "github-action-benchmark": (FIX / "github-action-benchmark" / "smaller-is-better.json").read_text(),
+    "custom-bigger-is-better": (FIX / "github-action-benchmark" / "bigger-is-better.json").read_text(),
+    "custom-smaller-is-better": (FIX / "github-action-benchmark" / "smaller-is-better.json").read_text(),
 }
+# Seeds of an adapter's second format, and the adapter that reads them.
+SEED_ADAPTER = {"catch2-xml": "catch2", "benchmark-js-json": "benchmark-js"}
 TEXT_ADAPTERS = [name for name in adapter_names()
                  if not getattr(get_adapter(name), "ACCEPTS_DIRECTORY", False)]
 
@@ -87,7 +99,9 @@ def parse_or_refuse(adapter: str, text: str) -> None:
 
 HOSTILE = st.sampled_from(["", "-", "NaN", "Infinity", "1e999", "-1", "0", "\x00", "\x07", "\x1b[31m",
                            "<script>", "\"", "{", "}", "[", "]", ",", ":", "null", "true", "\n",
-                           "\ud800", "é", "9" * 400, " ns/op", " B/op", "Benchmark"])
+                           "\ud800", "é", "9" * 400, " ns/op", " B/op", "Benchmark",
+                           " ns/iter", "(+/-", " ... bench:", "|N/A", "::", " ops/sec ", "±", " us ",
+                           "<!DOCTYPE", "&lt;", "&#7;", "<mean value=\"1\"/>"])
 EDIT = st.tuples(st.sampled_from(["truncate", "delete", "insert", "replace"]),
                  st.floats(0, 1), st.integers(1, 40), st.lists(HOSTILE, min_size=1, max_size=3).map("".join))
 
@@ -110,7 +124,7 @@ def apply_edits(text: str, edits) -> str:
 @FUZZ
 @given(edits=st.lists(EDIT, min_size=1, max_size=3))
 def test_text_edits_of_fixture(adapter, edits):
-    parse_or_refuse(adapter, apply_edits(SEEDS[adapter], edits))
+    parse_or_refuse(SEED_ADAPTER.get(adapter, adapter), apply_edits(SEEDS[adapter], edits))
 
 
 # --- values anywhere in the fixture's JSON replaced -----------------------------------------------
@@ -156,7 +170,14 @@ def draw_path(data, doc) -> tuple:
     return path
 
 
-JSON_SEEDS = {name: json.loads(text) for name, text in SEEDS.items() if name not in ("go-bench", "scaling-tsv")}
+def _json_or_none(text: str):
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
+
+
+JSON_SEEDS = {name: doc for name, doc in ((n, _json_or_none(t)) for n, t in SEEDS.items()) if doc is not None}
 
 
 @pytest.mark.parametrize("adapter", sorted(JSON_SEEDS))
@@ -166,7 +187,7 @@ def test_values_replaced(adapter, data):
     doc = copy.deepcopy(JSON_SEEDS[adapter])
     for _ in range(data.draw(st.integers(1, 3))):
         doc = replace_at(doc, draw_path(data, doc), data.draw(VALUES))
-    parse_or_refuse(adapter, json.dumps(doc))
+    parse_or_refuse(SEED_ADAPTER.get(adapter, adapter), json.dumps(doc))
 
 
 # --- arbitrary documents in each format's vocabulary ----------------------------------------------
@@ -201,9 +222,24 @@ GO_LINE = st.tuples(
 ).map(lambda t: "\t".join([t[0], *t[1]]))
 
 
+# Lines in the shape of the other text formats (libtest, Catch2's table, iai-callgrind, benchmark.js).
+OTHER_LINE = st.one_of(
+    st.tuples(st.sampled_from(["test a ... bench: ", "test <b> ... bench: ", "test x ... FAILED"]),
+              st.one_of(NUMBERS.map(str), st.sampled_from(["1,234", "1,2,,3", "", "-5"])),
+              st.sampled_from([" ns/iter (+/- ", " ms/iter (+/- ", " "]),
+              st.one_of(NUMBERS.map(str), st.text(max_size=4)), st.sampled_from([")", ") = 5 MB/s", ""]))
+    .map("".join),
+    st.tuples(st.sampled_from(["bench x ", "a::b::c id:1", "  Instructions: ", "  L1 Hits: ", "  Ir: ",
+                               "name x ", "benchmark name  samples  iterations  estimated", "   "]),
+              st.lists(st.one_of(NUMBERS.map(str), st.sampled_from(["ns", "us", "ms", "s", "|N/A", "|", "ops/sec",
+                                                                   "±3%", "(5 runs sampled)", "20", "(No change)"])),
+                       max_size=7)).map(lambda t: " ".join([t[0], *t[1]])),
+)
+
+
 @pytest.mark.parametrize("adapter", TEXT_ADAPTERS)
 @FUZZ
-@given(lines=st.lists(GO_LINE, max_size=12))
+@given(lines=st.lists(st.one_of(GO_LINE, OTHER_LINE), max_size=12))
 def test_arbitrary_text_lines(adapter, lines):
     parse_or_refuse(adapter, "\n".join(lines))
 
