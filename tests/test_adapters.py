@@ -204,7 +204,7 @@ AUTO = [
     (FIX / "catch2" / "console.txt", "catch2"), (FIX / "catch2" / "benchmarks.xml", "catch2"),
     (FIX / "iai-callgrind" / "first-run.txt", "iai-callgrind"), (FIX / "iai-callgrind" / "second-run.txt", "iai-callgrind"),
     (FIX / "benchmark-js" / "suite.txt", "benchmark-js"), (FIX / "benchmark-js" / "suite.json", "benchmark-js"),
-    (FIX / "asv" / "results" / "fixture-machine" / "9ea9e1e1-virtualenv-py3.11.json", "asv"),
+    (FIX / "asv" / "results" / "fixture-machine" / "49e99810-virtualenv-py3.11.json", "asv"),
     (FIX / "github-action-benchmark" / "smaller-is-better.json", "github-action-benchmark"),
     (FIX / "github-action-benchmark" / "bigger-is-better.json", "github-action-benchmark"),
 ]
@@ -372,7 +372,7 @@ IAI_FIRST = FIX / "iai-callgrind" / "first-run.txt"
 IAI_SECOND = FIX / "iai-callgrind" / "second-run.txt"
 BJS_TEXT = FIX / "benchmark-js" / "suite.txt"
 BJS_JSON = FIX / "benchmark-js" / "suite.json"
-ASV = FIX / "asv" / "results" / "fixture-machine" / "9ea9e1e1-virtualenv-py3.11.json"
+ASV = FIX / "asv" / "results" / "fixture-machine" / "49e99810-virtualenv-py3.11.json"
 GAB_SMALLER = FIX / "github-action-benchmark" / "smaller-is-better.json"
 GAB_BIGGER = FIX / "github-action-benchmark" / "bigger-is-better.json"
 

@@ -59,7 +59,7 @@ SEEDS = {
     "iai-callgrind": (FIX / "iai-callgrind" / "second-run.txt").read_text(),
     "benchmark-js": (FIX / "benchmark-js" / "suite.txt").read_text(),
     "benchmark-js-json": (FIX / "benchmark-js" / "suite.json").read_text(),
-    "asv": (FIX / "asv" / "results" / "fixture-machine" / "9ea9e1e1-virtualenv-py3.11.json").read_text(),
+    "asv": (FIX / "asv" / "results" / "fixture-machine" / "49e99810-virtualenv-py3.11.json").read_text(),
     "github-action-benchmark": (FIX / "github-action-benchmark" / "smaller-is-better.json").read_text(),
     "custom-bigger-is-better": (FIX / "github-action-benchmark" / "bigger-is-better.json").read_text(),
     "custom-smaller-is-better": (FIX / "github-action-benchmark" / "smaller-is-better.json").read_text(),

@@ -108,7 +108,11 @@ def _parse_xml(text: str, source: str) -> list[Row]:
     if "<!DOCTYPE" in text or "<!ENTITY" in text:
         raise InputError(source, "", "XML with a DOCTYPE or entity declarations is refused (Catch2 writes none)")
     try:
-        root = ET.fromstring(text)
+        data = text.encode("utf-8")  # the parser wants bytes it can encode: a lone surrogate is not text
+    except UnicodeEncodeError as e:
+        raise InputError(source, f"character {e.start}", "not valid Unicode text (a lone surrogate)") from None
+    try:
+        root = ET.fromstring(data)
     except ET.ParseError as e:
         line, column = e.position
         raise InputError(source, f"line {line} column {column + 1}", f"invalid XML: {e}") from None
