@@ -35,7 +35,7 @@ _TEST_CASE_RULE = re.compile(r"^-{20,}$")
 
 def sniff(text: str) -> bool:
     head = text[:65536]
-    if "<Catch" in head and "<BenchmarkResults" in text:
+    if "<Catch" in head and "<BenchmarkResults" in text:  # <Catch> (v2) or <Catch2TestRun> (v3)
         return True
     return bool(re.search(r"^benchmark name\s+samples\s+iterations\s+estimated", head, re.MULTILINE))
 
@@ -116,8 +116,8 @@ def _parse_xml(text: str, source: str) -> list[Row]:
     except ET.ParseError as e:
         line, column = e.position
         raise InputError(source, f"line {line} column {column + 1}", f"invalid XML: {e}") from None
-    if root.tag != "Catch":
-        raise InputError(source, root.tag, "expected Catch2's <Catch> root element")
+    if root.tag not in ("Catch", "Catch2TestRun"):  # v2 and v3 roots (v3 is untested here)
+        raise InputError(source, root.tag, "expected Catch2's <Catch> or <Catch2TestRun> root element")
     found: list[Row] = []
     for t, case in enumerate(root.iter("TestCase")):
         case_name = case.get("name", "")
