@@ -73,7 +73,7 @@ def _not_recognised(text: str, tried: list[ModuleType]) -> str:
     if score > 0:
         found = [k for k in closest.MARKERS if k in text[:_LOOK]]
         message += (f". Closest: {closest.NAME}, which expects {closest.EXPECTS} (found "
-                    + ", ".join(repr(k.strip()) for k in found) + ")")
+                    + ", ".join(repr(k) for k in found) + ")")
     return message + ". Name the format with --adapter if it is one of them"
 
 
