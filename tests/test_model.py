@@ -13,6 +13,8 @@ from perfgate.model import Testbed as Bed
     ("complexity:o", True),               # a per-object cost
     ("complexity:knee-objects", False),   # the size a cost stays linear up to: lower is worse
     ("MB/s", False), ("items_per_second", False), ("allocations", True), ("my-counter", True),
+    # a name that says its direction (github-action-benchmark's custom tools) wins over the guess
+    ("Megabytes (bigger is better)", False), ("req/s (smaller is better)", True),
 ])
 def test_measure_direction(name, lower_is_better):
     assert Measure.named(name).lower_is_better is lower_is_better
