@@ -89,6 +89,7 @@ def evaluate(corpus: list[dict], detect: Callable[[list[float]], list[int]], mar
     quiet_points = quiet_alarms = 0
     by_bin = {label: [0, 0] for *_, label in BINS}
     by_kind = {k: [0, 0, 0] for k in KINDS}
+    by_length: dict[int, list[int]] = {}
     start = time.perf_counter()
     for s in corpus:
         found = detect(s["values"])
@@ -102,6 +103,10 @@ def evaluate(corpus: list[dict], detect: Callable[[list[float]], list[int]], mar
         k[0] += h
         k[1] += len(found) - h
         k[2] += len(truth) - h
+        if "length" in s:
+            bl = by_length.setdefault(int(s["length"]), [0, 0])
+            bl[0] += h
+            bl[1] += len(truth)
         if not truth:
             quiet_points += len(s["values"])
             quiet_alarms += len(found)
@@ -122,6 +127,7 @@ def evaluate(corpus: list[dict], detect: Callable[[list[float]], list[int]], mar
         "false_alarms_per_1000": 1000 * quiet_alarms / quiet_points if quiet_points else 0.0,
         "recall_by_effect": {label: (h / n if n else None, n) for label, (h, n) in by_bin.items()},
         "f1_by_kind": {kind: _f1(*v) for kind, v in by_kind.items()},
+        "recall_by_length": {n: (h / t if t else None, t) for n, (h, t) in sorted(by_length.items())},
         "seconds": elapsed,
     }
 
@@ -180,6 +186,10 @@ def main() -> None:
     for kind in kinds:
         cells = [results[n]["f1_by_kind"].get(kind) for n in names]
         print(f"{'F1 ' + kind:38}" + "".join(f"{'—' if c is None else f'{c:.3f}':>12}" for c in cells))
+    for length, (_, count) in results[names[0]]["recall_by_length"].items() if names else ():
+        cells = [results[n]["recall_by_length"][length][0] for n in names]
+        print(f"{f'recall, {length}-point series (n={count})':38}"
+              + "".join(f"{'—' if c is None else f'{c:.3f}':>12}" for c in cells))
     print(f"{'seconds':38}" + "".join(f"{results[n]['seconds']:>12.2f}" for n in names))
 
 
