@@ -144,3 +144,23 @@ def test_a_young_regime_at_the_end_is_located_on_its_first_point():
     y = np.r_[35 * np.ones(6), 80 * np.ones(4)] * (1 + 0.01 * rng.standard_normal(10))
     [cp] = detect_change_points(y)
     assert cp.index == 6 and cp.index_low <= 6 <= cp.index_high
+
+
+def _many_steps(k: int) -> np.ndarray:
+    """The k-th of a stream of short series with many close steps of 1-30% (deterministic)."""
+    rng = np.random.default_rng(1)
+    for _ in range(k + 1):
+        n = int(rng.integers(30, 120))
+        level = np.ones(n)
+        for t in sorted(rng.choice(np.arange(3, n - 3), size=int(rng.integers(3, 12)), replace=False)):
+            level[t:] *= 1 + rng.choice([-1, 1]) * rng.uniform(0.01, 0.3)
+        noise = rng.choice([0.001, 0.01, 0.03])
+        values = 100 * level * (1 + noise * rng.standard_normal(n))
+    return values
+
+
+@pytest.mark.parametrize("k", [1271, *range(40)])
+def test_never_two_change_points_at_one_index(k):
+    # series 1271 once gave [9, 9, 39, 43, 70]: two neighbours refined onto one index
+    idx = [cp.index for cp in detect_change_points(_many_steps(k), ChangePointSettings(min_effect=0.005))]
+    assert all(a < b for a, b in zip(idx, idx[1:])), idx

@@ -83,3 +83,54 @@ def test_bad_series_file_through_the_cli(cli, tmp_path):
     assert f"{f}:line 3: value 'fast' is not a number" in proc.stderr
     missing = cli("detect", "--series", str(tmp_path / "nope.csv"))
     assert missing.returncode == 2 and "no such file" in missing.stderr
+
+
+def test_higher_is_better_makes_a_throughput_collapse_a_regression(cli, tmp_path):
+    f = tmp_path / "ops.json"
+    f.write_text(json.dumps(stepped(120, 70, 0.6, 7)))        # ops/s fall by 40%
+    default = cli("detect", "--series", str(f), "--json")
+    assert default.returncode == 0 and json.loads(default.stdout)["change_points"][0]["direction"] == "improvement"
+    higher = cli("detect", "--series", str(f), "--higher-is-better", "--json")
+    assert higher.returncode == 1, higher.stderr
+    [cp] = json.loads(higher.stdout)["change_points"]
+    assert cp["index"] == 70 and cp["direction"] == "regression" and cp["magnitude"] < -0.3
+    # an explicit direction overrides the measure's
+    lower = cli("detect", "--series", str(f), "--measure", "throughput", "--lower-is-better", "--json")
+    assert lower.returncode == 0 and json.loads(lower.stdout)["change_points"][0]["direction"] == "improvement"
+    both = cli("detect", "--series", str(f), "--higher-is-better", "--lower-is-better")
+    assert both.returncode == 2
+
+
+@pytest.mark.parametrize("name, text, reason", [
+    ("big.json", "[1, 2, " + "9" * 400 + "]", "finite number"),
+    ("deep.json", "[" * 100_000 + "]" * 100_000, "nested too deeply"),
+    ("deepobj.json", "[1, " + "{\"a\": " * 100_000 + "1" + "}" * 100_000 + "]", "nested too deeply"),
+    ("longint.json", "[1, " + "9" * 5000 + "]", "not valid JSON"),
+    ("bigcsv.csv", "value\n1\n" + "9" * 400 + "\n", "not finite"),
+    ("longfield.csv", "value\n1\n" + "9" * 200_000 + "\n", "not a readable CSV"),
+])
+def test_hostile_series_files_are_a_clear_exit_2(cli, tmp_path, name, text, reason):
+    f = tmp_path / name
+    f.write_text(text)
+    with pytest.raises(InputError) as e:
+        read_series_file(f)
+    assert str(f) in str(e.value) and reason in str(e.value) and len(str(e.value)) < 300
+    proc = cli("detect", "--series", str(f))
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr and reason in proc.stderr
+
+
+def test_csv_duplicate_index_check_is_linear(tmp_path):
+    import time
+
+    f = tmp_path / "s.csv"
+    rows = [f"{i},{100 + i % 7}" for i in range(20_000)] + ["7,100"]
+    f.write_text("index,value\n" + "\n".join(rows) + "\n")
+    start = time.perf_counter()
+    with pytest.raises(InputError) as e:
+        read_series_file(f)
+    assert time.perf_counter() - start < 2.0
+    assert "line 20002" in str(e.value) and "index 7 appears twice (first on line 9)" in str(e.value)
+    f.write_text("index,value\n" + "\n".join(rows[:-1]) + "\n")
+    start = time.perf_counter()
+    _, [(labels, values)] = read_series_file(f)
+    assert time.perf_counter() - start < 2.0 and len(values) == 20_000 and labels[:3] == [0, 1, 2]

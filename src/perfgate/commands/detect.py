@@ -55,6 +55,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--thresholds", metavar="PATH",
                    help="thresholds file or directory (default: ./thresholds, else perfgate's defaults)")
     p.add_argument("--no-record", action="store_true", help="report only; record no alerts")
+    way = p.add_mutually_exclusive_group()
+    way.add_argument("--higher-is-better", dest="higher_is_better", action="store_true", default=None,
+                     help="with --series: a fall is a regression (throughput, rates); default from --measure, "
+                          "else lower is better")
+    way.add_argument("--lower-is-better", dest="higher_is_better", action="store_false",
+                     help="with --series: a rise is a regression (the default for costs)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -166,7 +172,7 @@ def _run_file(args: argparse.Namespace, thresholds) -> int:
     batch, series = read_series_file(path)
     measure = args.measure or ""
     settings = thresholds.for_series(args.benchmark or "", measure).change_point
-    lower = Measure.named(measure).lower_is_better
+    lower = Measure.named(measure).lower_is_better if args.higher_is_better is None else not args.higher_is_better
     results = []
     for labels, values in series:
         cps = detect_change_points(values, settings, lower)
@@ -213,6 +219,10 @@ def _read_json(src: str, text: str) -> tuple[bool, list[tuple[None, list[float]]
         data = json.loads(text)
     except json.JSONDecodeError as e:
         raise InputError(src, f"line {e.lineno} column {e.colno}", f"not valid JSON: {e.msg}") from None
+    except RecursionError:
+        raise InputError(src, "", "JSON nested too deeply (expected a list of numbers or a list of such lists)") from None
+    except ValueError as e:      # e.g. an integer literal longer than Python's digit limit
+        raise InputError(src, "", f"not valid JSON: {e}") from None
     if not isinstance(data, list) or not data:
         raise InputError(src, "", "expected a non-empty JSON list of numbers, or a list of such lists")
     if all(isinstance(x, list) for x in data):
@@ -225,14 +235,39 @@ def _numbers(src: str, place: str, values: Any) -> list[float]:
         raise InputError(src, place or "top level", "expected a non-empty list of numbers")
     out_values = []
     for i, v in enumerate(values):
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-            raise InputError(src, f"{place}[{i}]", f"expected a finite number, got {json.dumps(v)}")
-        out_values.append(float(v))
+        number = _finite(v)
+        if number is None:
+            shown = json.dumps(v) if not isinstance(v, (list, dict)) else type(v).__name__
+            raise InputError(src, f"{place}[{i}]", f"expected a finite number, got {shown[:40]}")
+        out_values.append(number)
     return out_values
 
 
+def _finite(v: Any) -> float | None:
+    """``v`` as a finite float, or None (a bool, not a number, or an integer too large for a float)."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return None
+    try:
+        x = float(v)
+    except OverflowError:
+        return None
+    return x if math.isfinite(x) else None
+
+
+def _short(cell: str, limit: int = 40) -> str:
+    return repr(cell if len(cell) <= limit else cell[:limit] + "…")
+
+
+def _value_lines(rows: list[list[str]]):
+    """Line numbers of the non-blank data rows, in order."""
+    return (line for line, row in enumerate(rows[1:], start=2) if row and any(c.strip() for c in row))
+
+
 def _read_csv(src: str, text: str) -> tuple[list[Any] | None, list[float]]:
-    rows = list(csv.reader(io.StringIO(text)))
+    try:
+        rows = list(csv.reader(io.StringIO(text)))
+    except csv.Error as e:     # e.g. a field over the csv module's size limit
+        raise InputError(src, "", f"not a readable CSV file: {e}") from None
     if not rows:
         raise InputError(src, "line 1", "empty file; expected a header with a `value` column")
     header = [h.strip().lower() for h in rows[0]]
@@ -248,23 +283,25 @@ def _read_csv(src: str, text: str) -> tuple[list[Any] | None, list[float]]:
         try:
             value = float(row[vi])
         except ValueError:
-            raise InputError(src, f"line {line}", f"value {row[vi]!r} is not a number") from None
+            raise InputError(src, f"line {line}", f"value {_short(row[vi])} is not a number") from None
         if not math.isfinite(value):
-            raise InputError(src, f"line {line}", f"value {row[vi]!r} is not finite")
+            raise InputError(src, f"line {line}", f"value {_short(row[vi])} is not finite")
         label: Any = None
         if ii is not None:
             try:
                 label = int(row[ii])
             except ValueError:
-                raise InputError(src, f"line {line}", f"index {row[ii]!r} is not a whole number") from None
+                raise InputError(src, f"line {line}", f"index {_short(row[ii])} is not a whole number") from None
         pairs.append((label, value))
     if not pairs:
         raise InputError(src, "", "no values after the header")
     if ii is None:
         return None, [v for _, v in pairs]
     labels = [label for label, _ in pairs]
-    if len(set(labels)) != len(labels):
-        dup = next(x for x in labels if labels.count(x) > 1)
-        raise InputError(src, "", f"index {dup} appears twice")
+    seen: dict[int, int] = {}                # O(n): the first line of each index
+    for line, label in zip(_value_lines(rows), labels):
+        if label in seen:
+            raise InputError(src, f"line {line}", f"index {label} appears twice (first on line {seen[label]})")
+        seen[label] = line
     pairs.sort()
     return [label for label, _ in pairs], [v for _, v in pairs]

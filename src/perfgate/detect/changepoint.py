@@ -117,7 +117,14 @@ class ChangePointDetector:
                 rho = refit
                 kept = self._prune(y, yw, kept, variance_inflation(rho))
         inflation = variance_inflation(rho)
-        return [self._report(y, yw, kept, i, inflation) for i in range(len(kept))]
+        # Each change is located between its left neighbour's refined index and its right
+        # neighbour's candidate, so the reported indices strictly increase: one series never
+        # reports two change points at one index.
+        found: list[ChangePoint] = []
+        for i in range(len(kept)):
+            found.append(self._report(y, yw, kept, i, inflation))
+            kept[i] = found[-1].index
+        return found
 
     # --- search --------------------------------------------------------------------------------
 
