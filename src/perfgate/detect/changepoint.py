@@ -45,6 +45,7 @@ from dataclasses import dataclass
 import numpy as np
 import ruptures as rpt
 
+from perfgate.detect.elimination import eliminate
 from perfgate.detect.noise import NoiseModel, block_inflation, lag1_autocorrelation, variance_inflation
 from perfgate.detect.stats import hodges_lehmann, mean_test, normal_quantile, rank_test
 from perfgate.thresholds import ChangePointSettings
@@ -53,6 +54,8 @@ WINDOW = 60          # points each side used to judge a candidate (bounds the ef
 LOCATE_MIN_SIDE = 2     # fewest points a side when refining a found change's location
 LOCATION_LEVEL = 3.84  # chi-square(1) 95% quantile for the location range
 SCREEN_Z = 3.0         # first-pass cut, far below the final (scan-adjusted) significance
+CHUNK = 1000          # longest stretch one exact search sees (its cost is quadratic in it)
+CHUNK_OVERLAP = 100   # context each side of the part of a chunk whose candidates are kept
 DRIFT_GUARD_Z = 2.5    # a step must stand out from a linear trend through both windows
 
 
@@ -110,12 +113,12 @@ class ChangePointDetector:
         # Residuals about the many raw candidates soak up correlated wander; about the screened
         # ones they show it.
         rho = max(rho, lag1_autocorrelation(_residuals(yw, candidates)))
-        kept = self._prune(y, yw, candidates, variance_inflation(rho))
+        kept = self._prune(y, candidates, variance_inflation(rho))
         if kept:
             refit = lag1_autocorrelation(_residuals(yw, kept))
             if refit > rho:          # more correlated than the candidates suggested: re-judge
                 rho = refit
-                kept = self._prune(y, yw, kept, variance_inflation(rho))
+                kept = self._prune(y, kept, variance_inflation(rho))
         inflation = variance_inflation(rho)
         # Each change is located between its left neighbour's refined index and its right
         # neighbour's candidate, so the reported indices strictly increase: one series never
@@ -136,15 +139,11 @@ class ChangePointDetector:
         # benchmark are a large share of them and count (sigma, the within-mode MAD, would not).
         self.spread_ = max(float(np.std(fenced(np.diff(yw), self.noise_.sigma))) / math.sqrt(2), self.noise_.sigma)
         signal = ((yw - np.median(yw)) / self.spread_).reshape(-1, 1)
-        algo = rpt.KernelCPD(kernel="linear", min_size=m, jump=1).fit(signal)
-        return [int(b) for b in algo.predict(pen=2.0 * math.log(n))[:-1]]
+        return chunked_search(signal, m, 2.0 * math.log(n))
 
     # --- test and prune ------------------------------------------------------------------------
 
-    def _windows(self, y: np.ndarray, cps: list[int], i: int) -> tuple[np.ndarray, np.ndarray]:
-        lo = cps[i - 1] if i > 0 else 0
-        hi = cps[i + 1] if i + 1 < len(cps) else y.size
-        t = cps[i]
+    def _windows(self, y: np.ndarray, lo: int, t: int, hi: int) -> tuple[np.ndarray, np.ndarray]:
         return y[max(lo, t - self.window):t], y[t:min(hi, t + self.window)]
 
     def _screen(self, yw: np.ndarray, cps: list[int], inflation: float) -> list[int]:
@@ -154,34 +153,22 @@ class ChangePointDetector:
         on keeping."""
         csum = np.concatenate([[0.0], np.cumsum(yw)])
         scale = self.spread_ * self.spread_ * inflation
-        n = yw.size
 
-        def z2(cs: list[int], i: int) -> float:
-            lo = max(cs[i - 1] if i > 0 else 0, cs[i] - self.window)
-            hi = min(cs[i + 1] if i + 1 < len(cs) else n, cs[i] + self.window)
-            t = cs[i]
+        def z2(lo: int, t: int, hi: int) -> tuple[bool, float]:
+            lo, hi = max(lo, t - self.window), min(hi, t + self.window)
             d = (csum[hi] - csum[t]) / (hi - t) - (csum[t] - csum[lo]) / (t - lo)
-            return d * d / (scale * (1 / (hi - t) + 1 / (t - lo)))
+            score = d * d / (scale * (1 / (hi - t) + 1 / (t - lo)))
+            return score >= SCREEN_Z * SCREEN_Z, score
 
-        cps = list(cps)
-        scores = [z2(cps, i) for i in range(len(cps))]
-        while cps:
-            worst = min(range(len(cps)), key=scores.__getitem__)
-            if scores[worst] >= SCREEN_Z * SCREEN_Z:
-                break
-            del cps[worst], scores[worst]
-            for j in (worst - 1, worst):
-                if 0 <= j < len(cps):
-                    scores[j] = z2(cps, j)
-        return cps
+        return eliminate(cps, yw.size, z2)
 
-    def _judge(self, y: np.ndarray, yw: np.ndarray, cps: list[int], i: int,
-               inflation: float) -> tuple[bool, float, float]:
-        """``(passes, score, p)`` of candidate i given its neighbours: two tests on the local
-        windows — the rank test on the raw series and a t-test on each window clipped to its own
-        far-out fences (the rank test alone saturates on short windows with big steps) — Bonferroni-combined as
-        ``p = 2 · min(p_rank, p_t)`` and scan-adjusted; ``score`` (the larger z²) orders pruning."""
-        left, right = self._windows(y, cps, i)
+    def _judge(self, y: np.ndarray, lo: int, t: int, hi: int, inflation: float) -> tuple[bool, float, float]:
+        """``(passes, score, p)`` of the candidate t between neighbours lo and hi: two tests on the
+        local windows — the rank test on the raw series and a t-test on each window clipped to
+        its own far-out fences (the rank test alone saturates on short windows with big steps) —
+        Bonferroni-combined as ``p = 2 · min(p_rank, p_t)`` and scan-adjusted; ``score`` (the
+        larger z²) orders pruning."""
+        left, right = self._windows(y, lo, t, hi)
         z_rank, p_rank = rank_test(left, right, inflation)
         lw, rw = fenced(left, self.noise_.sigma), fenced(right, self.noise_.sigma)
         z_t, p_t = mean_test(lw, rw, self.noise_.sigma, inflation)
@@ -194,22 +181,11 @@ class ChangePointDetector:
               and abs(step_beyond_trend(lw, rw, self.noise_.sigma, inflation)) >= DRIFT_GUARD_Z)
         return ok, score, p
 
-    def _prune(self, y: np.ndarray, yw: np.ndarray, cps: list[int], inflation: float) -> list[int]:
+    def _prune(self, y: np.ndarray, cps: list[int], inflation: float) -> list[int]:
         """Drop the weakest failing candidate (smallest score: a true change hemmed in by
         spurious neighbours has short windows and a poor p-value, but a large score) and
         re-judge its neighbours, until every survivor passes."""
-        cps = list(cps)
-        verdicts = [self._judge(y, yw, cps, i, inflation) for i in range(len(cps))]
-        while cps:
-            failing = [i for i, v in enumerate(verdicts) if not v[0]]
-            if not failing:
-                break
-            worst = min(failing, key=lambda i: verdicts[i][1])
-            del cps[worst], verdicts[worst]
-            for j in (worst - 1, worst):   # the removed point's neighbours now see wider windows
-                if 0 <= j < len(cps):
-                    verdicts[j] = self._judge(y, yw, cps, j, inflation)
-        return cps
+        return eliminate(cps, y.size, lambda lo, t, hi: self._judge(y, lo, t, hi, inflation)[:2])
 
     # --- report --------------------------------------------------------------------------------
 
@@ -217,9 +193,8 @@ class ChangePointDetector:
         lo = cps[i - 1] if i > 0 else 0
         hi = cps[i + 1] if i + 1 < len(cps) else y.size
         t, t_low, t_high = _locate(yw, lo, hi, cps[i], self.settings.min_segment, self.noise_.sigma, inflation)
-        refined = cps[:i] + [t] + cps[i + 1:]
-        left, right = self._windows(y, refined, i)
-        _, _, p_adj = self._judge(y, yw, refined, i, inflation)
+        left, right = self._windows(y, lo, t, hi)
+        _, _, p_adj = self._judge(y, lo, t, hi, inflation)
         shift = hodges_lehmann(left, right)
         lw, rw = fenced(left, self.noise_.sigma), fenced(right, self.noise_.sigma)
         spread = math.sqrt(((lw.var(ddof=1) if lw.size > 1 else 0) * (lw.size - 1)
@@ -236,6 +211,28 @@ class ChangePointDetector:
             p_value=p_adj, confidence=1.0 - p_adj, direction=direction_of(magnitude, self.lower_is_better),
             before=float(np.median(raw[max(lo, t - self.window):t])),
             after=float(np.median(raw[t:min(hi, t + self.window)])))
+
+
+def chunked_search(signal: np.ndarray, m: int, pen: float) -> list[int]:
+    """Candidates of the exact penalised search, bounded in cost: the search is quadratic in the
+    length it sees when changes are rare, so a long series is searched in overlapping chunks of
+    :data:`CHUNK` points, each keeping the candidates of its middle (the overlap lets a change
+    near a chunk's edge be seen with context on both sides), and candidates closer than ``m``
+    across a seam are merged.  Series up to ``CHUNK`` points get the one exact search."""
+    n = signal.shape[0]
+    if n <= CHUNK:
+        algo = rpt.KernelCPD(kernel="linear", min_size=m, jump=1).fit(signal)
+        return [int(b) for b in algo.predict(pen=pen)[:-1]]
+    own = CHUNK - 2 * CHUNK_OVERLAP
+    found: list[int] = []
+    for start in range(0, n, own):
+        a, b = max(0, start - CHUNK_OVERLAP), min(n, start + own + CHUNK_OVERLAP)
+        algo = rpt.KernelCPD(kernel="linear", min_size=m, jump=1).fit(signal[a:b])
+        for t in algo.predict(pen=pen)[:-1]:
+            t = a + int(t)
+            if start <= t < start + own and (not found or t - found[-1] >= m) and n - t >= m:
+                found.append(t)
+    return found
 
 
 def step_beyond_trend(a: np.ndarray, b: np.ndarray, sigma: float, inflation: float) -> float:
