@@ -164,3 +164,27 @@ def test_never_two_change_points_at_one_index(k):
     # series 1271 once gave [9, 9, 39, 43, 70]: two neighbours refined onto one index
     idx = [cp.index for cp in detect_change_points(_many_steps(k), ChangePointSettings(min_effect=0.005))]
     assert all(a < b for a, b in zip(idx, idx[1:])), idx
+
+
+@pytest.mark.parametrize("noisy_cv", [0.02, 0.06, 0.15])
+@pytest.mark.parametrize("seed", range(6))
+def test_a_step_in_a_quiet_stretch_is_found_whatever_the_noise_elsewhere(noisy_cv, seed):
+    # 150 noisy points, then 150 quiet ones (CV 0.5%) with a 2% step (4x the quiet noise) at 230:
+    # the noise level is judged where the step is, not set by the noisiest stretch
+    rng = np.random.default_rng(100 + seed)
+    n, cut, at = 300, 150, 230
+    cv = np.where(np.arange(n) < cut, noisy_cv, 0.005)
+    x = 100 * np.exp(cv * rng.standard_normal(n))
+    x[at:] *= 1.02
+    found = detect_change_points(x, ChangePointSettings(min_effect=0.005))
+    assert [cp.index for cp in found if abs(cp.index - at) <= 2], [cp.index for cp in found]
+    assert all(cp.index >= cut - 5 for cp in found), "no change point in the noisy stretch"
+
+
+def test_quiet_then_noisy_is_not_a_change():
+    # the noise level changing is not a step in the level
+    for seed in range(10):
+        rng = np.random.default_rng(300 + seed)
+        cv = np.where(np.arange(400) < 200, 0.003, 0.05)
+        assert detect_change_points(100 * np.exp(cv * rng.standard_normal(400)),
+                                    ChangePointSettings(min_effect=0.005)) == []

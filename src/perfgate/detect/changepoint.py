@@ -107,8 +107,12 @@ class ChangePointDetector:
             return []
         rho = lag1_autocorrelation(_residuals(yw, candidates))
         # The screen may use the (noisier, larger for correlated noise) block estimate: it only
-        # discards what is far from significant anyway.
-        screen_inflation = max(variance_inflation(rho), block_inflation(yw) or 1.0)
+        # discards what is far from significant anyway.  It is taken in units of the local noise:
+        # where the noise level changes, block and point variances mix differently and their ratio
+        # (in raw units) overstates the correlation.  (Lag-1 correlation is not rescaled: in local
+        # units AR(1) wander is partly absorbed by the local scale, and false alarms rose.)
+        local = self.noise_.local_sigma
+        screen_inflation = max(variance_inflation(rho), block_inflation((yw - np.median(yw)) / local) or 1.0)
         candidates = self._screen(yw, candidates, screen_inflation)
         # Residuals about the many raw candidates soak up correlated wander; about the screened
         # ones they show it.
@@ -139,6 +143,11 @@ class ChangePointDetector:
         # benchmark are a large share of them and count (sigma, the within-mode MAD, would not).
         self.spread_ = max(float(np.std(fenced(np.diff(yw), self.noise_.sigma))) / math.sqrt(2), self.noise_.sigma)
         signal = ((yw - np.median(yw)) / self.spread_).reshape(-1, 1)
+        # The same spread about each point (over the two judging windows), for the screen.
+        d2 = np.concatenate([[0.0], np.cumsum(fenced(np.diff(yw), self.noise_.sigma) ** 2)])
+        a = np.clip(np.arange(n) - self.window, 0, n - 1)
+        b = np.clip(np.arange(n) + self.window, 1, n - 1)
+        self.local_spread_ = np.maximum(np.sqrt((d2[b] - d2[a]) / (b - a) / 2), self.noise_.local_sigma)
         return chunked_search(signal, m, 2.0 * math.log(n))
 
     # --- test and prune ------------------------------------------------------------------------
@@ -152,12 +161,12 @@ class ChangePointDetector:
         first-difference spread of :meth:`_search` hardly overstates the noise, so this pass errs
         on keeping."""
         csum = np.concatenate([[0.0], np.cumsum(yw)])
-        scale = self.spread_ * self.spread_ * inflation
+        scale = self.local_spread_ ** 2 * inflation
 
         def z2(lo: int, t: int, hi: int) -> tuple[bool, float]:
             lo, hi = max(lo, t - self.window), min(hi, t + self.window)
             d = (csum[hi] - csum[t]) / (hi - t) - (csum[t] - csum[lo]) / (t - lo)
-            score = d * d / (scale * (1 / (hi - t) + 1 / (t - lo)))
+            score = d * d / (scale[t] * (1 / (hi - t) + 1 / (t - lo)))
             return score >= SCREEN_Z * SCREEN_Z, score
 
         return eliminate(cps, yw.size, z2)
@@ -170,16 +179,22 @@ class ChangePointDetector:
         larger z²) orders pruning."""
         left, right = self._windows(y, lo, t, hi)
         z_rank, p_rank = rank_test(left, right, inflation)
-        lw, rw = fenced(left, self.noise_.sigma), fenced(right, self.noise_.sigma)
-        z_t, p_t = mean_test(lw, rw, self.noise_.sigma, inflation)
+        sigma = self._sigma_at(t)
+        lw, rw = fenced(left, sigma), fenced(right, sigma)
+        z_t, p_t = mean_test(lw, rw, sigma, inflation)
         p = min(1.0, 2.0 * min(p_rank, p_t) * y.size)
         score = max(z_rank * z_rank, z_t * z_t)
         if p > 1 - self.settings.confidence:
             return False, score, p
         effect = self.noise_.relative(hodges_lehmann(left, right))
         ok = (abs(effect) >= self.settings.min_effect
-              and abs(step_beyond_trend(lw, rw, self.noise_.sigma, inflation)) >= DRIFT_GUARD_Z)
+              and abs(step_beyond_trend(lw, rw, sigma, inflation)) >= DRIFT_GUARD_Z)
         return ok, score, p
+
+    def _sigma_at(self, t: int) -> float:
+        """The noise scale where candidate t is judged: the local estimate about it, so that the
+        noisiest stretch of a series does not set the bar for its quiet ones."""
+        return float(self.noise_.local_sigma[min(t, self.values_.size - 1)])
 
     def _prune(self, y: np.ndarray, cps: list[int], inflation: float) -> list[int]:
         """Drop the weakest failing candidate (smallest score: a true change hemmed in by
@@ -192,15 +207,19 @@ class ChangePointDetector:
     def _report(self, y: np.ndarray, yw: np.ndarray, cps: list[int], i: int, inflation: float) -> ChangePoint:
         lo = cps[i - 1] if i > 0 else 0
         hi = cps[i + 1] if i + 1 < len(cps) else y.size
-        t, t_low, t_high = _locate(yw, lo, hi, cps[i], self.settings.min_segment, self.noise_.sigma, inflation)
+        sigma = self._sigma_at(cps[i])
+        # Refined within the judging windows only: over a whole long regime, a stretch of other
+        # noise (or a drift) can out-score the step that was found and judged here.
+        t, t_low, t_high = _locate(yw, max(lo, cps[i] - self.window), min(hi, cps[i] + self.window), cps[i],
+                                   self.settings.min_segment, sigma, inflation)
         left, right = self._windows(y, lo, t, hi)
         _, _, p_adj = self._judge(y, lo, t, hi, inflation)
         shift = hodges_lehmann(left, right)
-        lw, rw = fenced(left, self.noise_.sigma), fenced(right, self.noise_.sigma)
+        lw, rw = fenced(left, sigma), fenced(right, sigma)
         spread = math.sqrt(((lw.var(ddof=1) if lw.size > 1 else 0) * (lw.size - 1)
                             + (rw.var(ddof=1) if rw.size > 1 else 0) * (rw.size - 1))
                            / max(lw.size + rw.size - 2, 1))
-        spread = max(spread, self.noise_.sigma)
+        spread = max(spread, sigma)
         half = normal_quantile(0.5 + self.settings.confidence / 2) * spread * math.sqrt(
             (1 / lw.size + 1 / rw.size) * inflation)
         magnitude = self.noise_.relative(shift)

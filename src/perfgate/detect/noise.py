@@ -16,6 +16,8 @@ consecutive runs correlated, and instruction counts under valgrind are near-dete
   ``±3.4 sigma`` for Gaussian noise): a spike or a tail value then weighs no more than a few
   sigma in least-squares costs, while both modes of a bimodal benchmark lie inside the fences
   and are kept as they are (clipping one mode would turn mode switches into fake regimes);
+* ``local_sigma``: the same robust scale about each point from its :data:`LOCAL` neighbours, so
+  that a step in a quiet stretch is judged against the noise there;
 * :func:`lag1_autocorrelation` of residuals, from which the variance of a mean (or a rank sum)
   of m correlated points is inflated by ``(1 + rho) / (1 - rho)`` (AR(1) approximation).
 """
@@ -29,6 +31,7 @@ SIGMA_FLOOR = 1e-4   # relative: 0.01%, well under any effect worth reporting
 FENCE = 2.0
 SMOOTH = 9           # rolling median width: wider than a spike, narrower than a regime
 MAX_RHO = 0.9
+LOCAL = 121          # points of a local noise estimate: the two judging windows about a point
 
 
 class NoiseModel:
@@ -45,10 +48,17 @@ class NoiseModel:
         self.level = float(np.median(x)) if x.size else 0.0
         if x.size < 3:
             self.sigma, self.winsorized = SIGMA_FLOOR, self.y.copy()
+            self.local_sigma = np.full(x.size, SIGMA_FLOOR)
             return self
         smooth = median_filter(self.y, size=min(SMOOTH, x.size), mode="nearest")
         resid = self.y - smooth
-        self.sigma = max(1.4826 * float(np.median(np.abs(resid - np.median(resid)))), SIGMA_FLOOR)
+        dev = np.abs(resid - np.median(resid))
+        self.sigma = max(1.4826 * float(np.median(dev)), SIGMA_FLOOR)
+        # The same scale about each point, from its LOCAL neighbours only: a series whose noise
+        # changes (a noisy stretch, then a quiet one) is judged by the noise where a step is,
+        # not by its noisiest stretch.  Residuals about the rolling median ignore steps.
+        self.local_sigma = np.maximum(1.4826 * median_filter(dev, size=min(LOCAL, x.size), mode="nearest"),
+                                      SIGMA_FLOOR)
         q1, q3 = np.percentile(resid, [25, 75])
         iqr = max(float(q3 - q1), 1.349 * self.sigma)
         self.winsorized = smooth + np.clip(resid, q1 - FENCE * iqr, q3 + FENCE * iqr)
