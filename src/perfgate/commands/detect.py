@@ -31,6 +31,7 @@ from perfgate.commands._common import add_series_filters, store_from
 from perfgate.errors import EXIT_OK, EXIT_REGRESSION, InputError, StoreError
 from perfgate.model import Alert, Measure
 from perfgate.output import emit_json, err, out
+from perfgate.parallel import map_in_processes
 from perfgate.store import Point, SeriesKey
 from perfgate.thresholds import SeriesThresholds, load_thresholds
 
@@ -55,6 +56,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--thresholds", metavar="PATH",
                    help="thresholds file or directory (default: ./thresholds, else perfgate's defaults)")
     p.add_argument("--no-record", action="store_true", help="report only; record no alerts")
+    p.add_argument("--jobs", type=_positive, metavar="N",
+                   help="worker processes for the series (default: the usable cores; series are independent)")
     way = p.add_mutually_exclusive_group()
     way.add_argument("--higher-is-better", dest="higher_is_better", action="store_true", default=None,
                      help="with --series: a fall is a regression (throughput, rates); default from --measure, "
@@ -65,13 +68,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     thresholds = load_thresholds(args.thresholds)
+    # Imported here, before any worker is forked, so that workers inherit them loaded.
+    import perfgate.detect.changepoint  # noqa: F401
+    import perfgate.detect.threshold_tests  # noqa: F401
     if args.series:
         return _run_file(args, thresholds)
     with store_from(args) as store:
         keys = store.series_keys(branch=args.branch, testbed=args.testbed, benchmark=args.benchmark,
                                  measure=args.measure)
-        reports = [_analyse(key, store.series(key), thresholds.for_series(key.benchmark, key.measure))
-                   for key in keys]
+        jobs = [(key, store.series(key), thresholds.for_series(key.benchmark, key.measure)) for key in keys]
+        reports = map_in_processes(_analyse_job, jobs, args.jobs)
         alerts = [a for r in reports for a in r["alerts"]]
         try:
             new = store.record_alerts(alerts) if alerts and not args.no_record else []
@@ -91,6 +97,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 # --- store series -------------------------------------------------------------------------------
+
+def _analyse_job(job: tuple[SeriesKey, list[Point], SeriesThresholds]) -> dict[str, Any]:
+    return _analyse(*job)
+
 
 def _analyse(key: SeriesKey, points: list[Point], settings: SeriesThresholds) -> dict[str, Any]:
     from perfgate.detect.changepoint import detect_change_points
@@ -166,18 +176,14 @@ def _print_store(reports: list[dict], nseries: int, new: list[Alert], no_record:
 # --- series files -------------------------------------------------------------------------------
 
 def _run_file(args: argparse.Namespace, thresholds) -> int:
-    from perfgate.detect.changepoint import detect_change_points
-
     path = Path(args.series)
     batch, series = read_series_file(path)
     measure = args.measure or ""
     settings = thresholds.for_series(args.benchmark or "", measure).change_point
     lower = Measure.named(measure).lower_is_better if args.higher_is_better is None else not args.higher_is_better
-    results = []
-    for labels, values in series:
-        cps = detect_change_points(values, settings, lower)
-        results.append({"points": len(values),
-                        "change_points": [_with_label(cp, labels) for cp in cps]})
+    found = map_in_processes(_detect_job, [(values, settings, lower) for _, values in series], args.jobs)
+    results = [{"points": len(values), "change_points": [_with_label(cp, labels) for cp in cps]}
+               for (labels, values), cps in zip(series, found)]
     regression = any(cp["direction"] == "regression" for r in results for cp in r["change_points"])
     if args.json:
         emit_json(results if batch else results[0])
@@ -191,6 +197,22 @@ def _run_file(args: argparse.Namespace, thresholds) -> int:
                           f"{cp['magnitude'] * 100:+.2f}% [{cp['ci_low'] * 100:+.2f}%, {cp['ci_high'] * 100:+.2f}%], "
                           f"p = {cp['p_value']:.2g}, {cp['direction']}")
     return EXIT_REGRESSION if regression else EXIT_OK
+
+
+def _detect_job(job: tuple[list[float], Any, bool]) -> list:
+    from perfgate.detect.changepoint import detect_change_points
+
+    return detect_change_points(*job)
+
+
+def _positive(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number of workers, got {text!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"expected at least 1 worker, got {n}")
+    return n
 
 
 def _with_label(cp, labels: list[Any] | None) -> dict[str, Any]:
