@@ -134,3 +134,18 @@ def test_csv_duplicate_index_check_is_linear(tmp_path):
     start = time.perf_counter()
     _, [(labels, values)] = read_series_file(f)
     assert time.perf_counter() - start < 2.0 and len(values) == 20_000 and labels[:3] == [0, 1, 2]
+
+
+def test_small_instruction_count_step_policy(cli, tmp_path):
+    # a 0.3% step in a near-deterministic series: reported for instruction counts (min_effect 0.1%),
+    # not for a series of unknown measure (the file-wide 0.5%)
+    rng = np.random.default_rng(21)
+    x = np.round(2_000_000 * (1 + rng.integers(-3, 4, 200) / 1e6))
+    x[120:] = np.round(x[120:] * 1.003)
+    f = tmp_path / "instr.json"
+    f.write_text(json.dumps(x.tolist()))
+    instr = cli("detect", "--series", str(f), "--measure", "instructions", "--json")
+    assert instr.returncode == 1, instr.stderr
+    assert [c["index"] for c in json.loads(instr.stdout)["change_points"]] == [120]
+    plain = cli("detect", "--series", str(f), "--json")
+    assert plain.returncode == 0 and json.loads(plain.stdout)["change_points"] == []
