@@ -6,6 +6,10 @@ searched for change points — the first commit of each new regime, the commits 
 perfgate is — and the newest value is judged by the series' threshold test from thresholds/
 against the history since the last change point, values that alerted excluded.
 
+Only series that received runs since the last detect (or whose settings changed) are analysed
+again; the others' results are kept in the store from that detect (--full analyses everything).
+Series are analysed on worker processes (--jobs).
+
 New changes are recorded as alerts; a change already alerted (even acknowledged) is not raised
 again on later runs.  Exit 1 when a NEW regression alert was raised, 0 otherwise, 2 on bad input.
 
@@ -56,6 +60,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--thresholds", metavar="PATH",
                    help="thresholds file or directory (default: ./thresholds, else perfgate's defaults)")
     p.add_argument("--no-record", action="store_true", help="report only; record no alerts")
+    p.add_argument("--full", action="store_true",
+                   help="analyse every series again (default: only those with runs since the last detect)")
     p.add_argument("--jobs", type=_positive, metavar="N",
                    help="worker processes for the series (default: the usable cores; series are independent)")
     way = p.add_mutually_exclusive_group()
@@ -74,8 +80,8 @@ def run(args: argparse.Namespace) -> int:
     if args.series:
         return _run_file(args, thresholds)
     with store_from(args) as store:
-        keys = store.series_keys(branch=args.branch, testbed=args.testbed, benchmark=args.benchmark,
-                                 measure=args.measure)
+        watermark = store.run_watermark()          # before reading: later runs count as new next time
+        keys, kept = _plan(store, args, thresholds)
         jobs = [(key, store.series(key), thresholds.for_series(key.benchmark, key.measure)) for key in keys]
         reports = map_in_processes(_analyse_job, jobs, args.jobs)
         alerts = [a for r in reports for a in r["alerts"]]
@@ -83,20 +89,70 @@ def run(args: argparse.Namespace) -> int:
             new = store.record_alerts(alerts) if alerts and not args.no_record else []
         except StoreError as e:
             raise StoreError(f"{e}; 'perfgate detect --no-record' reports without recording") from None
-    new_ids = {id(a) for a in new}
-    for r in reports:
-        for a, cp in zip(r["alerts"], r["entries"]):
-            cp["alert"] = {"new": id(a) in new_ids, "id": a.id or None}
+        new_ids = {id(a) for a in new}
+        for r in reports:
+            for a, cp in zip(r["alerts"], r["entries"]):
+                cp["alert"] = {"new": id(a) in new_ids, "id": a.id or None}
+        # Saved only when every series is in scope and the alerts were recorded: a series skipped
+        # next time must have had its alerts raised.
+        if _whole_scope(args) and not args.no_record and watermark is not None:
+            store.save_detect_state(watermark, {key: (_settings_mark(thresholds, key), _saved(r))
+                                                for key, r in zip(keys, reports)})
+    reports = sorted(reports + kept, key=lambda r: (r["branch"], r["testbed"], r["benchmark"], r["measure"]))
     regressions = [a for a in new if a.direction == "regression"]
     if args.json:
         emit_json({"series": [{k: v for k, v in r.items() if k not in ("alerts", "entries")} for r in reports],
                    "new_alerts": new, "exit_code": EXIT_REGRESSION if regressions else EXIT_OK})
     else:
-        _print_store(reports, len(keys), new, args.no_record)
+        _print_store(reports, len(reports), new, args.no_record)
     return EXIT_REGRESSION if regressions else EXIT_OK
 
 
 # --- store series -------------------------------------------------------------------------------
+
+# Part of each saved report's settings mark: bump it when the analysis changes, so that the
+# reports kept from an older perfgate are recomputed.
+ANALYSIS_VERSION = "2"
+
+
+def _whole_scope(args: argparse.Namespace) -> bool:
+    return not (args.branch or args.testbed or args.benchmark or args.measure)
+
+
+def _settings_mark(thresholds, key: SeriesKey) -> str:
+    return f"{ANALYSIS_VERSION} {thresholds.for_series(key.benchmark, key.measure)!r}"
+
+
+def _plan(store, args: argparse.Namespace, thresholds) -> tuple[list[SeriesKey], list[dict[str, Any]]]:
+    """The series to analyse now, and the reports kept from the last detect for the others: only
+    series with runs newer than the saved watermark, or whose settings changed, are analysed again
+    (all of them with --full, with a filter, or when the store keeps no state)."""
+    if not _whole_scope(args) or args.full:
+        return store.series_keys(branch=args.branch, testbed=args.testbed, benchmark=args.benchmark,
+                                 measure=args.measure), []
+    mark, saved = store.detect_state()
+    since = store.series_keys_since(mark) if mark is not None else None
+    if since is None:
+        return store.series_keys(), []
+    changed = set(since)
+    keys, kept = [k for k in since if k not in saved], []
+    for key, (settings, report) in saved.items():
+        if key in changed or settings != _settings_mark(thresholds, key):
+            keys.append(key)
+        else:
+            kept.append(_restored(report))
+    return sorted(keys), kept
+
+
+def _saved(report: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in report.items() if k not in ("alerts", "entries")}
+
+
+def _restored(report: dict[str, Any]) -> dict[str, Any]:
+    for cp in report["change_points"]:
+        cp["alert"] = {"new": False, "id": (cp.get("alert") or {}).get("id")}
+    return {**report, "alerts": [], "entries": report["change_points"]}
+
 
 def _analyse_job(job: tuple[SeriesKey, list[Point], SeriesThresholds]) -> dict[str, Any]:
     return _analyse(*job)

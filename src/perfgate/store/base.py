@@ -104,6 +104,24 @@ class Store(ABC):
         """Mark one alert acknowledged (idempotent) and return it; ``StoreError`` when absent."""
         raise StoreError(f"{type(self).__name__} does not keep alerts")
 
+    # --- incremental detection (derived; optional) -----------------------------------------------
+    # A store that cannot tell which series got new runs keeps the defaults: every detect is full.
+
+    def run_watermark(self) -> int | None:
+        """An increasing mark of the newest recorded run, or None when the store has none."""
+        return None
+
+    def series_keys_since(self, watermark: int) -> list[SeriesKey] | None:
+        """Series with a run recorded after ``watermark``; None when the store cannot tell."""
+        return None
+
+    def detect_state(self) -> tuple[int | None, dict[SeriesKey, tuple[str, dict[str, Any]]]]:
+        """``(watermark, {series: (settings, report)})`` saved by the last full-scope detect."""
+        return None, {}
+
+    def save_detect_state(self, watermark: int, reports: dict[SeriesKey, tuple[str, dict[str, Any]]]) -> None:  # noqa: B027
+        """Replace the saved watermark and the reports of the given series (others are kept)."""
+
     def close(self) -> None:  # noqa: B027 - optional for stores holding no resources
         pass
 

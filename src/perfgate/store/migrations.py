@@ -70,3 +70,20 @@ MIGRATIONS.append(
     CREATE INDEX alert_series ON alert(project_id, branch, testbed, benchmark, measure)
     """
 )
+
+MIGRATIONS.append(
+    # 3: incremental `perfgate detect`: the last run analysed (a watermark) and each series' last
+    # report with the settings it was computed under, so that only series with newer runs (or new
+    # settings) are analysed again.  Derived data: dropping both tables only costs one full detect.
+    """
+    CREATE TABLE detect_mark (
+        project_id INTEGER PRIMARY KEY REFERENCES project(id),
+        last_run INTEGER NOT NULL);
+    CREATE TABLE detect_state (
+        project_id INTEGER NOT NULL REFERENCES project(id),
+        branch TEXT NOT NULL, testbed TEXT NOT NULL, benchmark TEXT NOT NULL, measure TEXT NOT NULL,
+        settings TEXT NOT NULL,          -- what the report was computed under
+        report TEXT NOT NULL,            -- JSON
+        PRIMARY KEY (project_id, branch, testbed, benchmark, measure))
+    """
+)

@@ -181,6 +181,39 @@ class SqliteStore(Store):
         return [Point(u, c, t, v, lo, up, unpack_samples(s), json.loads(a) if a else {})
                 for u, c, t, v, lo, up, s, a in rows]
 
+    # --- incremental detection -----------------------------------------------------------------
+
+    def run_watermark(self) -> int | None:
+        return self.db.execute("SELECT MAX(id) FROM run WHERE project_id = ?", (self._project_id,)).fetchone()[0]
+
+    def series_keys_since(self, watermark: int) -> list[SeriesKey]:
+        rows = self.db.execute(
+            "SELECT DISTINCT br.name, t.name, b.name, m.name FROM run r JOIN metric x ON x.run_id = r.id"
+            " JOIN branch br ON br.id = r.branch_id JOIN testbed t ON t.id = r.testbed_id"
+            " JOIN benchmark b ON b.id = x.benchmark_id JOIN measure m ON m.id = x.measure_id"
+            " WHERE r.id > ? AND r.project_id = ?", (watermark, self._project_id)).fetchall()
+        return sorted(SeriesKey(*row) for row in rows)
+
+    def detect_state(self) -> tuple[int | None, dict[SeriesKey, tuple[str, dict[str, Any]]]]:
+        mark = self.db.execute("SELECT last_run FROM detect_mark WHERE project_id = ?",
+                               (self._project_id,)).fetchone()
+        if mark is None:
+            return None, {}
+        rows = self.db.execute("SELECT branch, testbed, benchmark, measure, settings, report FROM detect_state"
+                               " WHERE project_id = ?", (self._project_id,)).fetchall()
+        return mark[0], {SeriesKey(b, t, bm, m): (s, json.loads(r)) for b, t, bm, m, s, r in rows}
+
+    def save_detect_state(self, watermark: int, reports: dict[SeriesKey, tuple[str, dict[str, Any]]]) -> None:
+        with self._write():
+            self.db.execute("INSERT INTO detect_mark (project_id, last_run) VALUES (?, ?)"
+                            " ON CONFLICT (project_id) DO UPDATE SET last_run = excluded.last_run",
+                            (self._project_id, watermark))
+            self.db.executemany(
+                "INSERT OR REPLACE INTO detect_state (project_id, branch, testbed, benchmark, measure, settings, report)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [(self._project_id, k.branch, k.testbed, k.benchmark, k.measure, settings, json.dumps(report))
+                 for k, (settings, report) in reports.items()])
+
     def runs(self, *, branch=None, limit=None) -> list[RunSummary]:
         sql = ("SELECT r.uuid, br.name, r.commit_hash, t.name, r.start_time, r.adapter,"
                " (SELECT COUNT(*) FROM metric x WHERE x.run_id = r.id)"

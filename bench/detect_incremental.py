@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""How fast is an incremental ``perfgate detect`` after one new run?  Target (issue 16): ≤ 2 s
+over 10,000 series.
+
+Builds a SQLite store of ``--testbeds × --benchmarks`` series (one measure), ``--runs`` runs per
+testbed, each run carrying every benchmark of its testbed (log-normal 2% noise, a 10% step in
+every 50th series); runs the real CLI once in full (which records alerts and saves each series'
+result), adds ONE run on one testbed, and times the next ``perfgate detect`` (a subprocess,
+interpreter start included), which analyses only that testbed's series.
+
+    .venv/bin/python bench/detect_incremental.py                     # 100 × 100 series, 100 runs
+    .venv/bin/python bench/detect_incremental.py --runs 1000         # the issue's 1,000 runs (slow to build)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from perfgate.model import Metric, Run, Testbed
+from perfgate.store.sqlite import SqliteStore
+
+
+def runs_of(testbed: int, benchmarks: int, first: int, count: int, rng: np.random.Generator) -> list[Run]:
+    out = []
+    for i in range(first, first + count):
+        values = 1e6 * np.exp(0.02 * rng.standard_normal(benchmarks))
+        if i >= 50:
+            values[::50] *= 1.1
+        out.append(Run("default", "main", f"t{testbed:03d}-{i:05d}", Testbed(f"tb{testbed:03d}"),
+                       [Metric(f"bench{b:04d}", "latency", float(v)) for b, v in enumerate(values)],
+                       start_time=1_700_000_000.0 + i))
+    return out
+
+
+def detect(store: Path, *extra: str) -> tuple[float, float, dict]:
+    """Wall time, CPU time of the CLI and its workers, and the JSON report."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "perfgate.cli", "detect", "--store", f"sqlite:{store}", "--json",
+                           *extra], capture_output=True, text=True)
+    elapsed = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    if proc.returncode not in (0, 1):
+        sys.exit(f"perfgate detect failed ({proc.returncode}): {proc.stderr}")
+    return elapsed, cpu, json.loads(proc.stdout)
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--testbeds", type=int, default=100)
+    p.add_argument("--benchmarks", type=int, default=100)
+    p.add_argument("--runs", type=int, default=100)
+    args = p.parse_args()
+    rng = np.random.default_rng(16)
+    with tempfile.TemporaryDirectory() as tmp:
+        store = Path(tmp) / "history.db"
+        start = time.perf_counter()
+        with SqliteStore(store) as s:
+            for t in range(args.testbeds):
+                s.add_runs(runs_of(t, args.benchmarks, 0, args.runs, rng))
+        built = time.perf_counter() - start
+        series = args.testbeds * args.benchmarks
+        full, full_cpu, data = detect(store)
+        changes = sum(len(s["change_points"]) for s in data["series"])
+        with SqliteStore(store) as s:
+            s.add_runs(runs_of(0, args.benchmarks, args.runs, 1, rng))
+        again, again_cpu, data = detect(store)
+        assert len(data["series"]) == series
+        print(f"{series:,} series × {args.runs} runs ({series * args.runs:,} points; store built in {built:.0f} s): "
+              f"full detect {full:.1f} s (CPU {full_cpu:.1f} s; {changes} change points); after one new run on "
+              f"one testbed ({args.benchmarks} series): {again:.2f} s (CPU {again_cpu:.2f} s); load average {os.getloadavg()[0]:.1f} on "
+              f"{os.cpu_count()} cores")
+
+
+if __name__ == "__main__":
+    main()

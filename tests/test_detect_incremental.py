@@ -1,0 +1,73 @@
+"""`perfgate detect` analyses only the series with new runs and keeps the others' results."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from perfgate.model import Metric, Run
+from perfgate.model import Testbed as Bed
+from perfgate.store.sqlite import SqliteStore
+
+
+def add(store_path, start: int, count: int, values: dict[str, np.ndarray], testbed: str = "tb") -> None:
+    with SqliteStore(store_path) as store:
+        store.add_runs([Run("default", "main", f"{testbed}-{start + i:04d}", Bed(testbed),
+                            [Metric(name, "latency", float(v[start + i])) for name, v in values.items()],
+                            start_time=1_700_000_000.0 + start + i) for i in range(count)])
+
+
+def test_only_series_with_new_runs_are_analysed(cli, store_path, monkeypatch):
+    rng = np.random.default_rng(3)
+    a = {f"a{k}": 1e6 * (1 + 0.01 * rng.standard_normal(120)) for k in range(3)}
+    b = {f"b{k}": 1e6 * (1 + 0.01 * rng.standard_normal(120)) for k in range(3)}
+    b["b0"][60:] *= 1.2
+    add(store_path, 0, 80, a, "tba")
+    add(store_path, 0, 80, b, "tbb")
+    first = json.loads(cli("detect", "--json").stdout)
+    assert len(first["series"]) == 6
+    assert [c["first_commit"] for s in first["series"] for c in s["change_points"]] == ["tbb-0060"]
+
+    with SqliteStore(store_path) as store:
+        mark, saved = store.detect_state()
+        assert mark == store.run_watermark() and len(saved) == 6
+        assert store.series_keys_since(mark) == []
+    add(store_path, 80, 1, a, "tba")                  # one new run on testbed a
+    with SqliteStore(store_path) as store:
+        assert {k.benchmark for k in store.series_keys_since(mark)} == {"a0", "a1", "a2"}
+
+    second = cli("detect", "--json")
+    assert second.returncode == 0, second.stderr
+    data = json.loads(second.stdout)
+    points = {s["benchmark"]: s["points"] for s in data["series"]}
+    assert points == {"a0": 81, "a1": 81, "a2": 81, "b0": 80, "b1": 80, "b2": 80}
+    [kept] = [c for s in data["series"] for c in s["change_points"]]
+    assert kept["first_commit"] == "tbb-0060" and kept["alert"]["new"] is False and kept["alert"]["id"]
+    assert data["new_alerts"] == []
+    # the same as a full analysis
+    full = json.loads(cli("detect", "--json", "--full", "--no-record").stdout)
+    strip = lambda d: [{k: v for k, v in s.items()} | {"change_points": [
+        {k: v for k, v in c.items() if k != "alert"} for c in s["change_points"]]} for s in d["series"]]
+    assert strip(full) == strip(data)
+
+
+def test_skipped_series_keep_their_report_and_a_new_step_still_alerts(cli, store_path):
+    rng = np.random.default_rng(4)
+    v = {"x": 1e6 * (1 + 0.01 * rng.standard_normal(200)), "y": 1e6 * (1 + 0.01 * rng.standard_normal(200))}
+    v["x"][100:] *= 1.3
+    add(store_path, 0, 90, v)
+    assert cli("detect").returncode == 0
+    add(store_path, 90, 30, v)                          # the step arrives in new runs
+    proc = cli("detect", "--json")
+    assert proc.returncode == 1, proc.stderr
+    assert [a["commit"] for a in json.loads(proc.stdout)["new_alerts"] if a["kind"] == "change_point"] == ["tb-0100"]
+
+
+def test_no_record_and_filters_save_no_state(cli, store_path):
+    rng = np.random.default_rng(5)
+    add(store_path, 0, 40, {"x": 1e6 * (1 + 0.01 * rng.standard_normal(40))})
+    cli("detect", "--no-record", check=True)
+    cli("detect", "--benchmark", "x", check=True)
+    with SqliteStore(store_path) as store:
+        assert store.detect_state() == (None, {})
