@@ -1,5 +1,6 @@
 //! executor-latency: the same busy-work loop as async tasks on one single-threaded executor
-//! (tokio's current-thread runtime with a LocalSet) versus as OS threads, at growing volume.
+//! (embassy's std executor, as in the seed, or tokio's current-thread runtime with a LocalSet)
+//! versus as OS threads, at growing volume.
 //!
 //! Two phases per (kind, volume), as in the seed:
 //!   delay       units sleep (id+i mod 20 + 1) × 10 ms; reports the mean iteration delay
@@ -13,9 +14,10 @@
 //! not independent, so read it as a lower bound on the uncertainty).
 //!
 //! Usage:
-//!   executor-latency [--secs S] [--volumes 10,100] [--works N] [--out FILE]
-//!   executor-latency --probe async|thread VOLUME [--works N]   (3 iterations per unit, no sleep)
+//!   executor-latency [--secs S] [--volumes 10,100] [--works N] [--kinds embassy,tokio,thread] [--out FILE]
+//!   executor-latency --probe embassy|tokio|thread VOLUME [--works N]   (3 iterations per unit, no sleep)
 
+mod embassy_units;
 mod units;
 
 use std::fmt::Write as _;
@@ -28,6 +30,7 @@ struct Args {
     secs: f64,
     volumes: Vec<usize>,
     works: u64,
+    kinds: Vec<Kind>,
     out: Option<String>,
     probe: Option<(Kind, usize)>,
 }
@@ -37,8 +40,8 @@ fn main() -> ExitCode {
         Ok(a) => a,
         Err(e) => {
             eprintln!("executor-latency: {e}");
-            eprintln!("usage: executor-latency [--secs S] [--volumes 10,100] [--works N] [--out FILE]");
-            eprintln!("       executor-latency --probe async|thread VOLUME [--works N]");
+            eprintln!("usage: executor-latency [--secs S] [--volumes 10,100] [--works N] [--kinds embassy,tokio,thread] [--out FILE]");
+            eprintln!("       executor-latency --probe embassy|tokio|thread VOLUME [--works N]");
             return ExitCode::from(2);
         }
     };
@@ -58,7 +61,7 @@ fn main() -> ExitCode {
 
     let mut bmf = Vec::new();
     for &volume in &args.volumes {
-        for kind in [Kind::Async, Kind::Thread] {
+        for &kind in &args.kinds {
             let duration = Duration::from_secs_f64(args.secs);
             let base = Setup { volume, works: args.works, sleep_unit: Duration::ZERO, atomic: false, duration, iterations: None };
             let delay = run(kind, &Setup { sleep_unit: Duration::from_millis(10), ..base });
@@ -89,7 +92,8 @@ fn main() -> ExitCode {
 
 fn run(kind: Kind, setup: &Setup) -> Outcome {
     match kind {
-        Kind::Async => units::run_async(setup),
+        Kind::Embassy => embassy_units::run_embassy(setup),
+        Kind::Tokio => units::run_tokio(setup),
         Kind::Thread => units::run_threads(setup),
     }
 }
@@ -131,7 +135,14 @@ fn atomic_entry(kind: Kind, volume: usize, o: &Outcome) -> String {
 }
 
 fn parse_args(argv: Vec<String>) -> Result<Args, String> {
-    let mut args = Args { secs: 1.0, volumes: vec![10, 100], works: 1000, out: None, probe: None };
+    let mut args = Args {
+        secs: 1.0,
+        volumes: vec![10, 100],
+        works: 1000,
+        kinds: vec![Kind::Embassy, Kind::Tokio, Kind::Thread],
+        out: None,
+        probe: None,
+    };
     let mut it = argv.into_iter();
     while let Some(flag) = it.next() {
         let mut value = |name: &str| it.next().ok_or_else(|| format!("{name} needs a value"));
@@ -149,13 +160,14 @@ fn parse_args(argv: Vec<String>) -> Result<Args, String> {
                 let v = value("--works")?;
                 args.works = v.parse().map_err(|_| format!("--works {v:?}: not a whole number"))?;
             }
+            "--kinds" => {
+                let v = value("--kinds")?;
+                args.kinds = v.split(',').map(|k| parse_kind(k.trim())).collect::<Result<_, _>>()
+                    .map_err(|e| format!("--kinds {v:?}: {e}"))?;
+            }
             "--out" => args.out = Some(value("--out")?),
             "--probe" => {
-                let kind = match value("--probe")?.as_str() {
-                    "async" => Kind::Async,
-                    "thread" => Kind::Thread,
-                    other => return Err(format!("--probe {other:?}: expected async or thread")),
-                };
+                let kind = parse_kind(&value("--probe")?).map_err(|e| format!("--probe: {e}"))?;
                 let v = value("--probe VOLUME")?;
                 let volume = v.parse().ok().filter(|&n: &usize| n > 0).ok_or(format!("--probe volume {v:?}: not a positive whole number"))?;
                 args.probe = Some((kind, volume));
@@ -163,5 +175,17 @@ fn parse_args(argv: Vec<String>) -> Result<Args, String> {
             other => return Err(format!("unknown argument {other:?}")),
         }
     }
+    if let Some(&v) = args.volumes.iter().chain(args.probe.iter().map(|(_, v)| v)).find(|&&v| v > embassy_units::MAX_VOLUME) {
+        return Err(format!("volume {v} above {} (embassy's static task pool)", embassy_units::MAX_VOLUME));
+    }
     Ok(args)
+}
+
+fn parse_kind(name: &str) -> Result<Kind, String> {
+    match name {
+        "embassy" => Ok(Kind::Embassy),
+        "tokio" => Ok(Kind::Tokio),
+        "thread" => Ok(Kind::Thread),
+        other => Err(format!("{other:?}: expected embassy, tokio or thread")),
+    }
 }

@@ -1,5 +1,5 @@
-//! Work units: the same loop run either as async tasks on one single-threaded executor or as
-//! OS threads.
+//! Work units: the same loop run as OS threads, or as async tasks on tokio's single-threaded
+//! executor (embassy's is in `embassy_units.rs`).
 //!
 //! Each unit `id` (1..=volume) repeats, until told to stop:
 //!     busy_work(works)   -- `works` increments, yielding to the scheduler after each one
@@ -16,14 +16,16 @@ use std::time::{Duration, Instant};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
-    Async,
+    Embassy,
+    Tokio,
     Thread,
 }
 
 impl Kind {
     pub fn name(self) -> &'static str {
         match self {
-            Kind::Async => "async",
+            Kind::Embassy => "embassy",
+            Kind::Tokio => "tokio",
             Kind::Thread => "thread",
         }
     }
@@ -49,11 +51,11 @@ pub struct Outcome {
     pub window: Duration,
 }
 
-fn sleep_for(setup: &Setup, id: usize, i: u64) -> Duration {
+pub fn sleep_for(setup: &Setup, id: usize, i: u64) -> Duration {
     setup.sleep_unit * (((id as u64 + i) % 20) as u32 + 1)
 }
 
-fn keep_going(setup: &Setup, stop: bool, i: u64) -> bool {
+pub fn keep_going(setup: &Setup, stop: bool, i: u64) -> bool {
     match setup.iterations {
         Some(n) => i < n,
         None => !stop,
@@ -113,7 +115,7 @@ pub fn run_threads(setup: &Setup) -> Outcome {
     Outcome { delays_ns: delays, sum, window }
 }
 
-// --- async tasks on one single-threaded executor ----------------------------------------------
+// --- async tasks on tokio's single-threaded executor ----------------------------------------------
 
 async fn busy_work_async(works: u64) -> u64 {
     let mut total = 0u64;
@@ -124,7 +126,7 @@ async fn busy_work_async(works: u64) -> u64 {
     black_box(total)
 }
 
-pub fn run_async(setup: &Setup) -> Outcome {
+pub fn run_tokio(setup: &Setup) -> Outcome {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_time().build().expect("tokio runtime");
     let local = tokio::task::LocalSet::new();
     local.block_on(&runtime, async {
