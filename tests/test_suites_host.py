@@ -137,10 +137,26 @@ def test_async_deinit_rejects_bad_input_with_line_and_exit_2(cargo_suites, tmp_p
 
 # --- executor-latency ---------------------------------------------------------------------------
 
+EXECUTOR_KINDS = ("embassy", "tokio", "thread")
+
+
 def test_executor_latency_probe_runs_the_fixed_work(cargo_suites):
-    for kind in ("async", "thread"):
+    for kind in EXECUTOR_KINDS:
         proc = _run([str(cargo_suites["executor-latency"]), "--probe", kind, "7"], BENCHES / "executor-latency")
-        assert proc.stdout.strip() == "7 units, 21 iterations, sum 21"
+        assert proc.stdout.strip() == "7 units, 21 iterations, sum 21", kind
+
+
+def test_executor_latency_probes_every_kind_it_runs():
+    suite = {s.name: s for s in discover(BENCHES)}["executor-latency"]
+    assert {p.benchmark for p in suite.probes} == {f"delay/{k}/volume=100" for k in EXECUTOR_KINDS}
+
+
+def test_executor_latency_refuses_more_units_than_embassys_pool(cargo_suites):
+    for args in (["--probe", "embassy", "401"], ["--volumes", "10,401"], ["--kinds", "embassy,fibers"]):
+        proc = subprocess.run([str(cargo_suites["executor-latency"]), *args], capture_output=True, text=True)
+        assert proc.returncode == 2, args
+        assert ("401" in proc.stderr and "pool" in proc.stderr) or "fibers" in proc.stderr
+        assert proc.stdout == ""
 
 
 def test_executor_latency_writes_bmf(cargo_suites, tmp_path):
@@ -149,11 +165,8 @@ def test_executor_latency_writes_bmf(cargo_suites, tmp_path):
          BENCHES / "executor-latency")
     parsed = get_adapter("bmf").parse(out.read_text(), str(out))
     got = {(m.benchmark, m.measure) for m in parsed.metrics}
-    assert got == {
-        ("delay/async/volume=2", "latency"), ("delay/async/volume=2", "throughput"),
-        ("delay/thread/volume=2", "latency"), ("delay/thread/volume=2", "throughput"),
-        ("atomic-sum/async/volume=2", "throughput"), ("atomic-sum/thread/volume=2", "throughput"),
-    }
+    assert got == {(f"{phase}/{kind}/volume=2", measure) for kind in EXECUTOR_KINDS
+                   for phase, measure in (("delay", "latency"), ("delay", "throughput"), ("atomic-sum", "throughput"))}
     for m in parsed.metrics:
         if m.measure == "latency":
             assert m.lower <= m.value <= m.upper
