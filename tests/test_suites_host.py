@@ -1,4 +1,4 @@
-"""Host smoke tests of the four benchmark suites in benches/: each builds with the host's
+"""Host smoke tests of the benchmark suites in benches/: each builds with the host's
 toolchain (cached under the suite's target/ or build/), runs a short deterministic workload, and
 its output goes through the perfgate adapter its manifest names.  Assertions are on structure and
 on deterministic quantities (bytes, counts, checksums), never on timings.
@@ -22,7 +22,7 @@ from perfgate.containers.manifest import discover
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCHES = ROOT / "benches"
-SUITES = ("async-deinit", "tree-alloc", "executor-latency", "async-overhead")
+SUITES = ("async-deinit", "tree-alloc", "executor-latency", "async-overhead", "swift-runtime")
 
 
 def _run(args: list[str], cwd: Path, env: dict | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
@@ -233,3 +233,45 @@ def test_async_overhead_probe_and_its_usage_error():
     assert _run([sys.executable, "probe.py", "fast_path_best"], folder).stdout.strip() == "fast_path_best: 10000 calls"
     proc = subprocess.run([sys.executable, "probe.py", "nope"], cwd=folder, capture_output=True, text=True)
     assert proc.returncode == 2 and "usage" in proc.stderr
+
+
+# --- swift-runtime (swiftc is in the `swift` image; on a host without it these skip) -------------
+
+SWIFT_BENCHES = ("task_copy", "deinit_hop", "actor_hop")
+
+
+def test_swift_runtime_manifest_runs_every_benchmark_and_probes_one():
+    suite = {s.name: s for s in discover(BENCHES)}["swift-runtime"]
+    assert suite.image == "swift" and suite.adapter == "scaling-tsv" and suite.output == "-"
+    lock = (ROOT / "docker" / "images" / "swift" / "apt.lock").read_text().splitlines()
+    assert any(line.startswith("swiftlang=6.0.3") for line in lock)
+    benches = {"task_copy"} | {env["BENCH"] for env in suite.variants.values()}
+    assert benches == set(SWIFT_BENCHES)
+    assert [p.benchmark for p in suite.probes] == ["task_copy/values=50,objects=1000"]
+
+
+@pytest.fixture(scope="module")
+def swift_runtime() -> Path:
+    _need("swiftc")
+    folder = BENCHES / "swift-runtime"
+    _run(["./build.sh"], folder, timeout=600)
+    return folder / "build" / "swift-runtime"
+
+
+@pytest.mark.parametrize("bench", SWIFT_BENCHES)
+def test_swift_runtime_writes_seed_tsv_the_adapter_reads(swift_runtime, bench):
+    proc = _run([str(swift_runtime), bench, "--values=0:20", "--objects=10:200", "--points=5", "--seed=3"],
+                BENCHES / "swift-runtime")
+    lines = proc.stdout.splitlines()
+    assert lines[0] == f"# {bench} --values=0:20:linear --objects=10:200:linear --points=5 --seed=3"
+    table = get_adapter("scaling-tsv").parse_table(proc.stdout, "stdout")
+    assert table.name == bench and table.delta and len(table.params["values"]) == 5
+    assert all(0 <= v <= 20 for v in table.params["values"]) and all(10 <= o <= 200 for o in table.params["objects"])
+    assert set(table.phases) == {"schedule", "total"}
+
+
+def test_swift_runtime_rejects_bad_arguments_with_exit_2(swift_runtime):
+    for args in (["nope"], ["task_copy", "--values=9:1"], ["task_copy", "--points=0"], ["task_copy", "--point", "1"]):
+        proc = subprocess.run([str(swift_runtime), *args], capture_output=True, text=True)
+        assert proc.returncode == 2, args
+        assert "usage" in proc.stderr and proc.stdout == ""
