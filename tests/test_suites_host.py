@@ -270,8 +270,14 @@ def test_swift_runtime_writes_seed_tsv_the_adapter_reads(swift_runtime, bench):
     assert set(table.phases) == {"schedule", "total"}
 
 
+def test_swift_runtime_probe_runs_every_task_it_creates(swift_runtime):
+    proc = _run([str(swift_runtime), "task_copy", "--point", "7:30"], BENCHES / "swift-runtime")
+    assert proc.stdout.strip() == "task_copy --point 7:30: 60 task bodies ran"
+
+
 def test_swift_runtime_rejects_bad_arguments_with_exit_2(swift_runtime):
-    for args in (["nope"], ["task_copy", "--values=9:1"], ["task_copy", "--points=0"], ["task_copy", "--point", "1"]):
+    for args in (["nope"], ["task_copy", "--values=9:1"], ["task_copy", "--points=0"], ["task_copy", "--point", "1"],
+                 ["actor_hop", "--point", "1:1"]):
         proc = subprocess.run([str(swift_runtime), *args], capture_output=True, text=True)
         assert proc.returncode == 2, args
         assert "usage" in proc.stderr and proc.stdout == ""

@@ -15,7 +15,7 @@
 // Usage:
 //   swift-runtime BENCH [--values=MIN:MAX[:linear|logarithmic]] [--objects=MIN:MAX[:...]]
 //                       [--points=N] [--seed=S]
-//   swift-runtime BENCH --point V:O        (one point, no warm-up: the probe)
+//   swift-runtime task_copy --point V:O   (the probe: one point, all on the main thread)
 
 #if canImport(Glibc)
 import Glibc
@@ -37,6 +37,7 @@ final class Countdown: @unchecked Sendable {
     private var waiter: CheckedContinuation<Void, Never>?
     private var lock = pthread_mutex_t()
     init(_ n: Int) { left = n; pthread_mutex_init(&lock, nil) }
+    var remaining: Int { pthread_mutex_lock(&lock); defer { pthread_mutex_unlock(&lock) }; return left }
     func tick() {
         pthread_mutex_lock(&lock)
         left -= 1
@@ -217,13 +218,6 @@ while let arg = rest.next() {
 }
 
 func run() async {
-    if let (v, o) = single {
-        let test = await bench(v, o, true)
-        let base = await bench(v, o, false)
-        print("# \(name) --point \(v):\(o)\n#\n# values objects Δschedule(ns) Δtotal(ns)")
-        print("\(v)\t\(o)\t\(test.schedule - base.schedule)\t\(test.total - base.total)")
-        return
-    }
     var rng = Rng(state: seed &* 0x9E37_79B9_7F4A_7C15 | 1)
     let chosen = (0..<points).map { _ in (draw(values, &rng), draw(objects, &rng)) }
     _ = await bench(values.high, 1000, true)      // warm-up: runtime threads, allocator, keys
@@ -240,6 +234,49 @@ func run() async {
         }
         print("\(v)\t\(o)\t\(test.schedule - base.schedule)\t\(test.total - base.total)")
     }
+}
+
+// --- the probe: one point, every job run on the main thread -----------------------------------
+
+/// A task executor that only collects jobs; `drain` runs them on the calling thread.  The probe
+/// puts its tasks here instead of on the runtime's thread pool, so that no second thread races
+/// the first and the instruction count repeats exactly (on the pool it varied by up to 1%).
+final class CollectingExecutor: TaskExecutor, @unchecked Sendable {
+    var jobs: [UnownedJob] = []
+    func enqueue(_ job: consuming ExecutorJob) { jobs.append(UnownedJob(job)) }
+    func drain() {
+        while !jobs.isEmpty {
+            let batch = jobs
+            jobs.removeAll(keepingCapacity: true)
+            for job in batch { job.runSynchronously(on: asUnownedTaskExecutor()) }
+        }
+    }
+}
+
+/// task_copy's test and baseline at one point: o tasks created under v bound task-locals (on
+/// the main thread, outside any task, so the bindings live in the thread's fallback storage that
+/// `Task {}` copies from), then run.  Returns how many bodies ran.
+func probeTaskCopy(_ v: Int, _ o: Int) -> Int {
+    let executor = CollectingExecutor()
+    var ran = 0
+    func bind(_ left: Int, _ body: () -> Void) {
+        if left == 0 { body(); return }
+        keys[left - 1].withValue(Payload()) { bind(left - 1, body) }
+    }
+    bind(v) {
+        let done = Countdown(2 * o)
+        for _ in 0..<o { Task(executorPreference: executor) { done.tick() } }
+        for _ in 0..<o { Task.detached(executorPreference: executor) { done.tick() } }
+        executor.drain()
+        ran = 2 * o - done.remaining
+    }
+    return ran
+}
+
+if let (v, o) = single {
+    guard name == "task_copy" else { fail("--point runs task_copy only (the probe)") }
+    print("\(name) --point \(v):\(o): \(probeTaskCopy(v, o)) task bodies ran")
+    exit(0)
 }
 
 let finished = Countdown(1)
