@@ -179,3 +179,12 @@ def test_real_suite_probes_repeat_within_a_tenth_of_a_percent(suite, base_image)
             shutil.rmtree(out, ignore_errors=True)
     for bench, first in counts[0].items():
         assert abs(counts[1][bench] - first) / first < 0.001, (bench, first, counts[1][bench])
+
+
+def test_the_seeds_real_systems_are_among_the_suites_run_twice():
+    """The embassy executor and the Swift runtime suites are compared run against run too."""
+    names = {s.name for s in REAL_SUITES}
+    assert {"executor-latency", "swift-runtime"} <= names
+    probes = {s.name: {p.benchmark for p in s.probes} for s in REAL_SUITES}
+    assert "delay/embassy/volume=100" in probes["executor-latency"]
+    assert "task_copy/values=50,objects=1000" in probes["swift-runtime"]
