@@ -188,3 +188,30 @@ def test_the_seeds_real_systems_are_among_the_suites_run_twice():
     probes = {s.name: {p.benchmark for p in s.probes} for s in REAL_SUITES}
     assert "delay/embassy/volume=100" in probes["executor-latency"]
     assert "task_copy/values=50,objects=1000" in probes["swift-runtime"]
+
+
+@pytest.mark.slow
+def test_swift_runtime_in_its_image_writes_seed_tsv_and_refuses_bad_input(base_image):
+    """The Swift driver only builds in the `swift` image: its TSV, probe and usage errors there."""
+    from perfgate.adapters import get_adapter
+
+    suite = next(s for s in REAL_SUITES if s.name == "swift-runtime")
+    built = images.build_suite(suite, images.build_image(ROOT / "docker", suite.image, base_image))
+    out = writable_dir()
+    try:
+        def run(*args: str):
+            return run_container(built.tag, ["./build/swift-runtime", *args], out, {}, Limits("1", suite.memory))
+
+        for bench in ("task_copy", "deinit_hop", "actor_hop"):
+            done = run(bench, "--values=0:20", "--objects=10:200", "--points=5", "--seed=3")
+            assert done.returncode == 0, done.stderr
+            table = get_adapter("scaling-tsv").parse_table(done.stdout, "stdout")
+            assert table.name == bench and table.delta and len(table.params["objects"]) == 5
+            assert all(10 <= o <= 200 for o in table.params["objects"])
+        done = run("task_copy", "--point", "7:30")
+        assert done.returncode == 0 and done.stdout.strip() == "task_copy --point 7:30: 60 task bodies ran"
+        for args in (["nope"], ["task_copy", "--values=9:1"], ["actor_hop", "--point", "1:1"]):
+            done = run(*args)
+            assert done.returncode == 2 and "usage" in done.stderr and done.stdout == "", args
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
