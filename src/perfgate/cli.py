@@ -13,6 +13,7 @@ from types import ModuleType
 
 from perfgate import __version__, commands
 from perfgate.errors import EXIT_USAGE, PerfgateError
+from perfgate.escape import terminal_plain
 from perfgate.store import DEFAULT_STORE
 
 EPILOG = """\
@@ -83,7 +84,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.handler(args)
     except PerfgateError as e:
-        print(f"perfgate {args.verb}: error: {e}", file=sys.stderr)
+        # The message may quote rejected input: its escape sequences are shown, never sent.
+        print(f"perfgate {args.verb}: error: {terminal_plain(e)}", file=sys.stderr)
         return e.exit_code
     except KeyboardInterrupt:
         print("perfgate: interrupted; nothing partial was written", file=sys.stderr)

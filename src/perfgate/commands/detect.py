@@ -28,7 +28,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from rich.markup import escape
+from perfgate.escape import terminal
 from rich.table import Table
 
 from perfgate.commands._common import add_series_filters, store_from
@@ -220,9 +220,9 @@ def _print_store(reports: list[dict], nseries: int, new: list[Alert], no_record:
         alert = e.get("alert", {})
         status = "—" if no_record else ("NEW " if alert.get("new") else "known ") + (alert.get("id") or "")[:8]
         colour = "red" if e["direction"] == "regression" else "green"
-        table.add_row(escape(r["benchmark"]), escape(r["measure"]), escape(f"{r['branch']}@{r['testbed']}"),
-                      escape(e["first_commit"][:12]),
-                      escape(f"{rng[0][:8]}..{rng[-1][:8]}") if len(rng) > 1 else "exact",
+        table.add_row(terminal(r["benchmark"]), terminal(r["measure"]), terminal(f"{r['branch']}@{r['testbed']}"),
+                      terminal(e["first_commit"][:12]),
+                      terminal(f"{rng[0][:8]}..{rng[-1][:8]}") if len(rng) > 1 else "exact",
                       f"{e['magnitude'] * 100:+.2f}%{ci}", conf, f"[{colour}]{e['direction']}[/{colour}]", status)
     out.print(table)
     if new:

@@ -13,6 +13,7 @@ import time
 
 from perfgate.adapters import adapter_names, parse_file
 from perfgate.commands._common import add_run_identity, resolve_identity, store_from
+from perfgate.escape import terminal
 from perfgate.errors import EXIT_OK, InputError
 from perfgate.model import Metric, Run, content_key, duplicate_metric
 from perfgate.output import emit_json, err
@@ -63,8 +64,8 @@ def run(args: argparse.Namespace) -> int:
         emit_json({"added": added, "idempotency_key": new_run.idempotency_key, "branch": branch,
                    "commit": commit, "testbed": testbed.name, "metrics": len(metrics)})
     elif added:
-        err.print(f"recorded {len(metrics)} metrics from {len(args.files)} file(s) "
-                  f"as a run of {branch}@{commit[:12]} on {testbed.name}")
+        err.print(terminal(f"recorded {len(metrics)} metrics from {len(args.files)} file(s) "
+                           f"as a run of {branch}@{commit[:12]} on {testbed.name}"))
     else:
         err.print(f"already recorded (idempotency key {new_run.idempotency_key}); nothing written")
     return EXIT_OK
