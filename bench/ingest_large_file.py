@@ -8,6 +8,7 @@ child process against a fresh SQLite store and reports the child's wall time and
 
     .venv/bin/python bench/ingest_large_file.py            # 200 MB, the issue's case
     .venv/bin/python bench/ingest_large_file.py --mb 20
+    .venv/bin/python bench/ingest_large_file.py --short      # 4-decimal times, no indentation
 """
 
 from __future__ import annotations
@@ -23,8 +24,9 @@ import time
 from pathlib import Path
 
 
-def write_hyperfine(path: Path, megabytes: float, commands: int = 4, seed: int = 1) -> int:
-    """A hyperfine export of about ``megabytes`` MB; returns how many times it holds."""
+def write_hyperfine(path: Path, megabytes: float, commands: int = 4, seed: int = 1, short: bool = False) -> int:
+    """A hyperfine export of about ``megabytes`` MB; returns how many times it holds.  ``short``:
+    times with 4 decimals and no indentation, the most numbers a file of that size can hold."""
     rng = random.Random(seed)
     target = int(megabytes * 1_000_000)
     per_command = target // commands
@@ -37,7 +39,10 @@ def write_hyperfine(path: Path, megabytes: float, commands: int = 4, seed: int =
                     '      "system": 0.002,\n      "min": 0.011,\n      "max": 0.016,\n      "times": [\n')
             written, first = 0, True
             while written < per_command:
-                chunk = ",\n".join(f"        {rng.lognormvariate(-4.4, 0.03)!r}" for _ in range(10_000))
+                if short:
+                    chunk = ",".join(f"{rng.lognormvariate(-4.4, 0.03):.4f}" for _ in range(10_000))
+                else:
+                    chunk = ",\n".join(f"        {rng.lognormvariate(-4.4, 0.03)!r}" for _ in range(10_000))
                 f.write(("" if first else ",\n") + chunk)
                 written += len(chunk) + 2
                 total += 10_000
@@ -50,10 +55,11 @@ def write_hyperfine(path: Path, megabytes: float, commands: int = 4, seed: int =
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--mb", type=float, default=200.0, help="size of the hyperfine file (default 200)")
+    ap.add_argument("--short", action="store_true", help="short numbers, no indentation (worst case)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="perfgate-large-") as tmp:
         src = Path(tmp) / "hyperfine.json"
-        n = write_hyperfine(src, args.mb)
+        n = write_hyperfine(src, args.mb, short=args.short)
         size = src.stat().st_size
         cmd = [sys.executable, "-m", "perfgate.cli", "ingest", str(src), "--branch", "main",
                "--commit", "0" * 40, "--testbed", "bench", "--store", f"sqlite:{tmp}/h.db"]

@@ -15,7 +15,7 @@ import math
 import re
 from array import array
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Sequence
 
 # Measures perfgate knows.  ``lower_is_better`` decides whether a rise is a regression.
 # Unknown measures default to lower-is-better, which is true of nearly every cost.
@@ -69,7 +69,8 @@ class Metric:
     value: float
     lower: float | None = None
     upper: float | None = None
-    samples: tuple[float, ...] = ()
+    # A tuple, or a packed ``array('d')`` when a harness gives millions (hyperfine).
+    samples: Sequence[float] = ()
     # Extra, harness-specific facts worth keeping (e.g. Google Benchmark's Big-O class).
     attrs: dict[str, Any] = field(default_factory=dict)
 
@@ -102,7 +103,8 @@ def content_key(run: Run) -> str:
     h.update(json.dumps(head, sort_keys=True).encode())
     for m in sorted(run.metrics, key=lambda m: (m.benchmark, m.measure)):
         h.update(json.dumps([m.benchmark, m.measure, m.value, m.lower, m.upper]).encode())
-        h.update(array("d", m.samples).tobytes())  # the samples' exact bits, cheaply
+        packed = m.samples if isinstance(m.samples, array) and m.samples.typecode == "d" else array("d", m.samples)
+        h.update(packed)  # the samples' exact bits, cheaply (no copy when already packed)
     return h.hexdigest()[:32]
 
 

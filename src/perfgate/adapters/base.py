@@ -38,6 +38,12 @@ class Parsed:
     warnings: list[str] = field(default_factory=list)
 
 
+def read_bytes(path: str | Path, max_bytes: int | None = None) -> bytes:
+    """A harness output's bytes: a regular file (or ``-``), bounded."""
+    max_bytes = MAX_INPUT_BYTES if max_bytes is None else max_bytes  # looked up now: tests lower it
+    return inputs.read_bytes(path, max_bytes)
+
+
 def read_text(path: str | Path, max_bytes: int | None = None) -> str:
     """Read a harness output as UTF-8 text: a regular file (or ``-``), bounded, by name."""
     max_bytes = MAX_INPUT_BYTES if max_bytes is None else max_bytes  # looked up now: tests lower it

@@ -16,7 +16,7 @@ import time
 import uuid
 from array import array
 from pathlib import Path
-from typing import Any, Callable, Iterable, TypeVar
+from typing import Any, Callable, Iterable, Sequence, TypeVar
 
 from perfgate.errors import StoreError
 from perfgate.model import Alert, Measure, Metric, Run, Testbed
@@ -27,9 +27,11 @@ BUSY_TIMEOUT_MS = 120_000
 T = TypeVar("T")
 
 
-def pack_samples(samples: tuple[float, ...]) -> bytes | None:
+def pack_samples(samples: Sequence[float]) -> bytes | None:
     if not samples:
         return None
+    if isinstance(samples, array) and samples.typecode == "d" and sys.byteorder == "little":
+        return samples.tobytes()  # already packed: one copy, not two
     a = array("d", samples)
     if sys.byteorder != "little":
         a.byteswap()
