@@ -35,6 +35,7 @@ from typing import Any
 
 import yaml
 
+from perfgate import inputs
 from perfgate.errors import InputError
 
 TESTS = ("static", "percentage", "z_score", "t_test", "log_normal", "iqr", "delta_iqr")
@@ -45,6 +46,7 @@ _PROBABILITY_TESTS = ("z_score", "t_test", "log_normal")
 
 # Top-level tables of thresholds/ files read by other parts of perfgate (``perfgate fit --check``).
 OTHER_SECTIONS = ("complexity",)
+MAX_SETTINGS_BYTES = 4 * 1024 * 1024  # a settings file is a few kB; anything near this is a mistake
 
 
 @dataclass(frozen=True)
@@ -139,7 +141,7 @@ def load_thresholds(path: str | Path | None = None) -> Thresholds:
 
 def _read(path: Path) -> dict[str, Any]:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = inputs.read_text(path, MAX_SETTINGS_BYTES)
         data = tomllib.loads(text) if path.suffix == ".toml" else yaml.safe_load(text)
     except (tomllib.TOMLDecodeError, yaml.YAMLError, UnicodeDecodeError) as e:
         raise InputError(str(path), "", f"not valid {path.suffix[1:].upper()}: {e}") from None

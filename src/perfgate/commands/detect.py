@@ -32,6 +32,7 @@ from perfgate.escape import terminal
 from rich.table import Table
 
 from perfgate.commands._common import add_series_filters, store_from
+from perfgate import inputs
 from perfgate.errors import EXIT_OK, EXIT_REGRESSION, InputError, StoreError
 from perfgate.model import Alert, Measure
 from perfgate.output import emit_json, err, out
@@ -281,12 +282,7 @@ def _with_label(cp, labels: list[Any] | None) -> dict[str, Any]:
 
 def read_series_file(path: Path) -> tuple[bool, list[tuple[list[Any] | None, list[float]]]]:
     """``(is_batch, [(index labels or None, values)])`` from a CSV or JSON series file."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(str(path), "", "no such file") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise InputError(str(path), "", f"cannot read: {e}") from None
+    text = inputs.read_text(path)  # a regular file or -, bounded
     if path.suffix.lower() == ".json" or text.lstrip().startswith("["):
         return _read_json(str(path), text)
     return False, [_read_csv(str(path), text)]
