@@ -30,6 +30,13 @@ environment:
 Run 'perfgate VERB --help' for each verb's options and examples."""
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse quotes bad arguments in its errors: show their escape sequences, never send them."""
+
+    def error(self, message: str):  # type: ignore[override]
+        super().error(terminal_plain(message))
+
+
 def verb_names() -> list[str]:
     """Every verb; a verb's module is named after it (``perfgate fit`` is ``commands/fit.py``)."""
     return [info.name for info in pkgutil.iter_modules(commands.__path__) if not info.name.startswith("_")]
@@ -49,7 +56,7 @@ def _requested_verb(argv: list[str]) -> str | None:
 
 
 def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
-    common = argparse.ArgumentParser(add_help=False)
+    common = _Parser(add_help=False)
     common.add_argument("--store", default=os.environ.get("PERFGATE_STORE", DEFAULT_STORE),
                         help="where history lives: sqlite:PATH or bencher+http(s)://HOST[:PORT]/PROJECT "
                              "(default: $PERFGATE_STORE or %(default)s)")
@@ -57,7 +64,7 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
                         help="project name inside the store (default: %(default)s)")
     common.add_argument("--json", action="store_true", help="print machine-readable JSON on stdout")
 
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="perfgate",
         description="Continuous performance regression detection: record benchmark runs from real "
                     "harnesses, find change points and complexity changes, and gate pull requests.",

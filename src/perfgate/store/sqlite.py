@@ -52,13 +52,13 @@ def _reason(e: sqlite3.Error) -> str:
     """What a SQLite error means for the user."""
     text = str(e)
     if "locked" in text or "busy" in text:
-        return f"the store is locked by another process (waited {BUSY_TIMEOUT_MS // 1000} s): {text}"
+        return f"the store is locked by another process (waited {BUSY_TIMEOUT_MS / 1000:g} s): {text}"
     if "full" in text:
         return f"the disk is full: {text}"
     if "readonly" in text or "read-only" in text:
         return f"the store is read-only: {text}"
     if isinstance(e, sqlite3.DatabaseError) and ("malformed" in text or "not a database" in text):
-        return f"the file is damaged ({text}); restore it from a backup"
+        return f"the file is damaged ({text}); nothing was written; restore it from a backup"
     return text
 
 
@@ -111,7 +111,10 @@ class SqliteStore(Store):
             self._project_id = self._project_row()
         except sqlite3.Error as e:
             self._close_quietly()
-            raise StoreError(f"{self.path}: not a usable perfgate history: {_reason(e)}") from None
+            reason = _reason(e)
+            if reason == str(e):  # nothing more specific (locked, full, read-only, damaged) to say
+                reason = f"not a usable perfgate history: {reason}"
+            raise StoreError(f"{self.path}: {reason}") from None
         except StoreError:
             self._close_quietly()
             raise
@@ -138,10 +141,12 @@ class SqliteStore(Store):
             pass
 
     def _project_row(self) -> int:
-        if not self.read_only:
-            return self._dimension("project", self.project)
+        """The project's id, or -1 while it has none (every read is then empty).  Created by the
+        first write, after the integrity check: opening a store writes nothing."""
         row = self.db.execute("SELECT id FROM project WHERE name = ?", (self.project,)).fetchone()
-        return row[0] if row else -1  # no such project: every read is empty
+        if row:
+            self._ids[("project", self.project)] = row[0]
+        return row[0] if row else -1
 
     def _ensure_intact(self) -> None:
         """Refuse to write into a damaged file: SQLite may otherwise add to it and spread the damage.
@@ -158,6 +163,9 @@ class SqliteStore(Store):
         if self.read_only:
             raise StoreError(f"{self.path}: the store is read-only; nothing was written")
         self._ensure_intact()
+        if self._project_id == -1:
+            self._project_id = 0
+            self._project_id = self._dimension("project", self.project)
 
     # --- schema --------------------------------------------------------------------------------
 
