@@ -50,6 +50,8 @@ def read_bytes(path: str | Path, max_bytes: int | None = None) -> bytes:
         return _read_capped(sys.stdin.buffer.fileno(), "<stdin>", limit)
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        raise InputError(source, "", "no such file") from None
     except OSError as e:
         raise InputError(source, "", f"cannot read: {e.strerror}") from None
     try:

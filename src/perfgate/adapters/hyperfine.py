@@ -35,7 +35,11 @@ def sniff(text: str) -> bool:
 
 
 def parse(text: str, source: str) -> Parsed:
-    return parse_bytes(text.encode("utf-8"), source)
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise InputError(source, f"character {e.start}", "not valid Unicode (a lone surrogate)") from None
+    return parse_bytes(data, source)
 
 
 def parse_bytes(data: bytes, source: str) -> Parsed:
