@@ -43,7 +43,7 @@ def check_identity(kind: str, value: object, source: str) -> str:
 
 def store_from(args: argparse.Namespace) -> Store:
     check_identity("project", args.project, "--project")
-    for kind in ("branch", "testbed"):  # filters too: they are echoed in messages
+    for kind in ("branch", "testbed", "benchmark", "measure"):  # filters too: echoed in messages
         if getattr(args, kind, None):
             check_identity(kind, getattr(args, kind), f"--{kind}")
     return open_store(args.store, args.project)
