@@ -338,10 +338,11 @@ def _value_lines(rows: list[list[str]]):
 
 
 def _read_csv(src: str, text: str) -> tuple[list[Any] | None, list[float]]:
+    reader = csv.reader(io.StringIO(text, newline=None))  # CR, LF and CRLF all end a line
     try:
-        rows = list(csv.reader(io.StringIO(text)))
+        rows = list(reader)
     except csv.Error as e:     # e.g. a field over the csv module's size limit
-        raise InputError(src, "", f"not a readable CSV file: {e}") from None
+        raise InputError(src, f"line {reader.line_num}", f"not a readable CSV file: {e}") from None
     if not rows:
         raise InputError(src, "line 1", "empty file; expected a header with a `value` column")
     header = [h.strip().lower() for h in rows[0]]
