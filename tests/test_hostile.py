@@ -212,6 +212,28 @@ def test_pr_comment_neither_pings_nor_tracks_nor_links(tmp_path):
     assert all(line.count(" | ") == 7 for line in rows[1:] if not line.startswith("|---")), rows
 
 
+def test_alert_issue_and_webhook_text_neither_ping_nor_link_from_data():
+    from perfgate.model import Alert
+    from perfgate.notify.base import Links
+    from perfgate.notify.events import Event
+    from perfgate.notify.render import issue_body, plain_text
+
+    alert = Alert("x`\n\n# @bob", "tb|<!here>", "@octocat ![t](http://t.example/p.png) [c](http://evil.example/)",
+                  "latency", "a" * 40, "regression", 0.2, commit_range=("a" * 40,), id="id1")
+    body = issue_body(alert, Links("https://pages.example", "https://github.com/acme/widget"))
+    html = MarkdownIt("commonmark", {"html": True}).enable("table").render(body)
+    outside = html
+    for chunk in html.split("<code>")[1:]:
+        outside = outside.replace("<code>" + chunk.split("</code>")[0] + "</code>", "")
+    assert "<img" not in html and "<h1" not in html and "http://evil.example" not in outside, html
+    assert "@octocat" not in outside and "@bob" not in outside, outside
+    assert all(href.startswith(("https://github.com/acme/widget/", "https://pages.example/"))
+               for href in [part.split('"')[0] for part in html.split('href="')[1:]]), html
+    assert html.count("<tr>") == 8 and html.count("<td>") == 14, html  # header + 7 rows of 2: none broken
+    slack = plain_text(Event("raised", alert), Links())
+    assert "<!here>" not in slack and "<http://evil" not in slack and "\n" not in slack, slack
+
+
 def _html(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
 

@@ -51,20 +51,35 @@ def markdown_text(text: object) -> str:
     table cell break, @mention or autolink can come from it; one line."""
     s = visible(text).replace("&", "&amp;")
     s = _MD_SPECIAL.sub(r"\\\1", s)
-    # A zero-width joiner after '@' keeps the text readable but is not a mention to GitHub.
+    # A word joiner (U+2060) after '@' keeps the text readable but is not a mention to GitHub.
     s = _MENTION.sub("\\1\u2060", s)
     return _AUTOLINK.sub(lambda m: m.group()[0] + "\u2060" + m.group()[1:], s)
 
 
-def markdown_code(text: object) -> str:
+def markdown_code(text: object, *, table: bool = True) -> str:
     """An inline code span holding ``text`` whatever it contains (backticks, newlines, pipes):
     the fence is longer than any backtick run inside, line breaks and controls are made visible,
-    and ``|`` is escaped so a table cell survives (GFM strips that backslash inside code)."""
-    s = visible(text).replace("|", "\\|")
+    and in a table ``|`` is escaped so the cell survives (GFM strips that backslash inside code)."""
+    s = visible(text)
+    if table:
+        s = s.replace("|", "\\|")
     longest = max((len(run) for run in re.findall(r"`+", s)), default=0)
     fence = "`" * (longest + 1)
     pad = " " if s.startswith(("`", " ")) or s.endswith(("`", " ")) or not s else ""
     return f"{fence}{pad}{s}{pad}{fence}"
+
+
+# --- Slack-style text (webhooks) -----------------------------------------------------------------
+
+_SLACK_FORMAT = re.compile(r"([*_~`])")
+
+
+def slack_text(text: object) -> str:
+    """Text in a Slack ``mrkdwn`` message: ``& < >`` escaped as Slack requires (so no ``<!here>``,
+    ``<@U123>`` or ``<url|text>`` can come from data), formatting characters made inert with a
+    word joiner (U+2060), controls made visible."""
+    s = visible(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return _SLACK_FORMAT.sub("\u2060\\1\u2060", s)
 
 
 # --- HTML / XML ------------------------------------------------------------------------------------
