@@ -304,6 +304,38 @@ def test_damage_inside_the_file_is_an_error_and_nothing_is_written(tmp_path, sto
     assert store_path.read_bytes() == before
 
 
+@pytest.mark.parametrize("where", [i / 12 for i in range(1, 13)])
+def test_damage_anywhere_is_never_a_traceback_nor_written_into(where, tmp_path, store_path, capsys):
+    """One page overwritten at 1/12 … 12/12 of the file (the last one: the newest pages)."""
+    _filled_store(store_path, runs=30)
+    data = bytearray(store_path.read_bytes())
+    page = 4096
+    n = min(int(len(data) / page * where), len(data) // page - 1)
+    data[n * page:(n + 1) * page] = bytes((i * 37 + 11) % 256 for i in range(page))
+    store_path.write_bytes(bytes(data))
+    db = sqlite3.connect(store_path)
+    try:
+        intact = [r[0] for r in db.execute("PRAGMA quick_check")] == ["ok"]
+    except sqlite3.DatabaseError:
+        intact = False
+    db.close()
+    before = store_path.read_bytes()
+    store = f"sqlite:{store_path}"
+    for verb in (["history"], ["export", "--format", "csv"], ["detect", "--no-record"], ["alerts"]):
+        code = main([*verb, "--store", store])  # an uncaught exception fails the test here
+        err = capsys.readouterr().err
+        assert code in (0, 1, 2), (verb, err)
+        assert code != 2 or str(store_path) in err, (verb, err)
+    assert store_path.read_bytes() == before
+    code = ingest(str(HYPERFINE), "--branch", "main", "--commit", "e" * 40, store=store_path)
+    err = capsys.readouterr().err
+    if not intact:
+        assert code == 2 and "nothing was written" in err, err
+        assert store_path.read_bytes() == before
+    else:
+        assert code == 0, err
+
+
 def test_newer_schema_is_refused_before_anything_is_changed(tmp_path, store_path):
     db = sqlite3.connect(store_path)
     db.execute("CREATE TABLE future (x)")
