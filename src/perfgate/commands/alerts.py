@@ -56,8 +56,8 @@ def run(args: argparse.Namespace) -> int:
         when = datetime.fromtimestamp(a.created, timezone.utc).strftime("%Y-%m-%d %H:%M") if a.created else "—"
         ci = f" [{a.ci_low * 100:+.1f}%, {a.ci_high * 100:+.1f}%]" if a.ci_low is not None else ""
         colour = "red" if a.direction == "regression" else "green"
-        table.add_row(a.id, when, a.kind, terminal(a.benchmark), terminal(a.measure), terminal(f"{a.branch}@{a.testbed}"),
-                      terminal(a.commit[:12]), f"{a.magnitude * 100:+.2f}%{ci}", f"[{colour}]{a.direction}[/{colour}]",
-                      a.status)
+        table.add_row(terminal(a.id), when, terminal(a.kind), terminal(a.benchmark), terminal(a.measure), terminal(f"{a.branch}@{a.testbed}"),
+                      terminal(a.commit[:12]), f"{a.magnitude * 100:+.2f}%{ci}", f"[{colour}]{terminal(a.direction)}[/{colour}]",
+                      terminal(a.status))
     out.print(table)
     return EXIT_OK

@@ -224,7 +224,8 @@ def _print_store(reports: list[dict], nseries: int, new: list[Alert], no_record:
         table.add_row(terminal(r["benchmark"]), terminal(r["measure"]), terminal(f"{r['branch']}@{r['testbed']}"),
                       terminal(e["first_commit"][:12]),
                       terminal(f"{rng[0][:8]}..{rng[-1][:8]}") if len(rng) > 1 else "exact",
-                      f"{e['magnitude'] * 100:+.2f}%{ci}", conf, f"[{colour}]{e['direction']}[/{colour}]", status)
+                      f"{e['magnitude'] * 100:+.2f}%{ci}", terminal(conf), f"[{colour}]{e['direction']}[/{colour}]",
+                      terminal(status))
     out.print(table)
     if new:
         err.print(f"{len(new)} new alert(s); list with 'perfgate alerts', acknowledge with 'perfgate alerts --ack ID'")

@@ -24,11 +24,14 @@ ORDER = 10
 EPILOG = """examples:
   hyperfine --export-json out.json 'my-tool input'
   perfgate ingest out.json --branch main --commit "$(git rev-parse HEAD)"
-  perfgate ingest --adapter criterion target/criterion --branch pr-42 --commit abc123"""
+  perfgate ingest --adapter criterion target/criterion --branch pr-42 --commit abc123
+  go test -bench . | perfgate ingest - --adapter go-bench --branch main --commit "$(git rev-parse HEAD)\""""
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("files", nargs="+", metavar="FILE", help="harness output files (or criterion directories)")
+    p.add_argument("files", nargs="+", metavar="FILE",
+                   help="harness output files (regular files, at most 256 MiB each; - reads stdin; "
+                        "criterion: its directory)")
     p.add_argument("--adapter", default="auto", choices=["auto", *adapter_names()],
                    help="output format (default: detect it)")
     add_run_identity(p)
