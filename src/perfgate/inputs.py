@@ -47,11 +47,13 @@ def read_bytes(path: str | Path, max_bytes: int | None = None) -> bytes:
     limit = MAX_INPUT_BYTES if max_bytes is None else max_bytes
     source = str(path)
     if source == STDIN:
+        if sys.stdin is None:
+            raise InputError("<stdin>", "", "there is no standard input to read")
         return _read_capped(sys.stdin.buffer.fileno(), "<stdin>", limit)
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except FileNotFoundError:
-        raise InputError(source, "", "no such file") from None
+        raise InputError(source, "", "cannot read: no such file") from None
     except OSError as e:
         raise InputError(source, "", f"cannot read: {e.strerror}") from None
     try:

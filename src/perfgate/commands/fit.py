@@ -27,7 +27,6 @@ import numpy as np
 
 from perfgate.adapters.base import read_text
 from perfgate.adapters.scaling_tsv import ScalingTable, combine, parse_inputs, parse_table
-from perfgate.outputs import write_atomic
 from perfgate.commands._common import add_run_identity, resolve_identity, store_from
 from perfgate.complexity.expectations import Verdict, check, parse_expectations
 from perfgate.complexity.analysis import analyse
@@ -36,6 +35,7 @@ from perfgate.complexity.terms import DEFAULT_SPEC, TermError, letters, parse_te
 from perfgate.errors import EXIT_OK, EXIT_REGRESSION, InputError, PerfgateError
 from perfgate.model import Metric, Run
 from perfgate.output import emit_json, err, out
+from perfgate.outputs import write_atomic
 from perfgate.thresholds import default_path
 
 NAME = "fit"
