@@ -396,9 +396,9 @@ def test_read_only_store_can_be_read_but_not_written(shared_dir):
     assert store.read_bytes() == before
 
 
-def _tiny_tmpfs(path: Path) -> bool:
+def _tiny_tmpfs(path: Path, size: str = "16k") -> bool:
     path.mkdir()
-    return subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16k", "tmpfs", str(path)],
+    return subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)],
                           capture_output=True).returncode == 0
 
 
@@ -427,6 +427,31 @@ def test_full_disk_leaves_no_partial_output(verb, tmp_path, store_path):
         clean(err)
         left = [p for p in full.rglob("*") if p.is_file() and p.name != "filler"]
         assert left == [], left
+    finally:
+        subprocess.run(["umount", str(full)], check=True)
+
+
+def test_full_disk_under_the_store_is_an_error_and_the_store_stays_whole(tmp_path):
+    full = tmp_path / "full"
+    if os.geteuid() != 0 or not _tiny_tmpfs(full, "512k"):
+        pytest.skip("cannot mount a tiny tmpfs here")
+    try:
+        store = full / "history.db"
+        _filled_store(store, runs=2)
+        with (full / "filler").open("wb", buffering=0) as filler:
+            try:
+                while True:
+                    filler.write(b"x" * 512)
+            except OSError:
+                pass
+        proc = perfgate("ingest", str(HYPERFINE), "--branch", "main", "--commit", COMMIT, store=store)
+        err = proc.stderr.decode()
+        assert proc.returncode == 2 and "disk is full" in err and "nothing was written" in err, err
+        clean(err)
+        (full / "filler").unlink()
+        with SqliteStore(store) as s:
+            assert len(s.runs()) == 2
+            assert [r[0] for r in s.db.execute("PRAGMA integrity_check")] == ["ok"]
     finally:
         subprocess.run(["umount", str(full)], check=True)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import shutil
 import sqlite3
 import sys
 import time
@@ -48,18 +49,26 @@ def unpack_samples(blob: bytes | None) -> tuple[float, ...]:
     return tuple(a)
 
 
-def _reason(e: sqlite3.Error) -> str:
+def _reason(e: sqlite3.Error, path: Path) -> str:
     """What a SQLite error means for the user."""
     text = str(e)
     if "locked" in text or "busy" in text:
         return f"the store is locked by another process (waited {BUSY_TIMEOUT_MS / 1000:g} s): {text}"
-    if "full" in text:
-        return f"the disk is full: {text}"
+    if "full" in text or ("disk I/O error" in text and _disk_nearly_full(path)):
+        return f"the disk is full ({text})"
     if "readonly" in text or "read-only" in text:
         return f"the store is read-only: {text}"
     if isinstance(e, sqlite3.DatabaseError) and ("malformed" in text or "not a database" in text):
         return f"the file is damaged ({text}); nothing was written; restore it from a backup"
     return text
+
+
+def _disk_nearly_full(path: Path) -> bool:
+    """SQLite reports a failed WAL index or journal on a full disk as a plain I/O error."""
+    try:
+        return shutil.disk_usage(path.parent).free < 1024 * 1024
+    except OSError:
+        return False
 
 
 def _guarded(method: Callable[..., T]) -> Callable[..., T]:
@@ -69,7 +78,7 @@ def _guarded(method: Callable[..., T]) -> Callable[..., T]:
         try:
             return method(self, *args, **kwargs)
         except sqlite3.Error as e:
-            raise StoreError(f"{self.path}: {_reason(e)}") from None
+            raise StoreError(f"{self.path}: {_reason(e, self.path)}") from None
     return wrapper
 
 
@@ -111,9 +120,11 @@ class SqliteStore(Store):
             self._project_id = self._project_row()
         except sqlite3.Error as e:
             self._close_quietly()
-            reason = _reason(e)
+            reason = _reason(e, self.path)
             if reason == str(e):  # nothing more specific (locked, full, read-only, damaged) to say
                 reason = f"not a usable perfgate history: {reason}"
+            elif "nothing was written" not in reason:
+                reason += "; nothing was written"
             raise StoreError(f"{self.path}: {reason}") from None
         except StoreError:
             self._close_quietly()
@@ -237,7 +248,7 @@ class SqliteStore(Store):
         except sqlite3.Error as e:
             # Ids cached inside the rolled-back transaction would point nowhere.
             self._ids = {("project", self.project): self._project_id}
-            raise StoreError(f"{self.path}: nothing was written: {_reason(e)}") from None
+            raise StoreError(f"{self.path}: nothing was written: {_reason(e, self.path)}") from None
         return added
 
     def _insert_run(self, run: Run) -> bool:
