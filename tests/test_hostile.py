@@ -534,6 +534,18 @@ def test_negative_values_still_allowed_in_delta_columns(tmp_path, store_path, ca
     assert code == 0, capsys.readouterr().err
 
 
+def test_yaml_alias_bomb_in_a_thresholds_file_is_refused(tmp_path, store_path):
+    # 409 bytes that expand to 9^9 strings: the code before the fix hung on it (over 60 s).
+    levels = ["&a [" + ", ".join(["lol"] * 9) + "]"]
+    levels += [f"&{n} [{', '.join(['*' + p] * 9)}]" for p, n in zip("abcdefgh", "bcdefghi")]
+    bomb = tmp_path / "bomb.yaml"
+    bomb.write_text("measure:\n  latency:\n    test: [" + ", ".join(levels) + "]\n")
+    _filled_store(store_path, runs=2)
+    proc = perfgate("detect", "--thresholds", str(bomb), "--no-record", store=store_path, timeout=30)
+    err = proc.stderr.decode()
+    assert proc.returncode == 2 and "aliases" in err and "bomb.yaml:line 3" in err, err
+
+
 # --- fuzz targets ----------------------------------------------------------------------------------------
 
 FUZZ = settings(max_examples=int(os.environ.get("PERFGATE_FUZZ_EXAMPLES", "60")), deadline=None,
