@@ -29,7 +29,7 @@ from perfgate.escape import terminal
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from perfgate.commands.run import add_suite_options
-from perfgate.commands._common import add_markdown_option, store_from, write_markdown
+from perfgate.commands._common import add_markdown_option, check_identity, store_from, write_markdown
 from perfgate.containers import engine, images
 from perfgate.containers.fingerprint import container_testbed
 from perfgate.containers.manifest import Suite, discover
@@ -98,6 +98,8 @@ def run(args: argparse.Namespace) -> int:
     if args.rounds < MIN_ROUNDS:
         raise PerfgateError(f"--rounds must be at least {MIN_ROUNDS}: each round gives one (base, head) pair, and "
                             f"a signed-rank test on fewer than {MIN_ROUNDS} pairs can never reach p < 0.05")
+    for side in ("base", "head"):  # each becomes the branch of a stored run
+        check_identity("branch", getattr(args, side), f"--{side}")
     root = Path(_git(args.root.resolve(), "rev-parse", "--show-toplevel"))
     shas = {"base": resolve(root, args.base, "--base"), "head": resolve(root, args.head, "--head")}
     thresholds = load_thresholds(_thresholds_path(args, root))  # a bad file fails before any run
