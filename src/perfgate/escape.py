@@ -11,9 +11,11 @@ import re
 from markupsafe import Markup, escape as _html_escape
 from rich.markup import escape as _rich_escape
 
-# C0 and C1 controls (ESC, CR, NUL, ...), bidi overrides and isolates, line/paragraph separators.
-_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
-_UNSAFE_KEEP_NEWLINE = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
+# C0 and C1 controls (ESC, CR, NUL, ...), bidi overrides and isolates, line/paragraph separators,
+# and lone surrogates (which no UTF-8 output can even encode).
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u2028\u2029\ud800-\udfff]")
+_UNSAFE_KEEP_NEWLINE = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u2028\u2029"
+                                  "\ud800-\udfff]")
 
 
 def _visible(m: re.Match) -> str:
@@ -30,7 +32,10 @@ def visible(text: object, *, keep_newlines: bool = False) -> str:
 
 def terminal(text: object, *, keep_newlines: bool = False) -> str:
     """For ``rich`` ``print``/tables: no escape sequence reaches the terminal, no ``[..]`` is markup."""
-    return _rich_escape(visible(text, keep_newlines=keep_newlines))
+    s = visible(text, keep_newlines=keep_newlines)
+    # rich doubles a trailing backslash (it would escape markup that follows); a word joiner
+    # after it keeps the following markup safe and the backslash shown once.
+    return _rich_escape(s + "\u2060" if s.endswith("\\") else s)
 
 
 def terminal_plain(text: object) -> str:
