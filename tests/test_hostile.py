@@ -556,22 +556,23 @@ IDENTITY = st.lists(st.one_of(NASTY, st.text(min_size=1, max_size=8)), min_size=
 
 
 @FUZZ
-@given(branch=IDENTITY, commit=IDENTITY, testbed=IDENTITY)
-def test_fuzz_identity_arguments(branch, commit, testbed, tmp_path_factory, capsys):
+@given(branch=IDENTITY, commit=IDENTITY, testbed=IDENTITY, project=st.one_of(st.just("default"), IDENTITY))
+def test_fuzz_identity_arguments(branch, commit, testbed, project, tmp_path_factory, capsys):
     store = tmp_path_factory.mktemp("fuzz") / "h.db"
     try:
-        code = ingest(str(HYPERFINE), "--branch", branch, "--commit", commit, "--testbed", testbed, store=store)
+        code = ingest(str(HYPERFINE), f"--branch={branch}", f"--commit={commit}", f"--testbed={testbed}",
+                      f"--project={project}", store=store)
     except SystemExit as e:  # argparse: a value starting with '-' taken for an option
         code = e.code
     out, err = capsys.readouterr()
     assert code in (0, 2), err
     clean(err)
     if code == 0:
-        with SqliteStore(store) as s:
+        with SqliteStore(store, project) as s:
             [summary] = s.runs()
         assert (summary.branch, summary.commit, summary.testbed) == (branch, commit, testbed)
-        assert not any(c in branch + commit + testbed for c in UNSAFE)
-        code = main(["history", "--store", f"sqlite:{store}"])
+        assert not any(c in branch + commit + testbed + project for c in UNSAFE)
+        code = main(["history", "--store", f"sqlite:{store}", f"--project={project}"])
         out, err = capsys.readouterr()
         assert code == 0 and "\x1b" not in out + err, err
     else:
