@@ -581,7 +581,7 @@ def test_fuzz_identity_arguments(branch, commit, testbed, project, tmp_path_fact
 
 SERIES_TEXT = st.one_of(
     st.text(max_size=300),
-    st.lists(st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.integers(-10**30, 10**30),
+    st.lists(st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.integers(-10**400, 10**400),
                        st.text(max_size=5), st.none(), st.booleans()), max_size=60).map(json.dumps),
     st.lists(st.floats(-1e6, 1e6), min_size=0, max_size=80).map(lambda xs: "\n".join(map(repr, xs))),
     st.lists(st.tuples(st.integers(-5, 50), st.floats(-1e3, 1e3)), max_size=60)
@@ -592,6 +592,8 @@ SERIES_TEXT = st.one_of(
 @FUZZ
 @given(text=SERIES_TEXT, suffix=st.sampled_from([".csv", ".json", ".txt"]))
 @example(text="value\n1\r5\n2\n", suffix=".csv")  # found by this target: a lone CR once gave a csv.Error
+@example(text="[" * 100_000 + "]" * 100_000, suffix=".json")  # the campaign's deep nesting
+@example(text="[" + "9" * 400 + ", 1, 2]", suffix=".json")  # and its 400-digit integer
 def test_fuzz_series_files(text, suffix, tmp_path_factory, capsys):
     path = tmp_path_factory.mktemp("series") / f"series{suffix}"
     path.write_text(text, encoding="utf-8", errors="surrogatepass")
