@@ -575,7 +575,8 @@ def test_names_with_on_attribute_lookalikes_are_read(tmp_path):
     _, parsed = parse_file(str(jmh))
     assert any("onHeap=true" in m.benchmark for m in parsed.metrics)
     go = tmp_path / "go.txt"
-    go.write_text("BenchmarkDecode/one=1-8   \t 1000\t  1234 ns/op\n")
+    # A complete go test output ends with PASS / ok (a cut one is refused: see go_bench.py).
+    go.write_text("BenchmarkDecode/one=1-8   \t 1000\t  1234 ns/op\nPASS\nok  \texample.com/codec\t0.1s\n")
     _, parsed = parse_file(str(go))
     assert parsed.metrics[0].benchmark == "BenchmarkDecode/one=1-8"
 

@@ -29,7 +29,7 @@ def test_compare_branches_and_ids(cli, store_path):
     proc = cli("compare", "--base-branch", "main", "--head-branch", "pr", "--json", "--markdown", str(comment))
     assert proc.returncode == 1, proc.stderr               # the newest pr run is b2, with bench0 15% slower
     md = comment.read_text()
-    assert "1 performance regression(s)" in md and "| 🔴 bench0 | latency |" in md
+    assert "1 performance regression(s)" in md and "| 🔴 `bench0` | `latency` |" in md
     out = json.loads(proc.stdout)
     assert out["regressions"] == 1 and out["head"]["commit"] == "b2"
     [reg] = [v for v in out["verdicts"] if v["verdict"] == "regression"]

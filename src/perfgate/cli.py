@@ -13,6 +13,7 @@ from types import ModuleType
 
 from perfgate import __version__, commands
 from perfgate.errors import EXIT_USAGE, PerfgateError
+from perfgate.escape import terminal_plain
 from perfgate.store import DEFAULT_STORE
 
 EPILOG = """\
@@ -27,6 +28,13 @@ environment:
   BENCHER_API_TOKEN  token for a Bencher store (never printed)
 
 Run 'perfgate VERB --help' for each verb's options and examples."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse quotes bad arguments in its errors: show their escape sequences, never send them."""
+
+    def error(self, message: str):  # type: ignore[override]
+        super().error(terminal_plain(message))
 
 
 def verb_names() -> list[str]:
@@ -48,7 +56,7 @@ def _requested_verb(argv: list[str]) -> str | None:
 
 
 def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
-    common = argparse.ArgumentParser(add_help=False)
+    common = _Parser(add_help=False)
     common.add_argument("--store", default=os.environ.get("PERFGATE_STORE", DEFAULT_STORE),
                         help="where history lives: sqlite:PATH or bencher+http(s)://HOST[:PORT]/PROJECT "
                              "(default: $PERFGATE_STORE or %(default)s)")
@@ -56,7 +64,7 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
                         help="project name inside the store (default: %(default)s)")
     common.add_argument("--json", action="store_true", help="print machine-readable JSON on stdout")
 
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="perfgate",
         description="Continuous performance regression detection: record benchmark runs from real "
                     "harnesses, find change points and complexity changes, and gate pull requests.",
@@ -83,7 +91,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.handler(args)
     except PerfgateError as e:
-        print(f"perfgate {args.verb}: error: {e}", file=sys.stderr)
+        # The message may quote rejected input: its escape sequences are shown, never sent.
+        print(f"perfgate {args.verb}: error: {terminal_plain(e)}", file=sys.stderr)
         return e.exit_code
     except KeyboardInterrupt:
         print("perfgate: interrupted; nothing partial was written", file=sys.stderr)

@@ -15,7 +15,7 @@ import math
 import re
 from array import array
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Sequence
 
 # Measures perfgate knows.  ``lower_is_better`` decides whether a rise is a regression.
 # Unknown measures default to lower-is-better, which is true of nearly every cost.
@@ -69,7 +69,8 @@ class Metric:
     value: float
     lower: float | None = None
     upper: float | None = None
-    samples: tuple[float, ...] = ()
+    # A tuple, or a packed ``array('d')`` when a harness gives millions (hyperfine).
+    samples: Sequence[float] = ()
     # Extra, harness-specific facts worth keeping (e.g. Google Benchmark's Big-O class).
     attrs: dict[str, Any] = field(default_factory=dict)
 
@@ -102,13 +103,18 @@ def content_key(run: Run) -> str:
     h.update(json.dumps(head, sort_keys=True).encode())
     for m in sorted(run.metrics, key=lambda m: (m.benchmark, m.measure)):
         h.update(json.dumps([m.benchmark, m.measure, m.value, m.lower, m.upper]).encode())
-        h.update(array("d", m.samples).tobytes())  # the samples' exact bits, cheaply
+        packed = m.samples if isinstance(m.samples, array) and m.samples.typecode == "d" else array("d", m.samples)
+        h.update(packed)  # the samples' exact bits, cheaply (no copy when already packed)
     return h.hexdigest()[:32]
 
 
 # --- validation shared by adapters and the CLI -------------------------------------------------
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+# Characters that make text display other than it reads: bidi overrides and isolates (the
+# "Trojan Source" trick) and the Unicode line/paragraph separators, which break lines and logs.
+_DECEPTIVE = re.compile("[\u202a-\u202e\u2066-\u2069\u2028\u2029]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 # Template arguments such as ``BM_Sort<std::vector<int>>`` are legitimate benchmark names, so
 # only markup that a browser would act on is refused; every page escapes names anyway.  An
 # ``on…=`` attribute is not matched on its own: ``onHeap=true`` (JMH @Param) and ``one=1`` (Go
@@ -119,6 +125,7 @@ _MARKUP = re.compile(
     re.IGNORECASE,
 )
 MAX_NAME_LENGTH = 1024
+MAX_IDENTITY_LENGTH = 256
 
 
 def name_problem(name: object) -> str | None:
@@ -132,8 +139,41 @@ def name_problem(name: object) -> str | None:
     m = _CONTROL.search(name)
     if m:
         return f"name contains control character {m.group()!r}"
+    if _SURROGATE.search(name):
+        return "name is not valid Unicode (a lone surrogate)"
+    m = _DECEPTIVE.search(name)
+    if m:
+        return f"name contains invisible formatting character U+{ord(m.group()):04X}"
     if _MARKUP.search(name):
         return f"name contains HTML markup: {name[:80]!r}"
+    return None
+
+
+# A commit is a hash or something git would take as a ref (a tag, ``HEAD~1``, ``origin/main``).
+_COMMIT = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/+~^@-]*")
+# Names that may become file or URL path parts: none of these components.
+_TRAVERSAL = re.compile(r"(^|[/\\])\.{1,2}($|[/\\])|^[/\\~]|\\")
+IDENTITY_KINDS = ("project", "branch", "testbed", "commit", "benchmark", "measure")
+
+
+def identity_problem(kind: str, value: object) -> str | None:
+    """Why ``value`` cannot be the ``kind`` of a run (one of ``IDENTITY_KINDS``), or None.
+
+    The one check every identity gets before it reaches a store or an output."""
+    problem = name_problem(value)
+    if problem or kind in ("benchmark", "measure"):
+        return problem
+    assert isinstance(value, str)
+    if len(value) > MAX_IDENTITY_LENGTH:
+        return f"{kind} is longer than {MAX_IDENTITY_LENGTH} characters"
+    if kind == "commit":
+        if not _COMMIT.fullmatch(value) or ".." in value or "@{" in value or value.endswith((".", "/", ".lock")):
+            return f"{kind} {value[:80]!r} is neither a commit hash nor a git ref"
+        return None
+    if value != value.strip():
+        return f"{kind} {value[:80]!r} starts or ends with white space"
+    if _TRAVERSAL.search(value):
+        return f"{kind} {value[:80]!r} looks like a file path ('..', '.', leading '/' or '~', or a backslash)"
     return None
 
 

@@ -35,6 +35,7 @@ from typing import Any
 
 import yaml
 
+from perfgate import inputs
 from perfgate.errors import InputError
 
 TESTS = ("static", "percentage", "z_score", "t_test", "log_normal", "iqr", "delta_iqr")
@@ -45,6 +46,7 @@ _PROBABILITY_TESTS = ("z_score", "t_test", "log_normal")
 
 # Top-level tables of thresholds/ files read by other parts of perfgate (``perfgate fit --check``).
 OTHER_SECTIONS = ("complexity",)
+MAX_SETTINGS_BYTES = 4 * 1024 * 1024  # a settings file is a few kB; anything near this is a mistake
 
 
 @dataclass(frozen=True)
@@ -137,10 +139,20 @@ def load_thresholds(path: str | Path | None = None) -> Thresholds:
     return result
 
 
+def _load_yaml(text: str, source: str) -> Any:
+    """YAML without anchors/aliases: settings never need them, and nested aliases ("billion
+    laughs") expand a few hundred bytes into gigabytes."""
+    for event in yaml.parse(text, Loader=yaml.SafeLoader):
+        if isinstance(event, yaml.AliasEvent):
+            mark = event.start_mark
+            raise InputError(source, f"line {mark.line + 1}", "YAML aliases (*name) are not accepted in settings")
+    return yaml.safe_load(text)
+
+
 def _read(path: Path) -> dict[str, Any]:
     try:
-        text = path.read_text(encoding="utf-8")
-        data = tomllib.loads(text) if path.suffix == ".toml" else yaml.safe_load(text)
+        text = inputs.read_text(path, MAX_SETTINGS_BYTES)
+        data = tomllib.loads(text) if path.suffix == ".toml" else _load_yaml(text, str(path))
     except (tomllib.TOMLDecodeError, yaml.YAMLError, UnicodeDecodeError) as e:
         raise InputError(str(path), "", f"not valid {path.suffix[1:].upper()}: {e}") from None
     if data is None:

@@ -6,11 +6,16 @@ See :mod:`perfgate.adapters.base` for the interface every adapter module impleme
 from __future__ import annotations
 
 import importlib
+from array import array
 import pkgutil
 from pathlib import Path
 from types import ModuleType
 
-from perfgate.adapters.base import Parsed, read_text
+import numpy as np
+
+from perfgate.adapters import base
+from perfgate.adapters.base import Parsed
+from perfgate.inputs import decode_utf8
 from perfgate.errors import InputError
 from perfgate.model import KNOWN_MEASURES, name_problem, number_problem
 
@@ -88,6 +93,10 @@ def _resemblance(module: ModuleType, text: str) -> float:
     return sum(k in head for k in markers) / len(markers)
 
 
+def read_bytes(path: str) -> bytes:
+    return base.read_bytes(path)
+
+
 def parse_file(path: str, adapter: str = "auto") -> tuple[str, Parsed]:
     """Read and parse one harness output file (or an output directory, for adapters declaring
     ``ACCEPTS_DIRECTORY = True`` with ``sniff_path``/``parse_path``); returns (adapter name, parsed)."""
@@ -97,9 +106,14 @@ def parse_file(path: str, adapter: str = "auto") -> tuple[str, Parsed]:
             raise InputError(path, "", f"is a directory; the {module.NAME} adapter reads a file")
         parsed = module.parse_path(path)
     else:
-        text = read_text(path)
+        data = read_bytes(path)
+        text = decode_utf8(data, path)
         module = sniff(text, path) if adapter == "auto" else get_adapter(adapter)
-        parsed = module.parse(text, path)
+        if hasattr(module, "parse_bytes"):  # a streaming parser: the text copy is not kept
+            del text
+            parsed = module.parse_bytes(data, path)
+        else:
+            parsed = module.parse(text, path)
     if not parsed.metrics:
         raise InputError(path, "", f"no results found in this {module.NAME} output")
     check_metrics(parsed, path)
@@ -113,6 +127,23 @@ def _sniff_directory(path: str) -> ModuleType:
     raise InputError(path, "", "is a directory holding no output perfgate recognises")
 
 
+def _samples_problem(samples, cost: bool) -> str | None:
+    """The first bad sample.  A packed ``array('d')`` (a long run: millions) is checked at C speed;
+    it can only hold floats, so only finiteness and sign are left to check."""
+    start = 0
+    if isinstance(samples, array) and samples.typecode == "d":
+        values = np.frombuffer(samples, dtype=np.float64)
+        bad = ~np.isfinite(values) | (values < 0) if cost else ~np.isfinite(values)
+        if not bad.any():
+            return None
+        start = int(np.argmax(bad))
+    for i in range(start, len(samples)):
+        problem = number_problem(samples[i], allow_negative=not cost)
+        if problem:
+            return f"sample {i}: {problem}"
+    return None
+
+
 def check_metrics(parsed: Parsed, source: str) -> None:
     """Last line of defence whatever the adapter: names valid, every number finite, costs
     (known measures) non-negative, bounds around the value."""
@@ -124,10 +155,8 @@ def check_metrics(parsed: Parsed, source: str) -> None:
             if problem is None and number is not None:
                 problem = number_problem(number, allow_negative=not cost)
                 problem = problem and f"{label}: {problem}"
-        for i, x in enumerate(m.samples):
-            if problem is None:
-                problem = number_problem(x, allow_negative=not cost)
-                problem = problem and f"sample {i}: {problem}"
+        if problem is None:
+            problem = _samples_problem(m.samples, cost)
         if problem is None and (m.lower is not None and m.lower > m.value or m.upper is not None and m.upper < m.value):
             problem = f"bounds [{m.lower}, {m.upper}] do not contain the value {m.value}"
         if problem:

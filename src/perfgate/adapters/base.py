@@ -20,10 +20,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from perfgate import inputs
 from perfgate.errors import InputError
 from perfgate.model import Metric, name_problem, number_problem
 
-MAX_INPUT_BYTES = 256 * 1024 * 1024
+MAX_INPUT_BYTES = inputs.MAX_INPUT_BYTES
 # A NaN/Infinity literal outside a string: after a ':' , '[' or ',' (with optional spaces).
 _CONSTANT = re.compile(r"(?<=[:\[,])\s*(-?Infinity|NaN)\b")
 
@@ -37,22 +38,34 @@ class Parsed:
     warnings: list[str] = field(default_factory=list)
 
 
-def read_text(path: str | Path, max_bytes: int | None = None) -> str:
-    """Read a harness output as UTF-8 text, refusing huge or non-UTF-8 files by name."""
+def read_bytes(path: str | Path, max_bytes: int | None = None) -> bytes:
+    """A harness output's bytes: a regular file (or ``-``), bounded."""
     max_bytes = MAX_INPUT_BYTES if max_bytes is None else max_bytes  # looked up now: tests lower it
-    p = Path(path)
-    try:
-        size = p.stat().st_size
-    except OSError as e:
-        raise InputError(str(path), "", f"cannot read: {e.strerror}") from None
-    if size > max_bytes:
-        raise InputError(str(path), "", f"file is {size} bytes, over the {max_bytes}-byte limit")
-    data = p.read_bytes()
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        line = data[: e.start].count(b"\n") + 1
-        raise InputError(str(path), f"byte {e.start} (line {line})", "not valid UTF-8") from None
+    return inputs.read_bytes(path, max_bytes)
+
+
+def read_text(path: str | Path, max_bytes: int | None = None) -> str:
+    """Read a harness output as UTF-8 text: a regular file (or ``-``), bounded, by name."""
+    max_bytes = MAX_INPUT_BYTES if max_bytes is None else max_bytes  # looked up now: tests lower it
+    return inputs.read_text(path, max_bytes)
+
+
+class DuplicateKey(ValueError):
+    def __init__(self, key: str):
+        super().__init__(key)
+        self.key = key
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``object_pairs_hook`` refusing a key given twice: json would silently keep the last one."""
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise DuplicateKey(key)
+            seen.add(key)
+    return obj
 
 
 def _reject_constant(name: str) -> float:
@@ -62,7 +75,10 @@ def _reject_constant(name: str) -> float:
 def load_json(text: str, source: str) -> Any:
     """Parse JSON strictly: NaN/Infinity literals are errors, positions are reported."""
     try:
-        return json.loads(text, parse_constant=_reject_constant)
+        return json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_unique_keys)
+    except DuplicateKey as e:
+        raise InputError(source, "", f"invalid JSON: key {e.key!r} appears twice in one object "
+                         "(which value was meant is unknowable)") from None
     except json.JSONDecodeError as e:
         raise InputError(source, f"line {e.lineno} column {e.colno}", f"invalid JSON: {e.msg}") from None
     except ValueError as e:

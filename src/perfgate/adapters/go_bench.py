@@ -12,6 +12,9 @@ suffix (kept, as Go prints it), the iteration count, then value/unit pairs.  Uni
 With ``-count N`` a benchmark prints N lines: they are the samples of one metric per measure,
 summarised as value = mean, lower/upper = mean ∓ sample standard deviation (as for hyperfine).
 A ``--- FAIL`` line means a benchmark failed; the output is refused rather than half-recorded.
+So is an output that stops after a result line without go test's closing ``PASS`` / ``ok  pkg``:
+it was cut short (a killed job, a full disk, a log truncated at a line boundary), and recorded it
+would pass for a complete run with benchmarks or ``-count`` samples silently missing.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ _RESULT = re.compile(r"^(Benchmark\S*)\s+(\d+)\s+(.*)$")
 # replace ns/op with, say, MB/s or rows/s).
 _SNIFF = re.compile(r"^Benchmark\S*[ \t]+\d+(?:[ \t]+-?[0-9.]+(?:e[-+]?[0-9]+)?[ \t]+\S+)+[ \t]*$", re.MULTILINE)
 _HEADER = re.compile(r"^(goos|goarch|pkg|cpu):\s*(.*)$")
+_CLOSING = re.compile(r"^(PASS|ok\s+\S+)")
 
 
 def sniff(text: str) -> bool:
@@ -46,6 +50,7 @@ def parse(text: str, source: str) -> Parsed:
     found: dict[tuple[str, str], dict[str, list[float]]] = {}
     context: dict[str, str] = {"harness": "go-bench"}
     pkg = ""
+    open_since = 0  # line of the first result not yet followed by a closing PASS / ok line
     for lineno, line in enumerate(text.splitlines(), start=1):
         place = f"line {lineno}"
         line = line.rstrip()
@@ -58,9 +63,13 @@ def parse(text: str, source: str) -> Parsed:
             continue
         if line.startswith("--- FAIL") or line.startswith("FAIL"):
             raise InputError(source, place, f"a benchmark failed: {line[:200]!r}")
+        if _CLOSING.match(line):
+            open_since = 0
+            continue
         match = _RESULT.match(line)
         if not match:
-            continue  # names printed alone (-v), logs, PASS/ok lines
+            continue  # names printed alone (-v), logs
+        open_since = open_since or lineno
         name = check_name(match.group(1), source, place)
         fields = match.group(3).split()
         if len(fields) % 2:
@@ -77,6 +86,10 @@ def parse(text: str, source: str) -> Parsed:
                 raise InputError(source, place, f"{value_text!r} is not a number (unit {unit})") from None
             value = check_number(value, source, f"{place} ({unit})", allow_negative=measure not in COSTS)
             measures.setdefault(measure, []).append(value)
+    if open_since:
+        raise InputError(source, f"line {open_since}", "the results from this line on are not followed by go "
+                         "test's closing 'PASS' / 'ok' line: the output was cut short, and a partial run "
+                         "is not recorded as a complete one")
     return Parsed(_metrics(found, source), context)
 
 

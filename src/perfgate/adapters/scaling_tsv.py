@@ -112,7 +112,8 @@ def _number(text: str, source: str, line: int, column: str, *, allow_negative: b
     if not np.isfinite(value):
         raise InputError(source, f"line {line}", f"column {column!r}: {text.strip()!r} is not finite")
     if value < 0 and not allow_negative:
-        raise InputError(source, f"line {line}", f"column {column!r}: parameter value {text.strip()} is negative")
+        what = "parameter value" if not _UNIT.match(column) else "measurement (only a Δ column may be negative)"
+        raise InputError(source, f"line {line}", f"column {column!r}: {what} {text.strip()} is negative")
     return value
 
 
@@ -146,13 +147,15 @@ def parse_table(text: str, source: str) -> ScalingTable:
     if len(set(columns)) != len(columns) or len(set(params + phases)) != len(params) + len(phases):
         raise InputError(source, f"line {column_line}", "a column name appears twice")
     is_param = [not _UNIT.match(c) for c in columns]
+    # Only a difference against a baseline (a Δ column) may be negative; a time or size cannot.
+    signed = [bool(m and m.group(1)) for m in map(_UNIT.match, columns)]
     data = np.empty((len(rows), len(columns)))
     for i, (line, fields) in enumerate(rows):
         if len(fields) != len(columns):
             raise InputError(source, f"line {line}", f"{len(fields)} fields, expected {len(columns)} "
                              f"({' '.join(columns)})")
         for j, text_value in enumerate(fields):
-            data[i, j] = _number(text_value, source, line, columns[j], allow_negative=not is_param[j])
+            data[i, j] = _number(text_value, source, line, columns[j], allow_negative=signed[j])
     params_by_name = {name.lower(): data[:, j] for j, name in enumerate(columns) if is_param[j]}
     phase_columns = [data[:, j] for j in range(len(columns)) if not is_param[j]]
     return ScalingTable(name, args.strip(), params_by_name, dict(zip(phases, phase_columns)),

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import argparse
 
-from perfgate.errors import PerfgateError
+from perfgate.errors import InputError, PerfgateError
 from perfgate.fingerprint import host_fingerprint, testbed_name
 from perfgate.gitinfo import current_branch, current_commit
-from perfgate.model import Testbed
+from perfgate.model import Testbed, identity_problem
+from perfgate.outputs import write_atomic
 from perfgate.store import Store, open_store
 
 
@@ -25,10 +26,26 @@ def resolve_identity(args: argparse.Namespace) -> tuple[str, str, Testbed]:
     if not commit:
         raise PerfgateError("--commit is required outside a git checkout")
     fingerprint = host_fingerprint()
-    return branch, commit, Testbed(args.testbed or testbed_name(fingerprint), fingerprint)
+    testbed = args.testbed or testbed_name(fingerprint)
+    check_identity("branch", branch, "--branch" if args.branch else "the checkout's branch")
+    check_identity("commit", commit, "--commit" if args.commit else "the checkout's HEAD")
+    check_identity("testbed", testbed, "--testbed" if args.testbed else "this machine's fingerprint")
+    return branch, commit, Testbed(testbed, fingerprint)
+
+
+def check_identity(kind: str, value: object, source: str) -> str:
+    """``value`` unless it cannot be a ``kind`` (see :func:`perfgate.model.identity_problem`)."""
+    problem = identity_problem(kind, value)
+    if problem:
+        raise InputError(source, "", problem)
+    return value  # type: ignore[return-value]
 
 
 def store_from(args: argparse.Namespace) -> Store:
+    check_identity("project", args.project, "--project")
+    for kind in ("branch", "testbed", "benchmark", "measure"):  # filters too: echoed in messages
+        if getattr(args, kind, None):
+            check_identity(kind, getattr(args, kind), f"--{kind}")
     return open_store(args.store, args.project)
 
 
@@ -48,5 +65,4 @@ def write_markdown(args: argparse.Namespace, comparison) -> None:
     if args.markdown:
         from perfgate.report.markdown import comparison_markdown
 
-        with open(args.markdown, "w", encoding="utf-8") as f:
-            f.write(comparison_markdown(comparison))
+        write_atomic(args.markdown, comparison_markdown(comparison))

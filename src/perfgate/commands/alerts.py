@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from datetime import datetime, timezone
 
-from rich.markup import escape
+from perfgate.escape import terminal
 from rich.table import Table
 
 from perfgate.commands._common import store_from
@@ -39,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
                 emit_json(done)
             else:
                 for a in done:
-                    err.print(f"acknowledged {a.id}: {a.benchmark} [{a.measure}] {a.direction} at {a.commit[:12]}")
+                    err.print(terminal(f"acknowledged {a.id}: {a.benchmark} [{a.measure}] {a.direction} at {a.commit[:12]}"))
             return EXIT_OK
         alerts = store.alerts(None if args.status == "all" else args.status)
     if args.json:
@@ -56,8 +56,8 @@ def run(args: argparse.Namespace) -> int:
         when = datetime.fromtimestamp(a.created, timezone.utc).strftime("%Y-%m-%d %H:%M") if a.created else "—"
         ci = f" [{a.ci_low * 100:+.1f}%, {a.ci_high * 100:+.1f}%]" if a.ci_low is not None else ""
         colour = "red" if a.direction == "regression" else "green"
-        table.add_row(a.id, when, a.kind, escape(a.benchmark), escape(a.measure), escape(f"{a.branch}@{a.testbed}"),
-                      escape(a.commit[:12]), f"{a.magnitude * 100:+.2f}%{ci}", f"[{colour}]{a.direction}[/{colour}]",
-                      a.status)
+        table.add_row(terminal(a.id), when, terminal(a.kind), terminal(a.benchmark), terminal(a.measure), terminal(f"{a.branch}@{a.testbed}"),
+                      terminal(a.commit[:12]), f"{a.magnitude * 100:+.2f}%{ci}", f"[{colour}]{terminal(a.direction)}[/{colour}]",
+                      terminal(a.status))
     out.print(table)
     return EXIT_OK

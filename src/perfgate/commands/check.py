@@ -25,11 +25,11 @@ import tempfile
 from collections import defaultdict
 from pathlib import Path
 
-from rich.markup import escape
+from perfgate.escape import terminal
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from perfgate.commands.run import add_suite_options
-from perfgate.commands._common import add_markdown_option, store_from, write_markdown
+from perfgate.commands._common import add_markdown_option, check_identity, store_from, write_markdown
 from perfgate.containers import engine, images
 from perfgate.containers.fingerprint import container_testbed
 from perfgate.containers.manifest import Suite, discover
@@ -98,6 +98,8 @@ def run(args: argparse.Namespace) -> int:
     if args.rounds < MIN_ROUNDS:
         raise PerfgateError(f"--rounds must be at least {MIN_ROUNDS}: each round gives one (base, head) pair, and "
                             f"a signed-rank test on fewer than {MIN_ROUNDS} pairs can never reach p < 0.05")
+    for side in ("base", "head"):  # each becomes the branch of a stored run
+        check_identity("branch", getattr(args, side), f"--{side}")
     root = Path(_git(args.root.resolve(), "rev-parse", "--show-toplevel"))
     shas = {"base": resolve(root, args.base, "--base"), "head": resolve(root, args.head, "--head")}
     thresholds = load_thresholds(_thresholds_path(args, root))  # a bad file fails before any run
@@ -168,7 +170,7 @@ def _measure(args: argparse.Namespace, root: Path, trees: dict[str, Path], shas:
                 # Which side goes first alternates (A B, B A, A B, ...) so a warm-cache or
                 # second-in-line advantage cannot masquerade as a change.
                 for side, suite, built in order if rnd % 2 == 0 else order[::-1]:
-                    progress.update(task, description=escape(f"round {rnd + 1}/{args.rounds}: {side} {suite.name}"
+                    progress.update(task, description=terminal(f"round {rnd + 1}/{args.rounds}: {side} {suite.name}"
                                                              f"{'/' + variant if variant else ''}"))
                     results[side].append(run_suite(suite, built.tag, variant=variant, profile=args.profile,
                                                    limits=Limits(args.cpuset, suite.memory, suite.timeout),
@@ -187,8 +189,8 @@ def _measure(args: argparse.Namespace, root: Path, trees: dict[str, Path], shas:
 
 
 def _print(comparison, args: argparse.Namespace, shas: dict[str, str], testbed: Testbed) -> None:
-    out.print(f"perfgate check: {escape(args.head)} ({shas['head'][:12]}) against {escape(args.base)} "
-              f"({shas['base'][:12]}), {args.rounds} interleaved rounds on {escape(testbed.name)}")
-    out.print(escape(comparison.render()))
+    out.print(f"perfgate check: {terminal(args.head)} ({shas['head'][:12]}) against {terminal(args.base)} "
+              f"({shas['base'][:12]}), {args.rounds} interleaved rounds on {terminal(testbed.name)}")
+    out.print(terminal(comparison.render(), keep_newlines=True))
     verdict = "FAIL: significant regression" if comparison.exit_code else "ok: no significant regression"
     out.print(f"{verdict} (MDE = smallest change each benchmark could have shown at 80% power)")

@@ -15,6 +15,7 @@ import argparse
 from dataclasses import asdict
 
 from perfgate.commands._common import add_markdown_option, store_from, write_markdown
+from perfgate.escape import terminal
 from perfgate.errors import PerfgateError
 from perfgate.output import emit_json, out
 from perfgate.thresholds import load_thresholds
@@ -66,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
                                         "improvements": len(comparison.improvements),
                                         "exit_code": comparison.exit_code})
     else:
-        out.print(f"head {head.branch}@{head.commit[:12]} against base {base.branch}@{base.commit[:12]}",
+        out.print(terminal(f"head {head.branch}@{head.commit[:12]} against base {base.branch}@{base.commit[:12]}"),
                   highlight=False)
-        out.print(comparison.render(), markup=False, highlight=False)
+        out.print(terminal(comparison.render(), keep_newlines=True), highlight=False)
     return comparison.exit_code

@@ -28,10 +28,11 @@ import math
 from pathlib import Path
 from typing import Any
 
-from rich.markup import escape
+from perfgate.escape import terminal
 from rich.table import Table
 
 from perfgate.commands._common import add_series_filters, store_from
+from perfgate import inputs
 from perfgate.errors import EXIT_OK, EXIT_REGRESSION, InputError, StoreError
 from perfgate.model import Alert, Measure
 from perfgate.output import emit_json, err, out
@@ -220,10 +221,11 @@ def _print_store(reports: list[dict], nseries: int, new: list[Alert], no_record:
         alert = e.get("alert", {})
         status = "—" if no_record else ("NEW " if alert.get("new") else "known ") + (alert.get("id") or "")[:8]
         colour = "red" if e["direction"] == "regression" else "green"
-        table.add_row(escape(r["benchmark"]), escape(r["measure"]), escape(f"{r['branch']}@{r['testbed']}"),
-                      escape(e["first_commit"][:12]),
-                      escape(f"{rng[0][:8]}..{rng[-1][:8]}") if len(rng) > 1 else "exact",
-                      f"{e['magnitude'] * 100:+.2f}%{ci}", conf, f"[{colour}]{e['direction']}[/{colour}]", status)
+        table.add_row(terminal(r["benchmark"]), terminal(r["measure"]), terminal(f"{r['branch']}@{r['testbed']}"),
+                      terminal(e["first_commit"][:12]),
+                      terminal(f"{rng[0][:8]}..{rng[-1][:8]}") if len(rng) > 1 else "exact",
+                      f"{e['magnitude'] * 100:+.2f}%{ci}", terminal(conf), f"[{colour}]{e['direction']}[/{colour}]",
+                      terminal(status))
     out.print(table)
     if new:
         err.print(f"{len(new)} new alert(s); list with 'perfgate alerts', acknowledge with 'perfgate alerts --ack ID'")
@@ -281,12 +283,7 @@ def _with_label(cp, labels: list[Any] | None) -> dict[str, Any]:
 
 def read_series_file(path: Path) -> tuple[bool, list[tuple[list[Any] | None, list[float]]]]:
     """``(is_batch, [(index labels or None, values)])`` from a CSV or JSON series file."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(str(path), "", "no such file") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise InputError(str(path), "", f"cannot read: {e}") from None
+    text = inputs.read_text(path)  # a regular file or -, bounded
     if path.suffix.lower() == ".json" or text.lstrip().startswith("["):
         return _read_json(str(path), text)
     return False, [_read_csv(str(path), text)]
@@ -342,10 +339,11 @@ def _value_lines(rows: list[list[str]]):
 
 
 def _read_csv(src: str, text: str) -> tuple[list[Any] | None, list[float]]:
+    reader = csv.reader(io.StringIO(text, newline=None))  # CR, LF and CRLF all end a line
     try:
-        rows = list(csv.reader(io.StringIO(text)))
+        rows = list(reader)
     except csv.Error as e:     # e.g. a field over the csv module's size limit
-        raise InputError(src, "", f"not a readable CSV file: {e}") from None
+        raise InputError(src, f"line {reader.line_num}", f"not a readable CSV file: {e}") from None
     if not rows:
         raise InputError(src, "line 1", "empty file; expected a header with a `value` column")
     header = [h.strip().lower() for h in rows[0]]

@@ -16,6 +16,8 @@ from dataclasses import asdict
 from perfgate.adapters.bmf import to_bmf
 from perfgate.commands._common import store_from
 from perfgate.errors import EXIT_OK, PerfgateError
+from perfgate.escape import csv_cell
+from perfgate.outputs import write_atomic
 from perfgate.model import Run
 
 NAME = "export"
@@ -44,8 +46,8 @@ def to_csv(runs: list[Run]) -> str:
                 "value", "lower_value", "upper_value", "samples"])
     for r in runs:
         for m in r.metrics:
-            w.writerow([r.idempotency_key, r.branch, r.commit, r.testbed.name, r.start_time, m.benchmark,
-                        m.measure, m.value, m.lower, m.upper, " ".join(map(repr, m.samples))])
+            w.writerow([*map(csv_cell, (r.idempotency_key, r.branch, r.commit, r.testbed.name)), r.start_time,
+                        csv_cell(m.benchmark), csv_cell(m.measure), m.value, m.lower, m.upper, " ".join(map(repr, m.samples))])
     return buf.getvalue()
 
 
@@ -65,8 +67,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         text = to_csv(runs)
     if args.output:
-        with open(args.output, "w", encoding="utf-8") as f:
-            f.write(text)
+        write_atomic(args.output, text)
     else:
         sys.stdout.write(text)
     return EXIT_OK

@@ -19,6 +19,7 @@ its noise follows the two runs' costs, not the difference, so each point is weig
 from __future__ import annotations
 
 import argparse
+import io
 import time
 from pathlib import Path
 
@@ -34,6 +35,7 @@ from perfgate.complexity.terms import DEFAULT_SPEC, TermError, letters, parse_te
 from perfgate.errors import EXIT_OK, EXIT_REGRESSION, InputError, PerfgateError
 from perfgate.model import Metric, Run
 from perfgate.output import emit_json, err, out
+from perfgate.outputs import write_atomic
 from perfgate.thresholds import default_path
 
 NAME = "fit"
@@ -327,14 +329,9 @@ def _plot(path: str, title: str, names, params, results, unit: str) -> None:
     if Path(path).suffix.lower() not in (".svg", ".png"):
         raise PerfgateError(f"--plot {path}: the file must end in .svg or .png")
     fig = fit_figure(title, names, params, [(label, y, fit, knee) for _, label, y, fit, _, knee, _ in results], unit)
-    target = Path(path)
-    tmp = target.with_name(f".{target.name}.tmp{target.suffix}")
-    try:
-        fig.savefig(tmp)
-        tmp.replace(target)  # never leave a half-written plot behind
-    except OSError as e:
-        tmp.unlink(missing_ok=True)
-        raise PerfgateError(f"--plot {path}: cannot write: {e.strerror}") from None
+    buf = io.BytesIO()
+    fig.savefig(buf, format=Path(path).suffix.lower()[1:])
+    write_atomic(path, buf.getvalue())  # never leave a half-written plot behind
 
 
 def _record(args, benchmark: str, table: ScalingTable, names, results) -> dict:

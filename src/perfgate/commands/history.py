@@ -11,7 +11,7 @@ import argparse
 import statistics
 from datetime import datetime, timezone
 
-from rich.markup import escape
+from perfgate.escape import terminal
 from rich.table import Table
 
 from perfgate.commands._common import add_series_filters, store_from
@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
                    for k, pts in series.items()])
         return EXIT_OK
     if not series:
-        out.print(f"no history yet in {args.store}; record some with 'perfgate ingest' or 'perfgate run'")
+        out.print(f"no history yet in {terminal(args.store)}; record some with 'perfgate ingest' or 'perfgate run'")
         return EXIT_OK
     if args.benchmark:
         for key, pts in series.items():
@@ -81,20 +81,20 @@ def _print_summary(series: dict[SeriesKey, list[Point]]) -> None:
         last = pts[-1].value
         prev = pts[-2].value if len(pts) > 1 else None
         cv = _cv(pts)
-        table.add_row(*map(escape, (key.benchmark, key.measure, key.branch, key.testbed)), str(len(pts)), human(last, key.measure),
+        table.add_row(*map(terminal, (key.benchmark, key.measure, key.branch, key.testbed)), str(len(pts)), human(last, key.measure),
                       percent(last / prev) if prev else "—", f"{cv * 100:.1f}%" if cv is not None else "—",
                       sparkline([p.value for p in pts]))
     out.print(table)
 
 
 def _print_points(key: SeriesKey, pts: list[Point]) -> None:
-    table = Table(title=f"{escape(key.label())}   {sparkline([p.value for p in pts])}", title_justify="left")
+    table = Table(title=f"{terminal(key.label())}   {sparkline([p.value for p in pts])}", title_justify="left")
     for col in ("when (UTC)", "commit", "value", "range", "samples", "vs prev"):
         table.add_column(col, justify="left" if col in ("when (UTC)", "commit") else "right")
     prev = None
     for p in pts:
         rng = f"{human(p.lower, key.measure)} … {human(p.upper, key.measure)}" if p.lower is not None else "—"
-        table.add_row(_when(p.time), escape(p.commit[:12]), human(p.value, key.measure), rng, str(len(p.samples)),
+        table.add_row(_when(p.time), terminal(p.commit[:12]), human(p.value, key.measure), rng, str(len(p.samples)),
                       percent(p.value / prev) if prev else "—")
         prev = p.value
     out.print(table)
@@ -104,4 +104,4 @@ def _print_testbeds(fingerprints: dict[str, dict]) -> None:
     for name, fp in sorted(fingerprints.items()):
         if fp:
             facts = ", ".join(f"{k}={v}" for k, v in sorted(fp.items()) if v not in (None, ""))
-            out.print(f"[dim]testbed {escape(name)}: {escape(facts)}[/dim]")
+            out.print(f"[dim]testbed {terminal(name)}: {terminal(facts)}[/dim]")

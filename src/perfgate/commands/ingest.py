@@ -13,6 +13,7 @@ import time
 
 from perfgate.adapters import adapter_names, parse_file
 from perfgate.commands._common import add_run_identity, resolve_identity, store_from
+from perfgate.escape import terminal
 from perfgate.errors import EXIT_OK, InputError
 from perfgate.model import Metric, Run, content_key, duplicate_metric
 from perfgate.output import emit_json, err
@@ -23,11 +24,14 @@ ORDER = 10
 EPILOG = """examples:
   hyperfine --export-json out.json 'my-tool input'
   perfgate ingest out.json --branch main --commit "$(git rev-parse HEAD)"
-  perfgate ingest --adapter criterion target/criterion --branch pr-42 --commit abc123"""
+  perfgate ingest --adapter criterion target/criterion --branch pr-42 --commit abc123
+  go test -bench . | perfgate ingest - --adapter go-bench --branch main --commit "$(git rev-parse HEAD)\""""
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("files", nargs="+", metavar="FILE", help="harness output files (or criterion directories)")
+    p.add_argument("files", nargs="+", metavar="FILE",
+                   help="harness output files (regular files, at most 256 MiB each; - reads stdin; "
+                        "criterion: its directory)")
     p.add_argument("--adapter", default="auto", choices=["auto", *adapter_names()],
                    help="output format (default: detect it)")
     add_run_identity(p)
@@ -63,8 +67,8 @@ def run(args: argparse.Namespace) -> int:
         emit_json({"added": added, "idempotency_key": new_run.idempotency_key, "branch": branch,
                    "commit": commit, "testbed": testbed.name, "metrics": len(metrics)})
     elif added:
-        err.print(f"recorded {len(metrics)} metrics from {len(args.files)} file(s) "
-                  f"as a run of {branch}@{commit[:12]} on {testbed.name}")
+        err.print(terminal(f"recorded {len(metrics)} metrics from {len(args.files)} file(s) "
+                           f"as a run of {branch}@{commit[:12]} on {testbed.name}"))
     else:
         err.print(f"already recorded (idempotency key {new_run.idempotency_key}); nothing written")
     return EXIT_OK

@@ -15,7 +15,7 @@ import argparse
 import json
 import os
 
-from rich.markup import escape
+from perfgate.escape import terminal
 
 from perfgate.bencher.payload import StartPoint
 from perfgate.bencher.publisher import FlushResult, Outcome
@@ -170,21 +170,21 @@ def _report(args: argparse.Namespace, target: str, local_ids: list[str], outcome
                    "flushed": flushed, "created": created, "alerts": alerts})
     else:
         for thing in created:
-            err.print(f"created on Bencher: {escape(thing)}")
+            err.print(f"created on Bencher: {terminal(thing)}")
         for o in flushed.sent:
-            err.print(f"flushed {escape(o.branch)}@{o.hash[:12]} on {escape(o.testbed)} -> report {o.report}")
+            err.print(f"flushed {terminal(o.branch)}@{o.hash[:12]} on {terminal(o.testbed)} -> report {o.report}")
         for path, reason in flushed.rejected:
-            err.print(f"[red]rejected[/] spooled run moved to {escape(path)}: {escape(reason)}")
+            err.print(f"[red]rejected[/] spooled run moved to {terminal(path)}: {terminal(reason)}")
         for i, o in zip(local_ids, outcomes):
-            where = f"report {o.report}" if o.status == "published" else f"spool {escape(str(o.spooled_at))}"
-            err.print(f"{o.status} run {i} ({escape(o.branch)}@{o.hash[:12]} on {escape(o.testbed)}) -> {where}")
+            where = f"report {o.report}" if o.status == "published" else f"spool {terminal(str(o.spooled_at))}"
+            err.print(f"{o.status} run {i} ({terminal(o.branch)}@{o.hash[:12]} on {terminal(o.testbed)}) -> {where}")
         for a in alerts:
-            out.print(f"[yellow]{escape(a.describe())}[/]")
+            out.print(f"[yellow]{terminal(a.describe())}[/]")
         if not outcomes and not flushed.sent and not flushed.rejected and not flushed.remaining:
             err.print("nothing to publish")
     spooled = sum(o.status == "spooled" for o in outcomes)
     if spooled or flushed.remaining:
-        err.print(f"[yellow]warning:[/] Bencher unreachable ({escape(flushed.error or 'no answer')}); "
+        err.print(f"[yellow]warning:[/] Bencher unreachable ({terminal(flushed.error or 'no answer')}); "
                   f"{spooled + flushed.remaining} run(s) wait in the spool; run 'perfgate publish --flush' later")
     if flushed.rejected:
         return EXIT_USAGE

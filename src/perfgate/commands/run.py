@@ -17,11 +17,11 @@ import statistics
 from collections import defaultdict
 from pathlib import Path
 
-from rich.markup import escape
+from perfgate.escape import terminal
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from perfgate.commands._common import store_from
+from perfgate.commands._common import check_identity, store_from
 from perfgate.containers import engine, images
 from perfgate.containers.fingerprint import container_testbed
 from perfgate.containers.manifest import PROFILES, discover
@@ -87,6 +87,8 @@ def run(args: argparse.Namespace) -> int:
     commit = args.commit or current_commit()
     if not branch or not commit:
         raise PerfgateError("--branch and --commit are required outside a git checkout")
+    check_identity("branch", branch, "--branch" if args.branch else "the checkout's branch")
+    check_identity("commit", commit, "--commit" if args.commit else "the checkout's HEAD")
 
     engine.ensure_engine()
     built = images.build_all(root, suites, log=err.print)
@@ -104,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
         for repeat in range(args.repeat):
             for suite, variant in plan:
                 label = f"{suite.name}{'/' + variant if variant else ''} ({repeat + 1}/{args.repeat})"
-                progress.update(task, description=escape(label))
+                progress.update(task, description=terminal(label))
                 tool, suite_image = built[suite.name]
                 result = run_suite(suite, suite_image.tag, variant=variant, profile=args.profile,
                                    limits=Limits(args.cpuset, suite.memory, suite.timeout), probes=not args.no_probes)
@@ -153,13 +155,13 @@ FULL_TABLE_ROWS = 60  # above this, one line per (suite, measure); --json always
 
 def print_summary(rows: list[dict], added: int, branch: str, commit: str, testbeds: dict) -> None:
     pct = lambda x: f"{x * 100:.2f}%" if x is not None else "—"  # noqa: E731
-    title = f"perfgate run: {added} run(s) recorded for {escape(branch)}@{escape(commit[:12])}"
+    title = f"perfgate run: {added} run(s) recorded for {terminal(branch)}@{terminal(commit[:12])}"
     if len(rows) <= FULL_TABLE_ROWS:
         table = Table(title=title, title_justify="left")
         for col in ("suite", "benchmark", "measure", "value", "sample CV", "run CV"):
             table.add_column(col, justify="left" if col in ("suite", "benchmark", "measure") else "right", overflow="fold")
         for row in rows:
-            table.add_row(escape(row["suite"]), escape(row["benchmark"]), row["measure"],
+            table.add_row(terminal(row["suite"]), terminal(row["benchmark"]), row["measure"],
                           human(row["value"], row["measure"]), pct(row["sample_cv"]), pct(row["run_cv"]))
     else:
         table = Table(title=f"{title} (medians over each suite's benchmarks; every row with --json)",
@@ -170,7 +172,7 @@ def print_summary(rows: list[dict], added: int, branch: str, commit: str, testbe
         for row in rows:
             groups[(row["suite"], row["measure"])].append(row)
         for (suite, measure), members in groups.items():
-            table.add_row(escape(suite), measure, str(len(members)),
+            table.add_row(terminal(suite), measure, str(len(members)),
                           pct(_median([r["sample_cv"] for r in members])), pct(_median([r["run_cv"] for r in members])))
     out.print(table)
     by_measure: dict[str, list[float]] = defaultdict(list)
@@ -181,8 +183,8 @@ def print_summary(rows: list[dict], added: int, branch: str, commit: str, testbe
         out.print(f"run-to-run CV of {measure}: median {statistics.median(cvs) * 100:.3f}% over {len(cvs)} benchmark(s)")
     for tb in testbeds.values():
         fp = tb.fingerprint
-        out.print(f"[dim]testbed {escape(tb.name)}: image {escape(fp['image_tag'])} ({fp['image_digest'][:19]}…), "
-                  f"cpuset {fp['cpuset']}, {escape(fp['cpu_model'])}, kernel {escape(fp['kernel'])}[/dim]")
+        out.print(f"[dim]testbed {terminal(tb.name)}: image {terminal(fp['image_tag'])} ({fp['image_digest'][:19]}…), "
+                  f"cpuset {fp['cpuset']}, {terminal(fp['cpu_model'])}, kernel {terminal(fp['kernel'])}[/dim]")
 
 
 def _median(values: list[float | None]) -> float | None:

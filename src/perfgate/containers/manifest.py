@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from perfgate import inputs
 from perfgate.adapters import adapter_names
 from perfgate.errors import InputError
 from perfgate.model import name_problem
@@ -80,15 +81,14 @@ def _nonempty(value: Any, source: str, key: str) -> str:
     return value
 
 
+MAX_MANIFEST_BYTES = 1024 * 1024  # a bench.toml is a few kB
+
+
 def load_suite(folder: Path) -> Suite:
     """Read and validate one suite folder's ``bench.toml``."""
     source = str(folder / "bench.toml")
     try:
-        data = tomllib.loads((folder / "bench.toml").read_text(encoding="utf-8"))
-    except OSError as e:
-        raise InputError(source, "", f"cannot read: {e.strerror}") from None
-    except UnicodeDecodeError:
-        raise InputError(source, "", "not valid UTF-8") from None
+        data = tomllib.loads(inputs.read_text(folder / "bench.toml", MAX_MANIFEST_BYTES))
     except tomllib.TOMLDecodeError as e:
         raise InputError(source, "", f"invalid TOML: {e}") from None
 

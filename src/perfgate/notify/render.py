@@ -1,10 +1,15 @@
-"""The words of a delivery: titles, the evidence table, Slack-style text, links.  Pure."""
+"""The words of a delivery: titles, the evidence table, Slack-style text, links.  Pure.
+
+Names, branches, testbeds and commits come from data: in Markdown each is a code span
+(:func:`perfgate.escape.markdown_code`), in Slack text it is escaped (:func:`perfgate.escape.slack_text`),
+so none can mention someone, link, show an image or break the table."""
 
 from __future__ import annotations
 
 import math
 from urllib.parse import quote
 
+from perfgate.escape import markdown_code, slack_text, visible
 from perfgate.model import Alert
 from perfgate.notify.base import Links
 from perfgate.notify.events import Event
@@ -22,7 +27,7 @@ def short(sha: str) -> str:
 
 
 def commit_url(links: Links, sha: str) -> str:
-    return f"{links.repo_url.rstrip('/')}/commit/{sha}" if links.repo_url and sha else ""
+    return f"{links.repo_url.rstrip('/')}/commit/{quote(sha, safe='')}" if links.repo_url and sha else ""
 
 
 def last_good(alert: Alert) -> str:
@@ -39,8 +44,8 @@ def range_url(links: Links, alert: Alert) -> str:
         return ""
     first = alert.commit_range[0] if alert.commit_range else alert.commit
     last = alert.commit_range[-1] if alert.commit_range else alert.commit
-    base = last_good(alert) or f"{first}^"
-    return f"{links.repo_url.rstrip('/')}/compare/{base}...{last}"
+    base = quote(last_good(alert), safe="") or f"{quote(first, safe='')}^"
+    return f"{links.repo_url.rstrip('/')}/compare/{base}...{quote(last, safe='')}"
 
 
 def trend_url(links: Links, alert: Alert) -> str:
@@ -55,21 +60,18 @@ def _md_link(text: str, url: str) -> str:
     return f"[{text}]({url})" if url else text
 
 
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
 def title(alert: Alert) -> str:
     what = "Performance regression" if alert.direction == "regression" else "Performance improvement"
-    return (f"{what}: {alert.benchmark} [{alert.measure}] {pct(alert.magnitude)} "
-            f"at {short(alert.commit)} on {alert.branch}")
+    # A title is plain text on GitHub: only controls and invisible formatting need neutralising.
+    return visible(f"{what}: {alert.benchmark} [{alert.measure}] {pct(alert.magnitude)} "
+                   f"at {short(alert.commit)} on {alert.branch}")
 
 
 def culprit(alert: Alert, links: Links) -> str:
     """The first bad commit when the range is one commit, else the likeliest one and the range."""
-    first = _md_link(f"`{short(alert.commit)}`", commit_url(links, alert.commit))
+    first = _md_link(markdown_code(short(alert.commit)), commit_url(links, alert.commit))
     if len(alert.commit_range) > 1:
-        span = f"{short(alert.commit_range[0])}..{short(alert.commit_range[-1])}"
+        span = markdown_code(f"{short(alert.commit_range[0])}..{short(alert.commit_range[-1])}")
         return (f"{first} (likeliest) or another of {len(alert.commit_range)} commits "
                 f"({_md_link(span, range_url(links, alert))})")
     return first
@@ -84,24 +86,25 @@ def confidence(alert: Alert) -> str:
 def evidence_table(alert: Alert, links: Links) -> str:
     ci = (f" (95% CI {pct(alert.ci_low)} … {pct(alert.ci_high)})"
           if alert.ci_low is not None and alert.ci_high is not None else "")
-    rows = [("benchmark", f"`{alert.benchmark}`"), ("measure", alert.measure),
-            ("branch @ testbed", f"{alert.branch} @ {alert.testbed}"),
+    rows = [("benchmark", markdown_code(alert.benchmark)), ("measure", markdown_code(alert.measure)),
+            ("branch @ testbed", f"{markdown_code(alert.branch)} @ {markdown_code(alert.testbed)}"),
             ("change", f"{pct(alert.magnitude)}{ci} — {alert.direction}"),
             ("evidence", f"{confidence(alert)}; found by {alert.kind.replace('_', ' ')}"),
             ("first bad commit" if len(alert.commit_range) <= 1 else "commit range", culprit(alert, links)),
-            ("last good commit", _md_link(f"`{short(last_good(alert))}`", commit_url(links, last_good(alert)))
+            ("last good commit", _md_link(markdown_code(short(last_good(alert))), commit_url(links, last_good(alert)))
              if last_good(alert) else "—")]
     before, after = alert.details.get("before"), alert.details.get("after")
     if isinstance(before, (int, float)) and isinstance(after, (int, float)):
         rows.append(("level before → after", f"{before:.6g} → {after:.6g}"))
-    lines = ["| | |", "| --- | --- |"] + [f"| {k} | {_cell(v)} |" for k, v in rows]
+    lines = ["| | |", "| --- | --- |"] + [f"| {k} | {v} |" for k, v in rows]  # every value escaped above
     return "\n".join(lines)
 
 
 def issue_body(alert: Alert, links: Links) -> str:
     trend = trend_url(links, alert)
-    parts = [f"perfgate found a {alert.direction} of **{alert.benchmark}** [{alert.measure}] on "
-             f"`{alert.branch}`.", "", evidence_table(alert, links), ""]
+    parts = [f"perfgate found a {alert.direction} of {markdown_code(alert.benchmark, table=False)} "
+             f"[{markdown_code(alert.measure, table=False)}] on {markdown_code(alert.branch, table=False)}.", "",
+             evidence_table(alert, links), ""]
     if trend:
         parts.append(f"Trend: {trend}")
     parts += ["", f"Acknowledge with `perfgate alerts --ack {alert.id}` once understood; this issue closes "
@@ -133,7 +136,7 @@ def plain_text(event: Event, links: Links) -> str:
     def link(text: str, url: str) -> str:
         return f"<{url}|{text}>" if url else text
 
-    where = f"*{a.benchmark}* [{a.measure}] on {a.branch}@{a.testbed}"
+    where = f"*{slack_text(a.benchmark)}* [{slack_text(a.measure)}] on {slack_text(f'{a.branch}@{a.testbed}')}"
     if event.kind == "raised":
         icon = ":rotating_light:" if a.direction == "regression" else ":chart_with_downwards_trend:"
         ci = f" (95% CI {pct(a.ci_low)} … {pct(a.ci_high)})" if a.ci_low is not None and a.ci_high is not None else ""

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from html import escape
+from perfgate.escape import html_text as escape
 from typing import Sequence
 
 from perfgate.units import human

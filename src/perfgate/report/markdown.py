@@ -1,23 +1,21 @@
 """A pull-request comment (GitHub-flavoured Markdown) for an A/B comparison.
 
 Regressions and improvements first, each with its effect, confidence interval, q-value and the
-smallest change the run could have seen; everything else folded away.  All names are escaped so a
-benchmark called ``<script>`` or ``a|b`` cannot break the table or the page.
+smallest change the run could have seen; everything else folded away.  Names, commits, branches
+and testbeds come from data: each is a code span (:func:`perfgate.escape.markdown_code`) or escaped
+prose (:func:`perfgate.escape.markdown_text`), so none can break the table, mention someone, show
+an image or link anywhere.
 """
 
 from __future__ import annotations
 
-import html
 import math
 
 from perfgate.detect.compare import Comparison, Verdict
+from perfgate.escape import markdown_code, markdown_text
 from perfgate.units import human
 
 MARKER = "<!-- perfgate-comment -->"  # lets a workflow find and update its own comment
-
-
-def _cell(text: str) -> str:
-    return html.escape(text, quote=False).replace("|", "\\|").replace("\n", " ")
 
 
 def _pct(x: float | None, sign: bool = True) -> str:
@@ -31,9 +29,9 @@ def _row(v: Verdict) -> str:
     q = "—" if v.q_value is None else f"{v.q_value:.2g}"
     icon = {"regression": "🔴", "improvement": "🟢", "no-change": "⚪", "insufficient-data": "❔"}[v.verdict]
     verdict = v.verdict + (f" ({v.note})" if v.note else "")
-    return (f"| {icon} {_cell(v.benchmark)} | {_cell(v.measure)} | {human(v.base_median, v.measure)} | "
+    return (f"| {icon} {markdown_code(v.benchmark)} | {markdown_code(v.measure)} | {human(v.base_median, v.measure)} | "
             f"{human(v.head_median, v.measure)} | **{_pct(v.effect)}**{ci} | {q} | {_pct(v.mde, sign=False)} | "
-            f"{_cell(verdict)} |")
+            f"{markdown_text(verdict)} |")
 
 
 _HEADER = ("| benchmark | measure | base | head | change [CI] | q | smallest detectable | verdict |\n"
@@ -46,14 +44,14 @@ def comparison_markdown(c: Comparison, title: str = "perfgate") -> str:
         headline = f"❌ **{len(regressions)} performance regression(s)**"
     else:
         headline = "✅ **No performance regression**"
-    base = f"`{c.base.get('commit', '?')[:10]}` ({_cell(c.base.get('branch', '?'))})"
-    head = f"`{c.head.get('commit', '?')[:10]}` ({_cell(c.head.get('branch', '?'))})"
-    lines = [MARKER, f"### {_cell(title)}: {headline}", "",
-             f"Head {head} against base {base} on testbed `{_cell(c.head.get('testbed', '?'))}`: "
+    base = f"{markdown_code(c.base.get('commit', '?')[:10])} ({markdown_code(c.base.get('branch', '?'))})"
+    head = f"{markdown_code(c.head.get('commit', '?')[:10])} ({markdown_code(c.head.get('branch', '?'))})"
+    lines = [MARKER, f"### {markdown_text(title)}: {headline}", "",
+             f"Head {head} against base {base} on testbed {markdown_code(c.head.get('testbed', '?'))}: "
              f"{len(c.verdicts)} comparisons, {len(improvements)} improvement(s); false discovery rate "
              f"controlled at {c.alpha:g} (Benjamini–Hochberg), effects are Hodges–Lehmann shifts with "
              f"{(1 - c.alpha) * 100:g}% intervals.", ""]
-    lines += [f"> {_cell(w)}" for w in c.warnings]
+    lines += [f"> {markdown_text(w)}" for w in c.warnings]
     flagged = regressions + improvements
     if flagged:
         lines += [_HEADER, *map(_row, flagged), ""]

@@ -6,9 +6,7 @@ the alerts never disagree."""
 from __future__ import annotations
 
 import json
-import os
 import re
-import tempfile
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -16,7 +14,10 @@ from pathlib import Path
 from jinja2 import Environment, PackageLoader, select_autoescape
 
 from perfgate.detect.changepoint import ChangePoint, detect_change_points
+from perfgate.errors import PerfgateError
+from perfgate.escape import html_text, xml_text
 from perfgate.model import Measure
+from perfgate.outputs import write_atomic
 from perfgate.report.chart import ChartMark, ChartPoint, render_svg
 from perfgate.store import Point, SeriesKey, Store
 from perfgate.thresholds import Thresholds, load_thresholds
@@ -85,38 +86,37 @@ def build_views(store: Store, thresholds: Thresholds, branch: str | None = None,
     return views
 
 
-def _write_atomic(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(text)
-    os.chmod(tmp, 0o644)  # mkstemp makes 0600; pages are meant to be served
-    os.replace(tmp, path)
-
-
 def publish_site(store: Store, out_dir: str | Path, *, title: str, branch: str | None = None,
                  thresholds: Thresholds | None = None, include_sweeps: bool = False) -> dict[str, int]:
     """Write ``index.html``, ``regressions.xml`` (Atom) and ``data.json`` into ``out_dir``."""
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise PerfgateError(f"{out}: cannot create the pages folder: {e.strerror}") from None
     views = build_views(store, thresholds or load_thresholds(), branch, include_sweeps)
     regressions = sorted((f for v in views for f in v.findings if f.cp.direction == "regression"),
                          key=lambda f: f.when, reverse=True)
     improvements = [f for v in views for f in v.findings if f.cp.direction == "improvement"]
-    env = Environment(loader=PackageLoader("perfgate.report", "templates"),
-                      autoescape=select_autoescape(["html", "xml", "j2"]))
-    env.filters["human"] = human
+    loader = PackageLoader("perfgate.report", "templates")
+    # Every value printed goes through the format's one escaping function (finalize), on top of
+    # autoescape: controls are shown, never emitted, and XML stays well-formed whatever the data.
+    html_env = Environment(loader=loader, autoescape=select_autoescape(["html", "xml", "j2"]), finalize=html_text)
+    xml_env = Environment(loader=loader, autoescape=True, finalize=xml_text)
+    for env in (html_env, xml_env):
+        env.filters["human"] = human
     now = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     fingerprints = {v.key.testbed: store.testbed_fingerprint(v.key.testbed) for v in views}
     context = dict(title=title, views=views, regressions=regressions, improvements=improvements, now=now,
                    project=store.project, fingerprints=fingerprints,
                    benchmarks=sorted({v.key.benchmark for v in views}))
-    _write_atomic(out / "index.html", env.get_template("index.html.j2").render(**context))
-    _write_atomic(out / "regressions.xml", env.get_template("regressions.xml.j2").render(**context))
+    write_atomic(out / "index.html", html_env.get_template("index.html.j2").render(**context))
+    write_atomic(out / "regressions.xml", xml_env.get_template("regressions.xml.j2").render(**context))
     data = [{"branch": v.key.branch, "testbed": v.key.testbed, "benchmark": v.key.benchmark,
              "measure": v.key.measure,
              "points": [{"commit": p.commit, "time": p.time, "value": p.value, "lower": p.lower,
                          "upper": p.upper} for p in v.points],
              "change_points": [f.cp.to_json() | {"first_commit": f.first_commit, "commit_range": f.commit_range}
                                for f in v.findings]} for v in views]
-    _write_atomic(out / "data.json", json.dumps(data, indent=1))
+    write_atomic(out / "data.json", json.dumps(data, indent=1))
     return {"series": len(views), "regressions": len(regressions), "improvements": len(improvements)}

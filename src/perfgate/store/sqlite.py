@@ -7,14 +7,17 @@ wait its turn instead of failing.  A run either lands whole or not at all.
 
 from __future__ import annotations
 
+import functools
 import json
+import os
+import shutil
 import sqlite3
 import sys
 import time
 import uuid
 from array import array
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable, Sequence, TypeVar
 
 from perfgate.errors import StoreError
 from perfgate.model import Alert, Measure, Metric, Run, Testbed
@@ -22,11 +25,14 @@ from perfgate.store.base import Point, RunSummary, SeriesKey, Store
 from perfgate.store.migrations import MIGRATIONS
 
 BUSY_TIMEOUT_MS = 120_000
+T = TypeVar("T")
 
 
-def pack_samples(samples: tuple[float, ...]) -> bytes | None:
+def pack_samples(samples: Sequence[float]) -> bytes | None:
     if not samples:
         return None
+    if isinstance(samples, array) and samples.typecode == "d" and sys.byteorder == "little":
+        return samples.tobytes()  # already packed: one copy, not two
     a = array("d", samples)
     if sys.byteorder != "little":
         a.byteswap()
@@ -43,23 +49,134 @@ def unpack_samples(blob: bytes | None) -> tuple[float, ...]:
     return tuple(a)
 
 
+def _reason(e: sqlite3.Error, path: Path) -> str:
+    """What a SQLite error means for the user."""
+    text = str(e)
+    if "locked" in text or "busy" in text:
+        return f"the store is locked by another process (waited {BUSY_TIMEOUT_MS / 1000:g} s): {text}"
+    if "full" in text or ("disk I/O error" in text and _disk_nearly_full(path)):
+        return f"the disk is full ({text})"
+    if "readonly" in text or "read-only" in text:
+        return f"the store is read-only: {text}"
+    if isinstance(e, sqlite3.DatabaseError) and ("malformed" in text or "not a database" in text):
+        return f"the file is damaged ({text}); nothing was written; restore it from a backup"
+    return text
+
+
+def _disk_nearly_full(path: Path) -> bool:
+    """SQLite reports a failed WAL index or journal on a full disk as a plain I/O error."""
+    try:
+        return shutil.disk_usage(path.parent).free < 1024 * 1024
+    except OSError:
+        return False
+
+
+def _guarded(method: Callable[..., T]) -> Callable[..., T]:
+    """Any SQLite failure of a store method becomes a StoreError naming the file, not a traceback."""
+    @functools.wraps(method)
+    def wrapper(self: "SqliteStore", *args: Any, **kwargs: Any) -> T:
+        try:
+            return method(self, *args, **kwargs)
+        except sqlite3.Error as e:
+            raise StoreError(f"{self.path}: {_reason(e, self.path)}") from None
+    return wrapper
+
+
 class SqliteStore(Store):
     def __init__(self, path: str | Path, project: str = "default"):
         self.path = Path(path)
         self.project = project
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._intact = False
+        if self.path.exists() and not self.path.is_file():
+            raise StoreError(f"{self.path}: is not a file, so it cannot be a perfgate history")
         try:
-            self.db = sqlite3.connect(self.path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise StoreError(f"{self.path}: cannot create its folder: {e.strerror}") from None
+        # Reading a history one may not write (a CI artefact, a read-only mount) must still work.
+        self.read_only = self.path.exists() and not os.access(self.path, os.W_OK)
+        try:
+            self.db = self._connect()
             self.db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            self.db.execute("PRAGMA journal_mode = WAL")
-            self.db.execute("PRAGMA synchronous = NORMAL")
-            self.db.execute("PRAGMA foreign_keys = ON")
-            self._migrate()
-        except sqlite3.DatabaseError as e:
-            raise StoreError(f"{self.path}: not a usable perfgate history ({e})") from None
-        self._ids: dict[tuple[str, str], int] = {}
-        self._project_id = 0
-        self._project_id = self._dimension("project", self.project)
+            # The version is read before anything could write: a newer perfgate's file is left
+            # exactly as it was (not even switched to WAL).
+            version = self.db.execute("PRAGMA user_version").fetchone()[0]
+            if version > len(MIGRATIONS):
+                raise StoreError(f"{self.path}: schema version {version} is newer than this perfgate "
+                                 f"understands ({len(MIGRATIONS)}); upgrade perfgate (nothing was changed)")
+            if self.read_only:
+                if version < len(MIGRATIONS):
+                    raise StoreError(f"{self.path}: read-only, and its schema (version {version}) needs an "
+                                     f"upgrade to {len(MIGRATIONS)} that only a writable open can do")
+            else:
+                if version < len(MIGRATIONS):
+                    self._ensure_intact()
+                self.db.execute("PRAGMA journal_mode = WAL")
+                self.db.execute("PRAGMA synchronous = NORMAL")
+                self.db.execute("PRAGMA foreign_keys = ON")
+                self._migrate()
+            self._ids: dict[tuple[str, str], int] = {}
+            self._project_id = 0
+            self._project_id = self._project_row()
+        except sqlite3.Error as e:
+            self._close_quietly()
+            reason = _reason(e, self.path)
+            if reason == str(e):  # nothing more specific (locked, full, read-only, damaged) to say
+                reason = f"not a usable perfgate history: {reason}"
+            elif "nothing was written" not in reason:
+                reason += "; nothing was written"
+            raise StoreError(f"{self.path}: {reason}") from None
+        except StoreError:
+            self._close_quietly()
+            raise
+
+    def _connect(self) -> sqlite3.Connection:
+        timeout = BUSY_TIMEOUT_MS / 1000
+        if not self.read_only:
+            return sqlite3.connect(self.path, isolation_level=None, timeout=timeout)
+        uri = f"{self.path.resolve().as_uri()}?mode=ro"
+        db = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=timeout)
+        try:
+            db.execute("PRAGMA user_version").fetchone()
+            return db
+        except sqlite3.OperationalError:
+            # A WAL file in a folder we cannot write: SQLite cannot make its shared-memory index.
+            # Nobody can write there either, so reading it as immutable is safe.
+            db.close()
+            return sqlite3.connect(uri + "&immutable=1", uri=True, isolation_level=None, timeout=timeout)
+
+    def _close_quietly(self) -> None:
+        try:
+            self.db.close()
+        except (AttributeError, sqlite3.Error):
+            pass
+
+    def _project_row(self) -> int:
+        """The project's id, or -1 while it has none (every read is then empty).  Created by the
+        first write, after the integrity check: opening a store writes nothing."""
+        row = self.db.execute("SELECT id FROM project WHERE name = ?", (self.project,)).fetchone()
+        if row:
+            self._ids[("project", self.project)] = row[0]
+        return row[0] if row else -1
+
+    def _ensure_intact(self) -> None:
+        """Refuse to write into a damaged file: SQLite may otherwise add to it and spread the damage.
+        ``quick_check`` reads every page once (O(size)); done once per open, before the first write."""
+        if self._intact:
+            return
+        problems = [row[0] for row in self.db.execute("PRAGMA quick_check(5)")]
+        if problems != ["ok"]:
+            raise StoreError(f"{self.path}: failed SQLite's integrity check ({'; '.join(problems)[:300]}); "
+                             "nothing was written; restore it from a backup")
+        self._intact = True
+
+    def _writable(self) -> None:
+        if self.read_only:
+            raise StoreError(f"{self.path}: the store is read-only; nothing was written")
+        self._ensure_intact()
+        if self._project_id == -1:
+            self._project_id = 0
+            self._project_id = self._dimension("project", self.project)
 
     # --- schema --------------------------------------------------------------------------------
 
@@ -78,6 +195,7 @@ class SqliteStore(Store):
                     self.db.execute(statement)
                 self.db.execute(f"PRAGMA user_version = {number}")
 
+    @_guarded
     def schema_version(self) -> int:
         return self.db.execute("PRAGMA user_version").fetchone()[0]
 
@@ -118,8 +236,10 @@ class SqliteStore(Store):
 
     # --- writes --------------------------------------------------------------------------------
 
+    @_guarded
     def add_runs(self, runs: Iterable[Run]) -> list[bool]:
         runs = [r.with_key() for r in runs]
+        self._writable()
         added = []
         try:
             with self._write():
@@ -128,7 +248,7 @@ class SqliteStore(Store):
         except sqlite3.Error as e:
             # Ids cached inside the rolled-back transaction would point nowhere.
             self._ids = {("project", self.project): self._project_id}
-            raise StoreError(f"{self.path}: nothing was written: {e}") from e
+            raise StoreError(f"{self.path}: nothing was written: {_reason(e, self.path)}") from None
         return added
 
     def _insert_run(self, run: Run) -> bool:
@@ -154,6 +274,7 @@ class SqliteStore(Store):
 
     # --- reads ---------------------------------------------------------------------------------
 
+    @_guarded
     def series_keys(self, *, branch=None, testbed=None, benchmark=None, measure=None) -> list[SeriesKey]:
         where, args = ["r.project_id = ?"], [self._project_id]
         for column, value in (("br.name", branch), ("t.name", testbed), ("b.name", benchmark), ("m.name", measure)):
@@ -167,6 +288,7 @@ class SqliteStore(Store):
             " JOIN measure m ON m.id = x.measure_id WHERE " + " AND ".join(where), args).fetchall()
         return sorted(SeriesKey(*row) for row in rows)
 
+    @_guarded
     def series(self, key: SeriesKey) -> list[Point]:
         rows = self.db.execute(
             "SELECT r.uuid, r.commit_hash, r.start_time, x.value, x.lower_value, x.upper_value, x.samples, x.attrs"
@@ -183,9 +305,11 @@ class SqliteStore(Store):
 
     # --- incremental detection -----------------------------------------------------------------
 
+    @_guarded
     def run_watermark(self) -> int | None:
         return self.db.execute("SELECT MAX(id) FROM run WHERE project_id = ?", (self._project_id,)).fetchone()[0]
 
+    @_guarded
     def series_keys_since(self, watermark: int) -> list[SeriesKey]:
         rows = self.db.execute(
             "SELECT DISTINCT br.name, t.name, b.name, m.name FROM run r JOIN metric x ON x.run_id = r.id"
@@ -194,6 +318,7 @@ class SqliteStore(Store):
             " WHERE r.id > ? AND r.project_id = ?", (watermark, self._project_id)).fetchall()
         return sorted(SeriesKey(*row) for row in rows)
 
+    @_guarded
     def detect_state(self) -> tuple[int | None, dict[SeriesKey, tuple[str, dict[str, Any]]]]:
         mark = self.db.execute("SELECT last_run FROM detect_mark WHERE project_id = ?",
                                (self._project_id,)).fetchone()
@@ -203,7 +328,9 @@ class SqliteStore(Store):
                                " WHERE project_id = ?", (self._project_id,)).fetchall()
         return mark[0], {SeriesKey(b, t, bm, m): (s, json.loads(r)) for b, t, bm, m, s, r in rows}
 
+    @_guarded
     def save_detect_state(self, watermark: int, reports: dict[SeriesKey, tuple[str, dict[str, Any]]]) -> None:
+        self._writable()
         with self._write():
             self.db.execute("INSERT INTO detect_mark (project_id, last_run) VALUES (?, ?)"
                             " ON CONFLICT (project_id) DO UPDATE SET last_run = excluded.last_run",
@@ -214,6 +341,7 @@ class SqliteStore(Store):
                 [(self._project_id, k.branch, k.testbed, k.benchmark, k.measure, settings, json.dumps(report))
                  for k, (settings, report) in reports.items()])
 
+    @_guarded
     def runs(self, *, branch=None, limit=None) -> list[RunSummary]:
         sql = ("SELECT r.uuid, br.name, r.commit_hash, t.name, r.start_time, r.adapter,"
                " (SELECT COUNT(*) FROM metric x WHERE x.run_id = r.id)"
@@ -229,6 +357,7 @@ class SqliteStore(Store):
             args.append(limit)
         return [RunSummary(*row) for row in self.db.execute(sql, args)]
 
+    @_guarded
     def get_run(self, run_id: str) -> Run:
         row = self.db.execute(
             "SELECT r.id, br.name, r.commit_hash, t.name, t.fingerprint, r.start_time, r.end_time, r.adapter,"
@@ -248,6 +377,7 @@ class SqliteStore(Store):
         return Run(self.project, branch, commit, Testbed(tb, json.loads(fp)), metrics, start, end, adapter,
                    json.loads(context), key)
 
+    @_guarded
     def testbed_fingerprint(self, name: str) -> dict[str, Any]:
         row = self.db.execute("SELECT fingerprint FROM testbed WHERE project_id = ? AND name = ?",
                               (self._project_id, name)).fetchone()
@@ -258,8 +388,11 @@ class SqliteStore(Store):
     _ALERT_COLUMNS = ("uuid, kind, branch, testbed, benchmark, measure, commit_hash, previous_commit, commit_range,"
                       " direction, magnitude, ci_low, ci_high, p_value, details, status, created")
 
+    @_guarded
     def record_alerts(self, alerts: list[Alert]) -> list[Alert]:
         new: list[Alert] = []
+        if alerts:
+            self._writable()
         with self._write():
             for alert in alerts:
                 known = [self._alert(row) for row in self.db.execute(
@@ -279,6 +412,7 @@ class SqliteStore(Store):
                 new.append(alert)
         return new
 
+    @_guarded
     def alerts(self, status: str | None = None) -> list[Alert]:
         sql = f"SELECT {self._ALERT_COLUMNS} FROM alert WHERE project_id = ?"
         args: list[Any] = [self._project_id]
@@ -287,7 +421,9 @@ class SqliteStore(Store):
             args.append(status)
         return [self._alert(row) for row in self.db.execute(sql + " ORDER BY created DESC, id DESC", args)]
 
+    @_guarded
     def acknowledge(self, alert_id: str) -> Alert:
+        self._writable()
         with self._write():
             cur = self.db.execute(
                 "UPDATE alert SET status = 'acknowledged', acknowledged = COALESCE(acknowledged, ?)"

@@ -1,0 +1,82 @@
+"""Reading an input file, bounded: every file a user names goes through here.
+
+Only regular files are read, or ``-`` for stdin.  The size limit is checked on the bytes actually
+read, never on ``st_size``: a device (``/dev/zero``, or a symlink to one) reports 0 and never
+ends, and a FIFO would block the open itself until a writer came.  So the file is opened
+non-blocking, its kind is checked on the open descriptor (no race with a swapped path), and at
+most ``limit + 1`` bytes are read.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+from pathlib import Path
+
+from perfgate.errors import InputError
+
+MAX_INPUT_BYTES = 256 * 1024 * 1024
+STDIN = "-"
+_CHUNK = 1 << 20
+
+
+def _kind(mode: int) -> str:
+    for test, name in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def _read_capped(fd: int, source: str, limit: int) -> bytes:
+    parts, total = [], 0
+    while True:
+        chunk = os.read(fd, min(_CHUNK, limit + 1 - total))
+        if not chunk:
+            return b"".join(parts)
+        parts.append(chunk)
+        total += len(chunk)
+        if total > limit:
+            raise InputError(source, "", f"input is over the {limit}-byte limit")
+
+
+def read_bytes(path: str | Path, max_bytes: int | None = None) -> bytes:
+    """The content of the regular file ``path`` (or of stdin for ``-``), at most ``max_bytes``."""
+    limit = MAX_INPUT_BYTES if max_bytes is None else max_bytes
+    source = str(path)
+    if source == STDIN:
+        if sys.stdin is None:
+            raise InputError("<stdin>", "", "there is no standard input to read")
+        return _read_capped(sys.stdin.buffer.fileno(), "<stdin>", limit)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        raise InputError(source, "", "cannot read: no such file") from None
+    except OSError as e:
+        raise InputError(source, "", f"cannot read: {e.strerror}") from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise InputError(source, "", f"is {_kind(mode)}; perfgate reads regular files (or - for stdin)")
+        os.set_blocking(fd, True)
+        try:
+            return _read_capped(fd, source, limit)
+        except OSError as e:
+            raise InputError(source, "", f"cannot read: {e.strerror}") from None
+    finally:
+        os.close(fd)
+
+
+def decode_utf8(data: bytes, source: str) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data[: e.start].count(b"\n") + 1
+        raise InputError(source, f"byte {e.start} (line {line})", "not valid UTF-8") from None
+
+
+def read_text(path: str | Path, max_bytes: int | None = None) -> str:
+    """``read_bytes`` decoded as UTF-8, refusing invalid UTF-8 by position."""
+    return decode_utf8(read_bytes(path, max_bytes), str(path))

@@ -1,0 +1,615 @@
+"""The hostile-input campaign, kept: each case is a way the CLI was broken (unbounded reads,
+unvalidated identities, output injection, damaged or unwritable stores, silent data loss), and
+each test fails on the code before the fix.  Fuzz targets for the same boundaries are at the end.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import shutil
+import sqlite3
+import stat
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+from markdown_it import MarkdownIt
+
+from perfgate.cli import main
+from perfgate.detect.compare import compare_samples
+from perfgate.errors import InputError
+from perfgate.model import Metric, Run
+from perfgate.model import Testbed as Bed
+from perfgate.report.markdown import comparison_markdown
+from perfgate.store import sqlite as sqlite_store
+from perfgate.store.sqlite import SqliteStore
+
+FIX = Path(__file__).parent / "fixtures"
+HYPERFINE = FIX / "hyperfine" / "two-commands.json"
+GO = FIX / "go-bench" / "strings.txt"
+COMMIT = "c" * 40
+UNSAFE = ("\x1b", "\r", "\x00", "\u202e", "\u2028")
+
+
+def perfgate(*args: str, store: Path, stdin: bytes | None = None, timeout: float = 60,
+             env: dict | None = None, user: str | None = None) -> subprocess.CompletedProcess:
+    """The real CLI in a subprocess, with a 2 GiB address-space cap so a runaway read fails fast
+    (the code before the fix read /dev/zero until a MemoryError at 7.4 GiB)."""
+    def cap() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+
+    cmd = [sys.executable, "-m", "perfgate.cli", *args]
+    if user:
+        cmd = ["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups", *cmd]
+    return subprocess.run(cmd, input=stdin, capture_output=True, timeout=timeout, preexec_fn=cap,
+                          env={**os.environ, "PERFGATE_STORE": f"sqlite:{store}", **(env or {})})
+
+
+def ingest(*args: str, store: Path) -> int:
+    return main(["ingest", *args, "--store", f"sqlite:{store}"])
+
+
+def runs_in(store: Path) -> int:
+    if not store.exists():
+        return 0
+    with SqliteStore(store) as s:
+        return len(s.runs())
+
+
+def bmf(tmp_path: Path, doc: dict | str, name: str = "bmf.json") -> Path:
+    path = tmp_path / name
+    path.write_text(doc if isinstance(doc, str) else json.dumps(doc), encoding="utf-8")
+    return path
+
+
+def clean(err: str) -> None:
+    """A refusal's message: no traceback, and nothing that would act on a terminal."""
+    assert "Traceback" not in err, err
+    assert not any(c in err for c in UNSAFE), repr(err)
+
+
+# --- bounded reads -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("kind", ["device", "symlink-to-device", "fifo"])
+def test_only_regular_files_are_read(kind, tmp_path, store_path):
+    if kind == "device":
+        target = "/dev/zero"
+    elif kind == "symlink-to-device":
+        target = str(tmp_path / "innocent.json")
+        os.symlink("/dev/zero", target)
+    else:
+        target = str(tmp_path / "pipe.json")
+        os.mkfifo(target)  # no writer: opening it blocking would wait forever
+    proc = perfgate("ingest", target, "--branch", "main", "--commit", COMMIT, store=store_path, timeout=30)
+    err = proc.stderr.decode()
+    assert proc.returncode == 2, err
+    assert target in err and ("character device" in err or "FIFO" in err), err
+    clean(err)
+    assert runs_in(store_path) == 0
+
+
+def test_detect_series_from_a_device_is_refused(tmp_path, store_path):
+    proc = perfgate("detect", "--series", "/dev/zero", store=store_path, timeout=30)
+    assert proc.returncode == 2 and b"character device" in proc.stderr, proc.stderr
+
+
+def test_stdin_is_read_when_named_dash_and_capped(tmp_path, store_path, monkeypatch):
+    data = HYPERFINE.read_bytes()
+    ok = perfgate("ingest", "-", "--adapter", "hyperfine", "--branch", "main", "--commit", COMMIT,
+                  store=store_path, stdin=data)
+    assert ok.returncode == 0, ok.stderr
+    assert runs_in(store_path) == 1
+    # Over the cap: refused on the bytes actually read (stdin has no size to trust).
+    from perfgate.adapters import base
+
+    monkeypatch.setattr(base, "MAX_INPUT_BYTES", len(data) - 1)
+    with HYPERFINE.open("r") as stdin:
+        monkeypatch.setattr(sys, "stdin", stdin)
+        with pytest.raises(InputError) as info:
+            base.read_text("-")
+    assert "byte limit" in str(info.value) and "<stdin>" in str(info.value)
+
+
+# --- one validation for every identity ------------------------------------------------------------------
+
+BAD_IDENTITIES = [
+    ("--branch", "../../etc"), ("--branch", "a\nb"), ("--branch", "x\x1b[2J"), ("--branch", "a\rb"),
+    ("--branch", "rtl\u202eevil"), ("--branch", "line\u2028sep"), ("--branch", "b" * 300),
+    ("--commit", "\n\n# @bob"), ("--commit", "abc def"), ("--commit", "a`b"), ("--commit", "../../x"),
+    ("--commit", "\x1b]8;;http://evil/\x1b\\link"), ("--commit", "-rf"), ("--commit", "HEAD@{1}"),
+    ("--testbed", "../up"), ("--testbed", "tb\x00"), ("--testbed", "tb\u2066x"),
+    ("--project", "../p"), ("--project", "p\x1b[31m"),
+]
+
+
+@pytest.mark.parametrize("option,value", BAD_IDENTITIES, ids=[f"{o}-{v.encode('unicode_escape').decode()[:20]}"
+                                                            for o, v in BAD_IDENTITIES])
+def test_bad_identities_are_refused_at_the_boundary(option, value, tmp_path, store_path, capsys):
+    args = {"--branch": "main", "--commit": COMMIT, "--testbed": "tb", "--project": "default", option: value}
+    code = ingest(str(HYPERFINE), *[f"{k}={v}" for k, v in args.items()], store=store_path)
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert option in err, err
+    clean(err)
+    assert runs_in(store_path) == 0
+
+
+@pytest.mark.parametrize("name", ["rtl\u202eelif", "isolate\u2067x", "line\u2028break", "para\u2029graph"])
+def test_invisible_formatting_characters_are_refused_in_benchmark_names(name, tmp_path, store_path, capsys):
+    code = ingest(str(bmf(tmp_path, {name: {"latency": {"value": 1.0}}})), "--branch", "main", "--commit", COMMIT,
+                  store=store_path)
+    err = capsys.readouterr().err
+    assert code == 2 and "invisible formatting character" in err, err
+    clean(err)
+
+
+@pytest.mark.parametrize("name", ["org.openjdk.Bench.copy:onHeap=true", "BenchmarkDecode/one=1-8",
+                                  "parse/only=5", "BM_Sort<std::vector<int>>"])
+def test_legitimate_names_with_on_and_equals_are_accepted(name, tmp_path, store_path, capsys):
+    code = ingest(str(bmf(tmp_path, {name: {"latency": {"value": 1.0}}})), "--branch", "main", "--commit", COMMIT,
+                  store=store_path)
+    assert code == 0, capsys.readouterr().err
+    with SqliteStore(store_path) as s:
+        assert [k.benchmark for k in s.series_keys()] == [name]
+
+
+def test_markup_branch_is_stored_and_printed_without_crashing_rich(tmp_path, store_path):
+    proc = perfgate("ingest", str(HYPERFINE), "--branch", "[/]", "--commit", COMMIT, "--testbed", "[bold]tb",
+                    store=store_path)
+    assert proc.returncode == 0, proc.stderr
+    assert b"[/]@" in proc.stderr and b"[bold]tb" in proc.stderr
+    shown = perfgate("history", store=store_path, env={"COLUMNS": "200"})
+    assert shown.returncode == 0 and b"[/]" in shown.stdout, shown.stderr
+
+
+def test_error_messages_never_echo_raw_escape_sequences(tmp_path, store_path, capsys):
+    for name in ("evil\x1b[2Jname", "carriage\rreturn", "nul\x00byte"):
+        code = ingest(str(bmf(tmp_path, {name: {"latency": {"value": 1.0}}})), "--branch", "main",
+                      "--commit", COMMIT, store=store_path)
+        err = capsys.readouterr().err
+        assert code == 2 and "control character" in err, err
+        clean(err)
+        assert "\\x1b" in err or "\\r" in err or "\\x00" in err, err  # shown, not sent
+
+
+# --- one escaping function per output format ---------------------------------------------------------------
+
+def _comparison(names: list[str], commit: str, branch: str, testbed: str):
+    import numpy as np
+
+    rng = np.random.default_rng(3)
+    base = {(n, "latency"): tuple(1000 * rng.lognormal(0, 0.02, 30)) for n in names}
+    head = {(n, "latency"): tuple(1300 * rng.lognormal(0, 0.02, 30)) for n in names}
+    c = compare_samples(base, head)
+    c.base = {"commit": commit, "branch": branch, "testbed": testbed}
+    c.head = {"commit": commit, "branch": branch, "testbed": testbed}
+    return c
+
+
+def test_pr_comment_neither_pings_nor_tracks_nor_links(tmp_path):
+    names = ["@octocat please review", "![img](http://host/track.png)", "[click](http://evil.example/)",
+             "<img src=x>", "www.evil.example and http://evil.example/x", "pipe | in `code`"]
+    md = comparison_markdown(_comparison(names, "a`b\n\n# @bob", "x\n\n## @alice", "``` tb"))
+    html = MarkdownIt("commonmark", {"html": True, "linkify": False}).enable("table").render(md)
+    assert "<img" not in html and "<a " not in html and "<h1" not in html and "<h2" not in html, html
+    # No @mention and no bare URL outside a code span (GitHub links neither inside one).
+    outside = html
+    for chunk in html.split("<code>")[1:]:
+        outside = outside.replace("<code>" + chunk.split("</code>")[0] + "</code>", "")
+    assert "@octocat" not in outside and "@bob" not in outside and "@alice" not in outside, outside
+    assert "http://" not in outside and "www.evil" not in outside, outside
+    # Every name is shown whole, literally, in one code span of its table row.
+    for name in names:
+        assert f"<code>{_html(name)}</code>" in html, (name, html)
+    rows = [line for line in md.splitlines() if line.startswith("| ")]
+    assert all(line.count(" | ") == 7 for line in rows[1:] if not line.startswith("|---")), rows
+
+
+def test_alert_issue_and_webhook_text_neither_ping_nor_link_from_data():
+    from perfgate.model import Alert
+    from perfgate.notify.base import Links
+    from perfgate.notify.events import Event
+    from perfgate.notify.render import issue_body, plain_text
+
+    alert = Alert("x`\n\n# @bob", "tb|<!here>", "@octocat ![t](http://t.example/p.png) [c](http://evil.example/)",
+                  "latency", "a" * 40, "regression", 0.2, commit_range=("a" * 40,), id="id1")
+    body = issue_body(alert, Links("https://pages.example", "https://github.com/acme/widget"))
+    html = MarkdownIt("commonmark", {"html": True}).enable("table").render(body)
+    outside = html
+    for chunk in html.split("<code>")[1:]:
+        outside = outside.replace("<code>" + chunk.split("</code>")[0] + "</code>", "")
+    assert "<img" not in html and "<h1" not in html and "http://evil.example" not in outside, html
+    assert "@octocat" not in outside and "@bob" not in outside, outside
+    assert all(href.startswith(("https://github.com/acme/widget/", "https://pages.example/"))
+               for href in [part.split('"')[0] for part in html.split('href="')[1:]]), html
+    assert html.count("<tr>") == 8 and html.count("<td>") == 14, html  # header + 7 rows of 2: none broken
+    slack = plain_text(Event("raised", alert), Links())
+    assert "<!here>" not in slack and "<http://evil" not in slack and "\n" not in slack, slack
+
+
+def _html(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+
+
+def _stepped_store(store: Path, commit_of) -> None:
+    bed = Bed("tb")
+    with SqliteStore(store) as s:
+        for i in range(30):
+            value = 100.0 + (i % 3) * 0.5 + (50.0 if i >= 15 else 0.0)
+            s.add_run(Run("default", "main", commit_of(i), bed, [Metric("bench", "latency", value)],
+                          start_time=1.7e9 + i))
+
+
+def test_atom_feed_stays_well_formed_whatever_the_commits(tmp_path, store_path):
+    # A history written before validation existed (or by another tool) holds any text.
+    _stepped_store(store_path, lambda i: f"c{i:02d}\x01\x1b[2J\ufffe&<]]>")
+    proc = perfgate("pages", "--out", str(tmp_path / "site"), store=store_path)
+    assert proc.returncode == 0, proc.stderr
+    feed = (tmp_path / "site" / "regressions.xml").read_text(encoding="utf-8")
+    entries = ET.fromstring(feed).findall("{http://www.w3.org/2005/Atom}entry")
+    assert entries and "c15" in ET.tostring(entries[0], encoding="unicode")
+    page = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
+    assert "\x1b" not in page and "\x01" not in page
+
+
+def test_csv_export_cells_cannot_run_as_formulas(tmp_path, store_path, capsys):
+    assert ingest(str(bmf(tmp_path, {"=HYPERLINK(\"http://x\")": {"latency": {"value": 1.0}}})),
+                  "--branch", "main", "--commit", COMMIT, store=store_path) == 0
+    out = tmp_path / "h.csv"
+    assert main(["export", "--format", "csv", "-o", str(out), "--store", f"sqlite:{store_path}"]) == 0
+    import csv
+
+    rows = list(csv.DictReader(out.open(encoding="utf-8")))
+    assert rows[0]["benchmark"] == "'=HYPERLINK(\"http://x\")"
+
+
+# --- every error a perfgate error -----------------------------------------------------------------------
+
+def _filled_store(store: Path, runs: int = 40) -> None:
+    bed = Bed("tb")
+    with SqliteStore(store) as s:
+        for i in range(runs):
+            s.add_run(Run("default", "main", f"{i:040x}", bed,
+                          [Metric(f"bench-{k}", "latency", 100.0 + k, samples=tuple(range(50))) for k in range(20)],
+                          start_time=1.7e9 + i))
+
+
+def test_damage_inside_the_file_is_an_error_and_nothing_is_written(tmp_path, store_path):
+    _filled_store(store_path)
+    data = bytearray(store_path.read_bytes())
+    page = 4096
+    pages = len(data) // page
+    assert pages > 20
+    for n in range(pages // 3, pages // 3 + 4):  # four pages in the middle; the header is intact
+        data[n * page:(n + 1) * page] = b"\x55" * page
+    store_path.write_bytes(bytes(data))
+    before = store_path.read_bytes()
+    proc = perfgate("ingest", str(HYPERFINE), "--branch", "main", "--commit", "e" * 40, store=store_path)
+    err = proc.stderr.decode()
+    assert proc.returncode == 2 and ("integrity check" in err or "damaged" in err), err
+    assert "nothing was written" in err and "Traceback" not in err, err
+    assert store_path.read_bytes() == before
+    for verb in (["history"], ["export", "--format", "json"], ["detect", "--no-record"]):
+        proc = perfgate(*verb, store=store_path)
+        err = proc.stderr.decode()
+        assert proc.returncode == 2 and str(store_path) in err, (verb, err)
+        clean(err)
+    assert store_path.read_bytes() == before
+
+
+@pytest.mark.parametrize("where", [i / 12 for i in range(1, 13)])
+def test_damage_anywhere_is_never_a_traceback_nor_written_into(where, tmp_path, store_path, capsys):
+    """One page overwritten at 1/12 … 12/12 of the file (the last one: the newest pages)."""
+    _filled_store(store_path, runs=30)
+    data = bytearray(store_path.read_bytes())
+    page = 4096
+    n = min(int(len(data) / page * where), len(data) // page - 1)
+    data[n * page:(n + 1) * page] = bytes((i * 37 + 11) % 256 for i in range(page))
+    store_path.write_bytes(bytes(data))
+    db = sqlite3.connect(store_path)
+    try:
+        intact = [r[0] for r in db.execute("PRAGMA quick_check")] == ["ok"]
+    except sqlite3.DatabaseError:
+        intact = False
+    db.close()
+    before = store_path.read_bytes()
+    store = f"sqlite:{store_path}"
+    for verb in (["history"], ["export", "--format", "csv"], ["detect", "--no-record"], ["alerts"]):
+        code = main([*verb, "--store", store])  # an uncaught exception fails the test here
+        err = capsys.readouterr().err
+        assert code in (0, 1, 2), (verb, err)
+        assert code != 2 or str(store_path) in err, (verb, err)
+    assert store_path.read_bytes() == before
+    code = ingest(str(HYPERFINE), "--branch", "main", "--commit", "e" * 40, store=store_path)
+    err = capsys.readouterr().err
+    if not intact:
+        assert code == 2 and "nothing was written" in err, err
+        assert store_path.read_bytes() == before
+    else:
+        assert code == 0, err
+
+
+def test_newer_schema_is_refused_before_anything_is_changed(tmp_path, store_path):
+    db = sqlite3.connect(store_path)
+    db.execute("CREATE TABLE future (x)")
+    db.execute("PRAGMA user_version = 99")
+    db.close()
+    before = store_path.read_bytes()
+    proc = perfgate("history", store=store_path)
+    assert proc.returncode == 2 and b"newer" in proc.stderr, proc.stderr
+    assert store_path.read_bytes() == before
+    assert not Path(f"{store_path}-wal").exists()
+    db = sqlite3.connect(store_path)
+    assert db.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
+    db.close()
+
+
+def test_locked_store_is_a_clear_error(tmp_path, store_path, monkeypatch, capsys):
+    _filled_store(store_path, runs=2)
+    holder = sqlite3.connect(store_path, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    monkeypatch.setattr(sqlite_store, "BUSY_TIMEOUT_MS", 300)
+    try:
+        code = ingest(str(HYPERFINE), "--branch", "main", "--commit", COMMIT, store=store_path)
+        err = capsys.readouterr().err
+        assert code == 2 and "locked by another process" in err and "not a usable" not in err, err
+        # Readers are not blocked by a writer (WAL).
+        assert main(["history", "--store", f"sqlite:{store_path}"]) == 0
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert runs_in(store_path) == 2
+
+
+@pytest.fixture
+def shared_dir():
+    """A folder another user can read but not write (pytest's tmp_path is private to root)."""
+    path = Path(tempfile.mkdtemp(prefix="perfgate-ro-"))
+    path.chmod(0o755)
+    yield path
+    shutil.rmtree(path)
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("setpriv"), reason="needs root to act as another user")
+def test_read_only_store_can_be_read_but_not_written(shared_dir):
+    store = shared_dir / "history.db"
+    _filled_store(store, runs=3)
+    store.chmod(0o644)
+    before = store.read_bytes()
+    nobody = "65534"
+    env = {"HOME": str(shared_dir)}
+    shown = perfgate("history", "--json", store=store, user=nobody, env=env)
+    assert shown.returncode == 0, shown.stderr
+    assert len(json.loads(shown.stdout)) == 20
+    exported = perfgate("export", "--format", "json", store=store, user=nobody, env=env)
+    assert exported.returncode == 0 and len(json.loads(exported.stdout)) == 3, exported.stderr
+    refused = perfgate("ingest", str(HYPERFINE), "--branch", "main", "--commit", COMMIT, store=store, user=nobody,
+                       env=env)
+    assert refused.returncode == 2 and b"read-only" in refused.stderr, refused.stderr
+    assert store.read_bytes() == before
+
+
+def _tiny_tmpfs(path: Path, size: str = "16k") -> bool:
+    path.mkdir()
+    return subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)],
+                          capture_output=True).returncode == 0
+
+
+@pytest.mark.parametrize("verb", ["export", "pages", "compare-markdown"])
+def test_full_disk_leaves_no_partial_output(verb, tmp_path, store_path):
+    _filled_store(store_path, runs=30)
+    full = tmp_path / "full"
+    if os.geteuid() != 0 or not _tiny_tmpfs(full):
+        pytest.skip("cannot mount a tiny tmpfs here (see test_full_disk_simulated)")
+    try:
+        with (full / "filler").open("wb", buffering=0) as filler:  # fill the disk to the last block
+            try:
+                while True:
+                    filler.write(b"x" * 512)
+            except OSError:
+                pass
+        if verb == "export":
+            args = ["export", "--format", "json", "-o", str(full / "out.json")]
+        elif verb == "pages":
+            args = ["pages", "--out", str(full / "site")]
+        else:
+            args = ["compare", "--markdown", str(full / "comment.md"), *_oldest_and_newest(store_path)]
+        proc = perfgate(*args, store=store_path)
+        err = proc.stderr.decode()
+        assert proc.returncode == 2 and ("No space left" in err or "disk" in err), err
+        clean(err)
+        left = [p for p in full.rglob("*") if p.is_file() and p.name != "filler"]
+        assert left == [], left
+    finally:
+        subprocess.run(["umount", str(full)], check=True)
+
+
+def test_full_disk_under_the_store_is_an_error_and_the_store_stays_whole(tmp_path):
+    full = tmp_path / "full"
+    if os.geteuid() != 0 or not _tiny_tmpfs(full, "512k"):
+        pytest.skip("cannot mount a tiny tmpfs here")
+    try:
+        store = full / "history.db"
+        _filled_store(store, runs=2)
+        with (full / "filler").open("wb", buffering=0) as filler:
+            try:
+                while True:
+                    filler.write(b"x" * 512)
+            except OSError:
+                pass
+        proc = perfgate("ingest", str(HYPERFINE), "--branch", "main", "--commit", COMMIT, store=store)
+        err = proc.stderr.decode()
+        assert proc.returncode == 2 and "disk is full" in err and "nothing was written" in err, err
+        clean(err)
+        (full / "filler").unlink()
+        with SqliteStore(store) as s:
+            assert len(s.runs()) == 2
+            assert [r[0] for r in s.db.execute("PRAGMA integrity_check")] == ["ok"]
+    finally:
+        subprocess.run(["umount", str(full)], check=True)
+
+
+def _oldest_and_newest(store: Path) -> list[str]:
+    with SqliteStore(store) as s:
+        runs = s.runs()
+    return ["--base", runs[-1].run_id, "--head", runs[0].run_id]
+
+
+def test_full_disk_simulated(tmp_path, store_path, monkeypatch, capsys):
+    """The same guarantee without root: every write of the output helper fails with ENOSPC."""
+    import errno
+
+    from perfgate import outputs
+
+    _filled_store(store_path, runs=3)
+    target = tmp_path / "out.csv"
+    target.write_text("previous export\n")
+
+    def no_space(*_a, **_k):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(outputs.os, "fsync", no_space)
+    code = main(["export", "--format", "csv", "-o", str(target), "--store", f"sqlite:{store_path}"])
+    err = capsys.readouterr().err
+    assert code == 2 and "No space left" in err and "nothing was written" in err, err
+    assert target.read_text() == "previous export\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["out.csv", store_path.name])
+
+
+# --- smaller: silent data loss ---------------------------------------------------------------------------
+
+def test_duplicate_bmf_keys_are_refused(tmp_path, store_path, capsys):
+    text = '{"sort": {"latency": {"value": 1.0}, "latency": {"value": 2.0}}}'
+    code = ingest(str(bmf(tmp_path, text)), "--adapter", "bmf", "--branch", "main", "--commit", COMMIT,
+                  store=store_path)
+    err = capsys.readouterr().err
+    assert code == 2 and "'latency' appears twice" in err, err
+    assert runs_in(store_path) == 0
+
+
+def test_duplicate_keys_in_a_streamed_hyperfine_file_are_refused(tmp_path, store_path, capsys):
+    doc = HYPERFINE.read_text().replace('"command":', '"mean": 1.0, "command":', 1)
+    code = ingest(str(bmf(tmp_path, doc, "hf.json")), "--adapter", "hyperfine", "--branch", "main",
+                  "--commit", COMMIT, store=store_path)
+    err = capsys.readouterr().err
+    assert code == 2 and "'mean' appears twice" in err and "results[0]" in err, err
+
+
+def test_go_bench_cut_at_a_line_boundary_is_not_a_complete_run(tmp_path, store_path, capsys):
+    lines = GO.read_text().splitlines(keepends=True)
+    last_result = max(i for i, line in enumerate(lines) if line.startswith("Benchmark"))
+    cut = tmp_path / "cut.txt"
+    cut.write_text("".join(lines[:last_result]))  # ends at a line boundary, before PASS / ok
+    code = ingest(str(cut), "--adapter", "go-bench", "--branch", "main", "--commit", COMMIT, store=store_path)
+    err = capsys.readouterr().err
+    assert code == 2 and "cut short" in err, err
+    assert runs_in(store_path) == 0
+
+
+def test_negative_times_refused_in_scaling_tsv_measurement_columns(tmp_path, store_path, capsys):
+    text = (FIX / "scaling-tsv" / "synthetic-vo.tsv").read_text().splitlines()
+    first = next(i for i, line in enumerate(text) if line and not line.startswith("#"))
+    fields = text[first].split("\t")
+    fields[-1] = "-" + fields[-1]
+    text[first] = "\t".join(fields)
+    bad = tmp_path / "neg.tsv"
+    bad.write_text("\n".join(text) + "\n")
+    code = ingest(str(bad), "--adapter", "scaling-tsv", "--branch", "main", "--commit", COMMIT, store=store_path)
+    err = capsys.readouterr().err
+    assert code == 2 and "total(ns)" in err and "negative" in err and f"line {first + 1}" in err, err
+
+
+def test_negative_values_still_allowed_in_delta_columns(tmp_path, store_path, capsys):
+    text = "# delta bench\n#\n# values Δtotal(ns)\n1\t-5\n2\t10\n3\t20\n4\t-3\n"
+    path = tmp_path / "delta.tsv"
+    path.write_text(text)
+    code = ingest(str(path), "--adapter", "scaling-tsv", "--branch", "main", "--commit", COMMIT, store=store_path)
+    assert code == 0, capsys.readouterr().err
+
+
+def test_yaml_alias_bomb_in_a_thresholds_file_is_refused(tmp_path, store_path):
+    # 409 bytes that expand to 9^9 strings: the code before the fix hung on it (over 60 s).
+    levels = ["&a [" + ", ".join(["lol"] * 9) + "]"]
+    levels += [f"&{n} [{', '.join(['*' + p] * 9)}]" for p, n in zip("abcdefgh", "bcdefghi")]
+    bomb = tmp_path / "bomb.yaml"
+    bomb.write_text("measure:\n  latency:\n    test: [" + ", ".join(levels) + "]\n")
+    _filled_store(store_path, runs=2)
+    proc = perfgate("detect", "--thresholds", str(bomb), "--no-record", store=store_path, timeout=30)
+    err = proc.stderr.decode()
+    assert proc.returncode == 2 and "aliases" in err and "bomb.yaml:line 3" in err, err
+
+
+# --- fuzz targets ----------------------------------------------------------------------------------------
+
+FUZZ = settings(max_examples=int(os.environ.get("PERFGATE_FUZZ_EXAMPLES", "60")), deadline=None,
+                suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+NASTY = st.sampled_from(["\x1b[2J", "\r", "\x00", "\u202e", "\u2066", "\u2028", "\u2029", "[/]", "[bold]", "`",
+                         "\n", "..", "/", "@", "|", "<script>", "&#", "\\", "~", "\ud800", " "])
+IDENTITY = st.lists(st.one_of(NASTY, st.text(min_size=1, max_size=8)), min_size=1, max_size=6).map("".join)
+
+
+@FUZZ
+@given(branch=IDENTITY, commit=IDENTITY, testbed=IDENTITY, project=st.one_of(st.just("default"), IDENTITY))
+def test_fuzz_identity_arguments(branch, commit, testbed, project, tmp_path_factory, capsys):
+    store = tmp_path_factory.mktemp("fuzz") / "h.db"
+    try:
+        code = ingest(str(HYPERFINE), f"--branch={branch}", f"--commit={commit}", f"--testbed={testbed}",
+                      f"--project={project}", store=store)
+    except SystemExit as e:  # argparse: a value starting with '-' taken for an option
+        code = e.code
+    out, err = capsys.readouterr()
+    assert code in (0, 2), err
+    clean(err)
+    if code == 0:
+        with SqliteStore(store, project) as s:
+            [summary] = s.runs()
+        assert (summary.branch, summary.commit, summary.testbed) == (branch, commit, testbed)
+        assert not any(c in branch + commit + testbed + project for c in UNSAFE)
+        code = main(["history", "--store", f"sqlite:{store}", f"--project={project}"])
+        out, err = capsys.readouterr()
+        assert code == 0 and "\x1b" not in out + err, err
+    else:
+        assert runs_in(store) == 0
+
+
+SERIES_TEXT = st.one_of(
+    st.text(max_size=300),
+    st.lists(st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.integers(-10**400, 10**400),
+                       st.text(max_size=5), st.none(), st.booleans()), max_size=60).map(json.dumps),
+    st.lists(st.floats(-1e6, 1e6), min_size=0, max_size=80).map(lambda xs: "\n".join(map(repr, xs))),
+    st.lists(st.tuples(st.integers(-5, 50), st.floats(-1e3, 1e3)), max_size=60)
+    .map(lambda rows: "index,value\n" + "\n".join(f"{i},{v!r}" for i, v in rows)),
+)
+
+
+@FUZZ
+@given(text=SERIES_TEXT, suffix=st.sampled_from([".csv", ".json", ".txt"]))
+@example(text="value\n1\r5\n2\n", suffix=".csv")  # found by this target: a lone CR once gave a csv.Error
+@example(text="[" * 100_000 + "]" * 100_000, suffix=".json")  # the campaign's deep nesting
+@example(text="[" + "9" * 400 + ", 1, 2]", suffix=".json")  # and its 400-digit integer
+def test_fuzz_series_files(text, suffix, tmp_path_factory, capsys):
+    path = tmp_path_factory.mktemp("series") / f"series{suffix}"
+    path.write_text(text, encoding="utf-8", errors="surrogatepass")
+    code = main(["detect", "--series", str(path), "--json"])
+    out, err = capsys.readouterr()
+    assert code in (0, 1, 2), err
+    clean(err)
+    if code in (0, 1):
+        json.loads(out)
+    else:
+        assert str(path) in err, err
+
+
+def test_mode_bits_of_outputs_are_readable(tmp_path, store_path):
+    """Atomic writes use a private temp file; the result must still be readable like a plain write."""
+    _filled_store(store_path, runs=2)
+    out = tmp_path / "out.json"
+    assert main(["export", "--format", "json", "-o", str(out), "--store", f"sqlite:{store_path}"]) == 0
+    assert stat.S_IMODE(out.stat().st_mode) == 0o644
