@@ -423,10 +423,10 @@ class FakeBencher:
             row["threshold"], row["boundary"] = threshold, b
             if b:
                 limit = None
-                if b.get("upper_limit") is not None and metric["value"] > b["upper_limit"]:
-                    limit = "upper"
-                elif b.get("lower_limit") is not None and metric["value"] < b["lower_limit"]:
+                if b.get("lower_limit") is not None and metric["value"] < b["lower_limit"]:
                     limit = "lower"
+                elif b.get("upper_limit") is not None and metric["value"] > b["upper_limit"]:
+                    limit = "upper"
                 if limit:
                     alert = {"uuid": new_uuid(), "report": report["uuid"], "iteration": iteration, "limit": limit,
                              "status": "active", "created": now(), "modified": now(), "row": row,
