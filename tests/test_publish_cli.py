@@ -91,7 +91,8 @@ def test_export_bmf_is_valid_bmf_and_accepted_by_the_server(cli, fake, tmp_path,
         "project": "demo", "branch": "main", "hash": commit(1), "testbed": "ci-x86",
         "start_time": "2025-01-01T00:00:00Z", "end_time": "2025-01-01T00:01:00Z",
         "settings": {"adapter": "json"}, "results": [text]})
-    sent = {(r["benchmark"]["name"], m["measure"]["name"]) for r in report["results"][0] for m in r["measures"]}
+    # BMF measure keys are slugs: `latency` is filed under Bencher's built-in `Latency`.
+    sent = {(r["benchmark"]["name"], m["measure"]["slug"]) for r in report["results"][0] for m in r["measures"]}
     assert sent == {(b, m) for b, ms in json.loads(text).items() for m in ms}
 
 

@@ -202,11 +202,12 @@ class FakeBencher:
         p = {"uuid": new_uuid(), "name": name, "slug": slug, "organization": self.org["uuid"],
              "visibility": "public", "created": now(), "modified": now()}
         self.projects[p["uuid"]] = p
-        # Like the real server: a new project has main, localhost, latency and throughput.
+        # Like the real server: a new project has main, localhost and the built-in measures
+        # Latency and Throughput (slugs latency and throughput).
         self._create("branches", p, "main")
         self._create("testbeds", p, "localhost")
-        self._create("measures", p, "latency", units="nanoseconds (ns)")
-        self._create("measures", p, "throughput", units="operations / second (ops/s)")
+        self._create("measures", p, "Latency", units="nanoseconds (ns)")
+        self._create("measures", p, "Throughput", units="operations / second (ops/s)")
         return p
 
     def op_project_get(self, role, params, q, body):
@@ -215,9 +216,13 @@ class FakeBencher:
     # --- branches, testbeds, measures, benchmarks ----------------------------------------------
 
     def _create(self, kind: str, project: dict, name: str, **extra: Any) -> dict:
-        if self._find(kind, project, name):
+        mine = [i for i in self.dims[kind].values() if i["project"] == project["uuid"]]
+        if any(i["name"] == name for i in mine):
             raise HttpError(409, f"{kind[:-1].capitalize()} already exists: {name}")
-        item = {"uuid": new_uuid(), "project": project["uuid"], "name": name, "slug": slugify(name),
+        slug = slugify(name)
+        if any(i["slug"] == slug for i in mine):  # like the real server: a taken slug gets a suffix
+            slug = f"{slug}-{uuid.uuid4().hex[:7]}"
+        item = {"uuid": new_uuid(), "project": project["uuid"], "name": name, "slug": slug,
                 "created": now(), "modified": now(), **extra}
         if kind == "branches":
             head = {"uuid": new_uuid(), "branch": item["uuid"], "created": now(), "start": None, "versions": {}}
@@ -227,9 +232,13 @@ class FakeBencher:
         return item
 
     def _find(self, kind: str, project: dict, ref: str) -> dict | None:
-        for item in self.dims[kind].values():
-            if item["project"] == project["uuid"] and ref in (item["uuid"], item["slug"], item["name"]):
-                return item
+        """By UUID, then slug, then name: the order the real server resolves a name-or-id in
+        (a BMF measure key ``latency`` lands on the built-in ``Latency``)."""
+        mine = [i for i in self.dims[kind].values() if i["project"] == project["uuid"]]
+        for field in ("uuid", "slug", "name"):
+            for item in mine:
+                if item[field] == ref:
+                    return item
         return None
 
     def _list(self, kind, role, params, q):
