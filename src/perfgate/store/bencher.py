@@ -230,31 +230,83 @@ class BencherStore(Store):
         """perfgate's own alerts go to this machine's alert memory (Bencher cannot store them)."""
         return self.memory.record(alerts)
 
+    @shaped("the alerts")
     def alerts(self, status: str | None = None) -> list[Alert]:
-        """Locally remembered change point alerts and the Bencher project's threshold alerts,
-        newest first."""
-        found = self.memory.load()
+        """perfgate's alerts remembered here and the Bencher project's threshold alerts, one per
+        regression, newest first.  Bencher alerts on every value beyond its limit; the values of
+        one run of such alerts (consecutive in the series, same limit) are one regression, named
+        by its first commit; one that perfgate also alerted on is listed once, as perfgate's,
+        with Bencher's alert ids in ``details["bencher_alerts"]``."""
+        local = self.memory.load()
         commits: dict[str, str] = {}
+        remote: list[Alert] = []
         for raw in self.client.list_all(f"/v0/projects/{self.project}/alerts"):
             if raw["report"] not in commits:
                 commits[raw["report"]] = self.get_run(raw["report"]).commit
-            found.append(as_perfgate_alert(raw, commits[raw["report"]]))
+            remote.append(as_perfgate_alert(raw, commits[raw["report"]]))
+        found = list(local)
+        for alert in self._one_per_streak(remote):
+            twin = next((a for a in local if a.same_regression(alert)), None)
+            if twin is None:
+                found.append(alert)
+            else:
+                twin.details = {**twin.details, "bencher_alerts": alert.details["bencher_alerts"]}
         found = [a for a in found if status is None or a.status == status]
         return sorted(found, key=lambda a: a.created or 0.0, reverse=True)
 
+    def _one_per_streak(self, remote: list[Alert]) -> list[Alert]:
+        """Bencher's alerts merged per run of alerting values of a series: the first one stands
+        for them all, its ``commit_range`` the run's commits, active while any of them is."""
+        groups: dict[tuple, list[Alert]] = {}
+        for a in remote:
+            groups.setdefault((a.branch, a.testbed, a.benchmark, a.measure, a.direction), []).append(a)
+        merged: list[Alert] = []
+        for (branch, testbed, benchmark, measure, _), members in groups.items():
+            points = self.series(SeriesKey(branch, testbed, benchmark, measure))
+            streaks: list[list[str]] = []
+            previous = None
+            for p in points:
+                flag = p.attrs.get("bencher_alert")
+                if flag and flag == previous:
+                    streaks[-1].append(p.commit)
+                elif flag:
+                    streaks.append([p.commit])
+                previous = flag
+            by_streak: dict[int, list[Alert]] = {}
+            for a in members:
+                n = next((i for i, s in enumerate(streaks) if a.commit in s), -1 - len(by_streak))
+                by_streak.setdefault(n, []).append(a)
+            for n, group in by_streak.items():
+                group.sort(key=lambda a: (streaks[n].index(a.commit) if n >= 0 else 0, a.created or 0.0))
+                head = group[0]
+                head.commit = streaks[n][0] if n >= 0 else head.commit
+                head.commit_range = tuple(streaks[n]) if n >= 0 else (head.commit,)
+                head.status = "active" if any(a.status == "active" for a in group) else head.status
+                head.details = {**head.details, "bencher_alerts": [a.id for a in group]}
+                merged.append(head)
+        return merged
+
+    @shaped("an alert")
     def acknowledge(self, alert_id: str) -> Alert:
         """A local alert is marked acknowledged; a Bencher alert is dismissed on the server."""
         local = self.memory.acknowledge(alert_id)
-        if local is not None:
+        if local is not None:  # Bencher's alerts of the same regression are dismissed with it
+            for other in local.details.get("bencher_alerts") or []:
+                self._dismiss(other)
             return local
+        listed = next((a for a in self.alerts() if alert_id in (a.details.get("bencher_alerts") or [a.id])), None)
+        for other in (listed.details.get("bencher_alerts") if listed else None) or [alert_id]:
+            raw = self._dismiss(other)
+        return as_perfgate_alert(raw, self.get_run(raw["report"]).commit)
+
+    def _dismiss(self, alert_id: str) -> dict:
         try:
-            raw = self.client.request("PATCH", f"/v0/projects/{self.project}/alerts/{alert_id}",
-                                      json={"status": "dismissed"})
+            return self.client.request("PATCH", f"/v0/projects/{self.project}/alerts/{alert_id}",
+                                       json={"status": "dismissed"}, expect=dict)
         except BencherRejected as e:
             if e.status in (400, 404):
                 raise memory_error(alert_id, self.project) from None
             raise
-        return as_perfgate_alert(raw, self.get_run(raw["report"]).commit)
 
     def close(self) -> None:
         self.client.close()
