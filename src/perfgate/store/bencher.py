@@ -289,13 +289,15 @@ class BencherStore(Store):
     @shaped("an alert")
     def acknowledge(self, alert_id: str) -> Alert:
         """A local alert is marked acknowledged; a Bencher alert is dismissed on the server."""
+        listed = next((a for a in self.alerts() if alert_id == a.id or alert_id in a.details.get("bencher_alerts", ())),
+                      None)
+        together = (listed.details.get("bencher_alerts") if listed else None) or []
         local = self.memory.acknowledge(alert_id)
         if local is not None:  # Bencher's alerts of the same regression are dismissed with it
-            for other in local.details.get("bencher_alerts") or []:
+            for other in together:
                 self._dismiss(other)
             return local
-        listed = next((a for a in self.alerts() if alert_id in (a.details.get("bencher_alerts") or [a.id])), None)
-        for other in (listed.details.get("bencher_alerts") if listed else None) or [alert_id]:
+        for other in together or [alert_id]:
             raw = self._dismiss(other)
         return as_perfgate_alert(raw, self.get_run(raw["report"]).commit)
 
