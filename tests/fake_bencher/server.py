@@ -7,7 +7,7 @@ checks the bearer token, keeps state like the real server (organizations, projec
 with heads and start points, testbeds, measures, benchmarks, reports, thresholds, alerts,
 idempotency keys), answers ``/perf`` queries with the real 255-combination cut-off, and can
 inject faults: dropped connections (before or after doing the work), 5xx, 429 with
-Retry-After, and hangs past the client's timeout.
+Retry-After, hangs past the client's timeout, and hostile 2xx answers (``reply``: any JSON, unchecked).
 """
 
 from __future__ import annotations
@@ -64,13 +64,14 @@ class HttpError(Exception):
 
 @dataclass
 class Fault:
-    kind: str                      # drop | drop_after | status | hang
+    kind: str                      # drop | drop_after | status | hang | reply
     method: str | None = None
     path: str | None = None        # a prefix of the request path
     times: int = 1
     status: int = 500
     retry_after: str | None = None
     seconds: float = 30.0
+    body: Any = None               # reply: this JSON, unchecked (a hostile or broken server)
 
 
 class FakeBencher:
@@ -601,6 +602,8 @@ class _Handler(BaseHTTPRequestHandler):
         if fault and fault.kind == "hang":
             fake.stopping.wait(fault.seconds)
             return self._drop()
+        if fault and fault.kind == "reply":
+            return self._send(fault.status, fault.body, {**CORS, "x-total-count": "1"})
         if fault and fault.kind == "status":
             headers = {**CORS, "x-total-count": "1"}
             if fault.retry_after is not None:
