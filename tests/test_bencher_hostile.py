@@ -62,19 +62,37 @@ def test_wrong_shape_is_a_clear_error_when_publishing(cli, fake, tmp_path):
 
 # --- 2. redaction ------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("shown", [
-    OTHER.lower(), OTHER.upper(),                                   # case changes
-    "Bearer " + OTHER[:13],                                         # cut in the middle of the token
-    OTHER[5:],                                                      # cut at the front
-    quote("t=" + OTHER + "/", safe=""),                             # percent-encoded
-    base64.b64encode(("Bearer " + OTHER).encode()).decode(),        # base64 of the whole header
-    base64.urlsafe_b64encode(("x" + OTHER).encode()).decode(),      # base64, another byte offset
+# A token with characters that percent-encoding changes (as standard base64 tokens have).
+ENCODABLE = "pg+Tk9/Qa81Lm=0Xw5rZ"
+
+
+def _b64_core(text: str, urlsafe: bool = False) -> str:
+    """The base64 characters that encode only the token (not the bytes before it)."""
+    enc = (base64.urlsafe_b64encode if urlsafe else base64.b64encode)(text.encode()).decode()
+    start = (len(text) - len(ENCODABLE)) * 4 // 3 + 4
+    return enc[start:start + 12]
+
+
+@pytest.mark.parametrize("shown, trace", [
+    (OTHER.lower(), OTHER.lower()),                                          # case changes
+    (OTHER.upper(), OTHER.upper()),
+    ("Authorization: Bearer " + OTHER[:13], OTHER[:13]),                     # cut in the middle
+    (OTHER[5:], OTHER[5:]),                                                  # cut at the front
+    (quote("t=" + ENCODABLE + "/", safe=""), quote(ENCODABLE, safe="")),     # percent-encoded
+    (quote(ENCODABLE, safe="").lower(), quote(ENCODABLE, safe="").lower()),
+    (base64.b64encode(("Bearer " + ENCODABLE).encode()).decode(), _b64_core("Bearer " + ENCODABLE)),
+    (base64.urlsafe_b64encode(("x" + ENCODABLE).encode()).decode(), _b64_core("x" + ENCODABLE, urlsafe=True)),
+    (base64.b64encode(ENCODABLE.encode()).decode(), base64.b64encode(ENCODABLE.encode()).decode()[:16]),
 ])
-def test_redaction_catches_transformed_tokens(shown):
+def test_redaction_catches_transformed_tokens(shown, trace):
     register(Secret(OTHER))
+    register(Secret(ENCODABLE))
+    assert trace in shown
     cleaned = redact(f"server said: {shown} (end)")
-    for piece in (OTHER, OTHER.lower(), OTHER[:10], OTHER[-10:], quote(OTHER, safe="")):
-        assert piece.lower() not in cleaned.lower()
+    assert trace.lower() not in cleaned.lower(), cleaned
+    for secret in (OTHER, ENCODABLE):
+        for piece in (secret, secret[:10], secret[-10:]):
+            assert piece.lower() not in cleaned.lower()
     assert "server said:" in cleaned and "(end)" in cleaned
 
 
