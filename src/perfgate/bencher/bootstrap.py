@@ -73,11 +73,13 @@ class Bootstrap:
         if not self._project_checked:
             self._ensure_project(report)
         missing: list[tuple[str, str]] = []
+        measures: list[dict] | None = None
         for kind, name in wanted:
             if (kind, name) in self._known:
                 continue
             if kind == "measure":  # by slug, as the server resolves BMF keys
-                found = find_measure(self._measures(), name)
+                measures = self._measures() if measures is None else measures
+                found = find_measure(measures, name)
             else:
                 found = self.client.request("GET", f"/v0/projects/{self.project}/{KINDS[kind]}",
                                             params={"name": name}, expect=list)
