@@ -173,6 +173,27 @@ def test_one_alert_per_regression_bencher(cli, fake, tmp_path):
     assert alerts[0]["commit"] == commit(8, "main") and alerts[0]["details"]["bencher_alerts"]
 
 
+def test_one_alert_per_regression_bencher_detect_after_every_run(cli, fake, tmp_path, monkeypatch):
+    (tmp_path / "thresholds").mkdir()
+    (tmp_path / "thresholds" / "default.toml").write_text(
+        '[measure.latency]\ntest = "percentage"\nupper_boundary = 0.1\n')
+    monkeypatch.chdir(tmp_path)                      # the thresholds both perfgate and Bencher use
+    to = f"bencher+{fake.url}/demo"
+    values = [100.0, 101.0, 99.0, 100.5, 99.5, 100.0, 100.2, 99.8, 130.0, 131.0, 129.0, 130.5, 129.5, 130.2]
+    codes = []
+    for i, v in enumerate(values):
+        f = tmp_path / f"r{i}.json"
+        f.write_text(json.dumps({"parse 1k": {"latency": {"value": v}}}))
+        cli("ingest", str(f), "--adapter", "bmf", "--store", to, "--branch", "main", "--commit", commit(i, "main"),
+            "--testbed", "ci-x86", "--start-time", str(1_750_000_000 + 60 * i), env=env(tmp_path), check=True)
+        codes.append(cli("detect", "--store", to, env=env(tmp_path)).returncode)
+    assert codes[:8] == [0] * 8 and codes[8] == 1 and codes[9:] == [0] * 5
+    alerts = json.loads(cli("alerts", "--store", to, "--status", "all", "--json", env=env(tmp_path)).stdout)
+    assert len(alerts) == 1, alerts
+    assert alerts[0]["commit"] == commit(8, "main") and alerts[0]["kind"] == "change_point"
+    assert len(alerts[0]["details"]["bencher_alerts"]) >= 1
+
+
 def test_threshold_alert_names_first_slow_commit_and_is_taken_over(tmp_path):
     store = SqliteStore(tmp_path / "h.db", "demo")
     first = Alert("main", "t", "b", "latency", "c8", "regression", 0.3, kind="threshold", commit_range=("c8",))
