@@ -203,8 +203,9 @@ def _analyse(key: SeriesKey, points: list[Point], settings: SeriesThresholds) ->
         i0 = start + first
         above = flags[-1] == "upper"
         direction = "regression" if above == lower else "improvement"
+        # Against the test's own baseline (alerted values excluded), else the values before the run.
         before = [v for v, f in zip(values[start:start + first], flags[:first]) if f is None] or values[:i0]
-        base = sum(before) / len(before) if before else None
+        base = (threshold or {}).get("baseline") or (sum(before) / len(before) if before else None)
         magnitude = points[-1].value / base - 1 if base else math.nan
         streak = tuple(p.commit for p in points[i0:])
         entry = {"kind": "threshold", "index": i0, "first_commit": points[i0].commit, "commit_range": list(streak),
