@@ -12,7 +12,7 @@ import subprocess
 from urllib.parse import quote
 
 import pytest
-from fake_bencher.fixtures import TOKEN, commit, fake, make_run, make_store  # noqa: F401 - fixture
+from fake_bencher.fixtures import TOKEN, commit, fake  # noqa: F401 - fixture
 from test_publish_cli import cli, env, ingest_bmf, posts  # noqa: F401 - fixture
 
 from conftest import ROOT
@@ -22,10 +22,6 @@ from perfgate.model import Alert
 from perfgate.store.sqlite import SqliteStore
 
 OTHER = "bencher-other-secret-Zq81Lm0Xw5"
-
-
-def bencher_env(tmp_path, **extra):
-    return {**env(tmp_path), **extra}
 
 
 def published(cli, fake, tmp_path, n=4, values=None):
