@@ -153,6 +153,18 @@ def test_one_alert_per_regression_sqlite(cli, tmp_path, store_path):
     assert alert["details"].get("superseded") == "threshold"
 
 
+def test_a_single_later_detect_names_the_first_slow_commit(cli, tmp_path):
+    thresholds = tmp_path / "t.toml"
+    thresholds.write_text('[measure.latency]\ntest = "percentage"\nupper_boundary = 0.1\n')
+    for i, v in enumerate([100.0, 101.0, 99.0, 100.5, 99.5, 100.0, 100.2, 99.8, 130.0, 131.0, 129.0]):
+        ingest_bmf(cli, tmp_path, i, v)
+    proc = cli("detect", "--thresholds", str(thresholds), "--measure", "latency", "--json")
+    assert proc.returncode == 1
+    (alert,) = json.loads(proc.stdout)["new_alerts"]
+    assert alert["commit"] == commit(8, "main")       # not the newest of the three slow runs
+    assert alert["commit_range"] == [commit(i, "main") for i in (8, 9, 10)]
+
+
 def test_one_alert_per_regression_bencher(cli, fake, tmp_path):
     thresholds = tmp_path / "t.toml"
     thresholds.write_text('[measure.latency]\ntest = "percentage"\nupper_boundary = 0.1\n')
