@@ -235,6 +235,15 @@ def test_publish_all_sets_a_refused_run_aside(cli, fake, tmp_path):
     assert again.returncode == 0 and "nothing to publish" in again.stderr
 
 
+def test_a_refused_branch_sets_only_its_run_aside(cli, fake, tmp_path):
+    ingest_bmf(cli, tmp_path, 0, 100.0, branch="feature-x")
+    ingest_bmf(cli, tmp_path, 1, 100.0)
+    fake.inject("status", method="POST", path="/v0/projects/demo/branches", status=400)
+    proc = cli("publish", "--to", f"bencher+{fake.url}/demo", "--all", "--no-thresholds", env=env(tmp_path))
+    assert proc.returncode == 2 and "rejected" in proc.stderr and "HTTP 400" in proc.stderr
+    assert [b["branch"] for b in posts(fake)] == ["main"]
+
+
 def test_ingest_into_bencher_refuses_or_expands_short_hashes(cli, fake, tmp_path, monkeypatch):
     f = tmp_path / "r.json"
     f.write_text(json.dumps({"parse 1k": {"latency": {"value": 100.0}}}))

@@ -63,7 +63,11 @@ class Publisher:
         try:
             self.created += self.bootstrap.for_body(body).created
         except BencherRejected as e:
-            raise _setup_error(e, self.project) from None
+            if e.status in (401, 403) or e.path.rstrip("/").endswith(f"/projects/{self.project}") \
+                    or "/organizations" in e.path:
+                raise _setup_error(e, self.project) from None
+            e.about_run = True      # e.g. a branch or measure name of this run the server refuses
+            raise
         report, server_now = self.client.request_dated("POST", "/v0/run", json=body)
         outcome = self._published(body, report, server_now)
         self.spool.mark_sent(self.target, outcome.idempotency_key)
@@ -135,7 +139,7 @@ def _outcome(body: dict[str, Any], status: str, **kw: Any) -> Outcome:
 
 def _about_the_run(e: BencherRejected) -> bool:
     """A refusal of the run itself (its hash, its results), not of the token or the project."""
-    return e.path == "/v0/run" and e.status not in (401, 403)
+    return (e.path == "/v0/run" or getattr(e, "about_run", False)) and e.status not in (401, 403)
 
 
 def _setup_error(e: BencherRejected, project: str) -> BencherError:
