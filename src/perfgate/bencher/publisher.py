@@ -103,8 +103,9 @@ class Publisher:
 
     def publish(self, bodies: list[dict[str, Any]]) -> tuple[list[Outcome], FlushResult]:
         """Send ``bodies`` in order after whatever the spool holds.  Returns their outcomes and
-        what the flush of older spooled runs did.  A 4xx for one of ``bodies`` raises (nothing
-        after it is sent; earlier ones are on the server)."""
+        what the flush of older spooled runs did.  A run the server refuses is set aside (outcome
+        ``rejected``) and the next one is sent; a refusal of the token or the project raises
+        (earlier runs are on the server, nothing after it is sent)."""
         flushed = self.flush()
         outcomes: list[Outcome] = []
         for i, body in enumerate(bodies):
