@@ -5,9 +5,8 @@ never the token) and the exact ``POST /v0/run`` body.  An entry belongs to a flu
 project and the URL path match and the server is the same: the same scheme and port, and a host
 name equal once lower-cased, or two names that resolve to a common address (``localhost`` and
 ``127.0.0.1``, or a DNS alias) — so a flush through another name of the server finds its runs.
-Files are written atomically (a temporary
-file in the same directory, flushed and fsynced, then renamed), so a crash leaves either the
-whole entry or none.  The sequence number orders entries; ``flush`` sends them oldest first and
+Files are written atomically (a temporary file in the same directory, flushed and fsynced, then
+renamed), so a crash leaves either the whole entry or none.  The sequence number orders entries; ``flush`` sends them oldest first and
 deletes each only after the server confirmed it, so a run is sent at least once, and the
 idempotency key in its body makes the server keep it exactly once.
 """
