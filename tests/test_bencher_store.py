@@ -283,3 +283,16 @@ def test_alerts_from_bencher_and_perfgate_alert_memory(fake, tmp_path):
     assert store.alerts(status="active") == []
     with pytest.raises(Exception, match="no alert"):
         store.acknowledge("00000000-0000-4000-8000-000000000000")
+
+
+def test_measures_read_back_by_slug_keep_a_stated_direction(fake, tmp_path):
+    """Bencher's built-in ``Latency`` reads back as ``latency``; a name that states its direction
+    (``ops (bigger is better)``, slug ``ops-bigger-is-better``) reads back as that name."""
+    from perfgate.model import Measure
+
+    store = make_store(fake, tmp_path)
+    store.add_runs([make_run(i, 100.0, extra={"ops (bigger is better)": 5.0 + i}) for i in range(3)])
+    assert {k.measure for k in store.series_keys()} == {"latency", "ops (bigger is better)"}
+    assert not Measure.named("ops (bigger is better)").lower_is_better
+    assert [p.value for p in store.series(SeriesKey("main", "ci-x86", "sort 1e6", "ops (bigger is better)"))] == \
+        [5.0, 6.0, 7.0]

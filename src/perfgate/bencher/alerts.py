@@ -43,10 +43,10 @@ class BencherAlert:
 
 
 def from_json(alert: dict[str, Any]) -> BencherAlert:
-    """A ``JsonAlert`` as returned in a report's ``alerts``.  The measure is named by its slug,
-    as perfgate names Bencher's measures (``Latency`` is ``latency``)."""
+    """A ``JsonAlert`` as returned in a report's ``alerts``.  The measure is named as perfgate
+    names Bencher's measures (``Latency`` is ``latency``; see ``bootstrap.measure_name``)."""
     from perfgate.bencher.client import require_uuid
-    from perfgate.bencher.bootstrap import slug_of
+    from perfgate.bencher.bootstrap import measure_name
 
     boundary = alert.get("boundary") or {}
     threshold = alert.get("threshold") or {}
@@ -65,7 +65,7 @@ def from_json(alert: dict[str, Any]) -> BencherAlert:
     return BencherAlert(uuid=require_uuid(alert["uuid"], "an alert an id"),
                         report=require_uuid(alert["report"], "an alert's report an id"),
                         benchmark=alert["benchmark"]["name"],
-                        measure=measure.get("slug") or slug_of(measure.get("name", "?")), limit=limit, value=value,
+                        measure=measure_name(measure), limit=limit, value=value,
                         baseline=baseline, lower_limit=boundary.get("lower_limit"),
                         upper_limit=boundary.get("upper_limit"), test=test, effect=effect,
                         confidence=confidence, status=alert.get("status", "active"))

@@ -29,6 +29,16 @@ def slug_of(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
 
 
+def measure_name(measure: dict) -> str:
+    """perfgate's name for a Bencher measure: its slug when the name is only a case variant of it
+    (the built-in ``Latency`` is ``latency``), else its name when that is what made the slug
+    (``ops (bigger is better)`` keeps the direction it states), else the slug."""
+    name, slug = str(measure.get("name", "")), measure.get("slug") or slug_of(str(measure.get("name", "")))
+    if name.lower() != slug and slug_of(name) == slug:
+        return name
+    return slug
+
+
 def find_measure(measures: list[dict], name: str) -> dict | None:
     """The measure a perfgate measure name means: the one whose slug is the name's slug (the
     oldest, when a project already holds duplicates), else one with that name in any case."""

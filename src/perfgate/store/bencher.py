@@ -24,7 +24,7 @@ from urllib.parse import urlsplit
 
 from perfgate.bencher.alert_memory import AlertMemory, memory_error
 from perfgate.bencher.alerts import BencherAlert, as_perfgate_alert
-from perfgate.bencher.bootstrap import find_measure, slug_of
+from perfgate.bencher.bootstrap import find_measure, measure_name
 from perfgate.bencher.client import BencherClient, BencherRejected, shaped
 from perfgate.bencher.payload import StartPoint, new_run
 from perfgate.bencher.publisher import FlushResult, Outcome, Publisher
@@ -312,11 +312,6 @@ class BencherStore(Store):
 
     def close(self) -> None:
         self.client.close()
-
-
-def measure_name(measure: dict) -> str:
-    """perfgate's name of a Bencher measure: its slug (``Latency`` is ``latency``)."""
-    return measure.get("slug") or slug_of(measure["name"])
 
 
 def _hash(report: dict) -> str:
