@@ -67,12 +67,14 @@ def test_4xx_is_not_retried_and_shows_the_server_message(fake, tmp_path):
     store = make_store(fake, tmp_path)
     bad = make_run(0, 100.0)
     bad.commit = "not-a-git-hash"
-    with pytest.raises(BencherRejected) as e:
-        store.add_runs([bad])
-    assert e.value.status == 400
-    assert "Failed to parse git hash" in str(e.value) and "not-a-git-hash" in str(e.value)
+    store.add_runs([bad])
+    (outcome,) = store.last_outcomes
+    assert outcome.status == "rejected"
+    assert "HTTP 400" in outcome.reason and "Failed to parse git hash" in outcome.reason
+    assert "not-a-git-hash" in outcome.reason
     assert runs_posted(fake) == 1
     assert not list((tmp_path / "spool").glob("*.json"))  # a refused run is not spooled for a resend
+    assert list((tmp_path / "spool" / "rejected").glob("*.reason.txt"))  # but set aside with its reason
 
 
 def test_backoff_is_exponential_with_full_jitter():

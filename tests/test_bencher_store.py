@@ -275,10 +275,24 @@ def test_alerts_from_bencher_and_perfgate_alert_memory(fake, tmp_path):
     assert len(store.record_alerts([change])) == 1
     again = Alert("main", "ci-x86", "sort 1e6", "latency", commit(3), "regression", 0.2)
     assert store.record_alerts([again]) == []  # the same change alerts once
-    assert {a.kind for a in make_store(fake, tmp_path).alerts(status="active")} == {"threshold", "change_point"}
-    store.acknowledge(bencher_alert.id)
+    # One regression, listed once: perfgate's change point, carrying Bencher's alert id.
+    (listed,) = make_store(fake, tmp_path).alerts(status="active")
+    assert listed.kind == "change_point" and listed.details["bencher_alerts"] == [bencher_alert.id]
+    store.acknowledge(change.id)                       # acknowledging it dismisses Bencher's too
     assert fake.alerts[0]["status"] == "dismissed"
-    store.acknowledge(change.id)
     assert store.alerts(status="active") == []
     with pytest.raises(Exception, match="no alert"):
         store.acknowledge("00000000-0000-4000-8000-000000000000")
+
+
+def test_measures_read_back_by_slug_keep_a_stated_direction(fake, tmp_path):
+    """Bencher's built-in ``Latency`` reads back as ``latency``; a name that states its direction
+    (``ops (bigger is better)``, slug ``ops-bigger-is-better``) reads back as that name."""
+    from perfgate.model import Measure
+
+    store = make_store(fake, tmp_path)
+    store.add_runs([make_run(i, 100.0, extra={"ops (bigger is better)": 5.0 + i}) for i in range(3)])
+    assert {k.measure for k in store.series_keys()} == {"latency", "ops (bigger is better)"}
+    assert not Measure.named("ops (bigger is better)").lower_is_better
+    assert [p.value for p in store.series(SeriesKey("main", "ci-x86", "sort 1e6", "ops (bigger is better)"))] == \
+        [5.0, 6.0, 7.0]

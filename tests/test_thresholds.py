@@ -85,7 +85,9 @@ def test_z_score_and_t_test():
     z = limits(ThresholdTest("z_score", lower_boundary=0.9, upper_boundary=0.99), H)
     assert (z.lower, z.upper) == pytest.approx((m - norm.ppf(0.9) * s, m + norm.ppf(0.99) * s))
     t = limits(ThresholdTest("t_test", upper_boundary=0.99), H)
-    assert t.upper == pytest.approx(m + student_t.ppf(0.99, len(H) - 1) * s) and t.lower is None
+    # Bencher's t-test is a prediction interval for one new value: widened by sqrt(1 + 1/n).
+    widen = math.sqrt(1 + 1 / len(H))
+    assert t.upper == pytest.approx(m + student_t.ppf(0.99, len(H) - 1) * s * widen) and t.lower is None
     assert t.upper > z.upper                         # fat tails for a small baseline
 
 
@@ -97,13 +99,14 @@ def test_log_normal():
 
 
 def test_iqr_and_delta_iqr():
-    q1, q3 = np.percentile(H, [25, 75])
+    # Bencher's limits sit around the median (not Tukey's fences around Q1 and Q3).
+    q1, q2, q3 = np.percentile(H, [25, 50, 75])
     lim = limits(ThresholdTest("iqr", lower_boundary=1.5, upper_boundary=3), H)
-    assert (lim.lower, lim.upper) == pytest.approx((q1 - 1.5 * (q3 - q1), q3 + 3 * (q3 - q1)))
-    d = np.array(H[1:]) / np.array(H[:-1]) - 1
+    assert (lim.lower, lim.upper) == pytest.approx((q2 - 1.5 * (q3 - q1), q2 + 3 * (q3 - q1)))
+    d = np.abs(np.diff(H) / np.array(H[:-1]))
     d1, d3 = np.percentile(d, [25, 75])
     lim = limits(ThresholdTest("delta_iqr", upper_boundary=1.0), H)
-    assert lim.upper == pytest.approx(np.median(H) * (1 + d3 + (d3 - d1)))
+    assert lim.upper == pytest.approx(q2 * (1 + (d3 - d1)))
 
 
 def test_sample_sizes():

@@ -232,6 +232,30 @@ class Alert:
     status: str = "active"           # "active" | "acknowledged"
     created: float | None = None     # epoch seconds, assigned by the store
 
+    def same_series(self, other: "Alert") -> bool:
+        return (self.branch, self.testbed, self.benchmark, self.measure, self.direction) == \
+            (other.branch, other.testbed, other.benchmark, other.measure, other.direction)
+
+    def same_regression(self, other: "Alert") -> bool:
+        """Whether two alerts are one change of one series, whichever detector raised them: the
+        same direction and commits in common (a threshold alert names the first commit of its run
+        of alerting values and lists them all; a change point lists the commits it could be)."""
+        if not self.same_series(other):
+            return False
+        return bool({self.commit, *self.commit_range} & {other.commit, *other.commit_range})
+
+    def superseded_by(self, other: "Alert") -> bool:
+        """A threshold alert gives way to a change point found later for the same regression:
+        the change point places the change better and gives its size with an interval."""
+        return self.kind == "threshold" and other.kind == "change_point" and self.same_regression(other)
+
+    def take_findings(self, other: "Alert") -> None:
+        """Become ``other``'s description of the change, keeping this alert's id, status and time."""
+        for name in ("commit", "direction", "magnitude", "ci_low", "ci_high", "p_value", "kind", "previous_commit",
+                     "commit_range"):
+            setattr(self, name, getattr(other, name))
+        self.details = {**other.details, "superseded": "threshold"}
+
     def same_change(self, other: "Alert") -> bool:
         """Whether two alerts describe the same change of the same series."""
         if (self.kind, self.branch, self.testbed, self.benchmark, self.measure, self.direction) != \

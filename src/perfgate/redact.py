@@ -4,13 +4,28 @@ The one redaction helper of perfgate, shared by the Bencher client and alert del
 lives in a :class:`Secret`, whose ``repr``/``str`` never show it; every message that leaves a
 client passes through :func:`redact`, and the ``perfgate.bencher`` and ``perfgate.notify`` loggers
 carry a filter that redacts records too (belt and braces: a server may echo the header back).
+
+:func:`redact` hides more than the exact secret, because servers and proxies transform what they
+echo: any case, percent-encoded, base64 (standard or URL-safe, at any byte offset, as inside an
+encoded ``Authorization`` header), any ``Bearer``/``Basic`` credential whoever's it is, and any
+run of at least :data:`MIN_PIECE` characters of the secret — a message cut in the middle of the
+secret still shows none of it.
 """
 
 from __future__ import annotations
 
+import base64
+import functools
 import logging
+import re
+from urllib.parse import quote
 
 MASK = "***"
+# The shortest piece of a secret that is hidden on its own: long enough that ordinary words do
+# not trip it, short enough that a cut secret leaves nothing useful.
+MIN_PIECE = 8
+# Any credential after an HTTP auth scheme, whoever's it is (6+ characters: not "bearer token").
+_BEARER = re.compile(r"(?i)\b(bearer|basic)(\s+)[^\s\"',;]{6,}")
 
 
 class Secret:
@@ -46,13 +61,55 @@ def register(secret: Secret) -> None:
 
 
 def redact(text: object, *secrets: Secret | str) -> str:
-    """``text`` as a string with every registered or given secret replaced by ``***``."""
-    out = str(text)
+    """``text`` as a string with every registered or given secret, in any of the forms above,
+    replaced by ``***``."""
+    out = _BEARER.sub(lambda m: m.group(1) + m.group(2) + MASK, str(text))
     values = {s.reveal() if isinstance(s, Secret) else s for s in secrets} | _KNOWN
     # Longest first, so a secret that contains another is hidden whole.
     for value in sorted(filter(None, values), key=len, reverse=True):
-        out = out.replace(value, MASK)
+        for pattern in _encodings(value):
+            out = pattern.sub(MASK, out)
+        out = _mask_pieces(out, value)
     return out
+
+
+@functools.lru_cache(maxsize=64)
+def _encodings(value: str) -> tuple[re.Pattern[str], ...]:
+    """Case-insensitive patterns of the exact, percent-encoded and base64 forms of ``value``."""
+    forms = {value, quote(value, safe=""), quote(value)}
+    raw = value.encode()
+    for offset in range(3):  # base64 of the secret preceded by 0, 1 or 2 other bytes
+        for enc in (base64.b64encode, base64.urlsafe_b64encode):
+            text = enc(b"\0" * offset + raw).decode().rstrip("=")
+            skip = 4 if offset else 0                           # the group shared with the prefix
+            keep = len(text) - len(text) % 4 if (offset + len(raw)) % 3 else len(text)  # partial tail
+            piece = text[skip:keep]
+            if len(piece) >= MIN_PIECE:
+                forms.add(piece)
+    # base64 is case-sensitive, but a lower-cased echo of it must go too
+    return tuple(re.compile(re.escape(f), re.IGNORECASE) for f in sorted(forms, key=len, reverse=True))
+
+
+def _mask_pieces(text: str, value: str) -> str:
+    """Hide every run of at least MIN_PIECE characters that also occurs in ``value`` (any case)."""
+    need = min(MIN_PIECE, len(value))
+    low_text, low_value = text.lower(), value.lower()
+    spans: list[tuple[int, int]] = []
+    i = 0
+    while i <= len(text) - need:
+        best = 0
+        if low_text[i:i + need] in low_value:
+            best = need
+            while i + best < len(text) and low_text[i:i + best + 1] in low_value:
+                best += 1
+        if best:
+            spans.append((i, i + best))
+            i += best
+        else:
+            i += 1
+    for start, end in reversed(spans):
+        text = text[:start] + MASK + text[end:]
+    return text
 
 
 class RedactingFilter(logging.Filter):

@@ -7,7 +7,7 @@ checks the bearer token, keeps state like the real server (organizations, projec
 with heads and start points, testbeds, measures, benchmarks, reports, thresholds, alerts,
 idempotency keys), answers ``/perf`` queries with the real 255-combination cut-off, and can
 inject faults: dropped connections (before or after doing the work), 5xx, 429 with
-Retry-After, and hangs past the client's timeout.
+Retry-After, hangs past the client's timeout, and hostile 2xx answers (``reply``: any JSON, unchecked).
 """
 
 from __future__ import annotations
@@ -64,13 +64,14 @@ class HttpError(Exception):
 
 @dataclass
 class Fault:
-    kind: str                      # drop | drop_after | status | hang
+    kind: str                      # drop | drop_after | status | hang | reply
     method: str | None = None
     path: str | None = None        # a prefix of the request path
     times: int = 1
     status: int = 500
     retry_after: str | None = None
     seconds: float = 30.0
+    body: Any = None               # reply: this JSON, unchecked (a hostile or broken server)
 
 
 class FakeBencher:
@@ -202,11 +203,12 @@ class FakeBencher:
         p = {"uuid": new_uuid(), "name": name, "slug": slug, "organization": self.org["uuid"],
              "visibility": "public", "created": now(), "modified": now()}
         self.projects[p["uuid"]] = p
-        # Like the real server: a new project has main, localhost, latency and throughput.
+        # Like the real server: a new project has main, localhost and the built-in measures
+        # Latency and Throughput (slugs latency and throughput).
         self._create("branches", p, "main")
         self._create("testbeds", p, "localhost")
-        self._create("measures", p, "latency", units="nanoseconds (ns)")
-        self._create("measures", p, "throughput", units="operations / second (ops/s)")
+        self._create("measures", p, "Latency", units="nanoseconds (ns)")
+        self._create("measures", p, "Throughput", units="operations / second (ops/s)")
         return p
 
     def op_project_get(self, role, params, q, body):
@@ -215,9 +217,13 @@ class FakeBencher:
     # --- branches, testbeds, measures, benchmarks ----------------------------------------------
 
     def _create(self, kind: str, project: dict, name: str, **extra: Any) -> dict:
-        if self._find(kind, project, name):
+        mine = [i for i in self.dims[kind].values() if i["project"] == project["uuid"]]
+        if any(i["name"] == name for i in mine):
             raise HttpError(409, f"{kind[:-1].capitalize()} already exists: {name}")
-        item = {"uuid": new_uuid(), "project": project["uuid"], "name": name, "slug": slugify(name),
+        slug = slugify(name)
+        if any(i["slug"] == slug for i in mine):  # like the real server: a taken slug gets a suffix
+            slug = f"{slug}-{uuid.uuid4().hex[:7]}"
+        item = {"uuid": new_uuid(), "project": project["uuid"], "name": name, "slug": slug,
                 "created": now(), "modified": now(), **extra}
         if kind == "branches":
             head = {"uuid": new_uuid(), "branch": item["uuid"], "created": now(), "start": None, "versions": {}}
@@ -227,9 +233,13 @@ class FakeBencher:
         return item
 
     def _find(self, kind: str, project: dict, ref: str) -> dict | None:
-        for item in self.dims[kind].values():
-            if item["project"] == project["uuid"] and ref in (item["uuid"], item["slug"], item["name"]):
-                return item
+        """By UUID, then slug, then name: the order the real server resolves a name-or-id in
+        (a BMF measure key ``latency`` lands on the built-in ``Latency``)."""
+        mine = [i for i in self.dims[kind].values() if i["project"] == project["uuid"]]
+        for field in ("uuid", "slug", "name"):
+            for item in mine:
+                if item[field] == ref:
+                    return item
         return None
 
     def _list(self, kind, role, params, q):
@@ -423,10 +433,10 @@ class FakeBencher:
             row["threshold"], row["boundary"] = threshold, b
             if b:
                 limit = None
-                if b.get("upper_limit") is not None and metric["value"] > b["upper_limit"]:
-                    limit = "upper"
-                elif b.get("lower_limit") is not None and metric["value"] < b["lower_limit"]:
+                if b.get("lower_limit") is not None and metric["value"] < b["lower_limit"]:
                     limit = "lower"
+                elif b.get("upper_limit") is not None and metric["value"] > b["upper_limit"]:
+                    limit = "upper"
                 if limit:
                     alert = {"uuid": new_uuid(), "report": report["uuid"], "iteration": iteration, "limit": limit,
                              "status": "active", "created": now(), "modified": now(), "row": row,
@@ -592,6 +602,8 @@ class _Handler(BaseHTTPRequestHandler):
         if fault and fault.kind == "hang":
             fake.stopping.wait(fault.seconds)
             return self._drop()
+        if fault and fault.kind == "reply":
+            return self._send(fault.status, fault.body, {**CORS, "x-total-count": "1"})
         if fault and fault.kind == "status":
             headers = {**CORS, "x-total-count": "1"}
             if fault.retry_after is not None:

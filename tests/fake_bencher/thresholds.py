@@ -1,15 +1,17 @@
-"""Boundary limits the way a Bencher threshold model computes them, for the fake's alerts.
+"""Boundary limits the way Bencher v0.6.12 computes them (``lib/bencher_boundary``), for the
+fake's alerts.  Written apart from perfgate's own ``detect/threshold_tests.py`` so that the
+tests compare two implementations of the same published algorithm.
 
-``history`` is the series' earlier values, most recent last.  With mean m and sample standard
-deviation s of the last ``max_sample_size`` values:
+``history`` is the series' earlier values, most recent last (Bencher keeps alerted values in).
+With mean m and sample standard deviation sd (divisor n - 1):
 
-* static:      limits are the boundaries themselves
-* percentage:  m * (1 - lower), m * (1 + upper)
-* z_score:     m -/+ Phi^-1(boundary) * s
-* t_test:      m -/+ t^-1_{n-1}(boundary) * s
-* log_normal:  exp(mu -/+ Phi^-1(boundary) * sigma) of the log values
-* iqr:         Q1 - lower * IQR, Q3 + upper * IQR (baseline: the median)
-* delta_iqr:   the same on relative step sizes, applied around the median
+* static:      the boundaries
+* percentage:  m -/+ m * boundary
+* z_score:     m -/+ Phi^-1(boundary) * sd
+* t_test:      m -/+ t^-1_{n-1}(boundary) * sd * sqrt(1 + 1/n)
+* log_normal:  upper exp(mu + Phi^-1(ub) * s); lower 2 exp(mu) - exp(mu + Phi^-1(lb) * s)
+* iqr:         median -/+ boundary * (Q3 - Q1)
+* delta_iqr:   median -/+ median * boundary * (D3 - D1), D the |relative changes|
 """
 
 from __future__ import annotations
@@ -17,55 +19,58 @@ from __future__ import annotations
 import math
 import statistics
 
+import numpy as np
 from scipy import stats
 
 
 def boundary(model: dict, history: list[float]) -> dict | None:
     """``JsonBoundary`` for the model and history, or None when the test cannot run yet."""
     test, lo_b, up_b = model["test"], model.get("lower_boundary"), model.get("upper_boundary")
-    if test == "static":
-        return {"baseline": None, "lower_limit": lo_b, "upper_limit": up_b}
     if model.get("max_sample_size"):
         history = history[-model["max_sample_size"]:]
-    if len(history) < max(model.get("min_sample_size") or 0, 2 if test != "percentage" else 1):
+    if model.get("min_sample_size") and len(history) < model["min_sample_size"]:
         return None
-    mean = statistics.fmean(history)
-    sd = statistics.stdev(history) if len(history) > 1 else 0.0
-    out = {"baseline": mean, "lower_limit": None, "upper_limit": None}
+    if test == "static":
+        return {"baseline": None, "lower_limit": lo_b, "upper_limit": up_b}
+    if not history:
+        return None
+    n = len(history)
+    centre = spread = None
     if test == "percentage":
-        spread = lambda b: mean * b  # noqa: E731
-    elif test == "z_score":
-        spread = lambda b: stats.norm.ppf(b) * sd  # noqa: E731
-    elif test == "t_test":
-        spread = lambda b: stats.t.ppf(b, len(history) - 1) * sd  # noqa: E731
-    elif test == "log_normal":
-        logs = [math.log(v) for v in history if v > 0]
-        mu, sigma = statistics.fmean(logs), statistics.stdev(logs)
-        out["baseline"] = math.exp(mu)
-        if lo_b is not None:
-            out["lower_limit"] = math.exp(mu - stats.norm.ppf(lo_b) * sigma)
-        if up_b is not None:
-            out["upper_limit"] = math.exp(mu + stats.norm.ppf(up_b) * sigma)
-        return out
-    else:  # iqr, delta_iqr
-        values = history if test == "iqr" else [b / a - 1 for a, b in zip(history, history[1:]) if a]
-        q1, median, q3 = statistics.quantiles(values, n=4, method="inclusive") if len(values) > 1 else [values[0]] * 3
-        iqr = q3 - q1
-        centre = statistics.median(history)
-        out["baseline"] = centre
-        if test == "iqr":
-            if lo_b is not None:
-                out["lower_limit"] = q1 - lo_b * iqr
-            if up_b is not None:
-                out["upper_limit"] = q3 + up_b * iqr
+        centre = statistics.fmean(history)
+        lower = None if lo_b is None else centre - centre * lo_b
+        upper = None if up_b is None else centre + centre * up_b
+    elif test in ("z_score", "t_test"):
+        if n < 2 or statistics.stdev(history) == 0:
+            return None
+        centre, sd = statistics.fmean(history), statistics.stdev(history)
+        if test == "z_score":
+            q = stats.norm.ppf
         else:
-            if lo_b is not None:
-                out["lower_limit"] = centre * (1 + q1 - lo_b * iqr)
-            if up_b is not None:
-                out["upper_limit"] = centre * (1 + q3 + up_b * iqr)
-        return out
-    if lo_b is not None:
-        out["lower_limit"] = mean - spread(lo_b)
-    if up_b is not None:
-        out["upper_limit"] = mean + spread(up_b)
-    return out
+            sd *= math.sqrt(1 + 1 / n)
+            q = lambda p: stats.t.ppf(p, n - 1)  # noqa: E731
+        lower = None if lo_b is None else centre - q(lo_b) * sd
+        upper = None if up_b is None else centre + q(up_b) * sd
+    elif test == "log_normal":
+        if n < 2 or min(history) <= 0:
+            return None
+        logs = [math.log(v) for v in history]
+        mu, s = statistics.fmean(logs), statistics.stdev(logs)
+        if s == 0:
+            return None
+        centre = math.exp(mu)
+        lower = None if lo_b is None else 2 * centre - math.exp(mu + stats.norm.ppf(lo_b) * s)
+        upper = None if up_b is None else math.exp(mu + stats.norm.ppf(up_b) * s)
+    else:  # iqr, delta_iqr: numpy's default percentile interpolates at rank p * (n - 1)
+        q1, centre, q3 = np.percentile(history, [25, 50, 75])
+        if test == "iqr":
+            spread = q3 - q1
+        else:
+            if n < 2:
+                return None
+            d1, d3 = np.percentile(np.abs(np.diff(history) / np.asarray(history[:-1])), [25, 75])
+            spread = centre * (d3 - d1)
+        lower = None if lo_b is None else centre - lo_b * spread
+        upper = None if up_b is None else centre + up_b * spread
+    return {"baseline": float(centre), "lower_limit": None if lower is None else float(lower),
+            "upper_limit": None if upper is None else float(upper)}

@@ -47,14 +47,21 @@ class AlertMemory:
             raise
 
     def record(self, alerts: list[Alert]) -> list[Alert]:
+        """The alerts that are new.  One regression, one alert: a change point of a regression
+        already alerted by a threshold takes that alert over (same id) instead of adding one."""
         known = self.load()
         new: list[Alert] = []
+        changed = False
         for alert in alerts:
-            if any(alert.same_change(k) for k in known + new):
+            same = next((k for k in known + new if alert.same_change(k) or alert.same_regression(k)), None)
+            if same is not None:
+                if same.superseded_by(alert):
+                    same.take_findings(alert)
+                    changed = True
                 continue
             alert.id, alert.created, alert.status = str(uuid.uuid4()), time.time(), "active"
             new.append(alert)
-        if new:
+        if new or changed:
             self._save(known + new)
         return new
 

@@ -43,7 +43,11 @@ class BencherAlert:
 
 
 def from_json(alert: dict[str, Any]) -> BencherAlert:
-    """A ``JsonAlert`` as returned in a report's ``alerts``."""
+    """A ``JsonAlert`` as returned in a report's ``alerts``.  The measure is named as perfgate
+    names Bencher's measures (``Latency`` is ``latency``; see ``bootstrap.measure_name``)."""
+    from perfgate.bencher.client import require_uuid
+    from perfgate.bencher.bootstrap import measure_name
+
     boundary = alert.get("boundary") or {}
     threshold = alert.get("threshold") or {}
     model = threshold.get("model") or {}
@@ -55,8 +59,13 @@ def from_json(alert: dict[str, Any]) -> BencherAlert:
     confidence = None
     if test in PROBABILISTIC_TESTS:
         confidence = model.get("upper_boundary" if limit == "upper" else "lower_boundary")
-    return BencherAlert(uuid=alert["uuid"], report=alert["report"], benchmark=alert["benchmark"]["name"],
-                        measure=(threshold.get("measure") or {}).get("name", "?"), limit=limit, value=value,
+    measure = threshold.get("measure") or {}
+    if limit not in ("lower", "upper"):
+        raise ValueError("limit")
+    return BencherAlert(uuid=require_uuid(alert["uuid"], "an alert an id"),
+                        report=require_uuid(alert["report"], "an alert's report an id"),
+                        benchmark=alert["benchmark"]["name"],
+                        measure=measure_name(measure), limit=limit, value=value,
                         baseline=baseline, lower_limit=boundary.get("lower_limit"),
                         upper_limit=boundary.get("upper_limit"), test=test, effect=effect,
                         confidence=confidence, status=alert.get("status", "active"))

@@ -12,13 +12,41 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from perfgate.bencher.client import BencherClient, BencherError, BencherRejected
+from perfgate.bencher.client import BencherClient, BencherError, BencherRejected, shaped
 from perfgate.model import Measure
 
 KINDS = {"branch": "branches", "testbed": "testbeds", "measure": "measures"}
+
+
+def slug_of(name: str) -> str:
+    """The slug Bencher derives from a name: lower case, runs of other characters as one ``-``.
+    A BMF measure key resolves to the measure with that slug, so ``latency`` is the built-in
+    measure named ``Latency``."""
+    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+
+
+def measure_name(measure: dict) -> str:
+    """perfgate's name for a Bencher measure: its slug when the name is only a case variant of it
+    (the built-in ``Latency`` is ``latency``), else its name when that is what made the slug
+    (``ops (bigger is better)`` keeps the direction it states), else the slug."""
+    name, slug = str(measure.get("name", "")), measure.get("slug") or slug_of(str(measure.get("name", "")))
+    if name.lower() != slug and slug_of(name) == slug:
+        return name
+    return slug
+
+
+def find_measure(measures: list[dict], name: str) -> dict | None:
+    """The measure a perfgate measure name means: the one whose slug is the name's slug (the
+    oldest, when a project already holds duplicates), else one with that name in any case."""
+    want = slug_of(name)
+    by_slug = [m for m in measures if m.get("slug") == want]
+    if by_slug:
+        return by_slug[0]
+    return next((m for m in measures if str(m.get("name", "")).lower() == name.lower()), None)
 
 
 @dataclass
@@ -55,10 +83,16 @@ class Bootstrap:
         if not self._project_checked:
             self._ensure_project(report)
         missing: list[tuple[str, str]] = []
+        measures: list[dict] | None = None
         for kind, name in wanted:
             if (kind, name) in self._known:
                 continue
-            found = self.client.request("GET", f"/v0/projects/{self.project}/{KINDS[kind]}", params={"name": name})
+            if kind == "measure":  # by slug, as the server resolves BMF keys
+                measures = self._measures() if measures is None else measures
+                found = find_measure(measures, name)
+            else:
+                found = self.client.request("GET", f"/v0/projects/{self.project}/{KINDS[kind]}",
+                                            params={"name": name}, expect=list)
             if found:
                 report.existing.append(f"{kind} {name}")
                 self._known.add((kind, name))
@@ -82,9 +116,12 @@ class Bootstrap:
             self._known.add((kind, name))
         return report
 
+    def _measures(self) -> list[dict]:
+        return self.client.list_all(f"/v0/projects/{self.project}/measures")
+
     def _ensure_project(self, report: BootstrapReport) -> None:
         try:
-            self.client.request("GET", f"/v0/projects/{self.project}")
+            self.client.request("GET", f"/v0/projects/{self.project}", expect=dict)
             report.existing.append(f"project {self.project}")
         except BencherRejected as e:
             if e.status != 404:
@@ -102,6 +139,7 @@ class Bootstrap:
             report.created.append(f"project {self.project}")
         self._project_checked = True
 
+    @shaped("the organizations")
     def _only_organization(self) -> str:
         orgs = self.client.list_all("/v0/organizations")
         if len(orgs) == 1:

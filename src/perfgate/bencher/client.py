@@ -13,11 +13,13 @@ which spreads many CI jobs hitting a recovering server over time instead of in w
 from __future__ import annotations
 
 import email.utils
+import functools
 import os
 import random
+import re
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, TypeVar
 
 import httpx
 
@@ -27,6 +29,8 @@ from perfgate.errors import PerfgateError
 
 # uint8 in the API: the largest page a list endpoint serves.
 MAX_PER_PAGE = 255
+UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 
 class BencherError(PerfgateError):
@@ -40,8 +44,37 @@ class BencherRejected(BencherError):
     """The server answered 4xx (not 429): the request is wrong, retrying will not help."""
 
     def __init__(self, method: str, path: str, status: int, server_message: str):
+        self.method, self.path = method, path
         self.status, self.server_message = status, redact(server_message)
         super().__init__(f"Bencher refused {method} {path} (HTTP {status}): {server_message}")
+
+
+class BencherShapeError(BencherError):
+    """A 2xx answer that is not what Bencher's API promises (a list for an object, a field
+    missing or of the wrong type): the server is not a Bencher server, or a proxy mangled it."""
+
+
+def shaped(what: str) -> Callable[[_F], _F]:
+    """Turn the KeyError/TypeError/... that reading an unexpected answer raises into a
+    :class:`BencherShapeError` naming ``what`` was being read."""
+    def wrap(fn: _F) -> _F:
+        @functools.wraps(fn)
+        def inner(*args: Any, **kw: Any) -> Any:
+            try:
+                return fn(*args, **kw)
+            except (KeyError, TypeError, AttributeError, IndexError, ValueError) as e:
+                detail = f"field {e}" if isinstance(e, KeyError) else type(e).__name__
+                raise BencherShapeError(f"Bencher's answer while reading {what} is not shaped as its API "
+                                        f"says ({detail}); is the URL a Bencher API server?") from None
+        return inner  # type: ignore[return-value]
+    return wrap
+
+
+def require_uuid(value: Any, what: str) -> str:
+    """``value`` when it is a UUID; never echoes it otherwise (it may hold anything)."""
+    if not isinstance(value, str) or not UUID.match(value):
+        raise BencherShapeError(f"Bencher's answer gives {what} that is not a UUID")
+    return value
 
 
 class BencherUnreachable(BencherError):
@@ -120,9 +153,27 @@ class BencherClient:
 
     # --- one call ------------------------------------------------------------------------------
 
-    def request(self, method: str, path: str, *, json: Any = None, params: dict[str, Any] | None = None) -> Any:
-        """The decoded JSON body of a 2xx answer, after retries; raises a :class:`BencherError`."""
-        return self._send(method, path, json, params)[0]
+    def request(self, method: str, path: str, *, json: Any = None, params: dict[str, Any] | None = None,
+                expect: type | None = None) -> Any:
+        """The decoded JSON body of a 2xx answer, after retries; raises a :class:`BencherError`
+        (a :class:`BencherShapeError` when ``expect`` is given and the body is not of that type)."""
+        body = self._send(method, path, json, params)[0]
+        if expect is not None and not isinstance(body, expect):
+            raise BencherShapeError(f"{method} {path}: Bencher answered HTTP 2xx with a JSON "
+                                    f"{_json_kind(body)} where its API gives a JSON {_json_kind(expect())}")
+        return body
+
+    def request_dated(self, method: str, path: str, *, json: Any = None) -> tuple[dict, float | None]:
+        """A JSON object answer and the server's own clock (its ``Date`` header, epoch seconds)."""
+        body, response = self._send(method, path, json, None)
+        if not isinstance(body, dict):
+            raise BencherShapeError(f"{method} {path}: Bencher answered HTTP 2xx with a JSON {_json_kind(body)} "
+                                    "where its API gives a JSON object")
+        try:
+            date = email.utils.parsedate_to_datetime(response.headers.get("date", "")).timestamp()
+        except (TypeError, ValueError):
+            date = None
+        return body, date
 
     def _send(self, method: str, path: str, body: Any, params: dict[str, Any] | None) -> tuple[Any, httpx.Response]:
         policy, last = self.policy, ""
@@ -170,14 +221,20 @@ class BencherClient:
         page = 1
         while True:
             items, response = self._send("GET", path, None, {**(params or {}), "per_page": per_page, "page": page})
-            if not isinstance(items, list):
-                raise BencherError(f"GET {path}: expected a list, got {type(items).__name__}")
+            if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
+                raise BencherShapeError(f"GET {path}: Bencher answered HTTP 2xx with a JSON {_json_kind(items)} "
+                                        "where its API gives a list of objects")
             yield from items
             total = response.headers.get("X-Total-Count")
             seen = (page - 1) * per_page + len(items)
             if len(items) < per_page or (total and total.isdigit() and seen >= int(total)):
                 return
             page += 1
+
+
+def _json_kind(value: Any) -> str:
+    return {dict: "object", list: "list", str: "string", bool: "boolean", int: "number", float: "number",
+            type(None): "null"}.get(type(value), type(value).__name__)
 
 
 def _decode(response: httpx.Response, method: str, path: str) -> Any:

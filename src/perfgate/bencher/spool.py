@@ -1,27 +1,34 @@
 """Runs that could not be sent, kept on disk until the server answers again.
 
 One file per run, ``<spool>/<sequence>-<key>.json``, holding the target (server URL and project,
-never the token) and the exact ``POST /v0/run`` body.  Files are written atomically (a temporary
-file in the same directory, flushed and fsynced, then renamed), so a crash leaves either the
-whole entry or none.  The sequence number orders entries; ``flush`` sends them oldest first and
+never the token) and the exact ``POST /v0/run`` body.  An entry belongs to a flush when the
+project and the URL path match and the server is the same: the same scheme and port, and a host
+name equal once lower-cased, or two names that resolve to a common address (``localhost`` and
+``127.0.0.1``, or a DNS alias) — so a flush through another name of the server finds its runs.
+Files are written atomically (a temporary file in the same directory, flushed and fsynced, then
+renamed), so a crash leaves either the whole entry or none.  The sequence number orders entries; ``flush`` sends them oldest first and
 deletes each only after the server confirmed it, so a run is sent at least once, and the
 idempotency key in its body makes the server keep it exactly once.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
+import socket
 import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from perfgate.errors import InputError
 
 DEFAULT_SPOOL = ".perfgate/spool"
+SENT = "sent.jsonl"   # idempotency keys the server confirmed: tells a resend from a new run
 FORMAT = 1
 _ENTRY = re.compile(r"^(\d{20})-(\d{6})-[0-9a-f-]+\.json$")
 
@@ -47,22 +54,14 @@ class Spool:
         if newest and name <= newest[-1]:  # clock went backwards: stay after the newest
             name = f"{int(newest[-1][:20]) + 1:020d}-{counter % 1_000_000:06d}-{key}.json"
         data = json.dumps({"format": FORMAT, "target": target, "body": body}, sort_keys=True, indent=1)
-        fd, tmp = tempfile.mkstemp(dir=self.dir, prefix=".tmp-", suffix=".json")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(data)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, self.dir / name)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        _write_atomic(self.dir / name, data)
         return self.dir / name
 
     def pending(self, target: str | None = None) -> list[Entry]:
-        """Entries oldest first (only those for ``target`` when given)."""
+        """Entries oldest first (only those for ``target``, or the same server and project
+        reached under another name, when given)."""
         entries = [self._read(self.dir / name) for name in self._names()]
-        return [e for e in entries if target is None or e.target == target]
+        return [e for e in entries if target is None or same_target(e.target, target)]
 
     def remove(self, entry: Entry) -> None:
         entry.path.unlink(missing_ok=True)
@@ -75,6 +74,37 @@ class Spool:
         os.replace(entry.path, dest)
         dest.with_suffix(".reason.txt").write_text(reason + "\n", encoding="utf-8")
         return dest
+
+    def put_rejected(self, target: str, body: dict[str, Any], reason: str) -> Path:
+        """Set aside a run the server refused, with the reason, as :meth:`reject` does."""
+        rejected = self.dir / "rejected"
+        rejected.mkdir(parents=True, exist_ok=True)
+        key = str(body.get("idempotency_key") or "nokey")
+        dest = rejected / f"{time.time_ns():020d}-000000-{key}.json"
+        _write_atomic(dest, json.dumps({"format": FORMAT, "target": target, "body": body}, sort_keys=True, indent=1))
+        dest.with_suffix(".reason.txt").write_text(reason + "\n", encoding="utf-8")
+        return dest
+
+    def mark_sent(self, target: str, key: str) -> None:
+        """Remember that the server confirmed the run with this idempotency key."""
+        if not key:
+            return
+        self.dir.mkdir(parents=True, exist_ok=True)
+        with open(self.dir / SENT, "a", encoding="utf-8") as f:
+            f.write(json.dumps({"target": target, "key": key}) + "\n")
+
+    def was_sent(self, target: str, key: str) -> bool:
+        path = self.dir / SENT
+        if not key or not path.exists():
+            return False
+        for line in path.read_text(encoding="utf-8").splitlines():
+            try:
+                entry = json.loads(line)
+            except ValueError:
+                continue  # a line torn by a crash: only a hint is lost
+            if isinstance(entry, dict) and entry.get("key") == key and same_target(str(entry.get("target")), target):
+                return True
+        return False
 
     def _names(self) -> list[str]:
         if not self.dir.is_dir():
@@ -91,3 +121,43 @@ class Spool:
         if not isinstance(doc.get("target"), str) or not isinstance(doc.get("body"), dict):
             raise InputError(str(path), "target/body", "missing; move the file away to continue")
         return Entry(path, doc["target"], doc["body"])
+
+
+def _write_atomic(dest: Path, data: str) -> None:
+    fd, tmp = tempfile.mkstemp(dir=dest.parent, prefix=".tmp-", suffix=".json")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, dest)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def same_target(a: str, b: str) -> bool:
+    """Whether two spool targets (``scheme://host:port/prefix/project``) name one server project."""
+    if a == b:
+        return True
+    pa, pb = urlsplit(a), urlsplit(b)
+    if (pa.scheme.lower(), _port(pa), pa.path.rstrip("/")) != (pb.scheme.lower(), _port(pb), pb.path.rstrip("/")):
+        return False
+    ha, hb = (pa.hostname or "").lower(), (pb.hostname or "").lower()
+    return ha == hb or bool(_addresses(ha) & _addresses(hb))
+
+
+def _port(parts: Any) -> int | None:
+    try:
+        return parts.port or {"http": 80, "https": 443}.get(parts.scheme.lower())
+    except ValueError:
+        return None
+
+
+@functools.lru_cache(maxsize=32)
+def _addresses(host: str) -> frozenset[str]:
+    """The host's addresses; none when it does not resolve (then only equal names match)."""
+    try:
+        return frozenset(info[4][0] for info in socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP))
+    except (OSError, UnicodeError):
+        return frozenset()

@@ -178,28 +178,43 @@ def _analyse(key: SeriesKey, points: list[Point], settings: SeriesThresholds) ->
                             points[cp.index - 1].commit, tuple(commits),
                             {"index": cp.index, "before": cp.before, "after": cp.after}))
     threshold = None
+    start = cps[-1].index if cps else 0
+    flags: list[str | None] = []
     if settings.test is not None and points:
         # The newest value against the current regime only: a confirmed change point starts a
         # new normal (already alerted once); values that alerted stay out of the baseline.
-        start = cps[-1].index if cps else 0
         results = evaluate_series(settings.test, values[start:], [p.time for p in points[start:]])
         last = results[-1]
+        flags = [r.alert for r in results]
         threshold = {"test": settings.test.test, "value": last.value, "baseline_size": last.baseline_size,
                      "baseline": last.limits.baseline if last.limits else None,
                      "lower_limit": last.limits.lower if last.limits else None,
                      "upper_limit": last.limits.upper if last.limits else None, "alert": last.alert}
-        if last.alert:
-            above = last.alert == "upper"
-            direction = "regression" if above == lower else "improvement"
-            base = last.limits.baseline if last.limits and last.limits.baseline else None
-            magnitude = last.value / base - 1 if base else math.nan
-            entry = {"kind": "threshold", "index": len(points) - 1, "first_commit": points[-1].commit,
-                     "direction": direction, "magnitude": magnitude, **threshold}
-            entries.append(entry)
-            alerts.append(Alert(key.branch, key.testbed, key.benchmark, key.measure, points[-1].commit, direction,
-                                magnitude, kind="threshold",
-                                previous_commit=points[-2].commit if len(points) > 1 else "",
-                                commit_range=(points[-1].commit,), details=threshold))
+    if points and not (flags and flags[-1]) and points[-1].attrs.get("bencher_alert"):
+        # Bencher alerted on the newest value (its own threshold model): that verdict counts too.
+        flags = [p.attrs.get("bencher_alert") for p in points[start:]]
+        threshold = {"test": "bencher", "value": points[-1].value, "alert": flags[-1], "source": "bencher"}
+    if flags and flags[-1]:
+        # One regression, one alert: the newest value ends a run of values beyond the same limit,
+        # and the alert names the first of them (every detect after another slow run finds the
+        # same first commit, so the alert is raised once).
+        first = len(flags) - 1
+        while first > 0 and flags[first - 1] == flags[-1]:
+            first -= 1
+        i0 = start + first
+        above = flags[-1] == "upper"
+        direction = "regression" if above == lower else "improvement"
+        # Against the test's own baseline (alerted values excluded), else the values before the run.
+        before = [v for v, f in zip(values[start:start + first], flags[:first]) if f is None] or values[:i0]
+        base = (threshold or {}).get("baseline") or (sum(before) / len(before) if before else None)
+        magnitude = points[-1].value / base - 1 if base else math.nan
+        streak = tuple(p.commit for p in points[i0:])
+        entry = {"kind": "threshold", "index": i0, "first_commit": points[i0].commit, "commit_range": list(streak),
+                 "direction": direction, "magnitude": magnitude, **threshold}
+        entries.append(entry)
+        alerts.append(Alert(key.branch, key.testbed, key.benchmark, key.measure, points[i0].commit, direction,
+                            magnitude, kind="threshold", previous_commit=points[i0 - 1].commit if i0 > 0 else "",
+                            commit_range=streak, details=threshold))
     return {"branch": key.branch, "testbed": key.testbed, "benchmark": key.benchmark, "measure": key.measure,
             "points": len(points), "change_points": entries, "threshold": threshold, "entries": entries,
             "alerts": alerts}

@@ -35,18 +35,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("-o", "--output", help="write to this file instead of stdout")
 
 
-def to_json(runs: list[Run]) -> list[dict]:
-    return [asdict(r) for r in runs]
+def to_json(runs: list[tuple[str, Run]]) -> list[dict]:
+    return [{"run": run_id, **asdict(r)} for run_id, r in runs]
 
 
-def to_csv(runs: list[Run]) -> str:
+def to_csv(runs: list[tuple[str, Run]]) -> str:
+    """One row per metric; ``run`` is the store's run id (what ``--run`` takes), on either store."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(["run", "branch", "commit", "testbed", "start_time", "benchmark", "measure",
                 "value", "lower_value", "upper_value", "samples"])
-    for r in runs:
+    for run_id, r in runs:
         for m in r.metrics:
-            w.writerow([*map(csv_cell, (r.idempotency_key, r.branch, r.commit, r.testbed.name)), r.start_time,
+            w.writerow([run_id, *map(csv_cell, (r.branch, r.commit, r.testbed.name)), r.start_time,
                         csv_cell(m.benchmark), csv_cell(m.measure), m.value, m.lower, m.upper, " ".join(map(repr, m.samples))])
     return buf.getvalue()
 
@@ -54,14 +55,14 @@ def to_csv(runs: list[Run]) -> str:
 def run(args: argparse.Namespace) -> int:
     with store_from(args) as store:
         if args.run_id:
-            runs = [store.get_run(args.run_id)]
+            runs = [(args.run_id, store.get_run(args.run_id))]
         else:
             summaries = store.runs(branch=args.branch, limit=1 if args.format == "bmf" else None)
-            runs = [store.get_run(s.run_id) for s in reversed(summaries)]
+            runs = [(s.run_id, store.get_run(s.run_id)) for s in reversed(summaries)]
     if not runs:
         raise PerfgateError("no runs to export with these filters")
     if args.format == "bmf":
-        text = json.dumps(to_bmf(runs[-1]), indent=2) + "\n"
+        text = json.dumps(to_bmf(runs[-1][1]), indent=2) + "\n"
     elif args.format == "json":
         text = json.dumps(to_json(runs), indent=2) + "\n"
     else:

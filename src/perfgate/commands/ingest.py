@@ -2,21 +2,28 @@
 
 All FILEs given together form one run (e.g. a hyperfine JSON and a valgrind instruction count
 of the same commit).  Ingesting the same files for the same branch, commit and testbed again is
-a no-op: the run's idempotency key is derived from its content unless --idempotency-key is given.
-Every file is parsed and checked before anything is written; on any error nothing is written.
+a no-op — with or without --start-time: the run's idempotency key is derived from its content
+(not its start time) unless --idempotency-key is given.  Every file is parsed and checked before
+anything is written; on any error nothing is written.
+
+Into a Bencher store (``--store bencher+...``) a short --commit is expanded from the checkout or
+refused (Bencher keeps full hashes only); a run that cannot be sent now is spooled (run
+``perfgate publish --flush`` later); alerts Bencher raises on the run are always printed, and
+--fail-on-alert turns them into exit 1.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import time
 
 from perfgate.adapters import adapter_names, parse_file
 from perfgate.commands._common import add_run_identity, resolve_identity, store_from
 from perfgate.escape import terminal
-from perfgate.errors import EXIT_OK, InputError
+from perfgate.errors import EXIT_OK, EXIT_REGRESSION, EXIT_USAGE, InputError
 from perfgate.model import Metric, Run, content_key, duplicate_metric
-from perfgate.output import emit_json, err
+from perfgate.output import emit_json, err, out
 
 NAME = "ingest"
 HELP = "record harness output files (hyperfine, pytest-benchmark, Google Benchmark, ...) as a run"
@@ -37,10 +44,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_run_identity(p)
     p.add_argument("--idempotency-key", help="key making a retried ingest a no-op (default: content hash)")
     p.add_argument("--start-time", type=float, help="run start, epoch seconds (default: now)")
+    p.add_argument("--fail-on-alert", action="store_true",
+                   help="exit 1 when the store raises an alert on this run (a Bencher threshold)")
 
 
 def run(args: argparse.Namespace) -> int:
     branch, commit, testbed = resolve_identity(args)
+    if args.store.startswith("bencher+"):
+        from perfgate.bencher.commits import full_commit
+
+        commit = full_commit(commit)
     metrics: list[Metric] = []
     adapters, context, warnings = [], {}, []
     for path in args.files:
@@ -57,18 +70,36 @@ def run(args: argparse.Namespace) -> int:
     now = time.time()
     new_run = Run(args.project, branch, commit, testbed, metrics, start_time=args.start_time,
                   end_time=now, adapter="+".join(sorted(set(adapters))), context=context)
-    # The content key is taken before the clock fills in a start time: a retry must be a no-op.
-    new_run.idempotency_key = args.idempotency_key or content_key(new_run)
+    # The content key leaves the start time out: the same output for the same commit is one run
+    # whether or not --start-time was given, and a retry is a no-op.
+    new_run.idempotency_key = args.idempotency_key or content_key(dataclasses.replace(new_run, start_time=None))
     if new_run.start_time is None:
         new_run.start_time = now
     with store_from(args) as store:
         added = store.add_run(new_run)
+        outcomes = list(getattr(store, "last_outcomes", []))
+    spooled = [o for o in outcomes if o.status == "spooled"]
+    rejected = [o for o in outcomes if o.status == "rejected"]
+    alerts = [a for o in outcomes for a in o.alerts]
     if args.json:
         emit_json({"added": added, "idempotency_key": new_run.idempotency_key, "branch": branch,
-                   "commit": commit, "testbed": testbed.name, "metrics": len(metrics)})
+                   "commit": commit, "testbed": testbed.name, "metrics": len(metrics),
+                   "status": outcomes[0].status if outcomes else ("recorded" if added else "duplicate"),
+                   "alerts": alerts, **({"reason": rejected[0].reason} if rejected else {})})
+    elif rejected:
+        err.print(f"[red]refused by the server[/], set aside in {terminal(str(rejected[0].spooled_at))}: "
+                  f"{terminal(rejected[0].reason or '')}")
+    elif spooled:
+        err.print(f"spooled {len(metrics)} metrics of {terminal(branch)}@{terminal(commit[:12])} on "
+                  f"{terminal(testbed.name)}: the server did not answer; run `perfgate publish --flush` later")
     elif added:
         err.print(terminal(f"recorded {len(metrics)} metrics from {len(args.files)} file(s) "
                            f"as a run of {branch}@{commit[:12]} on {testbed.name}"))
     else:
         err.print(f"already recorded (idempotency key {new_run.idempotency_key}); nothing written")
-    return EXIT_OK
+    if not args.json:
+        for a in alerts:
+            out.print(f"[yellow]{terminal(a.describe())}[/]")
+    if rejected:
+        return EXIT_USAGE
+    return EXIT_REGRESSION if args.fail_on_alert and alerts else EXIT_OK

@@ -1,7 +1,9 @@
 """Publish recorded runs from the local history to a Bencher server, and flush the spool.
 
 Runs are sent in order with ``POST /v0/run``, each with an idempotency key, so publishing a run
-twice never duplicates it.  When the server stays unreachable (after retries with backoff), the
+twice never duplicates it.  A run the server refuses (say, a short commit hash) is set aside in
+the spool's ``rejected/`` folder with the reason, the runs after it are still sent, and the
+command exits 2.  When the server stays unreachable (after retries with backoff), the
 runs are written to the spool directory and the command still succeeds with a warning;
 ``perfgate publish --flush`` (or any later publish) sends them, oldest first, exactly once.
 Alerts Bencher raises from its threshold models are printed with their effect size.
@@ -20,7 +22,7 @@ from perfgate.escape import terminal
 from perfgate.bencher.payload import StartPoint
 from perfgate.bencher.publisher import FlushResult, Outcome
 from perfgate.bencher.redact import Secret
-from perfgate.bencher.spool import Spool
+from perfgate.bencher.spool import Spool, same_target
 from perfgate.errors import EXIT_OK, EXIT_REGRESSION, EXIT_USAGE, PerfgateError
 from perfgate.output import emit_json, err, out
 from perfgate.store import open_store
@@ -116,7 +118,7 @@ class Ledger:
                 entry = json.loads(line)
             except ValueError:
                 raise PerfgateError(f"{self.path}:{n}: not JSON; delete the line to continue") from None
-            if entry.get("target") == self.target:
+            if same_target(str(entry.get("target")), self.target):
                 found.add(entry.get("run"))
         return found
 
@@ -176,8 +178,12 @@ def _report(args: argparse.Namespace, target: str, local_ids: list[str], outcome
         for path, reason in flushed.rejected:
             err.print(f"[red]rejected[/] spooled run moved to {terminal(path)}: {terminal(reason)}")
         for i, o in zip(local_ids, outcomes):
+            if o.status == "rejected":
+                err.print(f"[red]rejected[/] run {i} ({terminal(o.branch)}@{terminal(o.hash[:12])}), set aside in "
+                          f"{terminal(str(o.spooled_at))}: {terminal(o.reason or '')}")
+                continue
             where = f"report {o.report}" if o.status == "published" else f"spool {terminal(str(o.spooled_at))}"
-            err.print(f"{o.status} run {i} ({terminal(o.branch)}@{o.hash[:12]} on {terminal(o.testbed)}) -> {where}")
+            err.print(f"{o.status} run {i} ({terminal(o.branch)}@{terminal(o.hash[:12])} on {terminal(o.testbed)}) -> {where}")
         for a in alerts:
             out.print(f"[yellow]{terminal(a.describe())}[/]")
         if not outcomes and not flushed.sent and not flushed.rejected and not flushed.remaining:
@@ -186,7 +192,7 @@ def _report(args: argparse.Namespace, target: str, local_ids: list[str], outcome
     if spooled or flushed.remaining:
         err.print(f"[yellow]warning:[/] Bencher unreachable ({terminal(flushed.error or 'no answer')}); "
                   f"{spooled + flushed.remaining} run(s) wait in the spool; run 'perfgate publish --flush' later")
-    if flushed.rejected:
+    if flushed.rejected or any(o.status == "rejected" for o in outcomes):
         return EXIT_USAGE
     if args.fail_on_alert and alerts:
         return EXIT_REGRESSION

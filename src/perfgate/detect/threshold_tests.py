@@ -1,27 +1,34 @@
-"""Bencher-compatible threshold tests: is a new value outside the limits its history allows?
+"""Bencher's threshold tests: is a new value outside the limits its history allows?
 
 Each test turns a baseline (the recent history) into a lower and/or an upper *limit*; a value
-beyond a limit raises an alert.  With ``m`` the mean and ``s`` the sample standard deviation
-(n - 1) of the baseline:
+below the lower or above the upper limit raises an alert.  The limits are computed the way
+Bencher v0.6.12 computes them (``lib/bencher_boundary``), so the same history gives the same
+verdict on either store.  With ``n`` values, ``m`` their mean and ``σ`` their sample standard
+deviation (divisor n − 1):
 
 ==============  ==============================================================================
-static          limits are the boundaries themselves
-percentage      ``m · (1 - lower_boundary)`` and ``m · (1 + upper_boundary)``
-z_score         ``m ± Φ⁻¹(boundary) · s`` (boundary: a confidence level in [0.5, 1))
-t_test          ``m ± t⁻¹_{n-1}(boundary) · s`` (Student's t with n - 1 degrees of freedom)
-log_normal      ``exp(μ ± Φ⁻¹(boundary) · σ)`` with μ, σ the mean and deviation of ``log`` values
-iqr             Tukey fences ``Q1 - lower_boundary · IQR`` and ``Q3 + upper_boundary · IQR``
-delta_iqr       the same fences on the relative changes between consecutive baseline values
-                ``d_i = x_i / x_{i-1} - 1``, applied to the median: ``median · (1 + fence(d))``
+static          the boundaries themselves
+percentage      ``m - m·lower_boundary`` and ``m + m·upper_boundary``
+z_score         ``m ∓ Φ⁻¹(boundary)·σ``
+t_test          ``m ∓ t⁻¹_{n-1}(boundary)·σ·√(1 + 1/n)`` (a prediction interval for one new value)
+log_normal      with μ, s the mean and sample deviation of ``ln x`` and ``b = exp(μ)``:
+                upper ``exp(μ + Φ⁻¹(ub)·s)``; lower mirrored about b: ``2b - exp(μ + Φ⁻¹(lb)·s)``
+iqr             ``Q2 ∓ boundary·(Q3 - Q1)`` (the median ± a multiple of the IQR)
+delta_iqr       ``Q2 ∓ Q2·boundary·(D3 - D1)`` where D are the quartiles of the absolute relative
+                changes ``|x_i - x_{i-1}| / |x_{i-1}|`` between consecutive baseline values
 ==============  ==============================================================================
+
+Quartiles interpolate linearly between order statistics (rank ``p·(n-1)``).  A statistic that
+cannot be formed gives no limits, as in Bencher: an empty baseline, a single value for the
+deviation-based tests, zero spread for z/t/log-normal, a non-positive value for log_normal.
 
 The baseline is the ``max_sample_size`` most recent values within ``window`` seconds of the new
-one, and the test is skipped below ``min_sample_size`` (default: 1 value for percentage, 2 for
-the statistical tests).  Unlike Bencher, values that raised an alert are EXCLUDED from later
-baselines: a regression must not widen the very limits it is judged by (after three slow runs
-Bencher's t-test would accept the fourth).
+one, and the test is skipped below ``min_sample_size``.  One policy differs from Bencher and is
+kept on purpose: values that raised an alert are left out of later baselines, so a regression
+cannot widen the very limits it is judged by (Bencher's t-test accepts the fourth slow run after
+three).  The limits themselves are Bencher's for the baseline given.
 
-Pure numpy/scipy; no store access.
+Pure (scipy for the quantiles); no store access.
 """
 
 from __future__ import annotations
@@ -30,12 +37,9 @@ import math
 from dataclasses import dataclass
 from typing import Sequence
 
-import numpy as np
 from scipy.stats import norm, t as student_t
 
 from perfgate.thresholds import ThresholdTest
-
-_DEFAULT_MIN = {"static": 0, "percentage": 1}
 
 
 @dataclass(frozen=True)
@@ -55,55 +59,111 @@ class ThresholdResult:
 
 
 def limits(test: ThresholdTest, history: Sequence[float]) -> Limits | None:
-    """The boundary limits a baseline implies, or None when it is too small for the test."""
-    h = np.asarray(history, dtype=float)
-    needed = test.min_sample_size if test.min_sample_size is not None else _DEFAULT_MIN.get(test.test, 2)
-    if h.size < needed:
+    """The boundary limits a baseline implies, or None when the test cannot judge yet."""
+    h = [float(v) for v in history]
+    if test.min_sample_size is not None and len(h) < test.min_sample_size:
         return None
     lb, ub = test.lower_boundary, test.upper_boundary
+    if lb is None and ub is None:
+        return None
     kind = test.test
     if kind == "static":
         return Limits(None, lb, ub)
     if kind == "percentage":
-        m = float(h.mean())
-        return Limits(m, None if lb is None else m * (1 - lb), None if ub is None else m * (1 + ub))
-    if h.size < 2:
-        return None
+        m = _mean(h)
+        if m is None:
+            return None
+        return _finite(Limits(m, None if lb is None else m - m * lb, None if ub is None else m + m * ub))
     if kind in ("z_score", "t_test"):
-        m, s = float(h.mean()), float(h.std(ddof=1))
-        q = (lambda p: float(norm.ppf(p))) if kind == "z_score" else (lambda p: float(student_t.ppf(p, h.size - 1)))
-        return Limits(m, None if lb is None else m - q(lb) * s, None if ub is None else m + q(ub) * s)
+        m = _mean(h)
+        s = _sample_sd(h, m)
+        if m is None or s is None:
+            return None
+        if kind == "z_score":
+            q = lambda p: float(norm.ppf(p))  # noqa: E731
+        else:
+            s *= math.sqrt(1 + 1 / len(h))
+            q = lambda p: float(student_t.ppf(p, len(h) - 1))  # noqa: E731
+        return _finite(Limits(m, None if lb is None else m - q(lb) * s, None if ub is None else m + q(ub) * s))
     if kind == "log_normal":
-        if np.any(h <= 0):
+        if any(v <= 0 for v in h):
             return None
-        logs = np.log(h)
-        mu, sd = float(logs.mean()), float(logs.std(ddof=1))
-        return Limits(math.exp(mu), None if lb is None else math.exp(mu - norm.ppf(lb) * sd),
-                      None if ub is None else math.exp(mu + norm.ppf(ub) * sd))
-    if kind == "iqr":
-        q1, med, q3 = (float(v) for v in np.percentile(h, [25, 50, 75]))
-        iqr = q3 - q1
-        return Limits(med, None if lb is None else q1 - lb * iqr, None if ub is None else q3 + ub * iqr)
-    if kind == "delta_iqr":
-        if h.size < 3 or np.any(h[:-1] == 0):
+        logs = [math.log(v) for v in h]
+        mu = _mean(logs)
+        s = _sample_sd(logs, mu)
+        if mu is None or s is None:
             return None
-        d = h[1:] / h[:-1] - 1
-        q1, q3 = (float(v) for v in np.percentile(d, [25, 75]))
-        iqr = q3 - q1
-        med = float(np.median(h))
-        return Limits(med, None if lb is None else med * (1 + q1 - lb * iqr),
-                      None if ub is None else med * (1 + q3 + ub * iqr))
+        base = math.exp(mu)
+        return _finite(Limits(base, None if lb is None else 2 * base - math.exp(mu + float(norm.ppf(lb)) * s),
+                              None if ub is None else math.exp(mu + float(norm.ppf(ub)) * s)))
+    if kind in ("iqr", "delta_iqr"):
+        q = quartiles(h)
+        if q is None:
+            return None
+        q1, q2, q3 = q
+        if kind == "iqr":
+            spread = q3 - q1
+        else:
+            d = quartiles(relative_changes(h)) if len(h) >= 2 else None
+            if d is None:
+                return None
+            spread = q2 * (d[2] - d[0])
+        return _finite(Limits(q2, None if lb is None else q2 - lb * spread, None if ub is None else q2 + ub * spread))
     raise ValueError(f"unknown threshold test {kind!r}")
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    if not values:
+        return None
+    m = math.fsum(values) / len(values)
+    return m if math.isfinite(m) else None
+
+
+def _sample_sd(values: Sequence[float], mean: float | None) -> float | None:
+    """σ with divisor n − 1; None below two values or with no spread (Bencher then sets no limits)."""
+    if mean is None or len(values) < 2:
+        return None
+    var = math.fsum((v - mean) ** 2 for v in values) / (len(values) - 1)
+    if not math.isfinite(var) or var == 0:
+        return None
+    return math.sqrt(var)
+
+
+def percentile_of_sorted(data: Sequence[float], p: float) -> float:
+    """Linear interpolation between order statistics at rank ``p·(n-1)``."""
+    if len(data) == 1 or p >= 1:
+        return data[-1] if p >= 1 else data[0]
+    rank = p * (len(data) - 1)
+    i = math.floor(rank)
+    return data[i] + (data[i + 1] - data[i]) * (rank - i)
+
+
+def quartiles(values: Sequence[float]) -> tuple[float, float, float] | None:
+    if not values:
+        return None
+    data = sorted(values)
+    q = tuple(percentile_of_sorted(data, p) for p in (0.25, 0.5, 0.75))
+    return q if all(math.isfinite(v) for v in q) else None  # type: ignore[return-value]
+
+
+def relative_changes(values: Sequence[float]) -> list[float]:
+    """``|x_i - x_{i-1}| / |x_{i-1}|`` for consecutive values (always positive)."""
+    return [abs((b - a) / a) if a else math.inf for a, b in zip(values, values[1:])]
+
+
+def _finite(lim: Limits) -> Limits | None:
+    bad = [v for v in (lim.baseline, lim.lower, lim.upper) if v is not None and not math.isfinite(v)]
+    return None if bad else lim
 
 
 def judge(test: ThresholdTest, history: Sequence[float], value: float, index: int = 0) -> ThresholdResult:
     lim = limits(test, history)
     alert = None
-    if lim is not None:
-        if lim.upper is not None and value > lim.upper:
-            alert = "upper"
-        elif lim.lower is not None and value < lim.lower:
+    if lim is not None:  # the lower limit first, as Bencher checks it
+        if lim.lower is not None and value < lim.lower:
             alert = "lower"
+        elif lim.upper is not None and value > lim.upper:
+            alert = "upper"
     return ThresholdResult(index, float(value), lim, alert, len(history))
 
 

@@ -5,7 +5,10 @@ exactly once, spooled to disk when the server is unreachable).  Reads go through
 ``GET /v0/projects/{project}/perf``, which answers at most 255 (branch, testbed, benchmark,
 measure) combinations per request and silently drops the rest, so queries are cut into pieces
 that stay under that limit.  Bencher keeps value/lower/upper only: points carry no raw samples,
-and testbeds carry no fingerprint beyond their name.
+and testbeds carry no fingerprint beyond their name.  Measures are named by their Bencher *slug*
+(``latency`` for the built-in ``Latency``), the key BMF results are filed under, so perfgate's
+thresholds and measure facts apply to what is read back.  An answer that is not shaped as the
+API says is a clear error (:class:`~perfgate.bencher.client.BencherShapeError`), never a traceback.
 
 The token comes from ``BENCHER_API_TOKEN`` and is never printed.
 """
@@ -21,7 +24,8 @@ from urllib.parse import urlsplit
 
 from perfgate.bencher.alert_memory import AlertMemory, memory_error
 from perfgate.bencher.alerts import BencherAlert, as_perfgate_alert
-from perfgate.bencher.client import BencherClient, BencherRejected
+from perfgate.bencher.bootstrap import find_measure, measure_name
+from perfgate.bencher.client import BencherClient, BencherRejected, shaped
 from perfgate.bencher.payload import StartPoint, new_run
 from perfgate.bencher.publisher import FlushResult, Outcome, Publisher
 from perfgate.bencher.redact import Secret
@@ -90,13 +94,13 @@ class BencherStore(Store):
     # --- writes --------------------------------------------------------------------------------
 
     def add_runs(self, runs: Iterable[Run]) -> list[bool]:
-        """Publish in order.  True for every run: each is now on the server or in the spool
-        (``last_outcomes`` tells which, with the alerts Bencher raised).  A run already on the
-        server is not duplicated: the server answers its idempotency key with the stored report."""
+        """Publish in order.  True for a run now on the server, in the spool or set aside as
+        refused (``last_outcomes`` tells which, with the alerts Bencher raised); False for a run
+        the server already held: its idempotency key is answered with the stored report."""
         bodies = [new_run(r, self.project, start_point=self.start_point, thresholds=self.thresholds) for r in runs]
         self.last_outcomes, self.last_flush = self.publisher.publish(bodies)
         self._forget()
-        return [True] * len(bodies)
+        return [not o.duplicate for o in self.last_outcomes]
 
     def flush(self) -> FlushResult:
         self.last_flush = self.publisher.flush()
@@ -118,14 +122,20 @@ class BencherStore(Store):
             try:
                 self._dims = {d: self.client.list_all(f"{base}/{d}") for d in _DIMENSIONS}
             except BencherRejected as e:
-                if e.status == 404:
-                    raise StoreError(f"no Bencher project {self.project!r} at {self.client.base_url}") from None
+                if e.status in (400, 404):
+                    raise StoreError(f"no Bencher project {self.project!r} at {self.client.base_url} "
+                                     f"({e}); check the project slug") from None
                 raise
         return self._dims
 
     def _pick(self, dimension: str, name: str | None) -> list[dict]:
         items = self._dimensions()[dimension]
-        return [i for i in items if name is None or i["name"] == name]
+        if name is None:
+            return items
+        if dimension == "measures":
+            found = find_measure(items, name)
+            return [found] if found else []
+        return [i for i in items if i["name"] == name]
 
     def _perf(self, branches: list[dict], testbeds: list[dict], benchmarks: list[dict],
               measures: list[dict]) -> list[dict]:
@@ -141,20 +151,24 @@ class BencherStore(Store):
                     doc = self.client.request("GET", f"/v0/projects/{self.project}/perf", params={
                         "branches": br["uuid"], "testbeds": tb["uuid"],
                         "benchmarks": ",".join(b["uuid"] for b in bm),
-                        "measures": ",".join(m["uuid"] for m in ms)})
+                        "measures": ",".join(m["uuid"] for m in ms)}, expect=dict)
                     results.extend(doc["results"])
         return results
 
+    @shaped("the perf history")
     def series_keys(self, *, branch=None, testbed=None, benchmark=None, measure=None) -> list[SeriesKey]:
         found = self._perf(self._pick("branches", branch), self._pick("testbeds", testbed),
                            self._pick("benchmarks", benchmark), self._pick("measures", measure))
+        keys = set()
         for r in found:
             if r["metrics"]:
-                key = SeriesKey(r["branch"]["name"], r["testbed"]["name"], r["benchmark"]["name"], r["measure"]["name"])
-                self._rows[key] = r["metrics"]
-        return sorted({SeriesKey(r["branch"]["name"], r["testbed"]["name"], r["benchmark"]["name"],
-                                 r["measure"]["name"]) for r in found if r["metrics"]})
+                key = SeriesKey(r["branch"]["name"], r["testbed"]["name"], r["benchmark"]["name"],
+                                measure_name(r["measure"]))
+                self._rows.setdefault(key, []).extend(r["metrics"])
+                keys.add(key)
+        return sorted(keys)
 
+    @shaped("the perf history")
     def series(self, key: SeriesKey) -> list[Point]:
         rows = self._rows.get(key)
         if rows is None:
@@ -163,10 +177,13 @@ class BencherStore(Store):
             rows = [m for r in found for m in r["metrics"]]
         rows = list(rows)
         rows.sort(key=lambda m: (m["start_time"], m["version"]["number"], m["iteration"]))
-        return [Point(m["report"], m["version"].get("hash") or "", epoch(m["start_time"]), m["metric"]["value"],
-                      m["metric"].get("lower_value"), m["metric"].get("upper_value"))
+        # Bencher's own verdict on each value rides along: alerts() merges its streaks.
+        return [Point(m["report"], m["version"].get("hash") or "", epoch(m["start_time"]), float(m["metric"]["value"]),
+                      m["metric"].get("lower_value"), m["metric"].get("upper_value"),
+                      attrs={"bencher_alert": m["alert"]["limit"]} if m.get("alert") else {})
                 for m in rows]
 
+    @shaped("the reports")
     def runs(self, *, branch=None, limit=None) -> list[RunSummary]:
         params: dict[str, Any] = {"sort": "date_time", "direction": "desc"}
         if branch is not None:
@@ -189,14 +206,15 @@ class BencherStore(Store):
         return RunSummary(report["uuid"], report["branch"]["name"], _hash(report), report["testbed"]["name"],
                           epoch(report["start_time"]), report["adapter"], n)
 
+    @shaped("a report")
     def get_run(self, run_id: str) -> Run:
         try:
-            report = self.client.request("GET", f"/v0/projects/{self.project}/reports/{run_id}")
+            report = self.client.request("GET", f"/v0/projects/{self.project}/reports/{run_id}", expect=dict)
         except BencherRejected as e:
             if e.status in (400, 404):
                 raise StoreError(f"no run {run_id!r} in Bencher project {self.project!r}: {e.server_message}") from None
             raise
-        metrics = [Metric(r["benchmark"]["name"], m["measure"]["name"], m["metric"]["value"],
+        metrics = [Metric(r["benchmark"]["name"], measure_name(m["measure"]), m["metric"]["value"],
                           m["metric"].get("lower_value"), m["metric"].get("upper_value"))
                    for iteration in report.get("results") or [] for r in iteration for m in r["measures"]]
         metrics.sort(key=lambda m: (m.benchmark, m.measure))
@@ -212,31 +230,85 @@ class BencherStore(Store):
         """perfgate's own alerts go to this machine's alert memory (Bencher cannot store them)."""
         return self.memory.record(alerts)
 
+    @shaped("the alerts")
     def alerts(self, status: str | None = None) -> list[Alert]:
-        """Locally remembered change point alerts and the Bencher project's threshold alerts,
-        newest first."""
-        found = self.memory.load()
+        """perfgate's alerts remembered here and the Bencher project's threshold alerts, one per
+        regression, newest first.  Bencher alerts on every value beyond its limit; the values of
+        one run of such alerts (consecutive in the series, same limit) are one regression, named
+        by its first commit; one that perfgate also alerted on is listed once, as perfgate's,
+        with Bencher's alert ids in ``details["bencher_alerts"]``."""
+        local = self.memory.load()
         commits: dict[str, str] = {}
+        remote: list[Alert] = []
         for raw in self.client.list_all(f"/v0/projects/{self.project}/alerts"):
             if raw["report"] not in commits:
                 commits[raw["report"]] = self.get_run(raw["report"]).commit
-            found.append(as_perfgate_alert(raw, commits[raw["report"]]))
+            remote.append(as_perfgate_alert(raw, commits[raw["report"]]))
+        found = list(local)
+        for alert in self._one_per_streak(remote):
+            twin = next((a for a in local if a.same_regression(alert)), None)
+            if twin is None:
+                found.append(alert)
+            else:
+                twin.details = {**twin.details, "bencher_alerts": alert.details["bencher_alerts"]}
         found = [a for a in found if status is None or a.status == status]
         return sorted(found, key=lambda a: a.created or 0.0, reverse=True)
 
+    def _one_per_streak(self, remote: list[Alert]) -> list[Alert]:
+        """Bencher's alerts merged per run of alerting values of a series: the first one stands
+        for them all, its ``commit_range`` the run's commits, active while any of them is."""
+        groups: dict[tuple, list[Alert]] = {}
+        for a in remote:
+            groups.setdefault((a.branch, a.testbed, a.benchmark, a.measure, a.direction), []).append(a)
+        merged: list[Alert] = []
+        for (branch, testbed, benchmark, measure, _), members in groups.items():
+            points = self.series(SeriesKey(branch, testbed, benchmark, measure))
+            streaks: list[list[str]] = []
+            previous = None
+            for p in points:
+                flag = p.attrs.get("bencher_alert")
+                if flag and flag == previous:
+                    streaks[-1].append(p.commit)
+                elif flag:
+                    streaks.append([p.commit])
+                previous = flag
+            by_streak: dict[int, list[Alert]] = {}
+            for a in members:
+                n = next((i for i, s in enumerate(streaks) if a.commit in s), -1 - len(by_streak))
+                by_streak.setdefault(n, []).append(a)
+            for n, group in by_streak.items():
+                group.sort(key=lambda a: (streaks[n].index(a.commit) if n >= 0 else 0, a.created or 0.0))
+                head = group[0]
+                head.commit = streaks[n][0] if n >= 0 else head.commit
+                head.commit_range = tuple(streaks[n]) if n >= 0 else (head.commit,)
+                head.status = "active" if any(a.status == "active" for a in group) else head.status
+                head.details = {**head.details, "bencher_alerts": [a.id for a in group]}
+                merged.append(head)
+        return merged
+
+    @shaped("an alert")
     def acknowledge(self, alert_id: str) -> Alert:
         """A local alert is marked acknowledged; a Bencher alert is dismissed on the server."""
+        listed = next((a for a in self.alerts() if alert_id == a.id or alert_id in a.details.get("bencher_alerts", ())),
+                      None)
+        together = (listed.details.get("bencher_alerts") if listed else None) or []
         local = self.memory.acknowledge(alert_id)
-        if local is not None:
+        if local is not None:  # Bencher's alerts of the same regression are dismissed with it
+            for other in together:
+                self._dismiss(other)
             return local
+        for other in together or [alert_id]:
+            raw = self._dismiss(other)
+        return as_perfgate_alert(raw, self.get_run(raw["report"]).commit)
+
+    def _dismiss(self, alert_id: str) -> dict:
         try:
-            raw = self.client.request("PATCH", f"/v0/projects/{self.project}/alerts/{alert_id}",
-                                      json={"status": "dismissed"})
+            return self.client.request("PATCH", f"/v0/projects/{self.project}/alerts/{alert_id}",
+                                       json={"status": "dismissed"}, expect=dict)
         except BencherRejected as e:
             if e.status in (400, 404):
                 raise memory_error(alert_id, self.project) from None
             raise
-        return as_perfgate_alert(raw, self.get_run(raw["report"]).commit)
 
     def close(self) -> None:
         self.client.close()

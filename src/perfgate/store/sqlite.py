@@ -395,12 +395,23 @@ class SqliteStore(Store):
             self._writable()
         with self._write():
             for alert in alerts:
+                # One regression, one alert: a change point found after a threshold alert of the
+                # same regression takes that alert over instead of raising a second one.
                 known = [self._alert(row) for row in self.db.execute(
-                    f"SELECT {self._ALERT_COLUMNS} FROM alert WHERE project_id = ? AND kind = ? AND branch = ?"
+                    f"SELECT {self._ALERT_COLUMNS} FROM alert WHERE project_id = ? AND branch = ?"
                     " AND testbed = ? AND benchmark = ? AND measure = ? AND direction = ?",
-                    (self._project_id, alert.kind, alert.branch, alert.testbed, alert.benchmark, alert.measure,
+                    (self._project_id, alert.branch, alert.testbed, alert.benchmark, alert.measure,
                      alert.direction))]
-                if any(alert.same_change(k) for k in known + new):
+                same = next((k for k in known + new if alert.same_change(k) or alert.same_regression(k)), None)
+                if same is not None:
+                    if same.superseded_by(alert) and same.id:
+                        same.take_findings(alert)
+                        self.db.execute(
+                            "UPDATE alert SET kind = ?, commit_hash = ?, previous_commit = ?, commit_range = ?,"
+                            " magnitude = ?, ci_low = ?, ci_high = ?, p_value = ?, details = ? WHERE uuid = ?",
+                            (same.kind, same.commit, same.previous_commit, json.dumps(list(same.commit_range)),
+                             same.magnitude, same.ci_low, same.ci_high, same.p_value,
+                             json.dumps(same.details, sort_keys=True, default=str), same.id))
                     continue
                 alert.id, alert.created, alert.status = str(uuid.uuid4()), time.time(), "active"
                 self.db.execute(

@@ -1,0 +1,331 @@
+"""A misbehaving or hostile Bencher server, and the Bencher cases of issue 15's campaign: each
+test failed on the code before the fix.  The fake validates every ordinary request and response
+against ``contracts/bencher/openapi.json``; ``reply`` faults send unchecked JSON on purpose."""
+
+from __future__ import annotations
+
+import base64
+import csv
+import io
+import json
+import subprocess
+from urllib.parse import quote
+
+import pytest
+from fake_bencher.fixtures import TOKEN, commit, fake  # noqa: F401 - fixture
+from test_publish_cli import cli, env, ingest_bmf, posts  # noqa: F401 - fixture
+
+from conftest import ROOT
+from perfgate.bencher.redact import Secret, redact, register
+from perfgate.bencher.spool import Spool
+from perfgate.model import Alert
+from perfgate.store.sqlite import SqliteStore
+
+OTHER = "bencher-other-secret-Zq81Lm0Xw5"
+
+
+def published(cli, fake, tmp_path, n=4, values=None):
+    for i, v in enumerate(values or [100.0] * n):
+        ingest_bmf(cli, tmp_path, i, v)
+    cli("publish", "--to", f"bencher+{fake.url}/demo", "--all", "--no-thresholds", env=env(tmp_path), check=True)
+
+
+# --- 1. a 2xx answer of the wrong shape ----------------------------------------------------------
+
+@pytest.mark.parametrize("verb, method, path", [
+    ("history", "GET", "/v0/projects/demo/perf"),
+    ("detect", "GET", "/v0/projects/demo/perf"),
+    ("alerts", "GET", "/v0/projects/demo/alerts"),
+    ("export", "GET", "/v0/projects/demo/reports"),
+])
+@pytest.mark.parametrize("body", [["a", "list"], {"results": "not a list"}])
+def test_wrong_shape_is_a_clear_error_when_reading(cli, fake, tmp_path, verb, method, path, body):
+    published(cli, fake, tmp_path, n=2)
+    fake.inject("reply", method=method, path=path, status=200, body=body)
+    args = [verb, "--store", f"bencher+{fake.url}/demo"] + (["--format", "csv"] if verb == "export" else [])
+    proc = cli(*args, env=env(tmp_path))
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert "answered HTTP 2xx with a JSON" in proc.stderr or "not shaped as its API says" in proc.stderr
+
+
+def test_wrong_shape_is_a_clear_error_when_publishing(cli, fake, tmp_path):
+    ingest_bmf(cli, tmp_path, 0, 100.0)
+    fake.inject("reply", method="POST", path="/v0/run", status=201, body=[{"uuid": "x"}])
+    proc = cli("publish", "--to", f"bencher+{fake.url}/demo", "--no-thresholds", env=env(tmp_path))
+    assert proc.returncode == 2 and "JSON list" in proc.stderr and "Traceback" not in proc.stderr
+
+
+# --- 2. redaction ------------------------------------------------------------------------------------
+
+# A token with characters that percent-encoding changes (as standard base64 tokens have).
+ENCODABLE = "pg+Tk9/Qa81Lm=0Xw5rZ"
+
+
+def _b64_core(text: str, urlsafe: bool = False) -> str:
+    """The base64 characters that encode only the token (not the bytes before it)."""
+    enc = (base64.urlsafe_b64encode if urlsafe else base64.b64encode)(text.encode()).decode()
+    start = (len(text) - len(ENCODABLE)) * 4 // 3 + 4
+    return enc[start:start + 12]
+
+
+@pytest.mark.parametrize("shown, trace", [
+    (OTHER.lower(), OTHER.lower()),                                          # case changes
+    (OTHER.upper(), OTHER.upper()),
+    ("Authorization: Bearer " + OTHER[:13], OTHER[:13]),                     # cut in the middle
+    (OTHER[5:], OTHER[5:]),                                                  # cut at the front
+    (quote("t=" + ENCODABLE + "/", safe=""), quote(ENCODABLE, safe="")),     # percent-encoded
+    (quote(ENCODABLE, safe="").lower(), quote(ENCODABLE, safe="").lower()),
+    (base64.b64encode(("Bearer " + ENCODABLE).encode()).decode(), _b64_core("Bearer " + ENCODABLE)),
+    (base64.urlsafe_b64encode(("x" + ENCODABLE).encode()).decode(), _b64_core("x" + ENCODABLE, urlsafe=True)),
+    (base64.b64encode(ENCODABLE.encode()).decode(), base64.b64encode(ENCODABLE.encode()).decode()[:16]),
+])
+def test_redaction_catches_transformed_tokens(shown, trace):
+    register(Secret(OTHER))
+    register(Secret(ENCODABLE))
+    assert trace in shown
+    cleaned = redact(f"server said: {shown} (end)")
+    assert trace.lower() not in cleaned.lower(), cleaned
+    for secret in (OTHER, ENCODABLE):
+        for piece in (secret, secret[:10], secret[-10:]):
+            assert piece.lower() not in cleaned.lower()
+    assert "server said:" in cleaned and "(end)" in cleaned
+
+
+def test_echoed_credentials_are_never_shown():
+    assert redact("401: Authorization: Bearer abc.def.ghi rejected") == "401: Authorization: Bearer *** rejected"
+
+
+def test_reply_whose_uuid_echoes_the_header_is_not_printed(cli, fake, tmp_path):
+    ingest_bmf(cli, tmp_path, 0, 100.0)
+    fake.inject("reply", method="POST", path="/v0/run", status=201,
+                body={"uuid": f"Bearer {TOKEN.lower()}", "alerts": [], "created": "2025-01-01T00:00:00Z"})
+    proc = cli("publish", "--to", f"bencher+{fake.url}/demo", "--no-thresholds", "--json", env=env(tmp_path))
+    shown = (proc.stdout + proc.stderr).lower()
+    assert proc.returncode == 2 and "not a uuid" in shown
+    assert TOKEN.lower() not in shown and TOKEN[:12].lower() not in shown
+
+
+# --- 3. measures by slug -------------------------------------------------------------------------
+
+def test_builtin_measures_matched_by_slug_and_regression_found(cli, fake, tmp_path):
+    values = [100.0, 101.0, 99.0, 100.5, 99.5, 100.0, 185.0]
+    for i, v in enumerate(values):
+        ingest_bmf(cli, tmp_path, i, v)
+    thresholds = tmp_path / "t.toml"
+    thresholds.write_text('[measure.latency]\ntest = "percentage"\nupper_boundary = 0.2\n')
+    to = f"bencher+{fake.url}/demo"
+    proc = cli("publish", "--to", to, "--all", "--thresholds", str(thresholds), env=env(tmp_path))
+    assert "crossed the upper limit" in proc.stdout                 # Bencher alerted on the +85% run
+    project = fake.project("demo")["uuid"]
+    names = sorted(m["name"] for m in fake.dims["measures"].values() if m["project"] == project)
+    assert names == ["Latency", "Throughput", "instructions"]        # no duplicate, empty `latency`
+    proc = cli("detect", "--store", to, "--thresholds", str(thresholds), "--json", env=env(tmp_path))
+    assert proc.returncode == 1, proc.stdout + proc.stderr          # as the same runs in SQLite
+    report = json.loads(proc.stdout)
+    assert {s["measure"] for s in report["series"]} == {"latency", "instructions"}
+    (lat,) = [s for s in report["series"] if s["measure"] == "latency"]
+    assert lat["threshold"]["alert"] == "upper"
+
+
+# --- 5. one regression, one alert ------------------------------------------------------------------
+
+def _step_with_detect_after_every_run(cli, tmp_path, store_args):
+    thresholds = tmp_path / "t.toml"
+    thresholds.write_text('[measure.latency]\ntest = "percentage"\nupper_boundary = 0.1\n')
+    codes = []
+    values = [100.0, 101.0, 99.0, 100.5, 99.5, 100.0, 100.2, 99.8] + [130.0, 131.0, 129.0, 130.5, 129.5, 130.2]
+    for i, v in enumerate(values):
+        ingest_bmf(cli, tmp_path, i, v)
+        codes.append(cli("detect", *store_args, "--thresholds", str(thresholds), "--measure", "latency",
+                         env=env(tmp_path)).returncode)
+    return codes
+
+
+def test_one_alert_per_regression_sqlite(cli, tmp_path, store_path):
+    codes = _step_with_detect_after_every_run(cli, tmp_path, [])
+    assert codes[:8] == [0] * 8 and codes[8] == 1 and codes[9:] == [0] * 5   # raised once
+    alerts = json.loads(cli("alerts", "--status", "all", "--json").stdout)
+    assert len(alerts) == 1, alerts
+    (alert,) = alerts
+    assert alert["commit"] == commit(8, "main") and alert["direction"] == "regression"
+    assert alert["kind"] == "change_point"           # the change point took the threshold alert over
+    assert alert["details"].get("superseded") == "threshold"
+
+
+def test_a_single_later_detect_names_the_first_slow_commit(cli, tmp_path):
+    thresholds = tmp_path / "t.toml"
+    thresholds.write_text('[measure.latency]\ntest = "percentage"\nupper_boundary = 0.1\n')
+    for i, v in enumerate([100.0, 101.0, 99.0, 100.5, 99.5, 100.0, 100.2, 99.8, 130.0, 131.0, 129.0]):
+        ingest_bmf(cli, tmp_path, i, v)
+    proc = cli("detect", "--thresholds", str(thresholds), "--measure", "latency", "--json")
+    assert proc.returncode == 1
+    (alert,) = json.loads(proc.stdout)["new_alerts"]
+    assert alert["commit"] == commit(8, "main")       # not the newest of the three slow runs
+    assert alert["commit_range"] == [commit(i, "main") for i in (8, 9, 10)]
+
+
+def test_one_alert_per_regression_bencher(cli, fake, tmp_path):
+    thresholds = tmp_path / "t.toml"
+    thresholds.write_text('[measure.latency]\ntest = "percentage"\nupper_boundary = 0.1\n')
+    values = [100.0, 101.0, 99.0, 100.5, 99.5, 100.0, 100.2, 99.8, 130.0, 131.0, 129.0, 130.5, 129.5, 130.2]
+    for i, v in enumerate(values):
+        ingest_bmf(cli, tmp_path, i, v)
+    to = f"bencher+{fake.url}/demo"
+    cli("publish", "--to", to, "--all", "--thresholds", str(thresholds), env=env(tmp_path))
+    assert len(fake.alerts) >= 2                       # Bencher alerts on more than one slow run
+    proc = cli("detect", "--store", to, "--thresholds", str(thresholds), "--measure", "latency", env=env(tmp_path))
+    assert proc.returncode == 1
+    alerts = json.loads(cli("alerts", "--store", to, "--json", env=env(tmp_path)).stdout)
+    assert len(alerts) == 1, alerts                    # perfgate's and Bencher's, merged
+    assert alerts[0]["commit"] == commit(8, "main") and alerts[0]["details"]["bencher_alerts"]
+
+
+def test_one_alert_per_regression_bencher_detect_after_every_run(cli, fake, tmp_path, monkeypatch):
+    (tmp_path / "thresholds").mkdir()
+    (tmp_path / "thresholds" / "default.toml").write_text(
+        '[measure.latency]\ntest = "percentage"\nupper_boundary = 0.1\n')
+    monkeypatch.chdir(tmp_path)                      # the thresholds both perfgate and Bencher use
+    to = f"bencher+{fake.url}/demo"
+    values = [100.0, 101.0, 99.0, 100.5, 99.5, 100.0, 100.2, 99.8, 130.0, 131.0, 129.0, 130.5, 129.5, 130.2]
+    codes = []
+    for i, v in enumerate(values):
+        f = tmp_path / f"r{i}.json"
+        f.write_text(json.dumps({"parse 1k": {"latency": {"value": v}}}))
+        cli("ingest", str(f), "--adapter", "bmf", "--store", to, "--branch", "main", "--commit", commit(i, "main"),
+            "--testbed", "ci-x86", "--start-time", str(1_750_000_000 + 60 * i), env=env(tmp_path), check=True)
+        codes.append(cli("detect", "--store", to, env=env(tmp_path)).returncode)
+    assert codes[:8] == [0] * 8 and codes[8] == 1 and codes[9:] == [0] * 5
+    alerts = json.loads(cli("alerts", "--store", to, "--status", "all", "--json", env=env(tmp_path)).stdout)
+    assert len(alerts) == 1, alerts
+    assert alerts[0]["commit"] == commit(8, "main") and alerts[0]["kind"] == "change_point"
+    assert len(alerts[0]["details"]["bencher_alerts"]) >= 1
+
+
+def test_threshold_alert_names_first_slow_commit_and_is_taken_over(tmp_path):
+    store = SqliteStore(tmp_path / "h.db", "demo")
+    first = Alert("main", "t", "b", "latency", "c8", "regression", 0.3, kind="threshold", commit_range=("c8",))
+    later = Alert("main", "t", "b", "latency", "c8", "regression", 0.3, kind="threshold",
+                  commit_range=("c8", "c9", "c10"))
+    cp = Alert("main", "t", "b", "latency", "c8", "regression", 0.3, 0.25, 0.35, 1e-6, commit_range=("c7", "c8"))
+    assert len(store.record_alerts([first])) == 1
+    assert store.record_alerts([later]) == [] and store.record_alerts([cp]) == []
+    (only,) = store.alerts()
+    assert only.id == first.id and only.kind == "change_point" and only.ci_low == 0.25
+
+
+# --- 6. a refused run does not block the rest --------------------------------------------------------
+
+def test_publish_all_sets_a_refused_run_aside(cli, fake, tmp_path):
+    to = f"bencher+{fake.url}/demo"
+    ingest_bmf(cli, tmp_path, 0, 100.0)
+    bad = tmp_path / "short.json"
+    bad.write_text(json.dumps({"parse 1k": {"latency": {"value": 101.0}}}))
+    cli("ingest", str(bad), "--adapter", "bmf", "--branch", "main", "--commit", "abc1234", "--testbed", "ci-x86",
+        "--start-time", str(1_750_000_030), check=True)
+    for i in (2, 3):
+        ingest_bmf(cli, tmp_path, i, 100.0)
+    proc = cli("publish", "--to", to, "--all", "--no-thresholds", env=env(tmp_path))
+    assert proc.returncode == 2 and "rejected" in proc.stderr and "git hash" in proc.stderr
+    assert [b["hash"] for b in posts(fake)][-2:] == [commit(2, "main"), commit(3, "main")]
+    assert len(fake.reports_of("demo")) == 3
+    reasons = list((tmp_path / "spool" / "rejected").glob("*.reason.txt"))
+    assert len(reasons) == 1 and "git hash" in reasons[0].read_text()
+    again = cli("publish", "--to", to, "--all", "--no-thresholds", env=env(tmp_path))
+    assert again.returncode == 0 and "nothing to publish" in again.stderr
+
+
+def test_a_refused_branch_sets_only_its_run_aside(cli, fake, tmp_path):
+    ingest_bmf(cli, tmp_path, 0, 100.0, branch="feature-x")
+    ingest_bmf(cli, tmp_path, 1, 100.0)
+    fake.inject("status", method="POST", path="/v0/projects/demo/branches", status=400)
+    proc = cli("publish", "--to", f"bencher+{fake.url}/demo", "--all", "--no-thresholds", env=env(tmp_path))
+    assert proc.returncode == 2 and "rejected" in proc.stderr and "HTTP 400" in proc.stderr
+    assert [b["branch"] for b in posts(fake)] == ["main"]
+
+
+def test_ingest_into_bencher_refuses_or_expands_short_hashes(cli, fake, tmp_path, monkeypatch):
+    f = tmp_path / "r.json"
+    f.write_text(json.dumps({"parse 1k": {"latency": {"value": 100.0}}}))
+    to = f"bencher+{fake.url}/demo"
+    monkeypatch.chdir(tmp_path)                      # not a checkout: nothing to expand from
+    proc = cli("ingest", str(f), "--adapter", "bmf", "--store", to, "--branch", "main", "--commit", "abc1234",
+               "--testbed", "ci-x86", env=env(tmp_path))
+    assert proc.returncode == 2 and "full commit hash" in proc.stderr and not posts(fake)
+    monkeypatch.chdir(ROOT)
+    head = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
+    cli("ingest", str(f), "--adapter", "bmf", "--store", to, "--branch", "main", "--commit", head[:9],
+        "--testbed", "ci-x86", env=env(tmp_path), check=True)
+    assert [b["hash"] for b in posts(fake)] == [head]
+
+
+# --- 7. ingest, export, setup errors and the spool ---------------------------------------------------
+
+def test_ingest_while_down_says_spooled(cli, fake, tmp_path):
+    f = tmp_path / "r.json"
+    f.write_text(json.dumps({"parse 1k": {"latency": {"value": 100.0}}}))
+    fake.down = True
+    proc = cli("ingest", str(f), "--adapter", "bmf", "--store", f"bencher+{fake.url}/demo", "--branch", "main",
+               "--commit", commit(1), "--testbed", "ci-x86", env=env(tmp_path))
+    assert proc.returncode == 0
+    assert "spooled" in proc.stderr and "perfgate publish --flush" in proc.stderr and "recorded" not in proc.stderr
+
+
+def test_ingest_reports_bencher_alerts_and_fails_on_them(cli, fake, tmp_path, monkeypatch):
+    thresholds = tmp_path / "thresholds"
+    thresholds.mkdir()
+    (thresholds / "default.toml").write_text('[measure.latency]\ntest = "percentage"\nupper_boundary = 0.1\n')
+    monkeypatch.chdir(tmp_path)                      # ./thresholds is what a Bencher store sends
+    to = f"bencher+{fake.url}/demo"
+    codes, texts = [], []
+    for i, v in enumerate([100.0, 100.0, 100.0, 150.0]):
+        f = tmp_path / f"r{i}.json"
+        f.write_text(json.dumps({"parse 1k": {"latency": {"value": v}}}))
+        proc = cli("ingest", str(f), "--adapter", "bmf", "--store", to, "--branch", "main", "--commit", commit(i),
+                   "--testbed", "ci-x86", "--fail-on-alert", env=env(tmp_path))
+        codes.append(proc.returncode)
+        texts.append(proc.stdout)
+    assert codes == [0, 0, 0, 1]
+    assert "crossed the upper limit" in texts[3] and "+50.0%" in texts[3]
+
+
+def test_ingest_json_duplicate_and_start_time_make_one_report(cli, fake, tmp_path):
+    f = tmp_path / "r.json"
+    f.write_text(json.dumps({"parse 1k": {"latency": {"value": 100.0}}}))
+    to = f"bencher+{fake.url}/demo"
+    base = ["ingest", str(f), "--adapter", "bmf", "--store", to, "--branch", "main", "--commit", commit(1),
+            "--testbed", "ci-x86", "--json"]
+    first = json.loads(cli(*base, env=env(tmp_path), check=True).stdout)
+    second = json.loads(cli(*base, "--start-time", "1750000000", env=env(tmp_path), check=True).stdout)
+    third = json.loads(cli(*base, env=env(tmp_path), check=True).stdout)
+    assert first["added"] is True and second["added"] is False and third["added"] is False
+    assert len(fake.reports_of("demo")) == 1
+
+
+def test_export_csv_fills_run_on_bencher(cli, fake, tmp_path):
+    published(cli, fake, tmp_path, n=2)
+    text = cli("export", "--format", "csv", "--store", f"bencher+{fake.url}/demo", env=env(tmp_path),
+               check=True).stdout
+    rows = list(csv.DictReader(io.StringIO(text)))
+    assert rows and {r["run"] for r in rows} == {r["uuid"] for r in fake.reports_of("demo")}
+
+
+def test_failing_setup_get_is_reported_not_a_post(cli, fake, tmp_path):
+    ingest_bmf(cli, tmp_path, 0, 100.0)
+    fake.inject("status", method="GET", path="/v0/projects/bad-slug", status=400, times=10)
+    proc = cli("publish", "--to", f"bencher+{fake.url}/bad-slug", "--no-thresholds", env=env(tmp_path))
+    assert proc.returncode == 2
+    assert "GET /v0/projects/bad-slug" in proc.stderr and "project slug" in proc.stderr
+    assert "POST /v0/run" not in proc.stderr and not posts(fake)
+
+
+def test_flush_through_another_name_of_the_server(cli, fake, tmp_path):
+    ingest_bmf(cli, tmp_path, 0, 100.0)
+    port = fake.url.rsplit(":", 1)[1]
+    fake.down = True
+    cli("publish", "--to", f"bencher+http://localhost:{port}/demo", "--no-thresholds", env=env(tmp_path), check=True)
+    assert len(Spool(tmp_path / "spool").pending()) == 1
+    fake.down = False
+    proc = cli("publish", "--to", f"bencher+http://127.0.0.1:{port}/demo", "--flush", env=env(tmp_path))
+    assert proc.returncode == 0 and "flushed" in proc.stderr, proc.stderr
+    assert len(fake.reports_of("demo")) == 1 and not Spool(tmp_path / "spool").pending()
