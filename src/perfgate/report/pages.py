@@ -1,88 +1,44 @@
-"""Static trend pages from a store, in the spirit of ``asv publish``: one self-contained
-``index.html`` (no CDN, no script needed to read it), an Atom feed of regressions and the data
-as JSON.  Change points come from the same detector ``perfgate detect`` uses, so the pages and
-the alerts never disagree."""
+"""Static trend pages from a store, in the spirit of ``asv publish`` and Bencher's perf pages.
+
+The site works from ``file://`` and offline (no CDN, no ``fetch``): every page is a fixed HTML
+shell plus a small data file that assigns to a global (``data/index.js``, ``data/b/ID.js`` per
+benchmark, ``data/s/ID.js`` per scaling sweep), loaded with a ``<script>`` tag — the index does
+not carry every point, a benchmark page loads only its own.  Charts are drawn by the vendored
+Apache ECharts (``static/vendor/``).  Also written: an Atom feed of regressions and ``data.json``
+(every series' summary and change points).  Change points come from the detector ``perfgate
+detect`` uses, so the pages and the alerts never disagree."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
-import re
+import shutil
 import tempfile
-from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from importlib.resources import files
 from pathlib import Path
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
-from perfgate.detect.changepoint import ChangePoint, detect_change_points
-from perfgate.model import Measure
-from perfgate.report.chart import ChartMark, ChartPoint, render_svg
-from perfgate.store import Point, SeriesKey, Store
+from perfgate.errors import PerfgateError
+from perfgate.report.series_data import STATES, Finding, chart_data, findings, summarise
+from perfgate.report.sweeps import collect, split_name, sweep_page, sweep_summary
+from perfgate.store import SeriesKey, Store
 from perfgate.thresholds import Thresholds, load_thresholds
-from perfgate.units import human, sparkline
+
+ASSETS = ("pages.css", "common.js", "index.js", "benchmark.js", "sweep.js")
+VENDOR = ("echarts/echarts.min.js", "echarts/LICENSE", "echarts/NOTICE", "echarts/LICENSE-d3")
 
 
-@dataclass
-class Finding:
-    key: SeriesKey
-    cp: ChangePoint
-    first_commit: str
-    last_good_commit: str
-    commit_range: str
-    when: str
-
-    @property
-    def summary(self) -> str:
-        c = self.cp
-        return (f"{c.magnitude * 100:+.1f}% [{c.ci_low * 100:+.1f}%, {c.ci_high * 100:+.1f}%] "
-                f"({human(c.before, self.key.measure)} → {human(c.after, self.key.measure)}), "
-                f"confidence {c.confidence:.4f}")
+def page_id(*parts: str) -> str:
+    """A stable file name for a page: names may hold any character, file names may not."""
+    return hashlib.sha1("\x1f".join(parts).encode()).hexdigest()[:12]
 
 
-@dataclass
-class SeriesView:
-    key: SeriesKey
-    points: list[Point]
-    svg: str
-    spark: str
-    latest: str
-    findings: list[Finding] = field(default_factory=list)
-    anchor: str = ""
-
-
-def _finding(key: SeriesKey, pts: list[Point], cp: ChangePoint) -> Finding:
-    lo = max(cp.index_low, 1)
-    first, last_good = pts[cp.index].commit, pts[lo - 1].commit
-    span = f"{pts[lo - 1].commit[:10]}..{pts[cp.index_high].commit[:10]}"
-    t = pts[cp.index].time
-    when = datetime.fromtimestamp(t, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ") if t else ""
-    return Finding(key, cp, first, last_good, span, when)
-
-
-# A scaling benchmark records one series per sweep point ("async_array/values=3,objects=900"):
-# thousands of two-point charts nobody reads.  `perfgate fit` is their view; pages skip them.
-SWEEP_POINT = re.compile(r"/[A-Za-z_][\w-]*=[^/,]+(,[A-Za-z_][\w-]*=[^/,]+)+$")
-
-
-def build_views(store: Store, thresholds: Thresholds, branch: str | None = None,
-                include_sweeps: bool = False) -> list[SeriesView]:
-    views = []
-    keys = [k for k in store.series_keys(branch=branch) if include_sweeps or not SWEEP_POINT.search(k.benchmark)]
-    for n, key in enumerate(keys):
-        pts = store.series(key)
-        if not pts:
-            continue
-        settings = thresholds.for_series(key.benchmark, key.measure).change_point
-        cps = detect_change_points([p.value for p in pts], settings, Measure.named(key.measure).lower_is_better)
-        findings = [_finding(key, pts, cp) for cp in cps]
-        marks = [ChartMark(f.cp.index, f.cp.direction == "regression", f"{f.cp.direction} {f.summary} "
-                           f"first at {f.first_commit[:10]}") for f in findings]
-        chart_pts = [ChartPoint(p.commit[:10], p.value, p.lower, p.upper) for p in pts]
-        views.append(SeriesView(key, pts, render_svg(chart_pts, marks, key.measure, key.label()),
-                                sparkline([p.value for p in pts[-40:]]), human(pts[-1].value, key.measure),
-                                findings, f"s{n}"))
-    return views
+def _js(var: str, data: object) -> str:
+    # ensure_ascii: only ASCII in the file, so U+2028 and friends cannot end a JS line early.
+    return f"window.{var}={json.dumps(data, separators=(',', ':'), allow_nan=False)};\n"
 
 
 def _write_atomic(path: Path, text: str) -> None:
@@ -93,30 +49,133 @@ def _write_atomic(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
+def _repo_url(url: str | None) -> str:
+    if not url:
+        return ""
+    if not url.startswith(("https://", "http://")):
+        raise PerfgateError(f"--repo-url {url}: give an http(s) URL such as https://github.com/OWNER/REPO")
+    return url.rstrip("/")
+
+
 def publish_site(store: Store, out_dir: str | Path, *, title: str, branch: str | None = None,
-                 thresholds: Thresholds | None = None, include_sweeps: bool = False) -> dict[str, int]:
-    """Write ``index.html``, ``regressions.xml`` (Atom) and ``data.json`` into ``out_dir``."""
+                 thresholds: Thresholds | None = None, include_sweeps: bool = False,
+                 repo_url: str | None = None) -> dict[str, int]:
+    """Write the site into ``out_dir``: ``index.html``, ``benchmark.html``, ``sweep.html``,
+    ``assets/``, ``data/``, ``regressions.xml`` (Atom) and ``data.json``."""
+    repo = _repo_url(repo_url)
+    thresholds = thresholds or load_thresholds()
+    keys = store.series_keys(branch=branch)
+    series = {k: pts for k in keys if (pts := store.series(k))}
+    alerts: dict[SeriesKey, list] = {}
+    for a in store.alerts():
+        alerts.setdefault(SeriesKey(a.branch, a.testbed, a.benchmark, a.measure), []).append(a)
+
+    rows, pages, all_findings = [], {}, []
+    for key, pts in series.items():
+        swept = split_name(key.benchmark) is not None
+        if swept and not include_sweeps:
+            continue
+        settings = thresholds.for_series(key.benchmark, key.measure)
+        found = findings(key, pts, settings)
+        all_findings += found
+        mine = alerts.get(key, [])
+        pid = page_id(key.benchmark)
+        rows.append(summarise(key, pts, found, mine) | {"page": pid})
+        page = pages.setdefault(pid, {"benchmark": key.benchmark, "series": []})
+        page["series"].append(chart_data(key, pts, settings, found, mine))
+    order = {s: i for i, s in enumerate(STATES)}
+    rows.sort(key=lambda r: (order[r["state"]], -abs(r["delta"] or 0), r["benchmark"], r["measure"]))
+
+    sweeps = []
+    for sweep in collect(series):
+        sp = sweep_page(sweep)
+        if sp["measures"]:
+            sweeps.append((page_id("sweep", sweep.name, sweep.branch, sweep.testbed), sp))
+
+    regressions = sorted((f for f in all_findings if f.cp.direction == "regression"), key=lambda f: f.when,
+                         reverse=True)
+    improvements = [f for f in all_findings if f.cp.direction == "improvement"]
+    now = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    testbeds = sorted({k.testbed for k in series})
+    meta = {"title": title, "project": store.project, "generated": now, "repo_url": repo,
+            "testbeds": {t: store.testbed_fingerprint(t) for t in testbeds}}
+
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    views = build_views(store, thresholds or load_thresholds(), branch, include_sweeps)
-    regressions = sorted((f for v in views for f in v.findings if f.cp.direction == "regression"),
-                         key=lambda f: f.when, reverse=True)
-    improvements = [f for v in views for f in v.findings if f.cp.direction == "improvement"]
+    _write_data(out, meta, rows, pages, sweeps)
+    _copy_assets(out)
     env = Environment(loader=PackageLoader("perfgate.report", "templates"),
                       autoescape=select_autoescape(["html", "xml", "j2"]))
-    env.filters["human"] = human
-    now = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    fingerprints = {v.key.testbed: store.testbed_fingerprint(v.key.testbed) for v in views}
-    context = dict(title=title, views=views, regressions=regressions, improvements=improvements, now=now,
-                   project=store.project, fingerprints=fingerprints,
-                   benchmarks=sorted({v.key.benchmark for v in views}))
-    _write_atomic(out / "index.html", env.get_template("index.html.j2").render(**context))
-    _write_atomic(out / "regressions.xml", env.get_template("regressions.xml.j2").render(**context))
-    data = [{"branch": v.key.branch, "testbed": v.key.testbed, "benchmark": v.key.benchmark,
-             "measure": v.key.measure,
-             "points": [{"commit": p.commit, "time": p.time, "value": p.value, "lower": p.lower,
-                         "upper": p.upper} for p in v.points],
-             "change_points": [f.cp.to_json() | {"first_commit": f.first_commit, "commit_range": f.commit_range}
-                               for f in v.findings]} for v in views]
-    _write_atomic(out / "data.json", json.dumps(data, indent=1))
-    return {"series": len(views), "regressions": len(regressions), "improvements": len(improvements)}
+    context = dict(title=title, project=store.project, now=now, regressions=regressions)
+    for name in ("index.html", "benchmark.html", "sweep.html", "regressions.xml"):
+        _write_atomic(out / name, env.get_template(f"{name}.j2").render(**context))
+    _write_atomic(out / "data.json", json.dumps(
+        [r | {"change_points": [f.as_dict() for f in all_findings if _same(f, r)]} for r in rows], indent=1,
+        allow_nan=False))
+    return {"series": len(rows), "benchmarks": len(pages), "sweeps": len(sweeps),
+            "regressions": len(regressions), "improvements": len(improvements)}
+
+
+def _same(f: Finding, row: dict) -> bool:
+    k = f.key
+    return (k.benchmark, k.measure, k.branch, k.testbed) == (row["benchmark"], row["measure"], row["branch"],
+                                                             row["testbed"])
+
+
+def _write_data(out: Path, meta: dict, rows: list[dict], pages: dict, sweeps: list) -> None:
+    """Build ``data/`` aside and swap it in, so no page of an older build is left behind."""
+    tmp = Path(tempfile.mkdtemp(dir=out, prefix=".data-"))
+    try:
+        (tmp / "b").mkdir()
+        (tmp / "s").mkdir()
+        for pid, page in pages.items():
+            (tmp / "b" / f"{pid}.js").write_text(_js("PERFGATE_PAGE", meta | page), encoding="ascii")
+        for pid, sp in sweeps:
+            (tmp / "s" / f"{pid}.js").write_text(_js("PERFGATE_SWEEP", meta | sp), encoding="ascii")
+        index = meta | {"columns": list(rows[0]) if rows else [],
+                        "rows": [_compact(r) for r in rows],
+                        "sweeps": [sweep_summary(sp) | {"page": pid} for pid, sp in sweeps]}
+        (tmp / "index.js").write_text(_js("PERFGATE_INDEX", index), encoding="ascii")
+        for p in tmp.rglob("*"):
+            os.chmod(p, 0o755 if p.is_dir() else 0o644)
+        os.chmod(tmp, 0o755)
+        old = out / "data"
+        if old.exists():
+            trash = Path(tempfile.mkdtemp(dir=out, prefix=".old-"))
+            os.replace(old, trash / "data")
+            os.replace(tmp, old)
+            shutil.rmtree(trash)
+        else:
+            os.replace(tmp, old)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
+def _compact(row: dict) -> list:
+    """A row as a list in ``columns`` order; the sparkline as 0–99 integers (small index file)."""
+    spark = [v for v in row["spark"] if v is not None]
+    lo, hi = (min(spark), max(spark)) if spark else (0.0, 0.0)
+    span = hi - lo
+    row = row | {"spark": [None if v is None else (round(99 * (v - lo) / span) if span else 50)
+                           for v in row["spark"]]}
+    return list(row.values())
+
+
+def _copy_assets(out: Path) -> None:
+    static = files("perfgate.report") / "static"
+    (out / "assets" / "vendor" / "echarts").mkdir(parents=True, exist_ok=True)
+    for name in ASSETS:
+        _write_bytes(out / "assets" / name, (static / name).read_bytes())
+    for name in VENDOR:
+        _write_bytes(out / "assets" / "vendor" / name, (static / "vendor" / name).read_bytes())
+
+
+def _write_bytes(path: Path, data: bytes) -> None:
+    if path.exists() and path.read_bytes() == data:
+        return
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    with os.fdopen(fd, "wb") as f:
+        f.write(data)
+    os.chmod(tmp, 0o644)
+    os.replace(tmp, path)
