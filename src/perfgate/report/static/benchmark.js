@@ -70,10 +70,10 @@
   function tip(P, s, i) {
     var v = s.value[i], lo = s.lower[i], hi = s.upper[i];
     var interval = lo != null && hi != null ? " [" + PG.human(lo, s.scale) + " … " + PG.human(hi, s.scale) + "]" : "";
-    return "<b>" + PG.esc(combo(s)) + "</b><br>commit <code class=\"tip-commit\">" + PG.esc(s.commit[i]) +
-      "</code><br>" + PG.esc(s.time[i] || "no date") + "<br>" + PG.esc(s.measure) + " <b>" +
-      PG.esc(PG.human(v, s.scale)) + "</b>" + PG.esc(interval) + "<br>" + s.n[i] + " sample(s)" +
-      (P.repo_url ? "<br><i>click to open the commit</i>" : "");
+    return "<strong>" + PG.esc(combo(s)) + "</strong><br>commit <code class=\"tip-commit\">" + PG.esc(s.commit[i]) +
+      "</code><br>" + PG.esc(s.time[i] || "no date") + "<br>" + PG.esc(s.measure) + " <strong>" +
+      PG.esc(PG.human(v, s.scale)) + "</strong>" + PG.esc(interval) + "<br>" + s.n[i] + " sample(s)" +
+      (P.repo_url ? "<br><em>click to open the commit</em>" : "");
   }
 
   function band(name, key, x, lower, upper, color, opacity) {
@@ -133,7 +133,7 @@
         id: "pts" + k, name: name, type: "line", z: 3, symbol: "circle", symbolSize: s.commit.length > 150 ? 4 : 6,
         showSymbol: true, itemStyle: {color: color}, lineStyle: {color: color, width: 1.5},
         data: s.value.map(function (v, i) { return {value: [x[i], v], i: i, k: k}; }),
-        markLine: {symbol: "none", data: lines, label: {position: "insideEndTop"}},
+        markLine: {symbol: "none", z: 1, data: lines, label: {position: "insideEndTop"}},
         markArea: {silent: true, data: areas},
         markPoint: {symbol: "pin", symbolSize: 34, data: pins, label: {formatter: "!"}}
       });
