@@ -5,13 +5,17 @@ per commit with their knee, names are escaped, the feed is valid Atom, bad input
 from __future__ import annotations
 
 import json
+import random
 import re
 import xml.etree.ElementTree as ET
 
 import pytest
 
 from pages_data import BENCH, HOSTILE, KNEE_FROM, RUNS, STEP_AT, SWEEP, SWEEP_COMMITS, build, commit
+from perfgate.detect.threshold_tests import evaluate_series
 from perfgate.report.sweeps import split_name
+from perfgate.report.threshold_band import bands
+from perfgate.thresholds import ThresholdTest
 
 ATOM = "{http://www.w3.org/2005/Atom}"
 
@@ -136,3 +140,34 @@ def test_sweep_names_are_split_into_parameters():
     assert split_name("a/b/n=1e3,m=2") == ("a/b", {"n": 1000.0, "m": 2.0})
     assert split_name("parse/size=10") is None            # one parameter: an ordinary benchmark
     assert split_name("x/values=a,objects=2") is None     # not numbers
+
+
+@pytest.mark.parametrize("test", [
+    ThresholdTest("t_test", upper_boundary=0.99, min_sample_size=5, max_sample_size=64),
+    ThresholdTest("t_test", lower_boundary=0.95, upper_boundary=0.9),
+    ThresholdTest("z_score", lower_boundary=0.9, upper_boundary=0.97, max_sample_size=10),
+    ThresholdTest("percentage", upper_boundary=0.005, max_sample_size=16),
+    ThresholdTest("percentage", lower_boundary=0.01, upper_boundary=0.02, min_sample_size=3),
+    ThresholdTest("static", lower_boundary=0.9, upper_boundary=1.1),
+    ThresholdTest("iqr", upper_boundary=3.0, max_sample_size=20),              # goes the one-by-one way
+    ThresholdTest("percentage", upper_boundary=0.01, window=50),               # so does a window
+])
+def test_the_batched_threshold_band_is_the_one_detect_computes(test):
+    rng = random.Random(11)
+    jobs = []
+    for _ in range(40):
+        n = rng.choice([1, 4, 30, 90])
+        at, size = rng.randrange(n), rng.choice([1.0, 1.03, 1.3, 0.8])
+        jobs.append((test, [rng.lognormvariate(0, 0.03) * (size if i >= at else 1) for i in range(n)],
+                     [10.0 * i for i in range(n)]))
+    got = bands(jobs)
+    breaches = 0
+    for (_, values, times), band in zip(jobs, got):
+        ref = evaluate_series(test, values, times)
+        assert band["breach"] == [r.index for r in ref if r.alert]
+        for side in ("lower", "upper"):
+            want = [getattr(r.limits, side) if r.limits else None for r in ref]
+            assert [w is None for w in want] == [b is None for b in band[side]]
+            assert all(b == pytest.approx(w, rel=1e-9) for w, b in zip(want, band[side]) if w is not None)
+        breaches += len(band["breach"])
+    assert breaches > 0  # the steps were big enough to be judged, so the comparison means something

@@ -24,6 +24,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from perfgate.errors import PerfgateError
 from perfgate.report.series_data import STATES, Finding, chart_data, findings, summarise
 from perfgate.report.sweeps import collect, split_name, sweep_page, sweep_summary
+from perfgate.report.threshold_band import bands
 from perfgate.store import SeriesKey, Store
 from perfgate.thresholds import Thresholds, load_thresholds
 
@@ -70,19 +71,21 @@ def publish_site(store: Store, out_dir: str | Path, *, title: str, branch: str |
     for a in store.alerts():
         alerts.setdefault(SeriesKey(a.branch, a.testbed, a.benchmark, a.measure), []).append(a)
 
+    shown = {k: pts for k, pts in series.items() if include_sweeps or split_name(k.benchmark) is None}
+    settings = {k: thresholds.for_series(k.benchmark, k.measure) for k in shown}
+    tested = [k for k in shown if settings[k].test is not None]
+    band_of = dict(zip(tested, bands([(settings[k].test, [p.value for p in shown[k]], [p.time for p in shown[k]])
+                                     for k in tested])))
     rows, pages, all_findings = [], {}, []
-    for key, pts in series.items():
-        swept = split_name(key.benchmark) is not None
-        if swept and not include_sweeps:
-            continue
-        settings = thresholds.for_series(key.benchmark, key.measure)
-        found = findings(key, pts, settings)
+    for key, pts in shown.items():
+        found = findings(key, pts, settings[key])
         all_findings += found
         mine = alerts.get(key, [])
         pid = page_id(key.benchmark)
         rows.append(summarise(key, pts, found, mine) | {"page": pid})
         page = pages.setdefault(pid, {"benchmark": key.benchmark, "series": []})
-        page["series"].append(chart_data(key, pts, settings, found, mine))
+        band = band_of.get(key)
+        page["series"].append(chart_data(key, pts, band and band | {"test": settings[key].test.test}, found, mine))
     order = {s: i for i, s in enumerate(STATES)}
     rows.sort(key=lambda r: (order[r["state"]], -abs(r["delta"] or 0), r["benchmark"], r["measure"]))
 

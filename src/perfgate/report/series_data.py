@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from perfgate.detect.changepoint import ChangePoint, detect_change_points
-from perfgate.detect.threshold_tests import evaluate_series
 from perfgate.model import Alert, Measure
 from perfgate.store import Point, SeriesKey
 from perfgate.thresholds import SeriesThresholds
@@ -96,16 +95,10 @@ def summarise(key: SeriesKey, pts: list[Point], found: list[Finding], alerts: li
     }
 
 
-def chart_data(key: SeriesKey, pts: list[Point], settings: SeriesThresholds, found: list[Finding],
+def chart_data(key: SeriesKey, pts: list[Point], band: dict | None, found: list[Finding],
                alerts: list[Alert]) -> dict:
-    """One series of a benchmark page, in columns (smaller than a list of objects)."""
-    band = None
-    if settings.test is not None:
-        results = evaluate_series(settings.test, [p.value for p in pts], [p.time for p in pts])
-        band = {"test": settings.test.test,
-                "lower": [_finite(r.limits.lower) if r.limits else None for r in results],
-                "upper": [_finite(r.limits.upper) if r.limits else None for r in results],
-                "breach": [r.index for r in results if r.alert]}
+    """One series of a benchmark page, in columns (smaller than a list of objects).  ``band``:
+    the threshold test's limits per point (:func:`perfgate.report.threshold_band.bands`)."""
     return {
         "branch": key.branch, "testbed": key.testbed, "measure": key.measure, "scale": scale_of(key.measure),
         "lower_is_better": Measure.named(key.measure).lower_is_better,
