@@ -11,7 +11,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from pages_data import BENCH, HOSTILE, KNEE_FROM, RUNS, STEP_AT, SWEEP, SWEEP_COMMITS, build, commit
+from pages_data import BENCH, BRANCH_PR, HOSTILE, KNEE_FROM, RUNS, STEP_AT, SWEEP, SWEEP_COMMITS, build, commit
 from perfgate.detect.threshold_tests import evaluate_series
 from perfgate.report.sweeps import split_name
 from perfgate.report.threshold_band import bands
@@ -27,7 +27,7 @@ def history(store_path):
 
 
 def _js(path) -> object:
-    text = path.read_text(encoding="ascii")
+    text = path.read_text(encoding="utf-8")
     m = re.fullmatch(r"window\.(PERFGATE_\w+)=(.*);\n", text, re.S)
     assert m, f"{path} is not one global assignment"
     return json.loads(m.group(2))
@@ -81,7 +81,10 @@ def test_the_index_carries_summaries_and_each_page_only_its_own_points(history, 
         ("main", "arm <i>64</i>", "instructions"), ("pr/<b>evil</b>", "tb", "latency")}
     main = next(s for s in page["series"] if (s["branch"], s["testbed"], s["measure"]) == ("main", "tb", "latency"))
     assert len(main["value"]) == RUNS and main["n"][0] == 5 and main["lower"][0] < main["value"][0] < main["upper"][0]
-    assert main["commit"][STEP_AT] == commit(STEP_AT)
+    assert page["runs"]["commit"][main["run"][STEP_AT]] == commit(STEP_AT)
+    assert page["runs"]["time"][main["run"][0]] == "2023-11-14T22:13:20Z"
+    instructions = next(s for s in page["series"] if s["measure"] == "instructions")
+    assert "lower" not in instructions and "n" not in instructions      # no interval, one sample: left out
     assert main["band"]["test"] == "t_test" and main["band"]["upper"][-1] > main["value"][0]
     assert STEP_AT in main["band"]["breach"]  # the step's first run is beyond the t-test's limit
     assert [a["commit"] for a in main["alerts"]] == [commit(STEP_AT)]
@@ -171,3 +174,14 @@ def test_the_batched_threshold_band_is_the_one_detect_computes(test):
             assert all(b == pytest.approx(w, rel=1e-9) for w, b in zip(want, band[side]) if w is not None)
         breaches += len(band["breach"])
     assert breaches > 0  # the steps were big enough to be judged, so the comparison means something
+
+
+def test_reading_every_series_at_once_gives_what_reading_them_one_by_one_gives(history):
+    from perfgate.store.base import Store
+    from perfgate.store.sqlite import SqliteStore
+
+    with SqliteStore(history) as store:
+        for branch in (None, "main", BRANCH_PR):
+            bulk = store.all_series(branch=branch)
+            assert bulk == Store.all_series(store, branch=branch)
+            assert list(bulk) == store.series_keys(branch=branch) and bulk

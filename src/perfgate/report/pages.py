@@ -11,7 +11,6 @@ detect`` uses, so the pages and the alerts never disagree."""
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import shutil
 import tempfile
@@ -19,10 +18,11 @@ from datetime import datetime, timezone
 from importlib.resources import files
 from pathlib import Path
 
+import orjson
 from jinja2 import Environment, PackageLoader, select_autoescape
 
 from perfgate.errors import PerfgateError
-from perfgate.report.series_data import STATES, Finding, chart_data, findings, summarise
+from perfgate.report.series_data import STATES, chart_data, findings, iso, summarise
 from perfgate.report.sweeps import collect, split_name, sweep_page, sweep_summary
 from perfgate.report.threshold_band import bands
 from perfgate.store import SeriesKey, Store
@@ -37,9 +37,10 @@ def page_id(*parts: str) -> str:
     return hashlib.sha1("\x1f".join(parts).encode()).hexdigest()[:12]
 
 
-def _js(var: str, data: object) -> str:
-    # ensure_ascii: only ASCII in the file, so U+2028 and friends cannot end a JS line early.
-    return f"window.{var}={json.dumps(data, separators=(',', ':'), allow_nan=False)};\n"
+def _js(var: str, data: object) -> bytes:
+    # JSON is valid JavaScript (ES2019: U+2028/2029 may appear in strings); the file is loaded by
+    # a <script> tag, never parsed as HTML, so names need no escaping here.
+    return b"window." + var.encode() + b"=" + orjson.dumps(data, option=orjson.OPT_SERIALIZE_NUMPY) + b";\n"
 
 
 def _write_atomic(path: Path, text: str) -> None:
@@ -65,8 +66,7 @@ def publish_site(store: Store, out_dir: str | Path, *, title: str, branch: str |
     ``assets/``, ``data/``, ``regressions.xml`` (Atom) and ``data.json``."""
     repo = _repo_url(repo_url)
     thresholds = thresholds or load_thresholds()
-    keys = store.series_keys(branch=branch)
-    series = {k: pts for k in keys if (pts := store.series(k))}
+    series = store.all_series(branch=branch)
     alerts: dict[SeriesKey, list] = {}
     for a in store.alerts():
         alerts.setdefault(SeriesKey(a.branch, a.testbed, a.benchmark, a.measure), []).append(a)
@@ -76,7 +76,12 @@ def publish_site(store: Store, out_dir: str | Path, *, title: str, branch: str |
     tested = [k for k in shown if settings[k].test is not None]
     band_of = dict(zip(tested, bands([(settings[k].test, [p.value for p in shown[k]], [p.time for p in shown[k]])
                                      for k in tested])))
-    rows, pages, all_findings = [], {}, []
+    runs: dict[str, tuple[float, str, str]] = {}        # run id → (time, commit, ISO date)
+    for pts in shown.values():
+        for p in pts:
+            if p.run_id not in runs:
+                runs[p.run_id] = (p.time or 0.0, p.commit, iso(p.time))
+    rows, pages, all_findings, run_ids = [], {}, [], {}
     for key, pts in shown.items():
         found = findings(key, pts, settings[key])
         all_findings += found
@@ -84,8 +89,15 @@ def publish_site(store: Store, out_dir: str | Path, *, title: str, branch: str |
         pid = page_id(key.benchmark)
         rows.append(summarise(key, pts, found, mine) | {"page": pid})
         page = pages.setdefault(pid, {"benchmark": key.benchmark, "series": []})
+        ids = run_ids.setdefault(pid, {})
+        for p in pts:
+            ids.setdefault(p.run_id, len(ids))
         band = band_of.get(key)
-        page["series"].append(chart_data(key, pts, band and band | {"test": settings[key].test.test}, found, mine))
+        page["series"].append(chart_data(key, pts, band and band | {"test": settings[key].test.test}, found, mine,
+                                         ids))
+    for pid, page in pages.items():  # each page's run table: the commits and dates its series share
+        table = [runs[r] for r in run_ids[pid]]
+        page["runs"] = {"commit": [c for _, c, _ in table], "time": [t for _, _, t in table]}
     order = {s: i for i, s in enumerate(STATES)}
     rows.sort(key=lambda r: (order[r["state"]], -abs(r["delta"] or 0), r["benchmark"], r["measure"]))
 
@@ -112,17 +124,14 @@ def publish_site(store: Store, out_dir: str | Path, *, title: str, branch: str |
     context = dict(title=title, project=store.project, now=now, regressions=regressions)
     for name in ("index.html", "benchmark.html", "sweep.html", "regressions.xml"):
         _write_atomic(out / name, env.get_template(f"{name}.j2").render(**context))
-    _write_atomic(out / "data.json", json.dumps(
-        [r | {"change_points": [f.as_dict() for f in all_findings if _same(f, r)]} for r in rows], indent=1,
-        allow_nan=False))
+    by_series: dict[tuple, list[dict]] = {}
+    for f in all_findings:
+        by_series.setdefault((f.key.benchmark, f.key.measure, f.key.branch, f.key.testbed), []).append(f.as_dict())
+    _write_atomic(out / "data.json", orjson.dumps(
+        [r | {"change_points": by_series.get((r["benchmark"], r["measure"], r["branch"], r["testbed"]), [])}
+         for r in rows], option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY).decode())
     return {"series": len(rows), "benchmarks": len(pages), "sweeps": len(sweeps),
             "regressions": len(regressions), "improvements": len(improvements)}
-
-
-def _same(f: Finding, row: dict) -> bool:
-    k = f.key
-    return (k.benchmark, k.measure, k.branch, k.testbed) == (row["benchmark"], row["measure"], row["branch"],
-                                                             row["testbed"])
 
 
 def _write_data(out: Path, meta: dict, rows: list[dict], pages: dict, sweeps: list) -> None:
@@ -132,13 +141,13 @@ def _write_data(out: Path, meta: dict, rows: list[dict], pages: dict, sweeps: li
         (tmp / "b").mkdir()
         (tmp / "s").mkdir()
         for pid, page in pages.items():
-            (tmp / "b" / f"{pid}.js").write_text(_js("PERFGATE_PAGE", meta | page), encoding="ascii")
+            (tmp / "b" / f"{pid}.js").write_bytes(_js("PERFGATE_PAGE", meta | page))
         for pid, sp in sweeps:
-            (tmp / "s" / f"{pid}.js").write_text(_js("PERFGATE_SWEEP", meta | sp), encoding="ascii")
+            (tmp / "s" / f"{pid}.js").write_bytes(_js("PERFGATE_SWEEP", meta | sp))
         index = meta | {"columns": list(rows[0]) if rows else [],
                         "rows": [_compact(r) for r in rows],
                         "sweeps": [sweep_summary(sp) | {"page": pid} for pid, sp in sweeps]}
-        (tmp / "index.js").write_text(_js("PERFGATE_INDEX", index), encoding="ascii")
+        (tmp / "index.js").write_bytes(_js("PERFGATE_INDEX", index))
         for p in tmp.rglob("*"):
             os.chmod(p, 0o755 if p.is_dir() else 0o644)
         os.chmod(tmp, 0o755)

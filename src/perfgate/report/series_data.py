@@ -96,18 +96,24 @@ def summarise(key: SeriesKey, pts: list[Point], found: list[Finding], alerts: li
 
 
 def chart_data(key: SeriesKey, pts: list[Point], band: dict | None, found: list[Finding],
-               alerts: list[Alert]) -> dict:
-    """One series of a benchmark page, in columns (smaller than a list of objects).  ``band``:
+               alerts: list[Alert], run_of: dict[str, int]) -> dict:
+    """One series of a benchmark page, in columns.  Commits and dates are the page's (``run``
+    indexes its run table, ``run_of`` maps run ids to it); ``lower``/``upper`` and ``n`` are left
+    out when no point has them — a 10,000-series site stays a tenth of its naive size.  ``band``:
     the threshold test's limits per point (:func:`perfgate.report.threshold_band.bands`)."""
-    return {
+    out = {
         "branch": key.branch, "testbed": key.testbed, "measure": key.measure, "scale": scale_of(key.measure),
         "lower_is_better": Measure.named(key.measure).lower_is_better,
-        "commit": [p.commit for p in pts], "time": [iso(p.time) for p in pts],
-        "value": [_finite(p.value) for p in pts], "lower": [_finite(p.lower) for p in pts],
-        "upper": [_finite(p.upper) for p in pts], "n": [len(p.samples) or 1 for p in pts],
+        "run": [run_of[p.run_id] for p in pts], "value": [_finite(p.value) for p in pts],
         "band": band, "change_points": [f.as_dict() for f in found],
         "alerts": [{"id": a.id, "commit": a.commit, "kind": a.kind, "direction": a.direction,
                     "magnitude": a.magnitude, "ci_low": a.ci_low, "ci_high": a.ci_high, "p_value": a.p_value,
                     "status": a.status, "commit_range": list(a.commit_range), "created": iso(a.created)}
                    for a in alerts],
     }
+    if any(p.lower is not None or p.upper is not None for p in pts):
+        out["lower"] = [_finite(p.lower) for p in pts]
+        out["upper"] = [_finite(p.upper) for p in pts]
+    if any(p.samples for p in pts):
+        out["n"] = [len(p.samples) or 1 for p in pts]
+    return out

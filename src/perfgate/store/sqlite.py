@@ -214,6 +214,29 @@ class SqliteStore(Store):
                 [(self._project_id, k.branch, k.testbed, k.benchmark, k.measure, settings, json.dumps(report))
                  for k, (settings, report) in reports.items()])
 
+    def all_series(self, *, branch=None) -> dict[SeriesKey, list[Point]]:
+        # One scan of the metric table instead of a 200-probe query per series: 10,000 series
+        # read in seconds instead of minutes.
+        sql = ("SELECT br.name, t.name, b.name, m.name, r.start_time, r.id, r.uuid, r.commit_hash,"
+               " x.value, x.lower_value, x.upper_value, x.samples, x.attrs"
+               " FROM metric x JOIN run r ON r.id = x.run_id JOIN branch br ON br.id = r.branch_id"
+               " JOIN testbed t ON t.id = r.testbed_id JOIN benchmark b ON b.id = x.benchmark_id"
+               " JOIN measure m ON m.id = x.measure_id WHERE r.project_id = ?")
+        args: list[Any] = [self._project_id]
+        if branch is not None:
+            sql += " AND br.name = ?"
+            args.append(branch)
+        rows: dict[tuple, list] = {}
+        for br, tb, bench, meas, *point in self.db.execute(sql, args):
+            rows.setdefault((br, tb, bench, meas), []).append(point)
+        out = {}
+        for key in sorted(rows):
+            pts = rows[key]
+            pts.sort(key=lambda p: (p[0] is not None, p[0] or 0, p[1]))  # as ORDER BY start_time, id: NULLs first
+            out[SeriesKey(*key)] = [Point(u, c, t, v, lo, up, unpack_samples(s), json.loads(a) if a else {})
+                                    for t, _, u, c, v, lo, up, s, a in pts]
+        return out
+
     def runs(self, *, branch=None, limit=None) -> list[RunSummary]:
         sql = ("SELECT r.uuid, br.name, r.commit_hash, t.name, r.start_time, r.adapter,"
                " (SELECT COUNT(*) FROM metric x WHERE x.run_id = r.id)"

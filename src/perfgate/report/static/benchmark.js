@@ -17,6 +17,13 @@
   function uniq(list) { return list.filter(function (v, i) { return list.indexOf(v) === i; }).sort(); }
 
   function render(P) {
+    // Columns the data file leaves out (shared run table, no intervals, single samples) filled in.
+    P.series.forEach(function (s) {
+      s.commit = s.run.map(function (r) { return P.runs.commit[r]; });
+      s.time = s.run.map(function (r) { return P.runs.time[r]; });
+      if (!s.lower) { s.lower = s.value.map(function () { return null; }); s.upper = s.lower; }
+      if (!s.n) s.n = s.value.map(function () { return 1; });
+    });
     document.title = P.benchmark + " · " + P.title;
     document.getElementById("name").textContent = P.benchmark;
     var measures = uniq(P.series.map(function (s) { return s.measure; }));

@@ -52,6 +52,7 @@ var PG = (function () {
     if (!/^[0-9a-f]{12}$/.test(id || "")) { done(false); return; }
     var s = document.createElement("script");
     s.src = "data/" + folder + "/" + id + ".js";
+    s.charset = "utf-8";
     s.onload = function () { done(true); };
     s.onerror = function () { done(false); };
     document.head.appendChild(s);
