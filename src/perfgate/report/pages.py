@@ -22,7 +22,7 @@ import orjson
 from jinja2 import Environment, PackageLoader, select_autoescape
 
 from perfgate.errors import PerfgateError
-from perfgate.report.series_data import STATES, chart_data, findings, iso, summarise
+from perfgate.report.series_data import STATES, column, chart_data, findings, iso, summarise
 from perfgate.report.sweeps import collect, split_name, sweep_page, sweep_summary
 from perfgate.report.threshold_band import bands
 from perfgate.store import SeriesKey, Store
@@ -93,8 +93,10 @@ def publish_site(store: Store, out_dir: str | Path, *, title: str, branch: str |
         for p in pts:
             ids.setdefault(p.run_id, len(ids))
         band = band_of.get(key)
-        page["series"].append(chart_data(key, pts, band and band | {"test": settings[key].test.test}, found, mine,
-                                         ids))
+        if band is not None:
+            band = band | {"test": settings[key].test.test, "lower": column(band["lower"]),
+                           "upper": column(band["upper"])}
+        page["series"].append(chart_data(key, pts, band, found, mine, ids))
     for pid, page in pages.items():  # each page's run table: the commits and dates its series share
         table = [runs[r] for r in run_ids[pid]]
         page["runs"] = {"commit": [c for _, c, _ in table], "time": [t for _, _, t in table]}

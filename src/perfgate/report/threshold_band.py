@@ -25,7 +25,8 @@ BATCHED = ("static", "percentage", "z_score", "t_test")
 
 def bands(jobs: Sequence[tuple[ThresholdTest, Sequence[float], Sequence[float | None]]]) -> list[dict]:
     """For each (test, values, times): ``{"lower": [...], "upper": [...], "breach": [indices]}``, the
-    limits each value was judged against (None where there were none) and the values beyond them."""
+    limits each value was judged against (None, or NaN in the arrays of the batched path, where
+    there were none) and the values beyond them."""
     out: list[dict | None] = [None] * len(jobs)
     groups: dict[tuple[ThresholdTest, int], list[int]] = defaultdict(list)
     for j, (test, values, times) in enumerate(jobs):
@@ -38,7 +39,7 @@ def bands(jobs: Sequence[tuple[ThresholdTest, Sequence[float], Sequence[float | 
         V = np.array([jobs[j][1] for j in members], dtype=float)
         lower, upper, breach = _batch(test, V)
         for r, j in enumerate(members):
-            out[j] = {"lower": _list(lower[r]), "upper": _list(upper[r]), "breach": np.flatnonzero(breach[r]).tolist()}
+            out[j] = {"lower": lower[r], "upper": upper[r], "breach": np.flatnonzero(breach[r]).tolist()}
     return out  # type: ignore[return-value]
 
 
@@ -51,10 +52,6 @@ def _one(test: ThresholdTest, values: Sequence[float], times: Sequence[float | N
 
 def _f(x: float | None) -> float | None:
     return float(x) if x is not None and np.isfinite(x) else None
-
-
-def _list(a: np.ndarray) -> list[float | None]:
-    return [None if np.isnan(x) else float(x) for x in a.tolist()]
 
 
 def _batch(test: ThresholdTest, V: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -13,6 +13,8 @@ import sys
 import time
 import uuid
 from array import array
+from itertools import groupby
+from operator import itemgetter
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -226,16 +228,12 @@ class SqliteStore(Store):
         if branch is not None:
             sql += " AND br.name = ?"
             args.append(branch)
-        rows: dict[tuple, list] = {}
-        for br, tb, bench, meas, *point in self.db.execute(sql, args):
-            rows.setdefault((br, tb, bench, meas), []).append(point)
+        sql += " ORDER BY b.name, m.name, br.name, t.name, r.start_time IS NOT NULL, r.start_time, r.id"
         out = {}
-        for key in sorted(rows):
-            pts = rows[key]
-            pts.sort(key=lambda p: (p[0] is not None, p[0] or 0, p[1]))  # as ORDER BY start_time, id: NULLs first
-            out[SeriesKey(*key)] = [Point(u, c, t, v, lo, up, unpack_samples(s), json.loads(a) if a else {})
-                                    for t, _, u, c, v, lo, up, s, a in pts]
-        return out
+        for key, rows in groupby(self.db.execute(sql, args), key=itemgetter(0, 1, 2, 3)):
+            out[SeriesKey(*key)] = [Point(u, c, t, v, lo, up, unpack_samples(s) if s else (), json.loads(a) if a else {})
+                                    for *_, t, _, u, c, v, lo, up, s, a in rows]
+        return dict(sorted(out.items()))
 
     def runs(self, *, branch=None, limit=None) -> list[RunSummary]:
         sql = ("SELECT r.uuid, br.name, r.commit_hash, t.name, r.start_time, r.adapter,"
