@@ -187,3 +187,18 @@ def test_reading_every_series_at_once_gives_what_reading_them_one_by_one_gives(h
             bulk = store.all_series(branch=branch)
             assert bulk == Store.all_series(store, branch=branch)
             assert list(bulk) == store.series_keys(branch=branch) and bulk
+
+
+def test_pages_built_by_forked_workers_are_the_pages_one_process_builds(history, tmp_path):
+    from perfgate.report.pages import publish_site
+    from perfgate.store.sqlite import SqliteStore
+
+    sites = {}
+    with SqliteStore(history) as store:
+        for workers in (1, 3):
+            site = tmp_path / f"site-{workers}"
+            counts = publish_site(store, site, title="t", workers=workers)
+            files = sorted(p.relative_to(site) for p in (site / "data").rglob("*.js"))
+            sites[workers] = (counts, files, {f: re.sub(r'"generated":"[^"]*"', "", (site / f).read_text())
+                                              for f in files})
+    assert sites[1] == sites[3] and len(sites[1][1]) == 1 + 3 + 1   # index, 3 benchmark pages, 1 sweep

@@ -11,6 +11,7 @@ detect`` uses, so the pages and the alerts never disagree."""
 from __future__ import annotations
 
 import hashlib
+import multiprocessing
 import os
 import shutil
 import tempfile
@@ -18,6 +19,7 @@ from datetime import datetime, timezone
 from importlib.resources import files
 from pathlib import Path
 
+import numpy as np
 import orjson
 from jinja2 import Environment, PackageLoader, select_autoescape
 
@@ -61,65 +63,43 @@ def _repo_url(url: str | None) -> str:
 
 def publish_site(store: Store, out_dir: str | Path, *, title: str, branch: str | None = None,
                  thresholds: Thresholds | None = None, include_sweeps: bool = False,
-                 repo_url: str | None = None) -> dict[str, int]:
+                 repo_url: str | None = None, workers: int | None = None) -> dict[str, int]:
     """Write the site into ``out_dir``: ``index.html``, ``benchmark.html``, ``sweep.html``,
-    ``assets/``, ``data/``, ``regressions.xml`` (Atom) and ``data.json``."""
+    ``assets/``, ``data/``, ``regressions.xml`` (Atom) and ``data.json``.  ``workers``: processes
+    that build the benchmark pages (default: one per CPU, up to 4, from PARALLEL_FROM series)."""
     repo = _repo_url(repo_url)
     thresholds = thresholds or load_thresholds()
     series = store.all_series(branch=branch)
     alerts: dict[SeriesKey, list] = {}
     for a in store.alerts():
         alerts.setdefault(SeriesKey(a.branch, a.testbed, a.benchmark, a.measure), []).append(a)
-
     shown = {k: pts for k, pts in series.items() if include_sweeps or split_name(k.benchmark) is None}
-    settings = {k: thresholds.for_series(k.benchmark, k.measure) for k in shown}
-    tested = [k for k in shown if settings[k].test is not None]
-    band_of = dict(zip(tested, bands([(settings[k].test, [p.value for p in shown[k]], [p.time for p in shown[k]])
-                                     for k in tested])))
-    runs: dict[str, tuple[float, str, str]] = {}        # run id → (time, commit, ISO date)
-    for pts in shown.values():
-        for p in pts:
-            if p.run_id not in runs:
-                runs[p.run_id] = (p.time or 0.0, p.commit, iso(p.time))
-    rows, pages, all_findings, run_ids = [], {}, [], {}
-    for key, pts in shown.items():
-        found = findings(key, pts, settings[key])
-        all_findings += found
-        mine = alerts.get(key, [])
-        pid = page_id(key.benchmark)
-        rows.append(summarise(key, pts, found, mine) | {"page": pid})
-        page = pages.setdefault(pid, {"benchmark": key.benchmark, "series": []})
-        ids = run_ids.setdefault(pid, {})
-        for p in pts:
-            ids.setdefault(p.run_id, len(ids))
-        band = band_of.get(key)
-        if band is not None:
-            band = band | {"test": settings[key].test.test, "lower": column(band["lower"]),
-                           "upper": column(band["upper"])}
-        page["series"].append(chart_data(key, pts, band, found, mine, ids))
-    for pid, page in pages.items():  # each page's run table: the commits and dates its series share
-        table = [runs[r] for r in run_ids[pid]]
-        page["runs"] = {"commit": [c for _, c, _ in table], "time": [t for _, _, t in table]}
-    order = {s: i for i, s in enumerate(STATES)}
-    rows.sort(key=lambda r: (order[r["state"]], -abs(r["delta"] or 0), r["benchmark"], r["measure"]))
-
+    now = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    meta = {"title": title, "project": store.project, "generated": now, "repo_url": repo,
+            "testbeds": {t: store.testbed_fingerprint(t) for t in sorted({k.testbed for k in series})}}
     sweeps = []
     for sweep in collect(series):
         sp = sweep_page(sweep)
         if sp["measures"]:
             sweeps.append((page_id("sweep", sweep.name, sweep.branch, sweep.testbed), sp))
 
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    data = Path(tempfile.mkdtemp(dir=out, prefix=".data-"))
+    try:
+        (data / "b").mkdir()
+        job = _Job(shown, thresholds, alerts, meta, data / "b")
+        rows, all_findings, n_pages = job.run(workers)
+        order = {s: i for i, s in enumerate(STATES)}
+        rows.sort(key=lambda r: (order[r["state"]], -abs(r["delta"] or 0), r["benchmark"], r["measure"],
+                                 r["branch"], r["testbed"]))
+        _write_data(data, out, meta, rows, sweeps)
+    except BaseException:
+        shutil.rmtree(data, ignore_errors=True)
+        raise
     regressions = sorted((f for f in all_findings if f.cp.direction == "regression"), key=lambda f: f.when,
                          reverse=True)
     improvements = [f for f in all_findings if f.cp.direction == "improvement"]
-    now = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    testbeds = sorted({k.testbed for k in series})
-    meta = {"title": title, "project": store.project, "generated": now, "repo_url": repo,
-            "testbeds": {t: store.testbed_fingerprint(t) for t in testbeds}}
-
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    _write_data(out, meta, rows, pages, sweeps)
     _copy_assets(out)
     env = Environment(loader=PackageLoader("perfgate.report", "templates"),
                       autoescape=select_autoescape(["html", "xml", "j2"]))
@@ -132,38 +112,104 @@ def publish_site(store: Store, out_dir: str | Path, *, title: str, branch: str |
     _write_atomic(out / "data.json", orjson.dumps(
         [r | {"change_points": by_series.get((r["benchmark"], r["measure"], r["branch"], r["testbed"]), [])}
          for r in rows], option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY).decode())
-    return {"series": len(rows), "benchmarks": len(pages), "sweeps": len(sweeps),
+    return {"series": len(rows), "benchmarks": n_pages, "sweeps": len(sweeps),
             "regressions": len(regressions), "improvements": len(improvements)}
 
 
-def _write_data(out: Path, meta: dict, rows: list[dict], pages: dict, sweeps: list) -> None:
-    """Build ``data/`` aside and swap it in, so no page of an older build is left behind."""
-    tmp = Path(tempfile.mkdtemp(dir=out, prefix=".data-"))
-    try:
-        (tmp / "b").mkdir()
-        (tmp / "s").mkdir()
-        for pid, page in pages.items():
-            (tmp / "b" / f"{pid}.js").write_bytes(_js("PERFGATE_PAGE", meta | page))
-        for pid, sp in sweeps:
-            (tmp / "s" / f"{pid}.js").write_bytes(_js("PERFGATE_SWEEP", meta | sp))
-        index = meta | {"columns": list(rows[0]) if rows else [],
-                        "rows": [_compact(r) for r in rows],
-                        "sweeps": [sweep_summary(sp) | {"page": pid} for pid, sp in sweeps]}
-        (tmp / "index.js").write_bytes(_js("PERFGATE_INDEX", index))
-        for p in tmp.rglob("*"):
-            os.chmod(p, 0o755 if p.is_dir() else 0o644)
-        os.chmod(tmp, 0o755)
-        old = out / "data"
-        if old.exists():
-            trash = Path(tempfile.mkdtemp(dir=out, prefix=".old-"))
-            os.replace(old, trash / "data")
-            os.replace(tmp, old)
-            shutil.rmtree(trash)
+# Below this many series one process builds the pages; above, forked workers share them (change
+# point detection and the threshold bands are most of the time, and independent per series).
+PARALLEL_FROM = 2000
+_CURRENT: "_Job | None" = None  # the job a forked worker inherits
+
+
+class _Job:
+    """The benchmark pages of a build: each page's series summarised for the index, its change
+    points found, its threshold band computed, and its data file written."""
+
+    def __init__(self, shown: dict[SeriesKey, list], thresholds: Thresholds, alerts: dict, meta: dict,
+                 folder: Path):
+        self.shown, self.thresholds, self.alerts, self.meta, self.folder = shown, thresholds, alerts, meta, folder
+        self.pages: dict[str, list[SeriesKey]] = {}
+        for key in shown:
+            self.pages.setdefault(page_id(key.benchmark), []).append(key)
+        self.ids = list(self.pages)
+
+    def run(self, workers: int | None) -> tuple[list[dict], list, int]:
+        if workers is None:
+            workers = min(os.cpu_count() or 1, 4) if len(self.shown) >= PARALLEL_FROM else 1
+        if workers <= 1:
+            rows, found = self.part(0, 1)
         else:
-            os.replace(tmp, old)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+            global _CURRENT
+            _CURRENT = self
+            try:
+                with multiprocessing.get_context("fork").Pool(workers) as pool:
+                    parts = pool.starmap(_work, [(i, workers) for i in range(workers)])
+            finally:
+                _CURRENT = None
+            rows = [r for part, _ in parts for r in part]
+            found = [f for _, part in parts for f in part]
+        return rows, found, len(self.ids)
+
+    def part(self, index: int, count: int) -> tuple[list[dict], list]:
+        rows, all_found = [], []
+        for pid in self.ids[index::count]:
+            keys = self.pages[pid]
+            settings = {k: self.thresholds.for_series(k.benchmark, k.measure) for k in keys}
+            tested = [k for k in keys if settings[k].test is not None]
+            band_of = dict(zip(tested, bands([(settings[k].test, [p.value for p in self.shown[k]],
+                                               [p.time for p in self.shown[k]]) for k in tested])))
+            run_of: dict[str, int] = {}
+            table: list[tuple[str, str]] = []
+            page = {"benchmark": keys[0].benchmark, "series": []}
+            for key in keys:
+                pts = self.shown[key]
+                for p in pts:
+                    if p.run_id not in run_of:
+                        run_of[p.run_id] = len(table)
+                        table.append((p.commit, iso(p.time)))
+                found = findings(key, pts, settings[key])
+                all_found += found
+                mine = self.alerts.get(key, [])
+                rows.append(summarise(key, pts, found, mine) | {"page": pid})
+                band = band_of.get(key)
+                if band is not None:
+                    band = band | {"test": settings[key].test.test}
+                    for side in ("lower", "upper"):  # a one-sided test's other side is left out
+                        limits = column(band[side])
+                        band[side] = limits if np.isfinite(limits).any() else None
+                page["series"].append(chart_data(key, pts, band, found, mine, run_of))
+            page["runs"] = {"commit": [c for c, _ in table], "time": [t for _, t in table]}
+            (self.folder / f"{pid}.js").write_bytes(_js("PERFGATE_PAGE", self.meta | page))
+        return rows, all_found
+
+
+def _work(index: int, count: int) -> tuple[list[dict], list]:
+    assert _CURRENT is not None, "a worker runs in a process forked from publish_site"
+    return _CURRENT.part(index, count)
+
+
+def _write_data(tmp: Path, out: Path, meta: dict, rows: list[dict], sweeps: list) -> None:
+    """Finish ``data/`` in ``tmp`` (benchmark pages are there already) and swap it in, so no page
+    of an older build is left behind."""
+    (tmp / "s").mkdir()
+    for pid, sp in sweeps:
+        (tmp / "s" / f"{pid}.js").write_bytes(_js("PERFGATE_SWEEP", meta | sp))
+    index = meta | {"columns": list(rows[0]) if rows else [],
+                    "rows": [_compact(r) for r in rows],
+                    "sweeps": [sweep_summary(sp) | {"page": pid} for pid, sp in sweeps]}
+    (tmp / "index.js").write_bytes(_js("PERFGATE_INDEX", index))
+    for p in tmp.rglob("*"):
+        os.chmod(p, 0o755 if p.is_dir() else 0o644)
+    os.chmod(tmp, 0o755)
+    old = out / "data"
+    if old.exists():
+        trash = Path(tempfile.mkdtemp(dir=out, prefix=".old-"))
+        os.replace(old, trash / "data")
+        os.replace(tmp, old)
+        shutil.rmtree(trash)
+    else:
+        os.replace(tmp, old)
 
 
 def _compact(row: dict) -> list:

@@ -105,7 +105,8 @@
       var name = combo(s), color = COLORS[combos.indexOf(name) % COLORS.length], x = xs(s, byTime);
       if (s.lower.some(function (v) { return v != null; })) series = series.concat(band(name, "iv" + k, x, s.lower, s.upper, color, 0.13));
       if (s.band) {
-        var bl = s.band.lower, bu = s.band.upper;
+        var none = s.value.map(function () { return null; });
+        var bl = s.band.lower || none, bu = s.band.upper || none;
         if (bl.some(function (v) { return v != null; }) && bu.some(function (v) { return v != null; })) {
           series = series.concat(band(name, "th" + k, x, bl, bu, color, 0.06));
         }
