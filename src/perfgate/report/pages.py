@@ -153,12 +153,14 @@ class _Job:
 
     def part(self, index: int, count: int) -> tuple[list[dict], list]:
         rows, all_found = [], []
-        for pid in self.ids[index::count]:
+        mine = self.ids[index::count]
+        settings = {k: self.thresholds.for_series(k.benchmark, k.measure) for pid in mine for k in self.pages[pid]}
+        # All bands of this part in one batch: batching is what makes them fast.
+        tested = [k for k in settings if settings[k].test is not None]
+        band_of = dict(zip(tested, bands([(settings[k].test, [p.value for p in self.shown[k]],
+                                           [p.time for p in self.shown[k]]) for k in tested])))
+        for pid in mine:
             keys = self.pages[pid]
-            settings = {k: self.thresholds.for_series(k.benchmark, k.measure) for k in keys}
-            tested = [k for k in keys if settings[k].test is not None]
-            band_of = dict(zip(tested, bands([(settings[k].test, [p.value for p in self.shown[k]],
-                                               [p.time for p in self.shown[k]]) for k in tested])))
             run_of: dict[str, int] = {}
             table: list[tuple[str, str]] = []
             page = {"benchmark": keys[0].benchmark, "series": []}
@@ -170,15 +172,15 @@ class _Job:
                         table.append((p.commit, iso(p.time)))
                 found = findings(key, pts, settings[key])
                 all_found += found
-                mine = self.alerts.get(key, [])
-                rows.append(summarise(key, pts, found, mine) | {"page": pid})
+                alerts = self.alerts.get(key, [])
+                rows.append(summarise(key, pts, found, alerts) | {"page": pid})
                 band = band_of.get(key)
                 if band is not None:
                     band = band | {"test": settings[key].test.test}
                     for side in ("lower", "upper"):  # a one-sided test's other side is left out
                         limits = column(band[side])
                         band[side] = limits if np.isfinite(limits).any() else None
-                page["series"].append(chart_data(key, pts, band, found, mine, run_of))
+                page["series"].append(chart_data(key, pts, band, found, alerts, run_of))
             page["runs"] = {"commit": [c for c, _ in table], "time": [t for _, t in table]}
             (self.folder / f"{pid}.js").write_bytes(_js("PERFGATE_PAGE", self.meta | page))
         return rows, all_found

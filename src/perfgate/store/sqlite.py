@@ -232,7 +232,7 @@ class SqliteStore(Store):
         out = {}
         for key, rows in groupby(self.db.execute(sql, args), key=itemgetter(0, 1, 2, 3)):
             out[SeriesKey(*key)] = [Point(u, c, t, v, lo, up, unpack_samples(s) if s else (), json.loads(a) if a else {})
-                                    for *_, t, _, u, c, v, lo, up, s, a in rows]
+                                    for _b, _t, _n, _m, t, _i, u, c, v, lo, up, s, a in rows]
         return dict(sorted(out.items()))
 
     def runs(self, *, branch=None, limit=None) -> list[RunSummary]:
