@@ -179,11 +179,19 @@ def test_the_batched_threshold_band_is_the_one_detect_computes(test):
 
 
 def test_reading_every_series_at_once_gives_what_reading_them_one_by_one_gives(history):
+    from perfgate.model import Metric, Run
+    from perfgate.model import Testbed as Bed
+    from perfgate.store import SeriesKey
     from perfgate.store.base import Store
     from perfgate.store.sqlite import SqliteStore
 
     with SqliteStore(history) as store:
-        for branch in (None, "main", BRANCH_PR):
+        # runs stored out of time order, and one without a time: both readers order them alike
+        store.add_runs([Run("default", "late", f"{i:040x}", Bed("tb", {}), [Metric("steady", "latency", float(i))],
+                            start_time=t) for i, t in enumerate([5.0, None, 1.0, 3.0])])
+        assert [p.value for p in store.all_series(branch="late")[SeriesKey("late", "tb", "steady", "latency")]] \
+            == [1.0, 2.0, 3.0, 0.0]
+        for branch in (None, "main", BRANCH_PR, "late"):
             bulk = store.all_series(branch=branch)
             assert bulk == Store.all_series(store, branch=branch)
             assert list(bulk) == store.series_keys(branch=branch) and bulk

@@ -151,7 +151,8 @@
       animation: false, color: COLORS,
       grid: {left: 80, right: 30, top: 40, bottom: 70},
       legend: {type: "scroll", top: 4, icon: "roundRect", data: uniqueNames(list)},
-      tooltip: {trigger: "item", confine: true, className: "pg-tip", formatter: function (p) {
+      tooltip: {trigger: "item", confine: true, className: "pg-tip", extraCssText: "white-space: normal; max-width: 460px;",
+                formatter: function (p) {
         if (p.componentType === "markLine" || p.componentType === "markPoint") return PG.esc(p.data.evidence);
         if (p.data && p.data.i != null) return tip(P, list[p.data.k], p.data.i);
         return "";
