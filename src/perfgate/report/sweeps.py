@@ -13,8 +13,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from perfgate.complexity.analysis import analyse
-from perfgate.complexity.regression import FitError
 from perfgate.complexity.terms import DEFAULT_SPEC, TermError, design_matrix, letters, parse_terms
 from perfgate.store import Point, SeriesKey
 from perfgate.units import human
@@ -98,6 +96,11 @@ def knee_letter(names: dict[str, str], params: dict[str, np.ndarray]) -> str | N
 def fit_commit(rows, measure: str) -> dict | None:
     """The fit of one commit's points of one measure: model, coefficients with their intervals,
     knee, and the points and model curve to draw.  None when the data cannot support a fit."""
+    # Imported here: the fitting code pulls in statsmodels (~2 s to import), and most builds have
+    # no sweep at all.
+    from perfgate.complexity.analysis import analyse
+    from perfgate.complexity.regression import FitError
+
     names, params, y = _table(rows)
     if len(y) < 4 or any(np.isnan(v).any() for v in params.values()) or not np.all(np.isfinite(y)):
         return None
