@@ -22,6 +22,7 @@ SWEEP_POINT = re.compile(r"/[A-Za-z_][\w-]*=[^/,]+(,[A-Za-z_][\w-]*=[^/,]+)+$")
 # Commits fitted per sweep: the coefficient history stays readable and the build fast.
 MAX_COMMITS = 40
 CURVE_POINTS = 60
+MAX_CURVES = 8
 Z95 = 1.959963984540054
 
 
@@ -149,6 +150,8 @@ def _curves(fit, params, x_letter, others) -> list[dict]:
     lo, hi = float(x.min()), float(x.max())
     grid = np.geomspace(lo, hi, CURVE_POINTS) if lo > 0 else np.linspace(lo, hi, CURVE_POINTS)
     groups = sorted(set(params[others[0]].tolist())) if others else [None]
+    if len(groups) > MAX_CURVES:  # e.g. a random value count per row: draw five representatives
+        groups = sorted(set(np.quantile(params[others[0]], [0, 0.25, 0.5, 0.75, 1], method="nearest").tolist()))
     curves = []
     for g in groups:
         at = {k: np.full(len(grid), float(np.median(v))) for k, v in params.items()}

@@ -24,10 +24,12 @@
     $("subtitle").textContent = "scaling sweep on " + S.branch + " @ " + S.testbed + " · project " + S.project +
       " · generated " + S.generated;
     S.measures.forEach(function (m, i) { $("measure").appendChild(PG.el("option", {value: String(i), text: m.measure})); });
+    var total = S.measures.findIndex(function (m) { return /^total/.test(m.measure); });
+    if (total >= 0) $("measure").value = String(total);  // the seeds' headline phase first
     var redraw = function () { show(S, S.measures[+$("measure").value]); };
     ["measure", "view", "logy"].forEach(function (id) { $(id).addEventListener("change", redraw); });
     window.addEventListener("resize", function () { Object.keys(charts).forEach(function (k) { charts[k].resize(); }); });
-    show(S, S.measures[0]);
+    show(S, S.measures[+$("measure").value]);
     document.documentElement.dataset.ready = "1";
   }
 
@@ -91,17 +93,43 @@
     return Math.ceil(v / e) * e;
   }
 
+  var RAMP = ["#2f5fd0", "#2b8a3e", "#e67700", "#c0362c"];
+  // The colour the visual map gives value t of [lo, hi], so a curve matches its points.
+  function ramp(t, lo, hi) {
+    var u = hi > lo ? Math.min(Math.max((t - lo) / (hi - lo), 0), 1) * (RAMP.length - 1) : 0;
+    var i = Math.min(Math.floor(u), RAMP.length - 2), w = u - i;
+    var a = parseInt(RAMP[i].slice(1), 16), b = parseInt(RAMP[i + 1].slice(1), 16);
+    var mix = [16, 8, 0].map(function (sh) { return Math.round(((a >> sh) & 255) * (1 - w) + ((b >> sh) & 255) * w); });
+    return "rgb(" + mix.join(",") + ")";
+  }
+
   function groupName(f, g) { return f.group ? f.group + "=" + num(g) : "measured"; }
 
   function curve(c, f, measure, top) {
     var groups = f.curves.map(function (cv) { return cv.group; });
     var logX = f.points.every(function (p) { return p[0] > 0; });
-    var series = [];
+    var series = [], visualMap = null;
+    var distinct = {};
+    f.points.forEach(function (p) { distinct[p[1]] = true; });
+    // Few values of the other parameter: one coloured series each.  Many (a random value count
+    // per row): every point in one series coloured by that value, curves for five of them.
+    var binned = f.group && Object.keys(distinct).length > f.curves.length;
+    if (binned) {
+      var gs = f.points.map(function (p) { return p[1]; });
+      series.push({name: "measured", type: "scatter", symbolSize: 4, itemStyle: {opacity: 0.6},
+                   data: f.points.map(function (p) { return [p[0], yOf(p[0], p[2]), p[1]]; })});
+      visualMap = {type: "continuous", dimension: 2, seriesIndex: 0, min: Math.min.apply(null, gs),
+                   max: Math.max.apply(null, gs), text: [f.group, ""], right: 0, top: "middle", itemHeight: 120,
+                   calculable: false, inRange: {color: RAMP}};
+    }
     f.curves.forEach(function (cv, i) {
-      var name = groupName(f, cv.group), color = COLORS[i % COLORS.length];
-      series.push({name: name, type: "scatter", symbolSize: 5, itemStyle: {color: color, opacity: 0.65},
-                   data: f.points.filter(function (p) { return cv.group == null || p[1] === cv.group; })
-                                 .map(function (p) { return [p[0], yOf(p[0], p[2])]; })});
+      var name = groupName(f, cv.group);
+      var color = binned ? ramp(cv.group, visualMap.min, visualMap.max) : COLORS[i % COLORS.length];
+      if (!binned) {
+        series.push({name: name, type: "scatter", symbolSize: 5, itemStyle: {color: color, opacity: 0.65},
+                     data: f.points.filter(function (p) { return cv.group == null || p[1] === cv.group; })
+                                   .map(function (p) { return [p[0], yOf(p[0], p[2])]; })});
+      }
       series.push({name: name, type: "line", symbol: "none", silent: true, lineStyle: {color: color, width: 1.5},
                    data: cv.x.map(function (x, j) { return [x, yOf(x, cv.y[j])]; })});
       if (!$("logy").checked) {  // a stacked band cannot be drawn on a log axis
@@ -127,8 +155,10 @@
     }
     c.setOption({
       animation: false, color: COLORS,
-      grid: {left: 80, right: 30, top: 40, bottom: 70},
-      legend: {type: "scroll", top: 4, data: groups.map(function (g) { return groupName(f, g); })},
+      grid: {left: 80, right: binned ? 90 : 30, top: 60, bottom: 70},
+      legend: {type: "scroll", top: 4, right: 110, left: 10,
+               data: (binned ? ["measured"] : []).concat(groups.map(function (g) { return groupName(f, g); }))},
+      visualMap: visualMap || undefined,
       tooltip: {trigger: "item", confine: true, formatter: function (p) {
         if (p.componentType === "markLine") return PG.esc(p.data.evidence);
         if (p.seriesType !== "scatter") return "";
