@@ -210,3 +210,20 @@ def test_pages_built_by_forked_workers_are_the_pages_one_process_builds(history,
             sites[workers] = (counts, files, {f: re.sub(r'"generated":"[^"]*"', "", (site / f).read_text())
                                               for f in files})
     assert sites[1] == sites[3] and len(sites[1][1]) == 1 + 3 + 1   # index, 3 benchmark pages, 1 sweep
+
+
+def test_a_sweep_with_a_value_count_per_row_draws_five_representative_curves():
+    from perfgate.report.sweeps import fit_commit
+
+    rng = random.Random(5)
+    rows = []
+    for _ in range(150):
+        v, o = rng.randint(1, 200), rng.choice([100, 1000, 5000, 20000, 50000])
+        rows.append(({"values": float(v), "objects": float(o)}, [(30 * v * o + 500 * o) * rng.lognormvariate(0, 0.02)]))
+    fit = fit_commit(rows, "total-ns")
+    assert fit["x"] == "objects" and fit["group"] == "values" and len(fit["points"]) == 150
+    groups = [c["group"] for c in fit["curves"]]
+    assert len(groups) == 5 and groups == sorted(groups)
+    assert groups[0] == min(r[0]["values"] for r in rows) and groups[-1] == max(r[0]["values"] for r in rows)
+    vo = next(t for t in fit["terms"] if t["term"] == "vo")
+    assert vo["ci_low"] < 30 < vo["ci_high"]
