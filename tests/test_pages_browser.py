@@ -189,6 +189,8 @@ def test_the_scaling_page_shows_the_knee(site, page):
     # Side by side: the oldest commit has no knee, the latest has one.
     assert "knee" not in page.locator("#formula-a").inner_text()
     assert "knee ≈" in page.locator("#formula-b").inner_text()
+    changed = page.locator("#pair-changes").inner_text()
+    assert "knee: none → objects ≈ " in changed and "v⋅o: 3" in changed
     assert page.locator("#history .chart").count() >= 3 and page.locator(".knee-history").count() == 1
     assert page.locator("#fits tr").count() == 6
     _shot(page, "sweep")

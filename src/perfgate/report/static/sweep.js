@@ -65,8 +65,24 @@
     table(S, M);
   }
 
+  // "v·o: 35 → 80 (+129%) · knee: none → objects ≈ 8,018": what changed between two commits.
+  function changes(a, b) {
+    var labels = [];
+    a.terms.concat(b.terms).forEach(function (t) { if (labels.indexOf(t.label) < 0) labels.push(t.label); });
+    var parts = labels.map(function (label) {
+      var ca = a.terms.filter(function (t) { return t.label === label; })[0];
+      var cb = b.terms.filter(function (t) { return t.label === label; })[0];
+      var from = ca ? ca.coef : 0, to = cb ? cb.coef : 0;
+      return (label || "1") + ": " + num(from) + " → " + num(to) + (from ? " (" + PG.pct(to / from - 1, 0) + ")" : "");
+    });
+    var knee = function (f) { return f.knee && f.knee.found ? f.knee.param + " ≈ " + num(f.knee.location) : "none"; };
+    parts.push("knee: " + knee(a) + " → " + knee(b));
+    return parts.join(" · ");
+  }
+
   function pair(S, M) {
     var a = M.fits[+$("commit-a").value], b = M.fits[+$("commit-b").value];
+    $("pair-changes").textContent = short(a.commit) + " → " + short(b.commit) + ": " + changes(a, b);
     var top = $("logy").checked ? null : nice(Math.max(maxY(a), maxY(b)) * 1.02);
     [["a", a], ["b", b]].forEach(function (kv) {
       var f = kv[1], head = $("formula-" + kv[0]);
