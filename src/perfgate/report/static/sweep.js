@@ -185,7 +185,7 @@
       dataZoom: [{type: "inside", xAxisIndex: 0, filterMode: "none"}, {type: "slider", xAxisIndex: 0, filterMode: "none", bottom: 10}],
       xAxis: {type: logX ? "log" : "value", name: f.x, nameLocation: "middle", nameGap: 28, scale: true},
       yAxis: {type: $("logy").checked ? "log" : "value", name: perUnit() ? measure + " per " + f.x : measure,
-              max: top || null, scale: true, axisLabel: {formatter: num}},
+              max: top || null, scale: true, axisLabel: {formatter: num, showMaxLabel: !top}},
       series: series
     });
   }
