@@ -123,6 +123,10 @@ def test_index_filters_groups_sorts_and_leads_to_the_benchmark(site, page):
     assert rows.nth(9).locator("td").nth(2).inner_text() == "instructions"
     page.select_option("#only", "regression")
     assert rows.count() == 3
+    page.fill("#q", "no such benchmark")
+    page.wait_for_function("document.querySelectorAll('#rows tr.series-row').length === 0")
+    assert "No series matches" in page.locator("#rows").inner_text()
+    page.fill("#q", "")
 
     page.select_option("#only", "")
     page.fill("#q", "parse latency main tb")

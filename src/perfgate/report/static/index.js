@@ -99,6 +99,10 @@
       }
       frag.appendChild(row(r));
     });
+    if (!list.length) {
+      frag.appendChild(PG.el("tr", {}, PG.el("td", {colspan: "11", class: "muted",
+        text: rows.length ? "No series matches these filters." : "No series recorded yet: ingest runs, then build the pages again."})));
+    }
     body.textContent = "";
     body.appendChild(frag);
     $("count").textContent = Math.min(state.shown, list.length) + " of " + list.length + " series shown" +
