@@ -17,6 +17,7 @@ BENCH = "parse <img src=x>"
 BRANCH_PR = "pr/<b>evil</b>"
 SWEEP = "async_array"
 SWEEP_COMMITS = 6
+SWEEP_HOSTILE = '<img src=x onerror="window.PWNED=3">_sweep **x**'
 KNEE_FROM = 4  # first sweep commit whose cost turns quadratic
 
 
@@ -24,13 +25,13 @@ def commit(i: int, branch: str = "main") -> str:
     return f"{i:02d}" + ("c" if branch == "main" else "d") * 38
 
 
-def sweep_metrics(rng: random.Random, knee: bool) -> list[Metric]:
+def sweep_metrics(rng: random.Random, knee: bool, name: str = SWEEP) -> list[Metric]:
     out = []
     for v in (1, 3, 10):
         for o in (100, 200, 400, 800, 1600, 3200, 6400, 9000, 12800, 18000, 25600, 36000, 51200):
             cost = 35 * v * o + 480 * o + (0.04 * (o - 8000) ** 2 if knee and o > 8000 else 0)
             samples = tuple(cost * rng.lognormvariate(0, 0.01) for _ in range(3))
-            out.append(Metric(f"{SWEEP}/values={v},objects={o}", "total-ns", sum(samples) / 3, min(samples),
+            out.append(Metric(f"{name}/values={v},objects={o}", "total-ns", sum(samples) / 3, min(samples),
                               max(samples), samples, attrs={"parameters": {"values": float(v), "objects": float(o)}}))
     return out
 
@@ -50,6 +51,8 @@ def build(path, *, hostile_commit: bool = True) -> None:
             ]
             if tb == "tb" and i >= RUNS - SWEEP_COMMITS:
                 metrics += sweep_metrics(rng, i >= RUNS - SWEEP_COMMITS + KNEE_FROM)
+            if tb == "tb" and i == RUNS - 1:  # a sweep named with markup, one commit
+                metrics += sweep_metrics(rng, False, SWEEP_HOSTILE)
             runs.append(Run("default", "main", commit(i), Bed(tb, {"cpu_model": "test <cpu>"}), metrics,
                             start_time=1.7e9 + i * 3600))
     for i in range(10):  # a pull-request branch, a little slower

@@ -39,7 +39,7 @@ def test_pages_show_the_step_as_a_regression(history, tmp_path, cli):
     proc = cli("pages", "--out", str(site), "--json", check=True)
     counts = json.loads(proc.stdout)
     # 2 testbeds × (parse latency, parse instructions, steady, hostile) + pr branch × (parse, steady)
-    assert counts == {"out": str(site), "series": 10, "benchmarks": 3, "sweeps": 1, "regressions": 4,
+    assert counts == {"out": str(site), "series": 10, "benchmarks": 3, "sweeps": 2, "regressions": 4,
                       "improvements": 0}
 
     data = json.loads((site / "data.json").read_text())
@@ -58,7 +58,7 @@ def test_pages_show_the_step_as_a_regression(history, tmp_path, cli):
     assert states[:4] == ["alert", "regression", "regression", "regression"]
 
     swept = json.loads(cli("pages", "--out", str(site), "--json", "--include-sweeps", check=True).stdout)
-    assert swept["series"] == 10 + 3 * 13
+    assert swept["series"] == 10 + 2 * 3 * 13
 
     feed = ET.parse(site / "regressions.xml").getroot()
     titles = [e.find(f"{ATOM}title").text for e in feed.findall(f"{ATOM}entry")]
@@ -99,9 +99,8 @@ def test_the_index_carries_summaries_and_each_page_only_its_own_points(history, 
 def test_a_sweep_is_fitted_per_commit_and_its_knee_found_where_it_appeared(history, tmp_path, cli):
     site = tmp_path / "site"
     cli("pages", "--out", str(site), check=True)
-    [path] = (site / "data" / "s").glob("*.js")
-    sweep = _js(path)
-    assert sweep["name"] == SWEEP and (sweep["branch"], sweep["testbed"]) == ("main", "tb")
+    [sweep] = [s for s in map(_js, (site / "data" / "s").glob("*.js")) if s["name"] == SWEEP]
+    assert (sweep["branch"], sweep["testbed"]) == ("main", "tb")
     [m] = sweep["measures"]
     assert m["measure"] == "total-ns" and len(m["fits"]) == SWEEP_COMMITS
     for i, f in enumerate(m["fits"]):
@@ -209,7 +208,7 @@ def test_pages_built_by_forked_workers_are_the_pages_one_process_builds(history,
             files = sorted(p.relative_to(site) for p in (site / "data").rglob("*.js"))
             sites[workers] = (counts, files, {f: re.sub(r'"generated":"[^"]*"', "", (site / f).read_text())
                                               for f in files})
-    assert sites[1] == sites[3] and len(sites[1][1]) == 1 + 3 + 1   # index, 3 benchmark pages, 1 sweep
+    assert sites[1] == sites[3] and len(sites[1][1]) == 1 + 3 + 2   # index, 3 benchmark pages, 2 sweeps
 
 
 def test_a_sweep_with_a_value_count_per_row_draws_five_representative_curves():

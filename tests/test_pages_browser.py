@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from pages_data import BENCH, BRANCH_PR, HOSTILE, STEP_AT, build, commit
+from pages_data import BENCH, BRANCH_PR, HOSTILE, STEP_AT, SWEEP, SWEEP_HOSTILE, build, commit
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -183,7 +183,7 @@ def test_toggling_a_branch_hides_its_lines(site, page):
 
 def test_the_scaling_page_shows_the_knee(site, page):
     _open(page, (site / "index.html").as_uri())
-    page.locator("a.sweep").first.click()
+    page.locator("a.sweep", has_text=SWEEP).click()
     page.wait_for_selector("html[data-ready='1']")
     note = page.locator(".knee-note").inner_text()
     assert "knee at objects ≈ " in note and "grows quadratically" in note
@@ -213,6 +213,8 @@ def test_names_with_markup_are_inert_on_every_page(site, page):
     # The pr branch's latest commit is named with markup too: shown as text, not linked.
     assert page.locator("code", has_text="<img src=x").count() >= 1
     hrefs = page.evaluate("[...document.querySelectorAll('a.bench')].map(a => a.getAttribute('href'))")
+    hrefs += page.evaluate("[...document.querySelectorAll('a.sweep')].map(a => a.getAttribute('href'))")
+    assert page.locator("a.sweep", has_text=SWEEP_HOSTILE).count() == 1
     for href in sorted(set(hrefs)):
         _open(page, (site / href.split("?")[0]).as_uri() + "?" + href.split("?", 1)[1])
         _inert(page)
