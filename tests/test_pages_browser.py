@@ -218,6 +218,8 @@ def test_names_with_markup_are_inert_on_every_page(site, page):
     for href in sorted(set(hrefs)):
         _open(page, (site / href.split("?")[0]).as_uri() + "?" + href.split("?", 1)[1])
         _inert(page)
+        if page.locator("h1").inner_text() == SWEEP_HOSTILE:
+            _shot(page, "sweep-hostile-name")
     _open(page, (site / "index.html").as_uri())
     page.locator("a.bench", has_text=HOSTILE).first.click()
     page.wait_for_selector("html[data-ready='1']")
