@@ -1,7 +1,9 @@
-"""Build static trend pages from the history: an ``index.html`` with one chart per series (change
-points marked, hover for commit and value), a regressions table, an Atom feed
-(``regressions.xml``) and ``data.json``.  Self-contained: no CDN, works offline, publishable as is
-(e.g. GitHub Pages)."""
+"""Build static trend pages from the history: an index of every series (searchable, sortable,
+grouped; open alerts and regressions first), a page per benchmark (every measure, branch and
+testbed; zoom, hover, change points, alerts, threshold band; click a point to open its commit), a
+page per scaling sweep (fitted model, knee, coefficient history), an Atom feed
+(``regressions.xml``) and ``data.json``.  Self-contained: no CDN, works offline and from
+``file://``; the folder is deployable as is (e.g. GitHub Pages)."""
 
 from __future__ import annotations
 
@@ -18,7 +20,8 @@ HELP = "build static trend pages (HTML, Atom feed of regressions, JSON) from the
 ORDER = 70
 EPILOG = """examples:
   perfgate pages --out site && chromium site/index.html
-  perfgate pages --out public --branch main --title "mylib performance\""""
+  perfgate pages --out public --branch main --title "mylib performance"
+  perfgate pages --out site --repo-url https://github.com/OWNER/REPO   # points link to their commits"""
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -26,18 +29,23 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--branch", help="only this branch (default: all)")
     p.add_argument("--title", default="perfgate trends", help="page title")
     p.add_argument("--thresholds", help="thresholds file or folder (default: thresholds/ when present)")
+    p.add_argument("--repo-url", metavar="URL",
+                   help="repository web address; a clicked point opens URL/commit/SHA (e.g. https://github.com/OWNER/REPO)")
     p.add_argument("--include-sweeps", action="store_true",
-                   help="also chart each point of a scaling sweep (NAME/values=V,objects=O); "
-                        "by default they are left to 'perfgate fit'")
+                   help="also list each point of a scaling sweep (NAME/values=V,objects=O) as a series of its "
+                        "own; by default sweeps appear only on their own pages")
 
 
 def run(args: argparse.Namespace) -> int:
     with store_from(args) as store:
         counts = publish_site(store, args.out, title=args.title, branch=args.branch,
-                              thresholds=load_thresholds(args.thresholds), include_sweeps=args.include_sweeps)
+                              thresholds=load_thresholds(args.thresholds), include_sweeps=args.include_sweeps,
+                              repo_url=args.repo_url)
     if args.json:
         emit_json({"out": args.out, **counts})
     else:
-        err.print(f"wrote {args.out}/index.html, regressions.xml, data.json: {counts['series']} series, "
-                  f"{counts['regressions']} regression(s), {counts['improvements']} improvement(s)")
+        err.print(f"wrote {args.out}/index.html ({counts['series']} series, {counts['benchmarks']} benchmark pages, "
+                  f"{counts['sweeps']} sweep pages), regressions.xml, data.json: "
+                  f"{counts['regressions']} regression(s), {counts['improvements']} improvement(s)", markup=False,
+                  soft_wrap=True)
     return EXIT_OK

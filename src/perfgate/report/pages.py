@@ -1,122 +1,248 @@
-"""Static trend pages from a store, in the spirit of ``asv publish``: one self-contained
-``index.html`` (no CDN, no script needed to read it), an Atom feed of regressions and the data
-as JSON.  Change points come from the same detector ``perfgate detect`` uses, so the pages and
-the alerts never disagree."""
+"""Static trend pages from a store, in the spirit of ``asv publish`` and Bencher's perf pages.
+
+The site works from ``file://`` and offline (no CDN, no ``fetch``): every page is a fixed HTML
+shell plus a small data file that assigns to a global (``data/index.js``, ``data/b/ID.js`` per
+benchmark, ``data/s/ID.js`` per scaling sweep), loaded with a ``<script>`` tag — the index does
+not carry every point, a benchmark page loads only its own.  Charts are drawn by the vendored
+Apache ECharts (``static/vendor/``).  Also written: an Atom feed of regressions and ``data.json``
+(every series' summary and change points).  Change points come from the detector ``perfgate
+detect`` uses, so the pages and the alerts never disagree."""
 
 from __future__ import annotations
 
-import json
-import re
-from dataclasses import dataclass, field
+import hashlib
+import multiprocessing
+import os
+import shutil
+import tempfile
 from datetime import datetime, timezone
+from importlib.resources import files
 from pathlib import Path
 
+import numpy as np
+import orjson
 from jinja2 import Environment, PackageLoader, select_autoescape
 
-from perfgate.detect.changepoint import ChangePoint, detect_change_points
 from perfgate.errors import PerfgateError
 from perfgate.escape import html_text, xml_text
-from perfgate.model import Measure
-from perfgate.outputs import write_atomic
-from perfgate.report.chart import ChartMark, ChartPoint, render_svg
-from perfgate.store import Point, SeriesKey, Store
+from perfgate.report.series_data import STATES, column, chart_data, findings, iso, summarise
+from perfgate.report.sweeps import collect, split_name, sweep_page, sweep_summary
+from perfgate.report.threshold_band import bands
+from perfgate.store import SeriesKey, Store
 from perfgate.thresholds import Thresholds, load_thresholds
-from perfgate.units import human, sparkline
+
+ASSETS = ("pages.css", "common.js", "index.js", "benchmark.js", "sweep.js")
+VENDOR = ("echarts/echarts.min.js", "echarts/LICENSE", "echarts/NOTICE", "echarts/LICENSE-d3")
 
 
-@dataclass
-class Finding:
-    key: SeriesKey
-    cp: ChangePoint
-    first_commit: str
-    last_good_commit: str
-    commit_range: str
-    when: str
-
-    @property
-    def summary(self) -> str:
-        c = self.cp
-        return (f"{c.magnitude * 100:+.1f}% [{c.ci_low * 100:+.1f}%, {c.ci_high * 100:+.1f}%] "
-                f"({human(c.before, self.key.measure)} → {human(c.after, self.key.measure)}), "
-                f"confidence {c.confidence:.4f}")
+def page_id(*parts: str) -> str:
+    """A stable file name for a page: names may hold any character, file names may not."""
+    return hashlib.sha1("\x1f".join(parts).encode()).hexdigest()[:12]
 
 
-@dataclass
-class SeriesView:
-    key: SeriesKey
-    points: list[Point]
-    svg: str
-    spark: str
-    latest: str
-    findings: list[Finding] = field(default_factory=list)
-    anchor: str = ""
+def _js(var: str, data: object) -> bytes:
+    # JSON is valid JavaScript (ES2019: U+2028/2029 may appear in strings); the file is loaded by
+    # a <script> tag, never parsed as HTML, so names need no escaping here.
+    return b"window." + var.encode() + b"=" + orjson.dumps(data, option=orjson.OPT_SERIALIZE_NUMPY) + b";\n"
 
 
-def _finding(key: SeriesKey, pts: list[Point], cp: ChangePoint) -> Finding:
-    lo = max(cp.index_low, 1)
-    first, last_good = pts[cp.index].commit, pts[lo - 1].commit
-    span = f"{pts[lo - 1].commit[:10]}..{pts[cp.index_high].commit[:10]}"
-    t = pts[cp.index].time
-    when = datetime.fromtimestamp(t, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ") if t else ""
-    return Finding(key, cp, first, last_good, span, when)
+def _write_atomic(path: Path, text: str) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.chmod(tmp, 0o644)  # mkstemp makes 0600; pages are meant to be served
+    os.replace(tmp, path)
 
 
-# A scaling benchmark records one series per sweep point ("async_array/values=3,objects=900"):
-# thousands of two-point charts nobody reads.  `perfgate fit` is their view; pages skip them.
-SWEEP_POINT = re.compile(r"/[A-Za-z_][\w-]*=[^/,]+(,[A-Za-z_][\w-]*=[^/,]+)+$")
-
-
-def build_views(store: Store, thresholds: Thresholds, branch: str | None = None,
-                include_sweeps: bool = False) -> list[SeriesView]:
-    views = []
-    keys = [k for k in store.series_keys(branch=branch) if include_sweeps or not SWEEP_POINT.search(k.benchmark)]
-    for n, key in enumerate(keys):
-        pts = store.series(key)
-        if not pts:
-            continue
-        settings = thresholds.for_series(key.benchmark, key.measure).change_point
-        cps = detect_change_points([p.value for p in pts], settings, Measure.named(key.measure).lower_is_better)
-        findings = [_finding(key, pts, cp) for cp in cps]
-        marks = [ChartMark(f.cp.index, f.cp.direction == "regression", f"{f.cp.direction} {f.summary} "
-                           f"first at {f.first_commit[:10]}") for f in findings]
-        chart_pts = [ChartPoint(p.commit[:10], p.value, p.lower, p.upper) for p in pts]
-        views.append(SeriesView(key, pts, render_svg(chart_pts, marks, key.measure, key.label()),
-                                sparkline([p.value for p in pts[-40:]]), human(pts[-1].value, key.measure),
-                                findings, f"s{n}"))
-    return views
+def _repo_url(url: str | None) -> str:
+    if not url:
+        return ""
+    if not url.startswith(("https://", "http://")):
+        raise PerfgateError(f"--repo-url {url}: give an http(s) URL such as https://github.com/OWNER/REPO")
+    return url.rstrip("/")
 
 
 def publish_site(store: Store, out_dir: str | Path, *, title: str, branch: str | None = None,
-                 thresholds: Thresholds | None = None, include_sweeps: bool = False) -> dict[str, int]:
-    """Write ``index.html``, ``regressions.xml`` (Atom) and ``data.json`` into ``out_dir``."""
+                 thresholds: Thresholds | None = None, include_sweeps: bool = False,
+                 repo_url: str | None = None, workers: int | None = None) -> dict[str, int]:
+    """Write the site into ``out_dir``: ``index.html``, ``benchmark.html``, ``sweep.html``,
+    ``assets/``, ``data/``, ``regressions.xml`` (Atom) and ``data.json``.  ``workers``: processes
+    that build the benchmark pages (default: one per CPU, up to 4, from PARALLEL_FROM series)."""
+    repo = _repo_url(repo_url)
+    thresholds = thresholds or load_thresholds()
+    series = store.all_series(branch=branch)
+    alerts: dict[SeriesKey, list] = {}
+    for a in store.alerts():
+        alerts.setdefault(SeriesKey(a.branch, a.testbed, a.benchmark, a.measure), []).append(a)
+    shown = {k: pts for k, pts in series.items() if include_sweeps or split_name(k.benchmark) is None}
+    now = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    meta = {"title": title, "project": store.project, "generated": now, "repo_url": repo,
+            "testbeds": {t: store.testbed_fingerprint(t) for t in sorted({k.testbed for k in series})}}
+    sweeps = []
+    for sweep in collect(series):
+        sp = sweep_page(sweep)
+        if sp["measures"]:
+            sweeps.append((page_id("sweep", sweep.name, sweep.branch, sweep.testbed), sp))
+
     out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    data = Path(tempfile.mkdtemp(dir=out, prefix=".data-"))
     try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise PerfgateError(f"{out}: cannot create the pages folder: {e.strerror}") from None
-    views = build_views(store, thresholds or load_thresholds(), branch, include_sweeps)
-    regressions = sorted((f for v in views for f in v.findings if f.cp.direction == "regression"),
-                         key=lambda f: f.when, reverse=True)
-    improvements = [f for v in views for f in v.findings if f.cp.direction == "improvement"]
+        (data / "b").mkdir()
+        job = _Job(shown, thresholds, alerts, meta, data / "b")
+        rows, all_findings, n_pages = job.run(workers)
+        order = {s: i for i, s in enumerate(STATES)}
+        rows.sort(key=lambda r: (order[r["state"]], -abs(r["delta"] or 0), r["benchmark"], r["measure"],
+                                 r["branch"], r["testbed"]))
+        _write_data(data, out, meta, rows, sweeps)
+    except BaseException:
+        shutil.rmtree(data, ignore_errors=True)
+        raise
+    regressions = sorted((f for f in all_findings if f.cp.direction == "regression"), key=lambda f: f.when,
+                         reverse=True)
+    improvements = [f for f in all_findings if f.cp.direction == "improvement"]
+    _copy_assets(out)
+    # Every value printed goes through its format's one escaping function (finalize), on top of
+    # autoescape: controls are shown, never emitted, and the feed stays well-formed XML.
     loader = PackageLoader("perfgate.report", "templates")
-    # Every value printed goes through the format's one escaping function (finalize), on top of
-    # autoescape: controls are shown, never emitted, and XML stays well-formed whatever the data.
     html_env = Environment(loader=loader, autoescape=select_autoescape(["html", "xml", "j2"]), finalize=html_text)
     xml_env = Environment(loader=loader, autoescape=True, finalize=xml_text)
-    for env in (html_env, xml_env):
-        env.filters["human"] = human
-    now = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    fingerprints = {v.key.testbed: store.testbed_fingerprint(v.key.testbed) for v in views}
-    context = dict(title=title, views=views, regressions=regressions, improvements=improvements, now=now,
-                   project=store.project, fingerprints=fingerprints,
-                   benchmarks=sorted({v.key.benchmark for v in views}))
-    write_atomic(out / "index.html", html_env.get_template("index.html.j2").render(**context))
-    write_atomic(out / "regressions.xml", xml_env.get_template("regressions.xml.j2").render(**context))
-    data = [{"branch": v.key.branch, "testbed": v.key.testbed, "benchmark": v.key.benchmark,
-             "measure": v.key.measure,
-             "points": [{"commit": p.commit, "time": p.time, "value": p.value, "lower": p.lower,
-                         "upper": p.upper} for p in v.points],
-             "change_points": [f.cp.to_json() | {"first_commit": f.first_commit, "commit_range": f.commit_range}
-                               for f in v.findings]} for v in views]
-    write_atomic(out / "data.json", json.dumps(data, indent=1))
-    return {"series": len(views), "regressions": len(regressions), "improvements": len(improvements)}
+    context = dict(title=title, project=store.project, now=now, regressions=regressions)
+    for name in ("index.html", "benchmark.html", "sweep.html", "regressions.xml"):
+        env = xml_env if name.endswith(".xml") else html_env
+        _write_atomic(out / name, env.get_template(f"{name}.j2").render(**context))
+    by_series: dict[tuple, list[dict]] = {}
+    for f in all_findings:
+        by_series.setdefault((f.key.benchmark, f.key.measure, f.key.branch, f.key.testbed), []).append(f.as_dict())
+    _write_atomic(out / "data.json", orjson.dumps(
+        [r | {"change_points": by_series.get((r["benchmark"], r["measure"], r["branch"], r["testbed"]), [])}
+         for r in rows], option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY).decode())
+    return {"series": len(rows), "benchmarks": n_pages, "sweeps": len(sweeps),
+            "regressions": len(regressions), "improvements": len(improvements)}
+
+
+# Below this many series one process builds the pages; above, forked workers share them (change
+# point detection and the threshold bands are most of the time, and independent per series).
+PARALLEL_FROM = 2000
+_CURRENT: "_Job | None" = None  # the job a forked worker inherits
+
+
+class _Job:
+    """The benchmark pages of a build: each page's series summarised for the index, its change
+    points found, its threshold band computed, and its data file written."""
+
+    def __init__(self, shown: dict[SeriesKey, list], thresholds: Thresholds, alerts: dict, meta: dict,
+                 folder: Path):
+        self.shown, self.thresholds, self.alerts, self.meta, self.folder = shown, thresholds, alerts, meta, folder
+        self.pages: dict[str, list[SeriesKey]] = {}
+        for key in shown:
+            self.pages.setdefault(page_id(key.benchmark), []).append(key)
+        self.ids = list(self.pages)
+
+    def run(self, workers: int | None) -> tuple[list[dict], list, int]:
+        if workers is None:
+            workers = min(os.cpu_count() or 1, 4) if len(self.shown) >= PARALLEL_FROM else 1
+        if workers <= 1:
+            rows, found = self.part(0, 1)
+        else:
+            global _CURRENT
+            _CURRENT = self
+            try:
+                with multiprocessing.get_context("fork").Pool(workers) as pool:
+                    parts = pool.starmap(_work, [(i, workers) for i in range(workers)])
+            finally:
+                _CURRENT = None
+            rows = [r for part, _ in parts for r in part]
+            found = [f for _, part in parts for f in part]
+        return rows, found, len(self.ids)
+
+    def part(self, index: int, count: int) -> tuple[list[dict], list]:
+        rows, all_found = [], []
+        mine = self.ids[index::count]
+        settings = {k: self.thresholds.for_series(k.benchmark, k.measure) for pid in mine for k in self.pages[pid]}
+        # All bands of this part in one batch: batching is what makes them fast.
+        tested = [k for k in settings if settings[k].test is not None]
+        band_of = dict(zip(tested, bands([(settings[k].test, [p.value for p in self.shown[k]],
+                                           [p.time for p in self.shown[k]]) for k in tested])))
+        for pid in mine:
+            keys = self.pages[pid]
+            run_of: dict[str, int] = {}
+            table: list[tuple[str, str]] = []
+            page = {"benchmark": keys[0].benchmark, "series": []}
+            for key in keys:
+                pts = self.shown[key]
+                for p in pts:
+                    if p.run_id not in run_of:
+                        run_of[p.run_id] = len(table)
+                        table.append((p.commit, iso(p.time)))
+                found = findings(key, pts, settings[key])
+                all_found += found
+                alerts = self.alerts.get(key, [])
+                rows.append(summarise(key, pts, found, alerts) | {"page": pid})
+                band = band_of.get(key)
+                if band is not None:
+                    band = band | {"test": settings[key].test.test}
+                    for side in ("lower", "upper"):  # a one-sided test's other side is left out
+                        limits = column(band[side])
+                        band[side] = limits if np.isfinite(limits).any() else None
+                page["series"].append(chart_data(key, pts, band, found, alerts, run_of))
+            page["runs"] = {"commit": [c for c, _ in table], "time": [t for _, t in table]}
+            (self.folder / f"{pid}.js").write_bytes(_js("PERFGATE_PAGE", self.meta | page))
+        return rows, all_found
+
+
+def _work(index: int, count: int) -> tuple[list[dict], list]:
+    assert _CURRENT is not None, "a worker runs in a process forked from publish_site"
+    return _CURRENT.part(index, count)
+
+
+def _write_data(tmp: Path, out: Path, meta: dict, rows: list[dict], sweeps: list) -> None:
+    """Finish ``data/`` in ``tmp`` (benchmark pages are there already) and swap it in, so no page
+    of an older build is left behind."""
+    (tmp / "s").mkdir()
+    for pid, sp in sweeps:
+        (tmp / "s" / f"{pid}.js").write_bytes(_js("PERFGATE_SWEEP", meta | sp))
+    index = meta | {"columns": list(rows[0]) if rows else [],
+                    "rows": [_compact(r) for r in rows],
+                    "sweeps": [sweep_summary(sp) | {"page": pid} for pid, sp in sweeps]}
+    (tmp / "index.js").write_bytes(_js("PERFGATE_INDEX", index))
+    for p in tmp.rglob("*"):
+        os.chmod(p, 0o755 if p.is_dir() else 0o644)
+    os.chmod(tmp, 0o755)
+    old = out / "data"
+    if old.exists():
+        trash = Path(tempfile.mkdtemp(dir=out, prefix=".old-"))
+        os.replace(old, trash / "data")
+        os.replace(tmp, old)
+        shutil.rmtree(trash)
+    else:
+        os.replace(tmp, old)
+
+
+def _compact(row: dict) -> list:
+    """A row as a list in ``columns`` order; the sparkline as 0–99 integers (small index file)."""
+    spark = [v for v in row["spark"] if v is not None]
+    lo, hi = (min(spark), max(spark)) if spark else (0.0, 0.0)
+    span = hi - lo
+    row = row | {"spark": [None if v is None else (round(99 * (v - lo) / span) if span else 50)
+                           for v in row["spark"]]}
+    return list(row.values())
+
+
+def _copy_assets(out: Path) -> None:
+    static = files("perfgate.report") / "static"
+    (out / "assets" / "vendor" / "echarts").mkdir(parents=True, exist_ok=True)
+    for name in ASSETS:
+        _write_bytes(out / "assets" / name, (static / name).read_bytes())
+    for name in VENDOR:
+        _write_bytes(out / "assets" / "vendor" / name, (static / "vendor" / name).read_bytes())
+
+
+def _write_bytes(path: Path, data: bytes) -> None:
+    if path.exists() and path.read_bytes() == data:
+        return
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    with os.fdopen(fd, "wb") as f:
+        f.write(data)
+    os.chmod(tmp, 0o644)
+    os.replace(tmp, path)

@@ -74,6 +74,11 @@ class Store(ABC):
     def series(self, key: SeriesKey) -> list[Point]:
         """The points of one series, oldest first."""
 
+    def all_series(self, *, branch: str | None = None) -> dict[SeriesKey, list[Point]]:
+        """Every series with its points (oldest first), in ``series_keys`` order.  Stores that
+        can read everything in one pass override this (the trend pages read 10,000 series)."""
+        return {key: pts for key in self.series_keys(branch=branch) if (pts := self.series(key))}
+
     @abstractmethod
     def runs(self, *, branch: str | None = None, limit: int | None = None) -> list[RunSummary]:
         """Recorded runs, newest first."""

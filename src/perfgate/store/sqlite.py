@@ -342,6 +342,36 @@ class SqliteStore(Store):
                  for k, (settings, report) in reports.items()])
 
     @_guarded
+    def all_series(self, *, branch=None) -> dict[SeriesKey, list[Point]]:
+        # One plain scan of the metric table, grouped here, instead of a 200-probe query per
+        # series (or a join sorted by SQLite): 10,000 series × 200 runs read in seconds.
+        sql, args = ("SELECT r.id, br.name, t.name, r.start_time, r.uuid, r.commit_hash FROM run r"
+                     " JOIN branch br ON br.id = r.branch_id JOIN testbed t ON t.id = r.testbed_id"
+                     " WHERE r.project_id = ?"), [self._project_id]
+        if branch is not None:
+            sql += " AND br.name = ?"
+            args.append(branch)
+        runs = {rid: rest for rid, *rest in self.db.execute(sql, args)}
+        # Each run's place in ORDER BY start_time, id (NULL times first): rows sort on it alone.
+        rank = {rid: i for i, rid in enumerate(sorted(runs, key=lambda r: (runs[r][2] is not None, runs[r][2] or 0, r)))}
+        names = {table: dict(self.db.execute(f"SELECT id, name FROM {table} WHERE project_id = ?",
+                                             (self._project_id,)))
+                 for table in ("benchmark", "measure")}
+        groups: dict[tuple, list] = {}
+        for bid, mid, rid, v, lo, up, s, a in self.db.execute(
+                "SELECT benchmark_id, measure_id, run_id, value, lower_value, upper_value, samples, attrs FROM metric"):
+            run = runs.get(rid)
+            if run is not None:
+                groups.setdefault((run[0], run[1], bid, mid), []).append((rank[rid], rid, v, lo, up, s, a))
+        out = {}
+        for (br, tb, bid, mid), rows in groups.items():
+            rows.sort()  # ranks are unique within a series (one metric per run), so only they are compared
+            out[SeriesKey(br, tb, names["benchmark"][bid], names["measure"][mid])] = [
+                Point(runs[rid][3], runs[rid][4], runs[rid][2], v, lo, up, unpack_samples(s) if s else (),
+                      json.loads(a) if a else {}) for _, rid, v, lo, up, s, a in rows]
+        return dict(sorted(out.items()))
+
+    @_guarded
     def runs(self, *, branch=None, limit=None) -> list[RunSummary]:
         sql = ("SELECT r.uuid, br.name, r.commit_hash, t.name, r.start_time, r.adapter,"
                " (SELECT COUNT(*) FROM metric x WHERE x.run_id = r.id)"

@@ -1,0 +1,129 @@
+"""What the trend pages show of one series, as plain JSON-ready dicts (pure: no I/O).
+
+``summarise`` gives the index row (latest value, the latest change, run-to-run CV of the current
+regime, state, a short sparkline) and ``chart_data`` the benchmark page's series (every point
+with its interval and sample count, the threshold band, change points with their evidence).
+Change points come from the detector ``perfgate detect`` uses, so pages and alerts agree.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+import numpy as np
+
+from perfgate.detect.changepoint import ChangePoint, detect_change_points
+from perfgate.model import Alert, Measure
+from perfgate.store import Point, SeriesKey
+from perfgate.thresholds import SeriesThresholds
+from perfgate.units import _SCALES, _BYTES, _TIME, human
+
+SPARK_POINTS = 30
+# Index states, in the order the index sorts them (worst first).
+STATES = ("alert", "regression", "improvement", "stable")
+
+
+def scale_of(measure: str) -> str:
+    """How the browser formats values of this measure (mirrors :func:`perfgate.units.human`)."""
+    scale = _SCALES.get(measure)
+    return "time" if scale is _TIME else "bytes" if scale is _BYTES else "count"
+
+
+def iso(t: float | None) -> str:
+    return datetime.fromtimestamp(t, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ") if t else ""
+
+
+def _finite(x: float | None) -> float | None:
+    return x if x is not None and math.isfinite(x) else None
+
+
+@dataclass
+class Finding:
+    """A change point located in commits: where it starts and which commits it could be."""
+
+    key: SeriesKey
+    cp: ChangePoint
+    first_commit: str
+    last_good_commit: str
+    commit_range: str
+    when: str
+
+    @property
+    def summary(self) -> str:
+        c = self.cp
+        return (f"{c.magnitude * 100:+.1f}% [{c.ci_low * 100:+.1f}%, {c.ci_high * 100:+.1f}%] "
+                f"({human(c.before, self.key.measure)} → {human(c.after, self.key.measure)}), "
+                f"confidence {c.confidence:.4f}")
+
+    def as_dict(self) -> dict:
+        return self.cp.to_json() | {"first_commit": self.first_commit, "last_good_commit": self.last_good_commit,
+                                    "commit_range": self.commit_range, "when": self.when}
+
+
+def findings(key: SeriesKey, pts: list[Point], settings: SeriesThresholds) -> list[Finding]:
+    cps = detect_change_points([p.value for p in pts], settings.change_point,
+                               Measure.named(key.measure).lower_is_better)
+    out = []
+    for cp in cps:
+        lo = max(cp.index_low, 1)
+        span = f"{pts[lo - 1].commit[:10]}..{pts[cp.index_high].commit[:10]}"
+        out.append(Finding(key, cp, pts[cp.index].commit, pts[lo - 1].commit, span, iso(pts[cp.index].time)))
+    return out
+
+
+def cv(values: list[float]) -> float | None:
+    a = np.asarray(values, dtype=float)
+    if a.size < 2 or not np.all(np.isfinite(a)) or a.mean() == 0:
+        return None
+    return float(a.std(ddof=1) / abs(a.mean()))
+
+
+def column(values) -> np.ndarray:
+    # float32: seven significant digits are plenty on a chart and halve the size of 10,000 series
+    # of data (orjson writes the shortest float32 text; NaN, i.e. no value, becomes null).
+    if isinstance(values, np.ndarray):
+        return values.astype(np.float32)
+    return np.array([np.nan if v is None else v for v in values], dtype=np.float32)
+
+
+def summarise(key: SeriesKey, pts: list[Point], found: list[Finding], alerts: list[Alert]) -> dict:
+    """The index row: enough to sort, filter and draw a sparkline, not every point."""
+    last = found[-1] if found else None
+    regime = [p.value for p in pts[last.cp.index:]] if last else [p.value for p in pts]
+    open_alerts = [a for a in alerts if a.status == "active"]
+    state = ("alert" if open_alerts else last.cp.direction if last else "stable")
+    spark = [_finite(p.value) for p in pts[-SPARK_POINTS:]]
+    return {
+        "branch": key.branch, "testbed": key.testbed, "benchmark": key.benchmark, "measure": key.measure,
+        "suite": key.benchmark.split("/", 1)[0] if "/" in key.benchmark else "",
+        "runs": len(pts), "latest": _finite(pts[-1].value), "latest_text": human(pts[-1].value, key.measure),
+        "latest_commit": pts[-1].commit, "latest_time": iso(pts[-1].time),
+        "delta": last.cp.magnitude if last else None, "delta_commit": last.first_commit if last else "",
+        "cv": cv(regime), "state": state, "alerts": len(open_alerts), "spark": spark,
+    }
+
+
+def chart_data(key: SeriesKey, pts: list[Point], band: dict | None, found: list[Finding],
+               alerts: list[Alert], run_of: dict[str, int]) -> dict:
+    """One series of a benchmark page, in columns.  Commits and dates are the page's (``run``
+    indexes its run table, ``run_of`` maps run ids to it); ``lower``/``upper`` and ``n`` are left
+    out when no point has them — a 10,000-series site stays a tenth of its naive size.  ``band``:
+    the threshold test's limits per point (:func:`perfgate.report.threshold_band.bands`)."""
+    out = {
+        "branch": key.branch, "testbed": key.testbed, "measure": key.measure, "scale": scale_of(key.measure),
+        "lower_is_better": Measure.named(key.measure).lower_is_better,
+        "run": [run_of[p.run_id] for p in pts], "value": column(p.value for p in pts),
+        "band": band, "change_points": [f.as_dict() for f in found],
+        "alerts": [{"id": a.id, "commit": a.commit, "kind": a.kind, "direction": a.direction,
+                    "magnitude": a.magnitude, "ci_low": a.ci_low, "ci_high": a.ci_high, "p_value": a.p_value,
+                    "status": a.status, "commit_range": list(a.commit_range), "created": iso(a.created)}
+                   for a in alerts],
+    }
+    if any(p.lower is not None or p.upper is not None for p in pts):
+        out["lower"] = column(p.lower for p in pts)
+        out["upper"] = column(p.upper for p in pts)
+    if any(p.samples for p in pts):
+        out["n"] = [len(p.samples) or 1 for p in pts]
+    return out

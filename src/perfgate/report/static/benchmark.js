@@ -1,0 +1,210 @@
+// A benchmark's page: one chart per measure, every branch @ testbed overlaid (toggle them above),
+// each point's interval as a shaded band, the threshold test's limits, change points (dashed
+// lines, their commit range shaded) and alerts (pins), zoom and pan, hover for the evidence,
+// click a point to open its commit.
+"use strict";
+(function () {
+  var COLORS = ["#2f5fd0", "#d9480f", "#2b8a3e", "#862e9c", "#0b7285", "#c2255c", "#5c940d", "#e67700"];
+  var charts = {};
+  window.PERFGATE_CHARTS = charts;
+
+  PG.load("b", PG.param("b"), function (ok) {
+    if (!ok || !window.PERFGATE_PAGE) { PG.notFound("No such benchmark page"); return; }
+    render(window.PERFGATE_PAGE);
+  });
+
+  function combo(s) { return s.branch + " @ " + s.testbed; }
+  function uniq(list) { return list.filter(function (v, i) { return list.indexOf(v) === i; }).sort(); }
+
+  function render(P) {
+    // Columns the data file leaves out (shared run table, no intervals, single samples) filled in.
+    P.series.forEach(function (s) {
+      s.commit = s.run.map(function (r) { return P.runs.commit[r]; });
+      s.time = s.run.map(function (r) { return P.runs.time[r]; });
+      if (!s.lower) { s.lower = s.value.map(function () { return null; }); s.upper = s.lower; }
+      if (!s.n) s.n = s.value.map(function () { return 1; });
+    });
+    document.title = P.benchmark + " · " + P.title;
+    document.getElementById("name").textContent = P.benchmark;
+    var measures = uniq(P.series.map(function (s) { return s.measure; }));
+    var branches = uniq(P.series.map(function (s) { return s.branch; }));
+    var testbeds = uniq(P.series.map(function (s) { return s.testbed; }));
+    var combos = uniq(P.series.map(combo));
+    document.getElementById("subtitle").textContent = measures.length + " measure(s) · " + branches.length +
+      " branch(es) · " + testbeds.length + " testbed(s) · project " + P.project + " · generated " + P.generated;
+    var wanted = PG.param("measure");
+    if (measures.indexOf(wanted) > 0) measures = [wanted].concat(measures.filter(function (m) { return m !== wanted; }));
+
+    var toggles = document.getElementById("toggles");
+    var on = {branch: {}, testbed: {}};
+    [["branch", branches], ["testbed", testbeds]].forEach(function (kv) {
+      var box = PG.el("fieldset", {}, PG.el("legend", {text: kv[0] === "branch" ? "branches" : "testbeds"}));
+      kv[1].forEach(function (v) {
+        on[kv[0]][v] = true;
+        var cb = PG.el("input", {type: "checkbox", checked: "checked", "data-kind": kv[0], "data-value": v});
+        cb.addEventListener("change", function () { on[kv[0]][v] = cb.checked; applyToggles(); });
+        box.appendChild(PG.el("label", {}, cb, " " + v));
+      });
+      toggles.appendChild(box);
+    });
+    function applyToggles() {
+      var selected = {};
+      P.series.forEach(function (s) { selected[combo(s)] = !!(on.branch[s.branch] && on.testbed[s.testbed]); });
+      Object.keys(charts).forEach(function (m) { charts[m].setOption({legend: {selected: selected}}); });
+    }
+
+    var host = document.getElementById("measures");
+    measures.forEach(function (m) {
+      var list = P.series.filter(function (s) { return s.measure === m; });
+      var panel = PG.el("section", {class: "panel measure", "data-measure": m});
+      var box = PG.el("div", {class: "chart"});
+      var picked = PG.el("div", {class: "selected", text: "Click a point to see it here and open its commit."});
+      panel.appendChild(PG.el("h3", {text: m + (list[0].lower_is_better ? " (lower is better)" : " (higher is better)")}));
+      panel.appendChild(box);
+      panel.appendChild(picked);
+      panel.appendChild(evidence(P, list));
+      host.appendChild(panel);
+      charts[m] = chart(P, box, picked, list, combos);
+    });
+    window.addEventListener("resize", function () { Object.keys(charts).forEach(function (m) { charts[m].resize(); }); });
+    document.documentElement.dataset.ready = "1";
+  }
+
+  function xs(s, byTime) {
+    return s.commit.map(function (_, i) { return byTime ? Date.parse(s.time[i]) : i; });
+  }
+
+  function tip(P, s, i) {
+    var v = s.value[i], lo = s.lower[i], hi = s.upper[i];
+    var interval = lo != null && hi != null ? " [" + PG.human(lo, s.scale) + " … " + PG.human(hi, s.scale) + "]" : "";
+    return "<strong>" + PG.esc(combo(s)) + "</strong><br>commit <code class=\"tip-commit\">" + PG.esc(s.commit[i]) +
+      "</code><br>" + PG.esc(s.time[i] || "no date") + "<br>" + PG.esc(s.measure) + " <strong>" +
+      PG.esc(PG.human(v, s.scale)) + "</strong>" + PG.esc(interval) + "<br>" + s.n[i] + " sample(s)" +
+      (P.repo_url ? "<br><em>click to open the commit</em>" : "");
+  }
+
+  function band(name, key, x, lower, upper, color, opacity) {
+    // A shaded band between two lines: an invisible lower line and the difference stacked on it.
+    var lo = [], diff = [];
+    for (var i = 0; i < x.length; i++) {
+      var ok = lower[i] != null && upper[i] != null;
+      lo.push([x[i], ok ? lower[i] : null]);
+      diff.push([x[i], ok ? upper[i] - lower[i] : null]);
+    }
+    var common = {name: name, type: "line", stack: key, symbol: "none", silent: true, connectNulls: false,
+                  tooltip: {show: false}, z: 1};
+    return [Object.assign({id: key + "-lo", data: lo, lineStyle: {opacity: 0}}, common),
+            Object.assign({id: key + "-hi", data: diff, lineStyle: {opacity: 0},
+                           areaStyle: {color: color, opacity: opacity}}, common)];
+  }
+
+  function chart(P, box, picked, list, combos) {
+    var byTime = list.every(function (s) { return s.time.every(function (t) { return !!t; }); });
+    var series = [];
+    list.forEach(function (s, k) {
+      var name = combo(s), color = COLORS[combos.indexOf(name) % COLORS.length], x = xs(s, byTime);
+      if (s.lower.some(function (v) { return v != null; })) series = series.concat(band(name, "iv" + k, x, s.lower, s.upper, color, 0.13));
+      if (s.band) {
+        var none = s.value.map(function () { return null; });
+        var bl = s.band.lower || none, bu = s.band.upper || none;
+        if (bl.some(function (v) { return v != null; }) && bu.some(function (v) { return v != null; })) {
+          series = series.concat(band(name, "th" + k, x, bl, bu, color, 0.06));
+        }
+        [["upper", bu], ["lower", bl]].forEach(function (side) {
+          if (!side[1].some(function (v) { return v != null; })) return;
+          series.push({id: "limit-" + side[0] + k, name: name, type: "line", step: "end", symbol: "none", z: 2,
+                       data: side[1].map(function (v, i) { return [x[i], v]; }),
+                       lineStyle: {color: color, type: [6, 4], width: 1, opacity: 0.7}, silent: true,
+                       tooltip: {show: false}});
+        });
+      }
+      var lines = s.change_points.map(function (c) {
+        var text = c.direction + " " + PG.pct(c.magnitude) + " [" + PG.pct(c.ci_low) + ", " + PG.pct(c.ci_high) +
+          "] " + PG.human(c.before, s.scale) + " → " + PG.human(c.after, s.scale) + ", confidence " +
+          c.confidence.toFixed(4) + "; first at " + c.first_commit.slice(0, 12) + ", range " + c.commit_range;
+        return {xAxis: x[c.index], evidence: name + ": " + text, label: {formatter: PG.pct(c.magnitude)},
+                lineStyle: {color: c.direction === "regression" ? "#c0362c" : "#1f7a4d", type: "dashed", width: 2}};
+      });
+      var areas = s.change_points.map(function (c) {
+        return [{xAxis: x[Math.max(c.index_low - 1, 0)], itemStyle: {color: c.direction === "regression" ? "rgba(192,54,44,.07)" : "rgba(31,122,77,.07)"}},
+                {xAxis: x[c.index_high]}];
+      });
+      var pins = s.alerts.map(function (a) {
+        var i = s.commit.indexOf(a.commit);
+        if (i < 0) return null;
+        return {coord: [x[i], s.value[i]], evidence: name + ": alert " + a.id + " (" + a.status + "), " + a.kind + " " +
+                a.direction + " " + PG.pct(a.magnitude) + (a.ci_low != null ? " [" + PG.pct(a.ci_low) + ", " + PG.pct(a.ci_high) + "]" : "") +
+                (a.p_value != null ? ", p = " + a.p_value.toPrecision(2) : "") + " at " + a.commit.slice(0, 12),
+                itemStyle: {color: a.status === "active" ? "#c0362c" : "#98a2b3"}};
+      }).filter(Boolean);
+      series.push({
+        id: "pts" + k, name: name, type: "line", z: 3, symbol: "circle", symbolSize: s.commit.length > 150 ? 4 : 6,
+        showSymbol: true, itemStyle: {color: color}, lineStyle: {color: color, width: 1.5},
+        data: s.value.map(function (v, i) { return {value: [x[i], v], i: i, k: k}; }),
+        markLine: {symbol: "none", z: 1, data: lines, label: {position: "insideEndTop"}},
+        markArea: {silent: true, data: areas},
+        markPoint: {symbol: "pin", symbolSize: 34, data: pins, label: {formatter: "!"}}
+      });
+    });
+    var c = echarts.init(box, null, {renderer: "canvas"});
+    c.setOption({
+      animation: false, color: COLORS,
+      grid: {left: 80, right: 30, top: 40, bottom: 70},
+      legend: {type: "scroll", top: 4, icon: "roundRect", data: uniqueNames(list)},
+      tooltip: {trigger: "item", confine: true, className: "pg-tip", extraCssText: "white-space: normal; max-width: 460px;",
+                formatter: function (p) {
+        if (p.componentType === "markLine" || p.componentType === "markPoint") return PG.esc(p.data.evidence);
+        if (p.data && p.data.i != null) return tip(P, list[p.data.k], p.data.i);
+        return "";
+      }},
+      toolbox: {right: 10, feature: {dataZoom: {yAxisIndex: "none"}, restore: {}}},
+      dataZoom: [{type: "inside", xAxisIndex: 0, filterMode: "none"}, {type: "slider", xAxisIndex: 0, filterMode: "none", bottom: 10}],
+      xAxis: {type: byTime ? "time" : "value", name: byTime ? "" : "run", minInterval: byTime ? null : 1, scale: !byTime},
+      yAxis: {type: "value", scale: true, axisLabel: {formatter: function (v) { return PG.human(v, list[0].scale); }}},
+      series: series
+    });
+    c.on("click", function (p) {
+      if (p.componentType !== "series" || !p.data || p.data.i == null) return;
+      var s = list[p.data.k], i = p.data.i;
+      picked.textContent = "";
+      picked.appendChild(PG.el("strong", {text: combo(s)}));
+      picked.appendChild(document.createTextNode(" · commit "));
+      picked.appendChild(PG.commitNode(P.repo_url, s.commit[i]));
+      picked.appendChild(document.createTextNode(" · " + (s.time[i] || "") + " · " + PG.human(s.value[i], s.scale) +
+                                                 " · " + s.n[i] + " sample(s)"));
+      var url = PG.commitUrl(P.repo_url, s.commit[i]);
+      if (url) window.open(url, "_blank", "noopener");
+    });
+    return c;
+  }
+
+  function uniqueNames(list) { return uniq(list.map(combo)); }
+
+  function evidence(P, list) {
+    var rows = [];
+    list.forEach(function (s) {
+      s.change_points.forEach(function (c) {
+        rows.push([c.direction === "regression" ? "bad" : "good", "change point", combo(s), c.first_commit,
+                   c.direction + " " + PG.pct(c.magnitude) + " [" + PG.pct(c.ci_low) + ", " + PG.pct(c.ci_high) + "]",
+                   PG.human(c.before, s.scale) + " → " + PG.human(c.after, s.scale),
+                   "confidence " + c.confidence.toFixed(4) + " · range " + c.commit_range]);
+      });
+      s.alerts.forEach(function (a) {
+        rows.push([a.direction === "regression" ? "bad" : "good", "alert (" + a.status + ")", combo(s), a.commit,
+                   a.kind + " " + a.direction + " " + PG.pct(a.magnitude), "",
+                   (a.p_value != null ? "p = " + a.p_value.toPrecision(2) + " · " : "") + "id " + a.id]);
+      });
+    });
+    if (!rows.length) return PG.el("p", {class: "muted", text: "No change point or alert in these series."});
+    var tb = PG.el("tbody");
+    rows.forEach(function (r) {
+      tb.appendChild(PG.el("tr", {}, PG.el("td", {class: r[0], text: r[1]}), PG.el("td", {text: r[2]}),
+        PG.el("td", {}, PG.commitNode(P.repo_url, r[3], 12)), PG.el("td", {class: "num " + r[0], text: r[4]}),
+        PG.el("td", {class: "num", text: r[5]}), PG.el("td", {text: r[6]})));
+    });
+    return PG.el("table", {class: "evidence"}, PG.el("thead", {}, PG.el("tr", {},
+      PG.el("th", {text: "what"}), PG.el("th", {text: "branch @ testbed"}), PG.el("th", {text: "first commit"}),
+      PG.el("th", {class: "num", text: "change [CI]"}), PG.el("th", {class: "num", text: "before → after"}),
+      PG.el("th", {text: "evidence"}))), tb);
+  }
+})();

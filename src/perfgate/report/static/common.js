@@ -1,0 +1,77 @@
+// Shared helpers of the trend pages.  Data arrive as globals set by small data files loaded with
+// <script> (works from file://, where fetch() of local files is refused).  Every name from the
+// data is put in the page as text (textContent) or escaped, never parsed as HTML.
+"use strict";
+var PG = (function () {
+  function esc(s) {
+    return String(s == null ? "" : s).replace(/[&<>"']/g, function (c) {
+      return {"&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&#39;"}[c];
+    });
+  }
+  // el("td", {class: "num"}, "text", childNode, ...): attributes and text never go through innerHTML.
+  function el(tag, attrs) {
+    var e = document.createElement(tag);
+    for (var k in attrs || {}) {
+      if (attrs[k] == null || attrs[k] === false) continue;
+      if (k === "text") e.textContent = attrs[k]; else e.setAttribute(k, attrs[k]);
+    }
+    for (var i = 2; i < arguments.length; i++) {
+      var c = arguments[i];
+      if (c == null) continue;
+      e.appendChild(typeof c === "string" ? document.createTextNode(c) : c);
+    }
+    return e;
+  }
+  var SCALES = {
+    time: [[1e9, "s"], [1e6, "ms"], [1e3, "µs"], [1, "ns"]],
+    bytes: [[Math.pow(1024, 3), "GiB"], [Math.pow(1024, 2), "MiB"], [1024, "KiB"], [1, "B"]],
+    count: [[1e9, "G"], [1e6, "M"], [1e3, "k"], [1, ""]]
+  };
+  // Mirrors perfgate.units.human: three significant digits, at least the integer part.
+  function human(v, scale) {
+    if (v == null || !isFinite(v)) return "—";
+    var steps = SCALES[scale] || SCALES.count;
+    for (var i = 0; i < steps.length; i++) {
+      var f = steps[i][0], unit = steps[i][1];
+      if (Math.abs(v) >= f || f === 1) {
+        var x = v / f, whole = String(Math.trunc(Math.abs(x))).length;
+        var digits = (unit === "" || unit === "B" || unit === "ns") && Number.isInteger(x) ? 0 : Math.max(3 - whole, 0);
+        var text = x.toFixed(digits);
+        return scale === "count" ? text + unit : text + " " + unit;
+      }
+    }
+    return String(v);
+  }
+  function pct(x, digits) {
+    if (x == null || !isFinite(x)) return "—";
+    return (x >= 0 ? "+" : "") + (x * 100).toFixed(digits == null ? 1 : digits) + "%";
+  }
+  function param(name) { return new URLSearchParams(location.search).get(name); }
+  // Page ids are 12 hex digits (see perfgate.report.pages.page_id); anything else is not a page.
+  function load(folder, id, done) {
+    if (!/^[0-9a-f]{12}$/.test(id || "")) { done(false); return; }
+    var s = document.createElement("script");
+    s.src = "data/" + folder + "/" + id + ".js";
+    s.charset = "utf-8";
+    s.onload = function () { done(true); };
+    s.onerror = function () { done(false); };
+    document.head.appendChild(s);
+  }
+  function commitUrl(repo, commit) {
+    return repo && /^[0-9A-Za-z._-]+$/.test(commit) ? repo + "/commit/" + encodeURIComponent(commit) : "";
+  }
+  function commitNode(repo, commit, length) {
+    var text = length ? String(commit).slice(0, length) : String(commit);
+    var url = commitUrl(repo, commit);
+    return url ? el("a", {href: url, class: "mono", target: "_blank", rel: "noopener", title: commit, text: text})
+               : el("code", {title: commit, text: text});
+  }
+  function notFound(what) {
+    var main = document.querySelector("main");
+    main.textContent = "";
+    main.appendChild(el("p", {class: "none"}, what + " — go back to the ", el("a", {href: "index.html", text: "index"}), "."));
+    document.documentElement.dataset.ready = "1";
+  }
+  return {esc: esc, el: el, human: human, pct: pct, param: param, load: load, commitUrl: commitUrl,
+          commitNode: commitNode, notFound: notFound};
+})();

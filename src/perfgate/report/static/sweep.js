@@ -1,0 +1,248 @@
+// A scaling sweep's page: cost against the sweep parameter with the fitted model, its 95%
+// interval and the knee; the same curve for two commits side by side; and the history of every
+// fitted coefficient and of the knee over commits.
+"use strict";
+(function () {
+  var COLORS = ["#2f5fd0", "#d9480f", "#2b8a3e", "#862e9c", "#0b7285", "#c2255c", "#5c940d", "#e67700",
+                "#364fc7", "#a61e4d"];
+  var charts = {};
+  window.PERFGATE_CHARTS = charts;
+  var $ = function (id) { return document.getElementById(id); };
+
+  PG.load("s", PG.param("s"), function (ok) {
+    if (!ok || !window.PERFGATE_SWEEP) { PG.notFound("No such scaling sweep page"); return; }
+    start(window.PERFGATE_SWEEP);
+  });
+
+  function when(t) { return t ? new Date(t * 1000).toISOString().slice(0, 16).replace("T", " ") : ""; }
+  function short(c) { return String(c).slice(0, 10); }
+  function num(v) { return v == null ? "—" : Number(v).toLocaleString("en", {maximumSignificantDigits: 4}); }
+
+  function start(S) {
+    document.title = S.name + " · " + S.title;
+    $("name").textContent = S.name;
+    $("subtitle").textContent = "scaling sweep on " + S.branch + " @ " + S.testbed + " · project " + S.project +
+      " · generated " + S.generated;
+    S.measures.forEach(function (m, i) { $("measure").appendChild(PG.el("option", {value: String(i), text: m.measure})); });
+    var total = S.measures.findIndex(function (m) { return /^total/.test(m.measure); });
+    if (total >= 0) $("measure").value = String(total);  // the seeds' headline phase first
+    var redraw = function () { show(S, S.measures[+$("measure").value]); };
+    ["measure", "view", "logy"].forEach(function (id) { $(id).addEventListener("change", redraw); });
+    window.addEventListener("resize", function () { Object.keys(charts).forEach(function (k) { charts[k].resize(); }); });
+    show(S, S.measures[+$("measure").value]);
+    document.documentElement.dataset.ready = "1";
+  }
+
+  function chartIn(id) {
+    if (charts[id]) charts[id].dispose();
+    charts[id] = echarts.init(typeof id === "string" && $(id) ? $(id) : id);
+    return charts[id];
+  }
+
+  function show(S, M) {
+    var fits = M.fits, latest = fits[fits.length - 1];
+    $("xname").textContent = latest.x;
+    $("latest-formula").textContent = M.measure + " ≈ " + latest.formula + "   (R² " + latest.r2.toFixed(4) +
+      ", " + latest.n + " points, commit " + short(latest.commit) + ")";
+    var note = $("knee-note");
+    note.textContent = "";
+    if (latest.knee) {
+      note.appendChild(PG.el("div", {class: "knee-note", text: latest.knee.found ? latest.knee.text :
+        "No knee in " + latest.knee.param + " (ΔBIC " + latest.knee.delta_bic.toFixed(1) + " for the best knee model)"}));
+    }
+    curve(chartIn("curve"), latest, M.measure, null);
+    ["commit-a", "commit-b"].forEach(function (id, side) {
+      var sel = $(id), fresh = sel.cloneNode(false);
+      sel.parentNode.replaceChild(fresh, sel);
+      fits.forEach(function (f, i) {
+        fresh.appendChild(PG.el("option", {value: String(i), text: short(f.commit) + " · " + when(f.time)}));
+      });
+      fresh.value = String(side === 0 ? 0 : fits.length - 1);
+      fresh.addEventListener("change", function () { pair(S, M); });
+    });
+    pair(S, M);
+    history(M);
+    table(S, M);
+  }
+
+  // "v·o: 35 → 80 (+129%) · knee: none → objects ≈ 8,018": what changed between two commits.
+  function changes(a, b) {
+    var labels = [];
+    a.terms.concat(b.terms).forEach(function (t) { if (labels.indexOf(t.label) < 0) labels.push(t.label); });
+    var parts = labels.map(function (label) {
+      var ca = a.terms.filter(function (t) { return t.label === label; })[0];
+      var cb = b.terms.filter(function (t) { return t.label === label; })[0];
+      var from = ca ? ca.coef : 0, to = cb ? cb.coef : 0;
+      return (label || "1") + ": " + num(from) + " → " + num(to) + (from ? " (" + PG.pct(to / from - 1, 0) + ")" : "");
+    });
+    var knee = function (f) { return f.knee && f.knee.found ? f.knee.param + " ≈ " + num(f.knee.location) : "none"; };
+    parts.push("knee: " + knee(a) + " → " + knee(b));
+    return parts.join(" · ");
+  }
+
+  function pair(S, M) {
+    var a = M.fits[+$("commit-a").value], b = M.fits[+$("commit-b").value];
+    $("pair-changes").textContent = short(a.commit) + " → " + short(b.commit) + ": " + changes(a, b);
+    var top = $("logy").checked ? null : nice(Math.max(maxY(a), maxY(b)) * 1.02);
+    [["a", a], ["b", b]].forEach(function (kv) {
+      var f = kv[1], head = $("formula-" + kv[0]);
+      head.textContent = "";
+      head.appendChild(PG.commitNode(S.repo_url, f.commit, 10));
+      head.appendChild(document.createTextNode(" " + when(f.time) + ": " + f.formula +
+        (f.knee && f.knee.found ? " · knee ≈ " + num(f.knee.location) : "")));
+      curve(chartIn("curve-" + kv[0]), f, M.measure, top);
+    });
+  }
+
+  function maxY(f) {
+    var m = 0;
+    f.points.forEach(function (p) { var y = yOf(p[0], p[2]); if (y > m) m = y; });
+    return m;
+  }
+
+  // The y shown: cost, or cost per unit of x (flat while the cost is linear in x, so a knee
+  // shows as the point where it starts to climb).
+  function perUnit() { return $("view").value === "per-unit"; }
+  function yOf(x, y) { return perUnit() ? y / x : y; }
+  function nice(v) {
+    var e = Math.pow(10, Math.floor(Math.log10(v)) - 1);
+    return Math.ceil(v / e) * e;
+  }
+
+  var RAMP = ["#2f5fd0", "#2b8a3e", "#e67700", "#c0362c"];
+  // The colour the visual map gives value t of [lo, hi], so a curve matches its points.
+  function ramp(t, lo, hi) {
+    var u = hi > lo ? Math.min(Math.max((t - lo) / (hi - lo), 0), 1) * (RAMP.length - 1) : 0;
+    var i = Math.min(Math.floor(u), RAMP.length - 2), w = u - i;
+    var a = parseInt(RAMP[i].slice(1), 16), b = parseInt(RAMP[i + 1].slice(1), 16);
+    var mix = [16, 8, 0].map(function (sh) { return Math.round(((a >> sh) & 255) * (1 - w) + ((b >> sh) & 255) * w); });
+    return "rgb(" + mix.join(",") + ")";
+  }
+
+  function groupName(f, g) { return f.group ? f.group + "=" + num(g) : "measured"; }
+
+  function curve(c, f, measure, top) {
+    var groups = f.curves.map(function (cv) { return cv.group; });
+    var logX = f.points.every(function (p) { return p[0] > 0; });
+    var series = [], visualMap = null;
+    var distinct = {};
+    f.points.forEach(function (p) { distinct[p[1]] = true; });
+    // Few values of the other parameter: one coloured series each.  Many (a random value count
+    // per row): every point in one series coloured by that value, curves for five of them.
+    var binned = f.group && Object.keys(distinct).length > f.curves.length;
+    if (binned) {
+      var gs = f.points.map(function (p) { return p[1]; });
+      series.push({name: "measured", type: "scatter", symbolSize: 4, itemStyle: {opacity: 0.6},
+                   data: f.points.map(function (p) { return [p[0], yOf(p[0], p[2]), p[1]]; })});
+      visualMap = {type: "continuous", dimension: 2, seriesIndex: 0, min: Math.min.apply(null, gs),
+                   max: Math.max.apply(null, gs), text: [f.group, ""], right: 0, top: "middle", itemHeight: 120,
+                   calculable: false, inRange: {color: RAMP}};
+    }
+    f.curves.forEach(function (cv, i) {
+      var name = groupName(f, cv.group);
+      var color = binned ? ramp(cv.group, visualMap.min, visualMap.max) : COLORS[i % COLORS.length];
+      if (!binned) {
+        series.push({name: name, type: "scatter", symbolSize: 5, itemStyle: {color: color, opacity: 0.65},
+                     data: f.points.filter(function (p) { return cv.group == null || p[1] === cv.group; })
+                                   .map(function (p) { return [p[0], yOf(p[0], p[2])]; })});
+      }
+      series.push({name: name, type: "line", symbol: "none", silent: true, lineStyle: {color: color, width: 1.5},
+                   data: cv.x.map(function (x, j) { return [x, yOf(x, cv.y[j])]; })});
+      if (!$("logy").checked) {  // a stacked band cannot be drawn on a log axis
+        series.push({name: name, type: "line", symbol: "none", silent: true, stack: "ci" + i, lineStyle: {opacity: 0},
+                     data: cv.x.map(function (x, j) { return [x, yOf(x, cv.lower[j])]; })});
+        series.push({name: name, type: "line", symbol: "none", silent: true, stack: "ci" + i, lineStyle: {opacity: 0},
+                     areaStyle: {color: color, opacity: 0.15},
+                     data: cv.x.map(function (x, j) { return [x, yOf(x, cv.upper[j]) - yOf(x, cv.lower[j])]; })});
+      } else {
+        [cv.lower, cv.upper].forEach(function (edge) {
+          series.push({name: name, type: "line", symbol: "none", silent: true,
+                       lineStyle: {color: color, width: 1, type: "dotted", opacity: 0.6},
+                       data: cv.x.map(function (x, j) { return [x, edge[j] > 0 ? yOf(x, edge[j]) : null]; })});
+        });
+      }
+    });
+    var k = f.knee;
+    if (k && k.found && series.length) {
+      series[0].markLine = {symbol: "none", silent: false, lineStyle: {color: "#f59e0b", type: "dashed", width: 2},
+        label: {formatter: "knee ≈ " + num(k.location), position: "insideEndTop", color: "#b54708", fontWeight: "bold"},
+        data: [{xAxis: k.location, evidence: k.text}]};
+      series[0].markArea = {silent: true, itemStyle: {color: "rgba(245,158,11,.15)"}, data: [[{xAxis: k.low}, {xAxis: k.high}]]};
+    }
+    c.setOption({
+      animation: false, color: COLORS,
+      grid: {left: 80, right: binned ? 90 : 30, top: 60, bottom: 70},
+      legend: {type: "scroll", top: 4, right: 110, left: 10,
+               data: (binned ? ["measured"] : []).concat(groups.map(function (g) { return groupName(f, g); }))},
+      visualMap: visualMap || undefined,
+      tooltip: {trigger: "item", confine: true, formatter: function (p) {
+        if (p.componentType === "markLine") return PG.esc(p.data.evidence);
+        if (p.seriesType !== "scatter") return "";
+        return PG.esc(p.seriesName) + "<br>" + PG.esc(f.x) + " = " + PG.esc(num(p.value[0])) + "<br>" + PG.esc(measure) +
+          (perUnit() ? " per " + PG.esc(f.x) : "") + " = " + PG.esc(num(p.value[1])) + "<br>commit <code>" + PG.esc(short(f.commit)) + "</code>";
+      }},
+      toolbox: {right: 10, feature: {dataZoom: {}, restore: {}}},
+      dataZoom: [{type: "inside", xAxisIndex: 0, filterMode: "none"}, {type: "slider", xAxisIndex: 0, filterMode: "none", bottom: 10}],
+      xAxis: {type: logX ? "log" : "value", name: f.x, nameLocation: "middle", nameGap: 28, scale: true},
+      yAxis: {type: $("logy").checked ? "log" : "value", name: perUnit() ? measure + " per " + f.x : measure,
+              max: top || null, scale: true, axisLabel: {formatter: num, showMaxLabel: !top}},
+      series: series
+    });
+  }
+
+  function history(M) {
+    var host = $("history");
+    Object.keys(charts).forEach(function (id) { if (id.indexOf("hist-") === 0) { charts[id].dispose(); delete charts[id]; } });
+    host.textContent = "";
+    var cats = M.fits.map(function (f) { return short(f.commit); });
+    var labels = [];
+    M.fits.forEach(function (f) { f.terms.forEach(function (t) { if (labels.indexOf(t.label) < 0) labels.push(t.label); }); });
+    var panels = labels.map(function (label) {
+      return {title: "coefficient of " + (label || "1 (constant)"), pick: function (f) {
+        var t = f.terms.filter(function (t) { return t.label === label; })[0];
+        return t ? [t.coef, t.ci_low, t.ci_high] : [null, null, null];
+      }};
+    });
+    panels.push({title: "knee in " + (M.fits[M.fits.length - 1].knee || {param: "objects"}).param, knee: true, pick: function (f) {
+      return f.knee && f.knee.found ? [f.knee.location, f.knee.low, f.knee.high] : [null, null, null];
+    }});
+    panels.forEach(function (p, i) {
+      var box = PG.el("div", {class: "chart small" + (p.knee ? " knee-history" : "")});
+      host.appendChild(PG.el("div", {}, PG.el("div", {class: "muted", text: p.title}), box));
+      var v = M.fits.map(p.pick);
+      var c = echarts.init(box);
+      charts["hist-" + i] = c;
+      c.setOption({
+        animation: false, grid: {left: 70, right: 16, top: 14, bottom: 40},
+        tooltip: {trigger: "axis", formatter: function (ps) {
+          var j = ps[0].dataIndex, r = v[j];
+          return PG.esc(M.fits[j].commit.slice(0, 12)) + "<br>" + PG.esc(p.title) + ": " +
+            (r[0] == null ? "none" : PG.esc(num(r[0]) + " [" + num(r[1]) + ", " + num(r[2]) + "]"));
+        }},
+        xAxis: {type: "category", data: cats, axisLabel: {fontSize: 10}},
+        yAxis: {type: "value", scale: true, axisLabel: {formatter: num}},
+        series: [
+          {type: "line", stack: "ci", symbol: "none", lineStyle: {opacity: 0}, silent: true,
+           data: v.map(function (r) { return r[1]; })},
+          {type: "line", stack: "ci", symbol: "none", lineStyle: {opacity: 0}, silent: true,
+           areaStyle: {color: p.knee ? "#f59e0b" : "#2f5fd0", opacity: 0.18},
+           data: v.map(function (r) { return r[1] == null ? null : r[2] - r[1]; })},
+          {type: "line", symbol: "circle", symbolSize: 6, itemStyle: {color: p.knee ? "#b54708" : "#2f5fd0"},
+           data: v.map(function (r) { return r[0]; })}
+        ]
+      });
+    });
+  }
+
+  function table(S, M) {
+    var tb = $("fits");
+    tb.textContent = "";
+    M.fits.slice().reverse().forEach(function (f) {
+      tb.appendChild(PG.el("tr", {}, PG.el("td", {}, PG.commitNode(S.repo_url, f.commit, 12)),
+        PG.el("td", {text: when(f.time)}), PG.el("td", {class: "formula", text: f.formula}),
+        PG.el("td", {class: "num", text: f.r2.toFixed(4)}),
+        PG.el("td", {text: f.knee && f.knee.found ? f.knee.param + " ≈ " + num(f.knee.location) +
+                     " [" + num(f.knee.low) + ", " + num(f.knee.high) + "]" : "none"})));
+    });
+  }
+})();

@@ -1,0 +1,194 @@
+"""Scaling sweeps for the trend pages: a sweep records one series per parameter combination
+(``async_array/values=3,objects=900``); here those series are put back together per commit and
+fitted with :mod:`perfgate.complexity` exactly as ``perfgate fit`` does (terms chosen by BIC,
+knee searched in one parameter), giving the curve of each commit and the history of the
+fitted coefficients and of the knee.  Pure: takes points, returns JSON-ready dicts."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from perfgate.complexity.terms import DEFAULT_SPEC, TermError, design_matrix, letters, parse_terms
+from perfgate.store import Point, SeriesKey
+from perfgate.units import human
+
+# "NAME/values=3,objects=900": at least two NAME=NUMBER pairs after the last slash.
+SWEEP_POINT = re.compile(r"/[A-Za-z_][\w-]*=[^/,]+(,[A-Za-z_][\w-]*=[^/,]+)+$")
+# Commits fitted per sweep: the coefficient history stays readable and the build fast.
+MAX_COMMITS = 40
+CURVE_POINTS = 60
+MAX_CURVES = 8
+Z95 = 1.959963984540054
+
+
+def split_name(benchmark: str) -> tuple[str, dict[str, float]] | None:
+    """``("async_array", {"values": 3.0, "objects": 900.0})``, or None when not a sweep point."""
+    m = SWEEP_POINT.search(benchmark)
+    if not m:
+        return None
+    params = {}
+    for pair in benchmark[m.start() + 1:].split(","):
+        k, _, v = pair.partition("=")
+        try:
+            params[k] = float(v)
+        except ValueError:
+            return None
+    return benchmark[:m.start()], params
+
+
+@dataclass
+class Sweep:
+    """Every point of one sweep on one branch and testbed, by commit then measure (phase)."""
+
+    name: str
+    branch: str
+    testbed: str
+    rows: dict[str, dict[str, list[tuple[dict[str, float], list[float]]]]] = field(
+        default_factory=lambda: defaultdict(lambda: defaultdict(list)))
+    times: dict[str, float] = field(default_factory=dict)
+
+    def add(self, key: SeriesKey, params: dict[str, float], pts: list[Point]) -> None:
+        for p in pts:
+            attrs = p.attrs.get("parameters") if isinstance(p.attrs, dict) else None
+            values = list(p.samples) or [p.value]
+            self.rows[p.commit][key.measure].append((attrs or params, values))
+            if p.time is not None:
+                self.times[p.commit] = min(self.times.get(p.commit, p.time), p.time)
+
+
+def collect(series: dict[SeriesKey, list[Point]]) -> list[Sweep]:
+    sweeps: dict[tuple[str, str, str], Sweep] = {}
+    for key, pts in series.items():
+        parsed = split_name(key.benchmark)
+        if parsed is None:
+            continue
+        name, params = parsed
+        sweep = sweeps.setdefault((name, key.branch, key.testbed), Sweep(name, key.branch, key.testbed))
+        sweep.add(key, params, pts)
+    return [sweeps[k] for k in sorted(sweeps)]
+
+
+def _table(rows: list[tuple[dict[str, float], list[float]]]) -> tuple[dict[str, str], dict[str, np.ndarray], np.ndarray]:
+    names = sorted({k for params, _ in rows for k in params})
+    letter_of = {n: n[0].lower() for n in names}
+    xs: dict[str, list[float]] = {n: [] for n in names}
+    ys: list[float] = []
+    for params, values in rows:
+        for n in names:
+            xs[n].extend([float(params.get(n, math.nan))] * len(values))
+        ys.extend(values)
+    return ({letter_of[n]: n for n in names}, {letter_of[n]: np.array(v) for n, v in xs.items()}, np.array(ys))
+
+
+def knee_letter(names: dict[str, str], params: dict[str, np.ndarray]) -> str | None:
+    """The knee is searched in objects when the sweep has them (the seeds' question), else in
+    the parameter spanning most orders of magnitude."""
+    if "o" in names and names["o"] == "objects":
+        return "o"
+    spans = {k: np.ptp(np.log10(np.maximum(v, 1e-300))) for k, v in params.items() if np.all(v > 0)}
+    return max(spans, key=spans.get) if spans else None
+
+
+def fit_commit(rows, measure: str) -> dict | None:
+    """The fit of one commit's points of one measure: model, coefficients with their intervals,
+    knee, and the points and model curve to draw.  None when the data cannot support a fit."""
+    # Imported here: the fitting code pulls in statsmodels (~2 s to import), and most builds have
+    # no sweep at all.
+    from perfgate.complexity.analysis import analyse
+    from perfgate.complexity.regression import FitError
+
+    names, params, y = _table(rows)
+    if len(y) < 4 or any(np.isnan(v).any() for v in params.values()) or not np.all(np.isfinite(y)):
+        return None
+    terms = [t for t in parse_terms(DEFAULT_SPEC) if letters([t]) <= set(params)]
+    knee_in = knee_letter(names, params)
+    try:
+        found = analyse(terms, params, y, auto=True, knee=knee_in)
+    except (FitError, TermError, np.linalg.LinAlgError):
+        return None
+    fit, knee = found.fit, found.knee
+    x_letter = knee_in or next(iter(params))
+    others = [k for k in params if k != x_letter]
+    return {
+        "formula": fit.formula(), "r2": fit.r2, "adj_r2": fit.adj_r2, "n": fit.n,
+        "terms": [{"term": t.spec, "label": t.label, "coef": float(c), "ci_low": float(lo), "ci_high": float(hi)}
+                  for t, c, lo, hi in zip(fit.terms, fit.coef, fit.ci_low, fit.ci_high)],
+        "knee": _knee(knee, names, measure),
+        "x": names[x_letter], "group": names[others[0]] if others else None,
+        "points": _points(params, y, x_letter, others),
+        "curves": _curves(fit, params, x_letter, others),
+    }
+
+
+def _knee(knee, names: dict[str, str], measure: str) -> dict | None:
+    if knee is None:
+        return None
+    d = {"param": names.get(knee.param, knee.param), "found": bool(knee.found), "delta_bic": float(knee.delta_bic)}
+    if knee.found:
+        d |= {"location": float(knee.location), "low": float(knee.low), "high": float(knee.high),
+              "degree": knee.degree, "slope_below": float(knee.slope_below), "formula": knee.formula,
+              "p_value": float(knee.p_value), "effect": float(knee.effect),
+              "text": knee.describe(names.get(knee.param, knee.param))}
+    return d
+
+
+def _points(params, y, x_letter, others) -> list[list[float]]:
+    """[x, group value, y] per measured row (group: the first other parameter, or 0)."""
+    g = params[others[0]] if others else np.zeros_like(y)
+    return [[float(a), float(b), float(c)] for a, b, c in zip(params[x_letter], g, y)]
+
+
+def _curves(fit, params, x_letter, others) -> list[dict]:
+    """The model and its 95% confidence band along x, one curve per value of the first other
+    parameter (the rest held at their median)."""
+    x = params[x_letter]
+    lo, hi = float(x.min()), float(x.max())
+    grid = np.geomspace(lo, hi, CURVE_POINTS) if lo > 0 else np.linspace(lo, hi, CURVE_POINTS)
+    groups = sorted(set(params[others[0]].tolist())) if others else [None]
+    if len(groups) > MAX_CURVES:  # e.g. a random value count per row: draw five representatives
+        groups = sorted(set(np.quantile(params[others[0]], [0, 0.25, 0.5, 0.75, 1], method="nearest").tolist()))
+    curves = []
+    for g in groups:
+        at = {k: np.full(len(grid), float(np.median(v))) for k, v in params.items()}
+        at[x_letter] = grid
+        if g is not None:
+            at[others[0]] = np.full(len(grid), g)
+        X = design_matrix(fit.terms, at)
+        mean = X @ fit.coef
+        se = np.sqrt(np.maximum(np.einsum("ij,jk,ik->i", X, fit.cov, X), 0))
+        curves.append({"group": g, "x": grid.tolist(), "y": mean.tolist(),
+                       "lower": (mean - Z95 * se).tolist(), "upper": (mean + Z95 * se).tolist()})
+    return curves
+
+
+def sweep_page(sweep: Sweep) -> dict:
+    """Per measure: one fit per commit (oldest first, the last MAX_COMMITS) — the curves to draw
+    and the history of each coefficient and of the knee."""
+    commits = sorted(sweep.rows, key=lambda c: (sweep.times.get(c, 0.0), c))[-MAX_COMMITS:]
+    measures = sorted({m for c in commits for m in sweep.rows[c]})
+    out = []
+    for measure in measures:
+        fits = []
+        for c in commits:
+            rows = sweep.rows[c].get(measure)
+            fitted = fit_commit(rows, measure) if rows else None
+            if fitted:
+                fits.append({"commit": c, "time": sweep.times.get(c), **fitted})
+        if fits:
+            out.append({"measure": measure, "fits": fits})
+    return {"name": sweep.name, "branch": sweep.branch, "testbed": sweep.testbed, "measures": out}
+
+
+def sweep_summary(page: dict) -> dict:
+    """The index's line for a sweep: its latest model and knee."""
+    latest = [m["fits"][-1] for m in page["measures"]]
+    knees = [f["knee"] for f in latest if f["knee"] and f["knee"]["found"]]
+    return {"name": page["name"], "branch": page["branch"], "testbed": page["testbed"],
+            "commits": max((len(m["fits"]) for m in page["measures"]), default=0),
+            "models": [{"measure": m["measure"], "formula": m["fits"][-1]["formula"]} for m in page["measures"]],
+            "knee": (f"{knees[0]['param']} ≈ {human(knees[0]['location'])}" if knees else "")}

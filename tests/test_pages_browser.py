@@ -1,0 +1,237 @@
+"""The trend pages in a real browser: Debian's chromium driven by Playwright, from file:// and
+offline.  Open the index, filter, click through to a benchmark, hover a point and read its commit,
+click it to open the commit, toggle a branch, open a scaling page and find the knee; names full of
+markup stay text on every page.  Screenshots of each page go to out/screenshots/ (git-ignored)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pages_data import BENCH, BRANCH_PR, HOSTILE, STEP_AT, SWEEP, SWEEP_HOSTILE, build, commit
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--no-first-run"]
+REPO = "https://github.com/OWNER/REPO"
+SHOTS = Path(__file__).resolve().parents[1] / "out" / "screenshots"
+
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(not os.access(CHROMIUM, os.X_OK),
+                                 reason=f"{CHROMIUM} is not installed (scripts/setup installs Debian's chromium)")]
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("pages")
+    build(root / "history.db")
+    env = {**os.environ, "PERFGATE_STORE": f"sqlite:{root / 'history.db'}"}
+    subprocess.run([sys.executable, "-m", "perfgate.cli", "pages", "--out", str(root / "site"),
+                    "--repo-url", REPO, "--title", "perf <b>trends</b>"], env=env, check=True,
+                   capture_output=True)
+    return root / "site"
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright  # pinned in requirements.lock; its browser is Debian's
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    # Nothing may leave the machine: every request outside file:// is refused, except a commit
+    # link opened on purpose, which gets a stand-in page so the test can see where it went.
+    context.route("https://github.com/OWNER/REPO/commit/**",
+                  lambda route: route.fulfill(status=200, content_type="text/html", body="<p>commit</p>"))
+    context.route(lambda url: not url.startswith(("file:", REPO + "/commit/")), lambda route: route.abort())
+    pg = context.new_page()
+    pg.errors = []
+    pg.on("pageerror", lambda e: pg.errors.append(str(e)))
+    pg.on("console", lambda m: pg.errors.append(m.text) if m.type == "error" else None)
+    yield pg
+    context.close()
+
+
+def _open(page, url: str) -> None:
+    page.goto(url)
+    page.wait_for_selector("html[data-ready='1']", timeout=15_000)
+
+
+def _shot(page, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+
+
+def _inert(page) -> None:
+    """No script of the data ran and no element came out of a name."""
+    assert page.evaluate("window.PWNED") is None
+    assert page.locator("img").count() == 0
+    assert page.locator("b, i").count() == 0  # the pages use strong/em; b and i can only come from names
+    assert page.locator("a[href^='javascript']").count() == 0
+    srcs = page.evaluate("[...document.scripts].map(s => s.getAttribute('src'))")
+    assert all(s and (s.startswith("assets/") or s.startswith("data/")) for s in srcs), srcs
+    assert not page.errors, page.errors
+
+
+def _point_position(page, measure: str, branch: str, testbed: str, i: int) -> tuple[float, float]:
+    """Where on screen point i of a series of the benchmark page is drawn."""
+    xy = page.evaluate("""([measure, branch, testbed, i]) => {
+        const P = window.PERFGATE_PAGE, chart = window.PERFGATE_CHARTS[measure];
+        const list = P.series.filter(s => s.measure === measure);
+        const k = list.findIndex(s => s.branch === branch && s.testbed === testbed);
+        const s = list[k], x = Date.parse(s.time[i]);
+        const [px, py] = chart.convertToPixel({seriesId: 'pts' + k}, [x, s.value[i]]);
+        const box = chart.getDom().getBoundingClientRect();
+        return [box.left + px, box.top + py];
+    }""", [measure, branch, testbed, i])
+    return xy[0], xy[1]
+
+
+def test_index_filters_groups_sorts_and_leads_to_the_benchmark(site, page):
+    _open(page, (site / "index.html").as_uri())
+    rows = page.locator("#rows tr.series-row")
+    assert rows.count() == 10
+    assert rows.first.locator(".state").inner_text().startswith("alert")        # open alerts first
+    assert page.locator(".state.regression").count() == 3
+    _shot(page, "index")
+
+    page.fill("#q", "steady")
+    page.wait_for_function("document.querySelectorAll('#rows tr.series-row').length === 3")
+    assert all("steady" == rows.nth(i).locator("a.bench").inner_text() for i in range(3))
+    page.select_option("#group", "testbed")
+    assert page.locator("#rows tr.group").count() == 2
+    assert "arm <i>64</i>" in page.locator("#rows tr.group").first.inner_text()
+    page.fill("#q", "")
+    page.select_option("#group", "")
+    page.wait_for_function("document.querySelectorAll('#rows tr.series-row').length === 10")
+    page.click("th[data-key='latest']")                 # by latest value, largest first: 65.3M instructions
+    assert page.locator("th[data-key='latest']").get_attribute("aria-sort") == "descending"
+    assert rows.first.locator("td").nth(2).inner_text() == "instructions"
+    assert rows.first.locator("td").nth(4).inner_text() == "arm <i>64</i>"
+    page.click("th[data-key='latest']")
+    assert rows.nth(9).locator("td").nth(4).inner_text() == "arm <i>64</i>"
+    assert rows.nth(9).locator("td").nth(2).inner_text() == "instructions"
+    page.select_option("#only", "regression")
+    assert rows.count() == 3
+    page.fill("#q", "no such benchmark")
+    page.wait_for_function("document.querySelectorAll('#rows tr.series-row').length === 0")
+    assert "No series matches" in page.locator("#rows").inner_text()
+    page.fill("#q", "")
+
+    page.select_option("#only", "")
+    page.fill("#q", "parse latency main tb")
+    page.wait_for_function("document.querySelectorAll('#rows tr.series-row').length === 1")
+    page.locator("a.bench").first.click()
+    page.wait_for_selector("html[data-ready='1']")
+    assert page.locator("h1").inner_text() == BENCH
+    assert page.url.split("?")[0].endswith("/benchmark.html")
+    _inert(page)
+
+
+def test_hover_reads_the_commit_and_a_click_opens_it(site, page):
+    _open(page, (site / "index.html").as_uri())
+    page.locator("a.bench", has_text=BENCH).first.click()
+    page.wait_for_selector("html[data-ready='1']")
+    assert page.locator("section.measure").count() == 2                        # latency and instructions
+    x, y = _point_position(page, "latency", "main", "tb", STEP_AT)
+    page.mouse.move(x, y)
+    tip = page.locator(".pg-tip").first
+    tip.wait_for(state="visible")
+    text = tip.inner_text()
+    assert commit(STEP_AT) in text and "main @ tb" in text and "5 sample(s)" in text and " … " in text
+    _shot(page, "benchmark-hover")
+
+    with page.context.expect_page() as opened:
+        page.mouse.click(x, y)
+    commit_page = opened.value
+    commit_page.wait_for_load_state()
+    assert commit_page.url == f"{REPO}/commit/{commit(STEP_AT)}"
+    assert commit(STEP_AT) in page.locator("section.measure .selected").first.inner_text()
+
+    # The change point and the alert are listed with their evidence.
+    evidence = page.locator("section.measure").first.locator("table.evidence").inner_text()
+    assert "change point" in evidence and "alert (active)" in evidence and commit(STEP_AT)[:12] in evidence
+    assert "confidence" in evidence and "+30" in evidence
+
+
+def test_toggling_a_branch_hides_its_lines(site, page):
+    _open(page, (site / "index.html").as_uri())
+    page.locator("a.bench", has_text=BENCH).first.click()
+    page.wait_for_selector("html[data-ready='1']")
+    legend = "window.PERFGATE_CHARTS.latency.getOption().legend[0].selected"
+    pr = f"{BRANCH_PR} @ tb"
+    assert page.evaluate(legend).get(pr, True) is True
+    page.locator(f"input[data-kind='branch'][data-value='{BRANCH_PR}']").uncheck()
+    selected = page.evaluate(legend)
+    assert selected[pr] is False and selected["main @ tb"] is True
+    _shot(page, "benchmark-without-pr-branch")
+    page.locator("input[data-kind='testbed'][data-value='tb']").uncheck()
+    assert page.evaluate(legend)["main @ tb"] is False and page.evaluate(legend)["main @ arm <i>64</i>"] is True
+    page.locator(f"input[data-kind='branch'][data-value='{BRANCH_PR}']").check()
+    assert page.evaluate(legend)[pr] is False                                   # its testbed is still off
+
+
+def test_the_scaling_page_shows_the_knee(site, page):
+    _open(page, (site / "index.html").as_uri())
+    page.locator("a.sweep", has_text=SWEEP).click()
+    page.wait_for_selector("html[data-ready='1']")
+    note = page.locator(".knee-note").inner_text()
+    assert "knee at objects ≈ " in note and "grows quadratically" in note
+    labels = page.evaluate("""() => window.PERFGATE_CHARTS.curve.getOption().series
+        .flatMap(s => (s.markLine && s.markLine.data) || []).map(d => d.xAxis)""")
+    assert len(labels) == 1 and 6000 < labels[0] < 10000
+    # Side by side: the oldest commit has no knee, the latest has one.
+    assert "knee" not in page.locator("#formula-a").inner_text()
+    assert "knee ≈" in page.locator("#formula-b").inner_text()
+    changed = page.locator("#pair-changes").inner_text()
+    assert "knee: none → objects ≈ " in changed and "v⋅o: 3" in changed
+    assert page.locator("#history .chart").count() >= 3 and page.locator(".knee-history").count() == 1
+    assert page.locator("#fits tr").count() == 6
+    _shot(page, "sweep")
+    page.select_option("#view", "per-unit")
+    page.check("#logy")
+    assert "per objects" in page.evaluate("window.PERFGATE_CHARTS.curve.getOption().yAxis[0].name")
+    _shot(page, "sweep-per-unit-log")
+    _inert(page)
+
+
+def test_names_with_markup_are_inert_on_every_page(site, page):
+    _open(page, (site / "index.html").as_uri())
+    _inert(page)
+    assert page.locator("a.bench", has_text=HOSTILE).count() == 2               # shown as text, both testbeds
+    assert "perf <b>trends</b>" in page.locator("h1").inner_text()
+    # The pr branch's latest commit is named with markup too: shown as text, not linked.
+    assert page.locator("code", has_text="<img src=x").count() >= 1
+    hrefs = page.evaluate("[...document.querySelectorAll('a.bench')].map(a => a.getAttribute('href'))")
+    hrefs += page.evaluate("[...document.querySelectorAll('a.sweep')].map(a => a.getAttribute('href'))")
+    assert page.locator("a.sweep", has_text=SWEEP_HOSTILE).count() == 1
+    for href in sorted(set(hrefs)):
+        _open(page, (site / href.split("?")[0]).as_uri() + "?" + href.split("?", 1)[1])
+        _inert(page)
+        if page.locator("h1").inner_text() == SWEEP_HOSTILE:
+            _shot(page, "sweep-hostile-name")
+    _open(page, (site / "index.html").as_uri())
+    page.locator("a.bench", has_text=HOSTILE).first.click()
+    page.wait_for_selector("html[data-ready='1']")
+    assert page.locator("h1").inner_text() == HOSTILE
+    x, y = _point_position(page, "latency", "main", "tb", 3)
+    page.mouse.move(x, y)
+    page.locator(".pg-tip").first.wait_for(state="visible")
+    assert page.locator(".pg-tip img, .pg-tip script").count() == 0
+    _shot(page, "benchmark-hostile-name")
+    _inert(page)
+    # An unknown or malformed page id is a message, not an error.
+    _open(page, (site / "benchmark.html").as_uri() + "?b=../../etc")
+    assert "No such benchmark page" in page.locator("main").inner_text()
+    _open(page, (site / "sweep.html").as_uri() + "?s=0123456789ab")
+    assert "No such scaling sweep page" in page.locator("main").inner_text()
