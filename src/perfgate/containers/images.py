@@ -19,6 +19,7 @@ import hashlib
 import io
 import json
 import os
+import shutil
 import subprocess
 import tarfile
 import tempfile
@@ -89,6 +90,19 @@ def base_key(docker_dir: Path) -> str:
     return h.hexdigest()
 
 
+def bootstrap_prefix() -> list[str]:
+    """How to run the mmdebstrap bootstrap: directly as root, else through password-less sudo.
+
+    Unprivileged mmdebstrap needs user namespaces, which Ubuntu 24.04 (GitHub's runners) blocks
+    with AppArmor; its root mode works everywhere sudo does.  ``PERFGATE_BOOTSTRAP_SUDO=never``
+    keeps the unprivileged mode (a Debian host with user namespaces and no sudo)."""
+    if os.geteuid() == 0 or os.environ.get("PERFGATE_BOOTSTRAP_SUDO") == "never":
+        return []
+    if shutil.which("sudo") and subprocess.run(["sudo", "-n", "true"], capture_output=True).returncode == 0:
+        return ["sudo", "-n", "--preserve-env=PERFGATE_DEBIAN_MIRROR"]
+    return []
+
+
 def build_base(docker_dir: Path, log=print) -> Built:
     """``perfgate/base:<key>`` from the lock, unless an image with the same key exists.
 
@@ -102,8 +116,8 @@ def build_base(docker_dir: Path, log=print) -> Built:
     log(f"building {tag} from {docker_dir / 'base.lock'} (mmdebstrap; a few minutes)")
     with tempfile.TemporaryDirectory(prefix="perfgate-base-") as tmp:
         tar = Path(tmp) / "rootfs.tar"
-        proc = subprocess.run([str(docker_dir / "base" / "bootstrap"), str(tar), str(docker_dir / "base.lock")],
-                              capture_output=True, text=True)
+        proc = subprocess.run([*bootstrap_prefix(), str(docker_dir / "base" / "bootstrap"), str(tar),
+                               str(docker_dir / "base.lock")], capture_output=True, text=True)
         if proc.returncode != 0:
             raise EngineError(f"bootstrapping the base image failed: {proc.stderr.strip()[-2000:]}")
         drift = [line for line in proc.stderr.splitlines() if line.startswith("drift: ")]
