@@ -15,6 +15,7 @@ secret, mounted only during a RUN step, so it never lands in an image layer.
 
 from __future__ import annotations
 
+import fnmatch
 import hashlib
 import io
 import json
@@ -62,11 +63,17 @@ def _hash_files(h: "hashlib._Hash", folder: Path) -> None:
         h.update(hashlib.sha256(path.read_bytes()).digest())
 
 
-def _files(folder: Path) -> list[Path]:
+def _files(folder: Path, ignore: tuple[str, ...] = ()) -> list[Path]:
+    """Every file under ``folder`` except build outputs and what ``ignore`` globs match (a pattern
+    matches a relative path or any of its leading folders, e.g. ``docs`` or ``*.md``)."""
+    def ignored(rel: str) -> bool:
+        return any(fnmatch.fnmatchcase(rel, p) or fnmatch.fnmatchcase(rel, p.rstrip("/")) for p in ignore)
+
     found = []
     for root, dirs, files in os.walk(folder):
-        dirs[:] = sorted(d for d in dirs if d not in SKIP_NAMES)
-        found.extend(Path(root) / f for f in sorted(files) if f not in SKIP_NAMES)
+        here = Path(root).relative_to(folder)
+        dirs[:] = sorted(d for d in dirs if d not in SKIP_NAMES and not ignored((here / d).as_posix()))
+        found.extend(Path(root) / f for f in sorted(files) if f not in SKIP_NAMES and not ignored((here / f).as_posix()))
     return found
 
 
@@ -173,9 +180,16 @@ def build_image(docker_dir: Path, image: str, base: Built, log=print) -> Built:
     return Built(tag, key, image_id(tag) or "", False)
 
 
-def suite_dockerfile(from_tag: str, build: str, with_ca: bool) -> str:
+def suite_dockerfile(from_tag: str, build: str, with_ca: bool, suite_in_repo: str = "") -> str:
+    """With ``suite_in_repo`` (the suite's path inside the repository) the whole repository is
+    copied to /repo and /bench points at the suite in it, so the runner sees the same layout."""
+    if suite_in_repo:
+        copy = [f"COPY --chown={BENCH_UID}:{BENCH_UID} repo/ /repo/",
+                f"RUN {json.dumps(['ln', '-s', f'/repo/{suite_in_repo}', '/bench'])}"]
+    else:
+        copy = [f"COPY --chown={BENCH_UID}:{BENCH_UID} suite/ /bench/"]
     lines = [f"FROM {from_tag}",
-             f"COPY --chown={BENCH_UID}:{BENCH_UID} suite/ /bench/",
+             *copy,
              "WORKDIR /bench",
              f"USER {BENCH_UID}:{BENCH_UID}",
              "ENV HOME=/home/bench PYTHONHASHSEED=0"]
@@ -193,13 +207,20 @@ def suite_dockerfile(from_tag: str, build: str, with_ca: bool) -> str:
 
 def suite_context(suite: Suite, from_tag: str) -> tuple[str, bytes]:
     """(content key, tar context) for a suite: its files under ``suite/`` plus a Dockerfile."""
-    dockerfile = suite_dockerfile(from_tag, suite.build, ca_bundle() is not None)
+    root = suite.context_root
+    in_repo = suite.folder.relative_to(root).as_posix() if suite.context == "repo" else ""
+    dockerfile = suite_dockerfile(from_tag, suite.build, ca_bundle() is not None, in_repo)
+    # The key covers every file of the context: a change anywhere the build can see rebuilds it.
     h = hashlib.sha256(b"perfgate-suite-v1\0" + from_tag.encode() + b"\0" + dockerfile.encode())
-    _hash_files(h, suite.folder)
+    files = _files(root, suite.context_ignore)
+    for path in files:
+        h.update(str(path.relative_to(root)).encode() + b"\0")
+        h.update(hashlib.sha256(path.read_bytes()).digest())
+    prefix = "repo" if in_repo else "suite"
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w") as tar:
-        for path in _files(suite.folder):
-            info = tar.gettarinfo(str(path), arcname=f"suite/{path.relative_to(suite.folder)}")
+        for path in files:
+            info = tar.gettarinfo(str(path), arcname=f"{prefix}/{path.relative_to(root)}")
             info.uid = info.gid = 0
             info.uname = info.gname = ""
             info.mtime = 0
