@@ -194,3 +194,15 @@ def test_bad_context_settings_are_named(tmp_path, extra, place, reason):
     with pytest.raises(InputError) as e:
         load_suite(suite)
     assert e.value.place == place and reason in e.value.reason
+
+
+def test_a_repository_without_docker_builds_on_the_actions_definitions(tmp_path, monkeypatch):
+    from perfgate.containers.images import image_definitions
+
+    monkeypatch.delenv("PERFGATE_DOCKER_DIR", raising=False)
+    assert image_definitions(tmp_path) == tmp_path / "docker"
+    monkeypatch.setenv("PERFGATE_DOCKER_DIR", str(tmp_path / "action" / "docker"))
+    assert image_definitions(tmp_path) == tmp_path / "action" / "docker"
+    (tmp_path / "docker").mkdir()
+    (tmp_path / "docker" / "base.lock").write_text("# its own pins\n")
+    assert image_definitions(tmp_path) == tmp_path / "docker"      # a repository's own definitions win

@@ -161,7 +161,7 @@ def _measure(args: argparse.Namespace, root: Path, trees: dict[str, Path], shas:
         names = [n for n in names if n in args.suite]
     if not names:
         raise PerfgateError(f"no suite exists in both {args.base} and {args.head}")
-    docker_dir = args.root.resolve() / "docker"
+    docker_dir = images.image_definitions(args.root.resolve())
     base_image = images.build_base(docker_dir, log=err.print)
     plan: list[tuple[Suite, Suite, str, images.Built, images.Built]] = []
     testbed: Testbed | None = None

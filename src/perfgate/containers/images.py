@@ -257,15 +257,25 @@ def harness_versions(tag: str) -> dict[str, str]:
     return _VERSIONS[tag]
 
 
+def image_definitions(root: Path) -> Path:
+    """The image definitions: the repository's own ``docker/`` when it has one, else
+    ``$PERFGATE_DOCKER_DIR`` (the action points it at perfgate's, so a consumer repository that
+    only has ``benches/`` builds on perfgate's pinned images)."""
+    own = root / "docker"
+    if (own / "base.lock").is_file() or not os.environ.get("PERFGATE_DOCKER_DIR"):
+        return own
+    return Path(os.environ["PERFGATE_DOCKER_DIR"])
+
+
 def build_all(root: Path, suites: list[Suite], log=print) -> dict[str, tuple[Built, Built]]:
     """Build base, toolchain and suite images; returns suite name -> (toolchain, suite image)."""
-    docker_dir = root / "docker"
-    base = build_base(docker_dir, log=log)
+    defs = image_definitions(root)
+    base = build_base(defs, log=log)
     toolchains: dict[str, Built] = {}
     built = {}
     for suite in suites:
         if suite.image not in toolchains:
-            toolchains[suite.image] = build_image(docker_dir, suite.image, base, log=log)
+            toolchains[suite.image] = build_image(defs, suite.image, base, log=log)
         tool = toolchains[suite.image]
         built[suite.name] = (tool, build_suite(suite, tool, log=log, logs_dir=root / ".perfgate" / "logs"))
     return built
