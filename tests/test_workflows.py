@@ -95,18 +95,22 @@ def test_pull_requests_cancel_and_compare_against_the_merge_base():
     assert "github.event.number" not in (ROOT / ".github/workflows/pr-check.yml").read_text()
 
 
-def test_the_comment_workflow_routes_by_head_sha_and_bot_author():
-    data = _load(ROOT / ".github/workflows/pr-comment.yml")
+@pytest.mark.parametrize("path", [ROOT / ".github/workflows/pr-comment.yml",
+                                  ROOT / "examples/consumer/.github/workflows/pr-comment.yml"],
+                         ids=lambda p: str(p.relative_to(ROOT)))
+def test_the_comment_workflow_routes_by_head_sha_and_bot_author(path):
+    data = _load(path)
     assert list(data["on"]) == ["workflow_run"]
     job = data["jobs"]["comment"]
-    assert job["permissions"] == {"actions": "read", "checks": "write", "pull-requests": "write"}
-    assert not any("actions/checkout" in s.get("uses", "") for s in job["steps"])  # never the PR's code
-    script = next(s for s in job["steps"] if "run" in s)
-    assert script["env"]["HEAD_SHA"] == "${{ github.event.workflow_run.head_sha }}"
-    assert '.head.sha == \\"$HEAD_SHA\\"' in script["run"] and ".head.repo.full_name" in script["run"]
-    assert '.user.login == \\"$BOT\\"' in script["run"]
-    assert "grep -v '^<!-- perfgate-comment'" in script["run"]  # the artifact cannot choose the marker
-    assert "check-runs" in script["run"]
+    assert job["permissions"] == {"actions": "read", "checks": "write", "contents": "read", "pull-requests": "write"}
+    [checkout] = [s for s in job["steps"] if "actions/checkout" in s.get("uses", "")]
+    assert "ref" not in checkout["with"] and "repository" not in checkout["with"]  # the default branch, never the PR
+    [post] = [s for s in job["steps"] if (s.get("with") or {}).get("command", "").startswith("pr-comment ")]
+    command = post["with"]["command"]
+    assert "--head-sha ${{ github.event.workflow_run.head_sha }}" in command
+    assert "--head-repo ${{ github.event.workflow_run.head_repository.full_name }}" in command
+    assert post["env"] == {"GITHUB_TOKEN": "${{ github.token }}"}
+    assert "number" not in command  # nothing from the artifact says where to write (tests/test_pr_comment.py)
 
 
 def test_main_fails_on_errors_and_keeps_a_durable_history():
