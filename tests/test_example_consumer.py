@@ -56,9 +56,11 @@ def test_a_change_to_src_changes_the_suite_image_key(consumer):
 def test_check_flags_a_pull_request_that_only_changes_src(consumer, cli, tmp_path, base_image):  # noqa: F811
     env = {"PERFGATE_DOCKER_DIR": str(ROOT / "docker")}
     proc = cli("check", "--root", str(consumer), "--base", "HEAD~1", "--head", "HEAD", "--rounds", "6",
-               "--cpuset", "1", "--no-probes", "--json", "--markdown", str(tmp_path / "comment.md"), env=env)
+               "--cpuset", "1", "--json", "--markdown", str(tmp_path / "comment.md"), env=env)
     assert proc.returncode == 1, proc.stderr
     report = json.loads(proc.stdout)
     flagged = {(v["benchmark"], v["measure"]) for v in report["comparison"]["verdicts"] if v["verdict"] == "regression"}
-    assert ("python3 bench_sum.py 50000 2", "latency") in flagged   # ~5x slower: no probes needed
+    # Instruction counts are exact, so the slower src/ shows whatever the machine's load; wall time
+    # on this shared 2-core machine moved by up to 68% run to run, so it is not asserted.
+    assert ("python3 bench_sum.py 50000 2", "instructions") in flagged
     assert "❌" in (tmp_path / "comment.md").read_text()
