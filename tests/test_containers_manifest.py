@@ -206,3 +206,24 @@ def test_a_repository_without_docker_builds_on_the_actions_definitions(tmp_path,
     (tmp_path / "docker").mkdir()
     (tmp_path / "docker" / "base.lock").write_text("# its own pins\n")
     assert image_definitions(tmp_path) == tmp_path / "docker"      # a repository's own definitions win
+
+
+def test_the_base_bootstrap_uses_sudo_where_unprivileged_mmdebstrap_would_be_blocked(monkeypatch):
+    import subprocess as sp
+
+    from perfgate.containers import images
+
+    monkeypatch.delenv("PERFGATE_BOOTSTRAP_SUDO", raising=False)
+    monkeypatch.setattr(images.os, "geteuid", lambda: 0)
+    assert images.bootstrap_prefix() == []                                   # root: mmdebstrap's root mode
+    monkeypatch.setattr(images.os, "geteuid", lambda: 1001)                  # a runner user
+    monkeypatch.setattr(images.shutil, "which", lambda name: "/usr/bin/sudo" if name == "sudo" else None)
+    calls = []
+    monkeypatch.setattr(images.subprocess, "run",
+                        lambda argv, **kw: calls.append(argv) or sp.CompletedProcess(argv, 0, b"", b""))
+    assert images.bootstrap_prefix() == ["sudo", "-n", "--preserve-env=PERFGATE_DEBIAN_MIRROR"]
+    assert calls == [["sudo", "-n", "true"]]                                 # never prompts for a password
+    monkeypatch.setattr(images.subprocess, "run", lambda argv, **kw: sp.CompletedProcess(argv, 1, b"", b""))
+    assert images.bootstrap_prefix() == []                                   # no password-less sudo
+    monkeypatch.setenv("PERFGATE_BOOTSTRAP_SUDO", "never")
+    assert images.bootstrap_prefix() == []
