@@ -105,12 +105,12 @@ def test_the_comment_workflow_routes_by_head_sha_and_bot_author(path):
     assert job["permissions"] == {"actions": "read", "checks": "write", "contents": "read", "pull-requests": "write"}
     [checkout] = [s for s in job["steps"] if "actions/checkout" in s.get("uses", "")]
     assert "ref" not in checkout["with"] and "repository" not in checkout["with"]  # the default branch, never the PR
-    [post] = [s for s in job["steps"] if (s.get("with") or {}).get("command", "").startswith("pr-comment ")]
+    [post] = [s for s in job["steps"] if (s.get("with") or {}).get("command", "").startswith("comment ")]
     command = post["with"]["command"]
     assert "--head-sha ${{ github.event.workflow_run.head_sha }}" in command
     assert "--head-repo ${{ github.event.workflow_run.head_repository.full_name }}" in command
     assert post["env"] == {"GITHUB_TOKEN": "${{ github.token }}"}
-    assert "number" not in command  # nothing from the artifact says where to write (tests/test_pr_comment.py)
+    assert "number" not in command  # nothing from the artifact says where to write (tests/test_comment.py)
 
 
 def test_main_fails_on_errors_and_keeps_a_durable_history():
@@ -156,7 +156,7 @@ def _run_action_step(tmp_path, command: str, **env):
 
 
 def test_the_action_treats_its_input_as_data_not_code(tmp_path):
-    proc, out = _run_action_step(tmp_path, "history-sync --export 'dir $(touch pwned)' --json")
+    proc, out = _run_action_step(tmp_path, "sync --export 'dir $(touch pwned)' --json")
     assert proc.returncode == 0, proc.stderr
     assert out == {"exit-code": "0", "outcome": "ok"}
     assert (tmp_path / "dir $(touch pwned)").is_dir() and not (tmp_path / "pwned").exists()

@@ -281,7 +281,7 @@ class SqliteStore(Store):
 
     def restore_alerts(self, alerts: list[Alert]) -> int:
         """Insert alerts exactly as recorded elsewhere (same id, creation time and status), skipping
-        ids already here: how ``history-sync --import`` rebuilds a store from its files."""
+        ids already here: how ``perfgate sync --import`` rebuilds a store from its files."""
         added = 0
         with self._write():
             for a in alerts:

@@ -18,11 +18,11 @@ from perfgate.github.client import GitHub
 from perfgate.github.routing import CONCLUSIONS, comment_body, find_pull, upsert_comment
 from perfgate.output import emit_json, err
 
-NAME = "pr-comment"
+NAME = "comment"
 HELP = "post the PR check's verdicts as a sticky comment and a check run (the fork-safe workflow)"
 ORDER = 90
 EPILOG = """example (in a workflow_run workflow, after downloading the perfgate-pr-* artifacts):
-  perfgate pr-comment --artifacts artifacts --repo "$REPO" --head-sha "$HEAD_SHA" --head-repo "$HEAD_REPO" """
+  perfgate comment --artifacts artifacts --repo "$REPO" --head-sha "$HEAD_SHA" --head-repo "$HEAD_REPO" """
 _JOB = re.compile(r"^perfgate-pr-([A-Za-z0-9._-]{1,100})$")
 
 
@@ -45,7 +45,7 @@ def run(args: argparse.Namespace, transport=None) -> int:
     for folder in sorted(Path(args.artifacts).glob("perfgate-pr-*")):
         m = _JOB.match(folder.name)
         if not m or not (folder / "comment.md").is_file():
-            err.print(f"pr-comment: skipping {folder.name}: not a perfgate-pr-<job> folder with comment.md")
+            err.print(f"comment: skipping {folder.name}: not a perfgate-pr-<job> folder with comment.md")
             continue
         outcome = (folder / "outcome").read_text().strip() if (folder / "outcome").is_file() else "error"
         jobs.append((m.group(1), (folder / "comment.md").read_text(encoding="utf-8", errors="replace"), outcome))
@@ -55,7 +55,7 @@ def run(args: argparse.Namespace, transport=None) -> int:
     try:
         number = find_pull(gh, args.repo, args.head_sha, args.head_repo)
         if number is None:
-            err.print(f"pr-comment: no single open pull request has head {args.head_sha[:7]} from "
+            err.print(f"comment: no single open pull request has head {args.head_sha[:7]} from "
                       f"{args.head_repo}; nothing posted")
             if args.json:
                 emit_json({"pull_request": None, "posted": []})
@@ -68,7 +68,7 @@ def run(args: argparse.Namespace, transport=None) -> int:
             label = outcome if outcome in CONCLUSIONS else "error"
             gh.create_check_run(args.repo, args.head_sha, f"perfgate ({job})", conclusion, f"perfgate: {label}", body)
             posted.append({"job": job, "comment": action, "comment_id": comment_id, "conclusion": conclusion})
-            err.print(f"pr-comment: {action} the {job} comment on #{number}; check run {conclusion}")
+            err.print(f"comment: {action} the {job} comment on #{number}; check run {conclusion}")
     finally:
         gh.close()
     if args.json:

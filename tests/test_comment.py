@@ -1,4 +1,4 @@
-"""`perfgate pr-comment` against a fake GitHub that validates every request and response against
+"""`perfgate comment` against a fake GitHub that validates every request and response against
 GitHub's published contract: the pull request is found from the head SHA and repository (never
 the artifact), a sticky comment is updated only when the bot wrote it with this job's marker,
 matrix jobs keep one comment each, and a check run carries the verdict."""
@@ -10,7 +10,7 @@ import argparse
 import pytest
 
 from fake_github.pr_api import FakeGitHub
-from perfgate.commands import pr_comment
+from perfgate.commands import comment as comment_verb
 from perfgate.errors import PerfgateError
 from perfgate.report.markdown import marker
 
@@ -33,7 +33,7 @@ def post(fake, folder, monkeypatch, head_sha=HEAD, head_repo=FORK):
     args = argparse.Namespace(artifacts=str(folder), repo=fake.repo, head_sha=head_sha, head_repo=head_repo,
                               run_url="https://github.example/owner/project/actions/runs/9", bot="github-actions[bot]",
                               json=False)
-    assert pr_comment.run(args, transport=fake.transport) == 0
+    assert comment_verb.run(args, transport=fake.transport) == 0
     assert fake.problems == []
 
 
@@ -107,10 +107,10 @@ def test_bad_input_is_refused_before_any_call(tmp_path, monkeypatch):
     args = argparse.Namespace(artifacts=str(tmp_path), repo=fake.repo, head_sha="main", head_repo=FORK, run_url="",
                               bot="github-actions[bot]", json=False)
     with pytest.raises(PerfgateError, match="40-character"):
-        pr_comment.run(args, transport=fake.transport)
+        comment_verb.run(args, transport=fake.transport)
     args.head_sha = HEAD
     with pytest.raises(PerfgateError, match="no perfgate-pr-<job>/comment.md"):
-        pr_comment.run(args, transport=fake.transport)
+        comment_verb.run(args, transport=fake.transport)
     assert fake.requests == []
 
 

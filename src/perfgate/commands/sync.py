@@ -17,13 +17,13 @@ from perfgate.commands._common import store_from
 from perfgate.errors import EXIT_OK, PerfgateError
 from perfgate.output import emit_json, out
 
-NAME = "history-sync"
+NAME = "sync"
 HELP = "export the history to / rebuild it from a folder of JSON files (a git data branch)"
 ORDER = 27
 EPILOG = """examples:
-  perfgate history-sync --import data/          # data/ is a checkout of the perfgate-data branch
-  perfgate run --profile quick && perfgate history-sync --export data/
-  perfgate history-sync --export new/ --store sqlite:this-run.db   # only this job's runs"""
+  perfgate sync --import data/          # data/ is a checkout of the perfgate-data branch
+  perfgate run --profile quick && perfgate sync --export data/
+  perfgate sync --export new/ --store sqlite:this-run.db   # only this job's runs"""
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -49,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
         if args.json:
             emit_json(report)
         else:
-            out.print(f"history-sync: {added} of {len(runs)} run(s) and {restored} of {len(alerts)} alert(s) were new; "
+            out.print(f"sync: {added} of {len(runs)} run(s) and {restored} of {len(alerts)} alert(s) were new; "
                       f"{len(acks)} acknowledgement(s)")
         return EXIT_OK
     root = Path(args.export_dir)
@@ -65,5 +65,5 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         emit_json({"runs": len(runs), "runs_written": new_runs, "alerts": len(alerts), "alert_files_written": new_files})
     else:
-        out.print(f"history-sync: wrote {new_runs} new run file(s) of {len(runs)} and {new_files} alert file(s) to {root}")
+        out.print(f"sync: wrote {new_runs} new run file(s) of {len(runs)} and {new_files} alert file(s) to {root}")
     return EXIT_OK
