@@ -17,7 +17,7 @@ from pathlib import Path
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from fake_github import FakeGitHub  # noqa: E402
+from fake_github.pr_api import FakeGitHub  # noqa: E402
 
 
 def main() -> None:
