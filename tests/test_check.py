@@ -86,3 +86,35 @@ def test_rounds_are_pooled_as_one_sample_each_in_order():
 def test_too_few_rounds_is_a_usage_error(repo, cli):
     proc = cli("check", "--root", str(repo), "--base", "HEAD~1", "--head", "HEAD", "--rounds", "5")
     assert proc.returncode == 2 and "--rounds must be at least 6" in proc.stderr
+
+
+def test_thresholds_come_from_the_base_commit_unless_the_head_is_opted_in(tmp_path):
+    """A pull request that loosens thresholds/ is still judged by the base's (no Docker needed)."""
+    import argparse
+
+    from perfgate.commands.check import _thresholds_path
+
+    repo = tmp_path / "repo"
+    (repo / "thresholds").mkdir(parents=True)
+    strict = "[measure.latency]\ntest = \"percentage\"\nupper_boundary = 0.01\n"
+    (repo / "thresholds" / "default.toml").write_text(strict)
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@example.org", "add", ".")
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-q", "-m", "base")
+    (repo / "thresholds" / "default.toml").write_text("[measure.latency]\ntest = \"percentage\"\nupper_boundary = 0.5\n")
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-q", "-am", "loosen the gate")
+    base, head = git(repo, "rev-parse", "HEAD~1"), git(repo, "rev-parse", "HEAD")
+    args = argparse.Namespace(thresholds=None)
+    from_base = _thresholds_path(args, repo, base, tmp_path / "b")
+    assert from_base.joinpath("default.toml").read_text() == strict
+    from_head = _thresholds_path(args, repo, head, tmp_path / "h")
+    assert "0.5" in from_head.joinpath("default.toml").read_text()
+    # No thresholds/ at that commit: the built-in defaults, never the working tree's.
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    git(bare, "init", "-q", "-b", "main")
+    (bare / "x").write_text("x")
+    git(bare, "-c", "user.name=t", "-c", "user.email=t@example.org", "add", ".")
+    git(bare, "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-q", "-m", "x")
+    (bare / "thresholds").mkdir()
+    assert _thresholds_path(args, bare, git(bare, "rev-parse", "HEAD"), tmp_path / "n") is None

@@ -133,3 +133,97 @@ def test_different_images_never_share_a_testbed():
     assert first.fingerprint["image_digest"] == "sha256:" + "a" * 64
     for key in ("cpu_model", "kernel", "cpuset", "harness", "image_id"):
         assert key in first.fingerprint
+
+
+def _repo_suite(tmp_path: Path, extra: str = "") -> Path:
+    suite = write(tmp_path, 'context = "repo"\n' + extra + GOOD)
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "lib.c").write_text("int f(void) { return 1; }\n")
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "guide.md").write_text("guide\n")
+    return suite
+
+
+def _key_and_names(suite_folder: Path) -> tuple[str, set[str]]:
+    import io
+    import tarfile
+
+    from perfgate.containers.images import suite_context
+
+    key, context = suite_context(load_suite(suite_folder), "perfgate/base:trixie")
+    with tarfile.open(fileobj=io.BytesIO(context)) as tar:
+        return key, set(tar.getnames())
+
+
+def test_a_repo_context_copies_the_project_and_its_key_follows_src(tmp_path):
+    suite = _repo_suite(tmp_path)
+    key, names = _key_and_names(suite)
+    assert {"repo/src/lib.c", "repo/benches/demo/bench.toml", "repo/docs/guide.md"} <= names
+    dockerfile = suite_dockerfile("perfgate/base:trixie", "make", False, "benches/demo")
+    assert "COPY --chown=1000:1000 repo/ /repo/" in dockerfile and '"/repo/benches/demo", "/bench"' in dockerfile
+    (tmp_path / "src" / "lib.c").write_text("int f(void) { return 2; }\n")   # a change outside the suite
+    assert _key_and_names(suite)[0] != key
+
+
+def test_a_suite_context_ignores_the_rest_of_the_repository(tmp_path):
+    suite = write(tmp_path, GOOD)
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "lib.c").write_text("one\n")
+    key, names = _key_and_names(suite)
+    assert names == {"suite/bench.toml", "Dockerfile"}
+    (tmp_path / "src" / "lib.c").write_text("two\n")
+    assert _key_and_names(suite)[0] == key
+
+
+def test_context_ignore_rules_leave_files_out_of_the_image_and_the_key(tmp_path):
+    suite = _repo_suite(tmp_path, 'context_ignore = ["docs", "*.md"]\n')
+    key, names = _key_and_names(suite)
+    assert "repo/src/lib.c" in names and not any(n.startswith("repo/docs") for n in names)
+    (tmp_path / "docs" / "guide.md").write_text("edited\n")
+    (tmp_path / "NOTES.md").write_text("new\n")
+    assert _key_and_names(suite)[0] == key
+
+
+@pytest.mark.parametrize("extra, place, reason", [
+    ('context = "everything"\n', "context", "use 'suite'"),
+    ('context_ignore = ["docs"]\n', "context_ignore", "only applies with context = 'repo'"),
+    ('context = "repo"\ncontext_ignore = ["../secrets"]\n', "context_ignore[0]", "relative glob"),
+])
+def test_bad_context_settings_are_named(tmp_path, extra, place, reason):
+    suite = write(tmp_path, extra + GOOD)
+    with pytest.raises(InputError) as e:
+        load_suite(suite)
+    assert e.value.place == place and reason in e.value.reason
+
+
+def test_a_repository_without_docker_builds_on_the_actions_definitions(tmp_path, monkeypatch):
+    from perfgate.containers.images import image_definitions
+
+    monkeypatch.delenv("PERFGATE_DOCKER_DIR", raising=False)
+    assert image_definitions(tmp_path) == tmp_path / "docker"
+    monkeypatch.setenv("PERFGATE_DOCKER_DIR", str(tmp_path / "action" / "docker"))
+    assert image_definitions(tmp_path) == tmp_path / "action" / "docker"
+    (tmp_path / "docker").mkdir()
+    (tmp_path / "docker" / "base.lock").write_text("# its own pins\n")
+    assert image_definitions(tmp_path) == tmp_path / "docker"      # a repository's own definitions win
+
+
+def test_the_base_bootstrap_uses_sudo_where_unprivileged_mmdebstrap_would_be_blocked(monkeypatch):
+    import subprocess as sp
+
+    from perfgate.containers import images
+
+    monkeypatch.delenv("PERFGATE_BOOTSTRAP_SUDO", raising=False)
+    monkeypatch.setattr(images.os, "geteuid", lambda: 0)
+    assert images.bootstrap_prefix() == []                                   # root: mmdebstrap's root mode
+    monkeypatch.setattr(images.os, "geteuid", lambda: 1001)                  # a runner user
+    monkeypatch.setattr(images.shutil, "which", lambda name: "/usr/bin/sudo" if name == "sudo" else None)
+    calls = []
+    monkeypatch.setattr(images.subprocess, "run",
+                        lambda argv, **kw: calls.append(argv) or sp.CompletedProcess(argv, 0, b"", b""))
+    assert images.bootstrap_prefix() == ["sudo", "-n", "--preserve-env=PERFGATE_DEBIAN_MIRROR"]
+    assert calls == [["sudo", "-n", "true"]]                                 # never prompts for a password
+    monkeypatch.setattr(images.subprocess, "run", lambda argv, **kw: sp.CompletedProcess(argv, 1, b"", b""))
+    assert images.bootstrap_prefix() == []                                   # no password-less sudo
+    monkeypatch.setenv("PERFGATE_BOOTSTRAP_SUDO", "never")
+    assert images.bootstrap_prefix() == []

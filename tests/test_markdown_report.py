@@ -6,7 +6,7 @@ import numpy as np
 from markdown_it import MarkdownIt
 
 from perfgate.detect.compare import compare_samples
-from perfgate.report.markdown import MARKER, comparison_markdown
+from perfgate.report.markdown import MARKER, MAX_CHARS, Links, comparison_markdown, marker
 
 
 def _samples(rng, center, n=30):
@@ -38,3 +38,50 @@ def test_comment_without_regressions_says_so():
     head = {("a", "latency"): _samples(rng, 1.0)}
     md = comparison_markdown(compare_samples(base, head))
     assert "✅ **No performance regression**" in md
+
+
+def _many(n_regressed: int, n_steady: int, warnings=()):
+    rng = np.random.default_rng(3)
+    base, head = {}, {}
+    for i in range(n_regressed + n_steady):
+        name = f"bench/{i:04d}/" + "x" * 40
+        base[(name, "latency")] = _samples(rng, 1000.0)
+        head[(name, "latency")] = _samples(rng, 1300.0 if i < n_regressed else 1000.0)
+    c = compare_samples(base, head)
+    c.base = {"commit": "a" * 40, "branch": "main", "testbed": "tb"}
+    c.head = {"commit": "b" * 40, "branch": "pr", "testbed": "tb"}
+    c.warnings = list(warnings)
+    return c
+
+
+def test_a_warning_does_not_swallow_the_table():
+    c = _many(1, 1, warnings=["base and head ran on different testbeds"])
+    lines = comparison_markdown(c).splitlines()
+    w = next(i for i, line in enumerate(lines) if line.startswith("> "))
+    assert lines[w + 1] == ""                       # the blockquote ends before the table starts
+    assert lines[w + 2].startswith("| benchmark |")
+
+
+def test_a_huge_comparison_is_capped_and_points_to_the_rest():
+    c = _many(40, 560)
+    md = comparison_markdown(c)
+    assert len(md) < 65_536 and len(md) <= MAX_CHARS
+    flagged = md.split("<details>")[0]
+    assert sum(line.startswith("| 🔴") for line in flagged.splitlines()) == 40   # every regression is shown
+    shown = sum(line.startswith("| ") and "bench/" in line for line in md.splitlines())
+    assert f"**{600 - shown} comparison(s) not shown**" in md and shown < 600
+    small = comparison_markdown(_many(1, 3))
+    assert "not shown" not in small
+
+
+def test_links_short_shas_and_a_marker_per_job():
+    c = _many(1, 1)
+    links = Links(repository_url="https://github.com/o/r", run_url="https://github.com/o/r/actions/runs/7",
+                  pages_url="https://o.github.io/r/")
+    md = comparison_markdown(c, key="check (tree-alloc)", links=links)
+    assert md.startswith(marker("check (tree-alloc)")) and marker("check (tree-alloc)") != marker("check (other)")
+    assert marker("check (tree-alloc)") == "<!-- perfgate-comment:check--tree-alloc- -->"
+    assert f"[`bbbbbbb`](https://github.com/o/r/commit/{'b' * 40})" in md
+    assert "b" * 10 not in md.replace(f"commit/{'b' * 40}", "")          # no raw long SHA in the text
+    assert "[workflow run](https://github.com/o/r/actions/runs/7)" in md and "[trend pages](https://o.github.io/r/)" in md
+    assert comparison_markdown(c).startswith(MARKER)                     # no key: the plain marker

@@ -1,5 +1,7 @@
-"""Every perfgate command line in the GitHub workflows parses with the real CLI, so the
-workflows cannot drift from the verbs and options they call."""
+"""The GitHub workflows and the root action: every perfgate command line parses with the real
+CLI, and the security rules hold — third-party actions pinned to commit SHAs, least privilege
+per job, no credentials left in checkouts, no expressions inside shell scripts, cancellation on
+pull requests, a comment workflow that trusts nothing from the artifact for where to write."""
 
 from __future__ import annotations
 
@@ -12,18 +14,32 @@ import yaml
 
 from perfgate.cli import build_parser
 
-GITHUB = Path(__file__).resolve().parent.parent / ".github"
+ROOT = Path(__file__).resolve().parent.parent
+WORKFLOW_FILES = sorted([*(ROOT / ".github" / "workflows").glob("*.yml"),
+                         *(ROOT / "examples").glob("*/.github/workflows/*.yml")])
+ACTION_FILES = [ROOT / "action.yml"]
+
+
+def _load(path: Path) -> dict:
+    data = yaml.safe_load(path.read_text())
+    data["on"] = data.pop(True, data.get("on"))  # YAML 1.1 reads the key `on` as True
+    return data
+
+
+def _steps(data: dict):
+    if "runs" in data:
+        yield from data["runs"]["steps"]
+    for job in data.get("jobs", {}).values():
+        yield from job.get("steps", [])
 
 
 def _command_lines() -> list[tuple[str, str]]:
     found = []
-    for path in sorted(GITHUB.rglob("*.yml")):
-        text = path.read_text()
-        yaml.safe_load(text)  # each file is valid YAML
-        for line in text.splitlines():
-            m = re.search(r"args:\s*\"?(.+?)\"?\s*}?$", line) or re.search(r"\.venv/bin/perfgate (.+)$", line)
-            if m and "inputs.args" not in line:
-                found.append((f"{path.name}: {line.strip()}", m.group(1)))
+    for path in WORKFLOW_FILES:
+        for step in _steps(_load(path)):
+            command = (step.get("with") or {}).get("command")
+            if command and step.get("uses", "").rstrip("/") in (".", "./", "./../..") or command and "perfgate" in step.get("uses", ""):
+                found.append((f"{path.relative_to(ROOT)}: {step.get('name', command)}", command))
     return found
 
 
@@ -31,13 +47,136 @@ COMMANDS = _command_lines()
 
 
 def test_the_workflows_call_perfgate():
-    assert len(COMMANDS) >= 5
+    assert len(COMMANDS) >= 8
 
 
 @pytest.mark.parametrize("where, command", COMMANDS, ids=[w for w, _ in COMMANDS])
 def test_workflow_command_parses(where, command):
-    # Expressions and shell variables stand for one word each.
-    command = re.sub(r"\$\{\{[^}]*\}\}|\"?\$[A-Z_]+\"?|\"bencher\+\$[A-Z_]+\"", "X", command)
-    command = command.split(">")[0].split(";")[0]
-    argv = shlex.split(command)
-    build_parser(argv[0]).parse_args(argv)  # SystemExit(2) on an unknown verb or option
+    # Expressions stand for one word each.
+    argv = ["perfgate", *shlex.split(re.sub(r"\$\{\{[^}]*\}\}", "X", command))]
+    build_parser(argv[0]).parse_args(argv[1:])  # SystemExit(2) on an unknown verb or option
+
+
+@pytest.mark.parametrize("path", WORKFLOW_FILES + ACTION_FILES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_pins_and_scripts(path):
+    text = path.read_text()
+    for step in _steps(_load(path)):
+        uses = step.get("uses", "")
+        if uses and not uses.startswith("."):
+            assert re.fullmatch(r"[\w.-]+/[\w./-]+@[0-9a-f]{40}", uses), f"{uses}: pin third-party actions to a commit SHA"
+            line = next(line for line in text.splitlines() if uses in line)
+            assert re.search(r"# v\d", line), f"{uses}: say which version the SHA is"
+        if "run" in step:
+            assert "${{" not in step["run"], f"{step.get('name')}: pass expressions through env:, not into the script"
+        if uses.startswith("actions/checkout@"):
+            assert step["with"]["persist-credentials"] is False
+
+
+@pytest.mark.parametrize("path", WORKFLOW_FILES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_least_privilege_per_job(path):
+    data = _load(path)
+    assert data["permissions"] == {}, "grant nothing at the top; each job asks for what it needs"
+    for name, job in data["jobs"].items():
+        assert "permissions" in job, f"job {name} must declare its permissions"
+        runs_benchmarks = any("run " in str((s.get("with") or {}).get("command", "")) or
+                              str((s.get("with") or {}).get("command", "")).startswith("check ") for s in job["steps"])
+        if runs_benchmarks:  # the job that executes benchmark (pull request) code may only read
+            assert job["permissions"] == {"contents": "read"}, f"job {name} runs benchmark code"
+
+
+def test_pull_requests_cancel_and_compare_against_the_merge_base():
+    data = _load(ROOT / ".github/workflows/pr-check.yml")
+    assert data["concurrency"]["cancel-in-progress"] is True
+    steps = data["jobs"]["check"]["steps"]
+    assert any("git merge-base" in s.get("run", "") for s in steps)
+    [check] = [s for s in steps if (s.get("with") or {}).get("command", "").startswith("check ")]
+    assert "--base ${{ steps.base.outputs.sha }}" in check["with"]["command"]
+    # No pull request number travels in the artifact.
+    assert "github.event.number" not in (ROOT / ".github/workflows/pr-check.yml").read_text()
+
+
+@pytest.mark.parametrize("path", [ROOT / ".github/workflows/pr-comment.yml",
+                                  ROOT / "examples/consumer/.github/workflows/pr-comment.yml"],
+                         ids=lambda p: str(p.relative_to(ROOT)))
+def test_the_comment_workflow_routes_by_head_sha_and_bot_author(path):
+    data = _load(path)
+    assert list(data["on"]) == ["workflow_run"]
+    job = data["jobs"]["comment"]
+    assert job["permissions"] == {"actions": "read", "checks": "write", "contents": "read", "pull-requests": "write"}
+    [checkout] = [s for s in job["steps"] if "actions/checkout" in s.get("uses", "")]
+    assert "ref" not in checkout["with"] and "repository" not in checkout["with"]  # the default branch, never the PR
+    [post] = [s for s in job["steps"] if (s.get("with") or {}).get("command", "").startswith("comment ")]
+    command = post["with"]["command"]
+    assert "--head-sha ${{ github.event.workflow_run.head_sha }}" in command
+    assert "--head-repo ${{ github.event.workflow_run.head_repository.full_name }}" in command
+    assert post["env"] == {"GITHUB_TOKEN": "${{ github.token }}"}
+    assert "number" not in command  # nothing from the artifact says where to write (tests/test_comment.py)
+
+
+def test_main_fails_on_errors_and_keeps_a_durable_history():
+    text = (ROOT / ".github/workflows/main.yml").read_text()
+    assert "continue-on-error" not in text
+    data = _load(ROOT / ".github/workflows/main.yml")
+    assert "acknowledge" in data["on"]["workflow_dispatch"]["inputs"]
+    pushes = [s for j in data["jobs"].values() for s in j["steps"] if (s.get("with") or {}).get("push-data") == "true"]
+    assert len(pushes) >= 3  # runs, alerts, acknowledgements all reach the data branch
+    # The history never depends on the cache; only notify's mutable ledger is cached.
+    cached = [s["with"]["path"] for j in data["jobs"].values() for s in j["steps"] if "actions/cache" in s.get("uses", "")]
+    assert cached and set(cached) == {".perfgate/notify.db"}
+
+
+def test_dependabot_watches_the_action_pins():
+    data = yaml.safe_load((ROOT / ".github/dependabot.yml").read_text())
+    assert "github-actions" in {u["package-ecosystem"] for u in data["updates"]}
+
+
+def test_the_action_installs_from_its_own_path_and_splits_safely():
+    action = _load(ROOT / "action.yml")
+    assert action["runs"]["using"] == "composite"
+    install = action["runs"]["steps"][0]
+    assert '"$ACTION_PATH/scripts/setup" --runtime' in install["run"]
+    assert install["env"]["ACTION_PATH"] == "${{ github.action_path }}"
+    run = next(s for s in action["runs"]["steps"] if s.get("id") == "run")
+    assert run["env"]["PERFGATE_ARGS"] == "${{ inputs.command }}" and "shlex.split" in run["run"]
+    assert set(action["outputs"]) == {"exit-code", "outcome"}
+
+
+def _run_action_step(tmp_path, command: str, **env):
+    """The action's `run` step script, executed as GitHub would: bash, env, GITHUB_OUTPUT file."""
+    import os
+    import subprocess
+    import sys
+
+    step = next(s for s in _load(ROOT / "action.yml")["runs"]["steps"] if s.get("id") == "run")
+    outputs, summary = tmp_path / "outputs", tmp_path / "summary.md"
+    full = {**os.environ, "PERFGATE_BIN": str(Path(sys.executable).parent / "perfgate"), "PERFGATE_ARGS": command,
+            "PERFGATE_STORE": f"sqlite:{tmp_path / 'h.db'}", "SUMMARY_FILE": "", "FAIL_ON_REGRESSION": "true",
+            "STDOUT_FILE": "", "GITHUB_OUTPUT": str(outputs), "GITHUB_STEP_SUMMARY": str(summary), **env}
+    proc = subprocess.run(["bash", "-e", "-c", step["run"]], cwd=tmp_path, env=full, capture_output=True, text=True)
+    values = dict(line.split("=", 1) for line in outputs.read_text().splitlines()) if outputs.exists() else {}
+    return proc, values
+
+
+def test_the_action_treats_its_input_as_data_not_code(tmp_path):
+    proc, out = _run_action_step(tmp_path, "sync --export 'dir $(touch pwned)' --json")
+    assert proc.returncode == 0, proc.stderr
+    assert out == {"exit-code": "0", "outcome": "ok"}
+    assert (tmp_path / "dir $(touch pwned)").is_dir() and not (tmp_path / "pwned").exists()
+
+
+def test_the_action_fails_distinctly_on_an_error(tmp_path):
+    (tmp_path / "bad.csv").write_text("value\n1\nfast\n")
+    proc, out = _run_action_step(tmp_path, "detect --series bad.csv")
+    assert proc.returncode == 2 and out == {"exit-code": "2", "outcome": "error"}
+    assert "::error title=perfgate error::" in proc.stdout
+
+
+def test_the_action_reports_a_regression_and_fails_only_when_asked(tmp_path):
+    values = "\n".join(["value"] + ["100"] * 40 + ["130"] * 40)
+    (tmp_path / "step.csv").write_text(values + "\n")
+    (tmp_path / "note.md").write_text("verdict table\n")
+    proc, out = _run_action_step(tmp_path, "detect --series step.csv", SUMMARY_FILE="note.md")
+    assert proc.returncode == 1 and out["outcome"] == "regression", proc.stdout + proc.stderr
+    assert (tmp_path / "summary.md").read_text() == "verdict table\n"
+    proc, out = _run_action_step(tmp_path, "detect --series step.csv", FAIL_ON_REGRESSION="false")
+    assert proc.returncode == 0 and out == {"exit-code": "1", "outcome": "regression"}

@@ -24,6 +24,10 @@ OPERATIONS = [
     ("post", "/repos/{owner}/{repo}/issues/{issue_number}/comments"),
     ("post", "/repos/{owner}/{repo}/statuses/{sha}"),
     ("get", "/repos/{owner}/{repo}/commits/{ref}/statuses"),
+    # perfgate comment (the pull-request comment and check run)
+    ("get", "/repos/{owner}/{repo}/pulls"),
+    ("patch", "/repos/{owner}/{repo}/issues/comments/{comment_id}"),
+    ("post", "/repos/{owner}/{repo}/check-runs"),
 ]
 
 

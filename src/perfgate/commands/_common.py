@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 
 from perfgate.errors import InputError, PerfgateError
 from perfgate.fingerprint import host_fingerprint, testbed_name
@@ -65,4 +66,16 @@ def write_markdown(args: argparse.Namespace, comparison) -> None:
     if args.markdown:
         from perfgate.report.markdown import comparison_markdown
 
-        write_atomic(args.markdown, comparison_markdown(comparison))
+        write_atomic(args.markdown, comparison_markdown(comparison, key=os.environ.get("PERFGATE_COMMENT_KEY", ""),
+                                                        links=github_links()))
+
+
+def github_links():
+    """Links for the comment from the variables GitHub Actions sets (none outside Actions);
+    ``PERFGATE_PAGES_URL`` names the trend pages."""
+    from perfgate.report.markdown import Links
+
+    server, repo, run_id = (os.environ.get(v, "") for v in ("GITHUB_SERVER_URL", "GITHUB_REPOSITORY", "GITHUB_RUN_ID"))
+    repo_url = f"{server}/{repo}" if server and repo else ""
+    return Links(repository_url=repo_url, run_url=f"{repo_url}/actions/runs/{run_id}" if repo_url and run_id else "",
+                 pages_url=os.environ.get("PERFGATE_PAGES_URL", ""))

@@ -18,9 +18,11 @@ Exit 1 when a significant regression above the threshold is found, 0 otherwise.
 from __future__ import annotations
 
 import argparse
+import io
 import shutil
 import statistics
 import subprocess
+import tarfile
 import tempfile
 from collections import defaultdict
 from pathlib import Path
@@ -38,7 +40,7 @@ from perfgate.detect.compare import compare_runs
 from perfgate.errors import PerfgateError
 from perfgate.model import Metric, Run, Testbed
 from perfgate.output import emit_json, err, out
-from perfgate.thresholds import load_thresholds
+from perfgate.thresholds import Thresholds, load_thresholds
 
 MIN_ROUNDS = 6  # exact two-sided Wilcoxon signed-rank: the smallest p with n pairs is 2 / 2^n
 NAME = "check"
@@ -57,7 +59,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="interleaved base/head rounds (default: %(default)s)")
     p.add_argument("--alpha", type=float, default=0.05, help="false discovery rate (default: %(default)s)")
     p.add_argument("--thresholds", metavar="PATH",
-                   help="thresholds file or folder (default: thresholds/ of the checkout, else built-in)")
+                   help="thresholds file or folder (default: thresholds/ of the BASE commit, else built-in)")
+    p.add_argument("--head-thresholds", action="store_true",
+                   help="judge with the head commit's thresholds/ instead of the base's: a maintainer's opt-in, "
+                        "since otherwise a pull request could loosen its own gate")
     add_suite_options(p)
 
 
@@ -102,7 +107,11 @@ def run(args: argparse.Namespace) -> int:
         check_identity("branch", getattr(args, side), f"--{side}")
     root = Path(_git(args.root.resolve(), "rev-parse", "--show-toplevel"))
     shas = {"base": resolve(root, args.base, "--base"), "head": resolve(root, args.head, "--head")}
-    thresholds = load_thresholds(_thresholds_path(args, root))  # a bad file fails before any run
+    with tempfile.TemporaryDirectory(prefix="perfgate-thresholds-") as tmp:
+        # The gate comes from the base commit, so the change under test cannot loosen it.
+        side = "head" if args.head_thresholds else "base"
+        path = _thresholds_path(args, root, shas[side], Path(tmp))
+        thresholds = load_thresholds(path) if path else Thresholds()  # a bad file fails before any run
     engine.ensure_engine()
     with tempfile.TemporaryDirectory(prefix="perfgate-check-") as tmp:
         trees = {}
@@ -129,10 +138,18 @@ def run(args: argparse.Namespace) -> int:
     return comparison.exit_code
 
 
-def _thresholds_path(args: argparse.Namespace, root: Path) -> Path | None:
+def _thresholds_path(args: argparse.Namespace, root: Path, sha: str, tmp: Path) -> Path | None:
+    """``--thresholds``, else ``thresholds/`` as committed at ``sha`` (extracted to ``tmp``), else None."""
     if args.thresholds:
         return Path(args.thresholds)
-    return root / "thresholds" if (root / "thresholds").is_dir() else None
+    if not _git(root, "ls-tree", "-d", sha, "thresholds"):
+        return None
+    archive = subprocess.run(["git", "-C", str(root), "archive", "--format=tar", sha, "thresholds"], capture_output=True)
+    if archive.returncode != 0:
+        raise PerfgateError(f"git archive {sha} thresholds failed in {root}: {archive.stderr.decode(errors='replace')}")
+    with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
+        tar.extractall(tmp, filter="data")
+    return tmp / "thresholds"
 
 
 def _measure(args: argparse.Namespace, root: Path, trees: dict[str, Path], shas: dict[str, str]) -> dict[str, Run]:
@@ -146,7 +163,7 @@ def _measure(args: argparse.Namespace, root: Path, trees: dict[str, Path], shas:
         names = [n for n in names if n in args.suite]
     if not names:
         raise PerfgateError(f"no suite exists in both {args.base} and {args.head}")
-    docker_dir = args.root.resolve() / "docker"
+    docker_dir = images.image_definitions(args.root.resolve())
     base_image = images.build_base(docker_dir, log=err.print)
     plan: list[tuple[Suite, Suite, str, images.Built, images.Built]] = []
     testbed: Testbed | None = None

@@ -15,10 +15,12 @@ secret, mounted only during a RUN step, so it never lands in an image layer.
 
 from __future__ import annotations
 
+import fnmatch
 import hashlib
 import io
 import json
 import os
+import shutil
 import subprocess
 import tarfile
 import tempfile
@@ -61,11 +63,17 @@ def _hash_files(h: "hashlib._Hash", folder: Path) -> None:
         h.update(hashlib.sha256(path.read_bytes()).digest())
 
 
-def _files(folder: Path) -> list[Path]:
+def _files(folder: Path, ignore: tuple[str, ...] = ()) -> list[Path]:
+    """Every file under ``folder`` except build outputs and what ``ignore`` globs match (a pattern
+    matches a relative path or any of its leading folders, e.g. ``docs`` or ``*.md``)."""
+    def ignored(rel: str) -> bool:
+        return any(fnmatch.fnmatchcase(rel, p) or fnmatch.fnmatchcase(rel, p.rstrip("/")) for p in ignore)
+
     found = []
     for root, dirs, files in os.walk(folder):
-        dirs[:] = sorted(d for d in dirs if d not in SKIP_NAMES)
-        found.extend(Path(root) / f for f in sorted(files) if f not in SKIP_NAMES)
+        here = Path(root).relative_to(folder)
+        dirs[:] = sorted(d for d in dirs if d not in SKIP_NAMES and not ignored((here / d).as_posix()))
+        found.extend(Path(root) / f for f in sorted(files) if f not in SKIP_NAMES and not ignored((here / f).as_posix()))
     return found
 
 
@@ -89,6 +97,19 @@ def base_key(docker_dir: Path) -> str:
     return h.hexdigest()
 
 
+def bootstrap_prefix() -> list[str]:
+    """How to run the mmdebstrap bootstrap: directly as root, else through password-less sudo.
+
+    Unprivileged mmdebstrap needs user namespaces, which Ubuntu 24.04 (GitHub's runners) blocks
+    with AppArmor; its root mode works everywhere sudo does.  ``PERFGATE_BOOTSTRAP_SUDO=never``
+    keeps the unprivileged mode (a Debian host with user namespaces and no sudo)."""
+    if os.geteuid() == 0 or os.environ.get("PERFGATE_BOOTSTRAP_SUDO") == "never":
+        return []
+    if shutil.which("sudo") and subprocess.run(["sudo", "-n", "true"], capture_output=True).returncode == 0:
+        return ["sudo", "-n", "--preserve-env=PERFGATE_DEBIAN_MIRROR"]
+    return []
+
+
 def build_base(docker_dir: Path, log=print) -> Built:
     """``perfgate/base:<key>`` from the lock, unless an image with the same key exists.
 
@@ -102,8 +123,8 @@ def build_base(docker_dir: Path, log=print) -> Built:
     log(f"building {tag} from {docker_dir / 'base.lock'} (mmdebstrap; a few minutes)")
     with tempfile.TemporaryDirectory(prefix="perfgate-base-") as tmp:
         tar = Path(tmp) / "rootfs.tar"
-        proc = subprocess.run([str(docker_dir / "base" / "bootstrap"), str(tar), str(docker_dir / "base.lock")],
-                              capture_output=True, text=True)
+        proc = subprocess.run([*bootstrap_prefix(), str(docker_dir / "base" / "bootstrap"), str(tar),
+                               str(docker_dir / "base.lock")], capture_output=True, text=True)
         if proc.returncode != 0:
             raise EngineError(f"bootstrapping the base image failed: {proc.stderr.strip()[-2000:]}")
         drift = [line for line in proc.stderr.splitlines() if line.startswith("drift: ")]
@@ -159,9 +180,16 @@ def build_image(docker_dir: Path, image: str, base: Built, log=print) -> Built:
     return Built(tag, key, image_id(tag) or "", False)
 
 
-def suite_dockerfile(from_tag: str, build: str, with_ca: bool) -> str:
+def suite_dockerfile(from_tag: str, build: str, with_ca: bool, suite_in_repo: str = "") -> str:
+    """With ``suite_in_repo`` (the suite's path inside the repository) the whole repository is
+    copied to /repo and /bench points at the suite in it, so the runner sees the same layout."""
+    if suite_in_repo:
+        copy = [f"COPY --chown={BENCH_UID}:{BENCH_UID} repo/ /repo/",
+                f"RUN {json.dumps(['ln', '-s', f'/repo/{suite_in_repo}', '/bench'])}"]
+    else:
+        copy = [f"COPY --chown={BENCH_UID}:{BENCH_UID} suite/ /bench/"]
     lines = [f"FROM {from_tag}",
-             f"COPY --chown={BENCH_UID}:{BENCH_UID} suite/ /bench/",
+             *copy,
              "WORKDIR /bench",
              f"USER {BENCH_UID}:{BENCH_UID}",
              "ENV HOME=/home/bench PYTHONHASHSEED=0"]
@@ -179,13 +207,20 @@ def suite_dockerfile(from_tag: str, build: str, with_ca: bool) -> str:
 
 def suite_context(suite: Suite, from_tag: str) -> tuple[str, bytes]:
     """(content key, tar context) for a suite: its files under ``suite/`` plus a Dockerfile."""
-    dockerfile = suite_dockerfile(from_tag, suite.build, ca_bundle() is not None)
+    root = suite.context_root
+    in_repo = suite.folder.relative_to(root).as_posix() if suite.context == "repo" else ""
+    dockerfile = suite_dockerfile(from_tag, suite.build, ca_bundle() is not None, in_repo)
+    # The key covers every file of the context: a change anywhere the build can see rebuilds it.
     h = hashlib.sha256(b"perfgate-suite-v1\0" + from_tag.encode() + b"\0" + dockerfile.encode())
-    _hash_files(h, suite.folder)
+    files = _files(root, suite.context_ignore)
+    for path in files:
+        h.update(str(path.relative_to(root)).encode() + b"\0")
+        h.update(hashlib.sha256(path.read_bytes()).digest())
+    prefix = "repo" if in_repo else "suite"
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w") as tar:
-        for path in _files(suite.folder):
-            info = tar.gettarinfo(str(path), arcname=f"suite/{path.relative_to(suite.folder)}")
+        for path in files:
+            info = tar.gettarinfo(str(path), arcname=f"{prefix}/{path.relative_to(root)}")
             info.uid = info.gid = 0
             info.uname = info.gname = ""
             info.mtime = 0
@@ -222,15 +257,25 @@ def harness_versions(tag: str) -> dict[str, str]:
     return _VERSIONS[tag]
 
 
+def image_definitions(root: Path) -> Path:
+    """The image definitions: the repository's own ``docker/`` when it has one, else
+    ``$PERFGATE_DOCKER_DIR`` (the action points it at perfgate's, so a consumer repository that
+    only has ``benches/`` builds on perfgate's pinned images)."""
+    own = root / "docker"
+    if (own / "base.lock").is_file() or not os.environ.get("PERFGATE_DOCKER_DIR"):
+        return own
+    return Path(os.environ["PERFGATE_DOCKER_DIR"])
+
+
 def build_all(root: Path, suites: list[Suite], log=print) -> dict[str, tuple[Built, Built]]:
     """Build base, toolchain and suite images; returns suite name -> (toolchain, suite image)."""
-    docker_dir = root / "docker"
-    base = build_base(docker_dir, log=log)
+    defs = image_definitions(root)
+    base = build_base(defs, log=log)
     toolchains: dict[str, Built] = {}
     built = {}
     for suite in suites:
         if suite.image not in toolchains:
-            toolchains[suite.image] = build_image(docker_dir, suite.image, base, log=log)
+            toolchains[suite.image] = build_image(defs, suite.image, base, log=log)
         tool = toolchains[suite.image]
         built[suite.name] = (tool, build_suite(suite, tool, log=log, logs_dir=root / ".perfgate" / "logs"))
     return built

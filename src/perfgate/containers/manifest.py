@@ -20,7 +20,8 @@ from perfgate.model import name_problem
 
 PROFILES = ("quick", "full")
 _TOP_KEYS = {"name", "description", "image", "adapter", "output", "build", "profiles", "probe", "variants",
-             "memory", "timeout"}
+             "memory", "timeout", "context", "context_ignore"}
+CONTEXTS = ("suite", "repo")
 _IMAGE = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _MEMORY = re.compile(r"^[0-9]+[bkmg]?$", re.IGNORECASE)
@@ -49,6 +50,15 @@ class Suite:
     variants: dict[str, dict[str, str]] = field(default_factory=dict)  # name -> env
     memory: str = "4g"
     timeout: float = 1800.0          # seconds per container run
+    # What the image is built from: the suite folder alone, or the whole repository at that commit
+    # (for benchmarks that build the project itself), minus ``context_ignore`` glob patterns.
+    context: str = "suite"
+    context_ignore: tuple[str, ...] = ()
+
+    @property
+    def context_root(self) -> Path:
+        """The folder copied into the image: the suite, or the repository holding ``benches/``."""
+        return self.folder.parent.parent if self.context == "repo" else self.folder
 
     @property
     def manifest(self) -> Path:
@@ -171,7 +181,17 @@ def load_suite(folder: Path) -> Suite:
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
         raise InputError(source, "timeout", "expected a positive number of seconds")
 
-    return Suite(name=name, folder=folder, image=image, adapter=adapter, output=output, commands=commands,
+    context = _nonempty(data.get("context", "suite"), source, "context")
+    if context not in CONTEXTS:
+        raise InputError(source, "context", f"{context!r}: use 'suite' (the suite folder) or 'repo' (the whole repository)")
+    ignore = _expect(data.get("context_ignore", []), list, source, "context_ignore")
+    for i, pattern in enumerate(ignore):
+        if not _nonempty(pattern, source, f"context_ignore[{i}]") or pattern.startswith("/") or ".." in pattern.split("/"):
+            raise InputError(source, f"context_ignore[{i}]", f"{pattern!r} must be a relative glob pattern")
+    if ignore and context != "repo":
+        raise InputError(source, "context_ignore", "only applies with context = 'repo'")
+
+    return Suite(name=name, folder=folder, context=context, context_ignore=tuple(ignore), image=image, adapter=adapter, output=output, commands=commands,
                  build=_expect(data.get("build", ""), str, source, "build"),
                  description=_expect(data.get("description", ""), str, source, "description"),
                  probes=tuple(probes), variants=variants, memory=memory, timeout=float(timeout))

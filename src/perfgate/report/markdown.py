@@ -10,12 +10,39 @@ an image or link anywhere.
 from __future__ import annotations
 
 import math
+import re
+from dataclasses import dataclass
 
 from perfgate.detect.compare import Comparison, Verdict
 from perfgate.escape import markdown_code, markdown_text
 from perfgate.units import human
 
 MARKER = "<!-- perfgate-comment -->"  # lets a workflow find and update its own comment
+# GitHub refuses comments over 65,536 characters; stay clear of it with room for the workflow's marker.
+MAX_CHARS = 60_000
+_KEY = re.compile(r"[^A-Za-z0-9._-]")
+
+
+def marker(key: str = "") -> str:
+    """The comment's marker; one per job (``key``) so matrix jobs keep one sticky comment each."""
+    key = _KEY.sub("-", key)[:100]
+    return f"<!-- perfgate-comment:{key} -->" if key else MARKER
+
+
+@dataclass(frozen=True)
+class Links:
+    """Where the comment points: commits, the workflow run, the trend pages (all optional)."""
+
+    repository_url: str = ""   # e.g. https://github.com/owner/repo
+    run_url: str = ""
+    pages_url: str = ""
+    summary_note: str = "the job summary"
+
+    def commit(self, sha: str) -> str:
+        short = markdown_code(sha[:7])
+        if self.repository_url and re.fullmatch(r"[0-9a-f]{7,64}", sha):
+            return f"[{short}]({self.repository_url}/commit/{sha})"
+        return short
 
 
 def _pct(x: float | None, sign: bool = True) -> str:
@@ -38,25 +65,52 @@ _HEADER = ("| benchmark | measure | base | head | change [CI] | q | smallest det
            "|---|---|--:|--:|--:|--:|--:|---|")
 
 
-def comparison_markdown(c: Comparison, title: str = "perfgate") -> str:
+def comparison_markdown(c: Comparison, title: str = "perfgate", key: str = "", links: Links | None = None,
+                        max_chars: int = MAX_CHARS) -> str:
+    links = links or Links()
     regressions, improvements = c.regressions, c.improvements
     if regressions:
         headline = f"❌ **{len(regressions)} performance regression(s)**"
     else:
         headline = "✅ **No performance regression**"
-    base = f"{markdown_code(c.base.get('commit', '?')[:10])} ({markdown_code(c.base.get('branch', '?'))})"
-    head = f"{markdown_code(c.head.get('commit', '?')[:10])} ({markdown_code(c.head.get('branch', '?'))})"
-    lines = [MARKER, f"### {markdown_text(title)}: {headline}", "",
+    base = f"{links.commit(c.base.get('commit', '?'))} ({markdown_code(c.base.get('branch', '?'))})"
+    head = f"{links.commit(c.head.get('commit', '?'))} ({markdown_code(c.head.get('branch', '?'))})"
+    where = [f"[workflow run]({links.run_url})" if links.run_url else "",
+             f"[trend pages]({links.pages_url})" if links.pages_url else ""]
+    lines = [marker(key), f"### {markdown_text(title)}: {headline}", "",
              f"Head {head} against base {base} on testbed {markdown_code(c.head.get('testbed', '?'))}: "
              f"{len(c.verdicts)} comparisons, {len(improvements)} improvement(s); false discovery rate "
              f"controlled at {c.alpha:g} (Benjamini–Hochberg), effects are Hodges–Lehmann shifts with "
-             f"{(1 - c.alpha) * 100:g}% intervals.", ""]
-    lines += [f"> {markdown_text(w)}" for w in c.warnings]
+             f"{(1 - c.alpha) * 100:g}% intervals." + (" " + " · ".join(w for w in where if w) if any(where) else ""),
+             ""]
+    if c.warnings:
+        # The blank line ends the blockquote: without it GitHub renders the table inside it.
+        lines += [*(f"> {markdown_text(w)}" for w in c.warnings), ""]
     flagged = regressions + improvements
-    if flagged:
-        lines += [_HEADER, *map(_row, flagged), ""]
     rest = [v for v in c.verdicts if v not in flagged]
-    if rest:
-        lines += [f"<details><summary>{len(rest)} other comparison(s)</summary>", "", _HEADER, *map(_row, rest),
-                  "", "</details>"]
+    # Rows are added while they fit under max_chars; what does not fit is counted and pointed to.
+    budget = max_chars - sum(len(x) + 1 for x in lines) - 600
+    shown_flagged = _fit(flagged, budget)
+    budget -= sum(len(_row(v)) + 1 for v in shown_flagged) + len(_HEADER)
+    shown_rest = _fit(rest, budget - len(_HEADER) - 80) if len(shown_flagged) == len(flagged) else []
+    if shown_flagged:
+        lines += [_HEADER, *map(_row, shown_flagged), ""]
+    if shown_rest:
+        lines += [f"<details><summary>{len(rest)} other comparison(s)</summary>", "", _HEADER, *map(_row, shown_rest),
+                  "", "</details>", ""]
+    left_out = len(flagged) - len(shown_flagged) + len(rest) - len(shown_rest)
+    if left_out:
+        see = f"[{links.summary_note}]({links.run_url})" if links.run_url else links.summary_note
+        lines.append(f"**{left_out} comparison(s) not shown** to stay under GitHub's comment size limit; "
+                     f"every row is in {see} and the run's artifact.")
     return "\n".join(lines) + "\n"
+
+
+def _fit(verdicts: list[Verdict], budget: int) -> list[Verdict]:
+    shown, used = [], 0
+    for v in verdicts:
+        used += len(_row(v)) + 1
+        if used > budget:
+            break
+        shown.append(v)
+    return shown

@@ -454,6 +454,23 @@ class SqliteStore(Store):
         return new
 
     @_guarded
+    def restore_alerts(self, alerts: list[Alert]) -> int:
+        """Insert alerts exactly as recorded elsewhere (same id, creation time and status), skipping
+        ids already here: how ``perfgate sync --import`` rebuilds a store from its files."""
+        added = 0
+        with self._write():
+            for a in alerts:
+                cur = self.db.execute(
+                    f"INSERT INTO alert (project_id, {self._ALERT_COLUMNS}) SELECT {', '.join('?' * 18)}"
+                    " WHERE NOT EXISTS (SELECT 1 FROM alert WHERE uuid = ? AND project_id = ?)",
+                    (self._project_id, a.id, a.kind, a.branch, a.testbed, a.benchmark, a.measure, a.commit,
+                     a.previous_commit, json.dumps(list(a.commit_range)), a.direction, a.magnitude, a.ci_low,
+                     a.ci_high, a.p_value, json.dumps(a.details, sort_keys=True, default=str), a.status, a.created,
+                     a.id, self._project_id))
+                added += cur.rowcount
+        return added
+
+    @_guarded
     def alerts(self, status: str | None = None) -> list[Alert]:
         sql = f"SELECT {self._ALERT_COLUMNS} FROM alert WHERE project_id = ?"
         args: list[Any] = [self._project_id]

@@ -1,0 +1,76 @@
+"""Post the pull-request check's verdicts: one sticky comment and one check run per job.
+
+Runs in the privileged ``workflow_run`` workflow.  Each ``perfgate-pr-<job>/`` folder of the
+downloaded artifacts holds ``comment.md`` and ``outcome`` (ok / regression / error); where they are
+written is decided by :mod:`perfgate.github.routing`, never by the artifact.  The token comes from
+``$GITHUB_TOKEN`` (or ``$GH_TOKEN``) and the API from ``$GITHUB_API_URL``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+from pathlib import Path
+
+from perfgate.errors import EXIT_OK, InputError, PerfgateError
+from perfgate.github.client import GitHub
+from perfgate.github.routing import CONCLUSIONS, comment_body, find_pull, upsert_comment
+from perfgate.output import emit_json, err
+
+NAME = "comment"
+HELP = "post the PR check's verdicts as a sticky comment and a check run (the fork-safe workflow)"
+ORDER = 90
+EPILOG = """example (in a workflow_run workflow, after downloading the perfgate-pr-* artifacts):
+  perfgate comment --artifacts artifacts --repo "$REPO" --head-sha "$HEAD_SHA" --head-repo "$HEAD_REPO" """
+_JOB = re.compile(r"^perfgate-pr-([A-Za-z0-9._-]{1,100})$")
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--artifacts", required=True, metavar="DIR", help="folder holding the perfgate-pr-<job>/ artifacts")
+    p.add_argument("--repo", required=True, help="OWNER/REPO the workflow runs in")
+    p.add_argument("--head-sha", required=True, help="the triggering run's head SHA (github.event.workflow_run.head_sha)")
+    p.add_argument("--head-repo", required=True, help="the triggering run's head repository (full name)")
+    p.add_argument("--run-url", default="", help="link to the triggering run")
+    p.add_argument("--bot", default="github-actions[bot]", help="login whose comments may be updated (default: %(default)s)")
+
+
+def run(args: argparse.Namespace, transport=None) -> int:
+    token = os.environ.get("GITHUB_TOKEN") or os.environ.get("GH_TOKEN")
+    if not token:
+        raise PerfgateError("no token: set GITHUB_TOKEN (the workflow's github.token)")
+    if not re.fullmatch(r"[0-9a-f]{40}", args.head_sha):
+        raise InputError("--head-sha", "", f"{args.head_sha!r} is not a 40-character commit SHA")
+    jobs = []
+    for folder in sorted(Path(args.artifacts).glob("perfgate-pr-*")):
+        m = _JOB.match(folder.name)
+        if not m or not (folder / "comment.md").is_file():
+            err.print(f"comment: skipping {folder.name}: not a perfgate-pr-<job> folder with comment.md")
+            continue
+        outcome = (folder / "outcome").read_text().strip() if (folder / "outcome").is_file() else "error"
+        jobs.append((m.group(1), (folder / "comment.md").read_text(encoding="utf-8", errors="replace"), outcome))
+    if not jobs:
+        raise InputError(args.artifacts, "", "no perfgate-pr-<job>/comment.md found")
+    gh = GitHub(os.environ.get("GITHUB_API_URL", "https://api.github.com"), token, transport=transport)
+    try:
+        number = find_pull(gh, args.repo, args.head_sha, args.head_repo)
+        if number is None:
+            err.print(f"comment: no single open pull request has head {args.head_sha[:7]} from "
+                      f"{args.head_repo}; nothing posted")
+            if args.json:
+                emit_json({"pull_request": None, "posted": []})
+            return EXIT_OK
+        posted = []
+        for job, text, outcome in jobs:
+            body = comment_body(job, text, args.run_url)
+            action, comment_id = upsert_comment(gh, args.repo, number, job, body, args.bot)
+            conclusion = CONCLUSIONS.get(outcome, "action_required")
+            label = outcome if outcome in CONCLUSIONS else "error"
+            gh.create_check_run(args.repo, args.head_sha, f"perfgate ({job})", conclusion, f"perfgate: {label}", body)
+            posted.append({"job": job, "comment": action, "comment_id": comment_id, "conclusion": conclusion})
+            err.print(f"comment: {action} the {job} comment on #{number}; check run {conclusion}")
+    finally:
+        gh.close()
+    if args.json:
+        emit_json({"pull_request": number, "posted": posted})
+    return EXIT_OK

@@ -1,0 +1,69 @@
+"""Keep the history in a folder of small JSON files (an append-only git data branch) and rebuild
+the store from it: the durable copy that a CI cache eviction, a re-run or two concurrent pushes
+cannot lose.  Format: :mod:`perfgate.history_files`.
+
+``--import`` validates every file before it writes anything; runs already in the store are
+skipped (same content key), alerts keep their ids and acknowledgements.  ``--export`` writes only
+files that do not exist yet and never changes one.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from perfgate import history_files
+from perfgate.commands._common import store_from
+from perfgate.errors import EXIT_OK, PerfgateError
+from perfgate.output import emit_json, out
+
+NAME = "sync"
+HELP = "export the history to / rebuild it from a folder of JSON files (a git data branch)"
+ORDER = 27
+EPILOG = """examples:
+  perfgate sync --import data/          # data/ is a checkout of the perfgate-data branch
+  perfgate run --profile quick && perfgate sync --export data/
+  perfgate sync --export new/ --store sqlite:this-run.db   # only this job's runs"""
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    g = p.add_mutually_exclusive_group(required=True)
+    g.add_argument("--import", dest="import_dir", metavar="DIR", help="add every run and alert under DIR to the store")
+    g.add_argument("--export", dest="export_dir", metavar="DIR", help="write every run and alert of the store under DIR")
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.import_dir:
+        runs, alerts, acks = history_files.read_folder(Path(args.import_dir))
+        with store_from(args) as store:
+            restore = getattr(store, "restore_alerts", None)
+            if alerts and restore is None:
+                raise PerfgateError(f"{type(store).__name__} cannot take alerts from files; import into a sqlite: store")
+            added = sum(store.add_runs(runs))
+            restored = restore(alerts) if alerts else 0
+            for alert in store.alerts(status="active") if acks else []:
+                if alert.id in acks:
+                    store.acknowledge(alert.id)
+        report = {"runs": len(runs), "runs_added": added, "alerts": len(alerts), "alerts_added": restored,
+                  "acknowledged": len(acks)}
+        if args.json:
+            emit_json(report)
+        else:
+            out.print(f"sync: {added} of {len(runs)} run(s) and {restored} of {len(alerts)} alert(s) were new; "
+                      f"{len(acks)} acknowledgement(s)")
+        return EXIT_OK
+    root = Path(args.export_dir)
+    with store_from(args) as store:
+        runs = [store.get_run(s.run_id) for s in reversed(store.runs())]
+        try:
+            alerts = store.alerts()
+        except PerfgateError:
+            alerts = []  # a store without alerts exports its runs
+    root.mkdir(parents=True, exist_ok=True)
+    new_runs = sum(history_files.export_run(root, r) for r in runs)
+    new_files = sum(history_files.export_alert(root, a) for a in alerts)
+    if args.json:
+        emit_json({"runs": len(runs), "runs_written": new_runs, "alerts": len(alerts), "alert_files_written": new_files})
+    else:
+        out.print(f"sync: wrote {new_runs} new run file(s) of {len(runs)} and {new_files} alert file(s) to {root}")
+    return EXIT_OK

@@ -1,0 +1,96 @@
+"""``perfgate sync``: the history as append-only JSON files (a git data branch) survives
+losing the SQLite file; two writers' files merge; bad files are refused before anything is written."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+from test_alerts import record, series
+
+
+def _files(root):
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*.json"))
+
+
+def test_a_lost_store_is_rebuilt_and_does_not_alert_again(cli, store_path, tmp_path):
+    record(store_path, series(80, 1, step_at=50))
+    assert cli("detect").returncode == 1                     # a new regression alert
+    data = tmp_path / "data"
+    cli("sync", "--export", str(data), check=True)
+    files = _files(data)
+    assert sum(f.startswith("runs/c0050/") for f in files) == 1 and len([f for f in files if f.startswith("runs/")]) == 80
+    [alert_file] = [f for f in files if f.startswith("alerts/")]
+
+    # The cache is gone: a fresh store rebuilt from the files has every run and the alert with its id.
+    fresh = {"PERFGATE_STORE": f"sqlite:{tmp_path / 'fresh.db'}"}
+    report = json.loads(cli("sync", "--import", str(data), "--json", env=fresh, check=True).stdout)
+    assert report == {"runs": 80, "runs_added": 80, "alerts": 1, "alerts_added": 1, "acknowledged": 0}
+    before = json.loads(cli("history", "--json", check=True).stdout)
+    after = json.loads(cli("history", "--json", env=fresh, check=True).stdout)
+    assert [p["value"] for p in after[0]["points"]] == [p["value"] for p in before[0]["points"]]
+    assert cli("detect", env=fresh).returncode == 0          # the same change does not alert twice
+    [active] = json.loads(cli("alerts", "--json", env=fresh, check=True).stdout)
+    assert alert_file == f"alerts/{active['id']}.json"
+
+    # Acknowledged in CI on the rebuilt store; the acknowledgement is a new file, nothing changes.
+    before_bytes = {f: (data / f).read_bytes() for f in files}
+    cli("alerts", "--ack", active["id"], env=fresh, check=True)
+    cli("sync", "--export", str(data), env=fresh, check=True)
+    assert _files(data) == sorted(files + [f"acks/{active['id']}.json"])
+    assert all((data / f).read_bytes() == b for f, b in before_bytes.items())
+    third = {"PERFGATE_STORE": f"sqlite:{tmp_path / 'third.db'}"}
+    cli("sync", "--import", str(data), env=third, check=True)
+    assert json.loads(cli("alerts", "--json", env=third, check=True).stdout) == []
+    [acked] = json.loads(cli("alerts", "--status", "acknowledged", "--json", env=third, check=True).stdout)
+    assert acked["id"] == active["id"]
+    # Importing again adds nothing.
+    again = json.loads(cli("sync", "--import", str(data), "--json", env=third, check=True).stdout)
+    assert again["runs_added"] == 0 and again["alerts_added"] == 0
+
+
+def test_two_writers_files_merge_without_conflict(cli, store_path, tmp_path):
+    record(store_path, series(10, 3))                          # c0000..c0009, the shared past
+    a, b = tmp_path / "a", tmp_path / "b"
+    cli("sync", "--export", str(a), check=True)
+    shutil.copytree(a, b)
+    other = {"PERFGATE_STORE": f"sqlite:{tmp_path / 'other.db'}"}
+    cli("sync", "--import", str(b), env=other, check=True)
+    record(store_path, series(2, 4), start=10)                 # writer A adds c0010, c0011
+    record(tmp_path / "other.db", series(2, 5), start=20)      # writer B adds c0020, c0021 at the same time
+    cli("sync", "--export", str(a), check=True)
+    cli("sync", "--export", str(b), env=other, check=True)
+    # A merge of the two trees: every file either exists on one side only or is byte-identical.
+    for f in set(_files(a)) & set(_files(b)):
+        assert (a / f).read_bytes() == (b / f).read_bytes(), f
+    merged = tmp_path / "merged"
+    shutil.copytree(a, merged)
+    shutil.copytree(b, merged, dirs_exist_ok=True)
+    env = {"PERFGATE_STORE": f"sqlite:{tmp_path / 'merged.db'}"}
+    report = json.loads(cli("sync", "--import", str(merged), "--json", env=env, check=True).stdout)
+    assert report["runs_added"] == 14
+
+
+def test_a_bad_file_is_named_and_nothing_is_written(cli, store_path, tmp_path):
+    record(store_path, series(5, 6))
+    data = tmp_path / "data"
+    cli("sync", "--export", str(data), check=True)
+    victim = sorted(data.glob("runs/*/*.json"))[-1]
+    doc = json.loads(victim.read_text())
+    doc["run"]["metrics"][0]["samples"] = [1.0, "fast"]
+    victim.write_text(json.dumps(doc))
+    env = {"PERFGATE_STORE": f"sqlite:{tmp_path / 'fresh.db'}"}
+    proc = cli("sync", "--import", str(data), env=env)
+    assert proc.returncode == 2
+    assert str(victim) in proc.stderr and "run.metrics[0].samples[1]" in proc.stderr
+    assert not (tmp_path / "fresh.db").exists()
+    victim.write_text("{not json")
+    proc = cli("sync", "--import", str(data), env=env)
+    assert proc.returncode == 2 and "line 1" in proc.stderr and "invalid JSON" in proc.stderr
+    # A file moved to another commit's folder is refused: the place is part of the record.
+    victim.unlink()
+    first = sorted(data.glob("runs/*/*.json"))[0]
+    (data / "runs" / "elsewhere").mkdir()
+    first.rename(data / "runs" / "elsewhere" / first.name)
+    proc = cli("sync", "--import", str(data), env=env)
+    assert proc.returncode == 2 and "runs/<commit>/<key>.json" in proc.stderr
