@@ -51,6 +51,7 @@ from typing import Mapping, Sequence
 import numpy as np
 from scipy.stats import mannwhitneyu, wilcoxon
 
+from perfgate.detect import rounds as rounds_test
 from perfgate.detect.stats import benjamini_hochberg, hodges_lehmann, normal_quantile
 from perfgate.model import Measure, Run
 from perfgate.thresholds import Thresholds, load_thresholds
@@ -59,6 +60,7 @@ MIN_SAMPLES = 3
 DETERMINISTIC_MEASURES = ("instructions",)
 DETERMINISTIC_TOLERANCE = 1e-4   # 0.01%: a handful of instructions in a million
 POWER = 0.8
+TIED_MEASURES = {"throughput": "latency"}   # measure -> the measure it is computed from
 
 
 @dataclass
@@ -79,7 +81,8 @@ class Verdict:
     mde: float | None          # smallest relative change this pair could detect (80% power)
     threshold: float           # min_effect a change must reach to count
     lower_is_better: bool
-    method: str = ""           # mann-whitney | deterministic | —
+    method: str = ""           # mann-whitney | wilcoxon-paired | paired-t-rounds | deterministic | —
+    rounds: int | None = None  # interleaved rounds judged (compare_rounds)
     note: str = ""
 
 
@@ -90,6 +93,7 @@ class Comparison:
     base: dict = field(default_factory=dict)   # branch, commit, testbed of each side
     head: dict = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)   # what this configuration can and cannot detect
 
     @property
     def regressions(self) -> list[Verdict]:
@@ -116,7 +120,7 @@ class Comparison:
         lines.insert(1, "  ".join("-" * w for w in widths))
         summary = (f"{len(self.regressions)} regression(s), {len(self.improvements)} improvement(s) among "
                    f"{len(self.verdicts)} comparison(s); false discovery rate controlled at {self.alpha:g}")
-        return "\n".join([*self.warnings, *lines, summary])
+        return "\n".join([*self.warnings, *lines, summary, *self.notes])
 
 
 def _severity(v: Verdict) -> tuple:
@@ -163,11 +167,34 @@ def compare_samples(base: Mapping[tuple[str, str], Sequence[float]], head: Mappi
         threshold = thresholds.for_series(benchmark, measure).change_point.min_effect
         verdicts.append(_judge(benchmark, measure, np.asarray(base.get(key, ()), float),
                                np.asarray(head.get(key, ()), float), threshold, alpha, paired))
-    tested = [i for i, v in enumerate(verdicts) if v.p_value is not None]
+    decide(verdicts, alpha)
+    return Comparison(verdicts, alpha)
+
+
+def tied_to(verdicts: Sequence[Verdict], v: Verdict) -> Verdict | None:
+    """The verdict ``v`` is tied to by construction (a benchmark's throughput to its latency), if any."""
+    partner = TIED_MEASURES.get(v.measure)
+    if partner is None:
+        return None
+    return next((o for o in verdicts if o.benchmark == v.benchmark and o.measure == partner
+                 and o.p_value is not None), None)
+
+
+def decide(verdicts: list[Verdict], alpha: float) -> None:
+    """Benjamini–Hochberg over every tested comparison, then each verdict.  A measure tied to
+    another by construction (throughput = work / latency) is the same hypothesis: it is not
+    counted twice and takes its partner's q-value."""
+    tested = [i for i, v in enumerate(verdicts) if v.p_value is not None and tied_to(verdicts, v) is None]
     q = benjamini_hochberg([verdicts[i].p_value for i in tested])
     for i, qi in zip(tested, q):
-        v = verdicts[i]
-        v.q_value = float(qi)
+        verdicts[i].q_value = float(qi)
+    for v in verdicts:
+        partner = tied_to(verdicts, v) if v.p_value is not None else None
+        if partner is not None:
+            v.q_value = partner.q_value
+        if v.q_value is None:
+            continue
+        qi = v.q_value
         if qi <= alpha and v.effect is not None and abs(v.effect) >= v.threshold:
             worse = v.effect > 0 if v.lower_is_better else v.effect < 0
             v.verdict = "regression" if worse else "improvement"
@@ -175,7 +202,6 @@ def compare_samples(base: Mapping[tuple[str, str], Sequence[float]], head: Mappi
             v.verdict = "no-change"
             if qi <= alpha:
                 v.note = f"significant but below the {v.threshold:.1%} threshold"
-    return Comparison(verdicts, alpha)
 
 
 def _judge(benchmark: str, measure: str, b: np.ndarray, h: np.ndarray, threshold: float, alpha: float,
@@ -251,3 +277,82 @@ def _mde(a: np.ndarray, b: np.ndarray, alpha: float) -> float:
     s = math.sqrt(((a.size - 1) * mad(a) ** 2 + (b.size - 1) * mad(b) ** 2) / max(a.size + b.size - 2, 1))
     z = normal_quantile(1 - alpha / 2) + normal_quantile(POWER)
     return float(np.expm1(z * s * math.sqrt(1 / a.size + 1 / b.size)))
+
+
+def compare_rounds(base: Mapping[tuple[str, str], Sequence[Sequence[float]]],
+                   head: Mapping[tuple[str, str], Sequence[Sequence[float]]],
+                   thresholds: Thresholds | None = None, alpha: float = 0.05) -> Comparison:
+    """``perfgate check``'s judgement: ``{(benchmark, measure): [round 1 samples, round 2 …]}``
+    per side, round r of base and head measured back to back.  Wall-time-like measures get the
+    paired t on per-round log ratios of :mod:`perfgate.detect.rounds` (every raw sample counts)
+    with its MDE at ``alpha`` over this comparison's hypotheses; exact measures are compared
+    exactly; Benjamini–Hochberg at ``alpha`` across all."""
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must be in (0, 1), got {alpha}")
+    thresholds = thresholds if thresholds is not None else load_thresholds()
+    verdicts: list[Verdict] = []
+    spread: dict[int, tuple[float, int]] = {}   # verdict index -> (sd of round ratios, rounds)
+    for key in sorted(set(base) | set(head)):
+        benchmark, measure = key
+        threshold = thresholds.for_series(benchmark, measure).change_point.min_effect
+        b_rounds = [np.asarray(r, float) for r in base.get(key, ()) if len(r)]
+        h_rounds = [np.asarray(r, float) for r in head.get(key, ()) if len(r)]
+        flat_b = np.concatenate(b_rounds) if b_rounds else np.array([])
+        flat_h = np.concatenate(h_rounds) if h_rounds else np.array([])
+        exact = measure in DETERMINISTIC_MEASURES or not (flat_b.size and flat_h.size) \
+            or np.any(flat_b <= 0) or np.any(flat_h <= 0) \
+            or (flat_b.size >= 2 and flat_h.size >= 2 and np.ptp(flat_b) == 0 and np.ptp(flat_h) == 0)
+        if exact:  # missing, non-positive or exact values: the cheap paths of the sample comparison
+            v = _judge(benchmark, measure, flat_b, flat_h, threshold, alpha)
+            v.rounds = min(len(b_rounds), len(h_rounds))
+            if v.method == "deterministic" or v.note:
+                verdicts.append(v)
+                continue
+        lower = Measure.named(measure).lower_is_better
+        v = Verdict(benchmark, measure, "insufficient-data", flat_b.size, flat_h.size, float(np.median(flat_b)),
+                    float(np.median(flat_h)), None, None, None, None, None, None, None, threshold, lower,
+                    rounds=min(len(b_rounds), len(h_rounds)))
+        if v.base_median:
+            v.ratio = v.head_median / v.base_median
+        if len(b_rounds) != len(h_rounds):
+            v.note = f"{len(b_rounds)} base rounds but {len(h_rounds)} head rounds: not judged"
+            verdicts.append(v)
+            continue
+        v.method = "paired-t-rounds"
+        d = rounds_test.round_shifts(b_rounds, h_rounds)
+        test = rounds_test.paired_t(d, alpha)
+        if test is None:
+            v.verdict, v.p_value, v.effect, v.ci_low, v.ci_high = "insufficient-data", None, None, None, None
+            v.mde = None
+            v.note = f"cannot flag anything with {v.rounds} round(s): a paired t needs ≥ {rounds_test.MIN_ROUNDS}"
+        else:
+            v.p_value = test.p_value
+            v.effect = float(np.expm1(test.shift))
+            v.ci_low, v.ci_high = float(np.expm1(test.ci_low)), float(np.expm1(test.ci_high))
+            spread[len(verdicts)] = (test.sd, test.rounds)
+        verdicts.append(v)
+    hypotheses = sum(1 for v in verdicts if v.p_value is not None and tied_to(verdicts, v) is None)
+    for i, (sd, n) in spread.items():
+        verdicts[i].mde = rounds_test.mde(sd, n, alpha, hypotheses, verdicts[i].threshold)
+    decide(verdicts, alpha)
+    comparison = Comparison(verdicts, alpha)
+    comparison.notes.extend(capability_notes(verdicts, alpha, hypotheses))
+    return comparison
+
+
+def capability_notes(verdicts: Sequence[Verdict], alpha: float, hypotheses: int) -> list[str]:
+    """Plain statements of what the configuration could not detect."""
+    timed = [v for v in verdicts if v.method == "paired-t-rounds"]
+    if not timed:
+        return []
+    rounds = min(v.rounds or 0 for v in timed)
+    if rounds < rounds_test.MIN_ROUNDS:
+        return [f"this check cannot flag any wall-time change: {rounds} round(s), and the paired t across rounds "
+                f"needs at least {rounds_test.MIN_ROUNDS} (use --rounds or --budget)"]
+    notes = [f"a wall-time change is flagged when p ≤ {alpha:g}/{hypotheses} = {alpha / max(hypotheses, 1):.2g} "
+             f"(the first Benjamini–Hochberg rejection among {hypotheses} comparisons) with {rounds} rounds"]
+    blind = [v for v in timed if v.mde is not None and v.mde >= 1.0]
+    if blind:
+        notes.append(f"{len(blind)} benchmark(s) could not detect even a doubling (MDE ≥ 100%) at this noise and "
+                     f"round count: " + ", ".join(f"{v.benchmark} {v.measure}" for v in blind[:5]))
+    return notes

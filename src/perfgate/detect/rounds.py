@@ -1,0 +1,125 @@
+"""Interleaved rounds as the pairing unit: a paired t on per-round log ratios, its MDE, and
+alpha spending for checks that add rounds until every benchmark is decided.
+
+``perfgate check`` runs base and head back to back, round after round.  Each round r gives, per
+benchmark, the raw samples of both sides; samples inside a round share the machine's state of
+that moment (they are autocorrelated), so they narrow that round's estimate but are not
+independent evidence.  The judgement therefore has two levels:
+
+* inside a round: ``d_r = trimmed_mean(log h_r) - trimmed_mean(log b_r)`` (20% cut from each
+  end), the round's log ratio head/base — every raw sample counts, a stray slow sample does not;
+* across rounds: a paired t-test on ``d_1 … d_R`` (df = R - 1), ``t = mean(d) / (sd(d) / √R)``.
+
+Why this test (``bench/check_test_choice.py`` on recorded A/A check rounds of the real suites,
+effects planted by scaling head's samples; see the README for the figures):  the signed-rank
+test on round medians it replaces cannot go below ``p = 2 / 2^R`` — with 6 rounds and
+Benjamini–Hochberg over 28 comparisons (a first rejection needs p ≤ 0.05 / 28) it can never flag
+anything.  A sign-flip permutation test over rounds has the same floor.  The t on per-round
+ratios has no floor, its A/A false-alarm rate stayed at or below the nominal level on the
+recorded rounds (per-round ratios of many samples are close to normal, and heavy tails make the
+t conservative), and the trimmed mean inside a round was the most powerful of mean, trimmed mean
+and median.
+
+MDE (:func:`mde`): the smallest relative change flagged with 80% probability by this test with
+these rounds, this noise (``sd(d)``) and this level.  A first rejection under Benjamini–Hochberg
+among ``m`` comparisons needs ``p ≤ level / m``, so the closed form is that of a two-sided t at
+``level / m``: the non-centrality ``λ`` with ``P(|T_{R-1,λ}| > t_{1-level/2m, R-1}) = 0.8``,
+``δ = λ · sd / √R``; the verdict also needs the estimate past ``min_effect``, which at 80% needs
+``δ ≥ log(1 + min_effect) + z_0.8 · sd / √R``.  The MDE is the larger of the two.  With fewer
+than 2 rounds there is no test at all, and the MDE is ``None``.
+
+Sequential checks (:func:`spending_levels`): looking after every round and stopping at the first
+significant result would inflate false alarms.  Look k of at most K gets the level
+``α_k = α(k/K) - α((k-1)/K)`` of the Lan–DeMets O'Brien–Fleming spending function
+``α(t) = 2 - 2Φ(z_{1-α/2} / √t)``; Benjamini–Hochberg runs at ``α_k`` over all comparisons at
+look k.  The levels sum to α, and the false discovery rate of everything flagged at any look is
+at most ``Σ α_k = α`` (union bound over looks: each look's false discoveries divided by a set at
+least as large as that look's rejections).  This needs no assumption about how the looks are
+correlated; it is conservative, and early looks get tiny levels, so only clear regressions end a
+check early.  Stopping before look K (a budget ran out) spends less, never more.
+
+Pure numpy/scipy; no I/O.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+from scipy import optimize, stats
+
+TRIM = 0.2        # share cut from each end of a round's log samples
+POWER = 0.8
+MIN_ROUNDS = 2    # a t on R - 1 degrees of freedom needs R ≥ 2
+
+
+@dataclass(frozen=True)
+class RoundTest:
+    rounds: int
+    shift: float           # mean of the per-round log ratios
+    sd: float              # their standard deviation (ddof = 1)
+    p_value: float
+    ci_low: float          # (1 - alpha) t interval of the log shift
+    ci_high: float
+
+
+def round_shift(base: Sequence[float], head: Sequence[float]) -> float:
+    """One round's log ratio head/base from all its raw samples (trimmed means of the logs)."""
+    lb, lh = np.log(np.asarray(base, float)), np.log(np.asarray(head, float))
+    return float(stats.trim_mean(lh, TRIM) - stats.trim_mean(lb, TRIM))
+
+
+def round_shifts(base_rounds: Sequence[Sequence[float]], head_rounds: Sequence[Sequence[float]]) -> np.ndarray:
+    if len(base_rounds) != len(head_rounds):
+        raise ValueError(f"{len(base_rounds)} base rounds but {len(head_rounds)} head rounds")
+    return np.array([round_shift(b, h) for b, h in zip(base_rounds, head_rounds)])
+
+
+def paired_t(d: np.ndarray, alpha: float) -> RoundTest | None:
+    """The paired t on per-round log ratios; ``None`` with fewer than :data:`MIN_ROUNDS` rounds."""
+    n = d.size
+    if n < MIN_ROUNDS:
+        return None
+    mean, sd = float(d.mean()), float(d.std(ddof=1))
+    if sd == 0:  # every round moved by exactly the same amount: only possible for exact measures
+        p = 0.0 if mean != 0 else 1.0
+        return RoundTest(n, mean, 0.0, p, mean, mean)
+    se = sd / math.sqrt(n)
+    t = mean / se
+    p = float(2 * stats.t.sf(abs(t), n - 1))
+    half = float(stats.t.ppf(1 - alpha / 2, n - 1)) * se
+    return RoundTest(n, mean, sd, p, mean - half, mean + half)
+
+
+def mde(sd: float, rounds: int, level: float, comparisons: int, min_effect: float = 0.0,
+        power: float = POWER) -> float | None:
+    """Smallest relative change (``exp(δ) - 1``) flagged with probability ``power``; see the
+    module docstring.  ``None`` when the test cannot flag anything (fewer than 2 rounds)."""
+    if rounds < MIN_ROUNDS:
+        return None
+    df = rounds - 1
+    crit = float(stats.t.ppf(1 - level / (2 * max(comparisons, 1)), df))
+
+    def shortfall(ncp: float) -> float:
+        # the far tail P(T < -crit) is below 1e-6 wherever it matters, and scipy returns NaN for it
+        # at large ncp: count it only when finite
+        far = float(stats.nct.cdf(-crit, df, ncp))
+        return float(stats.nct.sf(crit, df, ncp)) + (far if math.isfinite(far) else 0.0) - power
+
+    hi = crit + 10.0
+    while shortfall(hi) < 0:
+        hi *= 2
+    ncp = optimize.brentq(shortfall, 0.0, hi, xtol=1e-6)
+    se = sd / math.sqrt(rounds)
+    delta = max(ncp * se, math.log1p(min_effect) + float(stats.norm.ppf(power)) * se)
+    return float(math.expm1(delta))
+
+
+def spending_levels(alpha: float, looks: int) -> list[float]:
+    """Per-look levels of the O'Brien–Fleming-type spending function over ``looks`` equally
+    spaced looks; they sum to ``alpha``."""
+    z = float(stats.norm.ppf(1 - alpha / 2))
+    spent = [0.0] + [float(2 - 2 * stats.norm.cdf(z / math.sqrt(k / looks))) for k in range(1, looks + 1)]
+    return [spent[k] - spent[k - 1] for k in range(1, looks + 1)]
