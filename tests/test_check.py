@@ -79,10 +79,59 @@ def test_rounds_are_pooled_as_one_sample_each_in_order():
     pooled = {(m.benchmark, m.measure): m for m in pool(rounds)}
     latency = pooled[("b", "latency")]
     assert latency.samples == (2.0, 5.0)          # round medians, in round order (pairs with the other side)
-    assert latency.attrs == {"rounds": 2, "raw_samples": 6}
+    assert latency.attrs == {"rounds": 2, "raw_samples": 6, "round_samples": [[1.0, 2.0, 9.0], [5.0, 6.0, 4.0]]}
     assert pooled[("b", "instructions")].samples == (100.0, 100.0)
 
 
 def test_too_few_rounds_is_a_usage_error(repo, cli):
-    proc = cli("check", "--root", str(repo), "--base", "HEAD~1", "--head", "HEAD", "--rounds", "5")
-    assert proc.returncode == 2 and "--rounds must be at least 6" in proc.stderr
+    proc = cli("check", "--root", str(repo), "--base", "HEAD~1", "--head", "HEAD", "--rounds", "2")
+    assert proc.returncode == 2 and "--rounds must be at least 3" in proc.stderr
+    proc = cli("check", "--root", str(repo), "--base", "HEAD~1", "--head", "HEAD", "--max-rounds", "2")
+    assert proc.returncode == 2 and "--max-rounds must be at least 3" in proc.stderr
+    proc = cli("check", "--root", str(repo), "--base", "HEAD~1", "--head", "HEAD", "--budget", "5 minutes")
+    assert proc.returncode == 2 and "not a duration" in proc.stderr
+
+
+def test_durations():
+    from perfgate.commands.check import parse_duration
+
+    assert [parse_duration(t) for t in ("300", "90s", "5m", "1.5h")] == [300, 90, 300, 5400]
+
+
+def _sequential(base_all, head_all, most):
+    """Run check's looks over pre-drawn rounds as the command does: (final comparison, rounds used)."""
+    import argparse
+
+    from perfgate.commands.check import FIRST_LOOK, Plan, judge
+    from perfgate.thresholds import load_thresholds
+    from conftest import ROOT
+
+    plan = Plan.from_args(argparse.Namespace(alpha=0.05, budget=None, max_rounds=most, rounds=10))
+    flagged = {}
+    for n in range(FIRST_LOOK, most + 1):
+        rounds = {"base": {k: v[:n] for k, v in base_all.items()}, "head": {k: v[:n] for k, v in head_all.items()}}
+        comparison, decided, look = judge(rounds, load_thresholds(ROOT / "thresholds"), plan, flagged)
+        if decided:
+            break
+    return comparison, n
+
+
+def test_sequential_check_ends_early_on_a_clear_regression_and_keeps_its_flag():
+    import numpy as np
+    from test_rounds import suite
+
+    base, head = suite(np.random.default_rng(21), 20, benchmarks=4, target_effect=0.30, pair=0.005, within=0.02)
+    comparison, used = _sequential(base, head, 20)
+    assert {(v.benchmark, v.measure) for v in comparison.regressions} == {("bm0", "latency"), ("bm0", "throughput")}
+    assert used < 20
+
+
+def test_sequential_check_on_a_noisy_benchmark_uses_more_rounds():
+    import numpy as np
+    from test_rounds import suite
+
+    quiet = suite(np.random.default_rng(22), 20, benchmarks=3, pair=0.002, within=0.005)
+    noisy = suite(np.random.default_rng(22), 20, benchmarks=3, pair=0.02, within=0.1)
+    _, used_quiet = _sequential(*quiet, 20)
+    comparison, used_noisy = _sequential(*noisy, 20)
+    assert used_quiet < used_noisy and not comparison.regressions

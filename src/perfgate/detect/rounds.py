@@ -30,13 +30,14 @@ than 2 rounds there is no test at all, and the MDE is ``None``.
 
 Sequential checks (:func:`spending_levels`): looking after every round and stopping at the first
 significant result would inflate false alarms.  Look k of at most K gets the level
-``α_k = α(k/K) - α((k-1)/K)`` of the Lan–DeMets O'Brien–Fleming spending function
-``α(t) = 2 - 2Φ(z_{1-α/2} / √t)``; Benjamini–Hochberg runs at ``α_k`` over all comparisons at
-look k.  The levels sum to α, and the false discovery rate of everything flagged at any look is
-at most ``Σ α_k = α`` (union bound over looks: each look's false discoveries divided by a set at
-least as large as that look's rejections).  This needs no assumption about how the looks are
-correlated; it is conservative, and early looks get tiny levels, so only clear regressions end a
-check early.  Stopping before look K (a budget ran out) spends less, never more.
+``α_k = α(k/K) - α((k-1)/K)`` of the Lan–DeMets Pocock-type spending function
+``α(t) = α · ln(1 + (e - 1) t)`` (alpha spending; O'Brien–Fleming's shape spends almost nothing
+early, so a clear regression could not end a check after a few rounds); Benjamini–Hochberg runs
+at ``α_k`` over all comparisons at look k.  The levels sum to α, and the false discovery rate of
+everything flagged at any look is at most ``Σ α_k = α``: a union bound over looks, each look's
+false discoveries divided by a rejection set at least as large as that look's own.  It needs no
+assumption about how the looks are correlated, so it is conservative; stopping before look K (a
+budget ran out) spends less, never more.
 
 Pure numpy/scipy; no I/O.
 """
@@ -93,7 +94,7 @@ def paired_t(d: np.ndarray, alpha: float) -> RoundTest | None:
     return RoundTest(n, mean, sd, p, mean - half, mean + half)
 
 
-def mde(sd: float, rounds: int, level: float, comparisons: int, min_effect: float = 0.0,
+def mde(sd: float, rounds: int, level: float, comparisons: int, min_effect: float | None = 0.0,
         power: float = POWER) -> float | None:
     """Smallest relative change (``exp(δ) - 1``) flagged with probability ``power``; see the
     module docstring.  ``None`` when the test cannot flag anything (fewer than 2 rounds)."""
@@ -113,13 +114,19 @@ def mde(sd: float, rounds: int, level: float, comparisons: int, min_effect: floa
         hi *= 2
     ncp = optimize.brentq(shortfall, 0.0, hi, xtol=1e-6)
     se = sd / math.sqrt(rounds)
-    delta = max(ncp * se, math.log1p(min_effect) + float(stats.norm.ppf(power)) * se)
+    delta = ncp * se
+    if min_effect is not None:
+        delta = max(delta, math.log1p(min_effect) + float(stats.norm.ppf(power)) * se)
     return float(math.expm1(delta))
 
 
 def spending_levels(alpha: float, looks: int) -> list[float]:
-    """Per-look levels of the O'Brien–Fleming-type spending function over ``looks`` equally
-    spaced looks; they sum to ``alpha``."""
-    z = float(stats.norm.ppf(1 - alpha / 2))
-    spent = [0.0] + [float(2 - 2 * stats.norm.cdf(z / math.sqrt(k / looks))) for k in range(1, looks + 1)]
+    """Per-look levels of the Pocock-type spending function over ``looks`` equally spaced
+    looks; they sum to ``alpha``."""
+    spent = [alpha * math.log1p((math.e - 1) * k / looks) for k in range(looks + 1)]
     return [spent[k] - spent[k - 1] for k in range(1, looks + 1)]
+
+
+def stat_mde(sd: float, rounds: int, level: float, comparisons: int, power: float = POWER) -> float | None:
+    """:func:`mde` without the ``min_effect`` floor: what the test alone can resolve."""
+    return mde(sd, rounds, level, comparisons, min_effect=None, power=power) if rounds >= MIN_ROUNDS else None
