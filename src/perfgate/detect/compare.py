@@ -103,6 +103,14 @@ class Comparison:
     def improvements(self) -> list[Verdict]:
         return [v for v in self.verdicts if v.verdict == "improvement"]
 
+    def findings(self, verdict: str) -> list[tuple[Verdict, list[Verdict]]]:
+        """Verdicts of one kind grouped so measures tied by construction make one finding:
+        ``(primary, [tied verdicts folded into it])``."""
+        chosen = [v for v in self.verdicts if v.verdict == verdict]
+        folded = {id(v) for v in chosen if (p := tied_to(self.verdicts, v)) is not None and p.verdict == verdict}
+        return [(v, [t for t in chosen if id(t) in folded and tied_to(self.verdicts, t) is v])
+                for v in chosen if id(v) not in folded]
+
     @property
     def exit_code(self) -> int:
         return 1 if self.regressions else 0
@@ -118,8 +126,9 @@ class Comparison:
         widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
         lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
         lines.insert(1, "  ".join("-" * w for w in widths))
-        summary = (f"{len(self.regressions)} regression(s), {len(self.improvements)} improvement(s) among "
-                   f"{len(self.verdicts)} comparison(s); false discovery rate controlled at {self.alpha:g}")
+        summary = (f"{len(self.findings('regression'))} regression(s), {len(self.findings('improvement'))} "
+                   f"improvement(s) among {len(self.verdicts)} comparison(s) (a throughput tied to its latency is "
+                   f"one finding); false discovery rate controlled at {self.alpha:g}")
         return "\n".join([*self.warnings, *lines, summary, *self.notes])
 
 

@@ -26,12 +26,14 @@ def _pct(x: float | None, sign: bool = True) -> str:
     return f"{x * 100:+.2f}%" if sign else f"{x * 100:.2f}%"
 
 
-def _row(v: Verdict) -> str:
+def _row(v: Verdict, tied: list[Verdict] = ()) -> str:
     ci = f" [{_pct(v.ci_low)}, {_pct(v.ci_high)}]" if v.ci_low is not None else ""
+    # a tied measure (throughput from the same timings) is the same finding: shown in its row
+    also = "".join(f" ({_cell(t.measure)} {_pct(t.effect)})" for t in tied)
     q = "—" if v.q_value is None else f"{v.q_value:.2g}"
     icon = {"regression": "🔴", "improvement": "🟢", "no-change": "⚪", "insufficient-data": "❔"}[v.verdict]
     verdict = v.verdict + (f" ({v.note})" if v.note else "")
-    return (f"| {icon} {_cell(v.benchmark)} | {_cell(v.measure)} | {human(v.base_median, v.measure)} | "
+    return (f"| {icon} {_cell(v.benchmark)} | {_cell(v.measure)}{also} | {human(v.base_median, v.measure)} | "
             f"{human(v.head_median, v.measure)} | **{_pct(v.effect)}**{ci} | {q} | {_pct(v.mde, sign=False)} | "
             f"{_cell(verdict)} |")
 
@@ -41,7 +43,7 @@ _HEADER = ("| benchmark | measure | base | head | change [CI] | q | smallest det
 
 
 def comparison_markdown(c: Comparison, title: str = "perfgate") -> str:
-    regressions, improvements = c.regressions, c.improvements
+    regressions, improvements = c.findings("regression"), c.findings("improvement")
     if regressions:
         headline = f"❌ **{len(regressions)} performance regression(s)**"
     else:
@@ -51,13 +53,17 @@ def comparison_markdown(c: Comparison, title: str = "perfgate") -> str:
     lines = [MARKER, f"### {_cell(title)}: {headline}", "",
              f"Head {head} against base {base} on testbed `{_cell(c.head.get('testbed', '?'))}`: "
              f"{len(c.verdicts)} comparisons, {len(improvements)} improvement(s); false discovery rate "
-             f"controlled at {c.alpha:g} (Benjamini–Hochberg), effects are Hodges–Lehmann shifts with "
-             f"{(1 - c.alpha) * 100:g}% intervals.", ""]
+             f"controlled at {c.alpha:g} (Benjamini–Hochberg), effects with {(1 - c.alpha) * 100:g}% intervals; "
+             f"a throughput and its latency are one finding.", ""]
     lines += [f"> {_cell(w)}" for w in c.warnings]
+    lines += [f"> **{_cell(n)}**" if "cannot" in n else f"> {_cell(n)}" for n in c.notes]
+    if c.warnings or c.notes:
+        lines.append("")
     flagged = regressions + improvements
     if flagged:
-        lines += [_HEADER, *map(_row, flagged), ""]
-    rest = [v for v in c.verdicts if v not in flagged]
+        lines += [_HEADER, *(_row(v, tied) for v, tied in flagged), ""]
+    shown = {id(x) for v, tied in flagged for x in (v, *tied)}
+    rest = [v for v in c.verdicts if id(v) not in shown]
     if rest:
         lines += [f"<details><summary>{len(rest)} other comparison(s)</summary>", "", _HEADER, *map(_row, rest),
                   "", "</details>"]
