@@ -266,7 +266,7 @@ def _measure(args: argparse.Namespace, plan: Plan, thresholds, root: Path, trees
     flagged: dict[tuple[str, str], Verdict] = {}
     looks: list[dict] = []
     comparison, stopped = None, f"{plan.rounds} rounds run"
-    started = time.monotonic()
+    started, started_at = time.monotonic(), time.time()
     with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
                   TimeElapsedColumn(), console=err) as progress:
         task = progress.add_task("check", total=plan.rounds * len(steps) * 2)
@@ -307,13 +307,15 @@ def _measure(args: argparse.Namespace, plan: Plan, thresholds, root: Path, trees
                                 f"over up to {len(plan.levels)} looks (Pocock-type alpha spending); this look's "
                                 f"level {comparison.alpha:.2g}, which the q-values are judged against")
     assert testbed is not None
+    check_id = f"{shas['base'][:12]}..{shas['head'][:12]}@{started_at:.0f}"  # pairs the two runs in the store
     runs = {}
     for side in ("base", "head"):
         rs = results[side]
         runs[side] = Run(args.project, getattr(args, side), shas[side], testbed, pool(rs),
                          start_time=min(r.start_time for r in rs), end_time=max(r.end_time for r in rs),
                          adapter="+".join(sorted({r.context["adapter"] for r in rs})),
-                         context={"check": True, "rounds": done, "interleaved_with": shas["head" if side == "base" else "base"],
+                         context={"check": True, "side": side, "check_id": check_id, "rounds": done,
+                                  "interleaved_with": shas["head" if side == "base" else "base"],
                                   "suites": names, "profile": args.profile})
     return runs, Outcome(comparison, done, stopped, looks)
 
