@@ -126,6 +126,7 @@ def check(exp: Expectation, phase: str, fit: Fit, knee: Knee | None, params: dic
     at_x = min(exp.up_to, x_max) if exp.up_to is not None else x_max
     beyond = exp.up_to is not None and exp.up_to > 1.05 * x_max
     note = f"; untested beyond {exp.param} = {x_max:,.0f}, the largest measured" if beyond else ""
+    judged = ORDER_NAMES[exp.order] + f" in {exp.param} up to {at_x:,.0f}"
     point = {p: np.array([float(np.median(v))]) for p, v in params.items()}
 
     def excess_share(x: float) -> tuple[float, float, str] | None:
@@ -166,8 +167,8 @@ def check(exp: Expectation, phase: str, fit: Fit, knee: Knee | None, params: dic
             return Verdict(exp, phase, False,
                            f"{names} adds {effect:.0%} to the cost at {exp.param} = {at_x:,.0f} "
                            f"({p_text(p)}); expected {exp.text}{note}", effect, 1 - p, **verdict)
-    return Verdict(exp, phase, True, f"consistent with {exp.text} up to {exp.param} = {at_x:,.0f}{note}",
-                   **verdict)
+    asked = f" (expected up to {exp.up_to:,.0f}{note})" if beyond else ""
+    return Verdict(exp, phase, True, f"consistent with {judged}{asked}", **verdict)
 
 
 def for_benchmark(expectations: list[Expectation], benchmark: str) -> list[Expectation]:
