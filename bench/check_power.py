@@ -109,6 +109,8 @@ def main() -> None:
     p.add_argument("--instructions", type=int, default=3, metavar="N", help="checks against the +1%% instruction plant")
     p.add_argument("--check-args", default="", help="extra options for perfgate check (default: none, its defaults)")
     p.add_argument("--json", type=Path, help="write the figures (and every check's report) here")
+    p.add_argument("--store", type=Path, help="keep the checks' recorded runs in this SQLite file "
+                                              "(their rounds feed bench/check_rounds.py)")
     args = p.parse_args()
     extra = args.check_args.split()
     plan = [("regression", "wall", args.regression), ("aa", "base", args.aa)]
@@ -117,7 +119,7 @@ def main() -> None:
     results: dict[str, list[dict]] = {kind: [] for kind, _, _ in plan}
     with tempfile.TemporaryDirectory(prefix="perfgate-check-power-") as tmp:
         repo, refs = planted_repo(Path(tmp), args.suite)
-        store = Path(tmp) / "history.db"
+        store = args.store.resolve() if args.store else Path(tmp) / "history.db"
         # interleave the kinds so a slow hour of the machine does not land on one kind only
         todo = [(kind, plant) for i in range(max(n for _, _, n in plan)) for kind, plant, n in plan if i < n]
         for i, (kind, plant_name) in enumerate(todo, 1):

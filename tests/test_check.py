@@ -47,7 +47,7 @@ def test_a_slower_head_fails_the_check(repo, cli, base_image):  # noqa: F811
     history = {(s["benchmark"], s["measure"], s["branch"]): s for s in json.loads(cli("history", "--json", check=True).stdout)}
     base_ir = history[("python3 spin.py 30000", "instructions", "HEAD~1")]["points"][0]
     head_ir = history[("python3 spin.py 30000", "instructions", "HEAD")]["points"][0]
-    assert len(base_ir["samples"]) == 6 and head_ir["value"] > 1.5 * base_ir["value"]
+    assert len(base_ir["samples"]) == 3 and head_ir["value"] > 1.5 * base_ir["value"]   # probes: first 3 rounds
     assert history[("python3 spin.py 30000", "latency", "HEAD")]["testbed"] == \
         history[("python3 spin.py 30000", "latency", "HEAD~1")]["testbed"]
     assert not git(repo, "worktree", "list").count("\n")  # the temporary worktrees are gone

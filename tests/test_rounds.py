@@ -117,3 +117,21 @@ def test_round_shift_uses_every_sample_but_not_a_stray_one():
     assert rounds.round_shift(base, head) == pytest.approx(math.log(1.1))
     with pytest.raises(ValueError):
         rounds.round_shifts([base], [head, head])
+
+
+def test_the_more_precise_of_latency_and_throughput_stands_for_the_benchmark():
+    # Google Benchmark: latency is wall time, items/s comes from CPU time; on a loaded machine the
+    # wall time of the same repetitions swings wildly while the CPU-time rate stays put.
+    rng = np.random.default_rng(9)
+    base, head = suite(rng, 8, benchmarks=4, target_effect=0.10, pair=0.01, within=0.02)
+    for k in [k for k in base if k[1] == "latency"]:
+        base[k] = [x * np.exp(rng.normal(0, 0.6)) for x in base[k]]      # preemption: whole rounds 2x off
+        head[k] = [x * np.exp(rng.normal(0, 0.6)) for x in head[k]]
+    c = compare_rounds(base, head, TH)
+    thr = next(v for v in c.verdicts if (v.benchmark, v.measure) == ("bm0", "throughput"))
+    lat = next(v for v in c.verdicts if (v.benchmark, v.measure) == ("bm0", "latency"))
+    assert thr.round_sd < lat.round_sd and thr.verdict == "regression" and thr.effect < -0.05
+    assert lat.verdict == "regression" and lat.q_value == thr.q_value and "judged with its throughput" in lat.note
+    assert len(c.findings("regression")) == 1
+    [(primary, tied)] = c.findings("regression")
+    assert primary is thr and tied == [lat]

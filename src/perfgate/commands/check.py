@@ -48,7 +48,8 @@ from perfgate.model import Metric, Run, Testbed
 from perfgate.output import emit_json, err, out
 from perfgate.thresholds import load_thresholds
 
-DEFAULT_ROUNDS = 10
+DEFAULT_ROUNDS = 8   # tree-alloc's quick profile: about 5 minutes on a loaded 2-core machine
+PROBE_ROUNDS = 3     # probes run in the first rounds only (a paired t on peak RSS needs 3)
 MIN_ROUNDS = 3       # a paired t on 2 degrees of freedom; fewer cannot reach the levels BH needs
 FIRST_LOOK = 3       # sequential checks look from this round on
 DEFAULT_MAX_ROUNDS = 20
@@ -204,7 +205,7 @@ def judge(rounds: dict[str, dict[tuple[str, str], list[list[float]]]], threshold
           flagged: dict[tuple[str, str], Verdict]) -> tuple[Comparison, bool, dict]:
     """One look after a round: the comparison at this look's level, whether every benchmark is
     decided, and a summary of the look.  ``flagged`` keeps what earlier looks flagged."""
-    n = min(len(r) for side in rounds.values() for r in side.values())
+    n = max(len(r) for side in rounds.values() for r in side.values())   # probes stop after PROBE_ROUNDS
     level = plan.levels[n - FIRST_LOOK] if plan.sequential else plan.alpha
     comparison = compare_rounds(rounds["base"], rounds["head"], thresholds, alpha=level)
     hypotheses = sum(1 for v in comparison.verdicts if v.p_value is not None and tied_to(comparison.verdicts, v) is None)
@@ -217,17 +218,11 @@ def judge(rounds: dict[str, dict[tuple[str, str], list[list[float]]]], threshold
         if v.verdict in ("regression", "improvement"):
             flagged[key] = v
         elif v.method == "paired-t-rounds" and v.p_value is not None:
-            sd = _round_sd(rounds, key)
-            resolvable = rounds_test.stat_mde(sd, n, level, hypotheses)
+            resolvable = rounds_test.stat_mde(v.round_sd, v.rounds, level, hypotheses)
             if resolvable is None or resolvable > v.threshold:
                 undecided.append(f"{v.benchmark} {v.measure}")
     look = {"round": n, "level": level, "flagged": len(flagged), "undecided": len(undecided)}
     return comparison, not undecided, look
-
-
-def _round_sd(rounds, key) -> float:
-    d = rounds_test.round_shifts(rounds["base"][key], rounds["head"][key])
-    return float(d.std(ddof=1)) if d.size > 1 else float("inf")
 
 
 def _thresholds_path(args: argparse.Namespace, root: Path) -> Path | None:
@@ -279,9 +274,11 @@ def _measure(args: argparse.Namespace, plan: Plan, thresholds, root: Path, trees
                 for side, suite, built in order if rnd % 2 == 0 else order[::-1]:
                     progress.update(task, description=escape(f"round {rnd + 1}/{plan.rounds}: {side} {suite.name}"
                                                              f"{'/' + variant if variant else ''}"))
+                    # Probes (valgrind instruction counts, peak RSS) are exact or nearly so: the first
+                    # PROBE_ROUNDS rounds settle them, later rounds are spent on wall time.
                     results[side].append(run_suite(suite, built.tag, variant=variant, profile=args.profile,
                                                    limits=Limits(args.cpuset, suite.memory, suite.timeout),
-                                                   probes=not args.no_probes))
+                                                   probes=not args.no_probes and rnd < PROBE_ROUNDS))
                     progress.advance(task)
             done = rnd + 1
             if not plan.sequential or done < FIRST_LOOK:

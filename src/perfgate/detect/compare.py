@@ -60,7 +60,9 @@ MIN_SAMPLES = 3
 DETERMINISTIC_MEASURES = ("instructions",)
 DETERMINISTIC_TOLERANCE = 1e-4   # 0.01%: a handful of instructions in a million
 POWER = 0.8
-TIED_MEASURES = {"throughput": "latency"}   # measure -> the measure it is computed from
+# Measures that answer one question about one benchmark (throughput = work / time per item, from
+# the same repetitions): one hypothesis, one finding.
+TIED_MEASURES = ("latency", "throughput")
 
 
 @dataclass
@@ -83,6 +85,7 @@ class Verdict:
     lower_is_better: bool
     method: str = ""           # mann-whitney | wilcoxon-paired | paired-t-rounds | deterministic | —
     rounds: int | None = None  # interleaved rounds judged (compare_rounds)
+    round_sd: float | None = None  # sd of the per-round log ratios (compare_rounds)
     note: str = ""
 
 
@@ -181,29 +184,37 @@ def compare_samples(base: Mapping[tuple[str, str], Sequence[float]], head: Mappi
 
 
 def tied_to(verdicts: Sequence[Verdict], v: Verdict) -> Verdict | None:
-    """The verdict ``v`` is tied to by construction (a benchmark's throughput to its latency), if any."""
-    partner = TIED_MEASURES.get(v.measure)
-    if partner is None:
+    """The verdict that stands for ``v``'s benchmark when ``v`` is the secondary of a tied pair
+    (latency and throughput of one benchmark), else ``None``.
+
+    The primary is the more precise of the two — the smaller spread of its per-round ratios —
+    else latency.  Choosing by precision, never by effect or p-value, keeps the test valid (a
+    t-statistic's spread estimate is independent of its mean).  It matters: Google Benchmark's
+    items/s is computed from CPU time and its latency from wall time, and on a loaded machine
+    the wall time of the same repetitions varied eight-fold while the CPU-time rate moved 3%."""
+    if v.measure not in TIED_MEASURES or v.p_value is None:
         return None
-    return next((o for o in verdicts if o.benchmark == v.benchmark and o.measure == partner
-                 and o.p_value is not None), None)
+    pair = [o for o in verdicts if o.benchmark == v.benchmark and o.measure in TIED_MEASURES and o.p_value is not None]
+    if len(pair) < 2:
+        return None
+
+    def rank(o: Verdict) -> tuple:
+        return (o.round_sd if o.round_sd is not None else math.inf, TIED_MEASURES.index(o.measure))
+
+    primary = min(pair, key=rank)
+    return None if primary is v else primary
 
 
 def decide(verdicts: list[Verdict], alpha: float) -> None:
-    """Benjamini–Hochberg over every tested comparison, then each verdict.  A measure tied to
-    another by construction (throughput = work / latency) is the same hypothesis: it is not
-    counted twice and takes its partner's q-value."""
-    tested = [i for i, v in enumerate(verdicts) if v.p_value is not None and tied_to(verdicts, v) is None]
+    """Benjamini–Hochberg over every tested comparison, then each verdict.  Of measures tied by
+    construction (a benchmark's latency and throughput) only the primary (see :func:`tied_to`)
+    is a hypothesis; the other is not counted twice and shares its q-value and verdict."""
+    secondary = {id(v): p for v in verdicts if (p := tied_to(verdicts, v)) is not None}
+    tested = [i for i, v in enumerate(verdicts) if v.p_value is not None and id(v) not in secondary]
     q = benjamini_hochberg([verdicts[i].p_value for i in tested])
     for i, qi in zip(tested, q):
-        verdicts[i].q_value = float(qi)
-    for v in verdicts:
-        partner = tied_to(verdicts, v) if v.p_value is not None else None
-        if partner is not None:
-            v.q_value = partner.q_value
-        if v.q_value is None:
-            continue
-        qi = v.q_value
+        v = verdicts[i]
+        v.q_value = float(qi)
         if qi <= alpha and v.effect is not None and abs(v.effect) >= v.threshold:
             worse = v.effect > 0 if v.lower_is_better else v.effect < 0
             v.verdict = "regression" if worse else "improvement"
@@ -211,6 +222,11 @@ def decide(verdicts: list[Verdict], alpha: float) -> None:
             v.verdict = "no-change"
             if qi <= alpha:
                 v.note = f"significant but below the {v.threshold:.1%} threshold"
+    for v in verdicts:
+        if id(v) in secondary:
+            primary = secondary[id(v)]
+            v.q_value, v.verdict = primary.q_value, primary.verdict
+            v.note = f"judged with its {primary.measure} (one finding)"
 
 
 def _judge(benchmark: str, measure: str, b: np.ndarray, h: np.ndarray, threshold: float, alpha: float,
@@ -339,6 +355,7 @@ def compare_rounds(base: Mapping[tuple[str, str], Sequence[Sequence[float]]],
             v.effect = float(np.expm1(test.shift))
             v.ci_low, v.ci_high = float(np.expm1(test.ci_low)), float(np.expm1(test.ci_high))
             spread[len(verdicts)] = (test.sd, test.rounds)
+            v.round_sd = test.sd
         verdicts.append(v)
     hypotheses = sum(1 for v in verdicts if v.p_value is not None and tied_to(verdicts, v) is None)
     for i, (sd, n) in spread.items():
