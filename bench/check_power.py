@@ -94,7 +94,8 @@ def one_check(repo: Path, store: Path, base: str, head: str, suite: str, extra: 
     cmd = [sys.executable, "-m", "perfgate.cli", "check", "--root", str(repo), "--base", base, "--head", head,
            "--suite", suite, "--json", "--store", f"sqlite:{store}", *extra]
     started = time.monotonic()
-    proc = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
+    # the clone's own perfgate (its committed code), so editing this checkout cannot change a run midway
+    proc = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(repo / "src")})
     elapsed = time.monotonic() - started
     if proc.returncode not in (0, 1):
         raise SystemExit(f"check failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
