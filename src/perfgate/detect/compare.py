@@ -6,9 +6,19 @@ Signature other code relies on (``perfgate compare``, ``perfgate check``)::
                  thresholds: perfgate.thresholds.Thresholds | None = None,
                  alpha: float = 0.05, paired: bool = False) -> Comparison
 
-``paired=True`` says sample k of base and sample k of head were measured back to back (the
-interleaved rounds of ``perfgate check``): the test then works on the per-pair log ratios, which
-cancels the slow machine-state noise both shared — on a loaded runner that is most of the noise.
+    compare_rounds(base: {(benchmark, measure): [[round 1 samples], ...]}, head: same,
+                   thresholds=None, alpha=0.05) -> Comparison
+
+``paired=True`` says sample k of base and sample k of head were measured back to back: the test
+then works on the per-pair log ratios, which cancels the slow machine-state noise both shared.
+:func:`compare_rounds` is ``perfgate check``'s judgement: every raw sample of every interleaved
+round, the round as the pairing unit, a paired t across rounds (:mod:`perfgate.detect.rounds`
+has the maths and why), and an MDE that knows how many comparisons Benjamini–Hochberg spreads
+its level over; :attr:`Comparison.notes` says plainly what the configuration cannot detect.
+
+Tied measures: a benchmark's latency and throughput answer one question, so they are one
+hypothesis in Benjamini–Hochberg (the more precise of the two stands for both, see
+:func:`tied_to`) and one finding (:meth:`Comparison.findings`).
 
 ``Comparison.verdicts`` holds one :class:`Verdict` per (benchmark, measure) present in either
 run; ``Comparison.regressions`` the significant regressions above threshold and
