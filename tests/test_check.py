@@ -63,6 +63,18 @@ def test_the_same_commit_on_both_sides_passes(repo, cli, base_image):  # noqa: F
     assert proc.returncode == 0, proc.stderr + proc.stdout
 
 
+@docker
+@slow
+def test_a_sequential_check_stops_when_the_regression_is_clear(repo, cli, base_image):  # noqa: F811
+    proc = cli("check", "--root", str(repo), "--base", "HEAD~1", "--head", "HEAD", "--budget", "10m",
+               "--max-rounds", "8", "--cpuset", "1", "--no-probes", "--json")
+    assert proc.returncode == 1, proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["sequential"] and report["rounds"] < 8 and report["stopped"].startswith("every benchmark decided")
+    assert report["looks"][0]["round"] == 3 and report["looks"][-1]["flagged"] >= 1
+    assert any(n.startswith("sequential:") for n in report["comparison"]["notes"])
+
+
 def test_an_unknown_ref_is_a_usage_error(repo, cli):
     proc = cli("check", "--root", str(repo), "--base", "no-such-ref", "--head", "HEAD")
     assert proc.returncode == 2
