@@ -23,11 +23,13 @@ from perfgate.store import open_store  # noqa: E402
 Rounds = dict[tuple[str, str], list[list[float]]]
 
 
-def from_store(spec: str) -> list[dict[str, Rounds]]:
-    """Every recorded check in the store as ``{"base": rounds, "head": rounds}``, oldest first."""
+def from_store(spec: str, aa_only: bool = False) -> list[dict[str, Rounds]]:
+    """Every recorded check in the store as ``{"base": rounds, "head": rounds}``, oldest first
+    (with ``aa_only``, only those with the same commit on both sides)."""
     with open_store(spec) as store:
         runs = [store.get_run(s.run_id) for s in store.runs()]
-    runs = sorted((r for r in runs if r.context.get("check")), key=lambda r: r.start_time or 0)
+    runs = sorted((r for r in runs if r.context.get("check")
+                   and (not aa_only or r.context.get("interleaved_with") == r.commit)), key=lambda r: r.start_time or 0)
     checks: dict[str, dict[str, Rounds]] = {}
     pending: dict[str, Rounds] = {}
     for run in runs:
@@ -61,8 +63,9 @@ def main() -> None:
     p.add_argument("--store", action="append", required=True, help="store spec (repeatable)")
     p.add_argument("--export", type=Path, required=True)
     p.add_argument("--source", default="", help="what was run, for the file's header")
+    p.add_argument("--aa-only", action="store_true", help="only checks with the same commit on both sides")
     args = p.parse_args()
-    checks = [c for spec in args.store for c in from_store(spec)]
+    checks = [c for spec in args.store for c in from_store(spec, args.aa_only)]
     export(checks, args.export, args.source)
     print(f"{len(checks)} check(s), {sum(len(next(iter(c['base'].values()))) for c in checks)} rounds -> {args.export}")
 
