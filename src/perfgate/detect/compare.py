@@ -236,7 +236,7 @@ def decide(verdicts: list[Verdict], alpha: float) -> None:
         if id(v) in secondary:
             primary = secondary[id(v)]
             v.q_value, v.verdict = primary.q_value, primary.verdict
-            v.note = f"judged with its {primary.measure} (one finding)"
+            v.note = f"judged with its {primary.measure}: one finding"
 
 
 def _judge(benchmark: str, measure: str, b: np.ndarray, h: np.ndarray, threshold: float, alpha: float,
@@ -387,7 +387,7 @@ def capability_notes(verdicts: Sequence[Verdict], alpha: float, hypotheses: int)
                 f"needs at least {rounds_test.MIN_ROUNDS} (use --rounds or --budget)"]
     notes = [f"a wall-time change is flagged when p ≤ {alpha:g}/{hypotheses} = {alpha / max(hypotheses, 1):.2g} "
              f"(the first Benjamini–Hochberg rejection among {hypotheses} comparisons) with {rounds} rounds"]
-    blind = [v for v in timed if v.mde is not None and v.mde >= 1.0]
+    blind = [v for v in timed if v.mde is not None and v.mde >= 1.0 and tied_to(verdicts, v) is None]
     if blind:
         notes.append(f"{len(blind)} benchmark(s) could not detect even a doubling (MDE ≥ 100%) at this noise and "
                      f"round count: " + ", ".join(f"{v.benchmark} {v.measure}" for v in blind[:5]))
