@@ -217,7 +217,7 @@ def judge(rounds: dict[str, dict[tuple[str, str], list[list[float]]]], threshold
             continue
         if v.verdict in ("regression", "improvement"):
             flagged[key] = v
-        elif v.method == "paired-t-rounds" and v.p_value is not None:
+        elif v.method == "paired-t-rounds" and v.p_value is not None and tied_to(comparison.verdicts, v) is None:
             resolvable = rounds_test.stat_mde(v.round_sd, v.rounds, level, hypotheses)
             if resolvable is None or resolvable > v.threshold:
                 undecided.append(f"{v.benchmark} {v.measure}")
