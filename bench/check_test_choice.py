@@ -2,7 +2,7 @@
 rate of the candidates, simulated from recorded A/A check rounds of the real suites.
 
     .venv/bin/python bench/check_test_choice.py tests/fixtures/check-rounds/tree-alloc-aa.json \
-        [--rounds 6 10] [--effects 0 0.05 0.10] [--trials 400]
+        [--rounds 6 10] [--effects 0 0.05 0.10] [--trials 400] [--target BM_Copy/buffer/65536]
 
 Each trial draws ``R`` recorded rounds (without replacement when enough were recorded), swaps base
 and head inside each round at random (under no change the two sides are exchangeable, so this is
@@ -76,6 +76,7 @@ def main() -> None:
     p.add_argument("--effects", type=float, nargs="+", default=[0.0, 0.05, 0.10])
     p.add_argument("--trials", type=int, default=400)
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--target", help="plant only in this benchmark (default: one chosen at random per trial)")
     args = p.parse_args()
     rng = np.random.default_rng(args.seed)
     for path in args.recorded:
@@ -94,7 +95,7 @@ def main() -> None:
             for _ in range(args.trials):
                 idx = rng.choice(len(pool), n_rounds, replace=len(pool) < n_rounds)
                 swap = rng.random(n_rounds) < 0.5
-                target = timed[rng.integers(len(timed))]
+                target = args.target or timed[rng.integers(len(timed))]
                 sides = {}
                 for bench in timed:
                     for measure in ("latency", "throughput"):
