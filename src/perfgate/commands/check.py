@@ -4,14 +4,14 @@
 builds both refs' suites on the *same* toolchain image (the one defined by this checkout's
 ``docker/``), then runs them interleaved — base head, head base, base head, … (the first side
 alternates, so running second is no advantage) — so slow drifts of the machine hit both sides
-alike.  Every raw sample of every round is kept (each side's run stores one sample per round,
+alike.  Probes (instruction counts, peak RSS) run in the first 3 rounds only.  Every raw sample of every round is kept (each side's run stores one sample per round,
 the round's median, and the raw samples of each round in ``attrs["round_samples"]``), and
 ``perfgate.detect.compare.compare_rounds`` judges every benchmark with the round as the pairing
 unit: a paired t on the per-round log ratios head/base, Benjamini–Hochberg across all
 comparisons, exact comparison of instruction counts, and the smallest change each benchmark
 could have shown (see ``perfgate.detect.rounds`` for the maths and why this test).
 
-Fixed (``--rounds N``, default 10) or sequential (``--budget 5m`` and/or ``--max-rounds N``):
+Fixed (``--rounds N``, default 8) or sequential (``--budget 5m`` and/or ``--max-rounds N``):
 sequential checks look after every round from the third on, with the false-alarm rate kept by
 alpha spending over the looks, and stop when every benchmark is decided — flagged, or no change
 with an MDE below its ``min_effect`` — or when the next round would not fit in the budget.
