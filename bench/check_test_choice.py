@@ -82,12 +82,13 @@ def main() -> None:
     for path in args.recorded:
         checks = load(path)
         keys = sorted(set.intersection(*(set(c["base"]) for c in checks)))
+        exact = [k for k in keys if k[1] not in ("latency", "throughput")]  # counted as p = 1
+        keys = [k for k in keys if k not in exact]   # probes may have run in fewer rounds
         pool = []  # one entry per recorded round: {key: (base samples, head samples)}
         for c in checks:
-            for r in range(len(c["base"][keys[0]])):
+            for r in range(min(len(c["base"][k]) for k in keys)):
                 pool.append({k: (np.asarray(c["base"][k][r], float), np.asarray(c["head"][k][r], float)) for k in keys})
         timed = sorted({k[0] for k in keys if k[1] in ("latency", "throughput")})
-        exact = [k for k in keys if k[1] not in ("latency", "throughput")]  # counted as p = 1
         print(f"{path.name}: {len(pool)} recorded rounds, {len(timed)} timed benchmarks, {len(exact)} exact")
         print(f"{'rounds':>6} {'effect':>7} " + " ".join(f"{c:>10}" for c in CANDIDATES))
         for n_rounds, effect in itertools.product(args.rounds, args.effects):
