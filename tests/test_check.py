@@ -47,7 +47,7 @@ def test_a_slower_head_fails_the_check(repo, cli, base_image):  # noqa: F811
     history = {(s["benchmark"], s["measure"], s["branch"]): s for s in json.loads(cli("history", "--json", check=True).stdout)}
     base_ir = history[("python3 spin.py 30000", "instructions", "HEAD~1")]["points"][0]
     head_ir = history[("python3 spin.py 30000", "instructions", "HEAD")]["points"][0]
-    assert len(base_ir["samples"]) == 6 and head_ir["value"] > 1.5 * base_ir["value"]
+    assert len(base_ir["samples"]) == 3 and head_ir["value"] > 1.5 * base_ir["value"]   # probes: first 3 rounds
     assert history[("python3 spin.py 30000", "latency", "HEAD")]["testbed"] == \
         history[("python3 spin.py 30000", "latency", "HEAD~1")]["testbed"]
     assert not git(repo, "worktree", "list").count("\n")  # the temporary worktrees are gone
@@ -61,6 +61,18 @@ def test_the_same_commit_on_both_sides_passes(repo, cli, base_image):  # noqa: F
     proc = cli("check", "--root", str(repo), "--base", "HEAD", "--head", "HEAD", "--rounds", "8", "--cpuset", "1",
                "--no-probes", "--alpha", "0.01")
     assert proc.returncode == 0, proc.stderr + proc.stdout
+
+
+@docker
+@slow
+def test_a_sequential_check_stops_when_the_regression_is_clear(repo, cli, base_image):  # noqa: F811
+    proc = cli("check", "--root", str(repo), "--base", "HEAD~1", "--head", "HEAD", "--budget", "10m",
+               "--max-rounds", "8", "--cpuset", "1", "--no-probes", "--json")
+    assert proc.returncode == 1, proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["sequential"] and report["rounds"] < 8 and report["stopped"].startswith("every benchmark decided")
+    assert report["looks"][0]["round"] == 3 and report["looks"][-1]["flagged"] >= 1
+    assert any(n.startswith("sequential:") for n in report["comparison"]["notes"])
 
 
 def test_an_unknown_ref_is_a_usage_error(repo, cli):
@@ -79,13 +91,75 @@ def test_rounds_are_pooled_as_one_sample_each_in_order():
     pooled = {(m.benchmark, m.measure): m for m in pool(rounds)}
     latency = pooled[("b", "latency")]
     assert latency.samples == (2.0, 5.0)          # round medians, in round order (pairs with the other side)
-    assert latency.attrs == {"rounds": 2, "raw_samples": 6}
+    assert latency.attrs == {"rounds": 2, "raw_samples": 6, "round_samples": [[1.0, 2.0, 9.0], [5.0, 6.0, 4.0]]}
     assert pooled[("b", "instructions")].samples == (100.0, 100.0)
 
 
 def test_too_few_rounds_is_a_usage_error(repo, cli):
-    proc = cli("check", "--root", str(repo), "--base", "HEAD~1", "--head", "HEAD", "--rounds", "5")
-    assert proc.returncode == 2 and "--rounds must be at least 6" in proc.stderr
+    proc = cli("check", "--root", str(repo), "--base", "HEAD~1", "--head", "HEAD", "--rounds", "2")
+    assert proc.returncode == 2 and "--rounds must be at least 3" in proc.stderr
+    proc = cli("check", "--root", str(repo), "--base", "HEAD~1", "--head", "HEAD", "--max-rounds", "2")
+    assert proc.returncode == 2 and "--max-rounds must be at least 3" in proc.stderr
+    proc = cli("check", "--root", str(repo), "--base", "HEAD~1", "--head", "HEAD", "--budget", "5 minutes")
+    assert proc.returncode == 2 and "not a duration" in proc.stderr
+
+
+def test_durations():
+    from perfgate.commands.check import parse_duration
+
+    assert [parse_duration(t) for t in ("300", "90s", "5m", "1.5h")] == [300, 90, 300, 5400]
+
+
+def _sequential(base_all, head_all, most):
+    """Run check's looks over pre-drawn rounds as the command does: (final comparison, rounds used)."""
+    import argparse
+
+    from perfgate.commands.check import FIRST_LOOK, Plan, judge
+    from perfgate.thresholds import load_thresholds
+    from conftest import ROOT
+
+    plan = Plan.from_args(argparse.Namespace(alpha=0.05, budget=None, max_rounds=most, rounds=10))
+    flagged = {}
+    for n in range(FIRST_LOOK, most + 1):
+        rounds = {"base": {k: v[:n] for k, v in base_all.items()}, "head": {k: v[:n] for k, v in head_all.items()}}
+        comparison, decided, look = judge(rounds, load_thresholds(ROOT / "thresholds"), plan, flagged)
+        if decided:
+            break
+    return comparison, n
+
+
+def test_sequential_check_ends_early_on_a_clear_regression_and_keeps_its_flag():
+    import numpy as np
+    from test_rounds import suite
+
+    base, head = suite(np.random.default_rng(21), 20, benchmarks=4, target_effect=0.30, pair=0.005, within=0.02)
+    comparison, used = _sequential(base, head, 20)
+    assert {(v.benchmark, v.measure) for v in comparison.regressions} == {("bm0", "latency"), ("bm0", "throughput")}
+    assert used < 20
+
+
+def test_sequential_check_on_a_noisy_benchmark_uses_more_rounds():
+    import numpy as np
+    from test_rounds import suite
+
+    quiet = suite(np.random.default_rng(22), 20, benchmarks=3, pair=0.002, within=0.005)
+    noisy = suite(np.random.default_rng(22), 20, benchmarks=3, pair=0.02, within=0.1)
+    _, used_quiet = _sequential(*quiet, 20)
+    comparison, used_noisy = _sequential(*noisy, 20)
+    assert used_quiet < used_noisy and not comparison.regressions
+
+
+def test_a_sequential_check_is_not_held_up_by_the_noisier_of_tied_measures():
+    import numpy as np
+    from test_rounds import suite
+
+    base, head = suite(np.random.default_rng(23), 20, benchmarks=3, pair=0.002, within=0.005)
+    rng = np.random.default_rng(24)
+    for k in [k for k in base if k[1] == "latency"]:   # wall time wildly off, CPU-time rate steady
+        base[k] = [x * np.exp(rng.normal(0, 0.6)) for x in base[k]]
+        head[k] = [x * np.exp(rng.normal(0, 0.6)) for x in head[k]]
+    comparison, used = _sequential(base, head, 20)
+    assert used < 20 and not comparison.regressions
 
 
 def test_thresholds_come_from_the_base_commit_unless_the_head_is_opted_in(tmp_path):

@@ -189,3 +189,18 @@ def test_significant_quadratic_term_violates_without_a_knee():
     assert not verdict.ok and verdict.reason.startswith("o² adds") and verdict.effect == pytest.approx(0.5, rel=0.2)
     tiny = fit_terms(parse_terms("o2,o"), {"o": o}, noisy(rng, 500 * o + 1e-4 * o ** 2, 0.05))
     assert check(exp, "Total", tiny, None, {"o": o}).ok  # below the 5% tolerance (or not significant)
+
+
+def test_expectation_is_judged_inside_the_data_and_extrapolation_is_only_reported():
+    [exp] = parse_expectations(EXPECT, "complexity.toml")   # linear up to 50,000 objects
+    rng = np.random.default_rng(7)
+    o = rng.uniform(100, 8000, 800)                         # data reach 8,000 only
+    fit = fit_terms(parse_terms("o2,o"), {"o": o}, noisy(rng, 500 * o + 0.0015 * o ** 2, 0.02))
+    verdict = check(exp, "Total", fit, None, {"o": o})
+    # 2% of the cost at 8,000 objects: within the 5% tolerance where it was measured …
+    assert verdict.ok and verdict.judged_up_to == pytest.approx(o.max())
+    assert "untested beyond objects = 7,9" in verdict.reason or "untested beyond objects = 8,0" in verdict.reason
+    # … while the same fit extrapolated to 50,000 would claim ~13%: said, labelled, not judged
+    assert verdict.extrapolation.startswith("extrapolation, not judged: the fit's o² would add 1")
+    assert "at objects = 50,000" in verdict.extrapolation
+    assert verdict.as_dict()["extrapolation"] == verdict.extrapolation

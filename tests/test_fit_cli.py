@@ -171,3 +171,24 @@ def test_auto_chooses_among_the_given_terms(fit, scaling):
     assert 0.9 < phase["fit"]["r2_weighted"] <= 1
     given = fit_json(fit, str(scaling / "synthetic-vo.tsv"), "-y", "T", "-p", "vo2,vo,o,1")
     assert given["phases"][0]["selection"] is None and len(given["phases"][0]["fit"]["terms"]) == 4
+
+
+def test_check_on_real_quick_async_deinit_runs_stays_inside_the_data(cli, scaling):
+    """Measured quick-profile runs (objects up to 7,982; thresholds/complexity.toml asks up to 50,000):
+    the quadratic queue is violated with its knee (built in at 2,048 queued jobs), the linear one is not,
+    and neither verdict is extrapolated to 50,000."""
+    from conftest import ROOT
+
+    rules = str(ROOT / "thresholds" / "complexity.toml")
+    quad = cli("fit", str(scaling / "async-deinit-quick-quadratic.tsv"), "-y", "T", "--knee", "objects", "--check", rules,
+               "--benchmark", "async-deinit/quadratic-queue/async_array")
+    assert quad.returncode == 1, quad.stderr
+    [violated] = [line for line in quad.stdout.splitlines() if "VIOLATED" in line]
+    knee = float(violated.split("above objects ≈ ")[1].split(" ")[0].replace(",", ""))
+    assert 2048 <= knee <= 4000 and "at 7,982" in violated and "untested beyond objects = 7,982" in violated
+    assert "extrapolation, not judged" in quad.stdout
+    linear = cli("fit", str(scaling / "async-deinit-quick-linear.tsv"), "-y", "T", "--knee", "objects", "--check", rules,
+                 "--benchmark", "async-deinit/async_array")
+    assert linear.returncode == 0, linear.stdout + linear.stderr
+    assert "VIOLATED" not in linear.stdout
+    assert "ok: consistent with linear in objects up to 7,982 (expected up to 50,000; untested beyond" in linear.stdout

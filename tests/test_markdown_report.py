@@ -85,3 +85,28 @@ def test_links_short_shas_and_a_marker_per_job():
     assert "b" * 10 not in md.replace(f"commit/{'b' * 40}", "")          # no raw long SHA in the text
     assert "[workflow run](https://github.com/o/r/actions/runs/7)" in md and "[trend pages](https://o.github.io/r/)" in md
     assert comparison_markdown(c).startswith(MARKER)                     # no key: the plain marker
+
+
+def test_latency_and_throughput_of_one_benchmark_are_one_finding():
+    from perfgate.detect.compare import compare_rounds
+    from test_rounds import suite
+
+    base, head = suite(np.random.default_rng(3), 6, benchmarks=3, target_effect=0.10, pair=0.01, within=0.03)
+    c = compare_rounds(base, head)
+    assert len(c.regressions) == 2                      # two verdicts …
+    md = comparison_markdown(c)
+    assert "❌ **1 performance regression(s)**" in md    # … one finding
+    flagged = md.split("<details>")[0]
+    [row] = [line for line in flagged.splitlines() if line.startswith("| 🔴")]
+    assert "| latency (throughput -" in row
+    assert "1 regression(s)" in c.render()
+    assert "0.05/6" in md                                 # what it takes to flag, said in the comment
+
+
+def test_comment_says_plainly_when_nothing_could_be_flagged():
+    from perfgate.detect.compare import compare_rounds
+    from test_rounds import suite
+
+    base, head = suite(np.random.default_rng(4), 1, benchmarks=2)
+    md = comparison_markdown(compare_rounds(base, head))
+    assert "> **this check cannot flag any wall-time change" in md

@@ -2,15 +2,19 @@
 
 ``perfgate check --base main --head HEAD`` checks out each ref in a temporary git worktree,
 builds both refs' suites on the *same* toolchain image (the one defined by this checkout's
-``docker/``), then runs them interleaved for ``--rounds`` rounds — base head, head base, base
-head, … (the first side alternates, so running second is no advantage) — so slow drifts of the
-machine hit both sides alike.  Each side's rounds are pooled into one run
-(one sample per round: the median of its raw samples), both runs are recorded in the store,
-and ``perfgate.detect.compare.compare_runs(..., paired=True)`` judges every benchmark on the
-per-round log ratios head/base (a pair measured back to back shares the machine's slow state, so
-the ratio cancels it): effect size with a confidence interval, a Wilcoxon signed-rank test with
-false discovery rate control across all benchmarks, and the smallest change this run could have
-detected given its noise.
+``docker/``), then runs them interleaved — base head, head base, base head, … (the first side
+alternates, so running second is no advantage) — so slow drifts of the machine hit both sides
+alike.  Probes (instruction counts, peak RSS) run in the first 3 rounds only.  Every raw sample of every round is kept (each side's run stores one sample per round,
+the round's median, and the raw samples of each round in ``attrs["round_samples"]``), and
+``perfgate.detect.compare.compare_rounds`` judges every benchmark with the round as the pairing
+unit: a paired t on the per-round log ratios head/base, Benjamini–Hochberg across all
+comparisons, exact comparison of instruction counts, and the smallest change each benchmark
+could have shown (see ``perfgate.detect.rounds`` for the maths and why this test).
+
+Fixed (``--rounds N``, default 8) or sequential (``--budget 5m`` and/or ``--max-rounds N``):
+sequential checks look after every round from the third on, with the false-alarm rate kept by
+alpha spending over the looks, and stop when every benchmark is decided — flagged, or no change
+with an MDE below its ``min_effect`` — or when the next round would not fit in the budget.
 
 Exit 1 when a significant regression above the threshold is found, 0 otherwise.
 """
@@ -19,12 +23,15 @@ from __future__ import annotations
 
 import argparse
 import io
+import re
 import shutil
 import statistics
 import subprocess
 import tarfile
 import tempfile
+import time
 from collections import defaultdict
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from perfgate.escape import terminal
@@ -36,27 +43,38 @@ from perfgate.containers import engine, images
 from perfgate.containers.fingerprint import container_testbed
 from perfgate.containers.manifest import Suite, discover
 from perfgate.containers.runner import Limits, SuiteResult, run_suite
-from perfgate.detect.compare import compare_runs
+from perfgate.detect.compare import Comparison, Verdict, compare_rounds, tied_to
+from perfgate.detect import rounds as rounds_test
 from perfgate.errors import PerfgateError
 from perfgate.model import Metric, Run, Testbed
 from perfgate.output import emit_json, err, out
 from perfgate.thresholds import Thresholds, load_thresholds
 
-MIN_ROUNDS = 6  # exact two-sided Wilcoxon signed-rank: the smallest p with n pairs is 2 / 2^n
+DEFAULT_ROUNDS = 8   # tree-alloc's quick profile: about 5 minutes on a loaded 2-core machine
+PROBE_ROUNDS = 3     # probes run in the first rounds only (a paired t on peak RSS needs 3)
+MIN_ROUNDS = 3       # a paired t on 2 degrees of freedom; fewer cannot reach the levels BH needs
+FIRST_LOOK = 3       # sequential checks look from this round on
+DEFAULT_MAX_ROUNDS = 20
 NAME = "check"
 HELP = "build and run two commits interleaved in one pinned image, and gate on regressions"
 ORDER = 35
 EPILOG = """examples:
   perfgate check --base origin/main --head HEAD
-  perfgate check --base v1.2 --head my-branch --suite tree-alloc --rounds 8 --json"""
+  perfgate check --base v1.2 --head my-branch --suite tree-alloc --rounds 8 --json
+  perfgate check --base origin/main --head HEAD --budget 5m --max-rounds 30   # sequential"""
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_markdown_option(p)
     p.add_argument("--base", required=True, metavar="REF", help="the commit compared against (e.g. origin/main)")
     p.add_argument("--head", required=True, metavar="REF", help="the commit under test (e.g. HEAD)")
-    p.add_argument("--rounds", type=int, default=MIN_ROUNDS, metavar="N",
-                   help="interleaved base/head rounds (default: %(default)s)")
+    p.add_argument("--rounds", type=int, default=DEFAULT_ROUNDS, metavar="N",
+                   help="interleaved base/head rounds of a fixed check (default: %(default)s)")
+    p.add_argument("--budget", type=parse_duration, metavar="DURATION",
+                   help="sequential: add rounds until every benchmark is decided or this much time is spent "
+                        "(e.g. 300, 90s, 5m, 1h)")
+    p.add_argument("--max-rounds", type=int, metavar="N",
+                   help=f"sequential: at most N rounds (default with --budget: {DEFAULT_MAX_ROUNDS})")
     p.add_argument("--alpha", type=float, default=0.05, help="false discovery rate (default: %(default)s)")
     p.add_argument("--thresholds", metavar="PATH",
                    help="thresholds file or folder (default: thresholds/ of the BASE commit, else built-in)")
@@ -64,6 +82,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="judge with the head commit's thresholds/ instead of the base's: a maintainer's opt-in, "
                         "since otherwise a pull request could loosen its own gate")
     add_suite_options(p)
+
+
+def parse_duration(text: str) -> float:
+    """Seconds from ``300``, ``90s``, ``5m``, ``1.5h``."""
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([smh]?)\s*", text)
+    if not match or float(match.group(1)) <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a duration such as 300, 90s, 5m or 1h")
+    return float(match.group(1)) * {"": 1, "s": 1, "m": 60, "h": 3600}[match.group(2)]
 
 
 def _git(root: Path, *args: str) -> str:
@@ -81,28 +107,73 @@ def resolve(root: Path, ref: str, option: str) -> str:
     return proc.stdout.strip()
 
 
-def pool(results: list[SuiteResult]) -> list[Metric]:
-    """One metric per (benchmark, measure) from several rounds, **one sample per round**: the
-    median of that round's raw samples (or its value when the harness gave none).
-
-    Samples taken back to back inside one round share the machine's state at that moment (they
-    are autocorrelated), so pooling them would overstate the evidence and raise false alarms on
-    an A/A check; the rounds, interleaved with the other side, are the independent units."""
-    per_round: dict[tuple[str, str], list[float]] = defaultdict(list)
-    raw: dict[tuple[str, str], int] = defaultdict(int)
+def per_round(results: list[SuiteResult]) -> dict[tuple[str, str], list[list[float]]]:
+    """``{(benchmark, measure): [raw samples of round 1, round 2, …]}`` from one side's results in
+    round order (a metric without samples counts as one sample, its value)."""
+    rounds: dict[tuple[str, str], list[list[float]]] = defaultdict(list)
     for result in results:
         for m in result.metrics:
-            per_round[(m.benchmark, m.measure)].append(statistics.median(m.samples) if m.samples else m.value)
-            raw[(m.benchmark, m.measure)] += len(m.samples) or 1
-    return [Metric(b, meas, statistics.median(vals), min(vals), max(vals), tuple(vals),
-                   attrs={"rounds": len(vals), "raw_samples": raw[(b, meas)]})
-            for (b, meas), vals in per_round.items()]
+            rounds[(m.benchmark, m.measure)].append(list(m.samples) if m.samples else [m.value])
+    return rounds
+
+
+def pool(results: list[SuiteResult]) -> list[Metric]:
+    """One metric per (benchmark, measure) from several rounds: one sample per round (the median
+    of that round's raw samples), and every raw sample, round by round, in
+    ``attrs["round_samples"]`` — samples taken back to back in one round share the machine's state,
+    so they narrow that round's estimate and are not independent of each other."""
+    metrics = []
+    for (b, meas), rounds in per_round(results).items():
+        vals = [statistics.median(r) for r in rounds]
+        metrics.append(Metric(b, meas, statistics.median(vals), min(vals), max(vals), tuple(vals),
+                              attrs={"rounds": len(vals), "raw_samples": sum(map(len, rounds)),
+                                     "round_samples": rounds}))
+    return metrics
+
+
+def rounds_of(run: Run) -> dict[tuple[str, str], list[list[float]]]:
+    """The per-round raw samples a check recorded (one-sample rounds for a metric without them)."""
+    return {(m.benchmark, m.measure): m.attrs.get("round_samples") or [[x] for x in (m.samples or (m.value,))]
+            for m in run.metrics}
+
+
+@dataclass
+class Plan:
+    """How many rounds to run and when to stop."""
+    rounds: int                      # fixed rounds, or the most a sequential check may run
+    alpha: float
+    budget: float | None = None      # seconds; sequential when set or when max_rounds was given
+    sequential: bool = False
+    levels: list[float] = field(default_factory=list)   # alpha spent at each look (sequential)
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> "Plan":
+        if not 0 < args.alpha < 1:
+            raise PerfgateError(f"--alpha must be between 0 and 1, got {args.alpha}")
+        if args.budget is None and args.max_rounds is None:
+            if args.rounds < MIN_ROUNDS:
+                raise PerfgateError(f"--rounds must be at least {MIN_ROUNDS}: each round gives one (base, head) "
+                                    f"pair, and a paired t on fewer than {MIN_ROUNDS} pairs cannot reach the level "
+                                    f"Benjamini–Hochberg needs")
+            return cls(args.rounds, args.alpha)
+        most = args.max_rounds if args.max_rounds is not None else DEFAULT_MAX_ROUNDS
+        if most < FIRST_LOOK:
+            raise PerfgateError(f"--max-rounds must be at least {FIRST_LOOK}: the first look comes after "
+                                f"round {FIRST_LOOK}")
+        return cls(most, args.alpha, args.budget, True,
+                   rounds_test.spending_levels(args.alpha, most - FIRST_LOOK + 1))
+
+
+@dataclass
+class Outcome:
+    comparison: Comparison
+    rounds: int
+    stopped: str                     # why the rounds ended
+    looks: list[dict] = field(default_factory=list)
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.rounds < MIN_ROUNDS:
-        raise PerfgateError(f"--rounds must be at least {MIN_ROUNDS}: each round gives one (base, head) pair, and "
-                            f"a signed-rank test on fewer than {MIN_ROUNDS} pairs can never reach p < 0.05")
+    plan = Plan.from_args(args)
     for side in ("base", "head"):  # each becomes the branch of a stored run
         check_identity("branch", getattr(args, side), f"--{side}")
     root = Path(_git(args.root.resolve(), "rev-parse", "--show-toplevel"))
@@ -119,7 +190,7 @@ def run(args: argparse.Namespace) -> int:
             for side, sha in shas.items():
                 trees[side] = Path(tmp) / side
                 _git(root, "worktree", "add", "--detach", "--force", str(trees[side]), sha)
-            runs = _measure(args, root, trees, shas)
+            runs, outcome = _measure(args, plan, thresholds, root, trees, shas)
         finally:
             for tree in trees.values():
                 subprocess.run(["git", "-C", str(root), "worktree", "remove", "--force", str(tree)], capture_output=True)
@@ -127,15 +198,42 @@ def run(args: argparse.Namespace) -> int:
             subprocess.run(["git", "-C", str(root), "worktree", "prune"], capture_output=True)
     with store_from(args) as store:
         store.add_runs([runs["base"].with_key(), runs["head"].with_key()])
-    comparison = compare_runs(runs["base"], runs["head"], thresholds, alpha=args.alpha, paired=True)
+    comparison = outcome.comparison
+    comparison.base = {"branch": args.base, "commit": shas["base"], "testbed": runs["base"].testbed.name}
+    comparison.head = {"branch": args.head, "commit": shas["head"], "testbed": runs["head"].testbed.name}
     write_markdown(args, comparison)
     if args.json:
         emit_json({"base": {"ref": args.base, "commit": shas["base"]}, "head": {"ref": args.head, "commit": shas["head"]},
-                   "rounds": args.rounds, "testbed": runs["base"].testbed.name, "comparison": comparison,
+                   "rounds": outcome.rounds, "sequential": plan.sequential, "stopped": outcome.stopped,
+                   "looks": outcome.looks, "testbed": runs["base"].testbed.name, "comparison": comparison,
                    "exit_code": comparison.exit_code})
     else:
-        _print(comparison, args, shas, runs["base"].testbed)
+        _print(comparison, args, shas, runs["base"].testbed, outcome)
     return comparison.exit_code
+
+
+def judge(rounds: dict[str, dict[tuple[str, str], list[list[float]]]], thresholds, plan: Plan,
+          flagged: dict[tuple[str, str], Verdict]) -> tuple[Comparison, bool, dict]:
+    """One look after a round: the comparison at this look's level, whether every benchmark is
+    decided, and a summary of the look.  ``flagged`` keeps what earlier looks flagged."""
+    n = max(len(r) for side in rounds.values() for r in side.values())   # probes stop after PROBE_ROUNDS
+    level = plan.levels[n - FIRST_LOOK] if plan.sequential else plan.alpha
+    comparison = compare_rounds(rounds["base"], rounds["head"], thresholds, alpha=level)
+    hypotheses = sum(1 for v in comparison.verdicts if v.p_value is not None and tied_to(comparison.verdicts, v) is None)
+    undecided = []
+    for i, v in enumerate(comparison.verdicts):
+        key = (v.benchmark, v.measure)
+        if key in flagged:
+            comparison.verdicts[i] = flagged[key]
+            continue
+        if v.verdict in ("regression", "improvement"):
+            flagged[key] = v
+        elif v.method == "paired-t-rounds" and v.p_value is not None and tied_to(comparison.verdicts, v) is None:
+            resolvable = rounds_test.stat_mde(v.round_sd, v.rounds, level, hypotheses)
+            if resolvable is None or resolvable > v.threshold:
+                undecided.append(f"{v.benchmark} {v.measure}")
+    look = {"round": n, "level": level, "flagged": len(flagged), "undecided": len(undecided)}
+    return comparison, not undecided, look
 
 
 def _thresholds_path(args: argparse.Namespace, root: Path, sha: str, tmp: Path) -> Path | None:
@@ -152,8 +250,9 @@ def _thresholds_path(args: argparse.Namespace, root: Path, sha: str, tmp: Path) 
     return tmp / "thresholds"
 
 
-def _measure(args: argparse.Namespace, root: Path, trees: dict[str, Path], shas: dict[str, str]) -> dict[str, Run]:
-    """Build both sides on one toolchain image, run them interleaved, pool each side's rounds."""
+def _measure(args: argparse.Namespace, plan: Plan, thresholds, root: Path, trees: dict[str, Path],
+             shas: dict[str, str]) -> tuple[dict[str, Run], Outcome]:
+    """Build both sides on one toolchain image, run them interleaved round after round, judge."""
     suites = {side: {s.name: s for s in discover(tree / "benches", None)} for side, tree in trees.items()}
     names = sorted(set(suites["base"]) & set(suites["head"]))
     if args.suite:
@@ -165,7 +264,7 @@ def _measure(args: argparse.Namespace, root: Path, trees: dict[str, Path], shas:
         raise PerfgateError(f"no suite exists in both {args.base} and {args.head}")
     docker_dir = images.image_definitions(args.root.resolve())
     base_image = images.build_base(docker_dir, log=err.print)
-    plan: list[tuple[Suite, Suite, str, images.Built, images.Built]] = []
+    steps: list[tuple[Suite, Suite, str, images.Built, images.Built]] = []
     testbed: Testbed | None = None
     for name in names:
         head_suite, base_suite = suites["head"][name], suites["base"][name]
@@ -176,38 +275,75 @@ def _measure(args: argparse.Namespace, root: Path, trees: dict[str, Path], shas:
         for variant in head_suite.variant_names(args.variant):
             if variant and variant not in base_suite.variants:
                 continue
-            plan.append((base_suite, head_suite, variant, built["base"], built["head"]))
+            steps.append((base_suite, head_suite, variant, built["base"], built["head"]))
     results: dict[str, list[SuiteResult]] = {"base": [], "head": []}
+    flagged: dict[tuple[str, str], Verdict] = {}
+    looks: list[dict] = []
+    comparison, stopped = None, f"{plan.rounds} rounds run"
+    started, started_at = time.monotonic(), time.time()
     with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
                   TimeElapsedColumn(), console=err) as progress:
-        task = progress.add_task("check", total=args.rounds * len(plan) * 2)
-        for rnd in range(args.rounds):
-            for base_suite, head_suite, variant, base_built, head_built in plan:
+        task = progress.add_task("check", total=plan.rounds * len(steps) * 2)
+        for rnd in range(plan.rounds):
+            round_started = time.monotonic()
+            for base_suite, head_suite, variant, base_built, head_built in steps:
                 order = (("base", base_suite, base_built), ("head", head_suite, head_built))
                 # Which side goes first alternates (A B, B A, A B, ...) so a warm-cache or
                 # second-in-line advantage cannot masquerade as a change.
                 for side, suite, built in order if rnd % 2 == 0 else order[::-1]:
-                    progress.update(task, description=terminal(f"round {rnd + 1}/{args.rounds}: {side} {suite.name}"
+                    progress.update(task, description=terminal(f"round {rnd + 1}/{plan.rounds}: {side} {suite.name}"
                                                              f"{'/' + variant if variant else ''}"))
+                    # Probes (valgrind instruction counts, peak RSS) are exact or nearly so: the first
+                    # PROBE_ROUNDS rounds settle them, later rounds are spent on wall time.
                     results[side].append(run_suite(suite, built.tag, variant=variant, profile=args.profile,
                                                    limits=Limits(args.cpuset, suite.memory, suite.timeout),
-                                                   probes=not args.no_probes))
+                                                   probes=not args.no_probes and rnd < PROBE_ROUNDS))
                     progress.advance(task)
+            done = rnd + 1
+            if not plan.sequential or done < FIRST_LOOK:
+                continue
+            comparison, decided, look = judge(_rounds(results), thresholds, plan, flagged)
+            looks.append(look)
+            elapsed = time.monotonic() - started
+            if decided:
+                stopped = f"every benchmark decided after {done} rounds"
+                break
+            if plan.budget is not None and elapsed + (time.monotonic() - round_started) > plan.budget:
+                stopped = f"budget of {plan.budget:g} s would be exceeded by another round (after {done} rounds)"
+                break
+        else:
+            if plan.sequential:
+                stopped = f"--max-rounds {plan.rounds} reached with {looks[-1]['undecided']} undecided" \
+                    if looks and looks[-1]["undecided"] else f"{plan.rounds} rounds run"
+    done = len(results["base"]) // max(len(steps), 1)
+    if comparison is None:  # a fixed check: one look, at the full level
+        comparison = compare_rounds(*(_rounds(results)[s] for s in ("base", "head")), thresholds, alpha=plan.alpha)
+    else:
+        comparison.notes.append(f"sequential: {done} rounds, {stopped}; false discovery rate {plan.alpha:g} spent "
+                                f"over up to {len(plan.levels)} looks (Pocock-type alpha spending); this look's "
+                                f"level {comparison.alpha:.2g}, which the q-values are judged against")
     assert testbed is not None
+    check_id = f"{shas['base'][:12]}..{shas['head'][:12]}@{started_at:.0f}"  # pairs the two runs in the store
     runs = {}
     for side in ("base", "head"):
         rs = results[side]
         runs[side] = Run(args.project, getattr(args, side), shas[side], testbed, pool(rs),
                          start_time=min(r.start_time for r in rs), end_time=max(r.end_time for r in rs),
                          adapter="+".join(sorted({r.context["adapter"] for r in rs})),
-                         context={"check": True, "rounds": args.rounds, "interleaved_with": shas["head" if side == "base" else "base"],
+                         context={"check": True, "side": side, "check_id": check_id, "rounds": done,
+                                  "interleaved_with": shas["head" if side == "base" else "base"],
                                   "suites": names, "profile": args.profile})
-    return runs
+    return runs, Outcome(comparison, done, stopped, looks)
 
 
-def _print(comparison, args: argparse.Namespace, shas: dict[str, str], testbed: Testbed) -> None:
+def _rounds(results: dict[str, list[SuiteResult]]) -> dict[str, dict[tuple[str, str], list[list[float]]]]:
+    return {side: per_round(rs) for side, rs in results.items()}
+
+
+def _print(comparison: Comparison, args: argparse.Namespace, shas: dict[str, str], testbed: Testbed,
+           outcome: Outcome) -> None:
     out.print(f"perfgate check: {terminal(args.head)} ({shas['head'][:12]}) against {terminal(args.base)} "
-              f"({shas['base'][:12]}), {args.rounds} interleaved rounds on {terminal(testbed.name)}")
+              f"({shas['base'][:12]}), {outcome.rounds} interleaved rounds on {terminal(testbed.name)}")
     out.print(terminal(comparison.render(), keep_newlines=True))
     verdict = "FAIL: significant regression" if comparison.exit_code else "ok: no significant regression"
-    out.print(f"{verdict} (MDE = smallest change each benchmark could have shown at 80% power)")
+    out.print(f"{verdict} (MDE = smallest change each benchmark would show with 80% probability)")

@@ -312,6 +312,8 @@ def _print(results, names: dict[str, str], n: int, args: argparse.Namespace) -> 
         for v in verdicts:
             mark = "ok" if v.ok else "VIOLATED"
             out.print(f"{pad}{mark}: {v.reason}", markup=False, style=None if v.ok else "bold red", soft_wrap=True)
+            if v.extrapolation:
+                out.print(f"{pad}{v.extrapolation}", markup=False, style="dim", soft_wrap=True)
     out.print(f"[dim]{n} points; weighting {results[0][3].weighting}, "
               f"{'Huber-robust' if results[0][3].robust else 'least squares'}[/dim]")
 

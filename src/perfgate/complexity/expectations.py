@@ -8,12 +8,18 @@ Expectations live in ``thresholds/complexity.toml``::
                                        # or per parameter: up_to = { objects = 50000 }
     tolerance = 0.05                   # ignore super-linear effects below 5% of the cost
 
-An expectation of order m in parameter x is violated when, with 95% confidence, the cost grows
-faster than x^m within the range, by more than ``tolerance`` of the cost at ``x = up_to``:
+Verdicts stay inside the data: an expectation is judged at ``x_judged = min(up_to, x_max)``, the
+largest size both asked for and measured.  A fit says nothing reliable about sizes it never saw
+(a small curvature within the data, extrapolated six-fold, can look like a 27% quadratic term),
+so when ``up_to`` lies beyond the data the verdict says the expectation is untested there, and
+the fit's extrapolation to ``up_to`` is reported on its own labelled line, never judged.
 
-- a knee below ``up_to`` after which the cost grows as (x − k)^d with d > m (its effect is the
+An expectation of order m in parameter x is violated when, with 95% confidence, the cost grows
+faster than x^m within the range, by more than ``tolerance`` of the cost at ``x_judged``:
+
+- a knee below ``x_judged`` after which the cost grows as (x − k)^d with d > m (its effect is the
   knee term's share of the cost at the largest x, its confidence the knee's likelihood-ratio test);
-- a fitted term with x-exponent > m: its share of the predicted cost at x = up_to (other
+- a fitted term with x-exponent > m: its share of the predicted cost at x = x_judged (other
   parameters at their medians), ``effect = Σ_t β_t X_t(P) / ŷ(P)``, must exceed the tolerance and
   its contribution must be significant: ``z = c / se(c)`` with ``se(c)² = gᵀ Σ_β g``.  (The
   share can exceed 100% when lower-order terms are negative.)
@@ -63,12 +69,15 @@ class Verdict:
     phase: str
     ok: bool
     reason: str
-    effect: float = 0.0  # share of the cost at up_to that breaks the expectation
+    effect: float = 0.0  # share of the cost at the judged size that breaks the expectation
     confidence: float = 0.0  # 1 − p of that excess being real
+    judged_up_to: float | None = None    # the largest size judged: min(up_to, largest measured)
+    extrapolation: str = ""              # what the fit says beyond the data (not judged)
 
     def as_dict(self) -> dict:
         return {"pattern": self.expectation.pattern, "expected": self.expectation.text, "phase": self.phase,
-                "ok": self.ok, "reason": self.reason, "effect": self.effect, "confidence": self.confidence}
+                "ok": self.ok, "reason": self.reason, "effect": self.effect, "confidence": self.confidence,
+                "judged_up_to": self.judged_up_to, "extrapolation": self.extrapolation or None}
 
 
 def parse_expectations(text: str, source: str) -> list[Expectation]:
@@ -114,35 +123,52 @@ def check(exp: Expectation, phase: str, fit: Fit, knee: Knee | None, params: dic
     if np.ptp(params[letter]) == 0:
         return Verdict(exp, phase, True, f"{exp.param} is fixed at {params[letter][0]:g} in this data; not checked")
     x_max = float(np.max(params[letter]))
-    at_x = exp.up_to if exp.up_to is not None else x_max
-    short = exp.up_to is not None and x_max < 0.95 * exp.up_to
-    note = f" (data reach {exp.param} = {x_max:,.0f} only)" if short else ""
+    at_x = min(exp.up_to, x_max) if exp.up_to is not None else x_max
+    beyond = exp.up_to is not None and exp.up_to > 1.05 * x_max
+    note = f"; untested beyond {exp.param} = {x_max:,.0f}, the largest measured" if beyond else ""
+    judged = ORDER_NAMES[exp.order] + f" in {exp.param} up to {at_x:,.0f}"
     point = {p: np.array([float(np.median(v))]) for p, v in params.items()}
-    point[letter] = np.array([at_x])
+
+    def excess_share(x: float) -> tuple[float, float, str] | None:
+        """(share of the cost at x from terms above the expected order, its p-value, their names)."""
+        excess = [i for i, t in enumerate(fit.terms) if t.power(letter) > exp.order]
+        if not excess:
+            return None
+        at = {**point, letter: np.array([x])}
+        g = np.zeros(len(fit.terms))
+        for i in excess:
+            g[i] = fit.terms[i].column(at, 1)[0]
+        contribution = float(g @ fit.coef)
+        se = float(np.sqrt(max(g @ fit.cov @ g, 0.0)))
+        total = float(np.array([t.column(at, 1)[0] for t in fit.terms]) @ fit.coef)
+        effect = contribution / total if total > 0 else float("inf")
+        p = float(2 * stats.norm.sf(abs(contribution) / se)) if se > 0 else 0.0
+        return (effect if contribution > 0 else 0.0), p, " + ".join(fit.terms[i].label for i in excess)
+
+    extrapolation = ""
+    if beyond:
+        far = excess_share(exp.up_to)
+        if far is not None and far[0] > 0:
+            extrapolation = (f"extrapolation, not judged: the fit's {far[2]} would add {far[0]:.0%} at "
+                             f"{exp.param} = {exp.up_to:,.0f}, {exp.up_to / x_max:.1f}× the largest measured")
+    verdict = dict(judged_up_to=at_x, extrapolation=extrapolation)
 
     if knee is not None and knee.found and knee.param == letter and (knee.degree or 0) > exp.order \
-            and (exp.up_to is None or knee.location < exp.up_to) and knee.effect > exp.tolerance:
+            and knee.location < at_x and knee.effect > exp.tolerance:
         return Verdict(exp, phase, False,
                        f"the cost turns {ORDER_NAMES.get(knee.degree, knee.degree)} above {exp.param} ≈ "
                        f"{knee.location:,.0f} (95% interval {knee.low:,.0f} … {knee.high:,.0f}), adding "
                        f"{knee.effect:.0%} at {x_max:,.0f} ({p_text(knee.p_value)}); expected {exp.text}{note}",
-                       knee.effect, 1 - knee.p_value)
-    excess = [i for i, t in enumerate(fit.terms) if t.power(letter) > exp.order]
-    if excess:
-        g = np.zeros(len(fit.terms))
-        for i in excess:
-            g[i] = fit.terms[i].column(point, 1)[0]
-        contribution = float(g @ fit.coef)
-        se = float(np.sqrt(max(g @ fit.cov @ g, 0.0)))
-        total = float(np.array([t.column(point, 1)[0] for t in fit.terms]) @ fit.coef)
-        effect = contribution / total if total > 0 else float("inf")
-        p = float(2 * stats.norm.sf(abs(contribution) / se)) if se > 0 else 0.0
-        names = " + ".join(fit.terms[i].label for i in excess)
-        if contribution > 0 and effect > exp.tolerance and p < ALPHA:
+                       knee.effect, 1 - knee.p_value, **verdict)
+    near = excess_share(at_x)
+    if near is not None:
+        effect, p, names = near
+        if effect > exp.tolerance and p < ALPHA:
             return Verdict(exp, phase, False,
                            f"{names} adds {effect:.0%} to the cost at {exp.param} = {at_x:,.0f} "
-                           f"({p_text(p)}); expected {exp.text}{note}", effect, 1 - p)
-    return Verdict(exp, phase, True, f"consistent with {exp.text}{note}")
+                           f"({p_text(p)}); expected {exp.text}{note}", effect, 1 - p, **verdict)
+    asked = f" (expected up to {exp.up_to:,.0f}{note})" if beyond else ""
+    return Verdict(exp, phase, True, f"consistent with {judged}{asked}", **verdict)
 
 
 def for_benchmark(expectations: list[Expectation], benchmark: str) -> list[Expectation]:

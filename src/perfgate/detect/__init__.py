@@ -7,5 +7,7 @@ numbers (numpy arrays, ``perfgate.model`` dataclasses), so each can be tested on
 * :mod:`.stats` — rank test, mean test, Hodges–Lehmann, Benjamini–Hochberg
 * :mod:`.changepoint` — ``detect_change_points(values, settings, lower_is_better)``
 * :mod:`.threshold_tests` — Bencher-compatible tests with alerted values kept out of baselines
-* :mod:`.compare` — ``compare_runs(base, head, thresholds=None, alpha=0.05) -> Comparison``
+* :mod:`.compare` — ``compare_runs(base, head, thresholds=None, alpha=0.05) -> Comparison``;
+  ``compare_rounds`` for ``perfgate check``'s interleaved rounds
+* :mod:`.rounds` — paired t across rounds, its MDE, alpha spending for sequential checks
 """

@@ -6,9 +6,19 @@ Signature other code relies on (``perfgate compare``, ``perfgate check``)::
                  thresholds: perfgate.thresholds.Thresholds | None = None,
                  alpha: float = 0.05, paired: bool = False) -> Comparison
 
-``paired=True`` says sample k of base and sample k of head were measured back to back (the
-interleaved rounds of ``perfgate check``): the test then works on the per-pair log ratios, which
-cancels the slow machine-state noise both shared — on a loaded runner that is most of the noise.
+    compare_rounds(base: {(benchmark, measure): [[round 1 samples], ...]}, head: same,
+                   thresholds=None, alpha=0.05) -> Comparison
+
+``paired=True`` says sample k of base and sample k of head were measured back to back: the test
+then works on the per-pair log ratios, which cancels the slow machine-state noise both shared.
+:func:`compare_rounds` is ``perfgate check``'s judgement: every raw sample of every interleaved
+round, the round as the pairing unit, a paired t across rounds (:mod:`perfgate.detect.rounds`
+has the maths and why), and an MDE that knows how many comparisons Benjamini–Hochberg spreads
+its level over; :attr:`Comparison.notes` says plainly what the configuration cannot detect.
+
+Tied measures: a benchmark's latency and throughput answer one question, so they are one
+hypothesis in Benjamini–Hochberg (the more precise of the two stands for both, see
+:func:`tied_to`) and one finding (:meth:`Comparison.findings`).
 
 ``Comparison.verdicts`` holds one :class:`Verdict` per (benchmark, measure) present in either
 run; ``Comparison.regressions`` the significant regressions above threshold and
@@ -51,6 +61,7 @@ from typing import Mapping, Sequence
 import numpy as np
 from scipy.stats import mannwhitneyu, wilcoxon
 
+from perfgate.detect import rounds as rounds_test
 from perfgate.detect.stats import benjamini_hochberg, hodges_lehmann, normal_quantile
 from perfgate.model import Measure, Run
 from perfgate.thresholds import Thresholds, load_thresholds
@@ -59,6 +70,9 @@ MIN_SAMPLES = 3
 DETERMINISTIC_MEASURES = ("instructions",)
 DETERMINISTIC_TOLERANCE = 1e-4   # 0.01%: a handful of instructions in a million
 POWER = 0.8
+# Measures that answer one question about one benchmark (throughput = work / time per item, from
+# the same repetitions): one hypothesis, one finding.
+TIED_MEASURES = ("latency", "throughput")
 
 
 @dataclass
@@ -79,7 +93,9 @@ class Verdict:
     mde: float | None          # smallest relative change this pair could detect (80% power)
     threshold: float           # min_effect a change must reach to count
     lower_is_better: bool
-    method: str = ""           # mann-whitney | deterministic | —
+    method: str = ""           # mann-whitney | wilcoxon-paired | paired-t-rounds | deterministic | —
+    rounds: int | None = None  # interleaved rounds judged (compare_rounds)
+    round_sd: float | None = None  # sd of the per-round log ratios (compare_rounds)
     note: str = ""
 
 
@@ -90,6 +106,7 @@ class Comparison:
     base: dict = field(default_factory=dict)   # branch, commit, testbed of each side
     head: dict = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)   # what this configuration can and cannot detect
 
     @property
     def regressions(self) -> list[Verdict]:
@@ -98,6 +115,14 @@ class Comparison:
     @property
     def improvements(self) -> list[Verdict]:
         return [v for v in self.verdicts if v.verdict == "improvement"]
+
+    def findings(self, verdict: str) -> list[tuple[Verdict, list[Verdict]]]:
+        """Verdicts of one kind grouped so measures tied by construction make one finding:
+        ``(primary, [tied verdicts folded into it])``."""
+        chosen = [v for v in self.verdicts if v.verdict == verdict]
+        folded = {id(v) for v in chosen if (p := tied_to(self.verdicts, v)) is not None and p.verdict == verdict}
+        return [(v, [t for t in chosen if id(t) in folded and tied_to(self.verdicts, t) is v])
+                for v in chosen if id(v) not in folded]
 
     @property
     def exit_code(self) -> int:
@@ -114,9 +139,10 @@ class Comparison:
         widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
         lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
         lines.insert(1, "  ".join("-" * w for w in widths))
-        summary = (f"{len(self.regressions)} regression(s), {len(self.improvements)} improvement(s) among "
-                   f"{len(self.verdicts)} comparison(s); false discovery rate controlled at {self.alpha:g}")
-        return "\n".join([*self.warnings, *lines, summary])
+        summary = (f"{len(self.findings('regression'))} regression(s), {len(self.findings('improvement'))} "
+                   f"improvement(s) among {len(self.verdicts)} comparison(s) (a throughput tied to its latency is "
+                   f"one finding); false discovery rate controlled at {self.alpha:g}")
+        return "\n".join([*self.warnings, *lines, summary, *self.notes])
 
 
 def _severity(v: Verdict) -> tuple:
@@ -163,7 +189,38 @@ def compare_samples(base: Mapping[tuple[str, str], Sequence[float]], head: Mappi
         threshold = thresholds.for_series(benchmark, measure).change_point.min_effect
         verdicts.append(_judge(benchmark, measure, np.asarray(base.get(key, ()), float),
                                np.asarray(head.get(key, ()), float), threshold, alpha, paired))
-    tested = [i for i, v in enumerate(verdicts) if v.p_value is not None]
+    decide(verdicts, alpha)
+    return Comparison(verdicts, alpha)
+
+
+def tied_to(verdicts: Sequence[Verdict], v: Verdict) -> Verdict | None:
+    """The verdict that stands for ``v``'s benchmark when ``v`` is the secondary of a tied pair
+    (latency and throughput of one benchmark), else ``None``.
+
+    The primary is the more precise of the two — the smaller spread of its per-round ratios —
+    else latency.  Choosing by precision, never by effect or p-value, keeps the test valid (a
+    t-statistic's spread estimate is independent of its mean).  It matters: Google Benchmark's
+    items/s is computed from CPU time and its latency from wall time, and on a loaded machine
+    the wall time of the same repetitions varied eight-fold while the CPU-time rate moved 3%."""
+    if v.measure not in TIED_MEASURES or v.p_value is None:
+        return None
+    pair = [o for o in verdicts if o.benchmark == v.benchmark and o.measure in TIED_MEASURES and o.p_value is not None]
+    if len(pair) < 2:
+        return None
+
+    def rank(o: Verdict) -> tuple:
+        return (o.round_sd if o.round_sd is not None else math.inf, TIED_MEASURES.index(o.measure))
+
+    primary = min(pair, key=rank)
+    return None if primary is v else primary
+
+
+def decide(verdicts: list[Verdict], alpha: float) -> None:
+    """Benjamini–Hochberg over every tested comparison, then each verdict.  Of measures tied by
+    construction (a benchmark's latency and throughput) only the primary (see :func:`tied_to`)
+    is a hypothesis; the other is not counted twice and shares its q-value and verdict."""
+    secondary = {id(v): p for v in verdicts if (p := tied_to(verdicts, v)) is not None}
+    tested = [i for i, v in enumerate(verdicts) if v.p_value is not None and id(v) not in secondary]
     q = benjamini_hochberg([verdicts[i].p_value for i in tested])
     for i, qi in zip(tested, q):
         v = verdicts[i]
@@ -175,7 +232,11 @@ def compare_samples(base: Mapping[tuple[str, str], Sequence[float]], head: Mappi
             v.verdict = "no-change"
             if qi <= alpha:
                 v.note = f"significant but below the {v.threshold:.1%} threshold"
-    return Comparison(verdicts, alpha)
+    for v in verdicts:
+        if id(v) in secondary:
+            primary = secondary[id(v)]
+            v.q_value, v.verdict = primary.q_value, primary.verdict
+            v.note = f"judged with its {primary.measure}: one finding"
 
 
 def _judge(benchmark: str, measure: str, b: np.ndarray, h: np.ndarray, threshold: float, alpha: float,
@@ -251,3 +312,83 @@ def _mde(a: np.ndarray, b: np.ndarray, alpha: float) -> float:
     s = math.sqrt(((a.size - 1) * mad(a) ** 2 + (b.size - 1) * mad(b) ** 2) / max(a.size + b.size - 2, 1))
     z = normal_quantile(1 - alpha / 2) + normal_quantile(POWER)
     return float(np.expm1(z * s * math.sqrt(1 / a.size + 1 / b.size)))
+
+
+def compare_rounds(base: Mapping[tuple[str, str], Sequence[Sequence[float]]],
+                   head: Mapping[tuple[str, str], Sequence[Sequence[float]]],
+                   thresholds: Thresholds | None = None, alpha: float = 0.05) -> Comparison:
+    """``perfgate check``'s judgement: ``{(benchmark, measure): [round 1 samples, round 2 …]}``
+    per side, round r of base and head measured back to back.  Wall-time-like measures get the
+    paired t on per-round log ratios of :mod:`perfgate.detect.rounds` (every raw sample counts)
+    with its MDE at ``alpha`` over this comparison's hypotheses; exact measures are compared
+    exactly; Benjamini–Hochberg at ``alpha`` across all."""
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must be in (0, 1), got {alpha}")
+    thresholds = thresholds if thresholds is not None else load_thresholds()
+    verdicts: list[Verdict] = []
+    spread: dict[int, tuple[float, int]] = {}   # verdict index -> (sd of round ratios, rounds)
+    for key in sorted(set(base) | set(head)):
+        benchmark, measure = key
+        threshold = thresholds.for_series(benchmark, measure).change_point.min_effect
+        b_rounds = [np.asarray(r, float) for r in base.get(key, ()) if len(r)]
+        h_rounds = [np.asarray(r, float) for r in head.get(key, ()) if len(r)]
+        flat_b = np.concatenate(b_rounds) if b_rounds else np.array([])
+        flat_h = np.concatenate(h_rounds) if h_rounds else np.array([])
+        exact = measure in DETERMINISTIC_MEASURES or not (flat_b.size and flat_h.size) \
+            or np.any(flat_b <= 0) or np.any(flat_h <= 0) \
+            or (flat_b.size >= 2 and flat_h.size >= 2 and np.ptp(flat_b) == 0 and np.ptp(flat_h) == 0)
+        if exact:  # missing, non-positive or exact values: the cheap paths of the sample comparison
+            v = _judge(benchmark, measure, flat_b, flat_h, threshold, alpha)
+            v.rounds = min(len(b_rounds), len(h_rounds))
+            if v.method == "deterministic" or v.note:
+                verdicts.append(v)
+                continue
+        lower = Measure.named(measure).lower_is_better
+        v = Verdict(benchmark, measure, "insufficient-data", flat_b.size, flat_h.size, float(np.median(flat_b)),
+                    float(np.median(flat_h)), None, None, None, None, None, None, None, threshold, lower,
+                    rounds=min(len(b_rounds), len(h_rounds)))
+        if v.base_median:
+            v.ratio = v.head_median / v.base_median
+        if len(b_rounds) != len(h_rounds):
+            v.note = f"{len(b_rounds)} base rounds but {len(h_rounds)} head rounds: not judged"
+            verdicts.append(v)
+            continue
+        v.method = "paired-t-rounds"
+        d = rounds_test.round_shifts(b_rounds, h_rounds)
+        test = rounds_test.paired_t(d, alpha)
+        if test is None:
+            v.verdict, v.p_value, v.effect, v.ci_low, v.ci_high = "insufficient-data", None, None, None, None
+            v.mde = None
+            v.note = f"cannot flag anything with {v.rounds} round(s): a paired t needs ≥ {rounds_test.MIN_ROUNDS}"
+        else:
+            v.p_value = test.p_value
+            v.effect = float(np.expm1(test.shift))
+            v.ci_low, v.ci_high = float(np.expm1(test.ci_low)), float(np.expm1(test.ci_high))
+            spread[len(verdicts)] = (test.sd, test.rounds)
+            v.round_sd = test.sd
+        verdicts.append(v)
+    hypotheses = sum(1 for v in verdicts if v.p_value is not None and tied_to(verdicts, v) is None)
+    for i, (sd, n) in spread.items():
+        verdicts[i].mde = rounds_test.mde(sd, n, alpha, hypotheses, verdicts[i].threshold)
+    decide(verdicts, alpha)
+    comparison = Comparison(verdicts, alpha)
+    comparison.notes.extend(capability_notes(verdicts, alpha, hypotheses))
+    return comparison
+
+
+def capability_notes(verdicts: Sequence[Verdict], alpha: float, hypotheses: int) -> list[str]:
+    """Plain statements of what the configuration could not detect."""
+    timed = [v for v in verdicts if v.method == "paired-t-rounds"]
+    if not timed:
+        return []
+    rounds = min(v.rounds or 0 for v in timed)
+    if rounds < rounds_test.MIN_ROUNDS:
+        return [f"this check cannot flag any wall-time change: {rounds} round(s), and the paired t across rounds "
+                f"needs at least {rounds_test.MIN_ROUNDS} (use --rounds or --budget)"]
+    notes = [f"a wall-time change is flagged when p ≤ {alpha:g}/{hypotheses} = {alpha / max(hypotheses, 1):.2g} "
+             f"(the first Benjamini–Hochberg rejection among {hypotheses} comparisons) with {rounds} rounds"]
+    blind = [v for v in timed if v.mde is not None and v.mde >= 1.0 and tied_to(verdicts, v) is None]
+    if blind:
+        notes.append(f"{len(blind)} benchmark(s) could not detect even a doubling (MDE ≥ 100%) at this noise and "
+                     f"round count: " + ", ".join(f"{v.benchmark} {v.measure}" for v in blind[:5]))
+    return notes

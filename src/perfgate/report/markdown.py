@@ -51,12 +51,14 @@ def _pct(x: float | None, sign: bool = True) -> str:
     return f"{x * 100:+.2f}%" if sign else f"{x * 100:.2f}%"
 
 
-def _row(v: Verdict) -> str:
+def _row(v: Verdict, tied: list[Verdict] = ()) -> str:
     ci = f" [{_pct(v.ci_low)}, {_pct(v.ci_high)}]" if v.ci_low is not None else ""
+    # a tied measure (throughput from the same timings) is the same finding: shown in its row
+    also = "".join(f" ({markdown_text(t.measure)} {_pct(t.effect)})" for t in tied)
     q = "—" if v.q_value is None else f"{v.q_value:.2g}"
     icon = {"regression": "🔴", "improvement": "🟢", "no-change": "⚪", "insufficient-data": "❔"}[v.verdict]
     verdict = v.verdict + (f" ({v.note})" if v.note else "")
-    return (f"| {icon} {markdown_code(v.benchmark)} | {markdown_code(v.measure)} | {human(v.base_median, v.measure)} | "
+    return (f"| {icon} {markdown_code(v.benchmark)} | {markdown_code(v.measure)}{also} | {human(v.base_median, v.measure)} | "
             f"{human(v.head_median, v.measure)} | **{_pct(v.effect)}**{ci} | {q} | {_pct(v.mde, sign=False)} | "
             f"{markdown_text(verdict)} |")
 
@@ -68,7 +70,7 @@ _HEADER = ("| benchmark | measure | base | head | change [CI] | q | smallest det
 def comparison_markdown(c: Comparison, title: str = "perfgate", key: str = "", links: Links | None = None,
                         max_chars: int = MAX_CHARS) -> str:
     links = links or Links()
-    regressions, improvements = c.regressions, c.improvements
+    regressions, improvements = c.findings("regression"), c.findings("improvement")
     if regressions:
         headline = f"❌ **{len(regressions)} performance regression(s)**"
     else:
@@ -80,24 +82,27 @@ def comparison_markdown(c: Comparison, title: str = "perfgate", key: str = "", l
     lines = [marker(key), f"### {markdown_text(title)}: {headline}", "",
              f"Head {head} against base {base} on testbed {markdown_code(c.head.get('testbed', '?'))}: "
              f"{len(c.verdicts)} comparisons, {len(improvements)} improvement(s); false discovery rate "
-             f"controlled at {c.alpha:g} (Benjamini–Hochberg), effects are Hodges–Lehmann shifts with "
-             f"{(1 - c.alpha) * 100:g}% intervals." + (" " + " · ".join(w for w in where if w) if any(where) else ""),
-             ""]
-    if c.warnings:
+             f"controlled at {c.alpha:g} (Benjamini–Hochberg), effects with {(1 - c.alpha) * 100:g}% intervals; "
+             f"a throughput and its latency are one finding."
+             + (" " + " · ".join(w for w in where if w) if any(where) else ""), ""]
+    quoted = [f"> {markdown_text(w)}" for w in c.warnings]
+    quoted += [f"> **{markdown_text(n)}**" if "cannot" in n else f"> {markdown_text(n)}" for n in c.notes]
+    if quoted:
         # The blank line ends the blockquote: without it GitHub renders the table inside it.
-        lines += [*(f"> {markdown_text(w)}" for w in c.warnings), ""]
-    flagged = regressions + improvements
-    rest = [v for v in c.verdicts if v not in flagged]
+        lines += [*quoted, ""]
+    flagged = regressions + improvements          # (verdict, the measures tied to it)
+    shown_ids = {id(x) for v, tied in flagged for x in (v, *tied)}
+    rest = [(v, []) for v in c.verdicts if id(v) not in shown_ids]
     # Rows are added while they fit under max_chars; what does not fit is counted and pointed to.
     budget = max_chars - sum(len(x) + 1 for x in lines) - 600
     shown_flagged = _fit(flagged, budget)
-    budget -= sum(len(_row(v)) + 1 for v in shown_flagged) + len(_HEADER)
+    budget -= sum(len(_row(v, t)) + 1 for v, t in shown_flagged) + len(_HEADER)
     shown_rest = _fit(rest, budget - len(_HEADER) - 80) if len(shown_flagged) == len(flagged) else []
     if shown_flagged:
-        lines += [_HEADER, *map(_row, shown_flagged), ""]
+        lines += [_HEADER, *(_row(v, t) for v, t in shown_flagged), ""]
     if shown_rest:
-        lines += [f"<details><summary>{len(rest)} other comparison(s)</summary>", "", _HEADER, *map(_row, shown_rest),
-                  "", "</details>", ""]
+        lines += [f"<details><summary>{len(rest)} other comparison(s)</summary>", "", _HEADER,
+                  *(_row(v, t) for v, t in shown_rest), "", "</details>", ""]
     left_out = len(flagged) - len(shown_flagged) + len(rest) - len(shown_rest)
     if left_out:
         see = f"[{links.summary_note}]({links.run_url})" if links.run_url else links.summary_note
@@ -106,11 +111,11 @@ def comparison_markdown(c: Comparison, title: str = "perfgate", key: str = "", l
     return "\n".join(lines) + "\n"
 
 
-def _fit(verdicts: list[Verdict], budget: int) -> list[Verdict]:
+def _fit(rows: list[tuple[Verdict, list[Verdict]]], budget: int) -> list[tuple[Verdict, list[Verdict]]]:
     shown, used = [], 0
-    for v in verdicts:
-        used += len(_row(v)) + 1
+    for v, tied in rows:
+        used += len(_row(v, tied)) + 1
         if used > budget:
             break
-        shown.append(v)
+        shown.append((v, tied))
     return shown

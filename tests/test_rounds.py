@@ -1,0 +1,185 @@
+"""check's judgement across interleaved rounds: the paired t on per-round log ratios, its MDE,
+Benjamini–Hochberg with tied measures counted once, and alpha spending for sequential checks."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from perfgate.detect import rounds
+from perfgate.detect.compare import compare_rounds
+from perfgate.thresholds import load_thresholds
+
+from conftest import ROOT
+
+TH = load_thresholds(ROOT / "thresholds")
+
+
+def synthetic(rng, n_rounds: int, effect: float = 0.0, machine: float = 0.04, pair: float = 0.02,
+              within: float = 0.08, samples: int = 5) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Rounds with a machine state both sides share, a pair-level wobble and per-sample noise."""
+    state = rng.normal(0, machine, n_rounds)
+    base = [np.exp(s + rng.normal(0, within, samples)) * 1e6 for s in state]
+    head = [np.exp(s + math.log1p(effect) + rng.normal(0, pair) + rng.normal(0, within, samples)) * 1e6
+            for s in state]
+    return base, head
+
+
+def suite(rng, n_rounds: int, benchmarks: int = 14, target_effect: float = 0.0, **noise):
+    """A comparison like tree-alloc's: latency, throughput (tied) and instructions per benchmark."""
+    base, head = {}, {}
+    for i in range(benchmarks):
+        b, h = synthetic(rng, n_rounds, target_effect if i == 0 else 0.0, **noise)
+        base[(f"bm{i}", "latency")], head[(f"bm{i}", "latency")] = b, h
+        base[(f"bm{i}", "throughput")] = [1e15 / x for x in b]
+        head[(f"bm{i}", "throughput")] = [1e15 / x for x in h]
+        base[(f"bm{i}", "instructions")] = [[1e9]] * n_rounds
+        head[(f"bm{i}", "instructions")] = [[1e9]] * n_rounds
+    return base, head
+
+
+def test_six_rounds_flag_a_clear_ten_percent_slowdown_among_42_comparisons():
+    # The signed-rank test on 6 round medians could not go below p = 1/32 here; the t can.
+    base, head = suite(np.random.default_rng(3), 6, target_effect=0.10, pair=0.01, within=0.03)
+    c = compare_rounds(base, head, TH)
+    flagged = {(v.benchmark, v.measure): v for v in c.regressions}
+    assert set(flagged) == {("bm0", "latency"), ("bm0", "throughput")}
+    lat = flagged[("bm0", "latency")]
+    assert lat.method == "paired-t-rounds" and lat.rounds == 6 and lat.ci_low < 0.10 < lat.ci_high
+    assert flagged[("bm0", "throughput")].q_value == lat.q_value   # tied: one hypothesis
+    # 14 latency + 14 instructions hypotheses; throughput is not counted again
+    assert any("0.05/28" in n for n in c.notes)
+
+
+def test_a_a_false_alarms_stay_below_the_level():
+    rng = np.random.default_rng(11)
+    trials, false = 80, 0
+    for _ in range(trials):
+        base, head = suite(rng, 6, benchmarks=5, within=0.15)
+        false += compare_rounds(base, head, TH).exit_code
+    # FDR 0.05 under the complete null is the chance of any flag: about 4 of 80 (sd ≈ 2)
+    assert false <= 10, false
+
+
+def test_instructions_stay_exact():
+    base, head = suite(np.random.default_rng(4), 6, benchmarks=2)
+    head[("bm1", "instructions")] = [[1.01e9]] * 6
+    c = compare_rounds(base, head, TH)
+    [v] = c.regressions
+    assert (v.benchmark, v.measure, v.method) == ("bm1", "instructions", "deterministic")
+    assert v.effect == pytest.approx(0.01)
+
+
+def test_one_round_cannot_flag_and_says_so():
+    base, head = suite(np.random.default_rng(5), 1, benchmarks=2, target_effect=0.5)
+    c = compare_rounds(base, head, TH)
+    lat = next(v for v in c.verdicts if v.measure == "latency")
+    assert lat.verdict == "insufficient-data" and lat.mde is None and "cannot flag" in lat.note
+    assert any("cannot flag any wall-time change" in n for n in c.notes)
+    assert "cannot flag any wall-time change" in c.render()
+
+
+def test_mde_matches_the_effect_simulation_catches_80_percent_of_the_time():
+    rng = np.random.default_rng(8)
+    sd, n, m, thr = 0.03, 8, 28, 0.02
+    reported = rounds.mde(sd, n, 0.05, m, thr)
+    crit_p = 0.05 / m
+
+    def caught(effect: float) -> float:
+        d = rng.normal(math.log1p(effect), sd, (4000, n))
+        t = d.mean(1) / (d.std(1, ddof=1) / math.sqrt(n))
+        from scipy import stats
+        p = 2 * stats.t.sf(np.abs(t), n - 1)
+        return float(np.mean((p <= crit_p) & (np.expm1(d.mean(1)) >= thr)))
+
+    assert caught(reported) == pytest.approx(0.8, abs=0.03)
+    assert caught(reported / 1.5) < 0.8 < caught(reported * 1.5)
+
+
+def test_mde_grows_with_comparisons_and_shrinks_with_rounds():
+    assert rounds.mde(0.03, 6, 0.05, 28) > rounds.mde(0.03, 6, 0.05, 1)
+    assert rounds.mde(0.03, 12, 0.05, 28) < rounds.mde(0.03, 6, 0.05, 28)
+    assert rounds.mde(0.03, 1, 0.05, 28) is None
+    assert rounds.stat_mde(0.03, 6, 0.05, 28) <= rounds.mde(0.03, 6, 0.05, 28, 0.02)
+
+
+def test_spending_levels_sum_to_alpha_and_decrease():
+    levels = rounds.spending_levels(0.05, 18)
+    assert sum(levels) == pytest.approx(0.05)
+    assert all(a > b > 0 for a, b in zip(levels, levels[1:]))
+
+
+def test_round_shift_uses_every_sample_but_not_a_stray_one():
+    base = [1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0]
+    head = [1.1] * 9 + [50.0]
+    assert rounds.round_shift(base, head) == pytest.approx(math.log(1.1))
+    with pytest.raises(ValueError):
+        rounds.round_shifts([base], [head, head])
+
+
+def test_the_more_precise_of_latency_and_throughput_stands_for_the_benchmark():
+    # Google Benchmark: latency is wall time, items/s comes from CPU time; on a loaded machine the
+    # wall time of the same repetitions swings wildly while the CPU-time rate stays put.
+    rng = np.random.default_rng(9)
+    base, head = suite(rng, 8, benchmarks=4, target_effect=0.10, pair=0.01, within=0.02)
+    for k in [k for k in base if k[1] == "latency"]:
+        base[k] = [x * np.exp(rng.normal(0, 0.6)) for x in base[k]]      # preemption: whole rounds 2x off
+        head[k] = [x * np.exp(rng.normal(0, 0.6)) for x in head[k]]
+    c = compare_rounds(base, head, TH)
+    thr = next(v for v in c.verdicts if (v.benchmark, v.measure) == ("bm0", "throughput"))
+    lat = next(v for v in c.verdicts if (v.benchmark, v.measure) == ("bm0", "latency"))
+    assert thr.round_sd < lat.round_sd and thr.verdict == "regression" and thr.effect < -0.05
+    assert lat.verdict == "regression" and lat.q_value == thr.q_value and "judged with its throughput" in lat.note
+    assert len(c.findings("regression")) == 1
+    [(primary, tied)] = c.findings("regression")
+    assert primary is thr and tied == [lat]
+
+
+def _recorded(name: str):
+    import json
+
+    doc = json.loads((ROOT / "tests" / "fixtures" / "check-rounds" / name).read_text())
+    [check] = doc["checks"]
+    return ({tuple(k.split("\t")): v for k, v in check["base"].items()},
+            {tuple(k.split("\t")): v for k, v in check["head"].items()})
+
+
+def test_reported_mde_is_what_simulation_on_the_runs_own_noise_catches_80_percent_of_the_time():
+    """Recorded A/A rounds of tree-alloc: for every benchmark's judged measure, plant effects in
+    simulated checks drawn from that run's own rounds (rounds resampled, sides swapped at random)
+    and find the effect caught 80% of the time at the level check uses; the reported MDE must be
+    within a factor 1.5 of it."""
+    from scipy import stats
+
+    base, head = _recorded("tree-alloc-aa.json")
+    c = compare_rounds(base, head, TH)
+    judged = [v for v in c.verdicts if v.method == "paired-t-rounds" and not v.note.startswith("judged with")]
+    hypotheses = sum(1 for v in c.verdicts if v.p_value is not None and not v.note.startswith("judged with"))
+    assert len(judged) >= 8
+    rng = np.random.default_rng(12)
+    checked = 0
+    for v in judged:
+        key = (v.benchmark, v.measure)
+        d = rounds.round_shifts(base[key], head[key])          # this run's own per-round noise
+        n = d.size
+        crit = 0.05 / hypotheses
+        idx = rng.integers(0, n, (3000, n))
+        signs = rng.choice((-1.0, 1.0), (3000, n))
+        draws = signs * d[idx]
+
+        def caught(effect: float) -> float:
+            x = draws + math.log1p(effect)
+            t = x.mean(1) / (x.std(1, ddof=1) / math.sqrt(n))
+            p = 2 * stats.t.sf(np.abs(t), n - 1)
+            return float(np.mean((p <= crit) & (np.expm1(x.mean(1)) >= v.threshold)))
+
+        lo, hi = 0.0, 20.0
+        for _ in range(40):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if caught(mid) < 0.8 else (lo, mid)
+        simulated = hi
+        assert simulated / 1.5 <= v.mde <= simulated * 1.5, (key, v.mde, simulated)
+        checked += 1
+    assert checked == len(judged)
