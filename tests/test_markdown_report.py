@@ -98,7 +98,7 @@ def test_latency_and_throughput_of_one_benchmark_are_one_finding():
     assert "❌ **1 performance regression(s)**" in md    # … one finding
     flagged = md.split("<details>")[0]
     [row] = [line for line in flagged.splitlines() if line.startswith("| 🔴")]
-    assert "| latency (throughput -" in row
+    assert "| `latency` (throughput -" in row
     assert "1 regression(s)" in c.render()
     assert "0.05/6" in md                                 # what it takes to flag, said in the comment
 
@@ -109,4 +109,4 @@ def test_comment_says_plainly_when_nothing_could_be_flagged():
 
     base, head = suite(np.random.default_rng(4), 1, benchmarks=2)
     md = comparison_markdown(compare_rounds(base, head))
-    assert "> **this check cannot flag any wall-time change" in md
+    assert "> **this check cannot flag any wall\\-time change" in md

@@ -25,6 +25,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 
 from perfgate.errors import PerfgateError
 from perfgate.escape import html_text, xml_text
+from perfgate.outputs import write_atomic
 from perfgate.report.series_data import STATES, column, chart_data, findings, iso, summarise
 from perfgate.report.sweeps import collect, split_name, sweep_page, sweep_summary
 from perfgate.report.threshold_band import bands
@@ -47,11 +48,7 @@ def _js(var: str, data: object) -> bytes:
 
 
 def _write_atomic(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(text)
-    os.chmod(tmp, 0o644)  # mkstemp makes 0600; pages are meant to be served
-    os.replace(tmp, path)
+    write_atomic(path, text)
 
 
 def _repo_url(url: str | None) -> str:
@@ -95,8 +92,11 @@ def publish_site(store: Store, out_dir: str | Path, *, title: str, branch: str |
         rows.sort(key=lambda r: (order[r["state"]], -abs(r["delta"] or 0), r["benchmark"], r["measure"],
                                  r["branch"], r["testbed"]))
         _write_data(data, out, meta, rows, sweeps)
-    except BaseException:
+    except BaseException as e:
         shutil.rmtree(data, ignore_errors=True)
+        if isinstance(e, OSError):   # a full disk or a read-only folder: an error, not a traceback
+            raise PerfgateError(f"{out}: cannot write the pages: {e.strerror or e}; "
+                                "the previous pages, if any, are untouched") from None
         raise
     regressions = sorted((f for f in all_findings if f.cp.direction == "regression"), key=lambda f: f.when,
                          reverse=True)
@@ -241,8 +241,4 @@ def _copy_assets(out: Path) -> None:
 def _write_bytes(path: Path, data: bytes) -> None:
     if path.exists() and path.read_bytes() == data:
         return
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    with os.fdopen(fd, "wb") as f:
-        f.write(data)
-    os.chmod(tmp, 0o644)
-    os.replace(tmp, path)
+    write_atomic(path, data)
