@@ -154,6 +154,16 @@ class SqliteStore(Store):
 
     # --- reads ---------------------------------------------------------------------------------
 
+    def recorded_keys(self, keys: Iterable[str]) -> set[str]:
+        keys = list(keys)
+        found: set[str] = set()
+        for i in range(0, len(keys), 500):  # SQLite's bound-parameter limit
+            chunk = keys[i:i + 500]
+            found.update(k for (k,) in self.db.execute(
+                f"SELECT idempotency_key FROM run WHERE project_id = ? AND idempotency_key IN ({', '.join('?' * len(chunk))})",
+                (self._project_id, *chunk)))
+        return found
+
     def series_keys(self, *, branch=None, testbed=None, benchmark=None, measure=None) -> list[SeriesKey]:
         where, args = ["r.project_id = ?"], [self._project_id]
         for column, value in (("br.name", branch), ("t.name", testbed), ("b.name", benchmark), ("m.name", measure)):
@@ -295,6 +305,18 @@ class SqliteStore(Store):
             if cur.rowcount == 0:
                 raise StoreError(f"no alert {alert_id!r} in {self.path}")
         row = self.db.execute(f"SELECT {self._ALERT_COLUMNS} FROM alert WHERE uuid = ?", (alert_id,)).fetchone()
+        return self._alert(row)
+
+    def update_alert(self, alert: Alert) -> Alert:
+        with self._write():
+            cur = self.db.execute(
+                "UPDATE alert SET commit_hash = ?, previous_commit = ?, commit_range = ?, details = ?"
+                " WHERE uuid = ? AND project_id = ?",
+                (alert.commit, alert.previous_commit, json.dumps(list(alert.commit_range)),
+                 json.dumps(alert.details, sort_keys=True, default=str), alert.id, self._project_id))
+            if cur.rowcount == 0:
+                raise StoreError(f"no alert {alert.id!r} in {self.path}")
+        row = self.db.execute(f"SELECT {self._ALERT_COLUMNS} FROM alert WHERE uuid = ?", (alert.id,)).fetchone()
         return self._alert(row)
 
     @staticmethod
