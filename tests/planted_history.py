@@ -4,7 +4,7 @@ host-only suite (``--runner host``) so backfill and bisect are tested without Do
 The suite ``toy`` is a real program: ``work.py`` executes a loop whose trip count is the
 number in ``cost.txt`` and reports, in Bencher Metric Format, the iterations it ran as
 ``instructions`` (deterministic) and its wall time as ``latency`` (noisy).  A commit that
-changes ``cost.txt`` changes both.
+changes ``cost.txt`` changes both.  ``TOY_MEASURES=latency`` leaves the count out (a suite with no deterministic measure).
 """
 
 from __future__ import annotations
@@ -32,7 +32,9 @@ total = 0
 for i in range(cost):
     total += i * i
 elapsed = time.perf_counter_ns() - start
-print(json.dumps({"toy/loop": {"instructions": {"value": cost}, "latency": {"value": elapsed}}}))
+measures = {"instructions": {"value": cost}, "latency": {"value": elapsed}}
+wanted = os.environ.get("TOY_MEASURES", "instructions,latency").split(",")
+print(json.dumps({"toy/loop": {k: v for k, v in measures.items() if k in wanted}}))
 """
 
 START = 1_700_000_000  # commit dates: one hour apart from here
