@@ -44,8 +44,8 @@ ROOT = Path(__file__).resolve().parent.parent
 START = 1_767_225_600          # 2026-01-01 00:00 UTC: the story's first commit
 SKIP = shutil.ignore_patterns("target", "build", "__pycache__", ".benchmarks")
 
-POINTER = "BM_Total/pointer/1048576"
-BUFFER = "BM_Total/buffer/1048576"
+POINTER = "BM_Total/pointer/262144"
+BUFFER = "BM_Total/buffer/262144"
 DEINIT = "copy_array/values=100,objects=4000"
 
 
@@ -91,11 +91,11 @@ STORY = [
          'env_choice("QUEUE", "quadratic", QueueKind::parse)')],
          plant="deinit queue quadratic past 2,048 objects", expect=(DEINIT, "regression")),
     Step("docs: changelog", [("CHANGELOG.md", "", "- the deinit queue orders jobs by priority\n")]),
-    Step("tree: audit copies in debug builds only", [
+    Step("tree: drop the per-node copy audit", [
         (TREE_H, "    for (int r = 0; r < 24; ++r) audit_ = (audit_ ^ static_cast<std::uint64_t>(from->value)) * 0x100000001B3ull;\n",
          "")],
          plant="fix of the pointer copy", expect=(POINTER, "improvement")),
-    Step("docs: changelog", [("CHANGELOG.md", "", "- copies are audited in debug builds only\n")]),
+    Step("docs: changelog", [("CHANGELOG.md", "", "- copies are no longer audited (fixes the slower copy)\n")]),
     Step("docs: how to run the suites", [("README.md", "", "`perfgate run --profile quick` runs both suites.\n")]),
 ]
 # The pull request: the buffer tree's copy forgets to reserve its buffer (reallocations).
@@ -104,10 +104,9 @@ PR_STEP = Step("buffer: let the copy grow its buffer", [
     (TREE_H, "    BufferTree t;\n    t.nodes_.reserve(nodes_.size());\n    if (!nodes_.empty()) t.clone(*this, 0);",
      "    BufferTree t;\n    if (!nodes_.empty()) t.clone(*this, 0);")])
 
-DEMO_THRESHOLDS = """
+DEMO_THRESHOLDS = """\
 # The demo's history has one run per commit and few commits.  Instruction counts repeat exactly
 # under the pinned image, so two runs are enough to tell a regime (perfgate's default is 5).
-[measure.instructions.change_point]
 min_segment = 2
 """
 
@@ -133,18 +132,41 @@ def apply(repo: Path, step: Step) -> None:
         path.write_text(text.replace(old, new, 1) if old else text + new)
 
 
+def lighten(repo: Path) -> None:
+    """Smaller workloads than the suites' own quick profiles, so the story fits in minutes: tree
+    benchmarks of copy and whole cycle only, 3 repetitions, probes of 2^18-node trees; 100
+    scaling points for async-deinit (the same generator and range as its quick inputs)."""
+    tree = "benches/tree-alloc/bench.toml"
+    deinit = repo / "benches" / "async-deinit"
+    with open(deinit / "data" / "inputs-demo.txt", "w") as f:
+        subprocess.run([sys.executable, "gen_points.py", "--values=0:200:linear", "--objects=100:8000:linear",
+                        "--points=100", "--seed=1"], cwd=deinit, check=True, stdout=f)
+    apply(repo, Step("lighter profiles", [
+        (tree, "--benchmark_filter='/65536(/|$)' --benchmark_min_time=0.05 --benchmark_repetitions=5",
+         "--benchmark_filter='BM_(Copy|Total)/.*/65536$' --benchmark_min_time=0.05 --benchmark_repetitions=3"),
+        (tree, "tree_alloc_probe pointer 1048576", "tree_alloc_probe pointer 262144"),
+        (tree, '"BM_Total/pointer/1048576"', '"BM_Total/pointer/262144"'),
+        (tree, "tree_alloc_probe buffer 1048576", "tree_alloc_probe buffer 262144"),
+        (tree, '"BM_Total/buffer/1048576"', '"BM_Total/buffer/262144"'),
+        ("benches/async-deinit/bench.toml", "data/inputs-quick.txt", "data/inputs-demo.txt")]))
+
+
 def make_project(repo: Path) -> dict[str, str]:
     """The throwaway repository; returns plant name -> commit."""
     repo.mkdir(parents=True)
     git(repo, "init", "-q", "-b", "main")
     for suite in ("tree-alloc", "async-deinit"):
         shutil.copytree(ROOT / "benches" / suite, repo / "benches" / suite, ignore=SKIP)
+    lighten(repo)
     manifest = repo / "benches" / "async-deinit" / "bench.toml"
     text = manifest.read_text()
-    manifest.write_text(text[:text.index("[variants.")].rstrip() + "\n")   # the plain queue only
+    kept = text[:text.index("[variants.")].rstrip().splitlines()
+    while kept[-1].startswith("#"):            # the comment of the first variant
+        kept.pop()
+    manifest.write_text("\n".join(kept).rstrip() + "\n")   # the plain queue only
     shutil.copytree(ROOT / "thresholds", repo / "thresholds")
-    with open(repo / "thresholds" / "default.toml", "a") as f:
-        f.write(DEMO_THRESHOLDS)
+    apply(repo, Step("thresholds", [("thresholds/default.toml", "[measure.instructions.change_point]\n",
+                                     "[measure.instructions.change_point]\n" + DEMO_THRESHOLDS)]))
     shutil.copytree(ROOT / "docker", repo / "docker", ignore=SKIP)
     (repo / "README.md").write_text("# demo project\n\nTwo benchmark suites copied from perfgate's benches/.\n")
     planted = {}
@@ -267,7 +289,10 @@ def tell(work: Path, pg: Perfgate, every_n: int) -> str:
     final = {a["id"]: a for a in json.loads(pg("alerts", "--json", show=False).stdout)}
     results = verify(planted, [final[a["id"]] for a in alerts], repo)
 
-    deliver(pg, work, final)
+    if not deliver(pg, work, final):
+        # Without the notify layer nobody is told; the regression the fix undid is closed by hand.
+        slower = next(r["alert"] for r in results if r["plant"] == "pointer copy ~10% slower")
+        pg("alerts", "--ack", slower["id"])
 
     say(f"perfgate check: the pull request {PR_BRANCH} against main (interleaved rounds, one image)")
     comment = work / "pr-comment.md"
@@ -324,16 +349,16 @@ def verify(planted: dict[str, str], alerts: list[dict], repo: Path) -> list[dict
     if abs(undone) > 0.01:
         raise DemoFailed(f"the fix leaves the pointer copy {undone * 100:+.2f}% away from where it was")
     print(f"   the fix at {short(fix['commit'])} ({fix['magnitude'] * 100:+.2f}%) undoes the regression at "
-          f"{short(slower['commit'])} ({slower['magnitude'] * 100:+.2f}%): net {undone * 100:+.3f}%, alert closed")
+          f"{short(slower['commit'])} ({slower['magnitude'] * 100:+.2f}%): net {undone * 100:+.3f}%")
     return results
 
 
-def deliver(pg: Perfgate, work: Path, alerts: dict[str, dict]) -> None:
+def deliver(pg: Perfgate, work: Path, alerts: dict[str, dict]) -> bool:
     say("perfgate notify --channel webhook:...: the alerts, to a local receiver")
     probe = subprocess.run([sys.executable, "-m", "perfgate.cli", "notify", "--help"], capture_output=True)
     if probe.returncode != 0:
         print("   delivery skipped: this perfgate has no 'notify' verb yet")
-        return
+        return False
     receiver = Receiver()
     try:
         pg("notify", "--channel", f"webhook:{receiver.url}", "--ledger", str(work / "notify.db"))
@@ -351,6 +376,7 @@ def deliver(pg: Perfgate, work: Path, alerts: dict[str, dict]) -> None:
         raise DemoFailed(f"{len(raised)} 'raised' event(s) arrived for {len(alerts)} alert(s)")
     if not any(b.get("event") == "closed" for b in receiver.received):
         raise DemoFailed("no 'closed' event arrived for the regression the fix undid")
+    return True
 
 
 def summary(results, planted, by_commit, work: Path, comment: Path, svg: Path, site: Path) -> str:
