@@ -1,0 +1,49 @@
+"""scripts/demo_story.py's planted project: every edit of the story still applies to the suites
+of this checkout, the manifests and thresholds it writes load, and the planted commits are where
+the story says (the demo itself, with Docker, is ./scripts/demo)."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+from perfgate.containers.manifest import discover
+from perfgate.thresholds import load_thresholds
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _story():
+    spec = importlib.util.spec_from_file_location("demo_story", ROOT / "scripts" / "demo_story.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module       # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_planted_project_builds_its_history(tmp_path):
+    story = _story()
+    repo = tmp_path / "project"
+    planted = story.make_project(repo)
+    log = subprocess.run(["git", "-C", str(repo), "log", "--format=%H %ct %s", "--reverse", "main"],
+                         capture_output=True, text=True, check=True).stdout.splitlines()
+    assert len(log) == len(story.STORY) == 12
+    times = [int(line.split()[1]) for line in log]
+    assert times == sorted(times) and len(set(times)) == len(times)      # history order = time order
+    shas = [line.split()[0] for line in log]
+    assert [shas.index(planted[s.plant]) for s in story.STORY if s.plant] == [3, 5, 7, 9]
+    suites = {s.name: s for s in discover(repo / "benches")}
+    assert set(suites) == {"tree-alloc", "async-deinit"} and suites["async-deinit"].variants == {}
+    assert {p.benchmark for p in suites["tree-alloc"].probes} == {story.POINTER, story.BUFFER}
+    assert load_thresholds(repo / "thresholds").for_series("x", "instructions").change_point.min_segment == 2
+    # The planted change is in the tree at its commit and gone after the fix.
+    show = lambda sha: subprocess.run(["git", "-C", str(repo), "show", f"{sha}:benches/tree-alloc/tree.h"],  # noqa: E731
+                                      capture_output=True, text=True, check=True).stdout
+    assert "audit_ = (audit_" in show(planted["pointer copy ~10% slower"])
+    assert "audit_ = (audit_" not in show(planted["fix of the pointer copy"])
+    # The pull request branches off the newest commit and changes only the buffer copy.
+    diff = subprocess.run(["git", "-C", str(repo), "diff", "--stat", "main", story.PR_BRANCH],
+                          capture_output=True, text=True, check=True).stdout
+    assert "benches/tree-alloc/tree.h" in diff and "1 file changed" in diff
