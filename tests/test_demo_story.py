@@ -47,3 +47,25 @@ def test_the_planted_project_builds_its_history(tmp_path):
     diff = subprocess.run(["git", "-C", str(repo), "diff", "--stat", "main", story.PR_BRANCH],
                           capture_output=True, text=True, check=True).stdout
     assert "benches/tree-alloc/tree.h" in diff and "1 file changed" in diff
+
+
+def test_the_story_delivers_each_alert_once_and_the_fix_closes_the_regression(tmp_path, capsys):
+    """The demo's delivery step against its own local receiver, with the real notify verb: one
+    'raised' per alert, a 'closed' for the regression the later improvement undid, and nothing
+    again on a second run."""
+    from perfgate.model import Alert
+    from perfgate.store.sqlite import SqliteStore
+
+    story = _story()
+    db = tmp_path / "history.db"
+    with SqliteStore(db) as store:
+        store.record_alerts([Alert("main", "tb", "BM_Total/pointer/65536", "instructions", "b" * 40, "regression",
+                                   0.107, previous_commit="a" * 40, commit_range=("b" * 40,))])
+        store.record_alerts([Alert("main", "tb", "BM_Total/pointer/65536", "instructions", "d" * 40, "improvement",
+                                   -0.0965, previous_commit="c" * 40, commit_range=("d" * 40,))])
+        alerts = {a.id: {"id": a.id} for a in store.alerts()}
+    pg = story.Perfgate(f"sqlite:{db}", [])
+    assert story.deliver(pg, tmp_path, alerts) is True
+    printed = capsys.readouterr().out
+    assert "the receiver got 3 message(s)" in printed        # raised, raised, closed
+    assert "BM_Total/pointer/65536" in printed
