@@ -361,9 +361,11 @@ def deliver(pg: Perfgate, work: Path, alerts: dict[str, dict]) -> bool:
         return False
     receiver = Receiver()
     try:
-        pg("notify", "--channel", f"webhook:{receiver.url}", "--ledger", str(work / "notify.db"))
+        notify = ("notify", "--channel", f"webhook:{receiver.url}", "--ledger", str(work / "notify.db"),
+                  "--pages-url", (work / "site").as_uri())
+        pg(*notify)
         first = len(receiver.received)
-        pg("notify", "--channel", f"webhook:{receiver.url}", "--ledger", str(work / "notify.db"))
+        pg(*notify)     # exactly once: a second run delivers nothing new
         if len(receiver.received) != first:
             raise DemoFailed(f"a second 'perfgate notify' delivered {len(receiver.received) - first} event(s) again")
     finally:
