@@ -188,6 +188,7 @@ def make_project(repo: Path) -> dict[str, str]:
 class Perfgate:
     def __init__(self, store: str, log: list):
         self.store, self.log = store, log
+        self.build_seconds = 0.0      # image builds inside backfill and bisect (check's are not counted)
 
     def __call__(self, *args: str, ok: tuple[int, ...] = (0,), show: bool = True, store: str | None = None):
         cmd = [sys.executable, "-m", "perfgate.cli", *args, "--store", store or self.store]
@@ -253,7 +254,8 @@ def main() -> int:
         print(f"\nDEMO FAILED: {e}", file=sys.stderr, flush=True)
         return 1
     minutes = (time.monotonic() - started) / 60
-    say(f"demo done in {minutes:.1f} min")
+    say(f"demo done in {minutes:.1f} min, of which {pg.build_seconds / 60:.1f} min building images in "
+        "backfill and bisect")
     for step, seconds in timings:
         print(f"   {seconds:6.1f} s  perfgate {step}")
     print(found)
@@ -268,7 +270,9 @@ def tell(work: Path, pg: Perfgate, every_n: int) -> str:
     by_commit = {sha: name for name, sha in planted.items()}
 
     say(f"perfgate backfill: every {every_n}nd commit of main (plus the newest) in the pinned containers")
-    pg("backfill", "main", "--root", str(repo), "--every", str(every_n))
+    done = pg("backfill", "main", "--root", str(repo), "--every", str(every_n)).stdout
+    built = re.search(r"of which (\d+) s building images", done)
+    pg.build_seconds += int(built.group(1)) if built else 0
 
     say("perfgate detect on the instruction counts (deterministic under the pinned image)")
     thresholds = str(repo / "thresholds")
@@ -282,6 +286,7 @@ def tell(work: Path, pg: Perfgate, every_n: int) -> str:
         candidates = git(repo, "rev-list", "--ancestry-path", f"{alert['previous_commit']}..{alert['commit']}").split()
         if len(candidates) > 1:
             report = json.loads(pg("bisect", alert["id"], "--root", str(repo), "--json").stdout)
+            pg.build_seconds += report["image_build_seconds"]
             print(f"   {alert['benchmark']} [{alert['measure']}]: {len(candidates)} candidates "
                   f"{short(alert['previous_commit'])}..{short(alert['commit'])} -> first bad commit "
                   f"{short(report['first_bad_commit'])} {report['subject']!r} "

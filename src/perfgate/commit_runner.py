@@ -69,14 +69,23 @@ class ContainerRunner:
         engine.ensure_engine()
         self.root, self.cpuset, self.probes, self.log = root, cpuset, probes, log
         self._images = images
+        self.build_seconds = 0.0      # time spent building images that were not cached
+        started = time.monotonic()
         self._base = images.build_base(root / "docker", log=log)
+        self._count_build(self._base, started)
         self._tools: dict[str, object] = {}
         self._testbeds: dict[tuple[str, str], Testbed] = {}
 
     def _tool(self, image: str):
         if image not in self._tools:
+            started = time.monotonic()
             self._tools[image] = self._images.build_image(self.root / "docker", image, self._base, log=self.log)
+            self._count_build(self._tools[image], started)
         return self._tools[image]
+
+    def _count_build(self, built, started: float) -> None:
+        if not built.cached:
+            self.build_seconds += time.monotonic() - started
 
     def testbed(self, suite: Suite) -> Testbed:
         from perfgate.containers.fingerprint import container_testbed
@@ -89,8 +98,10 @@ class ContainerRunner:
     def measure(self, suite: Suite, variant: str, profile: str) -> SuiteResult:
         from perfgate.containers.runner import run_suite
 
-        built = self._images.build_suite(suite, self._tool(suite.image), log=self.log,
-                                         logs_dir=self.root / ".perfgate" / "logs")
+        tool = self._tool(suite.image)
+        started = time.monotonic()
+        built = self._images.build_suite(suite, tool, log=self.log, logs_dir=self.root / ".perfgate" / "logs")
+        self._count_build(built, started)
         result = run_suite(suite, built.tag, variant=variant, profile=profile,
                            limits=Limits(self.cpuset, suite.memory, suite.timeout), probes=self.probes)
         result.context["suite_image_digest"] = f"sha256:{built.key}"
@@ -99,6 +110,8 @@ class ContainerRunner:
 
 class HostRunner:
     """Suites built and run directly on this machine (no isolation, no probes)."""
+
+    build_seconds = 0.0   # builds run as part of measure() on the host
 
     def __init__(self) -> None:
         fp = host_fingerprint() | {"runner": "host"}

@@ -175,12 +175,14 @@ def backfill(args: argparse.Namespace, root: Path, commits: list[Commit], branch
             progress.update(task, completed=n + 1)
     summary = {"range": args.range, "branch": branch, "commits": len(commits), "runs_recorded": recorded,
                "runs_skipped": skipped, "shard": args.shard, "seconds": round(time.monotonic() - started, 1),
+               "image_build_seconds": round(runner.build_seconds, 1),
                "jobs": planned}
     if args.json:
         emit_json(summary)
     else:
         out.print(f"perfgate backfill {escape(args.range)}: {len(commits)} commit(s) on {escape(branch)}; "
-                  f"recorded {recorded} run(s), skipped {skipped} already recorded")
+                  f"recorded {recorded} run(s), skipped {skipped} already recorded "
+                  f"({time.monotonic() - started:.0f} s, of which {runner.build_seconds:.0f} s building images)")
     return EXIT_OK
 
 

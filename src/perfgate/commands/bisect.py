@@ -107,7 +107,8 @@ def run(args: argparse.Namespace) -> int:
     report = {"alert": updated.id, "benchmark": alert.benchmark, "measure": alert.measure, "decided_by": measure,
               "method": bisector.method, "first_bad_commit": updated.commit, "subject": subject[updated.commit],
               "last_good_commit": updated.previous_commit, "candidates": len(candidates),
-              "steps": updated.details["bisect"]["steps"]}
+              "steps": updated.details["bisect"]["steps"],
+              "image_build_seconds": round(bisector.runner.build_seconds, 1)}
     if args.json:
         emit_json(report)
     else:
