@@ -176,3 +176,20 @@ def test_backfill_resumes_after_kill_9_without_duplicates(repo, store_path):
     assert summary["runs_skipped"] == len(before) and summary["runs_recorded"] == 6 - len(before)
     after = _runs(store_path)
     assert Counter(r[0] for r in after) == Counter(shas)     # each commit once
+
+
+def test_first_parent_follows_the_merges_of_main(repo):
+    from planted_history import git
+
+    root, shas = repo
+    git(root, "checkout", "-q", "-b", "feature", shas[-1])
+    for i in range(2):
+        (root / f"feature{i}.txt").write_text("x\n")
+        git(root, "add", "-A")
+        git(root, "commit", "-q", "-m", f"feature {i}", when=START + 3600 * (10 + i))
+    git(root, "checkout", "-q", "main")
+    git(root, "merge", "-q", "--no-ff", "-m", "merge feature", "feature", when=START + 3600 * 20)
+    merge = git(root, "rev-parse", "HEAD")
+    everything = [c.sha for c in list_commits(root, f"{shas[-1]}..main")]
+    assert len(everything) == 3 and everything[-1] == merge
+    assert [c.sha for c in list_commits(root, f"{shas[-1]}..main", first_parent=True)] == [merge]
