@@ -193,3 +193,15 @@ def test_first_parent_follows_the_merges_of_main(repo):
     everything = [c.sha for c in list_commits(root, f"{shas[-1]}..main")]
     assert len(everything) == 3 and everything[-1] == merge
     assert [c.sha for c in list_commits(root, f"{shas[-1]}..main", first_parent=True)] == [merge]
+
+
+@pytest.mark.parametrize("args, message", [
+    (["nope..main"], "'nope' is not a commit"),
+    (["main", "--every", "0"], "--every must be at least 1"),
+    (["main", "--shard", "3/2"], "--shard '3/2'"),
+])
+def test_bad_input_exits_2_and_writes_nothing(repo, cli, store_path, args, message):
+    root, _ = repo
+    proc = cli("backfill", *args, "--root", str(root), "--runner", "host")
+    assert proc.returncode == 2 and message in proc.stderr
+    assert not store_path.exists()
