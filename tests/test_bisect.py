@@ -6,7 +6,6 @@ measure, from interleaved rounds of wall time.  Runs use ``--runner host`` (no D
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest

@@ -81,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
         if not alert.previous_commit:
             raise PerfgateError(f"alert {alert.id[:8]} has no commit before the change: nothing to bisect against")
         for sha in (alert.previous_commit, alert.commit):
-            if not git(root, "cat-file", "-t", sha) == "commit":
+            if git(root, "cat-file", "-t", sha) != "commit":
                 raise PerfgateError(f"alert {alert.id[:8]}: commit {sha[:12]} is not in {root}")
         candidates = commits_between(root, alert.previous_commit, alert.commit)
         if not candidates:
