@@ -205,3 +205,19 @@ def test_bad_input_exits_2_and_writes_nothing(repo, cli, store_path, args, messa
     proc = cli("backfill", *args, "--root", str(root), "--runner", "host")
     assert proc.returncode == 2 and message in proc.stderr
     assert not store_path.exists()
+
+
+def test_a_commit_measured_by_perfgate_run_is_not_measured_again(repo, cli, store_path):
+    from perfgate.commit_runner import HostRunner
+    from perfgate.model import Run
+
+    root, shas = repo
+    testbed = HostRunner().testbed(None)
+    with SqliteStore(store_path) as store:     # what `perfgate run` records: its own key, suite in the context
+        store.add_run(Run("default", "main", shas[2], testbed, [Metric("toy/loop", "instructions", 1000.0)],
+                          start_time=time.time(), context={"suite": "toy", "variant": "", "profile": "quick"}))
+        store.add_run(Run("default", "main", shas[3], testbed, [Metric("toy/loop", "instructions", 1100.0)],
+                          start_time=time.time(), context={"suite": "toy", "variant": "", "profile": "full"}))
+    out = json.loads(cli("backfill", "main", "--root", str(root), "--runner", "host", "--json", check=True).stdout)
+    assert [j["commit"] for j in out["jobs"] if j["skipped"]] == [shas[2]]   # the full profile does not count
+    assert out["runs_recorded"] == 5

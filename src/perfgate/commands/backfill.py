@@ -10,6 +10,7 @@ order however late the backfill ran.
 **Resumable.**  A run's idempotency key is (project, branch, commit, suite, variant, profile,
 testbed): what is recorded is skipped before anything is built, each run is written in one
 transaction as soon as it finishes, and a key the store already holds is never inserted twice.
+A suite ``perfgate run`` already recorded at that commit, branch, testbed and profile is skipped too.
 Killed at any moment (kill -9 included), the same command picks up where it stopped.
 
 **Shards.**  ``--shard I/N`` takes every Nth commit starting at the Ith, so N runners (an
@@ -162,7 +163,8 @@ def backfill(args: argparse.Namespace, root: Path, commits: list[Commit], branch
                             testbed = shard_testbed(testbed, *shard_of)
                         key = run_key(args.project, branch, commit.sha, suite.name, variant, args.profile,
                                       testbed.name)
-                        done = key in store.recorded_keys([key])
+                        done = key in store.recorded_keys([key]) or _measured_by_run(
+                            store, branch, commit.sha, testbed.name, suite.name, variant, args.profile)
                         planned.append({"commit": commit.sha, "suite": suite.name, "variant": variant,
                                         "skipped": done})
                         if done:
@@ -184,6 +186,13 @@ def backfill(args: argparse.Namespace, root: Path, commits: list[Commit], branch
                   f"recorded {recorded} run(s), skipped {skipped} already recorded "
                   f"({time.monotonic() - started:.0f} s, of which {runner.build_seconds:.0f} s building images)")
     return EXIT_OK
+
+
+def _measured_by_run(store, branch: str, commit: str, testbed: str, suite: str, variant: str, profile: str) -> bool:
+    """Whether ``perfgate run`` (or a backfill under another key) already recorded this suite,
+    variant and profile at the commit: CI's own runs on main are not measured again."""
+    return any(c.get("suite") == suite and c.get("variant", "") == variant and c.get("profile") == profile
+               for c in store.run_contexts(branch, commit, testbed))
 
 
 def _variants(suite: Suite, wanted: list[str] | None) -> list[str]:

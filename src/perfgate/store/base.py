@@ -70,6 +70,11 @@ class Store(ABC):
         none: callers then measure again and :meth:`add_runs` still refuses the duplicate."""
         return set()
 
+    def run_contexts(self, branch: str, commit: str, testbed: str) -> list[dict[str, Any]]:
+        """The contexts of the runs recorded for one commit on a branch and testbed (what suite,
+        variant and profile each measured).  A store that cannot tell returns none."""
+        return []
+
     @abstractmethod
     def series_keys(self, *, branch: str | None = None, testbed: str | None = None,
                     benchmark: str | None = None, measure: str | None = None) -> list[SeriesKey]:

@@ -164,6 +164,13 @@ class SqliteStore(Store):
                 (self._project_id, *chunk)))
         return found
 
+    def run_contexts(self, branch: str, commit: str, testbed: str) -> list[dict[str, Any]]:
+        rows = self.db.execute(
+            "SELECT r.context FROM run r JOIN branch br ON br.id = r.branch_id JOIN testbed t ON t.id = r.testbed_id"
+            " WHERE r.project_id = ? AND br.name = ? AND r.commit_hash = ? AND t.name = ?",
+            (self._project_id, branch, commit, testbed)).fetchall()
+        return [json.loads(c) for (c,) in rows]
+
     def series_keys(self, *, branch=None, testbed=None, benchmark=None, measure=None) -> list[SeriesKey]:
         where, args = ["r.project_id = ?"], [self._project_id]
         for column, value in (("br.name", branch), ("t.name", testbed), ("b.name", benchmark), ("m.name", measure)):
