@@ -269,7 +269,8 @@ def tell(work: Path, pg: Perfgate, every_n: int) -> str:
     print(git(repo, "log", "--format=%h %ad %s", "--date=short", "--reverse", "main"))
     by_commit = {sha: name for name, sha in planted.items()}
 
-    say(f"perfgate backfill: every {every_n}nd commit of main (plus the newest) in the pinned containers")
+    nth = {1: "each", 2: "every 2nd", 3: "every 3rd"}.get(every_n, f"every {every_n}th")
+    say(f"perfgate backfill: {nth} commit of main (plus the newest) in the pinned containers")
     done = pg("backfill", "main", "--root", str(repo), "--every", str(every_n)).stdout
     built = re.search(r"of which (\d+) s building images", done)
     pg.build_seconds += int(built.group(1)) if built else 0
