@@ -69,3 +69,38 @@ def test_the_story_delivers_each_alert_once_and_the_fix_closes_the_regression(tm
     printed = capsys.readouterr().out
     assert "the receiver got 3 message(s)" in printed        # raised, raised, closed
     assert "BM_Total/pointer/65536" in printed
+
+
+def test_the_story_fails_loudly_on_a_missed_or_mispinned_change(tmp_path):
+    import pytest
+
+    story = _story()
+    repo = tmp_path / "project"
+    planted = story.make_project(repo)
+    expected = {s.plant: s.expect for s in story.STORY if s.plant}
+    magnitude = {"pointer copy ~10% slower": 0.106, "fix of the pointer copy": -0.0958}
+
+    def alerts(**override):
+        found = []
+        for i, (plant, (bench, direction)) in enumerate(expected.items()):
+            commit = override.get(plant, planted[plant])
+            if commit is not None:
+                found.append({"id": str(i), "benchmark": bench, "direction": direction, "commit": commit,
+                              "magnitude": magnitude.get(plant, 0.01), "details": {}})
+        return found
+
+    results = story.verify(planted, alerts(), repo)
+    assert [r["plant"] for r in results] == list(expected)
+    with pytest.raises(story.DemoFailed, match="raised no alert"):
+        story.verify(planted, alerts(**{"buffer tree +1% instructions": None}), repo)
+    parent = subprocess.run(["git", "-C", str(repo), "rev-parse", f"{planted['deinit queue quadratic past 2,048 objects']}^"],
+                            capture_output=True, text=True, check=True).stdout.strip()
+    with pytest.raises(story.DemoFailed, match="was pinned to"):
+        story.verify(planted, alerts(**{"deinit queue quadratic past 2,048 objects": parent}), repo)
+    extra = alerts() + [{"id": "x", "benchmark": "other", "direction": "regression", "commit": parent,
+                         "magnitude": 0.02, "details": {}}]
+    with pytest.raises(story.DemoFailed, match="no planted change explains"):
+        story.verify(planted, extra, repo)
+    magnitude["fix of the pointer copy"] = -0.03
+    with pytest.raises(story.DemoFailed, match="the fix leaves"):
+        story.verify(planted, alerts(), repo)
