@@ -131,3 +131,22 @@ def test_bisect_refuses_unknown_alerts(cli, planted):
     root, _, _ = planted
     proc = cli("bisect", "nope", "--root", str(root), "--runner", "host")
     assert proc.returncode == 2 and "no alert 'nope'" in proc.stderr
+
+
+def test_a_bencher_store_narrows_the_alerts_it_remembers(tmp_path):
+    """Bencher keeps no change point alerts, so perfgate remembers them next to its spool; bisect's
+    update lands there (the HTTP side is not involved)."""
+    from perfgate.bencher.alert_memory import AlertMemory
+    from perfgate.model import Alert
+
+    memory = AlertMemory(tmp_path / "alerts.json")
+    (alert,) = memory.record([Alert("main", "tb", "b", "instructions", "c3", "regression", 0.1,
+                                    previous_commit="c0", commit_range=("c1", "c2", "c3"))])
+    alert.commit, alert.previous_commit, alert.commit_range = "c2", "c1", ("c2",)
+    alert.details = {"bisect": {"steps": []}}
+    assert memory.update(alert) is not None
+    (again,) = AlertMemory(tmp_path / "alerts.json").load()
+    assert (again.commit, again.previous_commit, again.commit_range) == ("c2", "c1", ("c2",))
+    assert again.details == {"bisect": {"steps": []}}
+    alert.id = "unknown"
+    assert memory.update(alert) is None
