@@ -58,6 +58,9 @@ PORTABLE_MEASURES = ("instructions",)
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("range", metavar="A..B", help="commits reachable from B and not from A (or a single ref B)")
+    p.add_argument("--suite", action="append", metavar="NAME", help="only this suite (repeatable)")
+    p.add_argument("--variant", action="append", metavar="NAME",
+                   help="only this variant (repeatable; '' is the plain suite)")
     add_commit_runner_options(p)
     p.add_argument("--every", type=int, default=1, metavar="N", help="every Nth commit, plus the newest (default: 1)")
     p.add_argument("--first-parent", action="store_true", help="follow only first parents (a branch's merges)")
@@ -69,10 +72,8 @@ def add_commit_runner_options(p: argparse.ArgumentParser) -> None:
     """Options shared with ``perfgate bisect``."""
     p.add_argument("--root", type=Path, default=Path("."),
                    help="the git repository (its docker/ defines the pinned images; default: the current directory)")
-    p.add_argument("--suite", action="append", metavar="NAME", help="only this suite (repeatable)")
-    p.add_argument("--variant", action="append", metavar="NAME",
-                   help="only this variant (repeatable; '' is the plain suite)")
-    p.add_argument("--profile", choices=PROFILES, default="quick", help="suite profile (default: %(default)s)")
+    p.add_argument("--profile", choices=PROFILES, default="quick",
+                   help="suite profile (default: %(default)s; bisect uses the profile of the alert's runs)")
     p.add_argument("--cpuset", default=default_cpuset(), help="CPUs the benchmark containers are pinned to "
                    "(default: %(default)s)")
     p.add_argument("--no-probes", action="store_true", help="skip the valgrind / peak-RSS probes")
