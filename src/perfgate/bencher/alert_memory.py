@@ -75,5 +75,17 @@ class AlertMemory:
         return None
 
 
+    def update(self, changed: Alert) -> Alert | None:
+        """Replace a remembered alert's commits and details (``bisect``); None when unknown."""
+        known = self.load()
+        for alert in known:
+            if alert.id == changed.id:
+                alert.commit, alert.previous_commit = changed.commit, changed.previous_commit
+                alert.commit_range, alert.details = tuple(changed.commit_range), dict(changed.details)
+                self._save(known)
+                return alert
+        return None
+
+
 def memory_error(alert_id: str, project: str) -> StoreError:
     return StoreError(f"no alert {alert_id!r} in Bencher project {project!r} or in this machine's alert memory")

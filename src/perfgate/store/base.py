@@ -65,6 +65,16 @@ class Store(ABC):
     def add_run(self, run: Run) -> bool:
         return self.add_runs([run])[0]
 
+    def recorded_keys(self, keys: Iterable[str]) -> set[str]:
+        """Which of these idempotency keys are already stored.  A store that cannot tell returns
+        none: callers then measure again and :meth:`add_runs` still refuses the duplicate."""
+        return set()
+
+    def run_contexts(self, branch: str, commit: str, testbed: str) -> list[dict[str, Any]]:
+        """The contexts of the runs recorded for one commit on a branch and testbed (what suite,
+        variant and profile each measured).  A store that cannot tell returns none."""
+        return []
+
     @abstractmethod
     def series_keys(self, *, branch: str | None = None, testbed: str | None = None,
                     benchmark: str | None = None, measure: str | None = None) -> list[SeriesKey]:
@@ -107,6 +117,11 @@ class Store(ABC):
 
     def acknowledge(self, alert_id: str) -> Alert:
         """Mark one alert acknowledged (idempotent) and return it; ``StoreError`` when absent."""
+        raise StoreError(f"{type(self).__name__} does not keep alerts")
+
+    def update_alert(self, alert: Alert) -> Alert:
+        """Store a narrowed alert (``bisect``): its first commit, previous commit, commit range
+        and details; ``StoreError`` when absent."""
         raise StoreError(f"{type(self).__name__} does not keep alerts")
 
     # --- incremental detection (derived; optional) -----------------------------------------------

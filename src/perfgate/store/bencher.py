@@ -310,6 +310,13 @@ class BencherStore(Store):
                 raise memory_error(alert_id, self.project) from None
             raise
 
+    def update_alert(self, alert: Alert) -> Alert:
+        """Only perfgate's own (remembered) alerts can be narrowed; Bencher's are the server's."""
+        updated = self.memory.update(alert)
+        if updated is None:
+            raise memory_error(alert.id, self.project)
+        return updated
+
     def close(self) -> None:
         self.client.close()
 

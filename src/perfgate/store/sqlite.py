@@ -275,6 +275,25 @@ class SqliteStore(Store):
     # --- reads ---------------------------------------------------------------------------------
 
     @_guarded
+    def recorded_keys(self, keys: Iterable[str]) -> set[str]:
+        keys = list(keys)
+        found: set[str] = set()
+        for i in range(0, len(keys), 500):  # SQLite's bound-parameter limit
+            chunk = keys[i:i + 500]
+            found.update(k for (k,) in self.db.execute(
+                f"SELECT idempotency_key FROM run WHERE project_id = ? AND idempotency_key IN ({', '.join('?' * len(chunk))})",
+                (self._project_id, *chunk)))
+        return found
+
+    @_guarded
+    def run_contexts(self, branch: str, commit: str, testbed: str) -> list[dict[str, Any]]:
+        rows = self.db.execute(
+            "SELECT r.context FROM run r JOIN branch br ON br.id = r.branch_id JOIN testbed t ON t.id = r.testbed_id"
+            " WHERE r.project_id = ? AND br.name = ? AND r.commit_hash = ? AND t.name = ?",
+            (self._project_id, branch, commit, testbed)).fetchall()
+        return [json.loads(c) for (c,) in rows]
+
+    @_guarded
     def series_keys(self, *, branch=None, testbed=None, benchmark=None, measure=None) -> list[SeriesKey]:
         where, args = ["r.project_id = ?"], [self._project_id]
         for column, value in (("br.name", branch), ("t.name", testbed), ("b.name", benchmark), ("m.name", measure)):
@@ -489,6 +508,18 @@ class SqliteStore(Store):
             if cur.rowcount == 0:
                 raise StoreError(f"no alert {alert_id!r} in {self.path}")
         row = self.db.execute(f"SELECT {self._ALERT_COLUMNS} FROM alert WHERE uuid = ?", (alert_id,)).fetchone()
+        return self._alert(row)
+
+    def update_alert(self, alert: Alert) -> Alert:
+        with self._write():
+            cur = self.db.execute(
+                "UPDATE alert SET commit_hash = ?, previous_commit = ?, commit_range = ?, details = ?"
+                " WHERE uuid = ? AND project_id = ?",
+                (alert.commit, alert.previous_commit, json.dumps(list(alert.commit_range)),
+                 json.dumps(alert.details, sort_keys=True, default=str), alert.id, self._project_id))
+            if cur.rowcount == 0:
+                raise StoreError(f"no alert {alert.id!r} in {self.path}")
+        row = self.db.execute(f"SELECT {self._ALERT_COLUMNS} FROM alert WHERE uuid = ?", (alert.id,)).fetchone()
         return self._alert(row)
 
     @staticmethod

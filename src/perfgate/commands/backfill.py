@@ -1,0 +1,227 @@
+"""Measure the history: build and run the suites at each commit of a range (``asv run A..B``).
+
+``perfgate backfill A..B`` walks the commits reachable from B and not from A, oldest first (a
+single ``B``: all of its ancestors), optionally thinned with ``--every N`` or restricted to
+``--first-parent`` (main's merges).  Each commit's tree is exported, every suite (and variant) in
+its ``benches/`` is built on the pinned toolchain image of *this* checkout's ``docker/`` and run,
+and each run is recorded with the **commit's date** as its time, so series read in history
+order however late the backfill ran.
+
+**Resumable.**  A run's idempotency key is (project, branch, commit, suite, variant, profile,
+testbed): what is recorded is skipped before anything is built, each run is written in one
+transaction as soon as it finishes, and a key the store already holds is never inserted twice.
+A suite ``perfgate run`` already recorded at that commit, branch, testbed and profile is skipped too.
+Killed at any moment (kill -9 included), the same command picks up where it stopped.
+
+**Shards.**  ``--shard I/N`` takes every Nth commit starting at the Ith, so N runners (an
+Actions matrix) split the range and together measure each commit once.  Runners differ, so each
+shard records under its own testbed (``<testbed>~shard-I-of-N``) and wall times of different
+shards are never put in one series.  Instruction counts under the same pinned image do not
+depend on the machine: they are *also* recorded on the testbed named after the image definition
+alone (``image-<digest>``), where the shards' points form one series that ``detect`` and
+``bisect`` use across the whole range.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich.markup import escape
+from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
+                           TimeRemainingColumn)
+
+from perfgate.commands._common import store_from
+from perfgate.commands.run import default_cpuset
+from perfgate.commits import Commit, git, list_commits, every, parse_shard, shard
+from perfgate.containers.manifest import PROFILES, Suite
+from perfgate.errors import EXIT_OK, PerfgateError
+from perfgate.model import Metric, Run, Testbed, duplicate_metric
+from perfgate.output import emit_json, err, out
+
+NAME = "backfill"
+HELP = "build and run the suites at each commit of a range, recorded at the commits' dates (resumable)"
+ORDER = 6
+EPILOG = """examples:
+  perfgate backfill v1.0..main                    # every commit after v1.0 up to main
+  perfgate backfill main --every 5 --suite tree-alloc
+  perfgate backfill v1.0..main --first-parent     # main's merges only
+  perfgate backfill v1.0..main --shard 2/4        # runner 2 of an Actions matrix of 4"""
+
+# Measures that do not depend on the machine, given the same pinned image.
+PORTABLE_MEASURES = ("instructions",)
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("range", metavar="A..B", help="commits reachable from B and not from A (or a single ref B)")
+    p.add_argument("--suite", action="append", metavar="NAME", help="only this suite (repeatable)")
+    p.add_argument("--variant", action="append", metavar="NAME",
+                   help="only this variant (repeatable; '' is the plain suite)")
+    add_commit_runner_options(p)
+    p.add_argument("--every", type=int, default=1, metavar="N", help="every Nth commit, plus the newest (default: 1)")
+    p.add_argument("--first-parent", action="store_true", help="follow only first parents (a branch's merges)")
+    p.add_argument("--shard", metavar="I/N", help="measure only shard I of N (every Nth commit from the Ith)")
+    p.add_argument("--branch", help="branch the runs belong to (default: B when it names a branch, else the checkout's)")
+
+
+def add_commit_runner_options(p: argparse.ArgumentParser) -> None:
+    """Options shared with ``perfgate bisect``."""
+    p.add_argument("--root", type=Path, default=Path("."),
+                   help="the git repository (its docker/ defines the pinned images; default: the current directory)")
+    p.add_argument("--profile", choices=PROFILES, default="quick",
+                   help="suite profile (default: %(default)s; bisect uses the profile of the alert's runs)")
+    p.add_argument("--cpuset", default=default_cpuset(), help="CPUs the benchmark containers are pinned to "
+                   "(default: %(default)s)")
+    p.add_argument("--no-probes", action="store_true", help="skip the valgrind / peak-RSS probes")
+    p.add_argument("--runner", choices=("container", "host"), default="container",
+                   help="container: pinned images (default); host: this machine, no isolation or probes")
+
+
+def make_runner(args: argparse.Namespace, root: Path):
+    from perfgate.commit_runner import ContainerRunner, HostRunner
+
+    if args.runner == "host":
+        return HostRunner()
+    return ContainerRunner(root, args.cpuset, probes=not args.no_probes, log=err.print)
+
+
+def run_key(project: str, branch: str, commit: str, suite: str, variant: str, profile: str, testbed: str) -> str:
+    """Idempotency key of one backfilled run: what was measured where, not what came out, so a
+    re-run after an interruption recognises the run whatever its numbers would be."""
+    basis = json.dumps(["backfill-v1", project, branch, commit, suite, variant, profile, testbed])
+    return hashlib.sha256(basis.encode()).hexdigest()[:32]
+
+
+def shard_testbed(testbed: Testbed, index: int, count: int) -> Testbed:
+    return Testbed(f"{testbed.name}~shard-{index}-of-{count}", {**testbed.fingerprint, "shard": f"{index}/{count}"})
+
+
+def portable_testbed(testbed: Testbed) -> Testbed | None:
+    """The testbed shared by every machine running the same image definition, or None when the
+    runs come from no pinned image (host runner)."""
+    digest = testbed.fingerprint.get("image_digest")
+    if not digest:
+        return None
+    return Testbed(f"image-{digest.removeprefix('sha256:')[:12]}",
+                   {"image_digest": digest, "image": testbed.fingerprint.get("image"),
+                    "portable_measures": list(PORTABLE_MEASURES)})
+
+
+@dataclass
+class Job:
+    commit: Commit
+    suite: str
+    variant: str
+
+
+def default_branch(root: Path, spec: str) -> str:
+    """B's branch name when B names one (``main``, ``origin/main``), else the checkout's branch."""
+    tip = spec.split("..")[-1] or "HEAD"
+    full = git(root, "rev-parse", "--symbolic-full-name", tip)
+    for prefix in ("refs/heads/", "refs/remotes/origin/"):
+        if full.startswith(prefix):
+            return full.removeprefix(prefix)
+    here = git(root, "rev-parse", "--abbrev-ref", "HEAD")
+    return here if here != "HEAD" else "main"
+
+
+def run(args: argparse.Namespace) -> int:
+    root = Path(git(args.root.resolve(), "rev-parse", "--show-toplevel"))
+    commits = list_commits(root, args.range, first_parent=args.first_parent)
+    commits = every(commits, args.every)
+    shard_of = parse_shard(args.shard) if args.shard else None
+    if shard_of:
+        commits = shard(commits, *shard_of)
+    if not commits:
+        raise PerfgateError(f"range {args.range!r}: no commits")
+    branch = args.branch or default_branch(root, args.range)
+    return backfill(args, root, commits, branch, shard_of)
+
+
+def backfill(args: argparse.Namespace, root: Path, commits: list[Commit], branch: str,
+             shard_of: tuple[int, int] | None) -> int:
+    from perfgate.commit_runner import exported_tree, suites_at
+
+    runner = make_runner(args, root)
+    recorded = skipped = 0
+    planned: list[dict] = []
+    started = time.monotonic()
+    with store_from(args) as store, Progress(
+            TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+            TextColumn("ETA"), TimeRemainingColumn(), console=err, transient=False) as progress:
+        task = progress.add_task("backfill", total=len(commits))
+        for n, commit in enumerate(commits):
+            progress.update(task, description=escape(f"{commit.sha[:10]} {commit.subject[:40]}"))
+            with exported_tree(root, commit.sha) as tree:
+                for suite in suites_at(tree, args.suite):
+                    for variant in _variants(suite, args.variant):
+                        testbed = runner.testbed(suite)
+                        if shard_of:
+                            testbed = shard_testbed(testbed, *shard_of)
+                        key = run_key(args.project, branch, commit.sha, suite.name, variant, args.profile,
+                                      testbed.name)
+                        done = key in store.recorded_keys([key]) or _measured_by_run(
+                            store, branch, commit.sha, testbed.name, suite.name, variant, args.profile)
+                        planned.append({"commit": commit.sha, "suite": suite.name, "variant": variant,
+                                        "skipped": done})
+                        if done:
+                            skipped += 1
+                            continue
+                        result = runner.measure(suite, variant, args.profile)
+                        recorded += _record(store, args, branch, commit, suite, variant, testbed, key, result,
+                                            shard_of)
+            # Progress by commits: the ETA is the mean time of a commit so far times those left.
+            progress.update(task, completed=n + 1)
+    summary = {"range": args.range, "branch": branch, "commits": len(commits), "runs_recorded": recorded,
+               "runs_skipped": skipped, "shard": args.shard, "seconds": round(time.monotonic() - started, 1),
+               "image_build_seconds": round(runner.build_seconds, 1),
+               "jobs": planned}
+    if args.json:
+        emit_json(summary)
+    else:
+        out.print(f"perfgate backfill {escape(args.range)}: {len(commits)} commit(s) on {escape(branch)}; "
+                  f"recorded {recorded} run(s), skipped {skipped} already recorded "
+                  f"({time.monotonic() - started:.0f} s, of which {runner.build_seconds:.0f} s building images)")
+    return EXIT_OK
+
+
+def _measured_by_run(store, branch: str, commit: str, testbed: str, suite: str, variant: str, profile: str) -> bool:
+    """Whether ``perfgate run`` (or a backfill under another key) already recorded this suite,
+    variant and profile at the commit: CI's own runs on main are not measured again."""
+    return any(c.get("suite") == suite and c.get("variant", "") == variant and c.get("profile") == profile
+               for c in store.run_contexts(branch, commit, testbed))
+
+
+def _variants(suite: Suite, wanted: list[str] | None) -> list[str]:
+    """The variants to run at this commit.  One asked for but absent here is no error: that
+    commit predates it."""
+    names = ["", *suite.variants]
+    return [n for n in names if n in wanted] if wanted else names
+
+
+def _record(store, args, branch: str, commit: Commit, suite: Suite, variant: str, testbed: Testbed, key: str,
+            result, shard_of) -> int:
+    dup = duplicate_metric(result.metrics)
+    if dup:
+        raise PerfgateError(f"{suite.manifest}: benchmark {dup[0]!r} measure {dup[1]!r} appears twice")
+    context = {**result.context, "backfill": True, "measured_at": result.start_time}
+    duration = result.end_time - result.start_time
+    runs = [Run(args.project, branch, commit.sha, testbed, result.metrics, start_time=commit.time,
+                end_time=commit.time + duration, adapter=result.context.get("adapter", ""), context=context,
+                idempotency_key=key)]
+    portable = portable_testbed(testbed) if shard_of else None
+    if portable is not None:
+        metrics = [Metric(m.benchmark, m.measure, m.value, m.lower, m.upper, m.samples, dict(m.attrs))
+                   for m in result.metrics if m.measure in PORTABLE_MEASURES]
+        if metrics:
+            runs.append(Run(args.project, branch, commit.sha, portable, metrics, start_time=commit.time,
+                            end_time=commit.time + duration, adapter=runs[0].adapter,
+                            context={**context, "from_testbed": testbed.name},
+                            idempotency_key=run_key(args.project, branch, commit.sha, suite.name, variant,
+                                                    args.profile, portable.name)))
+    # Both land together or not at all.
+    return sum(store.add_runs(runs)[:1])

@@ -1,0 +1,67 @@
+"""A throwaway git repository whose history has planted performance changes, measured by a
+host-only suite (``--runner host``) so backfill and bisect are tested without Docker.
+
+The suite ``toy`` is a real program: ``work.py`` executes a loop whose trip count is the
+number in ``cost.txt`` and reports, in Bencher Metric Format, the iterations it ran as
+``instructions`` (deterministic) and its wall time as ``latency`` (noisy).  A commit that
+changes ``cost.txt`` changes both.  ``TOY_MEASURES=latency`` leaves the count out (a suite with no deterministic measure).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+BENCH_TOML = """\
+name = "toy"
+image = "base"
+adapter = "bmf"
+output = "-"
+
+[profiles.quick]
+command = "python3 work.py"
+"""
+
+WORK_PY = """\
+import json, os, time
+cost = int(open("cost.txt").read())
+time.sleep(float(os.environ.get("TOY_SLEEP", "0")))
+start = time.perf_counter_ns()
+total = 0
+for i in range(cost):
+    total += i * i
+elapsed = time.perf_counter_ns() - start
+measures = {"instructions": {"value": cost}, "latency": {"value": elapsed}}
+wanted = os.environ.get("TOY_MEASURES", "instructions,latency").split(",")
+print(json.dumps({"toy/loop": {k: v for k, v in measures.items() if k in wanted}}))
+"""
+
+START = 1_700_000_000  # commit dates: one hour apart from here
+
+
+def git(repo: Path, *args: str, when: int | None = None) -> str:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org",
+           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.org"}
+    if when is not None:
+        env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = f"@{when} +0000"
+    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True,
+                          env=env).stdout.strip()
+
+
+def make_history(repo: Path, costs: list[int]) -> list[str]:
+    """One commit per entry of ``costs`` (the loop's trip count at that commit); returns the
+    commits, oldest first."""
+    suite = repo / "benches" / "toy"
+    suite.mkdir(parents=True)
+    git(repo, "init", "-q", "-b", "main")
+    (suite / "bench.toml").write_text(BENCH_TOML)
+    (suite / "work.py").write_text(WORK_PY)
+    shas = []
+    for i, cost in enumerate(costs):
+        (suite / "cost.txt").write_text(f"{cost}\n")
+        (repo / "log.txt").write_text(f"commit {i}\n")
+        git(repo, "add", "-A")
+        git(repo, "commit", "-q", "-m", f"commit {i} (cost {cost})", when=START + 3600 * i)
+        shas.append(git(repo, "rev-parse", "HEAD"))
+    return shas

@@ -1,0 +1,223 @@
+"""perfgate backfill: commit selection, shards, recording at commit dates, skipping what is
+recorded, and resuming after kill -9 without duplicates.
+
+The runs use ``--runner host`` on the planted history of ``tests/planted_history.py`` (a real
+program measured on this machine, no Docker); the container runner shares every line of
+backfill except how one suite is measured.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from perfgate.commands.backfill import _record, portable_testbed, run_key, shard_testbed
+from perfgate.commits import Commit, every, list_commits, parse_shard, shard
+from perfgate.containers.runner import SuiteResult
+from perfgate.errors import PerfgateError
+from perfgate.model import Metric
+from perfgate.model import Testbed as _Testbed
+from perfgate.store.sqlite import SqliteStore
+from planted_history import START, make_history
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> tuple[Path, list[str]]:
+    root = tmp_path / "project"
+    root.mkdir()
+    return root, make_history(root, [1000, 1000, 1000, 1100, 1100, 1100])
+
+
+def _runs(store_path: Path) -> list[tuple[str, str, float]]:
+    db = sqlite3.connect(store_path)
+    try:
+        return db.execute("SELECT r.commit_hash, t.name, r.start_time FROM run r JOIN testbed t ON t.id = r.testbed_id"
+                          " ORDER BY r.start_time").fetchall()
+    finally:
+        db.close()
+
+
+def _count(store_path: Path) -> int:
+    try:
+        return len(_runs(store_path)) if store_path.exists() else 0
+    except sqlite3.OperationalError:  # the schema is being created
+        return 0
+
+
+def test_range_means_what_git_means(repo):
+    root, shas = repo
+    assert [c.sha for c in list_commits(root, f"{shas[1]}..main")] == shas[2:]
+    assert [c.sha for c in list_commits(root, "main")] == shas
+    assert [c.time for c in list_commits(root, "main")] == [START + 3600 * i for i in range(6)]
+    with pytest.raises(PerfgateError, match="not a commit"):
+        list_commits(root, "nope..main")
+    with pytest.raises(PerfgateError, match="symmetric"):
+        list_commits(root, "main...main")
+
+
+def test_every_keeps_the_newest_and_shards_cover_each_commit_once():
+    commits = [Commit(f"{i:040x}", float(i), "") for i in range(10)]
+    assert [int(c.sha, 16) for c in every(commits, 3)] == [0, 3, 6, 9]
+    assert [int(c.sha, 16) for c in every(commits, 4)] == [0, 4, 8, 9]
+    parts = [shard(commits, i, 3) for i in (1, 2, 3)]
+    assert [int(c.sha, 16) for c in parts[0]] == [0, 3, 6, 9]
+    assert sorted(int(c.sha, 16) for p in parts for c in p) == list(range(10))
+    assert parse_shard("2/4") == (2, 4)
+    for bad in ("0/2", "3/2", "x", "1/"):
+        with pytest.raises(PerfgateError, match="--shard"):
+            parse_shard(bad)
+
+
+def test_backfill_records_at_commit_dates_and_skips_what_is_recorded(repo, cli, store_path):
+    root, shas = repo
+    proc = cli("backfill", "main", "--root", str(root), "--runner", "host", "--every", "2", "--json", check=True)
+    first = json.loads(proc.stdout)
+    assert first["branch"] == "main" and first["runs_recorded"] == 4 and first["runs_skipped"] == 0
+    runs = _runs(store_path)
+    # every 2nd from the oldest (0, 2, 4) plus the newest (5), each at its commit's date
+    assert [r[0] for r in runs] == [shas[0], shas[2], shas[4], shas[5]]
+    assert [r[2] for r in runs] == [START + 3600 * i for i in (0, 2, 4, 5)]
+    # A full pass afterwards measures only the commits not yet recorded.
+    second = json.loads(cli("backfill", "main", "--root", str(root), "--runner", "host", "--json", check=True).stdout)
+    assert second["runs_skipped"] == first["runs_recorded"]
+    assert second["runs_recorded"] == 6 - first["runs_recorded"]
+    runs = _runs(store_path)
+    assert sorted(r[0] for r in runs) == sorted(shas)
+    # The recorded values follow the planted history.
+    (series,) = json.loads(cli("history", "toy/loop", "--measure", "instructions", "--json", check=True).stdout)
+    assert [p["value"] for p in series["points"]] == [1000, 1000, 1000, 1100, 1100, 1100]
+
+
+def test_every_plus_newest_selection_in_backfill(repo, cli, store_path):
+    root, shas = repo
+    out = json.loads(cli("backfill", f"{shas[0]}..main", "--root", str(root), "--runner", "host", "--every", "2",
+                         "--json", check=True).stdout)
+    # shas[1..5] thinned: 1, 3, 5 (5 is the newest anyway)
+    assert [j["commit"] for j in out["jobs"]] == [shas[1], shas[3], shas[5]]
+
+
+def test_shards_record_on_their_own_testbeds_and_together_cover_the_range(repo, cli, store_path):
+    root, shas = repo
+    for i in (1, 2):
+        cli("backfill", "main", "--root", str(root), "--runner", "host", "--shard", f"{i}/2", check=True)
+    runs = _runs(store_path)
+    assert sorted(r[0] for r in runs) == sorted(shas)
+    by_testbed = Counter(r[1] for r in runs)
+    assert len(by_testbed) == 2 and all(name.endswith(("~shard-1-of-2", "~shard-2-of-2")) for name in by_testbed)
+    assert {r[0] for r in runs if r[1].endswith("shard-1-of-2")} == {shas[0], shas[2], shas[4]}
+
+
+def test_sharded_instruction_counts_join_one_series_on_the_image_testbed(tmp_path):
+    """Wall time stays on the shard's testbed; instruction counts (the same pinned image gives
+    the same count on any machine) are also recorded on the image's testbed, one series for all shards."""
+    fp = {"image_digest": "sha256:" + "ab" * 32, "image": "cpp", "cpu_model": "X"}
+    store = SqliteStore(tmp_path / "h.db")
+
+    class Args:
+        project = "default"
+        profile = "quick"
+
+    from perfgate.containers.manifest import Suite
+
+    suite = Suite("toy", tmp_path, "cpp", "bmf", "-", {"quick": "true"})
+    for i, value in ((1, 100.0), (2, 110.0)):
+        tb = shard_testbed(_Testbed(f"docker-cpp-host{i}", fp), i, 2)
+        result = SuiteResult([Metric("b", "instructions", value), Metric("b", "latency", value * 7)],
+                             {"adapter": "bmf", "suite": "toy"}, 10.0, 12.0)
+        commit = Commit(f"{i:040x}", START + i, "")
+        key = run_key("default", "main", commit.sha, "toy", "", "quick", tb.name)
+        assert _record(store, Args, "main", commit, suite, "", tb, key, result, (i, 2)) == 1
+        assert _record(store, Args, "main", commit, suite, "", tb, key, result, (i, 2)) == 0  # no duplicate
+    portable = portable_testbed(_Testbed("x", fp))
+    assert portable is not None and portable.name == "image-" + "ab" * 6
+    keys = store.series_keys()
+    shared = [k for k in keys if k.testbed == portable.name]
+    assert [k.measure for k in shared] == ["instructions"]          # only the machine-independent measure
+    assert [p.value for p in store.series(shared[0])] == [100.0, 110.0]
+    assert {k.testbed for k in keys if k.measure == "latency"} == {"docker-cpp-host1~shard-1-of-2",
+                                                                  "docker-cpp-host2~shard-2-of-2"}
+    assert portable_testbed(_Testbed("host", {"cpu_model": "X"})) is None
+
+
+def test_backfill_resumes_after_kill_9_without_duplicates(repo, store_path):
+    """A real backfill subprocess is killed with SIGKILL in the middle of the range, then the same
+    command is run again: every commit ends up recorded exactly once."""
+    root, shas = repo
+    env = {**os.environ, "PERFGATE_STORE": f"sqlite:{store_path}", "TOY_SLEEP": "0.4"}
+    cmd = [sys.executable, "-m", "perfgate.cli", "backfill", "main", "--root", str(root), "--runner", "host"]
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    deadline = time.monotonic() + 60
+    try:
+        while time.monotonic() < deadline:
+            if _count(store_path) >= 2:
+                break
+            time.sleep(0.05)
+        else:
+            pytest.fail("the backfill recorded nothing within 60 s")
+        os.killpg(proc.pid, signal.SIGKILL)
+    finally:
+        proc.wait(timeout=30)
+    assert proc.returncode == -signal.SIGKILL
+    before = _runs(store_path)
+    assert 2 <= len(before) < 6, "the kill must land in the middle of the range"
+    again = subprocess.run([*cmd, "--json"], env=env, capture_output=True, text=True, timeout=120)
+    assert again.returncode == 0, again.stderr
+    summary = json.loads(again.stdout)
+    assert summary["runs_skipped"] == len(before) and summary["runs_recorded"] == 6 - len(before)
+    after = _runs(store_path)
+    assert Counter(r[0] for r in after) == Counter(shas)     # each commit once
+
+
+def test_first_parent_follows_the_merges_of_main(repo):
+    from planted_history import git
+
+    root, shas = repo
+    git(root, "checkout", "-q", "-b", "feature", shas[-1])
+    for i in range(2):
+        (root / f"feature{i}.txt").write_text("x\n")
+        git(root, "add", "-A")
+        git(root, "commit", "-q", "-m", f"feature {i}", when=START + 3600 * (10 + i))
+    git(root, "checkout", "-q", "main")
+    git(root, "merge", "-q", "--no-ff", "-m", "merge feature", "feature", when=START + 3600 * 20)
+    merge = git(root, "rev-parse", "HEAD")
+    everything = [c.sha for c in list_commits(root, f"{shas[-1]}..main")]
+    assert len(everything) == 3 and everything[-1] == merge
+    assert [c.sha for c in list_commits(root, f"{shas[-1]}..main", first_parent=True)] == [merge]
+
+
+@pytest.mark.parametrize("args, message", [
+    (["nope..main"], "'nope' is not a commit"),
+    (["main", "--every", "0"], "--every must be at least 1"),
+    (["main", "--shard", "3/2"], "--shard '3/2'"),
+])
+def test_bad_input_exits_2_and_writes_nothing(repo, cli, store_path, args, message):
+    root, _ = repo
+    proc = cli("backfill", *args, "--root", str(root), "--runner", "host")
+    assert proc.returncode == 2 and message in proc.stderr
+    assert not store_path.exists()
+
+
+def test_a_commit_measured_by_perfgate_run_is_not_measured_again(repo, cli, store_path):
+    from perfgate.commit_runner import HostRunner
+    from perfgate.model import Run
+
+    root, shas = repo
+    testbed = HostRunner().testbed(None)
+    with SqliteStore(store_path) as store:     # what `perfgate run` records: its own key, suite in the context
+        store.add_run(Run("default", "main", shas[2], testbed, [Metric("toy/loop", "instructions", 1000.0)],
+                          start_time=time.time(), context={"suite": "toy", "variant": "", "profile": "quick"}))
+        store.add_run(Run("default", "main", shas[3], testbed, [Metric("toy/loop", "instructions", 1100.0)],
+                          start_time=time.time(), context={"suite": "toy", "variant": "", "profile": "full"}))
+    out = json.loads(cli("backfill", "main", "--root", str(root), "--runner", "host", "--json", check=True).stdout)
+    assert [j["commit"] for j in out["jobs"] if j["skipped"]] == [shas[2]]   # the full profile does not count
+    assert out["runs_recorded"] == 5

@@ -1,0 +1,152 @@
+"""perfgate bisect on a planted history: a thinned backfill leaves a change's range several
+commits wide, detect raises the alert, bisect builds and runs commits inside the range and names
+the planted commit — from instruction counts (one run per commit) or, with no deterministic
+measure, from interleaved rounds of wall time.  Runs use ``--runner host`` (no Docker)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from perfgate.detect.bisection import BinarySearch, judge_rounds, judge_value
+from perfgate.store.sqlite import SqliteStore
+from planted_history import make_history
+
+THRESHOLDS = """\
+[measure.instructions.change_point]
+min_effect = 0.005
+min_segment = 2
+"""
+
+
+def test_binary_search_finds_the_first_bad_commit_in_log2_steps():
+    candidates = [f"c{i}" for i in range(16)]
+    for planted in range(16):
+        search = BinarySearch(candidates)
+        while not search.done:
+            sha = search.next()
+            value = 110.0 if int(sha[1:]) >= planted else 100.0
+            search.record(sha, judge_value(value, 100.0, 110.0))
+        assert search.first_bad == f"c{planted}"
+        assert search.last_good("good-end") == (f"c{planted - 1}" if planted else "good-end")
+        assert len(search.steps) <= 4
+
+
+def test_judging_values_and_rounds():
+    assert judge_value(100.0, 100.0, 110.0).side == "good"
+    assert judge_value(109.0, 100.0, 110.0).side == "bad"
+    assert judge_value(104.0, 100.0, 110.0).side == "good"
+    # Noisy rounds: the tested commit tracks the bad end though every round's level drifts.
+    rounds = [(100 * k, 111 * k, 110 * k) for k in (1.0, 1.3, 0.8, 1.1, 0.9)]
+    v = judge_rounds(rounds)
+    assert v.side == "bad" and v.agreement == 1.0
+    mixed = [(100, 103, 110), (100, 108, 110), (100, 102, 110)]
+    assert judge_rounds(mixed).side == "good" and judge_rounds(mixed).agreement == pytest.approx(2 / 3)
+    with pytest.raises(ValueError):
+        judge_value(100.0, 100.0, 100.0)
+
+
+@pytest.fixture
+def planted(tmp_path: Path):
+    root = tmp_path / "project"
+    root.mkdir()
+    # commit 5 makes the loop 10% longer; commits 0..4 before it, 5..11 after.
+    shas = make_history(root, [200_000] * 5 + [220_000] * 7)
+    (tmp_path / "thresholds.toml").write_text(THRESHOLDS)
+    return root, shas, tmp_path / "thresholds.toml"
+
+
+def _alert(cli, thresholds: Path, measure: str) -> dict:
+    proc = cli("detect", "--thresholds", str(thresholds), "--measure", measure, "--json")
+    assert proc.returncode == 1, proc.stderr          # a new regression
+    (alert,) = json.loads(proc.stdout)["new_alerts"]
+    return alert
+
+
+def test_bisect_names_the_planted_commit_from_instruction_counts(planted, cli, store_path):
+    root, shas, thresholds = planted
+    cli("backfill", "main", "--root", str(root), "--runner", "host", "--every", "3", check=True)  # 0 3 6 9 11
+    alert = _alert(cli, thresholds, "instructions")
+    assert (alert["previous_commit"], alert["commit"]) == (shas[3], shas[6])   # a range of three commits
+    proc = cli("bisect", alert["id"][:8], "--root", str(root), "--runner", "host", "--json", check=True)
+    report = json.loads(proc.stdout)
+    assert report["first_bad_commit"] == shas[5] and report["last_good_commit"] == shas[4]
+    assert report["method"] == "deterministic"
+    assert [s["commit"] for s in report["steps"]] == [shas[4], shas[5]]
+    assert [s["value"] for s in report["steps"]] == [200_000, 220_000]
+    store = SqliteStore(store_path)
+    (updated,) = [a for a in store.alerts() if a.id == alert["id"]]
+    assert updated.commit == shas[5] and updated.previous_commit == shas[4] and updated.commit_range == (shas[5],)
+    assert updated.details["bisect"]["range_before"] == shas[4:7]
+    # The commits measured joined the series, in history order.
+    runs = {r.commit for r in store.runs()}
+    assert {shas[4], shas[5]} <= runs
+    # A later backfill of the whole range skips them.
+    again = json.loads(cli("backfill", "main", "--root", str(root), "--runner", "host", "--json", check=True).stdout)
+    assert again["runs_skipped"] == 7 and again["runs_recorded"] == 5
+
+
+def test_bisect_of_a_wall_time_alert_uses_the_instruction_count_when_it_changed_too(planted, cli, store_path):
+    root, shas, thresholds = planted
+    cli("backfill", "main", "--root", str(root), "--runner", "host", "--every", "3", check=True)
+    store = SqliteStore(store_path)
+    (ialert,) = [a for a in [*_iter_alerts(cli, thresholds)] if a["measure"] == "instructions"]
+    from perfgate.model import Alert
+
+    latency = Alert(ialert["branch"], ialert["testbed"], "toy/loop", "latency", shas[6], "regression", 0.1,
+                    previous_commit=shas[3], commit_range=(shas[6],))
+    (latency,) = store.record_alerts([latency])
+    report = json.loads(cli("bisect", latency.id, "--root", str(root), "--runner", "host", "--json", check=True).stdout)
+    assert report["decided_by"] == "instructions" and report["first_bad_commit"] == shas[5]
+
+
+def _iter_alerts(cli, thresholds):
+    proc = cli("detect", "--thresholds", str(thresholds), "--json")
+    return json.loads(proc.stdout)["new_alerts"]
+
+
+def test_bisect_without_a_deterministic_measure_uses_interleaved_rounds(tmp_path, cli, store_path):
+    root = tmp_path / "project"
+    root.mkdir()
+    # Wall time only; commit 3 makes the loop 3x longer, far beyond this machine's noise.
+    shas = make_history(root, [100_000] * 3 + [300_000] * 3)
+    env = {"TOY_MEASURES": "latency"}
+    cli("backfill", f"{shas[1]}..main", "--root", str(root), "--runner", "host", "--every", "4", env=env, check=True)
+    store = SqliteStore(store_path)
+    (key,) = store.series_keys()
+    from perfgate.model import Alert
+
+    (alert,) = store.record_alerts([Alert(key.branch, key.testbed, key.benchmark, key.measure, shas[5], "regression",
+                                          2.0, previous_commit=shas[2], commit_range=(shas[5],))])
+    proc = cli("bisect", alert.id, "--root", str(root), "--runner", "host", "--rounds", "3", "--json", env=env)
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["method"] == "interleaved" and report["first_bad_commit"] == shas[3]
+    assert all(len(s["rounds"]) == 3 for s in report["steps"])
+
+
+def test_bisect_refuses_unknown_alerts(cli, planted):
+    root, _, _ = planted
+    proc = cli("bisect", "nope", "--root", str(root), "--runner", "host")
+    assert proc.returncode == 2 and "no alert 'nope'" in proc.stderr
+
+
+def test_a_bencher_store_narrows_the_alerts_it_remembers(tmp_path):
+    """Bencher keeps no change point alerts, so perfgate remembers them next to its spool; bisect's
+    update lands there (the HTTP side is not involved)."""
+    from perfgate.bencher.alert_memory import AlertMemory
+    from perfgate.model import Alert
+
+    memory = AlertMemory(tmp_path / "alerts.json")
+    (alert,) = memory.record([Alert("main", "tb", "b", "instructions", "c3", "regression", 0.1,
+                                    previous_commit="c0", commit_range=("c1", "c2", "c3"))])
+    alert.commit, alert.previous_commit, alert.commit_range = "c2", "c1", ("c2",)
+    alert.details = {"bisect": {"steps": []}}
+    assert memory.update(alert) is not None
+    (again,) = AlertMemory(tmp_path / "alerts.json").load()
+    assert (again.commit, again.previous_commit, again.commit_range) == ("c2", "c1", ("c2",))
+    assert again.details == {"bisect": {"steps": []}}
+    alert.id = "unknown"
+    assert memory.update(alert) is None
