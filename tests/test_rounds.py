@@ -81,6 +81,18 @@ def test_one_round_cannot_flag_and_says_so():
     assert "cannot flag any wall-time change" in c.render()
 
 
+def test_measures_with_fewer_rounds_are_named_and_the_rest_still_judged():
+    # Probes run in fewer rounds than the harness: the note gives the span of rounds the flagged
+    # measures had and names the measures too short to flag, instead of calling the whole check blind.
+    base, head = suite(np.random.default_rng(6), 8, benchmarks=2)
+    base[("bm0", "peak-rss")] = [np.array([5e6, 5.1e6])]
+    head[("bm0", "peak-rss")] = [np.array([5e6, 5.2e6])]
+    c = compare_rounds(base, head, TH)
+    assert not any("cannot flag any wall-time change" in n for n in c.notes)
+    assert any("with 8 rounds" in n for n in c.notes)
+    assert any("fewer than" in n and "bm0 peak-rss" in n for n in c.notes)
+
+
 def test_mde_matches_the_effect_simulation_catches_80_percent_of_the_time():
     rng = np.random.default_rng(8)
     sd, n, m, thr = 0.03, 8, 28, 0.02

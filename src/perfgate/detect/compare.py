@@ -381,12 +381,18 @@ def capability_notes(verdicts: Sequence[Verdict], alpha: float, hypotheses: int)
     timed = [v for v in verdicts if v.method == "paired-t-rounds"]
     if not timed:
         return []
-    rounds = min(v.rounds or 0 for v in timed)
-    if rounds < rounds_test.MIN_ROUNDS:
-        return [f"this check cannot flag any wall-time change: {rounds} round(s), and the paired t across rounds "
-                f"needs at least {rounds_test.MIN_ROUNDS} (use --rounds or --budget)"]
+    counts = sorted({v.rounds or 0 for v in timed})
+    if counts[-1] < rounds_test.MIN_ROUNDS:
+        return [f"this check cannot flag any wall-time change: {counts[-1]} round(s), and the paired t across "
+                f"rounds needs at least {rounds_test.MIN_ROUNDS} (use --rounds or --budget)"]
+    usable = [n for n in counts if n >= rounds_test.MIN_ROUNDS]
+    span = f"{usable[0]}" if len(usable) == 1 else f"{usable[0]}–{usable[-1]}"
     notes = [f"a wall-time change is flagged when p ≤ {alpha:g}/{hypotheses} = {alpha / max(hypotheses, 1):.2g} "
-             f"(the first Benjamini–Hochberg rejection among {hypotheses} comparisons) with {rounds} rounds"]
+             f"(the first Benjamini–Hochberg rejection among {hypotheses} comparisons) with {span} rounds"]
+    short = [v for v in timed if (v.rounds or 0) < rounds_test.MIN_ROUNDS]
+    if short:
+        notes.append(f"{len(short)} measure(s) had fewer than {rounds_test.MIN_ROUNDS} rounds and cannot be flagged: "
+                     + ", ".join(f"{v.benchmark} {v.measure}" for v in short[:5]))
     blind = [v for v in timed if v.mde is not None and v.mde >= 1.0 and tied_to(verdicts, v) is None]
     if blind:
         notes.append(f"{len(blind)} benchmark(s) could not detect even a doubling (MDE ≥ 100%) at this noise and "
