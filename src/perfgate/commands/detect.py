@@ -137,8 +137,12 @@ def _plan(store, args: argparse.Namespace, thresholds) -> tuple[list[SeriesKey],
         return store.series_keys(), []
     changed = set(since)
     keys, kept = [k for k in since if k not in saved], []
+    marks: dict[tuple[str, str], str] = {}      # one per benchmark and measure, not per series
     for key, (settings, report) in saved.items():
-        if key in changed or settings != _settings_mark(thresholds, key):
+        mark = marks.get((key.benchmark, key.measure))
+        if mark is None:
+            mark = marks[(key.benchmark, key.measure)] = _settings_mark(thresholds, key)
+        if key in changed or settings != mark:
             keys.append(key)
         else:
             kept.append(_restored(report))
