@@ -30,6 +30,8 @@ def _modules() -> dict[str, ModuleType]:
         module = importlib.import_module(f"{__name__}.{info.name}")
         if hasattr(module, "NAME") and hasattr(module, "parse"):
             found[module.NAME] = module
+        for variant in getattr(module, "VARIANTS", ()):   # one format read with a fixed option
+            found[variant.NAME] = variant
     return found
 
 

@@ -22,6 +22,7 @@ attrs.
 from __future__ import annotations
 
 import re
+from types import SimpleNamespace
 
 from perfgate.adapters.base import Parsed, check_name, check_number, join, load_json, require, scaled
 from perfgate.errors import InputError
@@ -96,3 +97,17 @@ def _measure(unit: str, bigger_is_better: bool | None, source: str, place: str) 
         told = "bigger" if bigger_is_better else "smaller"
         raise InputError(source, place, f"unit {unit!r} is a {measure} measure, which cannot be {told}-is-better")
     return check_name(unit + (BIGGER_IS_BETTER if bigger_is_better else SMALLER_IS_BETTER), source, place), scale
+
+
+def _forced(bigger_is_better: bool) -> SimpleNamespace:
+    """The format as github-action-benchmark's ``customBiggerIsBetter`` / ``customSmallerIsBetter``
+    tools read it: every value has the one direction.  The file cannot say which, so these are
+    only chosen with --adapter, never by auto-detection."""
+    return SimpleNamespace(
+        NAME=f"custom-{'bigger' if bigger_is_better else 'smaller'}-is-better", EXPECTS=EXPECTS, MARKERS=MARKERS,
+        AUTO=False, sniff=lambda text: False,
+        parse=lambda text, source: parse(text, source, bigger_is_better=bigger_is_better),
+        __doc__=_forced.__doc__)
+
+
+VARIANTS = (_forced(True), _forced(False))
