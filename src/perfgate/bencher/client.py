@@ -14,11 +14,9 @@ from __future__ import annotations
 
 import email.utils
 import functools
-import os
 import random
 import re
 import time
-from dataclasses import dataclass
 from typing import Any, Callable, Iterator, TypeVar
 
 import httpx
@@ -26,6 +24,7 @@ import httpx
 from perfgate import __version__
 from perfgate.bencher.redact import Secret, log, redact, register
 from perfgate.errors import PerfgateError
+from perfgate.retry import RetryPolicy, parse_retry_after  # noqa: F401  (re-exported: the client's policy)
 
 # uint8 in the API: the largest page a list endpoint serves.
 MAX_PER_PAGE = 255
@@ -82,53 +81,6 @@ class BencherUnreachable(BencherError):
     unknown (it may have been applied), so only an idempotent resend is safe."""
 
 
-@dataclass(frozen=True)
-class RetryPolicy:
-    attempts: int = 5            # total tries, first one included
-    backoff: float = 0.5         # seconds, base of the exponential
-    max_backoff: float = 8.0
-    max_retry_after: float = 60.0
-    timeout: float = 10.0        # per request: connect, read, write and pool
-
-    @classmethod
-    def from_env(cls) -> "RetryPolicy":
-        """Tunable without code: PERFGATE_BENCHER_{TIMEOUT,ATTEMPTS,BACKOFF,MAX_BACKOFF}."""
-        def num(name: str, default: float) -> float:
-            raw = os.environ.get(f"PERFGATE_BENCHER_{name}")
-            if raw is None:
-                return default
-            try:
-                value = float(raw)
-            except ValueError:
-                raise PerfgateError(f"PERFGATE_BENCHER_{name}={raw!r}: not a number") from None
-            if value < 0:
-                raise PerfgateError(f"PERFGATE_BENCHER_{name}={raw!r}: must not be negative")
-            return value
-
-        d = cls()
-        return cls(attempts=max(1, int(num("ATTEMPTS", d.attempts))), backoff=num("BACKOFF", d.backoff),
-                   max_backoff=num("MAX_BACKOFF", d.max_backoff), timeout=num("TIMEOUT", d.timeout))
-
-    def wait(self, attempt: int, retry_after: float | None, rng: random.Random) -> float:
-        if retry_after is not None:
-            return min(max(retry_after, 0.0), self.max_retry_after)
-        return rng.uniform(0, min(self.max_backoff, self.backoff * 2 ** attempt))
-
-
-def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
-    """Seconds to wait from a ``Retry-After`` header (delta-seconds or an HTTP date)."""
-    if not value:
-        return None
-    value = value.strip()
-    if value.isdigit():
-        return float(value)
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - (time.time() if now is None else now))
-
-
 class BencherClient:
     """JSON over HTTP to one Bencher server.  ``token`` may be empty for public reads."""
 
@@ -137,7 +89,7 @@ class BencherClient:
         self.base_url = base_url.rstrip("/")
         self.token = token if isinstance(token, Secret) else Secret(token)
         register(self.token)
-        self.policy = policy or RetryPolicy.from_env()
+        self.policy = policy or RetryPolicy.from_env("PERFGATE_BENCHER")
         self._sleep, self._rng = sleep, rng or random.Random()
         headers = {"Accept": "application/json", "User-Agent": f"perfgate/{__version__}"}
         if self.token:

@@ -8,55 +8,18 @@ After the last attempt the caller gets :class:`DeliveryUnreachable` and spools t
 
 from __future__ import annotations
 
-import os
 import random
 import time
-from dataclasses import dataclass
 from typing import Any, Callable
 
 import httpx
 
 from perfgate import __version__
-from perfgate.bencher.client import parse_retry_after
-from perfgate.errors import PerfgateError
 from perfgate.notify.base import DeliveryRejected, DeliveryUnreachable
+from perfgate.retry import RetryPolicy, parse_retry_after
 from perfgate.redact import redact, redacting_logger
 
 log = redacting_logger("perfgate.notify")
-
-
-@dataclass(frozen=True)
-class RetryPolicy:
-    attempts: int = 4            # total tries, first one included
-    backoff: float = 0.5         # seconds, base of the exponential
-    max_backoff: float = 8.0
-    max_retry_after: float = 60.0
-    timeout: float = 10.0        # per request
-
-    @classmethod
-    def from_env(cls) -> "RetryPolicy":
-        """Tunable without code: PERFGATE_NOTIFY_{ATTEMPTS,BACKOFF,MAX_BACKOFF,TIMEOUT}."""
-        d = cls()
-
-        def num(name: str, default: float) -> float:
-            raw = os.environ.get(f"PERFGATE_NOTIFY_{name}")
-            if raw is None:
-                return default
-            try:
-                value = float(raw)
-            except ValueError:
-                raise PerfgateError(f"PERFGATE_NOTIFY_{name}={raw!r}: not a number") from None
-            if value < 0:
-                raise PerfgateError(f"PERFGATE_NOTIFY_{name}={raw!r}: must not be negative")
-            return value
-
-        return cls(attempts=max(1, int(num("ATTEMPTS", d.attempts))), backoff=num("BACKOFF", d.backoff),
-                   max_backoff=num("MAX_BACKOFF", d.max_backoff), timeout=num("TIMEOUT", d.timeout))
-
-    def wait(self, attempt: int, retry_after: float | None, rng: random.Random) -> float:
-        if retry_after is not None:
-            return min(max(retry_after, 0.0), self.max_retry_after)
-        return rng.uniform(0, min(self.max_backoff, self.backoff * 2 ** attempt))
 
 
 class Http:
@@ -66,7 +29,7 @@ class Http:
                  policy: RetryPolicy | None = None, sleep: Callable[[float], None] = time.sleep,
                  rng: random.Random | None = None):
         self.what = what
-        self.policy = policy or RetryPolicy.from_env()
+        self.policy = policy or RetryPolicy.from_env("PERFGATE_NOTIFY", attempts=4)
         self._sleep, self._rng = sleep, rng or random.Random()
         self._http = httpx.Client(base_url=base_url, timeout=httpx.Timeout(self.policy.timeout),
                                   headers={"User-Agent": f"perfgate/{__version__}", **(headers or {})},
