@@ -14,17 +14,15 @@ from __future__ import annotations
 
 import json
 import re
-import socket
-import threading
 import uuid
-from dataclasses import dataclass
 from datetime import datetime, timezone
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from itertools import product
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import jsonschema
+
+from fake_http import FakeHandler, FakeServer
 
 from .openapi import BMF_SCHEMA, OpenApi
 from .thresholds import boundary
@@ -62,29 +60,14 @@ class HttpError(Exception):
         self.status, self.message = status, message
 
 
-@dataclass
-class Fault:
-    kind: str                      # drop | drop_after | status | hang | reply
-    method: str | None = None
-    path: str | None = None        # a prefix of the request path
-    times: int = 1
-    status: int = 500
-    retry_after: str | None = None
-    seconds: float = 30.0
-    body: Any = None               # reply: this JSON, unchecked (a hostile or broken server)
-
-
-class FakeBencher:
+class FakeBencher(FakeServer):
     """State and behaviour; :class:`_Handler` only moves bytes."""
 
+    fault_path_is_prefix = True
+
     def __init__(self, tokens: dict[str, str]):
+        super().__init__()
         self.tokens = dict(tokens)         # token -> role: "admin" (everything) or "viewer" (reads)
-        self.lock = threading.RLock()
-        self.stopping = threading.Event()
-        self.problems: list[str] = []      # schema mismatches: each one fails the test
-        self.requests: list[dict[str, Any]] = []
-        self.faults: list[Fault] = []
-        self.down = False                  # drop every connection (server "unreachable")
         self.org = {"uuid": new_uuid(), "name": "Perfgate Org", "slug": "perfgate-org", "created": now(),
                     "modified": now()}
         self.projects: dict[str, dict] = {}        # uuid -> project
@@ -94,39 +77,6 @@ class FakeBencher:
         self.thresholds: dict[tuple[str, str, str], dict] = {}
         self.alerts: list[dict] = []
         self.idempotency: dict[tuple[str, str], str] = {}
-        self.httpd: ThreadingHTTPServer | None = None
-
-    # --- lifecycle -----------------------------------------------------------------------------
-
-    def start(self) -> "FakeBencher":
-        self.httpd = _Server(("127.0.0.1", 0), _Handler)
-        self.httpd.fake = self
-        threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-        return self
-
-    @property
-    def url(self) -> str:
-        host, port = self.httpd.server_address[:2]
-        return f"http://{host}:{port}"
-
-    def stop(self) -> None:
-        self.stopping.set()
-        if self.httpd:
-            self.httpd.shutdown()
-            self.httpd.server_close()
-
-    def inject(self, kind: str, **kw: Any) -> None:
-        self.faults.append(Fault(kind, **kw))
-
-    def take_fault(self, method: str, path: str) -> Fault | None:
-        with self.lock:
-            for f in self.faults:
-                if (f.method in (None, method)) and (f.path is None or path.startswith(f.path)):
-                    f.times -= 1
-                    if f.times <= 0:
-                        self.faults.remove(f)
-                    return f
-        return None
 
     # --- handy views for the tests -------------------------------------------------------------
 
@@ -564,44 +514,15 @@ def _page(items: list, q: dict[str, str]) -> list:
     return items[(page - 1) * per_page: page * per_page]
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    fake: FakeBencher
-
-
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    disable_nagle_algorithm = True  # headers and body go out as separate writes
-    server: _Server
-
-    def log_message(self, *args: Any) -> None:  # keep test output quiet
-        pass
-
-    def do_GET(self) -> None:
-        self._handle()
-
-    do_POST = do_PATCH = do_PUT = do_DELETE = do_GET
-
-    def _drop(self) -> None:
-        self.close_connection = True
-        try:
-            self.connection.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
-
+class _Handler(FakeHandler):
     def _handle(self) -> None:
         fake = self.server.fake
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b""
         parts = urlsplit(self.path)
-        if fake.down:
-            return self._drop()
-        fault = fake.take_fault(self.command, parts.path)
-        if fault and fault.kind == "drop":
-            return self._drop()
-        if fault and fault.kind == "hang":
-            fake.stopping.wait(fault.seconds)
-            return self._drop()
+        fault = None if fake.down else fake.take_fault(self.command, parts.path)
+        if self._dropped(fault):
+            return
         if fault and fault.kind == "reply":
             return self._send(fault.status, fault.body, {**CORS, "x-total-count": "1"})
         if fault and fault.kind == "status":
@@ -617,8 +538,8 @@ class _Handler(BaseHTTPRequestHandler):
         with fake.lock:
             status, out, headers = fake.handle(self.command, parts.path, parse_qs(parts.query, keep_blank_values=True),
                                                body, self.headers.get("Authorization"))
-        if fault and fault.kind == "drop_after":  # the work is done, the answer is lost
-            return self._drop()
+        if self._after_work(fault):
+            return
         self._send(status, out, headers)
 
     def _send(self, status: int, body: Any, headers: dict[str, str]) -> None:
@@ -630,3 +551,6 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header(k, v)
         self.end_headers()
         self.wfile.write(data)
+
+
+FakeBencher.handler = _Handler

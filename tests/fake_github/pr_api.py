@@ -17,53 +17,19 @@ from typing import Any
 from urllib.parse import parse_qs
 
 import httpx
-from functools import lru_cache
-from jsonschema import Draft202012Validator, FormatChecker
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from fake_bencher.openapi import OpenApi, _coerce  # noqa: E402 - the same OpenAPI 3.0 -> JSON Schema validator
+from fake_github.openapi import OpenApi  # noqa: E402 - the shared OpenAPI 3.0 -> JSON Schema validator
 
 CONTRACT = Path(__file__).resolve().parents[2] / "contracts" / "github" / "openapi.json"
 
 
-def _json_schema(node: Any, in_properties: bool = False) -> Any:
-    """OpenAPI 3.0 -> JSON Schema like fake_bencher's, but a *property* called ``description`` or
-    ``example`` (GitHub has both) is kept; only ``nullable`` is rewritten."""
-    if isinstance(node, list):
-        return [_json_schema(n) for n in node]
-    if not isinstance(node, dict):
-        return node
-    if in_properties:
-        return {k: _json_schema(v) for k, v in node.items()}
-    out = {k: _json_schema(v, in_properties=(k == "properties")) for k, v in node.items() if k != "nullable"}
-    if "properties" in out and "additionalProperties" not in out and out.get("type") == "object":
-        out["additionalProperties"] = False
-    if node.get("nullable"):
-        return {"anyOf": [{"type": "null"}, out]}
-    return out
-
-
 class GitHubContract(OpenApi):
-    """GitHub's document puts parameters behind $refs; resolve them before checking."""
-
-    def __init__(self, path: Path):
-        super().__init__(path)
-        self.components = {"schemas": _json_schema(self.doc["components"]["schemas"], in_properties=True)}
-
-    @lru_cache(maxsize=None)
-    def _validator(self, schema_json: str) -> Draft202012Validator:
-        schema = {**_json_schema(json.loads(schema_json)), "components": self.components}
-        return Draft202012Validator(schema, format_checker=FormatChecker())
-
-    def check_request(self, op, path_params, query, body):
-        op = {**op, "parameters": [self._resolve(p) for p in op.get("parameters", [])]}
-        schemas = {p["name"]: self._resolve(p["schema"]) for p in op["parameters"] if p["in"] == "path"}
-        path_params = {k: _coerce(schemas.get(k, {}), v) for k, v in path_params.items()}  # URLs hold text
-        return super().check_request(op, path_params, query, body)
+    """GitHub's contract, and valid instances of its schemas to answer with."""
 
     def instance(self, schema: Any) -> Any:
         """A value valid for ``schema`` with every required field, as small as possible."""
-        schema = self._resolve(schema)
+        schema = self.resolve(schema)
         if "allOf" in schema:
             merged: dict = {}
             for part in schema["allOf"]:
@@ -71,7 +37,7 @@ class GitHubContract(OpenApi):
             return merged
         for key in ("anyOf", "oneOf"):
             if key in schema:
-                return self.instance(next((s for s in schema[key] if self._resolve(s).get("type") != "null"),
+                return self.instance(next((s for s in schema[key] if self.resolve(s).get("type") != "null"),
                                           schema[key][0]))
         if schema.get("nullable"):
             return None
@@ -148,7 +114,7 @@ class FakeGitHub:
         for methods in self.api.doc["paths"].values():
             for op in methods.values():
                 if isinstance(op, dict) and op.get("operationId") == op_id:
-                    return self.api._resolve(op["responses"][status])["content"]["application/json"]["schema"]
+                    return self.api.resolve(op["responses"][status])["content"]["application/json"]["schema"]
         raise KeyError(op_id)
 
     def _page(self, items: list, query: dict) -> list:

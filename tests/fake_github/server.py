@@ -12,14 +12,11 @@ calling a hook first — the tests kill the notifier there), 5xx, 429 with Retry
 from __future__ import annotations
 
 import json
-import random
-import socket
-import threading
-from dataclasses import dataclass
 from datetime import datetime, timezone
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable
+from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
+
+from fake_http import FakeHandler, FakeServer
 
 from .openapi import OpenApi
 
@@ -42,85 +39,22 @@ class HttpError(Exception):
         self.status, self.message = status, message
 
 
-@dataclass
-class Fault:
-    kind: str                      # drop | drop_after | status | hang
-    method: str | None = None
-    path: str | None = None        # a substring of the request path
-    times: int = 1
-    status: int = 500
-    retry_after: str | None = None
-    seconds: float = 30.0
-    hook: Callable[[], None] | None = None   # drop_after: called once the work is done
-    echo: bool = False             # status: put the request's Authorization header in the message
-
-
-class FakeGitHub:
+class FakeGitHub(FakeServer):
     def __init__(self, token: str, repo: str = "acme/widget"):
+        super().__init__()
         self.token, self.repo = token, repo
         self.base = "http://127.0.0.1"  # replaced on start
-        self.lock = threading.RLock()
-        self.stopping = threading.Event()
-        self.problems: list[str] = []
-        self.requests: list[dict[str, Any]] = []
-        self.faults: list[Fault] = []
         self.issues: dict[int, dict] = {}
         self.comments: dict[int, list[dict]] = {}
         self.statuses: dict[str, list[dict]] = {}
         self.next_id = 1000
-        self.httpd: ThreadingHTTPServer | None = None
 
     # --- lifecycle -----------------------------------------------------------------------------
 
     def start(self) -> "FakeGitHub":
-        self.httpd = _Server(("127.0.0.1", 0), _Handler)
-        self.httpd.fake = self
-        threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+        super().start()
         self.base = self.url
         return self
-
-    @property
-    def url(self) -> str:
-        host, port = self.httpd.server_address[:2]
-        return f"http://{host}:{port}"
-
-    def stop(self) -> None:
-        self.stopping.set()
-        if self.httpd:
-            self.httpd.shutdown()
-            self.httpd.server_close()
-
-    def chaos(self, rate: float, seed: int = 1) -> None:
-        """From now on, a random fault (drop before or after the work, 500, 429) on ``rate`` of the
-        requests that have no injected fault."""
-        self._chaos, self._chaos_rng = rate, random.Random(seed)
-
-    def _random_fault(self) -> Fault | None:
-        rate = getattr(self, "_chaos", 0.0)
-        if rate <= 0:
-            return None
-        with self.lock:
-            if self._chaos_rng.random() >= rate:
-                return None
-            kind = self._chaos_rng.choice(["drop", "drop_after", "500", "429"])
-        if kind == "500":
-            return Fault("status", status=500)
-        if kind == "429":
-            return Fault("status", status=429, retry_after="0")
-        return Fault(kind)
-
-    def inject(self, kind: str, **kw: Any) -> None:
-        self.faults.append(Fault(kind, **kw))
-
-    def take_fault(self, method: str, path: str) -> Fault | None:
-        with self.lock:
-            for f in self.faults:
-                if f.method in (None, method) and (f.path is None or f.path in path):
-                    f.times -= 1
-                    if f.times <= 0:
-                        self.faults.remove(f)
-                    return f
-        return None
 
     def writes(self) -> list[dict]:
         return [r for r in self.requests if r["method"] != "GET"]
@@ -135,7 +69,7 @@ class FakeGitHub:
         op, params = match
         self.requests.append({"method": method, "path": path, "query": query, "body": body,
                               "op": op["operationId"], "headers": headers})
-        problems = api().check_request(op, params, query, headers, body)
+        problems = api().check_request(op, params, query, body, headers)
         if headers.get("accept") != "application/vnd.github+json":
             problems.append(f"request {op['operationId']}: Accept is {headers.get('accept')!r}")
         if problems:
@@ -283,42 +217,15 @@ class FakeGitHub:
         return 200, chunk, headers
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    fake: FakeGitHub
-
-
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    disable_nagle_algorithm = True
-    server: _Server
-
-    def log_message(self, *args: Any) -> None:
-        pass
-
-    def do_GET(self) -> None:
-        self._handle()
-
-    do_POST = do_PATCH = do_PUT = do_DELETE = do_GET
-
-    def _drop(self) -> None:
-        self.close_connection = True
-        try:
-            self.connection.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
-
+class _Handler(FakeHandler):
     def _handle(self) -> None:
         fake = self.server.fake
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b""
         parts = urlsplit(self.path)
-        fault = fake.take_fault(self.command, parts.path) or fake._random_fault()
-        if fault and fault.kind == "drop":
-            return self._drop()
-        if fault and fault.kind == "hang":
-            fake.stopping.wait(fault.seconds)
-            return self._drop()
+        fault = None if fake.down else fake.take_fault(self.command, parts.path)
+        if self._dropped(fault):
+            return
         if fault and fault.kind == "status":
             headers = {"Retry-After": fault.retry_after} if fault.retry_after is not None else {}
             # A misbehaving proxy may echo the request back: the client must redact what it reads.
@@ -333,10 +240,8 @@ class _Handler(BaseHTTPRequestHandler):
         with fake.lock:
             status, out, extra = fake.handle(self.command, parts.path, parse_qs(parts.query, keep_blank_values=True),
                                              headers, body)
-        if fault and fault.kind == "drop_after":  # the work is done, the answer is lost
-            if fault.hook:
-                fault.hook()
-            return self._drop()
+        if self._after_work(fault):
+            return
         self._send(status, out, extra)
 
     def _send(self, status: int, body: Any, headers: dict[str, str]) -> None:
@@ -348,3 +253,6 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header(k, v)
         self.end_headers()
         self.wfile.write(data)
+
+
+FakeGitHub.handler = _Handler
