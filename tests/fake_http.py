@@ -5,6 +5,7 @@ contract checks and its answers to itself."""
 
 from __future__ import annotations
 
+import json
 import random
 import socket
 import threading
@@ -107,6 +108,7 @@ class FakeHandler(BaseHTTPRequestHandler):
 
     protocol_version = "HTTP/1.1"
     disable_nagle_algorithm = True  # headers and body go out as separate writes
+    content_type = "application/json"
     server: _Server
 
     def log_message(self, *args: Any) -> None:  # keep test output quiet
@@ -147,3 +149,14 @@ class FakeHandler(BaseHTTPRequestHandler):
             self._drop()
             return True
         return False
+
+    def _send(self, status: int, body: Any, headers: dict[str, str]) -> None:
+        """``body`` as JSON (a text answer when it is a str and the content type says text)."""
+        data = (body if isinstance(body, str) and self.content_type.startswith("text/") else json.dumps(body)).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", self.content_type)
+        self.send_header("Content-Length", str(len(data)))
+        for k, v in headers.items():
+            self.send_header(k, v)
+        self.end_headers()
+        self.wfile.write(data)

@@ -51,6 +51,8 @@ def _reject_constant(name: str) -> Any:
 
 
 class _Handler(FakeHandler):
+    content_type = "text/plain"
+
     def _handle(self) -> None:
         rec = self.server.fake
         raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
@@ -64,16 +66,6 @@ class _Handler(FakeHandler):
         if self._after_work(fault):
             return
         self._send(status, text, {})
-
-    def _send(self, status: int, text: str, headers: dict[str, str]) -> None:
-        data = text.encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "text/plain")
-        self.send_header("Content-Length", str(len(data)))
-        for k, v in headers.items():
-            self.send_header(k, v)
-        self.end_headers()
-        self.wfile.write(data)
 
 
 Receiver.handler = _Handler

@@ -23,9 +23,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator, Protocol
 
-from perfgate.adapters import parse_file
 from perfgate.containers.manifest import Suite, discover
-from perfgate.containers.runner import Limits, SuiteResult
+from perfgate.containers.runner import Limits, SuiteResult, read_output
 from perfgate.errors import InputError, PerfgateError
 from perfgate.fingerprint import host_fingerprint, testbed_name
 from perfgate.model import Testbed
@@ -132,12 +131,7 @@ class HostRunner:
                 self._sh(suite, suite.build, env, "build")
             start = time.time()
             done = self._sh(suite, suite.commands[profile], env, f"profiles.{profile}.command")
-            output = out_dir / (suite.output if suite.output != "-" else "stdout.txt")
-            if suite.output == "-":
-                output.write_text(done.stdout)
-            elif not output.is_file():
-                raise InputError(str(suite.manifest), "output", f"the command wrote no {suite.output!r} in $PERFGATE_OUT")
-            adapter, parsed = parse_file(str(output), suite.adapter)
+            adapter, parsed = read_output(suite, out_dir, done.stdout)
             metrics = parsed.metrics
             if variant:
                 for m in metrics:

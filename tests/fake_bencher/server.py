@@ -542,15 +542,5 @@ class _Handler(FakeHandler):
             return
         self._send(status, out, headers)
 
-    def _send(self, status: int, body: Any, headers: dict[str, str]) -> None:
-        data = json.dumps(body).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        for k, v in headers.items():
-            self.send_header(k, v)
-        self.end_headers()
-        self.wfile.write(data)
-
 
 FakeBencher.handler = _Handler

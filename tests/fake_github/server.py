@@ -218,6 +218,8 @@ class FakeGitHub(FakeServer):
 
 
 class _Handler(FakeHandler):
+    content_type = "application/json; charset=utf-8"
+
     def _handle(self) -> None:
         fake = self.server.fake
         length = int(self.headers.get("Content-Length") or 0)
@@ -243,16 +245,6 @@ class _Handler(FakeHandler):
         if self._after_work(fault):
             return
         self._send(status, out, extra)
-
-    def _send(self, status: int, body: Any, headers: dict[str, str]) -> None:
-        data = json.dumps(body).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json; charset=utf-8")
-        self.send_header("Content-Length", str(len(data)))
-        for k, v in headers.items():
-            self.send_header(k, v)
-        self.end_headers()
-        self.wfile.write(data)
 
 
 FakeGitHub.handler = _Handler

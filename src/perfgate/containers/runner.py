@@ -153,12 +153,7 @@ def run_suite(suite: Suite, tag: str, *, variant: str, profile: str, limits: Lim
             raise InputError(str(suite.manifest), f"profiles.{profile}.command",
                              f"exited {done.returncode}{' (variant ' + variant + ')' if variant else ''}: "
                              f"{done.stderr.strip()[-1500:]}")
-        output = out_dir / (suite.output if suite.output != "-" else "stdout.txt")
-        if suite.output == "-":
-            output.write_text(done.stdout)
-        elif not output.is_file():
-            raise InputError(str(suite.manifest), "output", f"the command wrote no {suite.output!r} in $PERFGATE_OUT")
-        adapter, parsed = parse_file(str(output), suite.adapter)
+        adapter, parsed = read_output(suite, out_dir, done.stdout)
         metrics = parsed.metrics
         probe_seconds = 0.0
         if probes and suite.probes:
@@ -183,3 +178,14 @@ def _cleanup(out_dir: Path) -> None:
     import shutil
 
     shutil.rmtree(out_dir, ignore_errors=True)
+
+
+def read_output(suite: Suite, out_dir: Path, stdout: str) -> tuple[str, Any]:
+    """The adapter's name and the parsed results of a suite's run: its output file in
+    $PERFGATE_OUT, or what it printed when the manifest says ``output = "-"``."""
+    output = out_dir / (suite.output if suite.output != "-" else "stdout.txt")
+    if suite.output == "-":
+        output.write_text(stdout)
+    elif not output.is_file():
+        raise InputError(str(suite.manifest), "output", f"the command wrote no {suite.output!r} in $PERFGATE_OUT")
+    return parse_file(str(output), suite.adapter)

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from perfgate.errors import PerfgateError
+from perfgate.store.transaction import immediate
 from perfgate.notify.events import Event
 
 SCHEMA = """
@@ -120,18 +121,5 @@ class Ledger:
                                     f"delete it with sqlite3 to continue") from None
         return out
 
-    def _write(self) -> "_Transaction":
-        return _Transaction(self.db)
-
-
-class _Transaction:
-    """BEGIN IMMEDIATE … COMMIT, rolled back on any exception."""
-
-    def __init__(self, db: sqlite3.Connection):
-        self.db = db
-
-    def __enter__(self) -> None:
-        self.db.execute("BEGIN IMMEDIATE")
-
-    def __exit__(self, exc_type, exc, tb) -> None:
-        self.db.execute("ROLLBACK" if exc_type else "COMMIT")
+    def _write(self):
+        return immediate(self.db)

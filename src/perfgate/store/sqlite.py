@@ -22,6 +22,7 @@ from typing import Any, Callable, Iterable, Sequence, TypeVar
 import orjson
 
 from perfgate.errors import StoreError
+from perfgate.store.transaction import immediate
 from perfgate.model import Alert, Measure, Metric, Run, Testbed
 from perfgate.store.base import Point, RunSummary, SeriesKey, Store
 from perfgate.store.migrations import MIGRATIONS
@@ -201,8 +202,8 @@ class SqliteStore(Store):
     def schema_version(self) -> int:
         return self.db.execute("PRAGMA user_version").fetchone()[0]
 
-    def _write(self) -> "_Transaction":
-        return _Transaction(self.db)
+    def _write(self):
+        return immediate(self.db)
 
     # --- dimensions ----------------------------------------------------------------------------
 
@@ -534,22 +535,6 @@ class SqliteStore(Store):
 
     def close(self) -> None:
         self.db.close()
-
-
-class _Transaction:
-    """``BEGIN IMMEDIATE`` … ``COMMIT``, rolled back on any error so nothing half-written stays."""
-
-    def __init__(self, db: sqlite3.Connection):
-        self.db = db
-
-    def __enter__(self) -> None:
-        self.db.execute("BEGIN IMMEDIATE")
-
-    def __exit__(self, exc_type, exc, tb) -> None:
-        if exc_type is None:
-            self.db.execute("COMMIT")
-        else:
-            self.db.execute("ROLLBACK")
 
 
 def _plain(obj: Any) -> Any:
