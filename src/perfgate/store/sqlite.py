@@ -303,6 +303,10 @@ class SqliteStore(Store):
             if value is not None:
                 where.append(f"{column} = ?")
                 args.append(value)
+        return self._keys_where(where, args)
+
+    def _keys_where(self, where: list[str], args: list[Any]) -> list[SeriesKey]:
+        """The series (branch, testbed, benchmark, measure) with a metric in a run matching ``where``."""
         rows = self.db.execute(
             "SELECT DISTINCT br.name, t.name, b.name, m.name FROM metric x"
             " JOIN run r ON r.id = x.run_id JOIN branch br ON br.id = r.branch_id"
@@ -333,12 +337,7 @@ class SqliteStore(Store):
 
     @_guarded
     def series_keys_since(self, watermark: int) -> list[SeriesKey]:
-        rows = self.db.execute(
-            "SELECT DISTINCT br.name, t.name, b.name, m.name FROM run r JOIN metric x ON x.run_id = r.id"
-            " JOIN branch br ON br.id = r.branch_id JOIN testbed t ON t.id = r.testbed_id"
-            " JOIN benchmark b ON b.id = x.benchmark_id JOIN measure m ON m.id = x.measure_id"
-            " WHERE r.id > ? AND r.project_id = ?", (watermark, self._project_id)).fetchall()
-        return sorted(SeriesKey(*row) for row in rows)
+        return self._keys_where(["r.id > ?", "r.project_id = ?"], [watermark, self._project_id])
 
     @_guarded
     def detect_state(self) -> tuple[int | None, dict[SeriesKey, tuple[str, dict[str, Any]]]]:
