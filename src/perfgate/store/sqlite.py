@@ -19,8 +19,7 @@ from array import array
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence, TypeVar
 
-import orjson
-
+from perfgate import jsonio
 from perfgate.errors import StoreError
 from perfgate.store.transaction import immediate
 from perfgate.model import Alert, Measure, Metric, Run, Testbed
@@ -347,7 +346,7 @@ class SqliteStore(Store):
             return None, {}
         rows = self.db.execute("SELECT branch, testbed, benchmark, measure, settings, report FROM detect_state"
                                " WHERE project_id = ?", (self._project_id,)).fetchall()
-        return mark[0], {SeriesKey(b, t, bm, m): (s, _load_report(r)) for b, t, bm, m, s, r in rows}
+        return mark[0], {SeriesKey(b, t, bm, m): (s, jsonio.loads(r)) for b, t, bm, m, s, r in rows}
 
     @_guarded
     def save_detect_state(self, watermark: int, reports: dict[SeriesKey, tuple[str, dict[str, Any]]]) -> None:
@@ -360,7 +359,7 @@ class SqliteStore(Store):
                 "INSERT OR REPLACE INTO detect_state (project_id, branch, testbed, benchmark, measure, settings, report)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?)",
                 [(self._project_id, k.branch, k.testbed, k.benchmark, k.measure, settings,
-                  orjson.dumps(report, default=_plain, option=orjson.OPT_SERIALIZE_NUMPY).decode())
+                  jsonio.dumps(report).decode())
                  for k, (settings, report) in reports.items()])
 
     @_guarded
@@ -534,22 +533,3 @@ class SqliteStore(Store):
 
     def close(self) -> None:
         self.db.close()
-
-
-def _plain(obj: Any) -> Any:
-    if isinstance(obj, (set, frozenset)):
-        return sorted(obj)
-    if hasattr(obj, "tolist"):
-        return obj.tolist()
-    if isinstance(obj, float):      # a float subclass orjson does not know
-        return float(obj)
-    raise TypeError(f"cannot save {type(obj).__name__} in a detect report")
-
-
-def _load_report(text: str) -> dict[str, Any]:
-    """A saved detect report: orjson for speed (10,000 are read on every detect); reports saved by
-    an older perfgate may hold NaN, which only the standard library reads."""
-    try:
-        return orjson.loads(text)
-    except orjson.JSONDecodeError:
-        return json.loads(text)
