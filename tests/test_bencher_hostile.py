@@ -329,3 +329,13 @@ def test_flush_through_another_name_of_the_server(cli, fake, tmp_path):
     proc = cli("publish", "--to", f"bencher+http://127.0.0.1:{port}/demo", "--flush", env=env(tmp_path))
     assert proc.returncode == 0 and "flushed" in proc.stderr, proc.stderr
     assert len(fake.reports_of("demo")) == 1 and not Spool(tmp_path / "spool").pending()
+
+
+def test_two_secrets_sharing_a_piece_hide_one_value_as_one_mask():
+    # Another token registered earlier shares this one's suffix: each is hidden, and the value is
+    # one mask, not a mask per run (what made the message depend on which tokens came before).
+    register(Secret("ghp_otherTOKENsharing0123456789abcdefXYZ"))
+    token = "bencher-one-token-0123456789abcdef"
+    register(Secret(token))
+    assert redact(f"x {token} y") == "x *** y"
+    assert redact("sent ghp_otherTOKENsharing0123456789abcdefXYZ") == "sent ***"

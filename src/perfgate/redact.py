@@ -21,6 +21,7 @@ import re
 from urllib.parse import quote
 
 MASK = "***"
+_ADJACENT_MASKS = re.compile(f"(?:{re.escape(MASK)}){{2,}}")
 # The shortest piece of a secret that is hidden on its own: long enough that ordinary words do
 # not trip it, short enough that a cut secret leaves nothing useful.
 MIN_PIECE = 8
@@ -70,7 +71,9 @@ def redact(text: object, *secrets: Secret | str) -> str:
         for pattern in _encodings(value):
             out = pattern.sub(MASK, out)
         out = _mask_pieces(out, value)
-    return out
+    # Two secrets sharing a piece (two tokens with one suffix) mask one secret in two runs:
+    # adjacent masks are one hidden value.
+    return _ADJACENT_MASKS.sub(MASK, out)
 
 
 @functools.lru_cache(maxsize=64)
