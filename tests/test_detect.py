@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from perfgate.detect.changepoint import ChangePointDetector, detect_change_points
-from perfgate.detect.noise import NoiseModel, block_inflation, lag1_autocorrelation
+from perfgate.detect.noise import NoiseModel, lag1_autocorrelation
 from perfgate.thresholds import ChangePointSettings
 
 SETTINGS = ChangePointSettings(min_effect=0.005, confidence=0.99)
@@ -126,7 +126,6 @@ def test_noise_model_pieces():
     for i in range(1, 3000):
         ar[i] = 0.8 * ar[i - 1] + rng.standard_normal()
     assert 0.7 < lag1_autocorrelation(ar) < 0.9
-    assert block_inflation(ar) > 4 and block_inflation(rng.standard_normal(3000)) < 1.6
 
 
 def test_detector_is_fit_predict():
@@ -179,6 +178,19 @@ def test_a_step_in_a_quiet_stretch_is_found_whatever_the_noise_elsewhere(noisy_c
     found = detect_change_points(x, ChangePointSettings(min_effect=0.005))
     assert [cp.index for cp in found if abs(cp.index - at) <= 2], [cp.index for cp in found]
     assert all(cp.index >= cut - 5 for cp in found), "no change point in the noisy stretch"
+    # a reported location passes its own test (the refinement once moved one onto the burst of
+    # noise beside the step and reported it with p = 1)
+    assert all(cp.p_value <= 0.01 for cp in found), [(cp.index, cp.p_value) for cp in found]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_a_slow_hump_is_not_a_step(seed):
+    # a machine warming up and cooling down: the level rises 4% and falls back over 120 runs
+    rng = np.random.default_rng(300 + seed)
+    n = 120
+    hump = 1 + 0.04 * np.sin(np.linspace(0, np.pi, n))
+    x = 100 * hump * np.exp(0.005 * rng.standard_normal(n))
+    assert detect_change_points(x, ChangePointSettings(min_effect=0.005)) == []
 
 
 def test_quiet_then_noisy_is_not_a_change():

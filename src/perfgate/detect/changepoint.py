@@ -20,8 +20,8 @@ Pipeline (``ChangePointDetector(settings).fit(values).predict()``):
    ``p = 2 · min(p_rank, p_t)``.  The location was chosen by a search, so the p-value is
    scan-adjusted (Bonferroni over the n possible positions): ``p_adj = min(1, n · p)``.  A
    candidate survives when ``p_adj ≤ 1 - confidence``, its relative size ``|Δ| ≥ min_effect``,
-   and the step stands out from a linear trend through both windows (``|z| ≥ 2.5`` for the step
-   term of ``y = α + β t + c [t ≥ τ]``: a slow drift is not a step).  The failing candidate
+   and the step stands out from a smooth trend through both windows (``|z| ≥ 2`` for the step
+   term of ``y = α + β t + γ t² + c [t ≥ τ]``: a slow drift or a hump is not a step).  The failing candidate
    with the smallest test statistic is dropped and its neighbours re-judged, until all
    survivors pass; ρ is then re-estimated on the survivors' segmentation and, when larger,
    the pruning repeated once.
@@ -46,17 +46,18 @@ import numpy as np
 import ruptures as rpt
 
 from perfgate.detect.elimination import eliminate
-from perfgate.detect.noise import NoiseModel, block_inflation, lag1_autocorrelation, variance_inflation
+from perfgate.detect.noise import NoiseModel, lag1_autocorrelation, variance_inflation
 from perfgate.detect.stats import hodges_lehmann, mean_test, normal_quantile, rank_test
 from perfgate.thresholds import ChangePointSettings
 
-WINDOW = 60          # points each side used to judge a candidate (bounds the effect of slow drift)
+WINDOW = 90          # points each side used to judge a candidate (bounds the effect of slow drift)
+LOCATE_WINDOW = 60     # points each side of a candidate searched when refining its location
 LOCATE_MIN_SIDE = 2     # fewest points a side when refining a found change's location
 LOCATION_LEVEL = 3.84  # chi-square(1) 95% quantile for the location range
 SCREEN_Z = 3.0         # first-pass cut, far below the final (scan-adjusted) significance
 CHUNK = 1000          # longest stretch one exact search sees (its cost is quadratic in it)
 CHUNK_OVERLAP = 100   # context each side of the part of a chunk whose candidates are kept
-DRIFT_GUARD_Z = 2.5    # a step must stand out from a linear trend through both windows
+DRIFT_GUARD_Z = 2.0    # a step must stand out from a smooth (quadratic) trend through both windows
 
 
 @dataclass(frozen=True)
@@ -106,14 +107,11 @@ class ChangePointDetector:
         if not candidates:
             return []
         rho = lag1_autocorrelation(_residuals(yw, candidates))
-        # The screen may use the (noisier, larger for correlated noise) block estimate: it only
-        # discards what is far from significant anyway.  It is taken in units of the local noise:
-        # where the noise level changes, block and point variances mix differently and their ratio
-        # (in raw units) overstates the correlation.  (Lag-1 correlation is not rescaled: in local
-        # units AR(1) wander is partly absorbed by the local scale, and false alarms rose.)
-        local = self.noise_.local_sigma
-        screen_inflation = max(variance_inflation(rho), block_inflation((yw - np.median(yw)) / local) or 1.0)
-        candidates = self._screen(yw, candidates, screen_inflation)
+        # (A block-means estimate of the correlation used to inflate the screen further; on series
+        # under ~300 points it has too few blocks and dropped true steps in independent noise.
+        # Lag-1 correlation is not taken in units of the local noise: AR(1) wander is then partly
+        # absorbed by the local scale, and false alarms rose.)
+        candidates = self._screen(yw, candidates, variance_inflation(rho))
         # Residuals about the many raw candidates soak up correlated wander; about the screened
         # ones they show it.
         rho = max(rho, lag1_autocorrelation(_residuals(yw, candidates)))
@@ -208,12 +206,23 @@ class ChangePointDetector:
         lo = cps[i - 1] if i > 0 else 0
         hi = cps[i + 1] if i + 1 < len(cps) else y.size
         sigma = self._sigma_at(cps[i])
-        # Refined within the judging windows only: over a whole long regime, a stretch of other
-        # noise (or a drift) can out-score the step that was found and judged here.
-        t, t_low, t_high = _locate(yw, max(lo, cps[i] - self.window), min(hi, cps[i] + self.window), cps[i],
-                                   self.settings.min_segment, sigma, inflation)
+        # Refined near the candidate only: over a whole long regime, a stretch of other noise (or
+        # a drift) can out-score the step that was found and judged here.  Should the best split
+        # still be one that fails its own test (a burst of noise beside a quiet step), the search
+        # narrows until it finds one that passes, or keeps the candidate.
+        half_width = LOCATE_WINDOW
+        while True:
+            t, t_low, t_high = _locate(yw, max(lo, cps[i] - half_width), min(hi, cps[i] + half_width), cps[i],
+                                       self.settings.min_segment, sigma, inflation)
+            ok, _, p_adj = self._judge(y, lo, t, hi, inflation)
+            if ok or t == cps[i]:
+                break
+            if half_width <= self.settings.min_segment:
+                t = t_low = t_high = cps[i]
+                _, _, p_adj = self._judge(y, lo, t, hi, inflation)
+                break
+            half_width //= 2
         left, right = self._windows(y, lo, t, hi)
-        _, _, p_adj = self._judge(y, lo, t, hi, inflation)
         shift = hodges_lehmann(left, right)
         lw, rw = fenced(left, sigma), fenced(right, sigma)
         spread = math.sqrt(((lw.var(ddof=1) if lw.size > 1 else 0) * (lw.size - 1)
@@ -255,18 +264,21 @@ def chunked_search(signal: np.ndarray, m: int, pen: float) -> list[int]:
 
 
 def step_beyond_trend(a: np.ndarray, b: np.ndarray, sigma: float, inflation: float) -> float:
-    """z of the step ``c`` in ``y_t = α + β·t + c·[t ≥ τ] + ε`` fitted by least squares over the two
-    windows: a slow drift shows up in β, not in c, so a ramp is not mistaken for a step."""
+    """z of the step ``c`` in ``y_t = α + β·t + γ·t² + c·[t ≥ τ] + ε`` fitted by least squares over
+    the two windows: a slow drift shows up in β and γ, not in c, so neither a ramp nor a hump (a
+    machine warming up and cooling down) is mistaken for a step.  The curvature term costs a step
+    little power — about the middle of the windows a step is odd and γ·t² even — and it removed
+    every false alarm that humps raised on short series."""
     y = np.concatenate([a, b])
     n = y.size
     if a.size < 2 or b.size < 2 or n < 6:
         return math.inf
-    t = np.arange(n, dtype=float) - (n - 1) / 2
-    X = np.column_stack([np.ones(n), t, (np.arange(n) >= a.size).astype(float)])
+    t = (np.arange(n, dtype=float) - (n - 1) / 2) / n
+    X = np.column_stack([np.ones(n), t, (np.arange(n) >= a.size).astype(float), t * t])
     xtx_inv = np.linalg.inv(X.T @ X)
     coef = xtx_inv @ (X.T @ y)
     resid = y - X @ coef
-    s2 = max(float(resid @ resid) / (n - 3), sigma * sigma)
+    s2 = max(float(resid @ resid) / (n - 4), sigma * sigma)
     var_c = float(xtx_inv[2, 2]) * s2 * inflation
     return float(coef[2] / math.sqrt(var_c)) if var_c > 0 else math.inf
 

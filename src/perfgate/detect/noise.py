@@ -79,27 +79,6 @@ def lag1_autocorrelation(resid: np.ndarray) -> float:
     return float(np.clip((r[1:] @ r[:-1]) / denom, 0.0, MAX_RHO))
 
 
-def block_inflation(y: np.ndarray, block: int = 10) -> float | None:
-    """How much serial correlation inflates the variance of a mean, measured without a model:
-    ``B · Var(mean of B consecutive points) / Var(point)`` (1 for independent noise, the long-run
-    to marginal variance ratio otherwise).  Both variances come from median absolute deviations
-    of differences — of consecutive block means, and of points B apart — so the few differences
-    that straddle a step or a spike do not count.  None when the series is too short."""
-    nb = y.size // block
-    if nb < 8:
-        return None
-    means = y[: nb * block].reshape(nb, block).mean(axis=1)
-    v_block = _mad(np.diff(means)) ** 2 / 2
-    v_point = _mad(y[block:] - y[:-block]) ** 2 / 2
-    if v_point == 0:
-        return 1.0
-    return float(np.clip(block * v_block / v_point, 1.0, variance_inflation(MAX_RHO)))
-
-
-def _mad(d: np.ndarray) -> float:
-    return 1.4826 * float(np.median(np.abs(d - np.median(d))))
-
-
 def variance_inflation(rho: float) -> float:
     """Variance of a mean of AR(1) points relative to independent ones: (1 + rho) / (1 - rho)."""
     return (1.0 + rho) / (1.0 - rho)
