@@ -43,8 +43,8 @@ from perfgate.thresholds import ChangePointSettings  # noqa: E402
 PERFGATE_SETTINGS = ChangePointSettings(min_effect=0.005, confidence=0.99)
 
 
-def perfgate_detect(values: list[float]) -> list[int]:
-    return [cp.index for cp in detect_change_points(values, PERFGATE_SETTINGS)]
+def perfgate_detect(values: list[float], samples: list[list[float]] | None = None) -> list[int]:
+    return [cp.index for cp in detect_change_points(values, PERFGATE_SETTINGS, samples=samples)]
 
 
 def pelt_bic(values: list[float]) -> list[int]:
@@ -84,7 +84,9 @@ def matched_truth(truth: list[int], found: list[int], margin: int) -> list[bool]
 BINS = ((0, 1, "< 1x noise"), (1, 3, "1-3x noise"), (3, math.inf, ">= 3x noise"))
 
 
-def evaluate(corpus: list[dict], detect: Callable[[list[float]], list[int]], margin: int) -> dict:
+def evaluate(corpus: list[dict], detect: Callable[..., list[int]], margin: int, with_samples: bool = False) -> dict:
+    """Scores of ``detect`` on ``corpus``; ``with_samples`` passes each series' raw samples (a
+    corpus entry's ``samples``, one list per point) to a detector that reads them."""
     tp = fp = fn = 0
     quiet_points = quiet_alarms = 0
     by_bin = {label: [0, 0] for *_, label in BINS}
@@ -92,7 +94,7 @@ def evaluate(corpus: list[dict], detect: Callable[[list[float]], list[int]], mar
     by_length: dict[int, list[int]] = {}
     start = time.perf_counter()
     for s in corpus:
-        found = detect(s["values"])
+        found = detect(s["values"], s["samples"]) if "samples" in s and with_samples else detect(s["values"])
         truth = s["change_points"]
         hits = matched_truth(truth, found, margin)
         h = sum(hits)
@@ -148,6 +150,8 @@ def main() -> None:
     p.add_argument("--margin", type=int, default=5)
     p.add_argument("--only", choices=["perfgate", "otava", "pelt-bic"], action="append")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--ignore-samples", action="store_true",
+                   help="do not give perfgate the runs' raw samples of a corpus that has them")
     args = p.parse_args()
     corpus = json.loads(Path(args.corpus).read_text()) if args.corpus else generate(args.series, args.seed, tuple(args.length))
     if isinstance(corpus, dict):
@@ -160,7 +164,7 @@ def main() -> None:
         if fn is None:
             print(f"{name}: not installed (pip install -e .[eval]); skipped", file=sys.stderr)
             continue
-        results[name] = evaluate(corpus, fn, args.margin)
+        results[name] = evaluate(corpus, fn, args.margin, with_samples=name == "perfgate" and not args.ignore_samples)
     if args.json:
         json.dump(results, sys.stdout, indent=2)
         print()

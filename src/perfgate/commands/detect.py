@@ -37,7 +37,7 @@ from perfgate.errors import EXIT_OK, EXIT_REGRESSION, InputError, StoreError
 from perfgate.model import Alert, Measure
 from perfgate.output import emit_json, err, out
 from perfgate.parallel import map_in_processes
-from perfgate.store import Point, SeriesKey
+from perfgate.store import Point, SeriesKey, raw_samples
 from perfgate.thresholds import SeriesThresholds, load_thresholds
 
 # The detectors pull in scipy and ruptures; they are imported when the verb runs, so that
@@ -169,7 +169,7 @@ def _analyse(key: SeriesKey, points: list[Point], settings: SeriesThresholds) ->
 
     lower = Measure.named(key.measure).lower_is_better
     values = [p.value for p in points]
-    cps = detect_change_points(values, settings.change_point, lower)
+    cps = detect_change_points(values, settings.change_point, lower, raw_samples(points))
     entries, alerts = [], []
     for cp in cps:
         commits = [points[i].commit for i in range(cp.index_low, cp.index_high + 1)]

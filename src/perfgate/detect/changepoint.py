@@ -4,7 +4,8 @@ Pipeline (``ChangePointDetector(settings).fit(values).predict()``):
 
 1. :class:`~perfgate.detect.noise.NoiseModel` puts the series on a relative (log) scale, measures
    its robust noise ``sigma`` and winsorizes spikes and tail values (far-out fences about a
-   rolling median).
+   rolling median).  Where runs carry raw samples, a run whose samples scatter more than
+   typical is weighed down (its deviation from its reliable neighbours shrunk).
 2. **Search** (over-generating on purpose): ruptures ``KernelCPD(kernel="linear")`` — exact PELT
    in C — minimising ``Σ_segments Σ (y_t - ȳ_seg)² / s² + β · #changes`` with the low penalty
    ``β = 2 log n`` on the winsorized series, ``s`` its first-difference spread; ``jump=1`` so
@@ -92,9 +93,11 @@ class ChangePointDetector:
         self.lower_is_better = lower_is_better
         self.window = window
 
-    def fit(self, values) -> "ChangePointDetector":
+    def fit(self, values, samples=None) -> "ChangePointDetector":
+        """``samples``, when given, holds each run's raw samples (empty for a run without): runs
+        whose samples scatter more than typical weigh less (:meth:`NoiseModel._weigh`)."""
         self.values_ = np.asarray(values, dtype=float)
-        self.noise_ = NoiseModel().fit(self.values_)
+        self.noise_ = NoiseModel().fit(self.values_, samples)
         return self
 
     def predict(self) -> list[ChangePoint]:
@@ -348,6 +351,7 @@ def _locate(yw: np.ndarray, lo: int, hi: int, t0: int, m: int, sigma: float,
 
 
 def detect_change_points(values, settings: ChangePointSettings | None = None,
-                         lower_is_better: bool = True) -> list[ChangePoint]:
-    """Change points of one series of raw values, oldest first."""
-    return ChangePointDetector(settings, lower_is_better).fit(values).predict()
+                         lower_is_better: bool = True, samples=None) -> list[ChangePoint]:
+    """Change points of one series of raw values, oldest first (``samples``: each run's raw
+    samples, or None)."""
+    return ChangePointDetector(settings, lower_is_better).fit(values, samples).predict()

@@ -16,7 +16,7 @@ import numpy as np
 
 from perfgate.detect.changepoint import ChangePoint, detect_change_points
 from perfgate.model import Alert, Measure
-from perfgate.store import Point, SeriesKey
+from perfgate.store import Point, SeriesKey, raw_samples
 from perfgate.thresholds import SeriesThresholds
 from perfgate.units import _SCALES, _BYTES, _TIME, human
 
@@ -64,7 +64,7 @@ class Finding:
 
 def findings(key: SeriesKey, pts: list[Point], settings: SeriesThresholds) -> list[Finding]:
     cps = detect_change_points([p.value for p in pts], settings.change_point,
-                               Measure.named(key.measure).lower_is_better)
+                               Measure.named(key.measure).lower_is_better, raw_samples(pts))
     out = []
     for cp in cps:
         lo = max(cp.index_low, 1)

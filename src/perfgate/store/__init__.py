@@ -9,11 +9,11 @@ from __future__ import annotations
 from typing import Callable
 
 from perfgate.errors import PerfgateError
-from perfgate.store.base import Point, RunSummary, SeriesKey, Store
+from perfgate.store.base import Point, RunSummary, SeriesKey, Store, raw_samples
 
 DEFAULT_STORE = "sqlite:.perfgate/history.db"
 
-__all__ = ["DEFAULT_STORE", "Point", "RunSummary", "SeriesKey", "Store", "open_store", "register_scheme"]
+__all__ = ["DEFAULT_STORE", "Point", "RunSummary", "SeriesKey", "Store", "open_store", "raw_samples", "register_scheme"]
 
 # scheme prefix -> factory(spec, project)
 _SCHEMES: dict[str, Callable[[str, str], Store]] = {}

@@ -41,6 +41,12 @@ class Point:
     attrs: dict[str, Any] = field(default_factory=dict)
 
 
+def raw_samples(points: list[Point]) -> list[tuple[float, ...]] | None:
+    """Each point's raw samples for the change point detector, or None when no run has any
+    (Bencher keeps none): the detector then skips weighing runs by their spread."""
+    return [p.samples for p in points] if any(p.samples for p in points) else None
+
+
 @dataclass
 class RunSummary:
     run_id: str

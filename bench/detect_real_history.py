@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""Is a step in a quiet stretch found whatever the noise elsewhere — on a real history?
+
+Reads a history recorded by ``bench/record_history.py`` (this repository's tree-alloc suite in
+its pinned container: runs with a neighbour process on the benchmark's CPU, then runs alone;
+``tests/fixtures/history/tree-alloc.json``) and, for every latency series:
+
+* **as recorded** (the same commit throughout): the change points found; the only real event is
+  the neighbour leaving (the first quiet run), every other one is a false alarm;
+* **planted**: the values and raw samples from run ``t`` on multiplied by ``1 + δ``, for ``t`` at
+  several places in the quiet stretch (and, for comparison, in the noisy one), with ``δ`` a
+  multiple of the quiet stretch's own noise (robust CV of its values) — found when a change
+  point lies within ``--margin`` runs of ``t`` (and counted exact when at ``t``).
+
+Each with the runs' raw samples given to the detector and without them (values only).
+
+    .venv/bin/python bench/detect_real_history.py
+    .venv/bin/python bench/detect_real_history.py --history my.json --margin 0
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import numpy as np
+
+from perfgate.detect.changepoint import detect_change_points
+from perfgate.thresholds import ChangePointSettings
+
+ROOT = Path(__file__).resolve().parent.parent
+SETTINGS = ChangePointSettings(min_effect=0.005, confidence=0.99)   # thresholds/default.toml's
+MULTIPLES = (1, 2, 3, 4, 6)
+
+
+def robust_cv(values: np.ndarray) -> float:
+    y = np.log(values)
+    return float(1.4826 * np.median(np.abs(y - np.median(y))))
+
+
+def planted(values: list[float], samples: list[list[float]], at: int, delta: float):
+    v = np.asarray(values, dtype=float).copy()
+    v[at:] *= 1 + delta
+    s = [list(x) if i < at else [u * (1 + delta) for u in x] for i, x in enumerate(samples)]
+    return v.tolist(), s
+
+
+def found(values, samples, use_samples: bool) -> list[int]:
+    return [cp.index for cp in detect_change_points(values, SETTINGS, samples=samples if use_samples else None)]
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--history", default=str(ROOT / "tests/fixtures/history/tree-alloc.json"))
+    p.add_argument("--margin", type=int, default=2)
+    args = p.parse_args()
+    doc = json.loads(Path(args.history).read_text())
+    cut = doc["noisy_runs"]
+    n = cut + doc["quiet_runs"]
+    quiet_at = list(range(cut + 30, n - 20, 25))
+    noisy_at = list(range(30, cut - 20, 25))
+    print(f"{doc['suite']}: {len(doc['series'])} latency series of {n} runs recorded {doc['recorded']} "
+          f"({cut} with a neighbour on the CPU at duty {doc['duty']}, then {doc['quiet_runs']} alone)")
+    print(f"steps planted at runs {quiet_at} (quiet) and {noisy_at} (noisy); found = within ±{args.margin} runs\n")
+    for use in (True, False):
+        label = "with raw samples" if use else "values only"
+        false_quiet = false_noisy = boundary = 0
+        hits = {(where, k): [0, 0, 0] for where in ("quiet", "noisy") for k in MULTIPLES}
+        for s in doc["series"]:
+            v, smp = s["values"], s["samples"]
+            for i in found(v, smp, use):
+                if abs(i - cut) <= args.margin:
+                    boundary += 1
+                elif i >= cut:
+                    false_quiet += 1
+                else:
+                    false_noisy += 1
+            cv = robust_cv(np.asarray(v[cut:]))
+            for where, places in (("quiet", quiet_at), ("noisy", noisy_at)):
+                for k in MULTIPLES:
+                    for at in places:
+                        got = found(*planted(v, smp, at, k * cv), use)
+                        h = hits[(where, k)]
+                        h[0] += any(abs(i - at) <= args.margin for i in got)
+                        h[1] += at in got
+                        h[2] += 1
+        print(f"{label}: as recorded, {boundary} of {len(doc['series'])} series flag the neighbour leaving; "
+              f"false alarms: {false_quiet} in the quiet stretch, {false_noisy} in the noisy one")
+        print(f"  {'step (x quiet noise)':22}" + "".join(f"{k:>8}x" for k in MULTIPLES))
+        for where in ("quiet", "noisy"):
+            cells = [hits[(where, k)] for k in MULTIPLES]
+            print(f"  {'found in ' + where + ' stretch':22}" + "".join(f"{h / t:>9.2f}" for h, _, t in cells)
+                  + f"   (n={cells[0][2]} each)")
+            print(f"  {'  exactly at the run':22}" + "".join(f"{e / t:>9.2f}" for _, e, t in cells))
+        print()
+    cvs = {s["benchmark"]: (robust_cv(np.asarray(s["values"][:cut])), robust_cv(np.asarray(s["values"][cut:])))
+           for s in doc["series"]}
+    print("noise (robust CV) noisy -> quiet: " + ", ".join(f"{b.split('/')[0]}/{b.split('/')[1]} "
+                                                          f"{a * 100:.1f}% -> {q * 100:.1f}%"
+                                                          for b, (a, q) in cvs.items()))
+
+
+if __name__ == "__main__":
+    main()

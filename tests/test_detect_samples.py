@@ -1,0 +1,81 @@
+"""Runs' raw samples weigh the change point detector's points: a stretch of disturbed runs (a
+neighbour process for a while: samples scattered wide, the mean pulled up) is not a new regime,
+while a real step in runs of ordinary spread is still found."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from perfgate.detect.changepoint import detect_change_points
+from perfgate.detect.noise import within_run_errors
+from perfgate.model import Metric, Run
+from perfgate.model import Testbed as Bed
+from perfgate.store.sqlite import SqliteStore
+from perfgate.thresholds import ChangePointSettings
+
+SETTINGS = ChangePointSettings(min_effect=0.005)
+
+
+def runs(seed: int, n: int = 150, burst: tuple[int, int] | None = (70, 80), step_at: int | None = None,
+         k: int = 10) -> list[list[float]]:
+    """Each run's samples: run-to-run wander 1%, samples scattered 3% about the run's level; in the
+    burst the samples scatter 8x wider and the run is 6% slower."""
+    rng = np.random.default_rng(seed)
+    level = np.exp(0.01 * rng.standard_normal(n))
+    if step_at is not None:
+        level[step_at:] *= 1.04
+    spread, pull = np.full(n, 0.03), np.ones(n)
+    if burst:
+        spread[burst[0]:burst[1]] *= 8
+        pull[burst[0]:burst[1]] = 1.06
+    return [(100 * level[i] * pull[i] * np.exp(spread[i] * rng.standard_normal(k))).tolist() for i in range(n)]
+
+
+def means(samples: list[list[float]]) -> list[float]:
+    return [float(np.mean(s)) for s in samples]
+
+
+def test_within_run_errors_are_standard_errors_of_the_mean_on_the_detectors_scale():
+    samples = [[1.0, 2.0, 3.0], [], [5.0], [2.0, 2.0, 2.0], [1.0, -1.0]]
+    log = within_run_errors(samples, log_scale=True)
+    assert log[0] == pytest.approx(np.std(np.log([1, 2, 3]), ddof=1) / np.sqrt(3))
+    assert np.isnan(log[1]) and np.isnan(log[2]) and log[3] == 0 and np.isnan(log[4])   # -1 has no log
+    lin = within_run_errors(samples, log_scale=False, scale=2.0)
+    assert lin[0] == pytest.approx(1.0 / np.sqrt(3) / 2) and lin[4] == pytest.approx(np.sqrt(2) / np.sqrt(2) / 2)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_stretch_of_disturbed_runs_is_not_a_change_once_samples_are_read(seed):
+    samples = runs(seed)
+    blind = detect_change_points(means(samples), SETTINGS)
+    seen = detect_change_points(means(samples), SETTINGS, samples=samples)
+    assert [cp.index for cp in blind if 65 <= cp.index <= 85], "the values alone show the burst as regimes"
+    assert seen == [], [(cp.index, cp.magnitude) for cp in seen]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_real_step_is_still_found_beside_a_burst(seed):
+    samples = runs(seed, burst=(40, 50), step_at=100)
+    seen = detect_change_points(means(samples), SETTINGS, samples=samples)
+    [cp] = seen
+    assert abs(cp.index - 100) <= 2, cp.index
+    assert cp.magnitude == pytest.approx(0.04, abs=0.01)
+
+
+def test_runs_without_samples_keep_their_value():
+    values = means(runs(1, burst=None, step_at=90))
+    assert detect_change_points(values, SETTINGS, samples=[[]] * len(values)) == \
+        detect_change_points(values, SETTINGS)
+
+
+def test_detect_reads_the_stores_samples(cli, store_path):
+    samples = runs(2)
+    with SqliteStore(store_path) as store:
+        store.add_runs([Run("default", "main", f"c{i:04d}", Bed("tb"),
+                            [Metric("parse", "latency", float(np.mean(s)), samples=tuple(s))],
+                            start_time=1_700_000_000.0 + i) for i, s in enumerate(samples)])
+    data = json.loads(cli("detect", "--json", "--no-record").stdout)
+    assert [s["change_points"] for s in data["series"]] == [[]]
