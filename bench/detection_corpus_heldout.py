@@ -20,11 +20,10 @@ effect size is measured against the noise a step must stand out from.
 
 from __future__ import annotations
 
-import argparse
-import json
-import sys
 
 import numpy as np
+
+from corpus_cli import write_corpus
 
 SEED = 16016        # fixed before the detector was changed (issue 16)
 KINDS = ("regime_noise", "quiet_after", "switching", "student_t", "lognormal")
@@ -115,13 +114,5 @@ def generate(count: int, seed: int = SEED) -> list[dict]:
     return out
 
 
-def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--series", type=int, default=300)
-    p.add_argument("--seed", type=int, default=SEED)
-    args = p.parse_args()
-    json.dump(generate(args.series, args.seed), sys.stdout)
-
-
 if __name__ == "__main__":
-    main()
+    write_corpus(generate, __doc__, SEED)

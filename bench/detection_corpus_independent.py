@@ -10,11 +10,10 @@ series without change, lengths 100–800.
 
 from __future__ import annotations
 
-import argparse
-import json
-import sys
 
 import numpy as np
+
+from corpus_cli import write_corpus
 
 
 def generate(count: int, seed: int) -> list[dict]:
@@ -44,13 +43,5 @@ def generate(count: int, seed: int) -> list[dict]:
     return corpus
 
 
-def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--series", type=int, default=300)
-    p.add_argument("--seed", type=int, default=777)
-    args = p.parse_args()
-    json.dump(generate(args.series, args.seed), sys.stdout)
-
-
 if __name__ == "__main__":
-    main()
+    write_corpus(generate, __doc__, 777)

@@ -23,11 +23,10 @@ besides ``values``.
 
 from __future__ import annotations
 
-import argparse
-import json
-import sys
 
 import numpy as np
+
+from corpus_cli import write_corpus
 
 SEED = 1616016      # fixed before the detector read raw samples (issue 16)
 KINDS = ("bursts", "clean")
@@ -77,13 +76,5 @@ def generate(count: int, seed: int = SEED) -> list[dict]:
     return [_series(KINDS[i % len(KINDS)], rng) for i in range(count)]
 
 
-def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--series", type=int, default=300)
-    p.add_argument("--seed", type=int, default=SEED)
-    args = p.parse_args()
-    json.dump(generate(args.series, args.seed), sys.stdout)
-
-
 if __name__ == "__main__":
-    main()
+    write_corpus(generate, __doc__, SEED)
