@@ -15,7 +15,9 @@ again on later runs.  Exit 1 when a NEW regression alert was raised, 0 otherwise
 
 --series FILE analyses numbers outside the store: a CSV with a `value` column (optionally with
 an `index` column), or a JSON list of numbers; a JSON list of such lists is a batch and gives a
-JSON list of results in the same order.  Exit 1 when any series has a regression change point.
+JSON list of results in the same order.  In JSON, a point may be `{"value": 1.2, "samples": [...]}`
+instead of a number: its run's raw samples then tell the detector how noisy that run was.
+Exit 1 when any series has a regression change point.
 """
 
 from __future__ import annotations
@@ -258,9 +260,10 @@ def _run_file(args: argparse.Namespace, thresholds) -> int:
     measure = args.measure or ""
     settings = thresholds.for_series(args.benchmark or "", measure).change_point
     lower = Measure.named(measure).lower_is_better if args.higher_is_better is None else not args.higher_is_better
-    found = map_in_processes(_detect_job, [(values, settings, lower) for _, values in series], args.jobs)
+    found = map_in_processes(_detect_job, [(values, settings, lower, samples) for _, values, samples in series],
+                             args.jobs)
     results = [{"points": len(values), "change_points": [_with_label(cp, labels) for cp in cps]}
-               for (labels, values), cps in zip(series, found)]
+               for (labels, values, _), cps in zip(series, found)]
     regression = any(cp["direction"] == "regression" for r in results for cp in r["change_points"])
     if args.json:
         emit_json(results if batch else results[0])
@@ -300,15 +303,19 @@ def _with_label(cp, labels: list[Any] | None) -> dict[str, Any]:
     return d
 
 
-def read_series_file(path: Path) -> tuple[bool, list[tuple[list[Any] | None, list[float]]]]:
-    """``(is_batch, [(index labels or None, values)])`` from a CSV or JSON series file."""
+Samples = list[list[float]] | None
+
+
+def read_series_file(path: Path) -> tuple[bool, list[tuple[list[Any] | None, list[float], Samples]]]:
+    """``(is_batch, [(index labels or None, values, each point's raw samples or None)])`` from a
+    CSV or JSON series file."""
     text = inputs.read_text(path)  # a regular file or -, bounded
     if path.suffix.lower() == ".json" or text.lstrip().startswith("["):
         return _read_json(str(path), text)
-    return False, [_read_csv(str(path), text)]
+    return False, [(*_read_csv(str(path), text), None)]
 
 
-def _read_json(src: str, text: str) -> tuple[bool, list[tuple[None, list[float]]]]:
+def _read_json(src: str, text: str) -> tuple[bool, list[tuple[None, list[float], Samples]]]:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as e:
@@ -320,21 +327,50 @@ def _read_json(src: str, text: str) -> tuple[bool, list[tuple[None, list[float]]
     if not isinstance(data, list) or not data:
         raise InputError(src, "", "expected a non-empty JSON list of numbers, or a list of such lists")
     if all(isinstance(x, list) for x in data):
-        return True, [(None, _numbers(src, f"[{i}]", s)) for i, s in enumerate(data)]
-    return False, [(None, _numbers(src, "", data))]
+        return True, [(None, *_points(src, f"[{i}]", s)) for i, s in enumerate(data)]
+    return False, [(None, *_points(src, "", data))]
 
 
-def _numbers(src: str, place: str, values: Any) -> list[float]:
-    if not isinstance(values, list) or not values:
+def _points(src: str, place: str, points: Any) -> tuple[list[float], Samples]:
+    """A series' values, and each point's raw samples when any point is written as
+    ``{"value": v, "samples": [...]}`` (None otherwise; a plain number has none)."""
+    if not isinstance(points, list) or not points:
         raise InputError(src, place or "top level", "expected a non-empty list of numbers")
-    out_values = []
-    for i, v in enumerate(values):
+    values: list[float] = []
+    samples: list[list[float]] = []
+    for i, v in enumerate(points):
+        if isinstance(v, dict):
+            values.append(_run_point(src, f"{place}[{i}]", v, samples))
+            continue
         number = _finite(v)
         if number is None:
-            shown = json.dumps(v) if not isinstance(v, (list, dict)) else type(v).__name__
+            shown = json.dumps(v) if not isinstance(v, list) else type(v).__name__
             raise InputError(src, f"{place}[{i}]", f"expected a finite number, got {shown[:40]}")
-        out_values.append(number)
-    return out_values
+        values.append(number)
+        samples.append([])
+    return values, samples if any(samples) else None
+
+
+def _run_point(src: str, place: str, point: dict, samples: list[list[float]]) -> float:
+    """``{"value": v, "samples": [...]}``: its value, its samples appended to ``samples``."""
+    extra = sorted(set(point) - {"value", "samples"})
+    if extra:
+        raise InputError(src, place, f"unknown key {_short(extra[0])} (a point is a number or "
+                                     '{"value": number, "samples": [numbers]})')
+    value = _finite(point.get("value"))
+    if value is None:
+        raise InputError(src, f"{place}.value", "expected a finite number")
+    raw = point.get("samples", [])
+    if not isinstance(raw, list):
+        raise InputError(src, f"{place}.samples", "expected a list of numbers")
+    run = []
+    for j, x in enumerate(raw):
+        number = _finite(x)
+        if number is None:
+            raise InputError(src, f"{place}.samples[{j}]", "expected a finite number")
+        run.append(number)
+    samples.append(run)
+    return value
 
 
 def _finite(v: Any) -> float | None:
