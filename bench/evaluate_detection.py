@@ -13,7 +13,8 @@ window 50, p ≤ 0.001, no minimum magnitude) and ruptures PELT with a textbook 
     python bench/evaluate_detection.py --series 350 --seed 1
     python bench/evaluate_detection.py --corpus my_corpus.json   # a corpus from elsewhere: a JSON list
         # of {"values": [...], "change_points": [first index of each new regime, ...]}, optionally
-        # with "kind", "steps" (relative sizes) and "noise_cv" for the per-kind / per-effect rows
+        # with "kind", "steps" (relative sizes) and "noise_cv" for the per-kind / per-effect rows,
+        # and "samples" (each point's raw samples), which perfgate then reads (--ignore-samples: not)
     python bench/evaluate_detection.py --seed 2 --length 60 200  # shorter series
 
 Apache Otava is optional (``pip install -e .[eval]``); without it its column is skipped.
