@@ -48,6 +48,25 @@ def perfgate_detect(values: list[float], samples: list[list[float]] | None = Non
     return [cp.index for cp in detect_change_points(values, PERFGATE_SETTINGS, samples=samples)]
 
 
+def perfgate_location_coverage(corpus: list[dict], margin: int, with_samples: bool) -> tuple[float, float, int]:
+    """How often perfgate's reported location range (``index_low..index_high``, nominally 95%)
+    holds the true change point, among its detections within ``margin`` of one; and the mean
+    width of those ranges."""
+    inside = width = count = 0
+    for s in corpus:
+        truth = s["change_points"]
+        if not truth:
+            continue
+        samples = s.get("samples") if with_samples else None
+        for cp in detect_change_points(s["values"], PERFGATE_SETTINGS, samples=samples):
+            nearest = min(truth, key=lambda t: abs(t - cp.index))
+            if abs(nearest - cp.index) <= margin:
+                count += 1
+                inside += cp.index_low <= nearest <= cp.index_high
+                width += cp.index_high - cp.index_low + 1
+    return (inside / count, width / count, count) if count else (math.nan, math.nan, 0)
+
+
 def pelt_bic(values: list[float]) -> list[int]:
     x = np.asarray(values, dtype=float)
     n = x.size
@@ -196,6 +215,10 @@ def main() -> None:
         print(f"{f'recall, {length}-point series (n={count})':38}"
               + "".join(f"{'—' if c is None else f'{c:.3f}':>12}" for c in cells))
     print(f"{'seconds':38}" + "".join(f"{results[n]['seconds']:>12.2f}" for n in names))
+    if "perfgate" in results:
+        cover, width, count = perfgate_location_coverage(corpus, args.margin, not args.ignore_samples)
+        print(f"perfgate's location range holds the true change {cover:.3f} of the time (nominal 0.95; "
+              f"{count} detections within ±{args.margin}), mean width {width:.2f} runs")
 
 
 if __name__ == "__main__":
