@@ -43,6 +43,9 @@ def test_within_run_errors_are_standard_errors_of_the_mean_on_the_detectors_scal
     log = within_run_errors(samples, log_scale=True)
     assert log[0] == pytest.approx(np.std(np.log([1, 2, 3]), ddof=1) / np.sqrt(3))
     assert np.isnan(log[1]) and np.isnan(log[2]) and log[3] == 0 and np.isnan(log[4])   # -1 has no log
+    odd = within_run_errors([[float("nan"), 1.0, 2.0], [float("inf"), 1.0], [1.0, 1e308, 1e308]], log_scale=False)
+    assert np.isnan(odd).all(), odd
+    assert np.isnan(within_run_errors([[float("nan"), 1.0, 2.0]], log_scale=True)).all()
     lin = within_run_errors(samples, log_scale=False, scale=2.0)
     assert lin[0] == pytest.approx(1.0 / np.sqrt(3) / 2) and lin[4] == pytest.approx(np.sqrt(2) / np.sqrt(2) / 2)
 
@@ -79,3 +82,15 @@ def test_detect_reads_the_stores_samples(cli, store_path):
                             start_time=1_700_000_000.0 + i) for i, s in enumerate(samples)])
     data = json.loads(cli("detect", "--json", "--no-record").stdout)
     assert [s["change_points"] for s in data["series"]] == [[]]
+
+
+def test_unreadable_samples_are_ignored_not_fatal():
+    samples = runs(3, burst=None)
+    values = means(samples)
+    broken = [list(s) for s in samples]
+    broken[10] = [float("nan"), 1.0, 2.0]
+    broken[11] = [float("inf"), 100.0]
+    broken[12] = [0.0, 100.0]          # no log of 0: that run's spread is unknown
+    broken[13] = [100.0]               # one sample: no spread
+    assert detect_change_points(values, SETTINGS, samples=broken) == \
+        detect_change_points(values, SETTINGS, samples=samples)

@@ -145,18 +145,18 @@ def within_run_errors(samples: Sequence[Sequence[float]], log_scale: bool, scale
     starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
     has = counts > 0
     if log_scale:
-        bad = np.add.reduceat((flat <= 0).astype(np.int64), starts[has])
+        bad = np.add.reduceat((~(flat > 0)).astype(np.int64), starts[has])   # also NaN
         flat = np.log(np.where(flat > 0, flat, 1.0))
     else:
         bad = np.zeros(int(has.sum()), dtype=np.int64)
         flat = flat / scale
-    total = np.add.reduceat(flat, starts[has])
     k = counts[has].astype(float)
-    mean = total / k
-    # squares about each run's own mean (not Σs² - k·mean², which cancels badly on a log scale)
-    dev2 = np.add.reduceat((flat - np.repeat(mean, counts[has])) ** 2, starts[has])
-    with np.errstate(divide="ignore", invalid="ignore"):
+    # A NaN or infinite sample makes its run's spread NaN: unknown, like a run without samples.
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        mean = np.add.reduceat(flat, starts[has]) / k
+        # squares about each run's own mean (not Σs² - k·mean², which cancels badly on a log scale)
+        dev2 = np.add.reduceat((flat - np.repeat(mean, counts[has])) ** 2, starts[has])
         se = np.sqrt(dev2 / (k - 1) / k)
-    se[(k < 2) | (bad > 0)] = np.nan
+    se[(k < 2) | (bad > 0) | ~np.isfinite(se)] = np.nan
     out[has] = se
     return out
