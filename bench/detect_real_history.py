@@ -14,7 +14,12 @@ its pinned container: runs with a neighbour process on the benchmark's CPU, then
 
 Each with the runs' raw samples given to the detector and without them (values only).
 
+A history recorded with ``--planted`` (``tests/fixtures/history/tree-alloc-change.json``) holds a
+real code change in its quiet stretch: for it the script reports, per series, what is found at
+the change (``--margin``) and elsewhere, instead of planting steps.
+
     .venv/bin/python bench/detect_real_history.py
+    .venv/bin/python bench/detect_real_history.py --history tests/fixtures/history/tree-alloc-change.json
     .venv/bin/python bench/detect_real_history.py --history my.json --margin 0
 """
 
@@ -50,12 +55,38 @@ def found(values, samples, use_samples: bool) -> list[int]:
     return [cp.index for cp in detect_change_points(values, SETTINGS, samples=samples if use_samples else None)]
 
 
+def real_change(doc: dict, margin: int) -> None:
+    cut, at = doc["noisy_runs"], doc["planted_at"]
+    n = at + doc["planted_runs"]
+    print(f"{doc['suite']}: {len(doc['series'])} latency series of {n} runs recorded {doc['recorded']}: {cut} with a "
+          f"neighbour on the CPU, {at - cut} alone, then {doc['planted_runs']} alone with the code change "
+          f"'{doc['plant']}' (run {at}; it runs in {', '.join(doc['plant_affects'])})\n")
+    for use in (True, False):
+        print("with raw samples" if use else "values only")
+        for s in doc["series"]:
+            affected = any(s["benchmark"].startswith(a) for a in doc["plant_affects"])
+            cps = detect_change_points(s["values"], SETTINGS, samples=s["samples"] if use else None)
+            at_change = [cp for cp in cps if abs(cp.index - at) <= margin]
+            quiet_other = [cp.index for cp in cps if cut + margin < cp.index and abs(cp.index - at) > margin]
+            v = np.asarray(s["values"])
+            effect = float(np.median(v[at:]) / np.median(v[cut:at]) - 1)
+            found = (f"found at run {at_change[0].index} ({at_change[0].index_low}..{at_change[0].index_high}), "
+                     f"{at_change[0].magnitude * 100:+.1f}% [{at_change[0].ci_low * 100:+.1f}, "
+                     f"{at_change[0].ci_high * 100:+.1f}]" if at_change else "not found at the change")
+            print(f"  {s['benchmark']:40} {'runs the change' if affected else 'unaffected':16} "
+                  f"median shift {effect * 100:+5.1f}%  {found}; other quiet-stretch change points {quiet_other}")
+        print()
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--history", default=str(ROOT / "tests/fixtures/history/tree-alloc.json"))
     p.add_argument("--margin", type=int, default=2)
     args = p.parse_args()
     doc = json.loads(Path(args.history).read_text())
+    if "planted_at" in doc:
+        real_change(doc, args.margin)
+        return
     cut = doc["noisy_runs"]
     n = cut + doc["quiet_runs"]
     quiet_at = list(range(cut + 30, n - 20, 25))
