@@ -7,6 +7,7 @@ import json
 import numpy as np
 import pytest
 
+from disturbed_runs import means, runs
 from perfgate.commands.detect import read_series_file
 from perfgate.errors import InputError
 
@@ -157,19 +158,15 @@ def test_small_instruction_count_step_policy(cli, tmp_path):
 
 def test_points_with_raw_samples(cli, tmp_path):
     # 150 runs, runs 70-79 disturbed: samples 8x wider and 6% slower; no change in the code
-    rng = np.random.default_rng(2)
-    level = np.exp(0.01 * rng.standard_normal(150))
-    spread = np.where((np.arange(150) >= 70) & (np.arange(150) < 80), 0.24, 0.03)
-    pull = np.where(spread > 0.1, 1.06, 1.0)
-    runs = [(100 * level[i] * pull[i] * np.exp(spread[i] * rng.standard_normal(10))).tolist() for i in range(150)]
+    samples_of_runs = runs(2)
     plain = tmp_path / "plain.json"
-    plain.write_text(json.dumps([float(np.mean(r)) for r in runs]))
+    plain.write_text(json.dumps(means(samples_of_runs)))
     with_samples = tmp_path / "samples.json"
-    with_samples.write_text(json.dumps([{"value": float(np.mean(r)), "samples": r} for r in runs]))
+    with_samples.write_text(json.dumps([{"value": v, "samples": r} for v, r in zip(means(samples_of_runs), samples_of_runs)]))
     blind = json.loads(cli("detect", "--series", str(plain), "--json").stdout)
     assert [c["index"] for c in blind["change_points"] if 65 <= c["index"] <= 85]
     seen = cli("detect", "--series", str(with_samples), "--json")
     assert seen.returncode == 0, seen.stderr
     assert json.loads(seen.stdout)["change_points"] == []
     _, [(_, values, samples)] = read_series_file(with_samples)
-    assert len(values) == len(samples) == 150 and samples[0] == runs[0]
+    assert len(values) == len(samples) == 150 and samples[0] == samples_of_runs[0]

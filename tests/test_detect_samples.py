@@ -9,6 +9,7 @@ import json
 import numpy as np
 import pytest
 
+from disturbed_runs import means, runs
 from perfgate.detect.changepoint import detect_change_points
 from perfgate.detect.noise import within_run_errors
 from perfgate.model import Metric, Run
@@ -17,25 +18,6 @@ from perfgate.store.sqlite import SqliteStore
 from perfgate.thresholds import ChangePointSettings
 
 SETTINGS = ChangePointSettings(min_effect=0.005)
-
-
-def runs(seed: int, n: int = 150, burst: tuple[int, int] | None = (70, 80), step_at: int | None = None,
-         k: int = 10) -> list[list[float]]:
-    """Each run's samples: run-to-run wander 1%, samples scattered 3% about the run's level; in the
-    burst the samples scatter 8x wider and the run is 6% slower."""
-    rng = np.random.default_rng(seed)
-    level = np.exp(0.01 * rng.standard_normal(n))
-    if step_at is not None:
-        level[step_at:] *= 1.04
-    spread, pull = np.full(n, 0.03), np.ones(n)
-    if burst:
-        spread[burst[0]:burst[1]] *= 8
-        pull[burst[0]:burst[1]] = 1.06
-    return [(100 * level[i] * pull[i] * np.exp(spread[i] * rng.standard_normal(k))).tolist() for i in range(n)]
-
-
-def means(samples: list[list[float]]) -> list[float]:
-    return [float(np.mean(s)) for s in samples]
 
 
 def test_within_run_errors_are_standard_errors_of_the_mean_on_the_detectors_scale():

@@ -340,7 +340,9 @@ def _points(src: str, place: str, points: Any) -> tuple[list[float], Samples]:
     samples: list[list[float]] = []
     for i, v in enumerate(points):
         if isinstance(v, dict):
-            values.append(_run_point(src, f"{place}[{i}]", v, samples))
+            value, run = _run_point(src, f"{place}[{i}]", v)
+            values.append(value)
+            samples.append(run)
             continue
         number = _finite(v)
         if number is None:
@@ -351,8 +353,8 @@ def _points(src: str, place: str, points: Any) -> tuple[list[float], Samples]:
     return values, samples if any(samples) else None
 
 
-def _run_point(src: str, place: str, point: dict, samples: list[list[float]]) -> float:
-    """``{"value": v, "samples": [...]}``: its value, its samples appended to ``samples``."""
+def _run_point(src: str, place: str, point: dict) -> tuple[float, list[float]]:
+    """``{"value": v, "samples": [...]}``: its value and its samples (none when left out)."""
     extra = sorted(set(point) - {"value", "samples"})
     if extra:
         raise InputError(src, place, f"unknown key {_short(extra[0])} (a point is a number or "
@@ -369,8 +371,7 @@ def _run_point(src: str, place: str, point: dict, samples: list[list[float]]) ->
         if number is None:
             raise InputError(src, f"{place}.samples[{j}]", "expected a finite number")
         run.append(number)
-    samples.append(run)
-    return value
+    return value, run
 
 
 def _finite(v: Any) -> float | None:

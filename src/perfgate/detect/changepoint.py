@@ -50,7 +50,7 @@ import ruptures as rpt
 
 from perfgate.detect.elimination import eliminate
 from perfgate.detect.noise import NoiseModel, lag1_autocorrelation, variance_inflation
-from perfgate.detect.stats import hodges_lehmann, mean_test, normal_quantile, rank_test
+from perfgate.detect.stats import hodges_lehmann, mean_test, normal_quantile, pooled_sd, rank_test
 from perfgate.thresholds import ChangePointSettings
 
 WINDOW = 90          # points each side used to judge a candidate (bounds the effect of slow drift)
@@ -215,7 +215,7 @@ class ChangePointDetector:
         # robust scale alone (a MAD about a rolling median) is smaller, and made the location
         # range hold the true run 0.83 of the time for weak steps instead of about 0.95.
         l0, r0 = self._windows(y, lo, cps[i], hi)
-        loc_sigma = max(_pooled_sd(fenced(l0, sigma), fenced(r0, sigma)), sigma)
+        loc_sigma = max(pooled_sd(fenced(l0, sigma), fenced(r0, sigma)), sigma)
         # Refined near the candidate only: over a whole long regime, a stretch of other noise (or
         # a drift) can out-score the step that was found and judged here.  Should the best split
         # still be one that fails its own test (a burst of noise beside a quiet step), the search
@@ -235,7 +235,7 @@ class ChangePointDetector:
         left, right = self._windows(y, lo, t, hi)
         shift = hodges_lehmann(left, right)
         lw, rw = fenced(left, sigma), fenced(right, sigma)
-        spread = max(_pooled_sd(lw, rw), sigma)
+        spread = max(pooled_sd(lw, rw), sigma)
         half = normal_quantile(0.5 + self.settings.confidence / 2) * spread * math.sqrt(
             (1 / lw.size + 1 / rw.size) * inflation)
         magnitude = self.noise_.relative(shift)
@@ -246,14 +246,6 @@ class ChangePointDetector:
             p_value=p_adj, confidence=1.0 - p_adj, direction=direction_of(magnitude, self.lower_is_better),
             before=float(np.median(raw[max(lo, t - self.window):t])),
             after=float(np.median(raw[t:min(hi, t + self.window)])))
-
-
-def _pooled_sd(a: np.ndarray, b: np.ndarray) -> float:
-    dof = a.size + b.size - 2
-    if dof < 1:
-        return 0.0
-    return math.sqrt(((a.var(ddof=1) * (a.size - 1) if a.size > 1 else 0.0)
-                      + (b.var(ddof=1) * (b.size - 1) if b.size > 1 else 0.0)) / dof)
 
 
 def chunked_search(signal: np.ndarray, m: int, pen: float) -> list[int]:

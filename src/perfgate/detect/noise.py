@@ -40,18 +40,17 @@ DISTURBED = 0.25     # a run whose precision is under a quarter of its neighbour
 
 class NoiseModel:
     """``NoiseModel().fit(values, samples=None)`` exposes ``y``, ``sigma``, ``winsorized``,
-    ``local_sigma``, ``weights`` and ``log_scale``."""
+    ``local_sigma`` and ``log_scale``."""
 
     def fit(self, values: np.ndarray, samples: Sequence[Sequence[float]] | None = None) -> "NoiseModel":
         x = np.asarray(values, dtype=float)
         self.log_scale = bool(x.size and np.all(x > 0))
-        scale = abs(float(np.median(x))) if x.size else 0.0
+        self.level = float(np.median(x)) if x.size else 0.0
+        scale = abs(self.level)
         if self.log_scale:
             self.y = np.log(x)
         else:
             self.y = x / scale if scale > 0 else x.copy()
-        self.level = float(np.median(x)) if x.size else 0.0
-        self.weights = np.ones(x.size)
         if x.size < 3:
             self.sigma, self.winsorized = SIGMA_FLOOR, self.y.copy()
             self.local_sigma = np.full(x.size, SIGMA_FLOOR)
@@ -109,7 +108,6 @@ class NoiseModel:
         pos = np.clip(np.searchsorted(steady, np.arange(w.size)) - SMOOTH // 2, 0, steady.size - SMOOTH)
         reference = np.median(self.y[steady[pos[:, None] + np.arange(SMOOTH)]], axis=1)
         self.y = np.where(disturbed, reference + (self.y - reference) * w, self.y)
-        self.weights = np.where(disturbed, w, 1.0)
         return True
 
     def relative(self, shift: float) -> float:

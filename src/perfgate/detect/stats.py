@@ -53,12 +53,21 @@ def mean_test(a: np.ndarray, b: np.ndarray, floor: float = 0.0, inflation: float
     na, nb = a.size, b.size
     if na < 2 or nb < 2:
         return 0.0, 1.0
-    pooled = ((na - 1) * a.var(ddof=1) + (nb - 1) * b.var(ddof=1)) / (na + nb - 2)
-    s = max(math.sqrt(pooled), floor)
+    s = max(pooled_sd(a, b), floor)
     if s == 0:
         return 0.0, 1.0
     z = (b.mean() - a.mean()) / (s * math.sqrt((1 / na + 1 / nb) * inflation))
     return float(z), float(2.0 * ndtr(-abs(z)))
+
+
+def pooled_sd(a: np.ndarray, b: np.ndarray) -> float:
+    """The pooled standard deviation of two samples, ``sqrt(((n_a-1)·s_a² + (n_b-1)·s_b²) / (n_a+n_b-2))``
+    (a one-point sample adds no spread; 0 when there are fewer than two degrees of freedom)."""
+    dof = a.size + b.size - 2
+    if dof < 1:
+        return 0.0
+    return math.sqrt(((a.var(ddof=1) * (a.size - 1) if a.size > 1 else 0.0)
+                      + (b.var(ddof=1) * (b.size - 1) if b.size > 1 else 0.0)) / dof)
 
 
 def hodges_lehmann(a: np.ndarray, b: np.ndarray) -> float:
