@@ -36,7 +36,7 @@ import ruptures as rpt
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from detection_corpus import KINDS, generate  # noqa: E402
 
-from perfgate.detect.changepoint import detect_change_points  # noqa: E402
+from perfgate.detect.changepoint import ChangePoint, detect_change_points  # noqa: E402
 from perfgate.thresholds import ChangePointSettings  # noqa: E402
 
 # perfgate on an unnamed series uses its default change point settings (thresholds/default.toml:
@@ -44,21 +44,26 @@ from perfgate.thresholds import ChangePointSettings  # noqa: E402
 PERFGATE_SETTINGS = ChangePointSettings(min_effect=0.005, confidence=0.99)
 
 
-def perfgate_detect(values: list[float], samples: list[list[float]] | None = None) -> list[int]:
-    return [cp.index for cp in detect_change_points(values, PERFGATE_SETTINGS, samples=samples)]
+class PerfgateDetector:
+    """perfgate on one series (``detect(values, samples=None) -> [index]``), keeping each series'
+    change points in call order for :func:`location_coverage`."""
+
+    def __init__(self) -> None:
+        self.found: list[list[ChangePoint]] = []
+
+    def __call__(self, values: list[float], samples: list[list[float]] | None = None) -> list[int]:
+        self.found.append(detect_change_points(values, PERFGATE_SETTINGS, samples=samples))
+        return [cp.index for cp in self.found[-1]]
 
 
-def perfgate_location_coverage(corpus: list[dict], margin: int, with_samples: bool) -> tuple[float, float, int]:
+def location_coverage(corpus: list[dict], found: list[list[ChangePoint]], margin: int) -> tuple[float, float, int]:
     """How often perfgate's reported location range (``index_low..index_high``, nominally 95%)
     holds the true change point, among its detections within ``margin`` of one; and the mean
-    width of those ranges."""
+    width of those ranges.  ``found``: each series' change points, in corpus order."""
     inside = width = count = 0
-    for s in corpus:
+    for s, cps in zip(corpus, found, strict=True):
         truth = s["change_points"]
-        if not truth:
-            continue
-        samples = s.get("samples") if with_samples else None
-        for cp in detect_change_points(s["values"], PERFGATE_SETTINGS, samples=samples):
+        for cp in cps if truth else ():
             nearest = min(truth, key=lambda t: abs(t - cp.index))
             if abs(nearest - cp.index) <= margin:
                 count += 1
@@ -176,7 +181,8 @@ def main() -> None:
     corpus = json.loads(Path(args.corpus).read_text()) if args.corpus else generate(args.series, args.seed, tuple(args.length))
     if isinstance(corpus, dict):
         corpus = corpus.get("series", [])
-    methods: dict[str, Callable | None] = {"perfgate": perfgate_detect, "otava": otava_detector(), "pelt-bic": pelt_bic}
+    perfgate = PerfgateDetector()
+    methods: dict[str, Callable | None] = {"perfgate": perfgate, "otava": otava_detector(), "pelt-bic": pelt_bic}
     results = {}
     for name, fn in methods.items():
         if args.only and name not in args.only:
@@ -216,7 +222,7 @@ def main() -> None:
               + "".join(f"{'—' if c is None else f'{c:.3f}':>12}" for c in cells))
     print(f"{'seconds':38}" + "".join(f"{results[n]['seconds']:>12.2f}" for n in names))
     if "perfgate" in results:
-        cover, width, count = perfgate_location_coverage(corpus, args.margin, not args.ignore_samples)
+        cover, width, count = location_coverage(corpus, perfgate.found, args.margin)
         print(f"perfgate's location range holds the true change {cover:.3f} of the time (nominal 0.95; "
               f"{count} detections within ±{args.margin}), mean width {width:.2f} runs")
 
