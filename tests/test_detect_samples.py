@@ -11,7 +11,7 @@ import pytest
 
 from disturbed_runs import means, runs
 from perfgate.detect.changepoint import detect_change_points
-from perfgate.detect.noise import within_run_errors
+from perfgate.detect.noise import within_run_spread
 from perfgate.model import Metric, Run
 from perfgate.model import Testbed as Bed
 from perfgate.store.sqlite import SqliteStore
@@ -20,16 +20,16 @@ from perfgate.thresholds import ChangePointSettings
 SETTINGS = ChangePointSettings(min_effect=0.005)
 
 
-def test_within_run_errors_are_standard_errors_of_the_mean_on_the_detectors_scale():
+def test_within_run_spread_is_the_samples_standard_deviation_on_the_detectors_scale():
     samples = [[1.0, 2.0, 3.0], [], [5.0], [2.0, 2.0, 2.0], [1.0, -1.0]]
-    log = within_run_errors(samples, log_scale=True)
-    assert log[0] == pytest.approx(np.std(np.log([1, 2, 3]), ddof=1) / np.sqrt(3))
+    log = within_run_spread(samples, log_scale=True)
+    assert log[0] == pytest.approx(np.std(np.log([1, 2, 3]), ddof=1))
     assert np.isnan(log[1]) and np.isnan(log[2]) and log[3] == 0 and np.isnan(log[4])   # -1 has no log
-    odd = within_run_errors([[float("nan"), 1.0, 2.0], [float("inf"), 1.0], [1.0, 1e308, 1e308]], log_scale=False)
+    odd = within_run_spread([[float("nan"), 1.0, 2.0], [float("inf"), 1.0], [1.0, 1e308, 1e308]], log_scale=False)
     assert np.isnan(odd).all(), odd
-    assert np.isnan(within_run_errors([[float("nan"), 1.0, 2.0]], log_scale=True)).all()
-    lin = within_run_errors(samples, log_scale=False, scale=2.0)
-    assert lin[0] == pytest.approx(1.0 / np.sqrt(3) / 2) and lin[4] == pytest.approx(np.sqrt(2) / np.sqrt(2) / 2)
+    assert np.isnan(within_run_spread([[float("nan"), 1.0, 2.0]], log_scale=True)).all()
+    lin = within_run_spread(samples, log_scale=False, scale=2.0)
+    assert lin[0] == pytest.approx(1.0 / 2) and lin[4] == pytest.approx(np.sqrt(2) / 2)
 
 
 @pytest.mark.parametrize("seed", range(6))

@@ -35,7 +35,7 @@ FENCE = 2.0
 SMOOTH = 9           # rolling median width: wider than a spike, narrower than a regime
 MAX_RHO = 0.9
 LOCAL = 121          # points of a local noise estimate: the two judging windows about a point
-DISTURBED = 0.25     # a run whose precision is under a quarter of its neighbours' typical one
+DISTURBED = 0.2      # a run whose samples' variance is over 5× (spread over √5 ≈ 2.2×) its neighbours' typical one
 
 
 class NoiseModel:
@@ -57,48 +57,48 @@ class NoiseModel:
             return self
         self._fit_noise()
         if samples is not None and len(samples) == x.size:
-            errors = within_run_errors(samples, self.log_scale, scale or 1.0)
-            if self._weigh(errors):
+            if self._weigh(within_run_spread(samples, self.log_scale, scale or 1.0)):
                 self._fit_noise()
         return self
 
     def _fit_noise(self) -> None:
-        smooth = median_filter(self.y, size=min(SMOOTH, self.y.size), mode="nearest")
+        # Windows at the ends mirror the series ("nearest" would repeat the end value over half a
+        # window: the local scale then collapsed to its floor over the first and last points).
+        smooth = median_filter(self.y, size=min(SMOOTH, self.y.size), mode="reflect")
         resid = self.y - smooth
         dev = np.abs(resid - np.median(resid))
         self.sigma = max(1.4826 * float(np.median(dev)), SIGMA_FLOOR)
         # The same scale about each point, from its LOCAL neighbours only: a series whose noise
         # changes (a noisy stretch, then a quiet one) is judged by the noise where a step is,
         # not by its noisiest stretch.  Residuals about the rolling median ignore steps.
-        self.local_sigma = np.maximum(1.4826 * median_filter(dev, size=min(LOCAL, self.y.size), mode="nearest"),
+        self.local_sigma = np.maximum(1.4826 * median_filter(dev, size=min(LOCAL, self.y.size), mode="reflect"),
                                       SIGMA_FLOOR)
         q1, q3 = np.percentile(resid, [25, 75])
         iqr = max(float(q3 - q1), 1.349 * self.sigma)
         self.winsorized = smooth + np.clip(resid, q1 - FENCE * iqr, q3 + FENCE * iqr)
 
-    def _weigh(self, errors: np.ndarray) -> bool:
-        """Weigh down the runs whose raw samples show they were disturbed.
+    def _weigh(self, spread: np.ndarray) -> bool:
+        """Set aside the runs whose raw samples show they were disturbed.
 
-        A run's variance is ``τ² + se²``: the run-to-run wander ``τ²`` (what the local noise
-        ``σ²`` has beyond the typical within-run error ``se_typ²`` of the runs about it) plus
-        its own within-run error ``se²`` (the standard error of its samples' mean).  Its
-        precision relative to its neighbours is ``w = (τ² + se_typ²) / (τ² + se²)``.  A run
-        with ``w < DISTURBED`` — a neighbour process preempted some of its repetitions, say —
-        keeps only the share ``w`` of its deviation from where its undisturbed neighbours put
-        it, its pull on any mean being then what it has in a precision-weighted mean: a stretch
-        of disturbed runs cannot pose as a new regime, which the values alone cannot tell (a
-        rolling median follows a long enough stretch).  Every other run keeps its value:
-        moderately noisier runs are left alone, because pulling runs beside a real step towards
-        neighbours on both sides of it blurs where the step is (measured on a real history,
-        ``bench/detect_real_history.py``).  Typical spreads are local (a noisy stretch is judged
-        against itself).  Returns whether any run was weighed down."""
-        known = np.isfinite(errors)
+        A neighbour process preempting some of a run's repetitions scatters its samples and
+        pulls its mean (contention only slows): such a run's value is biased, not merely less
+        precise, so it is judged by its samples' variance ``s²`` against the typical one of the
+        runs about it — per sample, so a run of few samples is not suspect for that alone.  A run
+        with ``w = typical / s² < DISTURBED`` keeps only the share ``w`` of its deviation from
+        where its steady neighbours put it: a stretch of disturbed runs cannot pose as a new
+        regime, which the values alone cannot tell (a rolling median follows a long enough
+        stretch).  Every other run keeps its value.  (Weighing by the precision of each run's
+        mean instead, ``(τ² + se_typ²) / (τ² + se²)`` with the run-to-run wander ``τ²``, left
+        most bursts at full weight where the wander is large and their bias still was.)  The
+        threshold was chosen on the real history (``bench/detect_real_history.py``: every
+        noisier run weighed down blurs where real steps are); typical spreads are local (a
+        noisy stretch is judged against itself).  Returns whether any run was set aside."""
+        known = np.isfinite(spread)
         if known.sum() < 3:
             return False
-        se2 = np.where(known, errors, np.median(errors[known])) ** 2
-        typical = median_filter(se2, size=min(LOCAL, se2.size), mode="nearest")
-        wander = np.maximum(self.local_sigma ** 2 - typical, 0.0)
-        w = np.minimum(1.0, (wander + typical) / np.maximum(wander + se2, 1e-300))
+        s2 = np.where(known, spread, np.median(spread[known])) ** 2
+        typical = median_filter(s2, size=min(LOCAL, s2.size), mode="reflect")
+        w = np.minimum(1.0, typical / np.maximum(s2, 1e-300))
         disturbed = w < DISTURBED
         steady = np.flatnonzero(~disturbed)
         if not disturbed.any() or steady.size < SMOOTH:
@@ -130,10 +130,10 @@ def variance_inflation(rho: float) -> float:
     return (1.0 + rho) / (1.0 - rho)
 
 
-def within_run_errors(samples: Sequence[Sequence[float]], log_scale: bool, scale: float = 1.0) -> np.ndarray:
-    """The standard error of each run's mean from its raw samples, on the detector's scale
-    (``sd(log s) / √k`` when the series is on a log scale, else ``sd(s) / √k / scale``); NaN for
-    a run with fewer than two samples (or a non-positive one on a log scale).  Vectorised over
+def within_run_spread(samples: Sequence[Sequence[float]], log_scale: bool, scale: float = 1.0) -> np.ndarray:
+    """The standard deviation of each run's raw samples, on the detector's scale (``sd(log s)``
+    when the series is on a log scale, else ``sd(s) / scale``); NaN for a run with fewer than
+    two samples (or a non-positive one on a log scale).  Vectorised over
     all samples at once: a store's series can hold millions."""
     counts = np.fromiter((len(s) for s in samples), dtype=np.int64, count=len(samples))
     out = np.full(counts.size, np.nan)
@@ -154,7 +154,7 @@ def within_run_errors(samples: Sequence[Sequence[float]], log_scale: bool, scale
         mean = np.add.reduceat(flat, starts[has]) / k
         # squares about each run's own mean (not Σs² - k·mean², which cancels badly on a log scale)
         dev2 = np.add.reduceat((flat - np.repeat(mean, counts[has])) ** 2, starts[has])
-        se = np.sqrt(dev2 / (k - 1) / k)
-    se[(k < 2) | (bad > 0) | ~np.isfinite(se)] = np.nan
-    out[has] = se
+        sd = np.sqrt(dev2 / (k - 1))
+    sd[(k < 2) | (bad > 0) | ~np.isfinite(sd)] = np.nan
+    out[has] = sd
     return out
