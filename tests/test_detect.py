@@ -128,6 +128,18 @@ def test_noise_model_pieces():
     assert 0.7 < lag1_autocorrelation(ar) < 0.9
 
 
+@pytest.mark.parametrize("seed", range(5))
+def test_the_local_noise_scale_holds_at_the_series_ends(seed):
+    # Windows padded by repeating the end value made the local scale collapse to its floor over
+    # the first and last points, and a spike on the first run escaped the fences.
+    x = noisy(300, 0.02, seed)
+    m = NoiseModel().fit(x)
+    assert 0.012 < m.local_sigma.min() and m.local_sigma.max() < 0.03, (m.local_sigma[:3], m.local_sigma[-3:])
+    first = x.copy()
+    first[0] *= 10
+    assert abs(NoiseModel().fit(first).winsorized[0] - np.log(x[0])) < 5 * m.sigma
+
+
 def test_detector_is_fit_predict():
     x = noisy(200, 0.01, 5)
     x[90:] *= 0.9

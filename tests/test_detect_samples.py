@@ -11,7 +11,7 @@ import pytest
 
 from disturbed_runs import means, runs
 from perfgate.detect.changepoint import detect_change_points
-from perfgate.detect.noise import within_run_spread
+from perfgate.detect.noise import NoiseModel, within_run_spread
 from perfgate.model import Metric, Run
 from perfgate.model import Testbed as Bed
 from perfgate.store.sqlite import SqliteStore
@@ -48,6 +48,15 @@ def test_a_real_step_is_still_found_beside_a_burst(seed):
     [cp] = seen
     assert abs(cp.index - 100) <= 2, cp.index
     assert cp.magnitude == pytest.approx(0.04, abs=0.01)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_run_of_few_samples_is_not_set_aside_for_that_alone(seed):
+    # Runs of 3 and of 30 samples scattered alike: the mean of 3 is less precise, not disturbed.
+    rng = np.random.default_rng(seed)
+    samples = [(100 * np.exp(0.03 * rng.standard_normal(3 if i % 2 else 30))).tolist() for i in range(200)]
+    values = means(samples)
+    assert np.array_equal(NoiseModel().fit(values, samples).y, NoiseModel().fit(values).y)
 
 
 def test_runs_without_samples_keep_their_value():

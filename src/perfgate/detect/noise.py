@@ -29,6 +29,7 @@ from itertools import chain
 
 import numpy as np
 from scipy.ndimage import median_filter
+from scipy.stats import chi2
 
 SIGMA_FLOOR = 1e-4   # relative: 0.01%, well under any effect worth reporting
 FENCE = 2.0
@@ -36,6 +37,7 @@ SMOOTH = 9           # rolling median width: wider than a spike, narrower than a
 MAX_RHO = 0.9
 LOCAL = 121          # points of a local noise estimate: the two judging windows about a point
 DISTURBED = 0.2      # a run whose samples' variance is over 5× (spread over √5 ≈ 2.2×) its neighbours' typical one
+CHANCE = 1e-3        # ... and more than its few samples scatter by chance once in this many runs
 
 
 class NoiseModel:
@@ -57,7 +59,8 @@ class NoiseModel:
             return self
         self._fit_noise()
         if samples is not None and len(samples) == x.size:
-            if self._weigh(within_run_spread(samples, self.log_scale, scale or 1.0)):
+            counts = np.fromiter((len(s) for s in samples), dtype=float, count=x.size)
+            if self._weigh(within_run_spread(samples, self.log_scale, scale or 1.0), counts):
                 self._fit_noise()
         return self
 
@@ -77,17 +80,18 @@ class NoiseModel:
         iqr = max(float(q3 - q1), 1.349 * self.sigma)
         self.winsorized = smooth + np.clip(resid, q1 - FENCE * iqr, q3 + FENCE * iqr)
 
-    def _weigh(self, spread: np.ndarray) -> bool:
+    def _weigh(self, spread: np.ndarray, counts: np.ndarray) -> bool:
         """Set aside the runs whose raw samples show they were disturbed.
 
         A neighbour process preempting some of a run's repetitions scatters its samples and
         pulls its mean (contention only slows): such a run's value is biased, not merely less
         precise, so it is judged by its samples' variance ``s²`` against the typical one of the
         runs about it — per sample, so a run of few samples is not suspect for that alone.  A run
-        with ``w = typical / s² < DISTURBED`` keeps only the share ``w`` of its deviation from
-        where its steady neighbours put it: a stretch of disturbed runs cannot pose as a new
-        regime, which the values alone cannot tell (a rolling median follows a long enough
-        stretch).  Every other run keeps its value.  (Weighing by the precision of each run's
+        with ``w = typical / s² < DISTURBED`` (and ``s²`` beyond what ``k`` samples' variance
+        reaches by chance in one run of ``1 / CHANCE``: ``χ²_{k-1}/(k-1)``, which matters for
+        runs of 3 or 4 samples) keeps only the share ``w`` of its deviation from where its
+        steady neighbours put it: a stretch of disturbed runs cannot pose as a new regime, which
+        the values alone cannot tell (a rolling median follows a long enough stretch).  Every other run keeps its value.  (Weighing by the precision of each run's
         mean instead, ``(τ² + se_typ²) / (τ² + se²)`` with the run-to-run wander ``τ²``, left
         most bursts at full weight where the wander is large and their bias still was.)  The
         threshold was chosen on the real history (``bench/detect_real_history.py``: every
@@ -99,7 +103,8 @@ class NoiseModel:
         s2 = np.where(known, spread, np.median(spread[known])) ** 2
         typical = median_filter(s2, size=min(LOCAL, s2.size), mode="reflect")
         w = np.minimum(1.0, typical / np.maximum(s2, 1e-300))
-        disturbed = w < DISTURBED
+        chance = chi2.isf(CHANCE, np.maximum(counts - 1, 1)) / np.maximum(counts - 1, 1)
+        disturbed = (w < DISTURBED) & (s2 > chance * typical)
         steady = np.flatnonzero(~disturbed)
         if not disturbed.any() or steady.size < SMOOTH:
             return False
