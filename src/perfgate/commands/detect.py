@@ -14,7 +14,8 @@ New changes are recorded as alerts; a change already alerted (even acknowledged)
 again on later runs.  Exit 1 when a NEW regression alert was raised, 0 otherwise, 2 on bad input.
 
 --series FILE analyses numbers outside the store: a CSV with a `value` column (optionally with
-an `index` column), or a JSON list of numbers; a JSON list of such lists is a batch and gives a
+an `index` column, and a `samples` column of the run's raw samples separated by spaces or `;`),
+or a JSON list of numbers; a JSON list of such lists is a batch and gives a
 JSON list of results in the same order.  In JSON, a point may be `{"value": 1.2, "samples": [...]}`
 instead of a number: its run's raw samples then tell the detector how noisy that run was.
 Exit 1 when any series has a regression change point.
@@ -51,7 +52,7 @@ ORDER = 40
 EPILOG = """examples:
   perfgate detect                                  # every series; new alerts recorded
   perfgate detect --branch main --measure latency --json
-  perfgate detect --series timings.csv             # CSV with a `value` (and `index`) column
+  perfgate detect --series timings.csv             # CSV with a `value` (`index`, `samples`) column
   perfgate detect --series batch.json --json       # JSON list of series -> list of results
   perfgate alerts                                  # list alerts; --ack ID to acknowledge"""
 
@@ -312,7 +313,7 @@ def read_series_file(path: Path) -> tuple[bool, list[tuple[list[Any] | None, lis
     text = inputs.read_text(path)  # a regular file or -, bounded
     if path.suffix.lower() == ".json" or text.lstrip().startswith("["):
         return _read_json(str(path), text)
-    return False, [(*_read_csv(str(path), text), None)]
+    return False, [_read_csv(str(path), text)]
 
 
 def _read_json(src: str, text: str) -> tuple[bool, list[tuple[None, list[float], Samples]]]:
@@ -394,7 +395,7 @@ def _value_lines(rows: list[list[str]]):
     return (line for line, row in enumerate(rows[1:], start=2) if row and any(c.strip() for c in row))
 
 
-def _read_csv(src: str, text: str) -> tuple[list[Any] | None, list[float]]:
+def _read_csv(src: str, text: str) -> tuple[list[Any] | None, list[float], Samples]:
     reader = csv.reader(io.StringIO(text, newline=None))  # CR, LF and CRLF all end a line
     try:
         rows = list(reader)
@@ -406,6 +407,7 @@ def _read_csv(src: str, text: str) -> tuple[list[Any] | None, list[float]]:
     if "value" not in header:
         raise InputError(src, "line 1", f"no `value` column in header {rows[0]!r} (expected `value` or `index,value`)")
     vi, ii = header.index("value"), header.index("index") if "index" in header else None
+    si = header.index("samples") if "samples" in header else None
     pairs = []
     for line, row in enumerate(rows[1:], start=2):
         if not row or all(not c.strip() for c in row):
@@ -424,16 +426,32 @@ def _read_csv(src: str, text: str) -> tuple[list[Any] | None, list[float]]:
                 label = int(row[ii])
             except ValueError:
                 raise InputError(src, f"line {line}", f"index {_short(row[ii])} is not a whole number") from None
-        pairs.append((label, value))
+        pairs.append((label, value, _csv_samples(src, line, row[si]) if si is not None else []))
     if not pairs:
         raise InputError(src, "", "no values after the header")
+    samples = [run for _, _, run in pairs] if any(run for _, _, run in pairs) else None
     if ii is None:
-        return None, [v for _, v in pairs]
-    labels = [label for label, _ in pairs]
+        return None, [v for _, v, _ in pairs], samples
+    labels = [label for label, _, _ in pairs]
     seen: dict[int, int] = {}                # O(n): the first line of each index
     for line, label in zip(_value_lines(rows), labels):
         if label in seen:
             raise InputError(src, f"line {line}", f"index {label} appears twice (first on line {seen[label]})")
         seen[label] = line
-    pairs.sort()
-    return [label for label, _ in pairs], [v for _, v in pairs]
+    order = sorted(range(len(pairs)), key=lambda i: pairs[i][0])
+    return ([pairs[i][0] for i in order], [pairs[i][1] for i in order],
+            [samples[i] for i in order] if samples else None)
+
+
+def _csv_samples(src: str, line: int, cell: str) -> list[float]:
+    """A `samples` cell: the run's raw samples separated by spaces or semicolons (empty: none)."""
+    run = []
+    for j, field in enumerate(cell.replace(";", " ").split()):
+        try:
+            x = float(field)
+        except ValueError:
+            raise InputError(src, f"line {line}", f"sample {j + 1} {_short(field)} is not a number") from None
+        if not math.isfinite(x):
+            raise InputError(src, f"line {line}", f"sample {j + 1} {_short(field)} is not finite")
+        run.append(x)
+    return run
