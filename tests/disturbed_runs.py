@@ -7,9 +7,9 @@ import numpy as np
 
 
 def runs(seed: int, n: int = 150, burst: tuple[int, int] | None = (70, 80), step_at: int | None = None,
-         k: int = 10) -> list[list[float]]:
+         k: int = 10, slower: float = 0.06) -> list[list[float]]:
     """Each run's samples: run-to-run wander 1%, samples scattered 3% about the run's level; in the
-    burst the samples scatter 8x wider and the run is 6% slower."""
+    burst the samples scatter 8x wider and the run is ``slower`` (6%) slower."""
     rng = np.random.default_rng(seed)
     level = np.exp(0.01 * rng.standard_normal(n))
     if step_at is not None:
@@ -17,7 +17,7 @@ def runs(seed: int, n: int = 150, burst: tuple[int, int] | None = (70, 80), step
     spread, pull = np.full(n, 0.03), np.ones(n)
     if burst:
         spread[burst[0]:burst[1]] *= 8
-        pull[burst[0]:burst[1]] = 1.06
+        pull[burst[0]:burst[1]] = 1 + slower
     return [(100 * level[i] * pull[i] * np.exp(spread[i] * rng.standard_normal(k))).tolist() for i in range(n)]
 
 

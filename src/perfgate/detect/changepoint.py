@@ -21,9 +21,11 @@ Pipeline (``ChangePointDetector(settings).fit(values).predict()``):
    ``p = 2 · min(p_rank, p_t)``.  The location was chosen by a search, so the p-value is
    scan-adjusted (Bonferroni over the n possible positions): ``p_adj = min(1, n · p)``.  A
    candidate survives when ``p_adj ≤ 1 - confidence``, its relative size ``|Δ| ≥ min_effect``,
-   and the step stands out from a smooth trend through both windows (``|z| ≥ 2`` for the step
-   term of ``y = α + β t + γ t² + c [t ≥ τ]``: a slow drift or a hump is not a step).  The failing candidate
-   with the smallest test statistic is dropped and its neighbours re-judged, until all
+   the rank test agrees on its own (``|z| ≥ 3``, or 90% of the most its windows allow: the
+   fenced t-test assumes one mode, and bimodal noise fooled it), and the step stands out from
+   a smooth trend through both windows (``|z| ≥ 2`` for the step term of
+   ``y = α + β t + γ t² + c [t ≥ τ]``: a slow drift or a hump is not a step).  The failing
+   candidate with the smallest test statistic is dropped and its neighbours re-judged, until all
    survivors pass; ρ is then re-estimated on the survivors' segmentation and, when larger,
    the pruning repeated once.
 5. **Report** each survivor: τ (the first index of the new regime, refined to maximise the
@@ -61,6 +63,8 @@ SCREEN_Z = 3.0         # first-pass cut, far below the final (scan-adjusted) sig
 CHUNK = 1000          # longest stretch one exact search sees (its cost is quadratic in it)
 CHUNK_OVERLAP = 100   # context each side of the part of a chunk whose candidates are kept
 DRIFT_GUARD_Z = 2.0    # a step must stand out from a smooth (quadratic) trend through both windows
+RANK_Z = 3.0           # ... and the rank test must agree on its own (|z| ≥ 3, unadjusted),
+RANK_SATURATION = 0.9  # or come within 90% of the most its windows allow (a 5-run regime)
 
 
 @dataclass(frozen=True)
@@ -179,7 +183,10 @@ class ChangePointDetector:
         local windows — the rank test on the raw series and a t-test on each window clipped to
         its own far-out fences (the rank test alone saturates on short windows with big steps) —
         Bonferroni-combined as ``p = 2 · min(p_rank, p_t)`` and scan-adjusted; ``score`` (the
-        larger z²) orders pruning."""
+        larger z²) orders pruning.  Whichever test carried ``p``, the rank test must agree on
+        its own: the fenced t-test assumes one mode, and a short window of a bimodal benchmark's
+        other mode (clipped in a window where it is rare, kept where it is common) gave it
+        z of 5–50 where the rank test saw 1–3 — most false alarms on short series came from that."""
         left, right = self._windows(y, lo, t, hi)
         z_rank, p_rank = rank_test(left, right, inflation)
         sigma = self._sigma_at(t)
@@ -191,7 +198,8 @@ class ChangePointDetector:
             return False, score, p
         effect = self.noise_.relative(hodges_lehmann(left, right))
         ok = (abs(effect) >= self.settings.min_effect
-              and abs(step_beyond_trend(lw, rw, sigma, inflation)) >= DRIFT_GUARD_Z)
+              and abs(step_beyond_trend(lw, rw, sigma, inflation)) >= DRIFT_GUARD_Z
+              and abs(z_rank) >= min(RANK_Z, RANK_SATURATION * extreme_rank_z(left.size, right.size, inflation)))
         return ok, score, p
 
     def _sigma_at(self, t: int) -> float:
@@ -288,6 +296,13 @@ def step_beyond_trend(a: np.ndarray, b: np.ndarray, sigma: float, inflation: flo
     s2 = max(float(resid @ resid) / (n - 4), sigma * sigma)
     var_c = float(xtx_inv[2, 2]) * s2 * inflation
     return float(coef[2] / math.sqrt(var_c)) if var_c > 0 else math.inf
+
+
+def extreme_rank_z(na: int, nb: int, inflation: float) -> float:
+    """The rank test's |z| when the two windows do not overlap at all (no ties): the most that
+    windows of these sizes can show."""
+    u = na * nb / 2.0 - 0.5
+    return u / math.sqrt(na * nb * (na + nb + 1) / 12.0 * inflation)
 
 
 def quartiles(a: np.ndarray) -> tuple[float, float]:
