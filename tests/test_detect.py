@@ -99,6 +99,31 @@ def test_slow_drift_is_not_a_step():
     assert detect_change_points(x, SETTINGS) == []
 
 
+def test_a_drift_on_a_short_series_is_not_a_staircase_of_steps():
+    # 80-200 runs drifting 8% with 1% noise: the search cuts the drift into steps, each of which
+    # passes the local drift guard between its neighbours; 6 of these 40 series were reported with
+    # 23 changes before a staircase had to beat a smooth trend over its whole span.
+    flagged = []
+    for seed in range(40):
+        rng = np.random.default_rng(seed)
+        n = int(rng.integers(80, 200))
+        x = 100 * (1 + 0.01 * rng.standard_normal(n)) * (1 - 0.08 * np.linspace(0, 1, n))
+        if detect_change_points(x, SETTINGS):
+            flagged.append(seed)
+    assert len(flagged) <= 2, flagged
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_staircase_of_real_regressions_is_not_taken_for_a_drift(seed):
+    # three +1% regressions (2x the noise) at even spacing: a trend fits them worse than steps
+    rng = np.random.default_rng(seed)
+    level = np.ones(150)
+    for at in (37, 75, 112):
+        level[at:] *= 1.01
+    found = [cp.index for cp in detect_change_points(100 * level * (1 + 0.005 * rng.standard_normal(150)), SETTINGS)]
+    assert all(any(abs(i - at) <= 3 for i in found) for at in (37, 75, 112)), found
+
+
 def test_bimodal_runs_are_not_changes():
     rng = np.random.default_rng(9)
     x = 1e6 * (1 + 0.003 * rng.standard_normal(400) + 0.08 * (rng.random(400) < 0.45))
