@@ -27,7 +27,9 @@ Pipeline (``ChangePointDetector(settings).fit(values).predict()``):
    ``y = α + β t + γ t² + c [t ≥ τ]``: a slow drift or a hump is not a step).  The failing
    candidate with the smallest test statistic is dropped and its neighbours re-judged, until all
    survivors pass; ρ is then re-estimated on the survivors' segmentation and, when larger,
-   the pruning repeated once.
+   the pruning repeated once.  Last, two or more consecutive survivors in one direction must
+   beat a quadratic trend over their whole span (a slow drift cut into a staircase of steps
+   passes each step's local guard).
 5. **Report** each survivor: τ (the first index of the new regime, refined to maximise the
    two-sample likelihood ratio ``LR(t) = n_L n_R / (n_L + n_R) · (ȳ_L - ȳ_R)² / s²`` near the
    candidate, ``s`` the pooled deviation of the fenced judging windows about it), the range of t

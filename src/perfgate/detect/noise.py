@@ -91,10 +91,11 @@ class NoiseModel:
         reaches by chance in one run of ``1 / CHANCE``: ``χ²_{k-1}/(k-1)``, which matters for
         runs of 3 or 4 samples) keeps only the share ``w`` of its deviation from where its
         steady neighbours put it: a stretch of disturbed runs cannot pose as a new regime, which
-        the values alone cannot tell (a rolling median follows a long enough stretch).  Every other run keeps its value.  (Weighing by the precision of each run's
-        mean instead, ``(τ² + se_typ²) / (τ² + se²)`` with the run-to-run wander ``τ²``, left
-        most bursts at full weight where the wander is large and their bias still was.)  The
-        threshold was chosen on the real history (``bench/detect_real_history.py``: every
+        the values alone cannot tell (a rolling median follows a long enough stretch).  Every
+        other run keeps its value.  (Weighing by the precision of each run's mean instead,
+        ``(τ² + se_typ²) / (τ² + se²)`` with the run-to-run wander ``τ²``, left most bursts at
+        full weight where the wander is large and their bias still was.)  The threshold was
+        chosen on the real history (``bench/detect_real_history.py``: every
         noisier run weighed down blurs where real steps are); typical spreads are local (a
         noisy stretch is judged against itself).  Returns whether any run was set aside."""
         known = np.isfinite(spread)
