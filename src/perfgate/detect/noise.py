@@ -42,10 +42,11 @@ CHANCE = 1e-3        # ... and more than its few samples scatter by chance once 
 
 class NoiseModel:
     """``NoiseModel().fit(values, samples=None)`` exposes ``y``, ``sigma``, ``winsorized``,
-    ``local_sigma`` and ``log_scale``."""
+    ``local_sigma``, ``log_scale`` and ``set_aside`` (the runs :meth:`_weigh` set aside)."""
 
     def fit(self, values: np.ndarray, samples: Sequence[Sequence[float]] | None = None) -> "NoiseModel":
         x = np.asarray(values, dtype=float)
+        self.set_aside = np.zeros(x.size, dtype=bool)   # runs whose samples show a disturbance
         self.log_scale = bool(x.size and np.all(x > 0))
         self.level = float(np.median(x)) if x.size else 0.0
         scale = abs(self.level)
@@ -114,6 +115,7 @@ class NoiseModel:
         pos = np.clip(np.searchsorted(steady, np.arange(w.size)) - SMOOTH // 2, 0, steady.size - SMOOTH)
         reference = np.median(self.y[steady[pos[:, None] + np.arange(SMOOTH)]], axis=1)
         self.y = np.where(disturbed, reference + (self.y - reference) * w, self.y)
+        self.set_aside = disturbed
         return True
 
     def relative(self, shift: float) -> float:
