@@ -12,9 +12,11 @@ point's value.  Between runs the level wanders (CV 0.5–5%); within a run the s
   clean       no disturbed runs
 
 Steps are 1–3× or 3–10× the between-run noise (drawn equally), a third of the series have no
-change, lengths 60–400 points.  ``noise_cv`` is the between-run CV, so recall by effect size is
-against the noise a step must stand out from.  Each entry holds ``samples`` (one list per point)
-besides ``values``.
+change, lengths 60–400 points.  ``noise_cv`` is the noise a step must stand out from: a run's
+mean wanders between runs *and* carries its own samples' sampling error, so it is
+``sqrt(between² + within² / k)`` for the median ``k`` (``between_cv`` is the wander alone; until
+the third round of issue 16 ``noise_cv`` was that, which put steps under the run-to-run noise
+in the "1–3×" bin).  Each entry holds ``samples`` (one list per point) besides ``values``.
 
     .venv/bin/python bench/detection_corpus_samples.py > /tmp/samples.json
     .venv/bin/python bench/evaluate_detection.py --corpus /tmp/samples.json --only perfgate
@@ -68,7 +70,8 @@ def _series(kind: str, rng: np.random.Generator) -> dict:
         s = run_level[i] * (1 + pull[i]) * np.exp(spread[i] * rng.standard_normal(int(k[i])))
         samples.append((1000 * s).round(4).tolist())
     return {"values": [float(np.mean(s)) for s in samples], "samples": samples, "change_points": cps,
-            "steps": steps, "noise_cv": between, "kind": kind}
+            "steps": steps, "noise_cv": float(np.sqrt(between ** 2 + within ** 2 / np.median(k))),
+            "between_cv": between, "kind": kind}
 
 
 def generate(count: int, seed: int = SEED) -> list[dict]:
