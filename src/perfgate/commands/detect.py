@@ -414,12 +414,7 @@ def _read_csv(src: str, text: str) -> tuple[list[Any] | None, list[float], Sampl
             continue
         if len(row) != len(header):
             raise InputError(src, f"line {line}", f"{len(row)} fields, header has {len(header)}")
-        try:
-            value = float(row[vi])
-        except ValueError:
-            raise InputError(src, f"line {line}", f"value {_short(row[vi])} is not a number") from None
-        if not math.isfinite(value):
-            raise InputError(src, f"line {line}", f"value {_short(row[vi])} is not finite")
+        value = _csv_number(src, line, "value", row[vi])
         label: Any = None
         if ii is not None:
             try:
@@ -445,13 +440,16 @@ def _read_csv(src: str, text: str) -> tuple[list[Any] | None, list[float], Sampl
 
 def _csv_samples(src: str, line: int, cell: str) -> list[float]:
     """A `samples` cell: the run's raw samples separated by spaces or semicolons (empty: none)."""
-    run = []
-    for j, field in enumerate(cell.replace(";", " ").split()):
-        try:
-            x = float(field)
-        except ValueError:
-            raise InputError(src, f"line {line}", f"sample {j + 1} {_short(field)} is not a number") from None
-        if not math.isfinite(x):
-            raise InputError(src, f"line {line}", f"sample {j + 1} {_short(field)} is not finite")
-        run.append(x)
-    return run
+    return [_csv_number(src, line, f"sample {j + 1}", field)
+            for j, field in enumerate(cell.replace(";", " ").split())]
+
+
+def _csv_number(src: str, line: int, what: str, text: str) -> float:
+    """A CSV cell as a finite float, or an error naming the line and the cell."""
+    try:
+        x = float(text)
+    except ValueError:
+        raise InputError(src, f"line {line}", f"{what} {_short(text)} is not a number") from None
+    if not math.isfinite(x):
+        raise InputError(src, f"line {line}", f"{what} {_short(text)} is not finite")
+    return x
