@@ -22,13 +22,14 @@ SETTINGS = ChangePointSettings(min_effect=0.005)
 
 def test_within_run_spread_is_the_samples_standard_deviation_on_the_detectors_scale():
     samples = [[1.0, 2.0, 3.0], [], [5.0], [2.0, 2.0, 2.0], [1.0, -1.0]]
-    log = within_run_spread(samples, log_scale=True)
+    log, counts = within_run_spread(samples, log_scale=True)
+    assert counts.tolist() == [3, 0, 1, 3, 2]
     assert log[0] == pytest.approx(np.std(np.log([1, 2, 3]), ddof=1))
     assert np.isnan(log[1]) and np.isnan(log[2]) and log[3] == 0 and np.isnan(log[4])   # -1 has no log
-    odd = within_run_spread([[float("nan"), 1.0, 2.0], [float("inf"), 1.0], [1.0, 1e308, 1e308]], log_scale=False)
+    odd, _ = within_run_spread([[float("nan"), 1.0, 2.0], [float("inf"), 1.0], [1.0, 1e308, 1e308]], log_scale=False)
     assert np.isnan(odd).all(), odd
-    assert np.isnan(within_run_spread([[float("nan"), 1.0, 2.0]], log_scale=True)).all()
-    lin = within_run_spread(samples, log_scale=False, scale=2.0)
+    assert np.isnan(within_run_spread([[float("nan"), 1.0, 2.0]], log_scale=True)[0]).all()
+    lin, _ = within_run_spread(samples, log_scale=False, scale=2.0)
     assert lin[0] == pytest.approx(1.0 / 2) and lin[4] == pytest.approx(np.sqrt(2) / 2)
 
 

@@ -60,8 +60,7 @@ class NoiseModel:
             return self
         self._fit_noise()
         if samples is not None and len(samples) == x.size:
-            counts = np.fromiter((len(s) for s in samples), dtype=float, count=x.size)
-            if self._weigh(within_run_spread(samples, self.log_scale, scale or 1.0), counts):
+            if self._weigh(*within_run_spread(samples, self.log_scale, scale or 1.0)):
                 self._fit_noise()
         return self
 
@@ -138,15 +137,16 @@ def variance_inflation(rho: float) -> float:
     return (1.0 + rho) / (1.0 - rho)
 
 
-def within_run_spread(samples: Sequence[Sequence[float]], log_scale: bool, scale: float = 1.0) -> np.ndarray:
-    """The standard deviation of each run's raw samples, on the detector's scale (``sd(log s)``
-    when the series is on a log scale, else ``sd(s) / scale``); NaN for a run with fewer than
-    two samples (or a non-positive one on a log scale).  Vectorised over
-    all samples at once: a store's series can hold millions."""
+def within_run_spread(samples: Sequence[Sequence[float]], log_scale: bool,
+                      scale: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+    """``(spread, counts)``: the standard deviation of each run's raw samples on the detector's
+    scale (``sd(log s)`` when the series is on a log scale, else ``sd(s) / scale``; NaN for a run
+    with fewer than two samples, or a non-positive one on a log scale), and each run's number of
+    samples.  Vectorised over all samples at once: a store's series can hold millions."""
     counts = np.fromiter((len(s) for s in samples), dtype=np.int64, count=len(samples))
     out = np.full(counts.size, np.nan)
     if counts.sum() == 0:
-        return out
+        return out, counts
     flat = np.fromiter(chain.from_iterable(samples), dtype=float, count=int(counts.sum()))
     starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
     has = counts > 0
@@ -165,4 +165,4 @@ def within_run_spread(samples: Sequence[Sequence[float]], log_scale: bool, scale
         sd = np.sqrt(dev2 / (k - 1))
     sd[(k < 2) | (bad > 0) | ~np.isfinite(sd)] = np.nan
     out[has] = sd
-    return out
+    return out, counts
