@@ -8,7 +8,11 @@ window 50, p ≤ 0.001, no minimum magnitude) and ruptures PELT with a textbook 
   ``--margin`` (5) points away, one to one;
 * false alarms per 1,000 points of the series that have no change at all;
 * recall by effect size relative to noise (|step| / noise CV: < 1, 1–3, ≥ 3);
-* F1 per noise kind, and the time each method took.
+* F1 per noise kind, and the time each method took;
+* perfgate's ceiling: the share of true changes its own tests pass when judged exactly at the
+  truth between the true neighbours (``ChangePointDetector.passes_at``), and the F1 that recall
+  would give with no false alarm — how much is left to a better search and pruning, and how
+  much only more powerful tests could find.
 
     python bench/evaluate_detection.py --series 350 --seed 1
     python bench/evaluate_detection.py --corpus my_corpus.json   # a corpus from elsewhere: a JSON list
@@ -36,7 +40,7 @@ import ruptures as rpt
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from detection_corpus import KINDS, generate  # noqa: E402
 
-from perfgate.detect.changepoint import ChangePoint, detect_change_points  # noqa: E402
+from perfgate.detect.changepoint import ChangePoint, ChangePointDetector, detect_change_points  # noqa: E402
 from perfgate.thresholds import ChangePointSettings  # noqa: E402
 
 # perfgate on an unnamed series uses its default change point settings (thresholds/default.toml:
@@ -70,6 +74,19 @@ def location_coverage(corpus: list[dict], found: list[list[ChangePoint]], margin
                 inside += cp.index_low <= nearest <= cp.index_high
                 width += cp.index_high - cp.index_low + 1
     return (inside / count, width / count, count) if count else (math.nan, math.nan, 0)
+
+
+def ceiling(corpus: list[dict], with_samples: bool) -> tuple[float, float]:
+    """``(recall, F1)`` of perfgate's tests placed at every true change (F1 with no false alarm)."""
+    passed = total = 0
+    for s in corpus:
+        if s["change_points"]:
+            detector = ChangePointDetector(PERFGATE_SETTINGS).fit(s["values"], s.get("samples") if with_samples else None)
+            passes = detector.passes_at(s["change_points"])
+            passed += sum(passes)
+            total += len(passes)
+    recall = passed / total if total else 1.0
+    return recall, 2 * recall / (1 + recall)
 
 
 def pelt_bic(values: list[float]) -> list[int]:
@@ -225,6 +242,9 @@ def main() -> None:
         cover, width, count = location_coverage(corpus, perfgate.found, args.margin)
         print(f"perfgate's location range holds the true change {cover:.3f} of the time (nominal 0.95; "
               f"{count} detections within ±{args.margin}), mean width {width:.2f} runs")
+        recall, f1 = ceiling(corpus, not args.ignore_samples)
+        print(f"perfgate's ceiling: its tests pass {recall:.3f} of the true changes judged at the truth "
+              f"(F1 {f1:.3f} with no false alarm; it found {results['perfgate']['recall']:.3f})")
 
 
 if __name__ == "__main__":

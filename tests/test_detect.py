@@ -185,6 +185,17 @@ def test_detector_is_fit_predict():
     assert [c.index for c in det.predict()] == [90]
 
 
+def test_passes_at_judges_given_changes_with_the_detectors_own_tests():
+    # The evaluation's ceiling: a clear step passes at its true index, a step far under the noise
+    # and a point in the middle of a flat regime do not.
+    x = noisy(300, 0.02, 7)
+    x[100:] *= 1.10      # 5x the noise
+    x[200:] *= 1.002     # a tenth of it
+    det = ChangePointDetector(SETTINGS).fit(x)
+    assert det.passes_at([100, 200]) == [True, False]
+    assert det.passes_at([50, 100]) == [False, True]
+
+
 def test_a_young_regime_at_the_end_is_located_on_its_first_point():
     # Found with 10 runs of a complexity fit: 4 points of the new regime are enough to see the
     # step, and the report must name its first point, not the last point of the old regime.

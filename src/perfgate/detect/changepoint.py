@@ -144,6 +144,18 @@ class ChangePointDetector:
             kept[i] = found[-1].index
         return found
 
+    def passes_at(self, changes: list[int]) -> list[bool]:
+        """Whether each of ``changes`` (the first index of each new regime, increasing) passes
+        this detector's tests, judged between its neighbours with the correlation of the noise
+        about them: what the detector would find had its search and pruning placed every change
+        exactly.  Given the true changes of a labelled series, it is the detector's ceiling
+        (``bench/evaluate_detection.py``)."""
+        y, yw = self.noise_.y, self.noise_.winsorized
+        inflation = variance_inflation(lag1_autocorrelation(_residuals(yw, list(changes))))
+        bounds = [0, *changes, y.size]
+        return [self._judge(y, bounds[i], bounds[i + 1], bounds[i + 2], inflation)[0]
+                for i in range(len(changes))]
+
     # --- search --------------------------------------------------------------------------------
 
     def _search(self, yw: np.ndarray, n: int, m: int) -> list[int]:
