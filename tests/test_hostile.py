@@ -47,7 +47,11 @@ def perfgate(*args: str, store: Path, stdin: bytes | None = None, timeout: float
 
     cmd = [sys.executable, "-m", "perfgate.cli", *args]
     if user:
-        cmd = ["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups", *cmd]
+        # The other user may read (not write) anything: a checkout in a private folder (``git
+        # clone`` into ``mktemp -d``, mode 0700) must still give it perfgate and its interpreter,
+        # while what it may write stays decided by the files' permissions, the point of the tests.
+        cmd = ["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups",
+               "--inh-caps=+dac_read_search", "--ambient-caps=+dac_read_search", *cmd]
     return subprocess.run(cmd, input=stdin, capture_output=True, timeout=timeout, preexec_fn=cap,
                           env={**os.environ, "PERFGATE_STORE": f"sqlite:{store}", **(env or {})})
 
