@@ -68,6 +68,7 @@ CHUNK_OVERLAP = 100   # context each side of the part of a chunk whose candidate
 DRIFT_GUARD_Z = 2.0    # a step must stand out from a smooth (quadratic) trend through both windows
 RANK_Z = 3.0           # ... and the rank test must agree on its own (|z| ≥ 3, unadjusted),
 RANK_SATURATION = 0.9  # or come within 90% of the most its windows allow (a 5-run regime)
+MOSTLY_SET_ASIDE = 0.5  # a regime whose runs were mostly set aside for their samples has no level of its own
 
 
 @dataclass(frozen=True)
@@ -135,12 +136,13 @@ class ChangePointDetector:
                 kept = self._prune(y, kept, variance_inflation(rho))
         inflation = variance_inflation(rho)
         kept = self._drop_smooth_staircases(yw, kept, inflation)
+        kept, bursts = self._merge_across_set_aside(yw, kept)
         # Each change is located between its left neighbour's refined index and its right
         # neighbour's candidate, so the reported indices strictly increase: one series never
         # reports two change points at one index.
         found: list[ChangePoint] = []
         for i in range(len(kept)):
-            found.append(self._report(y, yw, kept, i, inflation))
+            found.append(self._report(y, yw, kept, i, inflation, across_burst=i in bursts))
             kept[i] = found[-1].index
         return found
 
@@ -251,6 +253,34 @@ class ChangePointDetector:
             out.extend(kept[j] for j in g)
         return out
 
+    def _merge_across_set_aside(self, yw: np.ndarray, kept: list[int]) -> tuple[list[int], set[int]]:
+        """One change where two in the same direction enclose a regime made mostly of runs set
+        aside for their samples: those runs took the level of their steady neighbours on both
+        sides — between the old level and the new — so a step inside a burst of disturbed runs
+        looked like two half steps either side of it.  A regime of borrowed values is no evidence
+        of a level of its own.  Returns the changes and the positions (in them) of the merged
+        ones, each placed at its burst's first run: the report spans that burst."""
+        aside = self.noise_.set_aside
+        merged: set[int] = set()
+        if not aside.any() or len(kept) < 2:
+            return kept, merged
+        bounds = [0, *kept, yw.size]
+        level = [float(np.median(yw[a:b])) for a, b in zip(bounds, bounds[1:])]
+        out: list[int] = []
+        i = 0
+        while i < len(kept):
+            if i + 1 < len(kept):
+                a, b = kept[i], kept[i + 1]
+                same_way = (level[i + 1] - level[i]) * (level[i + 2] - level[i + 1]) > 0
+                if same_way and aside[a:b].mean() >= MOSTLY_SET_ASIDE:
+                    merged.add(len(out))
+                    out.append(a + int(np.argmax(aside[a:b])))
+                    i += 2
+                    continue
+            out.append(kept[i])
+            i += 1
+        return out, merged
+
     def _trend_explains(self, yw: np.ndarray, a: int, steps: list[int], b: int, inflation: float) -> bool:
         seg = yw[a:b]
         k = seg.size
@@ -283,7 +313,8 @@ class ChangePointDetector:
             return t, t_low, t_high
         return ((a + b + 1) // 2 if b - a >= 2 else t), min(t_low, a), max(t_high, b)
 
-    def _report(self, y: np.ndarray, yw: np.ndarray, cps: list[int], i: int, inflation: float) -> ChangePoint:
+    def _report(self, y: np.ndarray, yw: np.ndarray, cps: list[int], i: int, inflation: float,
+                across_burst: bool = False) -> ChangePoint:
         lo = cps[i - 1] if i > 0 else 0
         hi = cps[i + 1] if i + 1 < len(cps) else y.size
         sigma = self._sigma_at(cps[i])
@@ -308,7 +339,9 @@ class ChangePointDetector:
                 _, _, p_adj = self._judge(y, lo, t, hi, inflation)
                 break
             half_width //= 2
-        index, t_low, t_high = self._across_set_aside(t, t_low, t_high, lo, hi)
+        # A change merged across a burst (:meth:`_merge_across_set_aside`) spans that burst
+        # wherever the likelihood put its split.
+        index, t_low, t_high = self._across_set_aside(cps[i] if across_burst else t, t_low, t_high, lo, hi)
         left, right = self._windows(y, lo, t, hi)
         shift = hodges_lehmann(left, right)
         lw, rw = fenced(left, sigma), fenced(right, sigma)
