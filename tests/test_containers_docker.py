@@ -68,7 +68,7 @@ def make_tiny_root(root: Path, spin: int = 200_000, alloc_probe: bool = True) ->
 
 @pytest.fixture(scope="session")
 def base_image() -> images.Built:
-    if not shutil.which("dockerd") and not Path("/usr/sbin/dockerd").exists():
+    if not engine.dockerd_path():
         pytest.skip("Docker is not installed (scripts/setup installs docker.io)")
     engine.ensure_engine()
     return images.build_base(ROOT / "docker")

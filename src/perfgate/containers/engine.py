@@ -77,6 +77,12 @@ def is_running() -> bool:
         return False
 
 
+def dockerd_path() -> str | None:
+    """The engine's binary, also where a non-root PATH lacks the sbin folders; None when absent."""
+    return shutil.which("dockerd") or next((p for p in ("/usr/sbin/dockerd", "/usr/bin/dockerd")
+                                            if os.access(p, os.X_OK)), None)
+
+
 def ensure_engine(timeout: float = 60) -> bool:
     """Make sure an engine answers.  Returns True when this call started it.
 
@@ -84,8 +90,7 @@ def ensure_engine(timeout: float = 60) -> bool:
     ``--network=host``, so the engine needs no NAT rules (which some hosts forbid)."""
     if is_running():
         return False
-    dockerd = shutil.which("dockerd") or next((p for p in ("/usr/sbin/dockerd", "/usr/bin/dockerd")
-                                               if os.access(p, os.X_OK)), None)
+    dockerd = dockerd_path()
     if not dockerd:
         raise EngineError("no Docker engine is running and 'dockerd' is not installed; run scripts/setup")
     if os.geteuid() != 0:
