@@ -226,3 +226,35 @@ def test_a_sweep_with_a_value_count_per_row_draws_five_representative_curves():
     assert groups[0] == min(r[0]["values"] for r in rows) and groups[-1] == max(r[0]["values"] for r in rows)
     vo = next(t for t in fit["terms"] if t["term"] == "vo")
     assert vo["ci_low"] < 30 < vo["ci_high"]
+
+
+def test_every_alert_has_a_row_even_on_a_sweep_point(history, tmp_path, cli):
+    """A sweep's points are drawn on its scaling page, not listed; but an alert's link must lead to
+    its series' trend, so a point with an open alert is listed, and so is a point of a sweep no
+    scaling page can draw (one parameter value: nothing to fit)."""
+    from perfgate.model import Alert, Metric, Run, Testbed
+    from perfgate.store.sqlite import SqliteStore
+
+    point = f"{SWEEP}/values=1,objects=100"
+    lonely = "copy_array/values=100,objects=4000"
+    rng = random.Random(3)
+    with SqliteStore(history) as store:
+        store.add_runs([Run("default", "main", commit(i), Testbed("tb", {"cpu_model": "test <cpu>"}),
+                            [Metric(lonely, "instructions", 1e6 * (1.5 if i >= 30 else 1.0) * rng.lognormvariate(0, 0.001))],
+                            start_time=1.7e9 + i * 3600 + 1) for i in range(RUNS)])
+        [alert] = store.record_alerts([Alert("main", "tb", point, "total-ns", commit(RUNS - 2), "regression", 0.2,
+                                             0.1, 0.3, 1e-6, previous_commit=commit(RUNS - 3))])
+    site = tmp_path / "site"
+    counts = json.loads(cli("pages", "--out", str(site), "--json", check=True).stdout)
+    data = json.loads((site / "data.json").read_text())
+    listed = {(s["benchmark"], s["measure"]): s for s in data}
+    assert listed[(point, "total-ns")]["state"] == "alert"
+    assert listed[(lonely, "instructions")]["change_points"][0]["index"] == 30
+    assert not any("values=" in b and b not in (point, lonely) for b, _ in listed)   # the rest stay on their page
+    assert counts["series"] == 10 + 2 and counts["sweeps"] == 2                     # copy_array has no scaling page
+
+    with SqliteStore(history) as store:
+        store.acknowledge(alert.id)
+    cli("pages", "--out", str(site), check=True)
+    assert {s["benchmark"] for s in json.loads((site / "data.json").read_text())} >= {lonely}
+    assert point not in {s["benchmark"] for s in json.loads((site / "data.json").read_text())}

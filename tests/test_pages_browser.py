@@ -235,3 +235,34 @@ def test_names_with_markup_are_inert_on_every_page(site, page):
     assert "No such benchmark page" in page.locator("main").inner_text()
     _open(page, (site / "sweep.html").as_uri() + "?s=0123456789ab")
     assert "No such scaling sweep page" in page.locator("main").inner_text()
+
+
+def test_an_alerts_trend_link_opens_its_series(site, page):
+    """The link an alert carries (``render.trend_url``, the index with the series as its fragment)
+    opens that series' benchmark page, its measure first; a link to a series these pages do not
+    hold says so and searches for its benchmark."""
+    from urllib.parse import quote
+
+    from perfgate.model import Alert
+    from perfgate.notify.base import Links
+    from perfgate.notify.render import trend_url
+
+    links = Links(pages_url=site.as_uri())
+    for bench, measure in ((BENCH, "instructions"), (HOSTILE, "latency")):
+        url = trend_url(links, Alert("main", "arm <i>64</i>", bench, measure, commit(STEP_AT), "regression",
+                                     0.02, 0.01, 0.03, 1e-6))
+        page.goto(url)
+        page.wait_for_url("**/benchmark.html?**")
+        page.wait_for_selector("html[data-ready='1']")
+        assert page.locator("h1").inner_text() == bench
+        assert page.locator("section.measure").first.get_attribute("data-measure") == measure
+        _inert(page)
+
+    page.goto((site / "index.html").as_uri() + "#" + quote("gone <b>away</b>|latency|main|tb", safe=""))
+    page.wait_for_selector("html[data-ready='1']")
+    notice = page.locator("#linked")
+    assert notice.is_visible() and "gone <b>away</b> · latency · main · tb" in notice.inner_text()
+    assert "is not on these pages" in notice.inner_text()
+    assert page.input_value("#q") == "gone <b>away</b>"
+    assert page.locator("#rows tr.series-row").count() == 0 and "No series matches" in page.locator("#rows").inner_text()
+    _inert(page)

@@ -41,6 +41,11 @@ def page_id(*parts: str) -> str:
     return hashlib.sha1("\x1f".join(parts).encode()).hexdigest()[:12]
 
 
+def _on_scaling_page(key: SeriesKey, drawn: set[tuple[str, str, str, str]]) -> bool:
+    parsed = split_name(key.benchmark)
+    return parsed is not None and (parsed[0], key.branch, key.testbed, key.measure) in drawn
+
+
 def _js(var: str, data: object) -> bytes:
     # JSON is valid JavaScript (ES2019: U+2028/2029 may appear in strings); the file is loaded by
     # a <script> tag, never parsed as HTML, so names need no escaping here.
@@ -71,15 +76,22 @@ def publish_site(store: Store, out_dir: str | Path, *, title: str, branch: str |
     alerts: dict[SeriesKey, list] = {}
     for a in store.alerts():
         alerts.setdefault(SeriesKey(a.branch, a.testbed, a.benchmark, a.measure), []).append(a)
-    shown = {k: pts for k, pts in series.items() if include_sweeps or split_name(k.benchmark) is None}
     now = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     meta = {"title": title, "project": store.project, "generated": now, "repo_url": repo,
             "testbeds": {t: store.testbed_fingerprint(t) for t in sorted({k.testbed for k in series})}}
     sweeps = []
+    drawn: set[tuple[str, str, str, str]] = set()   # (sweep, branch, testbed, measure) drawn on a scaling page
     for sweep in collect(series):
         sp = sweep_page(sweep)
         if sp["measures"]:
             sweeps.append((page_id("sweep", sweep.name, sweep.branch, sweep.testbed), sp))
+            drawn.update((sweep.name, sweep.branch, sweep.testbed, m["measure"]) for m in sp["measures"])
+    # A sweep's points are drawn on its scaling page rather than listed one by one; but a point no
+    # scaling page draws (its sweep could not be fitted) or one with an open alert gets its own
+    # row and page, so that every alert's link leads to its series' trend.
+    shown = {k: pts for k, pts in series.items()
+             if include_sweeps or not _on_scaling_page(k, drawn)
+             or any(a.status == "active" for a in alerts.get(k, []))}
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

@@ -132,6 +132,19 @@
     box.appendChild(table);
   }
 
+  // An alert links to index.html#BENCHMARK|MEASURE|BRANCH|TESTBED (perfgate.notify.render.trend_url):
+  // open that series' page; when these pages do not hold it, say so and search for its benchmark.
+  if (location.hash.length > 1) {
+    var wanted = location.hash.slice(1);
+    try { wanted = decodeURIComponent(wanted); } catch (e) { /* not percent-encoded: take it as it is */ }
+    var target = rows.find(function (r) { return [r.benchmark, r.measure, r.branch, r.testbed].join("|") === wanted; });
+    if (target) { location.replace(link(target)); return; }
+    state.q = $("q").value = wanted.split("|")[0];
+    $("linked").textContent = "The linked series \u201c" + wanted.split("|").join(" \u00b7 ") +
+      "\u201d is not on these pages (built " + D.generated + "); below, the series of its benchmark.";
+    $("linked").hidden = false;
+  }
+
   var timer = null;
   $("q").addEventListener("input", function () {
     clearTimeout(timer);
