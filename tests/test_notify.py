@@ -380,3 +380,14 @@ def test_the_range_link_covers_every_candidate_commit():
     assert render.range_url(LINKS, wide) == f"https://github.com/acme/widget/compare/{sha(8)}^...{sha(10)}"
     assert render.last_good(wide) == "" and "| last good commit | — |" in render.evidence_table(wide, LINKS)
     assert render.range_url(Links(), wide) == ""
+
+
+def test_the_levels_are_written_in_the_measures_unit():
+    from perfgate.notify import render
+
+    slow = make_alert(10)
+    slow.details = {"before": 1.52e6, "after": 1.7024e6}          # latency is kept in nanoseconds
+    assert "| level before → after | 1.520 ms → 1.702 ms |" in render.evidence_table(slow, LINKS)
+    count = make_alert(10, measure="instructions")
+    count.details = {"before": 47_596_000.0, "after": 70_927_400.0}
+    assert "| level before → after | 47.60M → 70.93M |" in render.evidence_table(count, LINKS)

@@ -13,6 +13,7 @@ from perfgate.escape import markdown_code, slack_text, visible
 from perfgate.model import Alert
 from perfgate.notify.base import Links
 from perfgate.notify.events import Event
+from perfgate.units import human
 
 ALERT_MARKER = "<!-- perfgate-alert:{} -->"
 EVENT_MARKER = "<!-- perfgate-event:{} -->"
@@ -95,7 +96,7 @@ def evidence_table(alert: Alert, links: Links) -> str:
              if last_good(alert) else "—")]
     before, after = alert.details.get("before"), alert.details.get("after")
     if isinstance(before, (int, float)) and isinstance(after, (int, float)):
-        rows.append(("level before → after", f"{before:.6g} → {after:.6g}"))
+        rows.append(("level before → after", f"{human(before, alert.measure, 4)} → {human(after, alert.measure, 4)}"))
     lines = ["| | |", "| --- | --- |"] + [f"| {k} | {v} |" for k, v in rows]  # every value escaped above
     return "\n".join(lines)
 
