@@ -321,7 +321,8 @@ def tell(work: Path, pg: Perfgate, every_n: int) -> str:
 
     say("perfgate pages")
     site = work / "site"
-    pg("pages", "--out", str(site), "--title", "perfgate demo: a planted history")
+    # The project's thresholds, as detect had them: the pages draw the change points the alerts name.
+    pg("pages", "--out", str(site), "--title", "perfgate demo: a planted history", "--thresholds", thresholds)
 
     return summary(results, planted, by_commit, work, comment, svg, site)
 
