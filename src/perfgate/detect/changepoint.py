@@ -107,7 +107,7 @@ class ChangePointDetector:
         """``samples``, when given, holds each run's raw samples (empty for a run without): runs
         whose samples scatter more than typical weigh less (:meth:`NoiseModel._weigh`)."""
         self.values_ = np.asarray(values, dtype=float)
-        self.noise_ = NoiseModel().fit(self.values_, samples)
+        self.noise_ = NoiseModel(self.settings.min_segment).fit(self.values_, samples)
         return self
 
     def predict(self) -> list[ChangePoint]:

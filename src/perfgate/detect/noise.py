@@ -11,8 +11,9 @@ consecutive runs correlated, and instruction counts under valgrind are near-dete
   rolling median follows steps but not spikes, so neither inflates the scale — floored at
   :data:`SIGMA_FLOOR` so that a zero-variance series still has a finite scale (a 1% step in a
   constant series is then 100 sigma);
-* ``winsorized``: ``y`` with residuals ``r`` about the rolling median clipped to the far-out
-  fences ``[Q1(r) - FENCE·IQR, Q3(r) + FENCE·IQR]`` (IQR floored at ``1.349·sigma``, so about
+* ``winsorized``: ``y`` with residuals ``r`` about a rolling median (narrowed to ``2m - 1`` points
+  when the shortest reported regime ``m`` is under 5, so that such a regime is not taken for a
+  spike) clipped to the far-out fences ``[Q1(r) - FENCE·IQR, Q3(r) + FENCE·IQR]`` (IQR floored at ``1.349·sigma``, so about
   ``±3.4 sigma`` for Gaussian noise): a spike or a tail value then weighs no more than a few
   sigma in least-squares costs, while both modes of a bimodal benchmark lie inside the fences
   and are kept as they are (clipping one mode would turn mode switches into fake regimes);
@@ -41,8 +42,14 @@ CHANCE = 1e-3        # ... and more than its few samples scatter by chance once 
 
 
 class NoiseModel:
-    """``NoiseModel().fit(values, samples=None)`` exposes ``y``, ``sigma``, ``winsorized``,
-    ``local_sigma``, ``log_scale`` and ``set_aside`` (the runs :meth:`_weigh` set aside)."""
+    """``NoiseModel(min_segment).fit(values, samples=None)`` exposes ``y``, ``sigma``, ``winsorized``,
+    ``local_sigma``, ``log_scale`` and ``set_aside`` (the runs :meth:`_weigh` set aside).
+    ``min_segment``: the shortest regime the detector reports, which winsorizing must keep."""
+
+    def __init__(self, min_segment: int = 5):
+        # A rolling median of 2m - 1 points follows a regime of m points (it is the majority of
+        # every window centred in it); the default regime of 5 points gives SMOOTH itself.
+        self.follow_width = max(3, min(SMOOTH, 2 * min_segment - 1))
 
     def fit(self, values: np.ndarray, samples: Sequence[Sequence[float]] | None = None) -> "NoiseModel":
         x = np.asarray(values, dtype=float)
@@ -76,6 +83,12 @@ class NoiseModel:
         # not by its noisiest stretch.  Residuals about the rolling median ignore steps.
         self.local_sigma = np.maximum(1.4826 * median_filter(dev, size=min(LOCAL, self.y.size), mode="reflect"),
                                       SIGMA_FLOOR)
+        # Spikes are clipped about a rolling median that follows the shortest regime reported: a
+        # regime of 2 runs (min_segment = 2, for instruction counts) at the start of a series was
+        # clipped into its neighbour's level by the SMOOTH-wide median, and its change lost.
+        if self.follow_width < SMOOTH:
+            smooth = median_filter(self.y, size=min(self.follow_width, self.y.size), mode="reflect")
+            resid = self.y - smooth
         q1, q3 = np.percentile(resid, [25, 75])
         iqr = max(float(q3 - q1), 1.349 * self.sigma)
         self.winsorized = smooth + np.clip(resid, q1 - FENCE * iqr, q3 + FENCE * iqr)
