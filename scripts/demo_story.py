@@ -18,10 +18,11 @@ performance changes, and perfgate finding each one at its commit.
    (skipped, and said so, when this perfgate has no ``notify`` verb).
 5. ``perfgate check`` on a pull-request branch that regresses must fail and write its comment;
    ``perfgate fit --check`` on the quadratic commit must break the linearity expectation;
-   ``perfgate pages`` builds the trend pages.
+   ``perfgate pages`` builds the trend pages with the project's thresholds, as detect had them.
 
 Exit 0 only when every planted change is found at its planted commit, the fix is recognised as
-an improvement undoing the first change, and the check and the fit fail as they must.  Any miss
+an improvement undoing the first change, the check and the fit fail as they must, and the pages
+draw every alerted change at its commit.  Any miss
 prints ``DEMO FAILED`` with the reason and exits 1.
 """
 
@@ -323,6 +324,7 @@ def tell(work: Path, pg: Perfgate, every_n: int) -> str:
     site = work / "site"
     # The project's thresholds, as detect had them: the pages draw the change points the alerts name.
     pg("pages", "--out", str(site), "--title", "perfgate demo: a planted history", "--thresholds", thresholds)
+    drawn(site, results)
 
     return summary(results, planted, by_commit, work, comment, svg, site)
 
@@ -386,6 +388,22 @@ def deliver(pg: Perfgate, work: Path, alerts: dict[str, dict]) -> bool:
     if not any(b.get("event") == "closed" for b in receiver.received):
         raise DemoFailed("no 'closed' event arrived for the regression the fix undid")
     return True
+
+
+def drawn(site: Path, results: list[dict]) -> None:
+    """Every alerted change is drawn on the trend pages at its commit: the pages and the alerts
+    must tell the same story."""
+    series = {(s["benchmark"], s["measure"], s["branch"], s["testbed"]): s
+              for s in json.loads((site / "data.json").read_text())}
+    for r in results:
+        a = r["alert"]
+        row = series.get((a["benchmark"], a["measure"], a["branch"], a["testbed"]))
+        if row is None:
+            raise DemoFailed(f"the trend pages have no series {a['benchmark']} [{a['measure']}], alerted for {r['plant']!r}")
+        if not any(cp["first_commit"] == a["commit"] and cp["direction"] == a["direction"] for cp in row["change_points"]):
+            raise DemoFailed(f"the trend pages do not draw {r['plant']!r} at {short(a['commit'])} on "
+                             f"{a['benchmark']} [{a['measure']}]")
+    print(f"   the pages draw all {len(results)} alerted changes at their commits")
 
 
 def summary(results, planted, by_commit, work: Path, comment: Path, svg: Path, site: Path) -> str:
