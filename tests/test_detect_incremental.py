@@ -71,3 +71,25 @@ def test_no_record_and_filters_save_no_state(cli, store_path):
     cli("detect", "--benchmark", "x", check=True)
     with SqliteStore(store_path) as store:
         assert store.detect_state() == (None, {})
+
+
+def test_reports_kept_from_an_older_analysis_are_recomputed(cli, store_path):
+    """Each kept report carries the analysis version it was made by: after an upgrade that
+    changed the analysis, every series is analysed again, not only those with new runs."""
+    from perfgate.commands import detect
+
+    rng = np.random.default_rng(5)
+    add(store_path, 0, 60, {f"s{k}": 1e6 * (1 + 0.01 * rng.standard_normal(60)) for k in range(3)})
+    assert cli("detect").returncode == 0
+    with SqliteStore(store_path) as store:
+        mark, saved = store.detect_state()
+        assert all(settings.startswith(detect.ANALYSIS_VERSION + " ") for settings, _ in saved.values())
+        older = str(int(detect.ANALYSIS_VERSION) - 1)
+        store.save_detect_state(mark, {k: (older + settings[len(detect.ANALYSIS_VERSION):], report)
+                                       for k, (settings, report) in saved.items()})
+    proc = cli("detect", "--json")
+    assert proc.returncode == 0, proc.stderr
+    with SqliteStore(store_path) as store:
+        _, again = store.detect_state()
+    assert sorted(again) == sorted(saved)
+    assert all(settings.startswith(detect.ANALYSIS_VERSION + " ") for settings, _ in again.values())
