@@ -22,8 +22,8 @@ performance changes, and perfgate finding each one at its commit.
 
 Exit 0 only when every planted change is found at its planted commit, the fix is recognised as
 an improvement undoing the first change, the check and the fit fail as they must, and the pages
-draw every alerted change at its commit.  Any miss
-prints ``DEMO FAILED`` with the reason and exits 1.
+draw every alerted change at its commit.  Any miss prints ``DEMO FAILED`` with the reason and
+exits 1.
 """
 
 from __future__ import annotations
@@ -399,8 +399,10 @@ def drawn(site: Path, results: list[dict]) -> None:
         a = r["alert"]
         row = series.get((a["benchmark"], a["measure"], a["branch"], a["testbed"]))
         if row is None:
-            raise DemoFailed(f"the trend pages have no series {a['benchmark']} [{a['measure']}], alerted for {r['plant']!r}")
-        if not any(cp["first_commit"] == a["commit"] and cp["direction"] == a["direction"] for cp in row["change_points"]):
+            raise DemoFailed(f"the trend pages have no series {a['benchmark']} [{a['measure']}], "
+                             f"alerted for {r['plant']!r}")
+        if not any(cp["first_commit"] == a["commit"] and cp["direction"] == a["direction"]
+                   for cp in row["change_points"]):
             raise DemoFailed(f"the trend pages do not draw {r['plant']!r} at {short(a['commit'])} on "
                              f"{a['benchmark']} [{a['measure']}]")
     print(f"   the pages draw all {len(results)} alerted changes at their commits")

@@ -13,8 +13,9 @@ consecutive runs correlated, and instruction counts under valgrind are near-dete
   constant series is then 100 sigma);
 * ``winsorized``: ``y`` with residuals ``r`` about a rolling median (narrowed to ``2m - 1`` points
   when the shortest reported regime ``m`` is under 5, so that such a regime is not taken for a
-  spike) clipped to the far-out fences ``[Q1(r) - FENCE·IQR, Q3(r) + FENCE·IQR]`` (IQR floored at ``1.349·sigma``, so about
-  ``±3.4 sigma`` for Gaussian noise): a spike or a tail value then weighs no more than a few
+  spike) clipped to the far-out fences ``[Q1(r) - FENCE·IQR, Q3(r) + FENCE·IQR]`` (IQR floored
+  at ``1.349·sigma``, so about ``±3.4 sigma`` for Gaussian noise): a spike or a tail value then
+  weighs no more than a few
   sigma in least-squares costs, while both modes of a bimodal benchmark lie inside the fences
   and are kept as they are (clipping one mode would turn mode switches into fake regimes);
 * ``local_sigma``: the same robust scale about each point from its :data:`LOCAL` neighbours, so
