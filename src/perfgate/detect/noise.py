@@ -15,9 +15,9 @@ consecutive runs correlated, and instruction counts under valgrind are near-dete
   when the shortest reported regime ``m`` is under 5, so that such a regime is not taken for a
   spike) clipped to the far-out fences ``[Q1(r) - FENCE·IQR, Q3(r) + FENCE·IQR]`` (IQR floored
   at ``1.349·sigma``, so about ``±3.4 sigma`` for Gaussian noise): a spike or a tail value then
-  weighs no more than a few
-  sigma in least-squares costs, while both modes of a bimodal benchmark lie inside the fences
-  and are kept as they are (clipping one mode would turn mode switches into fake regimes);
+  weighs no more than a few sigma in least-squares costs, while both modes of a bimodal benchmark
+  lie inside the fences and are kept as they are (clipping one mode would turn mode switches into
+  fake regimes);
 * ``local_sigma``: the same robust scale about each point from its :data:`LOCAL` neighbours, so
   that a step in a quiet stretch is judged against the noise there;
 * :func:`lag1_autocorrelation` of residuals, from which the variance of a mean (or a rank sum)
