@@ -106,3 +106,33 @@ def test_a_version_1_history_gains_the_alert_tables(tmp_path):
         assert store.record_alerts([twin]) == []        # the same change: not raised twice
         other = Alert("main", "tb", "sort", "latency", "c0001", "improvement", -0.5)
         assert store.record_alerts([other]) == [other]  # a different direction is a different change
+
+
+def test_alert_ids_are_listed_short_and_taken_as_listed(cli, store_path):
+    """A table of full UUIDs folded each id over three lines, which cannot be copied: ids are
+    listed cut to 8 characters (more where two would collide), and --ack takes any unique prefix."""
+    record(store_path, series(80, 8, step_at=50))
+    record(store_path, series(80, 9, step_at=40, factor=0.8), benchmark="parse", start=1000)
+    assert cli("detect").returncode == 1
+    alerts = json.loads(cli("alerts", "--json", check=True).stdout)
+    assert len(alerts) >= 2
+    table = cli("alerts", check=True, env={"COLUMNS": "100"}).stdout
+    for a in alerts:
+        assert a["id"][:8] in table and a["id"] not in table
+    proc = cli("alerts", "--ack", "")                          # a prefix of every id
+    assert proc.returncode == 2 and "ambiguous" in proc.stderr
+    cli("alerts", "--ack", alerts[0]["id"][:8], check=True)
+    [acked] = json.loads(cli("alerts", "--status", "acknowledged", "--json", check=True).stdout)
+    assert acked["id"] == alerts[0]["id"]
+
+
+def test_short_ids_grow_until_they_tell_alerts_apart():
+    from perfgate.commands._common import short_ids
+    from perfgate.model import Alert
+
+    def alert(uid: str) -> Alert:
+        return Alert("main", "tb", "b", "latency", "c1", "regression", 0.1, 0.05, 0.15, 1e-3, id=uid)
+
+    same8 = [alert("3f2c9a10-aaaa"), alert("3f2c9a10-bbbb"), alert("77777777-cccc")]
+    assert set(short_ids(same8).values()) == {"3f2c9a10-a", "3f2c9a10-b", "77777777-c"}
+    assert short_ids([alert("3f2c9a10-aaaa")]) == {"3f2c9a10-aaaa": "3f2c9a10"}

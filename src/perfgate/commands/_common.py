@@ -8,7 +8,7 @@ import os
 from perfgate.errors import InputError, PerfgateError
 from perfgate.fingerprint import host_fingerprint, testbed_name
 from perfgate.gitinfo import current_branch, current_commit
-from perfgate.model import Testbed, identity_problem
+from perfgate.model import Alert, Testbed, identity_problem
 from perfgate.outputs import write_atomic
 from perfgate.store import Store, open_store
 
@@ -79,3 +79,23 @@ def github_links():
     repo_url = f"{server}/{repo}" if server and repo else ""
     return Links(repository_url=repo_url, run_url=f"{repo_url}/actions/runs/{run_id}" if repo_url and run_id else "",
                  pages_url=os.environ.get("PERFGATE_PAGES_URL", ""))
+
+
+def find_alert(store: Store, ref: str) -> Alert:
+    """The alert whose id is ``ref`` or starts with it (ids are shown shortened, as git shows SHAs)."""
+    matches = [a for a in store.alerts() if a.id == ref or a.id.startswith(ref)]
+    if not matches:
+        raise PerfgateError(f"no alert {ref!r}; 'perfgate alerts' lists them")
+    if len(matches) > 1 and not any(a.id == ref for a in matches):
+        raise PerfgateError(f"alert prefix {ref!r} is ambiguous ({len(matches)} alerts); give more characters")
+    return next((a for a in matches if a.id == ref), matches[0])
+
+
+def short_ids(alerts: list[Alert], shortest: int = 8) -> dict[str, str]:
+    """Each alert's id cut to the fewest characters (at least ``shortest``) that tell all of these
+    alerts apart: a table of full UUIDs folds them over lines, and a folded id cannot be copied."""
+    n = shortest
+    while len({a.id[:n] for a in alerts}) < len({a.id for a in alerts}):
+        n += 1
+    return {a.id: a.id[:n] for a in alerts}
+

@@ -12,7 +12,7 @@ from datetime import datetime, timezone
 from perfgate.escape import terminal
 from rich.table import Table
 
-from perfgate.commands._common import store_from
+from perfgate.commands._common import find_alert, short_ids, store_from
 from perfgate.errors import EXIT_OK
 from perfgate.output import emit_json, err, out
 
@@ -22,11 +22,11 @@ ORDER = 45
 EPILOG = """examples:
   perfgate alerts                       # active alerts
   perfgate alerts --status all --json
-  perfgate alerts --ack 3f2c9a10-...    # acknowledge (ids from the list or from detect --json)"""
+  perfgate alerts --ack 3f2c9a10        # acknowledge (an id as listed, or any unique prefix of one)"""
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--ack", metavar="ID", nargs="+", help="acknowledge these alerts")
+    p.add_argument("--ack", metavar="ID", nargs="+", help="acknowledge these alerts (ids as listed, or any unique prefix)")
     p.add_argument("--status", choices=["active", "acknowledged", "all"], default="active",
                    help="which alerts to list (default: %(default)s)")
 
@@ -34,29 +34,32 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     with store_from(args) as store:
         if args.ack:
-            done = [store.acknowledge(alert_id) for alert_id in args.ack]
+            done = [store.acknowledge(find_alert(store, ref).id) for ref in args.ack]
             if args.json:
                 emit_json(done)
             else:
                 for a in done:
                     err.print(terminal(f"acknowledged {a.id}: {a.benchmark} [{a.measure}] {a.direction} at {a.commit[:12]}"))
             return EXIT_OK
-        alerts = store.alerts(None if args.status == "all" else args.status)
+        every = store.alerts()
+    alerts = [a for a in every if args.status in ("all", a.status)]
     if args.json:
         emit_json(alerts)
         return EXIT_OK
     if not alerts:
         out.print(f"no {'' if args.status == 'all' else args.status + ' '}alerts")
         return EXIT_OK
+    short = short_ids(every)       # unique among all alerts, so that --ack takes them as shown
     table = Table(title=f"perfgate alerts ({args.status})", title_justify="left")
-    for col in ("id", "raised (UTC)", "kind", "benchmark", "measure", "branch@testbed", "commit", "change", "direction",
+    table.add_column("id", no_wrap=True)
+    for col in ("raised (UTC)", "kind", "benchmark", "measure", "branch@testbed", "commit", "change", "direction",
                 "status"):
         table.add_column(col, overflow="fold")
     for a in alerts:
         when = datetime.fromtimestamp(a.created, timezone.utc).strftime("%Y-%m-%d %H:%M") if a.created else "—"
         ci = f" [{a.ci_low * 100:+.1f}%, {a.ci_high * 100:+.1f}%]" if a.ci_low is not None else ""
         colour = "red" if a.direction == "regression" else "green"
-        table.add_row(terminal(a.id), when, terminal(a.kind), terminal(a.benchmark), terminal(a.measure), terminal(f"{a.branch}@{a.testbed}"),
+        table.add_row(terminal(short[a.id]), when, terminal(a.kind), terminal(a.benchmark), terminal(a.measure), terminal(f"{a.branch}@{a.testbed}"),
                       terminal(a.commit[:12]), f"{a.magnitude * 100:+.2f}%{ci}", f"[{colour}]{terminal(a.direction)}[/{colour}]",
                       terminal(a.status))
     out.print(table)

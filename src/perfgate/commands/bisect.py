@@ -28,7 +28,7 @@ from pathlib import Path
 from rich.markup import escape
 from rich.table import Table
 
-from perfgate.commands._common import store_from
+from perfgate.commands._common import find_alert, store_from
 from perfgate.commands.backfill import PORTABLE_MEASURES, add_commit_runner_options, make_runner, run_key
 from perfgate.commits import Commit, commits_between, git
 from perfgate.errors import EXIT_OK, PerfgateError
@@ -53,15 +53,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="interleaved rounds per commit when no deterministic measure shows the change "
                         "(default: %(default)s)")
     add_commit_runner_options(p)
-
-
-def find_alert(store: Store, ref: str) -> Alert:
-    matches = [a for a in store.alerts() if a.id == ref or a.id.startswith(ref)]
-    if not matches:
-        raise PerfgateError(f"no alert {ref!r}; 'perfgate alerts' lists them")
-    if len(matches) > 1 and not any(a.id == ref for a in matches):
-        raise PerfgateError(f"alert prefix {ref!r} is ambiguous ({len(matches)} alerts); give more characters")
-    return next((a for a in matches if a.id == ref), matches[0])
 
 
 def _level(store: Store, key: SeriesKey, commit: str) -> tuple[float | None, dict]:
