@@ -258,3 +258,28 @@ def test_every_alert_has_a_row_even_on_a_sweep_point(history, tmp_path, cli):
     cli("pages", "--out", str(site), check=True)
     assert {s["benchmark"] for s in json.loads((site / "data.json").read_text())} >= {lonely}
     assert point not in {s["benchmark"] for s in json.loads((site / "data.json").read_text())}
+
+
+def test_the_feed_is_valid_atom_and_each_entry_links_its_series(history, tmp_path, cli):
+    """Atom requires an author for the feed and, for an entry without content, a link: without
+    them a feed reader had nothing to open."""
+    from urllib.parse import parse_qs, urlsplit
+
+    site = tmp_path / "site"
+    cli("pages", "--out", str(site), check=True)
+    feed = ET.parse(site / "regressions.xml").getroot()
+    assert feed.find(f"{ATOM}author/{ATOM}name").text == "perfgate"
+    entries = feed.findall(f"{ATOM}entry")
+    assert len(entries) == 4
+    for e in entries:
+        for child in ("id", "title", "updated"):
+            assert e.find(f"{ATOM}{child}") is not None
+        [link] = e.findall(f"{ATOM}link")
+        assert link.get("rel") == "alternate"
+        url = urlsplit(link.get("href"))
+        assert url.path == "benchmark.html"
+        q = {k: v[0] for k, v in parse_qs(url.query).items()}
+        page = _js(site / "data" / "b" / f"{q['b']}.js")
+        assert any((s["measure"], s["branch"], s["testbed"]) == (q["measure"], q["branch"], q["testbed"])
+                   for s in page["series"])
+        assert e.find(f"{ATOM}title").text.startswith(page["benchmark"] + " [" + q["measure"] + "]")

@@ -18,6 +18,7 @@ import tempfile
 from datetime import datetime, timezone
 from importlib.resources import files
 from pathlib import Path
+from urllib.parse import urlencode
 
 import numpy as np
 import orjson
@@ -39,6 +40,12 @@ VENDOR = ("echarts/echarts.min.js", "echarts/LICENSE", "echarts/NOTICE", "echart
 def page_id(*parts: str) -> str:
     """A stable file name for a page: names may hold any character, file names may not."""
     return hashlib.sha1("\x1f".join(parts).encode()).hexdigest()[:12]
+
+
+def benchmark_url(key: SeriesKey) -> str:
+    """The series on its benchmark page, relative to the site (as the index links it)."""
+    return "benchmark.html?" + urlencode({"b": page_id(key.benchmark), "measure": key.measure,
+                                          "branch": key.branch, "testbed": key.testbed})
 
 
 def _on_scaling_page(key: SeriesKey, drawn: set[tuple[str, str, str, str]]) -> bool:
@@ -119,7 +126,7 @@ def publish_site(store: Store, out_dir: str | Path, *, title: str, branch: str |
     loader = PackageLoader("perfgate.report", "templates")
     html_env = Environment(loader=loader, autoescape=select_autoescape(["html", "xml", "j2"]), finalize=html_text)
     xml_env = Environment(loader=loader, autoescape=True, finalize=xml_text)
-    context = dict(title=title, project=store.project, now=now, regressions=regressions)
+    context = dict(title=title, project=store.project, now=now, regressions=regressions, page_url=benchmark_url)
     for name in ("index.html", "benchmark.html", "sweep.html", "regressions.xml"):
         env = xml_env if name.endswith(".xml") else html_env
         _write_atomic(out / name, env.get_template(f"{name}.j2").render(**context))
