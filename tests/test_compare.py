@@ -99,3 +99,18 @@ def test_paired_cancels_shared_machine_state():
     assert paired.ci_low < 0.03 < paired.ci_high and paired.mde < unpaired.mde
     uneven = compare_samples({key: tuple(base)}, {key: tuple(head[:10])}, TH, paired=True).verdicts[0]
     assert uneven.method == "mann-whitney" and "unpaired" in uneven.note
+
+
+def test_the_tables_write_levels_in_units_and_say_when_an_interval_is_unbounded():
+    from perfgate.report.markdown import comparison_markdown
+
+    c = compare_samples({("sort", "latency"): samples(3, 0.01, 11), ("sort", "peak-rss"): samples(30, 0.01, 12)},
+                        {("sort", "latency"): samples(3, 0.01, 13, 1.2), ("sort", "peak-rss"): samples(30, 0.01, 14)},
+                        TH)
+    few = next(v for v in c.verdicts if v.measure == "latency")
+    assert few.ci_low == -1.0 and few.ci_high == float("inf")      # 3 + 3 samples cannot bound a 95% interval
+    text = c.render()
+    assert "[unbounded: too few samples]" in text and "-100.00%" not in text
+    assert "1.01 ms  1.21 ms" in text and "976 KiB  978 KiB" in text and "e+0" not in text   # ns and bytes
+    md = comparison_markdown(c)
+    assert "[unbounded: too few samples]" in md and "-100.00%" not in md

@@ -65,6 +65,7 @@ from perfgate.detect import rounds as rounds_test
 from perfgate.detect.stats import benjamini_hochberg, hodges_lehmann, normal_quantile
 from perfgate.model import Measure, Run
 from perfgate.thresholds import Thresholds, load_thresholds
+from perfgate.units import human
 
 MIN_SAMPLES = 3
 DETERMINISTIC_MEASURES = ("instructions",)
@@ -97,6 +98,15 @@ class Verdict:
     rounds: int | None = None  # interleaved rounds judged (compare_rounds)
     round_sd: float | None = None  # sd of the per-round log ratios (compare_rounds)
     note: str = ""
+
+    def interval(self) -> str:
+        """`` [low, high]`` of the effect for a table, ``""`` without one; an interval the samples
+        cannot bound (too few of them for the confidence level: −100% … ∞) says so instead."""
+        if self.ci_low is None or self.ci_high is None:
+            return ""
+        if not (math.isfinite(self.ci_high) and self.ci_low > -1.0):
+            return " [unbounded: too few samples]"
+        return f" [{_pct(self.ci_low)}, {_pct(self.ci_high)}]"
 
 
 @dataclass
@@ -132,8 +142,8 @@ class Comparison:
         """A plain-text table, worst first."""
         rows = [("benchmark", "measure", "base", "head", "change [CI]", "q", "MDE", "verdict")]
         for v in sorted(self.verdicts, key=_severity):
-            rows.append((v.benchmark, v.measure, _num(v.base_median), _num(v.head_median),
-                         _pct(v.effect) + (f" [{_pct(v.ci_low)}, {_pct(v.ci_high)}]" if v.ci_low is not None else ""),
+            rows.append((v.benchmark, v.measure, human(v.base_median, v.measure), human(v.head_median, v.measure),
+                         _pct(v.effect) + v.interval(),
                          "—" if v.q_value is None else f"{v.q_value:.3g}", _pct(v.mde, sign=False),
                          v.verdict + (f" ({v.note})" if v.note else "")))
         widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
@@ -148,12 +158,6 @@ class Comparison:
 def _severity(v: Verdict) -> tuple:
     order = {"regression": 0, "improvement": 1, "no-change": 2, "insufficient-data": 3}
     return order[v.verdict], v.q_value if v.q_value is not None else 2.0, v.benchmark, v.measure
-
-
-def _num(x: float | None) -> str:
-    if x is None:
-        return "—"
-    return f"{x:.4g}"
 
 
 def _pct(x: float | None, sign: bool = True) -> str:

@@ -52,7 +52,7 @@ def _pct(x: float | None, sign: bool = True) -> str:
 
 
 def _row(v: Verdict, tied: list[Verdict] = ()) -> str:
-    ci = f" [{_pct(v.ci_low)}, {_pct(v.ci_high)}]" if v.ci_low is not None else ""
+    ci = v.interval()
     # a tied measure (throughput from the same timings) is the same finding: shown in its row
     also = "".join(f" ({markdown_text(t.measure)} {_pct(t.effect)})" for t in tied)
     q = "—" if v.q_value is None else f"{v.q_value:.2g}"
