@@ -33,7 +33,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="repository web address; a clicked point opens URL/commit/SHA (e.g. https://github.com/OWNER/REPO)")
     p.add_argument("--include-sweeps", action="store_true",
                    help="also list each point of a scaling sweep (NAME/values=V,objects=O) as a series of its "
-                        "own; by default a sweep's points appear only on its scaling page (except a point with an open "
+                        "own; by default a sweep's points appear only on its scaling page (except a point with an "
                         "alert, or one no scaling page can draw)")
 
 

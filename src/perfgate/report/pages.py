@@ -94,11 +94,11 @@ def publish_site(store: Store, out_dir: str | Path, *, title: str, branch: str |
             sweeps.append((page_id("sweep", sweep.name, sweep.branch, sweep.testbed), sp))
             drawn.update((sweep.name, sweep.branch, sweep.testbed, m["measure"]) for m in sp["measures"])
     # A sweep's points are drawn on its scaling page rather than listed one by one; but a point no
-    # scaling page draws (its sweep could not be fitted) or one with an open alert gets its own
-    # row and page, so that every alert's link leads to its series' trend.
+    # scaling page draws (its sweep could not be fitted) or one with an alert (open or
+    # acknowledged: its issue still links here) gets its own row and page, so that every alert's
+    # link leads to its series' trend.
     shown = {k: pts for k, pts in series.items()
-             if include_sweeps or not _on_scaling_page(k, drawn)
-             or any(a.status == "active" for a in alerts.get(k, []))}
+             if include_sweeps or not _on_scaling_page(k, drawn) or k in alerts}
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
