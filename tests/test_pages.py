@@ -10,6 +10,7 @@ import random
 import re
 import xml.etree.ElementTree as ET
 
+import numpy as np
 import pytest
 
 from pages_data import BENCH, BRANCH_PR, HOSTILE, KNEE_FROM, RUNS, STEP_AT, SWEEP, SWEEP_COMMITS, build, commit
@@ -111,10 +112,18 @@ def test_a_sweep_is_fitted_per_commit_and_its_knee_found_where_it_appeared(histo
         assert all(c["lower"][j] <= c["y"][j] <= c["upper"][j] for c in f["curves"] for j in range(len(c["x"])))
         if i < KNEE_FROM:
             assert not f["knee"]["found"], f"no knee before commit {KNEE_FROM}, got {f['knee']}"
+            assert not any("knee_y" in c for c in f["curves"])
         else:
             k = f["knee"]
             assert k["found"] and k["low"] <= k["location"] <= k["high"] and 6000 < k["location"] < 10000
             assert "knee at objects" in k["text"]
+            # The knee model is drawn too, and follows the points past the knee at least as closely
+            # as the chosen model: their squared misses over the measured points, per curve.
+            for c in f["curves"]:
+                pts = [(x, y) for x, g, y in f["points"] if g == c["group"]]
+                def miss(ys):
+                    return sum((np.interp(np.log(x), np.log(c["x"]), ys) - y) ** 2 for x, y in pts)
+                assert miss(c["knee_y"]) <= miss(c["y"]) * 1.01
 
 
 def test_names_are_escaped_in_the_html_and_feed(history, tmp_path, cli):

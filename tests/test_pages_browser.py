@@ -190,6 +190,9 @@ def test_the_scaling_page_shows_the_knee(site, page):
     labels = page.evaluate("""() => window.PERFGATE_CHARTS.curve.getOption().series
         .flatMap(s => (s.markLine && s.markLine.data) || []).map(d => d.xAxis)""")
     assert len(labels) == 1 and 6000 < labels[0] < 10000
+    dashed = page.evaluate("""() => window.PERFGATE_CHARTS.curve.getOption().series
+        .filter(s => String(s.id || "").startsWith("knee-model-")).map(s => s.lineStyle.type)""")
+    assert dashed == ["dashed"] * 3                                  # the knee model, one per value count
     # Side by side: the oldest commit has no knee, the latest has one.
     assert "knee" not in page.locator("#formula-a").inner_text()
     assert "knee ≈" in page.locator("#formula-b").inner_text()

@@ -53,6 +53,14 @@ class Knee:
     effect: float = 0.0  # share of the predicted cost at max x due to the knee term
     formula: str = ""  # the knee model, e.g. 500⋅o + 0.25⋅(o − 2,000)₊²
     fitted: np.ndarray | None = field(default=None, repr=False)  # the knee model's predictions
+    base: list[Term] = field(default_factory=list, repr=False)    # the knee model: base terms ...
+    beta: np.ndarray | None = field(default=None, repr=False)     # ... their coefficients, then gamma
+
+    def predict(self, params: dict[str, np.ndarray]) -> np.ndarray:
+        """The knee model's cost at other parameter values (a curve to draw)."""
+        X = np.column_stack([design_matrix(self.base, params), hinge(np.asarray(params[self.param], dtype=float),
+                                                                     self.location, self.degree)])
+        return X @ self.beta
 
     def describe(self, name: str | None = None) -> str:
         name = name or self.param
@@ -64,7 +72,7 @@ class Knee:
                 f"adds {self.effect:.0%} at the largest {name}, ΔBIC {self.delta_bic:.1f}, {p_text(self.p_value)}")
 
     def as_dict(self) -> dict:
-        return {k: v for k, v in self.__dict__.items() if k != "fitted"}
+        return {k: v for k, v in self.__dict__.items() if k not in ("fitted", "base", "beta")}
 
 
 def p_text(p: float) -> str:
@@ -148,7 +156,7 @@ def find_knee(base: list[Term], params: dict[str, np.ndarray], y: np.ndarray, le
     found = delta > 0 and gamma > 0 and lo < k < hi
     labels = [t.label for t in base] + [f"({letter} − {k:,.0f})₊" + ("²" if d == 2 else "")]
     return Knee(letter, bool(found), float(k), float(best["low"]), float(best["high"]), d, gamma, slope,
-                float(delta), p_value, float(effect), format_formula(labels, beta), Xk @ beta)
+                float(delta), p_value, float(effect), format_formula(labels, beta), Xk @ beta, list(base), beta)
 
 
 def _search(X0: np.ndarray, x: np.ndarray, y: np.ndarray, w: np.ndarray, lo: float, hi: float) -> dict | None:

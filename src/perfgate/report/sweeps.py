@@ -121,7 +121,7 @@ def fit_commit(rows, measure: str) -> dict | None:
         "knee": _knee(knee, names, measure),
         "x": names[x_letter], "group": names[others[0]] if others else None,
         "points": _points(params, y, x_letter, others),
-        "curves": _curves(fit, params, x_letter, others),
+        "curves": _curves(fit, params, x_letter, others, knee if knee is not None and knee.found else None),
     }
 
 
@@ -143,9 +143,10 @@ def _points(params, y, x_letter, others) -> list[list[float]]:
     return [[float(a), float(b), float(c)] for a, b, c in zip(params[x_letter], g, y)]
 
 
-def _curves(fit, params, x_letter, others) -> list[dict]:
+def _curves(fit, params, x_letter, others, knee=None) -> list[dict]:
     """The model and its 95% confidence band along x, one curve per value of the first other
-    parameter (the rest held at their median)."""
+    parameter (the rest held at their median); with a knee found, the knee model along x too
+    (``knee_y``): past the knee the chosen model can miss the points the knee model follows."""
     x = params[x_letter]
     lo, hi = float(x.min()), float(x.max())
     grid = np.geomspace(lo, hi, CURVE_POINTS) if lo > 0 else np.linspace(lo, hi, CURVE_POINTS)
@@ -162,7 +163,8 @@ def _curves(fit, params, x_letter, others) -> list[dict]:
         mean = X @ fit.coef
         se = np.sqrt(np.maximum(np.einsum("ij,jk,ik->i", X, fit.cov, X), 0))
         curves.append({"group": g, "x": grid.tolist(), "y": mean.tolist(),
-                       "lower": (mean - Z95 * se).tolist(), "upper": (mean + Z95 * se).tolist()})
+                       "lower": (mean - Z95 * se).tolist(), "upper": (mean + Z95 * se).tolist()}
+                      | ({"knee_y": knee.predict(at).tolist()} if knee is not None else {}))
     return curves
 
 

@@ -148,6 +148,11 @@
       }
       series.push({name: name, type: "line", symbol: "none", silent: true, lineStyle: {color: color, width: 1.5},
                    data: cv.x.map(function (x, j) { return [x, yOf(x, cv.y[j])]; })});
+      if (cv.knee_y) {  // the knee model, dashed: past the knee it follows points the chosen model misses
+        series.push({name: name, id: "knee-model-" + i, type: "line", symbol: "none", silent: true,
+                     lineStyle: {color: color, width: 1.5, type: "dashed"},
+                     data: cv.x.map(function (x, j) { return [x, yOf(x, cv.knee_y[j])]; })});
+      }
       if (!$("logy").checked) {  // a stacked band cannot be drawn on a log axis
         series.push({name: name, type: "line", symbol: "none", silent: true, stack: "ci" + i, lineStyle: {opacity: 0},
                      data: cv.x.map(function (x, j) { return [x, yOf(x, cv.lower[j])]; })});
