@@ -297,6 +297,16 @@ def test_hyperfine_exit_codes_of_the_wrong_type(tmp_path, store_path, capsys):
     assert_refused(bad, "hyperfine", "results[0].exit_codes", "expected", store_path, capsys)
 
 
+def test_hyperfine_time_too_large_for_nanoseconds_is_out_of_range_not_infinite(tmp_path, store_path, capsys):
+    # 1e305 s is finite, but not in nanoseconds: it overflowed while being scaled, and was
+    # reported as "infinite" (with a RuntimeWarning).
+    doc = json.loads((FIX / "hyperfine" / "two-commands.json").read_text())
+    doc["results"][1]["times"][2] = 1e305
+    bad = tmp_path / "hyperfine.json"
+    bad.write_text(_dump(doc))
+    assert_refused(bad, "hyperfine", "results[1].times[2]", "1e+305 s is out of range", store_path, capsys)
+
+
 # --- text formats added for issue 9: one line of the real fixture replaced ------------------------
 
 # (adapter, 1-based line replaced, new line, reason fragment)

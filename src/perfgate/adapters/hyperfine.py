@@ -27,6 +27,7 @@ NAME = "hyperfine"
 EXPECTS = 'a hyperfine --export-json object: {"results": [{"command", "mean", "times", ...}]}'
 MARKERS = ('"results"', '"command"', '"mean"', '"times"')
 NS = 1e9
+MAX_SECONDS = float(np.finfo(np.float64).max) / NS
 
 
 def sniff(text: str) -> bool:
@@ -83,11 +84,13 @@ def _times(times: Any, source: str, place: str) -> array:
     if not isinstance(times, array):
         raise InputError(source, place, f"expected a list of numbers, got {type(times).__name__}")
     ns = np.frombuffer(times, dtype=np.float64)  # a view: no copy
-    ns *= NS
-    bad = ~np.isfinite(ns) | (ns < 0)
+    # Checked before scaling: a finite time too large for nanoseconds would overflow to infinity
+    # (and be reported as infinite, which it was not).
+    bad = ~np.isfinite(ns) | (ns < 0) | (ns > MAX_SECONDS)
     if bad.any():
         i = int(np.argmax(bad))
-        raise InputError(source, join(place, i), number_problem(times[i] / NS) or "value is out of range")
+        raise InputError(source, join(place, i), number_problem(times[i]) or f"value {times[i]:g} s is out of range")
+    ns *= NS
     return times
 
 
