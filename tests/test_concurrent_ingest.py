@@ -46,3 +46,35 @@ def test_eight_concurrent_ingesters_record_every_run_exactly_once(tmp_path, stor
     assert commits == sorted(commit for jobs in runs.values() for _, commit in jobs)
     assert db.execute("SELECT COUNT(*) FROM metric").fetchone()[0] == WRITERS * RUNS_EACH * 5
     assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+def test_writers_take_turns_through_the_lock_file_and_time_out_as_sqlite_does(tmp_path):
+    import pytest
+
+    from perfgate.store.transaction import WriterQueue
+
+    first, second = WriterQueue(tmp_path / "h.db", 5.0), WriterQueue(tmp_path / "h.db", 0.05)
+    try:
+        with first.turn():
+            with pytest.raises(sqlite3.OperationalError, match="database is locked"):
+                with second.turn():
+                    pass
+        with second.turn():                         # free again once the first has had its turn
+            assert (tmp_path / "h.db.lock").is_file()
+    finally:
+        first.close()
+        second.close()
+
+
+def test_reading_a_history_creates_no_lock_file(tmp_path, store_path):
+    from perfgate.model import Metric, Run, Testbed
+    from perfgate.store.sqlite import SqliteStore
+
+    with SqliteStore(store_path) as store:
+        store.add_runs([Run("default", "main", "c1", Testbed("tb"), [Metric("b", "latency", 1.0)])])
+    lock = store_path.parent / (store_path.name + ".lock")
+    assert lock.is_file()                            # the writer took its turn
+    lock.unlink()
+    with SqliteStore(store_path) as store:
+        assert len(store.all_series()) == 1
+    assert not lock.exists()

@@ -484,7 +484,8 @@ def test_full_disk_simulated(tmp_path, store_path, monkeypatch, capsys):
     err = capsys.readouterr().err
     assert code == 2 and "No space left" in err and "nothing was written" in err, err
     assert target.read_text() == "previous export\n"
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["out.csv", store_path.name])
+    # nothing left behind but the history and the lock file its writers take turns by
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["out.csv", store_path.name, store_path.name + ".lock"])
 
 
 # --- smaller: silent data loss ---------------------------------------------------------------------------

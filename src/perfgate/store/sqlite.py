@@ -2,7 +2,8 @@
 
 Concurrency: every write is one ``BEGIN IMMEDIATE`` transaction, so several CI processes can
 ingest into the same file at once; SQLite serialises the writers and ``busy_timeout`` makes each
-wait its turn instead of failing.  A run either lands whole or not at all.
+wait instead of failing, and a :class:`~perfgate.store.transaction.WriterQueue` makes them take
+turns.  A run either lands whole or not at all.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Any, Callable, Iterable, Sequence, TypeVar
 
 from perfgate import jsonio
 from perfgate.errors import StoreError
-from perfgate.store.transaction import immediate
+from perfgate.store.transaction import WriterQueue, immediate
 from perfgate.model import Alert, Measure, Metric, Run, Testbed
 from perfgate.store.base import Point, RunSummary, SeriesKey, Store
 from perfgate.store.migrations import MIGRATIONS
@@ -97,6 +98,7 @@ class SqliteStore(Store):
             raise StoreError(f"{self.path}: cannot create its folder: {e.strerror}") from None
         # Reading a history one may not write (a CI artefact, a read-only mount) must still work.
         self.read_only = self.path.exists() and not os.access(self.path, os.W_OK)
+        self._queue = None if self.read_only else WriterQueue(self.path, BUSY_TIMEOUT_MS / 1000)
         try:
             self.db = self._connect()
             self.db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
@@ -148,6 +150,8 @@ class SqliteStore(Store):
             return sqlite3.connect(uri + "&immutable=1", uri=True, isolation_level=None, timeout=timeout)
 
     def _close_quietly(self) -> None:
+        if self._queue is not None:
+            self._queue.close()
         try:
             self.db.close()
         except (AttributeError, sqlite3.Error):
@@ -202,7 +206,7 @@ class SqliteStore(Store):
         return self.db.execute("PRAGMA user_version").fetchone()[0]
 
     def _write(self):
-        return immediate(self.db)
+        return immediate(self.db, self._queue)
 
     # --- dimensions ----------------------------------------------------------------------------
 
@@ -532,4 +536,6 @@ class SqliteStore(Store):
                      kind, previous, tuple(json.loads(commit_range)), json.loads(details), uid, status, created)
 
     def close(self) -> None:
+        if self._queue is not None:
+            self._queue.close()
         self.db.close()
