@@ -1,4 +1,4 @@
-"""Human-readable numbers: durations from nanoseconds, counts, bytes, and sparklines."""
+"""Human-readable numbers: durations from nanoseconds, counts, bytes, relative changes, and sparklines."""
 
 from __future__ import annotations
 
@@ -43,3 +43,11 @@ def percent(ratio: float | None) -> str:
     if ratio is None or not math.isfinite(ratio):
         return "—"
     return f"{(ratio - 1) * 100:+.1f}%"
+
+
+def pct(x: float | None, sign: bool = True) -> str:
+    """A relative change as a percentage, ``pct(0.0123) == "+1.23%"``; ``"—"`` for none or a
+    non-finite value (``sign=False`` for magnitudes such as a detectable effect)."""
+    if x is None or not math.isfinite(x):
+        return "—"
+    return f"{x * 100:+.2f}%" if sign else f"{x * 100:.2f}%"

@@ -98,4 +98,3 @@ def short_ids(alerts: list[Alert], shortest: int = 8) -> dict[str, str]:
     while len({a.id[:n] for a in alerts}) < len({a.id for a in alerts}):
         n += 1
     return {a.id: a.id[:n] for a in alerts}
-

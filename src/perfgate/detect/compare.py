@@ -65,7 +65,7 @@ from perfgate.detect import rounds as rounds_test
 from perfgate.detect.stats import benjamini_hochberg, hodges_lehmann, normal_quantile
 from perfgate.model import Measure, Run
 from perfgate.thresholds import Thresholds, load_thresholds
-from perfgate.units import human
+from perfgate.units import human, pct
 
 MIN_SAMPLES = 3
 DETERMINISTIC_MEASURES = ("instructions",)
@@ -106,7 +106,7 @@ class Verdict:
             return ""
         if not (math.isfinite(self.ci_high) and self.ci_low > -1.0):
             return " [unbounded: too few samples]"
-        return f" [{_pct(self.ci_low)}, {_pct(self.ci_high)}]"
+        return f" [{pct(self.ci_low)}, {pct(self.ci_high)}]"
 
 
 @dataclass
@@ -143,8 +143,8 @@ class Comparison:
         rows = [("benchmark", "measure", "base", "head", "change [CI]", "q", "MDE", "verdict")]
         for v in sorted(self.verdicts, key=_severity):
             rows.append((v.benchmark, v.measure, human(v.base_median, v.measure), human(v.head_median, v.measure),
-                         _pct(v.effect) + v.interval(),
-                         "—" if v.q_value is None else f"{v.q_value:.3g}", _pct(v.mde, sign=False),
+                         pct(v.effect) + v.interval(),
+                         "—" if v.q_value is None else f"{v.q_value:.3g}", pct(v.mde, sign=False),
                          v.verdict + (f" ({v.note})" if v.note else "")))
         widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
         lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
@@ -158,12 +158,6 @@ class Comparison:
 def _severity(v: Verdict) -> tuple:
     order = {"regression": 0, "improvement": 1, "no-change": 2, "insufficient-data": 3}
     return order[v.verdict], v.q_value if v.q_value is not None else 2.0, v.benchmark, v.measure
-
-
-def _pct(x: float | None, sign: bool = True) -> str:
-    if x is None or not math.isfinite(x):
-        return "—"
-    return f"{x * 100:+.2f}%" if sign else f"{x * 100:.2f}%"
 
 
 def compare_runs(base: Run, head: Run, thresholds: Thresholds | None = None, alpha: float = 0.05,

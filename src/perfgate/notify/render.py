@@ -6,21 +6,16 @@ so none can mention someone, link, show an image or break the table."""
 
 from __future__ import annotations
 
-import math
 from urllib.parse import quote
 
 from perfgate.escape import markdown_code, slack_text, visible
 from perfgate.model import Alert
 from perfgate.notify.base import Links
 from perfgate.notify.events import Event
-from perfgate.units import human
+from perfgate.units import human, pct
 
 ALERT_MARKER = "<!-- perfgate-alert:{} -->"
 EVENT_MARKER = "<!-- perfgate-event:{} -->"
-
-
-def pct(x: float | None) -> str:
-    return "—" if x is None or not math.isfinite(x) else f"{x * 100:+.2f}%"
 
 
 def short(sha: str) -> str:

@@ -9,13 +9,12 @@ an image or link anywhere.
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass
 
 from perfgate.detect.compare import Comparison, Verdict
 from perfgate.escape import markdown_code, markdown_text
-from perfgate.units import human
+from perfgate.units import human, pct
 
 MARKER = "<!-- perfgate-comment -->"  # lets a workflow find and update its own comment
 # GitHub refuses comments over 65,536 characters; stay clear of it with room for the workflow's marker.
@@ -45,21 +44,15 @@ class Links:
         return short
 
 
-def _pct(x: float | None, sign: bool = True) -> str:
-    if x is None or not math.isfinite(x):
-        return "—"
-    return f"{x * 100:+.2f}%" if sign else f"{x * 100:.2f}%"
-
-
 def _row(v: Verdict, tied: list[Verdict] = ()) -> str:
     ci = v.interval()
     # a tied measure (throughput from the same timings) is the same finding: shown in its row
-    also = "".join(f" ({markdown_text(t.measure)} {_pct(t.effect)})" for t in tied)
+    also = "".join(f" ({markdown_text(t.measure)} {pct(t.effect)})" for t in tied)
     q = "—" if v.q_value is None else f"{v.q_value:.2g}"
     icon = {"regression": "🔴", "improvement": "🟢", "no-change": "⚪", "insufficient-data": "❔"}[v.verdict]
     verdict = v.verdict + (f" ({v.note})" if v.note else "")
     return (f"| {icon} {markdown_code(v.benchmark)} | {markdown_code(v.measure)}{also} | {human(v.base_median, v.measure)} | "
-            f"{human(v.head_median, v.measure)} | **{_pct(v.effect)}**{ci} | {q} | {_pct(v.mde, sign=False)} | "
+            f"{human(v.head_median, v.measure)} | **{pct(v.effect)}**{ci} | {q} | {pct(v.mde, sign=False)} | "
             f"{markdown_text(verdict)} |")
 
 
