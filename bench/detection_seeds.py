@@ -20,6 +20,7 @@ import detection_corpus
 import detection_corpus_heldout
 import detection_corpus_independent
 import detection_corpus_samples
+import detection_corpus_suites
 from evaluate_detection import PerfgateDetector, evaluate
 
 # name -> (first seed, corpus of a seed); the first seeds are the README's fixed corpora
@@ -29,6 +30,8 @@ GENERATORS = {
     "independent (AR(1))": (777, lambda seed: detection_corpus_independent.generate(300, seed)),
     "held-out": (detection_corpus_heldout.SEED, lambda seed: detection_corpus_heldout.generate(300, seed)),
     "raw samples": (detection_corpus_samples.SEED, lambda seed: detection_corpus_samples.generate(300, seed)),
+    # each series of 100 suites scored alone (about 1,000 series)
+    "suites": (41616, lambda seed: detection_corpus_suites.flatten(detection_corpus_suites.generate(100, seed))),
 }
 
 

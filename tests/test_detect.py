@@ -290,3 +290,46 @@ def test_the_location_range_holds_a_weak_steps_true_run_about_as_often_as_it_say
                 count += 1
                 inside += cp.index_low <= at <= cp.index_high
     assert count >= 180 and inside / count >= 0.88, (inside, count)
+
+
+def sticky_mode(n: int, visits: list[tuple[int, int]], seed: int, gap: float = 0.06) -> np.ndarray:
+    """A quiet benchmark that spends the given stretches in a slower second mode."""
+    x = noisy(n, 0.005, seed)
+    for a, b in visits:
+        x[a:b] *= 1 + gap
+    return x
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_mode_visited_again_and_again_is_not_a_change(seed):
+    # A sticky second mode (a code layout, a machine state lasting a few runs): each visit is a
+    # clean pair of opposite steps of one size, which every test passes; visited twice or more,
+    # it is a mode and nothing is reported.  Other changes of the series are kept.
+    visits = [(40, 48), (120, 130), (200, 207)]
+    assert detect_change_points(sticky_mode(300, visits, seed), SETTINGS) == []
+    stepped = sticky_mode(300, visits, seed)
+    stepped[250:] *= 1.04
+    assert [c.index for c in detect_change_points(stepped, SETTINGS)] == [250]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_regression_and_its_revert_are_both_reported(seed):
+    # One excursion is not a mode: a regression reverted ten runs later is two changes.
+    found = detect_change_points(sticky_mode(300, [(120, 130)], seed), SETTINGS)
+    assert [c.index for c in found] == [120, 130]
+    assert [c.direction for c in found] == ["regression", "improvement"]
+
+
+def test_excursions_of_different_sizes_or_not_returning_are_kept():
+    # Two visits to different levels (+6% and +15%) are two regressions each reverted, not a mode;
+    # nor is a staircase that goes up and does not come back.
+    x = noisy(300, 0.005, 4)
+    x[60:70] *= 1.06
+    x[180:190] *= 1.15
+    assert [c.index for c in detect_change_points(x, SETTINGS)] == [60, 70, 180, 190]
+    y = noisy(300, 0.005, 5)
+    y[60:] *= 1.06
+    y[70:] *= 0.98
+    y[180:] *= 1.06
+    y[190:] *= 0.98
+    assert [c.index for c in detect_change_points(y, SETTINGS)] == [60, 70, 180, 190]

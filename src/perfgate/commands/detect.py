@@ -116,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
 
 # Part of each saved report's settings mark: bump it when the analysis changes, so that the
 # reports kept from an older perfgate are recomputed.
-ANALYSIS_VERSION = "6"
+ANALYSIS_VERSION = "7"
 
 
 def _whole_scope(args: argparse.Namespace) -> bool:
