@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from perfgate.detect import changepoint, modes
 from perfgate.detect.changepoint import ChangePointDetector, detect_change_points
 from perfgate.detect.noise import NoiseModel, lag1_autocorrelation
 from perfgate.thresholds import ChangePointSettings
@@ -333,3 +334,46 @@ def test_excursions_of_different_sizes_or_not_returning_are_kept():
     y[180:] *= 1.06
     y[190:] *= 0.98
     assert [c.index for c in detect_change_points(y, SETTINGS)] == [60, 70, 180, 190]
+
+
+def visited_mode(n: int, seed: int, stay: tuple[int, int], mean_stay: float, share: float = 0.15,
+                 gap: float = 0.06, longest: int = 4) -> np.ndarray:
+    """A quiet benchmark that visits a slower mode now and then (stays of ``mean_stay`` runs on
+    average, at most ``longest``; ``share`` of the runs outside ``stay``), and stays in it over
+    ``stay``."""
+    rng = np.random.default_rng(seed)
+    x = noisy(n, 0.005, seed)
+    slow, t = np.zeros(n, bool), 0
+    while t < n:
+        t += int(rng.geometric(share / mean_stay / (1 - share)))
+        k = min(int(rng.geometric(1 / mean_stay)), longest)
+        slow[t:t + k] = True
+        t += k
+    slow[stay[0] - 3:stay[0]] = slow[stay[1]:stay[1] + 3] = False    # the stay has clear edges
+    slow[stay[0]:stay[1]] = True
+    x[slow] *= 1 + gap
+    return x
+
+
+@pytest.mark.parametrize("seed", [0, 2])
+def test_one_stay_in_a_mode_visited_for_a_few_runs_at_a_time_is_not_a_change(seed, monkeypatch):
+    # The series visits the slow level for 1-4 runs at a time; one stay of 10 runs is one more
+    # visit, not a regression and its revert — though it passes every test, and is found when
+    # visits to a mode are not looked for.
+    x = visited_mode(300, seed, (140, 150), mean_stay=2.5, share=0.1)
+    assert ChangePointDetector(SETTINGS).fit(x).passes_at([140, 150]) == [True, True]
+    assert detect_change_points(x, SETTINGS) == []
+    monkeypatch.setattr(changepoint, "without_mode_visits", lambda found, y, log_scale: found)
+    assert [c.index for c in detect_change_points(x, SETTINGS)] == [140, 150]
+
+
+@pytest.mark.parametrize("seed", [0, 2, 3])
+def test_a_regression_to_the_level_of_a_mode_visited_a_run_or_two_at_a_time_is_kept(seed, monkeypatch):
+    # The series visits the slow level a run or two at a time, which cannot explain 28 slow runs
+    # in a row: that stay is a regression and its revert, though at the mode's level — only its
+    # length tells it from a visit.
+    x = visited_mode(300, seed, (129, 157), mean_stay=1.3, share=0.2, gap=0.16)
+    found = [c.index for c in detect_change_points(x, SETTINGS)]
+    assert len(found) == 2 and abs(found[0] - 129) <= 1 and abs(found[1] - 157) <= 1, found
+    monkeypatch.setattr(modes, "DWELL_P", 0.0)
+    assert detect_change_points(x, SETTINGS) == []

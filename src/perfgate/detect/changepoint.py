@@ -40,9 +40,9 @@ Pipeline (``ChangePointDetector(settings).fit(values).predict()``):
    pooled deviation of the fenced windows, z at the settings' confidence), the scan-adjusted
    p-value, and the direction for the measure.
 
-6. **Modes**: two or more short excursions to one level — pairs of opposite changes of one size
-   that return where they began — are a sticky second mode, not changes, and are dropped
-   (:func:`without_recurring_excursions`); a single excursion, a regression and its revert, stays.
+6. **Modes**: a short excursion — a pair of opposite changes that returns where it began — into a
+   level the series keeps visiting is a sticky second mode, not two changes, and is dropped
+   (:mod:`perfgate.detect.modes`); a regression and its revert stay.
 
 A single-run spike is never a change point: regimes have at least ``min_segment`` points, a
 rank test cannot be moved by one point's size, and the t-test sees the spike clipped.
@@ -58,6 +58,7 @@ import numpy as np
 import ruptures as rpt
 
 from perfgate.detect.elimination import eliminate
+from perfgate.detect.modes import without_mode_visits
 from perfgate.detect.noise import NoiseModel, lag1_autocorrelation, variance_inflation
 from perfgate.detect.stats import hodges_lehmann, mean_test, normal_quantile, pooled_sd, rank_test
 from perfgate.thresholds import ChangePointSettings
@@ -73,9 +74,6 @@ DRIFT_GUARD_Z = 2.0    # a step must stand out from a smooth (quadratic) trend t
 RANK_Z = 3.0           # ... and the rank test must agree on its own (|z| ≥ 3, unadjusted),
 RANK_SATURATION = 0.9  # or come within 90% of the most its windows allow (a 5-run regime)
 MOSTLY_SET_ASIDE = 0.5  # a regime whose runs were mostly set aside for their samples has no level of its own
-EXCURSION_RUNS = 30    # a regime this short between opposite changes ...
-EXCURSION_BACK = 0.5   # ... that ends within half its size of where it began is an excursion;
-SAME_LEVEL = 0.35      # excursions within 35% of each other's size visit the same level
 
 
 @dataclass(frozen=True)
@@ -151,7 +149,7 @@ class ChangePointDetector:
         for i in range(len(kept)):
             found.append(self._report(y, yw, kept, i, inflation, across_burst=i in bursts))
             kept[i] = found[-1].index
-        return without_recurring_excursions(found)
+        return without_mode_visits(found, self.noise_.y, self.noise_.log_scale)
 
     def passes_at(self, changes: list[int]) -> list[bool]:
         """Whether each of ``changes`` (the first index of each new regime, increasing) passes
@@ -363,42 +361,6 @@ class ChangePointDetector:
             p_value=p_adj, confidence=1.0 - p_adj, direction=direction_of(magnitude, self.lower_is_better),
             before=float(np.median(raw[max(lo, t - self.window):t])),
             after=float(np.median(raw[t:min(hi, t + self.window)])))
-
-
-def excursions(found: list[ChangePoint]) -> list[int]:
-    """Positions i (in ``found``) where changes i and i + 1 enclose an excursion: a regime of at
-    most :data:`EXCURSION_RUNS` runs, entered and left in opposite directions, that ends about
-    where it began (within :data:`EXCURSION_BACK` of its size).  Disjoint, left to right."""
-    out, i = [], 0
-    while i + 1 < len(found):
-        a, b = found[i], found[i + 1]
-        back = (1 + a.magnitude) * (1 + b.magnitude) - 1
-        if (a.magnitude * b.magnitude < 0 and b.index - a.index <= EXCURSION_RUNS
-                and abs(back) < EXCURSION_BACK * abs(a.magnitude)):
-            out.append(i)
-            i += 2
-        else:
-            i += 1
-    return out
-
-
-def without_recurring_excursions(found: list[ChangePoint]) -> list[ChangePoint]:
-    """``found`` less every excursion to a level the series visits at least twice: a benchmark
-    with a sticky second mode (a code layout, a machine state lasting a few runs) leaves its
-    usual level for a few runs now and then, each visit a pair of clean, opposite, significant
-    steps of one size — every test passes them, and they are noise.  A regression and its
-    revert make one excursion and are kept; two of the same size are a mode.  On a suite corpus
-    written apart (``bench/detection_corpus_suites.py``) such modes raised 0.77 false alarms
-    per 1,000 quiet runs, 0.34 with this rule, losing 2 true changes of 1,092."""
-    ex = excursions(found)
-    drop: set[int] = set()
-    for i in ex:
-        size = found[i].magnitude
-        same = [j for j in ex if found[j].magnitude * size > 0
-                and abs(found[j].magnitude - size) <= SAME_LEVEL * abs(size)]
-        if len(same) >= 2:
-            drop |= {i, i + 1}
-    return [cp for k, cp in enumerate(found) if k not in drop]
 
 
 def chunked_search(signal: np.ndarray, m: int, pen: float) -> list[int]:

@@ -1,0 +1,96 @@
+"""Visits to a second mode, told apart from changes.
+
+Some benchmarks have a sticky second mode: a code layout, or a machine state lasting a few runs,
+puts them a fixed amount slower for a stretch now and then.  Each stay longer than a few runs is a
+pair of clean, opposite steps of the mode gap, and every test of the detector passes them.  A
+regression and its revert look the same once; what gives a mode away is that the series keeps
+visiting its level.  On a suite corpus written apart from the detector
+(``bench/detection_corpus_suites.py``) such modes raised 497 of its 565 false reports (0.77 false
+alarms per 1,000 quiet runs); with the two tests below, 0.29 per 1,000 and 2 true changes of
+1,092 lost, and no other corpus worse.
+
+An *excursion* is a regime of at most :data:`EXCURSION_RUNS` runs between opposite changes that
+ends within :data:`EXCURSION_BACK` of its size from where it began.  It is a mode's visit when
+
+* another excursion of the series goes to the same level (sizes within :data:`SAME_LEVEL`), or
+* the regimes either side of it hold runs at its level — at least :data:`MODE_MIN_RUNS`, clearly
+  more than sit as far on the other side (one-sided binomial test, ``p <`` :data:`MODE_P`: a
+  unimodal noise, heavy-tailed or drifting, reaches both sides alike) — in visits long enough that
+  one as long as the excursion is unsurprising (geometric stays with their mean length; a mode
+  visited a run at a time, as a bimodal benchmark's alternating runs, does not explain a stay of
+  28 runs).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+import numpy as np
+from scipy.stats import binom
+
+if TYPE_CHECKING:
+    from perfgate.detect.changepoint import ChangePoint
+
+EXCURSION_RUNS = 30    # a regime this short between opposite changes ...
+EXCURSION_BACK = 0.5   # ... that ends within half its size of where it began is an excursion
+SAME_LEVEL = 0.35      # excursions within 35% of each other's size visit the same level
+MODE_MIN_RUNS = 3      # fewest runs at the excursion's level beside it that can show a mode
+MODE_P = 0.001         # those runs against the ones as far on the other side: binomial p below this
+DWELL_P = 0.01         # a stay as long as the excursion, at least this likely among the visits seen
+
+
+def excursions(found: list[ChangePoint]) -> list[int]:
+    """Positions i (in ``found``) where changes i and i + 1 enclose an excursion; disjoint, left
+    to right."""
+    out, i = [], 0
+    while i + 1 < len(found):
+        a, b = found[i], found[i + 1]
+        back = (1 + a.magnitude) * (1 + b.magnitude) - 1
+        if (a.magnitude * b.magnitude < 0 and b.index - a.index <= EXCURSION_RUNS
+                and abs(back) < EXCURSION_BACK * abs(a.magnitude)):
+            out.append(i)
+            i += 2
+        else:
+            i += 1
+    return out
+
+
+def without_mode_visits(found: list[ChangePoint], y: np.ndarray, log_scale: bool) -> list[ChangePoint]:
+    """``found`` less the excursions that are visits to a mode; ``y``: the series on the
+    detector's scale (log values when ``log_scale``, else values over their level)."""
+    ex = excursions(found)
+    drop: set[int] = set()
+    for i in ex:
+        size = found[i].magnitude
+        again = [j for j in ex if found[j].magnitude * size > 0
+                 and abs(found[j].magnitude - size) <= SAME_LEVEL * abs(size)]
+        if len(again) >= 2 or _visited_beside(found, i, y, log_scale):
+            drop |= {i, i + 1}
+    return [cp for k, cp in enumerate(found) if k not in drop]
+
+
+def _visited_beside(found: list[ChangePoint], i: int, y: np.ndarray, log_scale: bool) -> bool:
+    """Whether the regimes either side of excursion i keep visiting its level (module doc)."""
+    a, b = found[i].index, found[i + 1].index
+    lo = found[i - 1].index if i > 0 else 0
+    hi = found[i + 2].index if i + 2 < len(found) else y.size
+    size = math.log1p(found[i].magnitude) if log_scale else found[i].magnitude
+    before, after = y[lo:a], y[b:hi]
+    base = float(np.median(np.concatenate([before, after])))
+
+    def at(level_side: float, part: np.ndarray) -> np.ndarray:
+        dev = (part - base) * level_side
+        return (dev >= abs(size) / 2) & (dev <= 1.5 * abs(size))
+
+    sign = 1.0 if size > 0 else -1.0
+    here = np.concatenate([at(sign, before), [False], at(sign, after)])   # the gap splits visits
+    k = int(here.sum())
+    mirror = int(at(-sign, before).sum() + at(-sign, after).sum())
+    if k < MODE_MIN_RUNS or binom.sf(k - 1, k + mirror, 0.5) >= MODE_P:
+        return False
+    visits = int(here[0]) + int((here[1:] & ~here[:-1]).sum())
+    mean_stay = k / visits
+    if mean_stay <= 1:
+        return False
+    return (visits + 1) * (1 - 1 / mean_stay) ** (b - a - 1) >= DWELL_P
