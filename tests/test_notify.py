@@ -391,3 +391,17 @@ def test_the_levels_are_written_in_the_measures_unit():
     count = make_alert(10, measure="instructions")
     count.details = {"before": 47_596_000.0, "after": 70_927_400.0}
     assert "| level before → after | 47.60M → 70.93M |" in render.evidence_table(count, LINKS)
+
+
+def test_an_alert_found_where_siblings_changed_names_them():
+    from perfgate.notify import render
+    from perfgate.notify.events import Event
+
+    alert = make_alert(10)
+    alert.details["siblings"] = ["copy|1 [latency]", "copy2 [instructions]", "c3 [latency]", "c4 [latency]"]
+    table = render.evidence_table(alert, LINKS)
+    assert ("tested at this commit because `copy\\|1 [latency]`, `copy2 [instructions]`, `c3 [latency]` "
+            "and 1 more changed here |") in table
+    text = render.plain_text(Event("raised", alert), LINKS)
+    assert "tested here because copy|1 [latency], copy2 [instructions], c3 [latency] and 1 more changed here" in text
+    assert "because" not in render.evidence_table(make_alert(10), LINKS)

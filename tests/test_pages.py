@@ -292,3 +292,17 @@ def test_the_feed_is_valid_atom_and_each_entry_links_its_series(history, tmp_pat
         assert any((s["measure"], s["branch"], s["testbed"]) == (q["measure"], q["branch"], q["testbed"])
                    for s in page["series"])
         assert e.find(f"{ATOM}title").text.startswith(page["benchmark"] + " [" + q["measure"] + "]")
+
+
+def test_an_alert_found_where_siblings_changed_carries_their_names_to_its_page():
+    from perfgate.model import Alert
+    from perfgate.report.series_data import chart_data
+    from perfgate.store import Point, SeriesKey
+
+    key = SeriesKey("main", "tb", "b", "latency")
+    pts = [Point(f"r{i}", f"c{i}", None, 1.0 + (i >= 5) * 0.03) for i in range(10)]
+    alert = Alert("main", "tb", "b", "latency", "c5", "regression", 0.03, 0.01, 0.05, 1e-3, "change_point",
+                  "c4", ("c5",), {"index": 5, "siblings": ["a [latency]"]})
+    plain = Alert("main", "tb", "b", "latency", "c5", "regression", 0.03, kind="threshold")
+    data = chart_data(key, pts, None, [], [alert, plain], {f"r{i}": i for i in range(10)})
+    assert [a["siblings"] for a in data["alerts"]] == [["a [latency]"], []]

@@ -6,6 +6,11 @@ searched for change points — the first commit of each new regime, the commits 
 perfgate is — and the newest value is judged by the series' threshold test from thresholds/
 against the history since the last change point, values that alerted excluded.
 
+Each series is then tested again where its siblings — the other series of its branch and testbed
+in scope — changed: at those few places, fixed in advance by another series, a step too small for
+a search over the whole series to show can pass (its p-value pays for those places only).  Such a
+change names the siblings in its report and alert.
+
 Only series that received runs since the last detect (or whose settings changed) are analysed
 again; the others' results are kept in the store from that detect (--full analyses everything).
 Series are analysed on worker processes (--jobs).
@@ -25,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import hashlib
 import io
 import json
 import math
@@ -88,6 +94,9 @@ def run(args: argparse.Namespace) -> int:
         keys, kept = _plan(store, args, thresholds)
         jobs = [(key, store.series(key), thresholds.for_series(key.benchmark, key.measure)) for key in keys]
         reports = map_in_processes(_analyse_job, jobs, args.jobs)
+        loaded = {key: points for key, points, _ in jobs}
+        reports, kept = _with_siblings(reports, kept, thresholds,
+                                       lambda key: loaded[key] if key in loaded else store.series(key), args.jobs)
         alerts = [a for r in reports for a in r["alerts"]]
         try:
             new = store.record_alerts(alerts) if alerts and not args.no_record else []
@@ -105,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
     reports = sorted(reports + kept, key=lambda r: (r["branch"], r["testbed"], r["benchmark"], r["measure"]))
     regressions = [a for a in new if a.direction == "regression"]
     if args.json:
-        emit_json({"series": [{k: v for k, v in r.items() if k not in ("alerts", "entries")} for r in reports],
+        emit_json({"series": [{k: v for k, v in r.items() if k not in _INTERNAL} for r in reports],
                    "new_alerts": new, "exit_code": EXIT_REGRESSION if regressions else EXIT_OK})
     else:
         _print_store(reports, len(reports), new, args.no_record)
@@ -114,9 +123,13 @@ def run(args: argparse.Namespace) -> int:
 
 # --- store series -------------------------------------------------------------------------------
 
+# Report keys for this module's own use, not printed: the alerts and entries being raised, and what
+# a later detect needs to re-test a kept series where its siblings changed.
+_INTERNAL = ("alerts", "entries", "inflation", "siblings_mark")
+
 # Part of each saved report's settings mark: bump it when the analysis changes, so that the
 # reports kept from an older perfgate are recomputed.
-ANALYSIS_VERSION = "7"
+ANALYSIS_VERSION = "8"
 
 
 def _whole_scope(args: argparse.Namespace) -> bool:
@@ -162,28 +175,45 @@ def _restored(report: dict[str, Any]) -> dict[str, Any]:
     return {**report, "alerts": [], "entries": report["change_points"]}
 
 
-def _analyse_job(job: tuple[SeriesKey, list[Point], SeriesThresholds]) -> dict[str, Any]:
+def _analyse_job(job: tuple) -> dict[str, Any]:
     return _analyse(*job)
 
 
-def _analyse(key: SeriesKey, points: list[Point], settings: SeriesThresholds) -> dict[str, Any]:
-    from perfgate.detect.changepoint import detect_change_points
+def _analyse(key: SeriesKey, points: list[Point], settings: SeriesThresholds,
+             siblings: list[list[Any]] | None = None, own: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The series' report: its change points, each with its alert, and the threshold test's verdict
+    on the newest value.  ``siblings``: ``[commits, label]`` of each change found alone in a sibling
+    series (same branch and testbed), where this series is tested too; ``own``: this series' own
+    changes and noise correlation from an earlier analysis, not searched for again."""
+    from perfgate.detect.changepoint import ChangePointDetector
     from perfgate.detect.threshold_tests import evaluate_series
 
     lower = Measure.named(key.measure).lower_is_better
     values = [p.value for p in points]
-    cps = detect_change_points(values, settings.change_point, lower, raw_samples(points))
+    detector = ChangePointDetector(settings.change_point, lower).fit(values, raw_samples(points))
+    if own is None:
+        cps = detector.predict()
+    else:
+        cps = _change_points(own)
+        detector.inflation_ = own["inflation"]
+    ranges = _sibling_ranges(points, siblings or [])
+    added = detector.corroborate(cps, [r for r, _ in ranges]) if ranges else []
     entries, alerts = [], []
-    for cp in cps:
+    for cp in sorted(cps + added, key=lambda c: c.index):
         commits = [points[i].commit for i in range(cp.index_low, cp.index_high + 1)]
         entry = cp.to_json() | {"first_commit": points[cp.index].commit,
                                 "previous_commit": points[cp.index - 1].commit, "commit_range": commits,
                                 "kind": "change_point"}
+        details = {"index": cp.index, "before": cp.before, "after": cp.after}
+        if cp in added:
+            # Found only by looking where these siblings changed: its p-value paid for those places.
+            entry["siblings"] = details["siblings"] = sorted(
+                {label for (a, b), label in ranges if a <= cp.index_high and cp.index_low <= b})
         entries.append(entry)
         alerts.append(Alert(key.branch, key.testbed, key.benchmark, key.measure, points[cp.index].commit,
                             cp.direction, cp.magnitude, cp.ci_low, cp.ci_high, cp.p_value, "change_point",
-                            points[cp.index - 1].commit, tuple(commits),
-                            {"index": cp.index, "before": cp.before, "after": cp.after}))
+                            points[cp.index - 1].commit, tuple(commits), details))
+    cps = sorted(cps + added, key=lambda c: c.index)
     threshold = None
     start = cps[-1].index if cps else 0
     flags: list[str | None] = []
@@ -224,7 +254,94 @@ def _analyse(key: SeriesKey, points: list[Point], settings: SeriesThresholds) ->
                             commit_range=streak, details=threshold))
     return {"branch": key.branch, "testbed": key.testbed, "benchmark": key.benchmark, "measure": key.measure,
             "points": len(points), "change_points": entries, "threshold": threshold, "entries": entries,
-            "alerts": alerts}
+            "alerts": alerts, "inflation": detector.inflation_, "siblings_mark": _siblings_mark(siblings or [])}
+
+
+def _change_points(own: dict[str, Any]) -> list:
+    """The change points of a saved report's entries."""
+    from perfgate.detect.changepoint import ChangePoint
+
+    return [ChangePoint(**{f: e[f] for f in ChangePoint.__dataclass_fields__}) for e in own["change_points"]]
+
+
+def _sibling_ranges(points: list[Point], siblings: list[list[Any]]) -> list[tuple[tuple[int, int], str]]:
+    """Each sibling change's commits as a range of this series' indices (the runs of those commits
+    it has), with the sibling's label."""
+    at = {p.commit: i for i, p in enumerate(points)}
+    out = []
+    for commits, label in siblings:
+        mine = [at[c] for c in commits if c in at]
+        if mine:
+            out.append(((min(mine), max(mine)), label))
+    return out
+
+
+def _label(report: dict[str, Any]) -> str:
+    return f"{report['benchmark']} [{report['measure']}]"
+
+
+def _own(report: dict[str, Any]) -> list[dict[str, Any]]:
+    """The change points a series' report found in the series alone (not where siblings changed)."""
+    return [e for e in report["change_points"] if e.get("kind") == "change_point" and "siblings" not in e]
+
+
+def _siblings_mark(siblings: list[list[Any]]) -> str:
+    return hashlib.sha256(json.dumps(siblings).encode()).hexdigest()[:16] if siblings else ""
+
+
+def _with_siblings(reports: list[dict[str, Any]], kept: list[dict[str, Any]], thresholds, load,
+                   jobs: int | None) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Each series tested where its siblings — the other series of its branch and testbed — changed
+    (a commit that slows one benchmark often slows others by less than a search over a whole series
+    can see).  Only changes a series found alone are looked for in its siblings, so nothing feeds
+    on itself.  A series is analysed again when it was analysed just now and has siblings'
+    changes to test, or when they differ from those its kept report was tested at (``load(key)``
+    reads its points).  Returns the reports analysed now and those still kept."""
+    families: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for r in reports + kept:
+        families.setdefault((r["branch"], r["testbed"]), []).append(r)
+    fresh = {id(r) for r in reports}
+    redo: list[tuple[dict[str, Any], list[list[Any]]]] = []
+    for family in families.values():
+        changes = sorted([e["commit_range"], _label(r)] for r in family for e in _own(r))
+        for r in family:
+            label = _label(r)
+            siblings = [c for c in changes if c[1] != label]
+            if (siblings and id(r) in fresh) or (id(r) not in fresh and
+                                                 _siblings_mark(siblings) != r.get("siblings_mark", "")):
+                redo.append((r, siblings))
+    if not redo:
+        return reports, kept
+    work = []
+    for r, siblings in redo:
+        key = SeriesKey(r["branch"], r["testbed"], r["benchmark"], r["measure"])
+        had = len(_own(r)) < sum(e.get("kind") == "change_point" for e in r["change_points"])
+        work.append((key, load(key), thresholds.for_series(key.benchmark, key.measure), siblings,
+                     {"change_points": _own(r), "inflation": r["inflation"]}, had))
+    again = map_in_processes(_retest_job, work, jobs)
+    # A series where no sibling's change shows, and none showed before, keeps its report as it was
+    # (its threshold verdict is most of the cost).
+    redone = [new if new is not None else r | {"siblings_mark": _siblings_mark(siblings)}
+              for (r, siblings), new in zip(redo, again)]
+    done = {id(r) for r, _ in redo}
+    return [r for r in reports if id(r) not in done] + redone, [r for r in kept if id(r) not in done]
+
+
+def _retest_job(job: tuple) -> dict[str, Any] | None:
+    """The series' report from :func:`_analyse` with its siblings' changes tested, or None when none
+    of them shows in it and none did before."""
+    from perfgate.detect.changepoint import ChangePointDetector
+
+    key, points, settings, siblings, own, had = job
+    ranges = _sibling_ranges(points, siblings)
+    if not had:
+        detector = ChangePointDetector(settings.change_point, Measure.named(key.measure).lower_is_better)
+        detector.fit([p.value for p in points], raw_samples(points))
+        detector.inflation_ = own["inflation"]
+        cps = _change_points(own)
+        if not ranges or not detector.corroborate(cps, [r for r, _ in ranges]):
+            return None
+    return _analyse(key, points, settings, siblings, own)
 
 
 def _print_store(reports: list[dict], nseries: int, new: list[Alert], no_record: bool) -> None:
@@ -240,6 +357,8 @@ def _print_store(reports: list[dict], nseries: int, new: list[Alert], no_record:
         rng = e.get("commit_range") or []
         ci = (f" [{e['ci_low'] * 100:+.1f}%, {e['ci_high'] * 100:+.1f}%]" if e.get("ci_low") is not None else "")
         conf = f"{e['confidence'] * 100:.2f}%" if "confidence" in e else f"{e['test']} limit"
+        if e.get("siblings"):
+            conf += f" where {len(e['siblings'])} sibling(s) changed"
         alert = e.get("alert", {})
         status = "—" if no_record else ("NEW " if alert.get("new") else "known ") + (alert.get("id") or "")[:8]
         colour = "red" if e["direction"] == "regression" else "green"

@@ -44,6 +44,10 @@ Pipeline (``ChangePointDetector(settings).fit(values).predict()``):
    level the series keeps visiting is a sticky second mode, not two changes, and is dropped
    (:mod:`perfgate.detect.modes`); a regression and its revert stay.
 
+Where sibling series (benchmarks run on the same machine along the same commits) changed, a series
+can be tested again at those places (:meth:`ChangePointDetector.corroborate`): fixed in advance by
+another series, they cost the scan adjustment only their own number of locations.
+
 A single-run spike is never a change point: regimes have at least ``min_segment`` points, a
 rank test cannot be moved by one point's size, and the t-test sees the spike clipped.
 """
@@ -121,6 +125,7 @@ class ChangePointDetector:
         if n < 2 * m:
             return []
         y, yw = self.noise_.y, self.noise_.winsorized
+        self.inflation_ = 1.0
         candidates = self._search(yw, n, m)
         if not candidates:
             return []
@@ -139,7 +144,7 @@ class ChangePointDetector:
             if refit > rho:          # more correlated than the candidates suggested: re-judge
                 rho = refit
                 kept = self._prune(y, kept, variance_inflation(rho))
-        inflation = variance_inflation(rho)
+        inflation = self.inflation_ = variance_inflation(rho)
         kept = self._drop_smooth_staircases(yw, kept, inflation)
         kept, bursts = self._merge_across_set_aside(yw, kept)
         # Each change is located between its left neighbour's refined index and its right
@@ -162,6 +167,35 @@ class ChangePointDetector:
         bounds = [0, *changes, y.size]
         return [self._judge(y, bounds[i], bounds[i + 1], bounds[i + 2], inflation)[0]
                 for i in range(len(changes))]
+
+    def corroborate(self, found: list[ChangePoint], ranges: list[tuple[int, int]]) -> list[ChangePoint]:
+        """Changes this series shows where sibling series changed (benchmarks run on the same
+        machine along the same commits): each of ``ranges`` (first index low..high of a change a
+        sibling found, already in this series' indices) is a place fixed in advance, not picked
+        from this series' noise, so its p-value is adjusted for the locations tested in all of
+        them — usually a handful — instead of every position of the series.  The other tests of
+        :meth:`_judge` (size, drift guard, rank agreement) hold unchanged.  ``found``: this
+        series' own changes (from :meth:`predict`), which bound the windows and are kept; a
+        range within ``min_segment`` of one of them is that change.  Returns the new changes."""
+        y, yw = self.noise_.y, self.noise_.winsorized
+        n, m = y.size, self.settings.min_segment
+        own = [cp.index for cp in found]
+        spans = _merged([(max(a, m), min(b, n - m)) for a, b in ranges])
+        spans = [(a, b) for a, b in spans if a <= b and all(b < t - m or a > t + m for t in own)]
+        scan = sum(b - a + 1 for a, b in spans)
+        if not spans or scan >= n:
+            return []
+        inflation = getattr(self, "inflation_", 1.0)
+        bounds = [0, *own, n]
+        chosen: list[tuple[int, tuple[int, int]]] = []
+        for a, b in spans:
+            k = int(np.searchsorted(own, a))
+            lo, hi = bounds[k], bounds[k + 1]
+            t = _locate(yw, lo, hi, a, m, self._sigma_at(a), inflation, (a, b))[0]
+            if self._judge(y, lo, t, hi, inflation, scan)[0] and (not chosen or t - chosen[-1][0] >= m):
+                chosen.append((t, (a, b)))
+        cps = sorted(own + [t for t, _ in chosen])
+        return [self._report(y, yw, cps, cps.index(t), inflation, within=span, scan=scan) for t, span in chosen]
 
     # --- search --------------------------------------------------------------------------------
 
@@ -201,7 +235,8 @@ class ChangePointDetector:
 
         return eliminate(cps, yw.size, z2)
 
-    def _judge(self, y: np.ndarray, lo: int, t: int, hi: int, inflation: float) -> tuple[bool, float, float]:
+    def _judge(self, y: np.ndarray, lo: int, t: int, hi: int, inflation: float,
+               scan: int | None = None) -> tuple[bool, float, float]:
         """``(passes, score, p)`` of the candidate t between neighbours lo and hi: two tests on the
         local windows — the rank test on the raw series and a t-test on each window clipped to
         its own far-out fences (the rank test alone saturates on short windows with big steps) —
@@ -209,13 +244,14 @@ class ChangePointDetector:
         larger z²) orders pruning.  Whichever test carried ``p``, the rank test must agree on
         its own: the fenced t-test assumes one mode, and a short window of a bimodal benchmark's
         other mode (clipped in a window where it is rare, kept where it is common) gave it
-        z of 5–50 where the rank test saw 1–3 — most false alarms on short series came from that."""
+        z of 5–50 where the rank test saw 1–3 — most false alarms on short series came from that.
+        ``scan``: the number of locations the candidate was chosen among (default every one)."""
         left, right = self._windows(y, lo, t, hi)
         z_rank, p_rank = rank_test(left, right, inflation)
         sigma = self._sigma_at(t)
         lw, rw = fenced(left, sigma), fenced(right, sigma)
         z_t, p_t = mean_test(lw, rw, sigma, inflation)
-        p = min(1.0, 2.0 * min(p_rank, p_t) * y.size)
+        p = min(1.0, 2.0 * min(p_rank, p_t) * (scan or y.size))
         score = max(z_rank * z_rank, z_t * z_t)
         if p > 1 - self.settings.confidence:
             return False, score, p
@@ -319,7 +355,11 @@ class ChangePointDetector:
         return ((a + b + 1) // 2 if b - a >= 2 else t), min(t_low, a), max(t_high, b)
 
     def _report(self, y: np.ndarray, yw: np.ndarray, cps: list[int], i: int, inflation: float,
-                across_burst: bool = False) -> ChangePoint:
+                across_burst: bool = False, within: tuple[int, int] | None = None,
+                scan: int | None = None) -> ChangePoint:
+        """The report of change ``cps[i]``; ``within`` (with ``scan``, the number of locations
+        tested) for a change looked for only where a sibling series changed: located inside
+        that range, its p-value adjusted for those locations only."""
         lo = cps[i - 1] if i > 0 else 0
         hi = cps[i + 1] if i + 1 < len(cps) else y.size
         sigma = self._sigma_at(cps[i])
@@ -328,22 +368,11 @@ class ChangePointDetector:
         # range hold the true run 0.83 of the time for weak steps instead of about 0.95.
         l0, r0 = self._windows(y, lo, cps[i], hi)
         loc_sigma = max(pooled_sd(fenced(l0, sigma), fenced(r0, sigma)), sigma)
-        # Refined near the candidate only: over a whole long regime, a stretch of other noise (or
-        # a drift) can out-score the step that was found and judged here.  Should the best split
-        # still be one that fails its own test (a burst of noise beside a quiet step), the search
-        # narrows until it finds one that passes, or keeps the candidate.
-        half_width = LOCATE_WINDOW
-        while True:
-            t, t_low, t_high = _locate(yw, max(lo, cps[i] - half_width), min(hi, cps[i] + half_width), cps[i],
-                                       self.settings.min_segment, loc_sigma, inflation)
-            ok, _, p_adj = self._judge(y, lo, t, hi, inflation)
-            if ok or t == cps[i]:
-                break
-            if half_width <= self.settings.min_segment:
-                t = t_low = t_high = cps[i]
-                _, _, p_adj = self._judge(y, lo, t, hi, inflation)
-                break
-            half_width //= 2
+        if within is not None:
+            t, t_low, t_high = _locate(yw, lo, hi, cps[i], self.settings.min_segment, loc_sigma, inflation, within)
+            p_adj = self._judge(y, lo, t, hi, inflation, scan)[2]
+        else:
+            t, t_low, t_high, p_adj = self._refine(y, yw, lo, hi, cps[i], loc_sigma, inflation)
         # A change merged across a burst (:meth:`_merge_across_set_aside`) spans that burst
         # wherever the likelihood put its split.
         index, t_low, t_high = self._across_set_aside(cps[i] if across_burst else t, t_low, t_high, lo, hi)
@@ -361,6 +390,27 @@ class ChangePointDetector:
             p_value=p_adj, confidence=1.0 - p_adj, direction=direction_of(magnitude, self.lower_is_better),
             before=float(np.median(raw[max(lo, t - self.window):t])),
             after=float(np.median(raw[t:min(hi, t + self.window)])))
+
+    def _refine(self, y: np.ndarray, yw: np.ndarray, lo: int, hi: int, t0: int, loc_sigma: float,
+                inflation: float) -> tuple[int, int, int, float]:
+        """``(index, low, high, p)`` of a found change refined near its candidate ``t0``: over a
+        whole long regime, a stretch of other noise (or a drift) can out-score the step that was
+        found and judged there.  Should the best split still be one that fails its own test (a
+        burst of noise beside a quiet step), the search narrows until it finds one that passes,
+        or keeps the candidate."""
+        half_width = LOCATE_WINDOW
+        while True:
+            t, t_low, t_high = _locate(yw, max(lo, t0 - half_width), min(hi, t0 + half_width), t0,
+                                       self.settings.min_segment, loc_sigma, inflation)
+            ok, _, p_adj = self._judge(y, lo, t, hi, inflation)
+            if ok or t == t0:
+                break
+            if half_width <= self.settings.min_segment:
+                t = t_low = t_high = t0
+                _, _, p_adj = self._judge(y, lo, t, hi, inflation)
+                break
+            half_width //= 2
+        return t, t_low, t_high, p_adj
 
 
 def chunked_search(signal: np.ndarray, m: int, pen: float) -> list[int]:
@@ -434,6 +484,17 @@ def fenced(a: np.ndarray, sigma: float, fence: float = 3.0) -> np.ndarray:
     return np.clip(a, q1 - fence * iqr, q3 + fence * iqr)
 
 
+def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Overlapping or touching index ranges joined, sorted."""
+    out: list[tuple[int, int]] = []
+    for a, b in sorted(spans):
+        if out and a <= out[-1][1] + 1:
+            out[-1] = (out[-1][0], max(out[-1][1], b))
+        else:
+            out.append((a, b))
+    return out
+
+
 def _piecewise_median(y: np.ndarray, cps: list[int]) -> np.ndarray:
     fit = np.empty_like(y)
     for a, b in zip([0, *cps], [*cps, y.size]):
@@ -446,9 +507,10 @@ def _residuals(y: np.ndarray, cps: list[int]) -> np.ndarray:
 
 
 def _locate(yw: np.ndarray, lo: int, hi: int, t0: int, m: int, sigma: float,
-            inflation: float) -> tuple[int, int, int]:
+            inflation: float, within: tuple[int, int] | None = None) -> tuple[int, int, int]:
     """Best split of ``yw[lo:hi]`` near ``t0`` by the two-sample likelihood ratio, and the range of
-    splits whose ratio is within the 95% level of the best (a profile-likelihood set)."""
+    splits whose ratio is within the 95% level of the best (a profile-likelihood set); with
+    ``within = (a, b)``, splits at a..b only."""
     seg = yw[lo:hi]
     n = seg.size
     ts = np.arange(1, n)
@@ -463,6 +525,8 @@ def _locate(yw: np.ndarray, lo: int, hi: int, t0: int, m: int, sigma: float,
     # located exactly (clamping it to min_segment would name the wrong commit).
     edge = min(m, LOCATE_MIN_SIDE)
     allowed = (ts >= edge) & (ts <= n - edge)
+    if within is not None:
+        allowed &= (lo + ts >= within[0]) & (lo + ts <= within[1])
     if not allowed.any():
         return t0, t0, t0
     lr = np.where(allowed, lr, -np.inf)

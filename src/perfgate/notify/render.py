@@ -79,13 +79,27 @@ def confidence(alert: Alert) -> str:
     return f"p = {alert.p_value:.2g} (confidence {max(0.0, 1 - alert.p_value) * 100:.2f}%)"
 
 
+SIBLINGS_NAMED = 3   # siblings named in a message; the rest are counted
+
+
+def siblings(alert: Alert) -> tuple[list[str], int]:
+    """The sibling series whose change at this commit made perfgate test this series there (a step
+    too small for a search over the whole series), the first few by name, and how many more."""
+    names = [n for n in alert.details.get("siblings") or [] if isinstance(n, str)]
+    return names[:SIBLINGS_NAMED], max(0, len(names) - SIBLINGS_NAMED)
+
+
+def _more(extra: int) -> str:
+    return f" and {extra} more" if extra else ""
+
+
 def evidence_table(alert: Alert, links: Links) -> str:
     ci = (f" (95% CI {pct(alert.ci_low)} … {pct(alert.ci_high)})"
           if alert.ci_low is not None and alert.ci_high is not None else "")
     rows = [("benchmark", markdown_code(alert.benchmark)), ("measure", markdown_code(alert.measure)),
             ("branch @ testbed", f"{markdown_code(alert.branch)} @ {markdown_code(alert.testbed)}"),
             ("change", f"{pct(alert.magnitude)}{ci} — {alert.direction}"),
-            ("evidence", f"{confidence(alert)}; found by {alert.kind.replace('_', ' ')}"),
+            ("evidence", f"{confidence(alert)}; found by {alert.kind.replace('_', ' ')}" + _where_siblings_md(alert)),
             ("first bad commit" if len(alert.commit_range) <= 1 else "commit range", culprit(alert, links)),
             ("last good commit", _md_link(markdown_code(short(last_good(alert))), commit_url(links, last_good(alert)))
              if last_good(alert) else "—")]
@@ -94,6 +108,14 @@ def evidence_table(alert: Alert, links: Links) -> str:
         rows.append(("level before → after", f"{human(before, alert.measure, 4)} → {human(after, alert.measure, 4)}"))
     lines = ["| | |", "| --- | --- |"] + [f"| {k} | {v} |" for k, v in rows]  # every value escaped above
     return "\n".join(lines)
+
+
+def _where_siblings_md(alert: Alert) -> str:
+    names, extra = siblings(alert)
+    if not names:
+        return ""
+    return (", tested at this commit because " + ", ".join(markdown_code(n) for n in names) + _more(extra)
+            + " changed here")
 
 
 def issue_body(alert: Alert, links: Links) -> str:
@@ -141,6 +163,9 @@ def plain_text(event: Event, links: Links) -> str:
         if len(a.commit_range) > 1:
             text += f" (one of {len(a.commit_range)} commits: {link('range', range_url(links, a))})"
         text += f"; {confidence(a)}"
+        names, extra = siblings(a)
+        if names:
+            text += f"; tested here because {', '.join(slack_text(n) for n in names)}{_more(extra)} changed here"
     elif event.kind == "again":
         n = event.related
         text = (f":repeat: {where} regressed again: {pct(n.magnitude)} at "

@@ -118,7 +118,8 @@ def chart_data(key: SeriesKey, pts: list[Point], band: dict | None, found: list[
         "band": band, "change_points": [f.as_dict() for f in found],
         "alerts": [{"id": a.id, "commit": a.commit, "kind": a.kind, "direction": a.direction,
                     "magnitude": a.magnitude, "ci_low": a.ci_low, "ci_high": a.ci_high, "p_value": a.p_value,
-                    "status": a.status, "commit_range": list(a.commit_range), "created": iso(a.created)}
+                    "status": a.status, "commit_range": list(a.commit_range), "created": iso(a.created),
+                    "siblings": [n for n in (a.details or {}).get("siblings") or [] if isinstance(n, str)]}
                    for a in alerts],
     }
     if any(p.lower is not None or p.upper is not None for p in pts):

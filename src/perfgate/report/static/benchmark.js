@@ -134,7 +134,8 @@
         if (i < 0) return null;
         return {coord: [x[i], s.value[i]], evidence: name + ": alert " + a.id + " (" + a.status + "), " + a.kind + " " +
                 a.direction + " " + PG.pct(a.magnitude) + (a.ci_low != null ? " [" + PG.pct(a.ci_low) + ", " + PG.pct(a.ci_high) + "]" : "") +
-                (a.p_value != null ? ", p = " + a.p_value.toPrecision(2) : "") + " at " + a.commit.slice(0, 12),
+                (a.p_value != null ? ", p = " + a.p_value.toPrecision(2) : "") + " at " + a.commit.slice(0, 12) +
+                whereSiblings(a),
                 itemStyle: {color: a.status === "active" ? "#c0362c" : "#98a2b3"}};
       }).filter(Boolean);
       series.push({
@@ -180,6 +181,11 @@
 
   function uniqueNames(list) { return uniq(list.map(combo)); }
 
+  // An alert found by testing this series where sibling series changed names them.
+  function whereSiblings(a) {
+    return a.siblings && a.siblings.length ? "; tested here because " + a.siblings.join(", ") + " changed here" : "";
+  }
+
   function evidence(P, list) {
     var rows = [];
     list.forEach(function (s) {
@@ -192,7 +198,7 @@
       s.alerts.forEach(function (a) {
         rows.push([a.direction === "regression" ? "bad" : "good", "alert (" + a.status + ")", combo(s), a.commit,
                    a.kind + " " + a.direction + " " + PG.pct(a.magnitude), "",
-                   (a.p_value != null ? "p = " + a.p_value.toPrecision(2) + " · " : "") + "id " + a.id]);
+                   (a.p_value != null ? "p = " + a.p_value.toPrecision(2) + " · " : "") + "id " + a.id + whereSiblings(a)]);
       });
     });
     if (!rows.length) return PG.el("p", {class: "muted", text: "No change point or alert in these series."});

@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""What testing each series where its siblings changed buys on the suite corpus.
+
+``perfgate detect`` searches each series alone, then tests every series again where another series
+of its branch and testbed changed (``ChangePointDetector.corroborate``: places fixed in advance, so
+a step's p-value pays for those few locations, not the whole series).  This scores the series of
+``detection_corpus_suites.py`` (written apart from the detector) both ways, margin ±5 runs as in
+``evaluate_detection.py``; ``--seeds`` runs that many corpora from ``--seed`` on.
+
+    .venv/bin/python bench/evaluate_suites.py                     # 200 suites, seed 41616
+    .venv/bin/python bench/evaluate_suites.py --suites 100 --seed 41617 --seeds 7
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from detection_corpus_suites import generate  # noqa: E402
+from evaluate_detection import BINS, PERFGATE_SETTINGS, matched_truth  # noqa: E402
+
+from perfgate.detect.changepoint import ChangePointDetector  # noqa: E402
+from perfgate.parallel import default_workers, map_in_processes  # noqa: E402
+
+
+def analyse_suite(suite: dict) -> list[tuple[list[int], list[int]]]:
+    """Each series' change points found alone, and those its siblings' changes add."""
+    detectors = [ChangePointDetector(PERFGATE_SETTINGS).fit(s["values"]) for s in suite["series"]]
+    alone = [d.predict() for d in detectors]
+    out = []
+    for i, d in enumerate(detectors):
+        ranges = [(cp.index_low, cp.index_high) for j, cps in enumerate(alone) if j != i for cp in cps]
+        out.append(([cp.index for cp in alone[i]], [cp.index for cp in d.corroborate(alone[i], ranges)]))
+    return out
+
+
+def score(suites: list[dict], results: list, with_siblings: bool, margin: int) -> dict:
+    tp = fp = fn = quiet_points = quiet_alarms = 0
+    shared = [0, 0]
+    mid = [0, 0]
+    for suite, series_results in zip(suites, results, strict=True):
+        shared_at = {e["index"] for e in suite["events"] if e["kind"] == "shared"}
+        for s, (alone, added) in zip(suite["series"], series_results, strict=True):
+            found = sorted(alone + added) if with_siblings else alone
+            truth = s["change_points"]
+            hits = matched_truth(truth, found, margin)
+            tp += sum(hits)
+            fp += len(found) - sum(hits)
+            fn += len(truth) - sum(hits)
+            if not truth:
+                quiet_points += len(s["values"])
+                quiet_alarms += len(found)
+            for t, hit, step in zip(truth, hits, s["steps"]):
+                if t in shared_at:
+                    shared[0] += hit
+                    shared[1] += 1
+                lo, hi, _ = BINS[1]
+                if lo <= abs(step) / s["noise_cv"] < hi:
+                    mid[0] += hit
+                    mid[1] += 1
+    return {"f1": 2 * tp / (2 * tp + fp + fn), "precision": tp / (tp + fp) if tp + fp else 1.0,
+            "tp": tp, "fp": fp, "fn": fn, "false_alarms": 1000 * quiet_alarms / max(quiet_points, 1),
+            "recall_shared": shared[0] / max(shared[1], 1), "recall_1_3": mid[0] / max(mid[1], 1)}
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--suites", type=int, default=200)
+    p.add_argument("--seed", type=int, default=41616)
+    p.add_argument("--seeds", type=int, default=1)
+    p.add_argument("--margin", type=int, default=5)
+    p.add_argument("--jobs", type=int, default=default_workers())
+    args = p.parse_args()
+    print("| seed | way | F1 | precision | false alarms / 1,000 | recall 1-3x | recall of shared changes | TP / FP / FN |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    for seed in range(args.seed, args.seed + args.seeds):
+        suites = generate(args.suites, seed)
+        results = map_in_processes(analyse_suite, suites, args.jobs)
+        for way, joint in (("alone", False), ("with siblings", True)):
+            r = score(suites, results, joint, args.margin)
+            print(f"| {seed} | {way} | {r['f1']:.3f} | {r['precision']:.3f} | {r['false_alarms']:.2f} | "
+                  f"{r['recall_1_3']:.3f} | {r['recall_shared']:.3f} | {r['tp']} / {r['fp']} / {r['fn']} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,88 @@
+"""`perfgate detect` tests each series again where its siblings (same branch and testbed) changed."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from perfgate.model import Metric, Run
+from perfgate.model import Testbed as Bed
+from perfgate.store.sqlite import SqliteStore
+
+
+def add(store_path, start: int, count: int, values: dict[str, np.ndarray], testbed: str = "tb") -> None:
+    with SqliteStore(store_path) as store:
+        store.add_runs([Run("default", "main", f"c{start + i:04d}", Bed(testbed),
+                            [Metric(name, "latency", float(v[start + i])) for name, v in values.items()],
+                            start_time=1_700_000_000.0 + start + i) for i in range(count)])
+
+
+def suite(seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """``a`` steps +10% at commit 100 in 1% noise; ``b`` only +2.5% at the same commit in 5% noise,
+    too little for a search over its 200 runs to show."""
+    rng = np.random.default_rng(seed)
+    a = 1e6 * (1 + 0.01 * rng.standard_normal(200))
+    a[100:] *= 1.10
+    b = 1e6 * (1 + 0.05 * rng.standard_normal(200))
+    b[100:] *= 1.025
+    return a, b
+
+
+def changes(data: dict, benchmark: str) -> list[dict]:
+    return [c for s in data["series"] if s["benchmark"] == benchmark for c in s["change_points"]]
+
+
+def test_a_weak_step_where_a_sibling_changed_is_found_and_names_the_sibling(cli, store_path):
+    a, b = suite()
+    add(store_path, 0, 200, {"a": a, "b": b})
+    alone = json.loads(cli("detect", "--benchmark", "b", "--no-record", "--json", check=True).stdout)
+    assert changes(alone, "b") == []                  # the series alone shows nothing
+    proc = cli("detect", "--json")
+    assert proc.returncode == 1, proc.stderr
+    data = json.loads(proc.stdout)
+    [ca] = changes(data, "a")
+    [cb] = changes(data, "b")
+    assert ca["first_commit"] == cb["first_commit"] == "c0100"
+    assert "siblings" not in ca and cb["siblings"] == ["a [latency]"]
+    assert cb["p_value"] <= 0.01 and cb["direction"] == "regression" and 0 < cb["ci_low"] < cb["magnitude"]
+    [alert] = [x for x in data["new_alerts"] if x["benchmark"] == "b"]
+    assert alert["commit"] == "c0100" and alert["details"]["siblings"] == ["a [latency]"]
+    assert "inflation" not in data["series"][0] and "siblings_mark" not in data["series"][0]
+    table = cli("detect", "--no-record", "--full").stdout
+    assert "where 1 sibling(s) changed" in " ".join(table.split())
+
+
+def test_siblings_share_the_branch_and_the_testbed(cli, store_path):
+    a, b = suite()
+    add(store_path, 0, 200, {"a": a}, "tb1")
+    add(store_path, 0, 200, {"b": b}, "tb2")
+    data = json.loads(cli("detect", "--json", "--no-record").stdout)
+    assert len(changes(data, "a")) == 1 and changes(data, "b") == []
+
+
+def runs(start: int, stop: int, values: dict[str, np.ndarray]) -> list[Run]:
+    return [Run("default", "main", f"c{i:04d}", Bed("tb"), [Metric(k, "latency", float(v[i])) for k, v in values.items()],
+                start_time=1_700_000_000.0 + i) for i in range(start, stop)]
+
+
+def test_a_kept_series_is_tested_again_when_its_siblings_changes_change(cli, store_path):
+    a, b = suite()
+    with SqliteStore(store_path) as store:            # b has run every commit; a only the first 100
+        store.add_runs(runs(0, 100, {"a": a, "b": b}) + runs(100, 200, {"b": b}))
+    assert cli("detect").returncode == 0
+    with SqliteStore(store_path) as store:            # a's runs of the later commits come in:
+        store.add_runs(runs(100, 200, {"a": a}))      # b gets no new run, but a now steps
+    first = json.loads(cli("detect", "--json").stdout)
+    [cb] = changes(first, "b")
+    assert cb["first_commit"] == "c0100" and cb["siblings"] == ["a [latency]"] and cb["alert"]["new"] is True
+    with SqliteStore(store_path) as store:            # one more run of a: its change stays, b is kept
+        store.add_runs([Run("default", "main", "c0200", Bed("tb"), [Metric("a", "latency", float(a[-1]))],
+                            start_time=1_700_000_200.0)])
+    second = json.loads(cli("detect", "--json").stdout)
+    [kept] = changes(second, "b")
+    assert kept["first_commit"] == "c0100" and kept["alert"]["new"] is False and second["new_alerts"] == []
+    full = json.loads(cli("detect", "--json", "--full", "--no-record").stdout)
+    strip = lambda d: [s | {"change_points": [{k: v for k, v in c.items() if k != "alert"}
+                                              for c in s["change_points"]]} for s in d["series"]]
+    assert strip(full) == strip(second)
