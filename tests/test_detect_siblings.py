@@ -86,3 +86,16 @@ def test_a_kept_series_is_tested_again_when_its_siblings_changes_change(cli, sto
     strip = lambda d: [s | {"change_points": [{k: v for k, v in c.items() if k != "alert"}
                                               for c in s["change_points"]]} for s in d["series"]]
     assert strip(full) == strip(second)
+
+
+def test_a_series_too_short_to_search_is_still_reported_and_tested(cli, store_path):
+    # A benchmark added lately (3 runs) beside one with a change: nothing to search in it, and
+    # its report comes out all the same.
+    a, b = suite()
+    with SqliteStore(store_path) as store:
+        store.add_runs(runs(0, 197, {"a": a}) + runs(197, 200, {"a": a, "b": b}))
+    proc = cli("detect", "--json", "--no-record")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert len(changes(data, "a")) == 1 and changes(data, "b") == []
+    assert {s["benchmark"]: s["points"] for s in data["series"]} == {"a": 200, "b": 3}

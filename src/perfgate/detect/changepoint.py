@@ -117,6 +117,7 @@ class ChangePointDetector:
         whose samples scatter more than typical weigh less (:meth:`NoiseModel._weigh`)."""
         self.values_ = np.asarray(values, dtype=float)
         self.noise_ = NoiseModel(self.settings.min_segment).fit(self.values_, samples)
+        self.inflation_ = 1.0    # the noise's variance inflation, once predict has estimated it
         return self
 
     def predict(self) -> list[ChangePoint]:
@@ -125,7 +126,6 @@ class ChangePointDetector:
         if n < 2 * m:
             return []
         y, yw = self.noise_.y, self.noise_.winsorized
-        self.inflation_ = 1.0
         candidates = self._search(yw, n, m)
         if not candidates:
             return []
@@ -185,7 +185,7 @@ class ChangePointDetector:
         scan = sum(b - a + 1 for a, b in spans)
         if not spans or scan >= n:
             return []
-        inflation = getattr(self, "inflation_", 1.0)
+        inflation = self.inflation_
         bounds = [0, *own, n]
         chosen: list[tuple[int, tuple[int, int]]] = []
         for a, b in spans:
