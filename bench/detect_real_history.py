@@ -16,7 +16,8 @@ Each with the runs' raw samples given to the detector and without them (values o
 
 A history recorded with ``--planted`` (``tests/fixtures/history/tree-alloc-change.json``) holds a
 real code change in its quiet stretch: for it the script reports, per series, what is found at
-the change (``--margin``) and elsewhere, instead of planting steps.
+the change (``--margin``) and elsewhere, and what testing each series again where the others
+changed adds (as ``perfgate detect`` does), instead of planting steps.
 
     .venv/bin/python bench/detect_real_history.py
     .venv/bin/python bench/detect_real_history.py --history tests/fixtures/history/tree-alloc-change.json
@@ -31,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-from perfgate.detect.changepoint import detect_change_points
+from perfgate.detect.changepoint import ChangePointDetector, detect_change_points
 from perfgate.thresholds import ChangePointSettings
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -63,9 +64,16 @@ def real_change(doc: dict, margin: int) -> None:
           f"'{doc['plant']}' (run {at}; it runs in {', '.join(doc['plant_affects'])})\n")
     for use in (True, False):
         print("with raw samples" if use else "values only")
-        for s in doc["series"]:
+        detectors = [ChangePointDetector(SETTINGS).fit(s["values"], s["samples"] if use else None)
+                     for s in doc["series"]]
+        alone = [d.predict() for d in detectors]
+        # as `perfgate detect` does: each series tested again where the suite's other series changed
+        ranges = [[(c.index_low, c.index_high) for j, other in enumerate(alone) if j != k for c in other]
+                  for k in range(len(alone))]
+        for k, s in enumerate(doc["series"]):
             affected = any(s["benchmark"].startswith(a) for a in doc["plant_affects"])
-            cps = detect_change_points(s["values"], SETTINGS, samples=s["samples"] if use else None)
+            cps = alone[k]
+            siblings = detectors[k].corroborate(cps, ranges[k], len(alone) - 1)
             at_change = [cp for cp in cps if abs(cp.index - at) <= margin]
             quiet_other = [cp.index for cp in cps if cut + margin < cp.index and abs(cp.index - at) > margin]
             v = np.asarray(s["values"])
@@ -73,8 +81,12 @@ def real_change(doc: dict, margin: int) -> None:
             found = (f"found at run {at_change[0].index} ({at_change[0].index_low}..{at_change[0].index_high}), "
                      f"{at_change[0].magnitude * 100:+.1f}% [{at_change[0].ci_low * 100:+.1f}, "
                      f"{at_change[0].ci_high * 100:+.1f}]" if at_change else "not found at the change")
+            added = "; ".join(f"where a sibling changed: run {c.index} ({c.index_low}..{c.index_high}), "
+                              f"{c.magnitude * 100:+.1f}% [{c.ci_low * 100:+.1f}, {c.ci_high * 100:+.1f}], "
+                              f"p = {c.p_value:.2g}" for c in siblings)
             print(f"  {s['benchmark']:40} {'runs the change' if affected else 'unaffected':16} "
-                  f"median shift {effect * 100:+5.1f}%  {found}; other quiet-stretch change points {quiet_other}")
+                  f"median shift {effect * 100:+5.1f}%  {found}; other quiet-stretch change points {quiet_other}"
+                  + (f"; {added}" if added else ""))
         print()
 
 

@@ -29,11 +29,11 @@ def analyse_suite(suite: dict) -> list[tuple[list[int], list[int]]]:
     """Each series' change points found alone, and those its siblings' changes add."""
     detectors = [ChangePointDetector(PERFGATE_SETTINGS).fit(s["values"]) for s in suite["series"]]
     alone = [d.predict() for d in detectors]
-    out = []
-    for i, d in enumerate(detectors):
-        ranges = [(cp.index_low, cp.index_high) for j, cps in enumerate(alone) if j != i for cp in cps]
-        out.append(([cp.index for cp in alone[i]], [cp.index for cp in d.corroborate(alone[i], ranges)]))
-    return out
+    ranges = [[(cp.index_low, cp.index_high) for j, cps in enumerate(alone) if j != i for cp in cps]
+              for i in range(len(detectors))]
+    siblings = len(detectors) - 1      # each place is tested in every other series, as `detect` counts
+    return [([cp.index for cp in alone[i]], [cp.index for cp in d.corroborate(alone[i], ranges[i], siblings)])
+            for i, d in enumerate(detectors)]
 
 
 def score(suites: list[dict], results: list, with_siblings: bool, margin: int) -> dict:

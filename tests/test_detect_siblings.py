@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 
 from perfgate.model import Metric, Run
 from perfgate.model import Testbed as Bed
@@ -99,3 +100,20 @@ def test_a_series_too_short_to_search_is_still_reported_and_tested(cli, store_pa
     data = json.loads(proc.stdout)
     assert len(changes(data, "a")) == 1 and changes(data, "b") == []
     assert {s["benchmark"]: s["points"] for s in data["series"]} == {"a": 200, "b": 3}
+
+
+def test_a_step_found_where_a_sibling_changed_pays_for_every_sibling_tested_there(cli, store_path):
+    # The same two series, once alone on a testbed and once beside 40 quiet benchmarks: each of
+    # them is tested at a's change too, and one commit's change must not buy a false alert in
+    # one of them, so b's p-value pays for all 41 — and none of the quiet ones reports a change.
+    a, b = suite()
+    rng = np.random.default_rng(11)
+    quiet = {f"q{k:02d}": 1e6 * (1 + 0.02 * rng.standard_normal(200)) for k in range(40)}
+    add(store_path, 0, 200, {"a": a, "b": b}, "small")
+    add(store_path, 0, 200, {"a": a, "b": b, **quiet}, "large")
+    data = json.loads(cli("detect", "--json", "--no-record").stdout)
+    found = {(s["testbed"], s["benchmark"]): cps for s in data["series"]
+             if (cps := [c for c in s["change_points"] if c["kind"] == "change_point"])}
+    assert set(found) == {("small", "a"), ("small", "b"), ("large", "a"), ("large", "b")}
+    [small], [large] = found[("small", "b")], found[("large", "b")]
+    assert small["index"] == large["index"] and large["p_value"] == pytest.approx(41 * small["p_value"])

@@ -180,11 +180,12 @@ def _analyse_job(job: tuple) -> dict[str, Any]:
 
 
 def _analyse(key: SeriesKey, points: list[Point], settings: SeriesThresholds,
-             siblings: list[list[Any]] | None = None, own: dict[str, Any] | None = None) -> dict[str, Any]:
+             siblings: dict[str, Any] | None = None, own: dict[str, Any] | None = None) -> dict[str, Any]:
     """The series' report: its change points, each with its alert, and the threshold test's verdict
-    on the newest value.  ``siblings``: ``[commits, label]`` of each change found alone in a sibling
-    series (same branch and testbed), where this series is tested too; ``own``: this series' own
-    changes and noise correlation from an earlier analysis, not searched for again."""
+    on the newest value.  ``siblings``: where this series is tested too — ``changes``, the
+    ``[commits, label]`` of each change found alone in a sibling series (same branch and testbed),
+    and ``tested``, how many series are tested at each of those places; ``own``: this series' own changes and
+    noise correlation from an earlier analysis, not searched for again."""
     from perfgate.detect.changepoint import ChangePointDetector
     from perfgate.detect.threshold_tests import evaluate_series
 
@@ -196,8 +197,8 @@ def _analyse(key: SeriesKey, points: list[Point], settings: SeriesThresholds,
     else:
         cps = _change_points(own)
         detector.inflation_ = own["inflation"]
-    ranges = _sibling_ranges(points, siblings or [])
-    added = detector.corroborate(cps, [r for r, _ in ranges]) if ranges else []
+    ranges = _sibling_ranges(points, siblings)
+    added = detector.corroborate(cps, [r for r, _ in ranges], siblings["tested"]) if ranges else []
     entries, alerts = [], []
     for cp in sorted(cps + added, key=lambda c: c.index):
         commits = [points[i].commit for i in range(cp.index_low, cp.index_high + 1)]
@@ -254,7 +255,7 @@ def _analyse(key: SeriesKey, points: list[Point], settings: SeriesThresholds,
                             commit_range=streak, details=threshold))
     return {"branch": key.branch, "testbed": key.testbed, "benchmark": key.benchmark, "measure": key.measure,
             "points": len(points), "change_points": entries, "threshold": threshold, "entries": entries,
-            "alerts": alerts, "inflation": detector.inflation_, "siblings_mark": _siblings_mark(siblings or [])}
+            "alerts": alerts, "inflation": detector.inflation_, "siblings_mark": _siblings_mark(siblings)}
 
 
 def _change_points(own: dict[str, Any]) -> list:
@@ -264,12 +265,12 @@ def _change_points(own: dict[str, Any]) -> list:
     return [ChangePoint(**{f: e[f] for f in ChangePoint.__dataclass_fields__}) for e in own["change_points"]]
 
 
-def _sibling_ranges(points: list[Point], siblings: list[list[Any]]) -> list[tuple[tuple[int, int], str]]:
+def _sibling_ranges(points: list[Point], siblings: dict[str, Any] | None) -> list[tuple[tuple[int, int], str]]:
     """Each sibling change's commits as a range of this series' indices (the runs of those commits
     it has), with the sibling's label."""
     at = {p.commit: i for i, p in enumerate(points)}
     out = []
-    for commits, label in siblings:
+    for commits, label in (siblings or {}).get("changes", []):
         mine = [at[c] for c in commits if c in at]
         if mine:
             out.append(((min(mine), max(mine)), label))
@@ -285,30 +286,34 @@ def _own(report: dict[str, Any]) -> list[dict[str, Any]]:
     return [e for e in report["change_points"] if e.get("kind") == "change_point" and "siblings" not in e]
 
 
-def _siblings_mark(siblings: list[list[Any]]) -> str:
-    return hashlib.sha256(json.dumps(siblings).encode()).hexdigest()[:16] if siblings else ""
+def _siblings_mark(siblings: dict[str, Any] | None) -> str:
+    """What a series was last tested at, for a later detect to see whether that changed."""
+    if not siblings or not siblings["changes"]:
+        return ""
+    return hashlib.sha256(json.dumps(siblings, sort_keys=True).encode()).hexdigest()[:16]
 
 
 def _with_siblings(reports: list[dict[str, Any]], kept: list[dict[str, Any]], thresholds, load,
                    jobs: int | None) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Each series tested where its siblings — the other series of its branch and testbed — changed
     (a commit that slows one benchmark often slows others by less than a search over a whole series
-    can see).  Only changes a series found alone are looked for in its siblings, so nothing feeds
-    on itself.  A series is analysed again when it was analysed just now and has siblings'
+    can see), each p-value paying for its place in every sibling tested there (one commit's change
+    must not raise a false alert in some benchmark of every large suite).  Only changes a series found
+    alone are looked for in its siblings, so nothing feeds on itself.  A series is analysed again when it was analysed just now and has siblings'
     changes to test, or when they differ from those its kept report was tested at (``load(key)``
     reads its points).  Returns the reports analysed now and those still kept."""
     families: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for r in reports + kept:
         families.setdefault((r["branch"], r["testbed"]), []).append(r)
     fresh = {id(r) for r in reports}
-    redo: list[tuple[dict[str, Any], list[list[Any]]]] = []
+    redo: list[tuple[dict[str, Any], dict[str, Any]]] = []
     for family in families.values():
         changes = sorted([e["commit_range"], _label(r)] for r in family for e in _own(r))
         for r in family:
-            label = _label(r)
-            siblings = [c for c in changes if c[1] != label]
-            if (siblings and id(r) in fresh) or (id(r) not in fresh and
-                                                 _siblings_mark(siblings) != r.get("siblings_mark", "")):
+            # every sibling is tested at each place: a p-value pays for the place in all of them
+            siblings = {"changes": [c for c in changes if c[1] != _label(r)], "tested": len(family) - 1}
+            if (siblings["changes"] and id(r) in fresh) or (id(r) not in fresh and
+                                                            _siblings_mark(siblings) != r.get("siblings_mark", "")):
                 redo.append((r, siblings))
     if not redo:
         return reports, kept
@@ -339,7 +344,7 @@ def _retest_job(job: tuple) -> dict[str, Any] | None:
         detector.fit([p.value for p in points], raw_samples(points))
         detector.inflation_ = own["inflation"]
         cps = _change_points(own)
-        if not ranges or not detector.corroborate(cps, [r for r, _ in ranges]):
+        if not ranges or not detector.corroborate(cps, [r for r, _ in ranges], siblings["tested"]):
             return None
     return _analyse(key, points, settings, siblings, own)
 

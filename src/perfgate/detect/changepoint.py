@@ -168,21 +168,24 @@ class ChangePointDetector:
         return [self._judge(y, bounds[i], bounds[i + 1], bounds[i + 2], inflation)[0]
                 for i in range(len(changes))]
 
-    def corroborate(self, found: list[ChangePoint], ranges: list[tuple[int, int]]) -> list[ChangePoint]:
+    def corroborate(self, found: list[ChangePoint], ranges: list[tuple[int, int]],
+                    siblings: int = 1) -> list[ChangePoint]:
         """Changes this series shows where sibling series changed (benchmarks run on the same
         machine along the same commits): each of ``ranges`` (first index low..high of a change a
         sibling found, already in this series' indices) is a place fixed in advance, not picked
-        from this series' noise, so its p-value is adjusted for the locations tested in all of
-        them — usually a handful — instead of every position of the series.  The other tests of
-        :meth:`_judge` (size, drift guard, rank agreement) hold unchanged.  ``found``: this
-        series' own changes (from :meth:`predict`), which bound the windows and are kept; a
-        range within ``min_segment`` of one of them is that change.  Returns the new changes."""
+        from this series' noise, so its p-value pays for the places tested instead of every
+        position of the series — in every one of the ``siblings`` series tested there: each is
+        one more chance of a false report, and one commit's change must not raise one in some
+        benchmark of every large suite.  The other tests of :meth:`_judge` (size, drift guard,
+        rank agreement) hold unchanged.  ``found``: this series' own changes (from
+        :meth:`predict`), which bound the windows and are kept; a range within ``min_segment`` of
+        one of them is that change.  Returns the new changes."""
         y, yw = self.noise_.y, self.noise_.winsorized
         n, m = y.size, self.settings.min_segment
         own = [cp.index for cp in found]
         spans = _merged([(max(a, m), min(b, n - m)) for a, b in ranges])
         spans = [(a, b) for a, b in spans if a <= b and all(b < t - m or a > t + m for t in own)]
-        scan = sum(b - a + 1 for a, b in spans)
+        scan = sum(b - a + 1 for a, b in spans) * max(siblings, 1)
         if not spans or scan >= n:
             return []
         inflation = self.inflation_
