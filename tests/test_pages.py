@@ -306,3 +306,24 @@ def test_an_alert_found_where_siblings_changed_carries_their_names_to_its_page()
     plain = Alert("main", "tb", "b", "latency", "c5", "regression", 0.03, kind="threshold")
     data = chart_data(key, pts, None, [], [alert, plain], {f"r{i}": i for i in range(10)})
     assert [a["siblings"] for a in data["alerts"]] == [["a [latency]"], []]
+
+
+def test_a_change_found_where_a_sibling_changed_is_drawn_once_detect_has_found_it(tmp_path, cli, store_path):
+    # The pages search each series alone; the change detect found in b only where a changed is
+    # drawn from its alert (a change line, not only a pin), in the feed too, naming a.
+    from test_detect_siblings import add, suite
+
+    a, b = suite()
+    add(store_path, 0, 200, {"a": a, "b": b})
+
+    def drawn(site):
+        rows = {r["benchmark"]: r for r in json.loads((site / "data.json").read_text())}
+        return {k: [(c["first_commit"], c["siblings"]) for c in r["change_points"]] for k, r in rows.items()}
+
+    cli("pages", "--out", str(tmp_path / "before"), check=True)
+    assert drawn(tmp_path / "before") == {"a": [("c0100", [])], "b": []}
+    assert cli("detect").returncode == 1
+    cli("pages", "--out", str(tmp_path / "after"), check=True)
+    assert drawn(tmp_path / "after") == {"a": [("c0100", [])], "b": [("c0100", ["a [latency]"])]}
+    feed = (tmp_path / "after" / "regressions.xml").read_text()
+    assert feed.count("<entry>") == 2 and "tested here because a [latency] changed here" in feed

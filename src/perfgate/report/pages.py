@@ -27,7 +27,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from perfgate.errors import PerfgateError
 from perfgate.escape import html_text, xml_text
 from perfgate.outputs import write_atomic
-from perfgate.report.series_data import STATES, column, chart_data, findings, iso, summarise
+from perfgate.report.series_data import STATES, chart_data, column, findings, iso, summarise, with_siblings_changes
 from perfgate.report.sweeps import collect, split_name, sweep_page, sweep_summary
 from perfgate.report.threshold_band import bands
 from perfgate.store import SeriesKey, Store
@@ -194,9 +194,9 @@ class _Job:
                     if p.run_id not in run_of:
                         run_of[p.run_id] = len(table)
                         table.append((p.commit, iso(p.time)))
-                found = findings(key, pts, settings[key])
-                all_found += found
                 alerts = self.alerts.get(key, [])
+                found = with_siblings_changes(key, pts, findings(key, pts, settings[key]), alerts)
+                all_found += found
                 rows.append(summarise(key, pts, found, alerts) | {"page": pid})
                 band = band_of.get(key)
                 if band is not None:

@@ -49,17 +49,20 @@ class Finding:
     last_good_commit: str
     commit_range: str
     when: str
+    siblings: list[str] | None = None   # found only where these sibling series changed
 
     @property
     def summary(self) -> str:
         c = self.cp
         return (f"{c.magnitude * 100:+.1f}% [{c.ci_low * 100:+.1f}%, {c.ci_high * 100:+.1f}%] "
                 f"({human(c.before, self.key.measure)} → {human(c.after, self.key.measure)}), "
-                f"confidence {c.confidence:.4f}")
+                f"confidence {c.confidence:.4f}"
+                + (f", tested here because {', '.join(self.siblings)} changed here" if self.siblings else ""))
 
     def as_dict(self) -> dict:
         return self.cp.to_json() | {"first_commit": self.first_commit, "last_good_commit": self.last_good_commit,
-                                    "commit_range": self.commit_range, "when": self.when}
+                                    "commit_range": self.commit_range, "when": self.when,
+                                    "siblings": self.siblings or []}
 
 
 def findings(key: SeriesKey, pts: list[Point], settings: SeriesThresholds) -> list[Finding]:
@@ -71,6 +74,34 @@ def findings(key: SeriesKey, pts: list[Point], settings: SeriesThresholds) -> li
         span = f"{pts[lo - 1].commit[:10]}..{pts[cp.index_high].commit[:10]}"
         out.append(Finding(key, cp, pts[cp.index].commit, pts[lo - 1].commit, span, iso(pts[cp.index].time)))
     return out
+
+
+def with_siblings_changes(key: SeriesKey, pts: list[Point], found: list[Finding], alerts: list[Alert]) -> list[Finding]:
+    """``found`` with the changes ``perfgate detect`` found in this series only by testing it where
+    its siblings changed (their alerts name the siblings): the pages search each series alone, and
+    without these an alert would be a pin with no change drawn under it."""
+    at = {p.commit: i for i, p in enumerate(pts)}
+    have = {f.first_commit for f in found}
+    out = list(found)
+    for a in alerts:
+        if a.kind != "change_point" or not a.details.get("siblings") or a.commit in have or a.commit not in at:
+            continue
+        idx = [at[c] for c in a.commit_range if c in at] or [at[a.commit]]
+        i, lo, hi = at[a.commit], min(idx), max(idx)
+        if i == 0:
+            continue
+        p = a.p_value if a.p_value is not None else 1.0
+        cp = ChangePoint(index=i, index_low=lo, index_high=hi, magnitude=a.magnitude,
+                         ci_low=a.ci_low if a.ci_low is not None else a.magnitude,
+                         ci_high=a.ci_high if a.ci_high is not None else a.magnitude,
+                         p_value=p, confidence=1.0 - p, direction=a.direction,
+                         before=float(a.details.get("before", pts[i - 1].value)),
+                         after=float(a.details.get("after", pts[i].value)))
+        span = f"{pts[max(lo, 1) - 1].commit[:10]}..{pts[hi].commit[:10]}"
+        out.append(Finding(key, cp, a.commit, pts[max(lo, 1) - 1].commit, span, iso(pts[i].time),
+                           siblings=list(a.details["siblings"])))
+        have.add(a.commit)
+    return sorted(out, key=lambda f: f.cp.index)
 
 
 def cv(values: list[float]) -> float | None:

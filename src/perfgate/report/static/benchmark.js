@@ -121,7 +121,8 @@
       var lines = s.change_points.map(function (c) {
         var text = c.direction + " " + PG.pct(c.magnitude) + " [" + PG.pct(c.ci_low) + ", " + PG.pct(c.ci_high) +
           "] " + PG.human(c.before, s.scale) + " → " + PG.human(c.after, s.scale) + ", confidence " +
-          c.confidence.toFixed(4) + "; first at " + c.first_commit.slice(0, 12) + ", range " + c.commit_range;
+          c.confidence.toFixed(4) + "; first at " + c.first_commit.slice(0, 12) + ", range " + c.commit_range +
+          whereSiblings(c);
         return {xAxis: x[c.index], evidence: name + ": " + text, label: {formatter: PG.pct(c.magnitude)},
                 lineStyle: {color: c.direction === "regression" ? "#c0362c" : "#1f7a4d", type: "dashed", width: 2}};
       });
@@ -181,7 +182,7 @@
 
   function uniqueNames(list) { return uniq(list.map(combo)); }
 
-  // An alert found by testing this series where sibling series changed names them.
+  // A change (or its alert) found by testing this series where sibling series changed names them.
   function whereSiblings(a) {
     return a.siblings && a.siblings.length ? "; tested here because " + a.siblings.join(", ") + " changed here" : "";
   }
@@ -193,7 +194,7 @@
         rows.push([c.direction === "regression" ? "bad" : "good", "change point", combo(s), c.first_commit,
                    c.direction + " " + PG.pct(c.magnitude) + " [" + PG.pct(c.ci_low) + ", " + PG.pct(c.ci_high) + "]",
                    PG.human(c.before, s.scale) + " → " + PG.human(c.after, s.scale),
-                   "confidence " + c.confidence.toFixed(4) + " · range " + c.commit_range]);
+                   "confidence " + c.confidence.toFixed(4) + " · range " + c.commit_range + whereSiblings(c)]);
       });
       s.alerts.forEach(function (a) {
         rows.push([a.direction === "regression" ? "bad" : "good", "alert (" + a.status + ")", combo(s), a.commit,
