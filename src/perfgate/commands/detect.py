@@ -184,8 +184,8 @@ def _analyse(key: SeriesKey, points: list[Point], settings: SeriesThresholds,
     """The series' report: its change points, each with its alert, and the threshold test's verdict
     on the newest value.  ``siblings``: where this series is tested too — ``changes``, the
     ``[commits, label]`` of each change found alone in a sibling series (same branch and testbed),
-    and ``tested``, how many series are tested at each of those places; ``own``: this series' own changes and
-    noise correlation from an earlier analysis, not searched for again."""
+    and ``tested``, how many series are tested at each of those places; ``own``: this series' own
+    changes and noise correlation from an earlier analysis, not searched for again."""
     from perfgate.detect.changepoint import ChangePointDetector
     from perfgate.detect.threshold_tests import evaluate_series
 
@@ -298,10 +298,11 @@ def _with_siblings(reports: list[dict[str, Any]], kept: list[dict[str, Any]], th
     """Each series tested where its siblings — the other series of its branch and testbed — changed
     (a commit that slows one benchmark often slows others by less than a search over a whole series
     can see), each p-value paying for its place in every sibling tested there (one commit's change
-    must not raise a false alert in some benchmark of every large suite).  Only changes a series found
-    alone are looked for in its siblings, so nothing feeds on itself.  A series is analysed again when it was analysed just now and has siblings'
-    changes to test, or when they differ from those its kept report was tested at (``load(key)``
-    reads its points).  Returns the reports analysed now and those still kept."""
+    must not raise a false alert in some benchmark of every large suite).  Only changes a series
+    found alone are looked for in its siblings, so nothing feeds on itself.  A series is analysed
+    again when it was analysed just now and has siblings' changes to test, or when they differ
+    from those its kept report was tested at (``load(key)`` reads its points).  Returns the
+    reports analysed now and those still kept."""
     families: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for r in reports + kept:
         families.setdefault((r["branch"], r["testbed"]), []).append(r)
