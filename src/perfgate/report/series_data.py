@@ -84,7 +84,8 @@ def with_siblings_changes(key: SeriesKey, pts: list[Point], found: list[Finding]
     have = {f.first_commit for f in found}
     out = list(found)
     for a in alerts:
-        if a.kind != "change_point" or not a.details.get("siblings") or a.commit in have or a.commit not in at:
+        names = [n for n in a.details.get("siblings") or [] if isinstance(n, str)]
+        if a.kind != "change_point" or not names or a.commit in have or a.commit not in at:
             continue
         idx = [at[c] for c in a.commit_range if c in at] or [at[a.commit]]
         i, lo, hi = at[a.commit], min(idx), max(idx)
@@ -95,13 +96,17 @@ def with_siblings_changes(key: SeriesKey, pts: list[Point], found: list[Finding]
                          ci_low=a.ci_low if a.ci_low is not None else a.magnitude,
                          ci_high=a.ci_high if a.ci_high is not None else a.magnitude,
                          p_value=p, confidence=1.0 - p, direction=a.direction,
-                         before=float(a.details.get("before", pts[i - 1].value)),
-                         after=float(a.details.get("after", pts[i].value)))
+                         before=_number(a.details.get("before"), pts[i - 1].value),
+                         after=_number(a.details.get("after"), pts[i].value))
         span = f"{pts[max(lo, 1) - 1].commit[:10]}..{pts[hi].commit[:10]}"
         out.append(Finding(key, cp, a.commit, pts[max(lo, 1) - 1].commit, span, iso(pts[i].time),
-                           siblings=list(a.details["siblings"])))
+                           siblings=names))
         have.add(a.commit)
     return sorted(out, key=lambda f: f.cp.index)
+
+
+def _number(x: object, default: float) -> float:
+    return float(x) if isinstance(x, (int, float)) and math.isfinite(x) else default
 
 
 def cv(values: list[float]) -> float | None:
