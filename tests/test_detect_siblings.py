@@ -117,3 +117,33 @@ def test_a_step_found_where_a_sibling_changed_pays_for_every_sibling_tested_ther
     assert set(found) == {("small", "a"), ("small", "b"), ("large", "a"), ("large", "b")}
     [small], [large] = found[("small", "b")], found[("large", "b")]
     assert small["index"] == large["index"] and large["p_value"] == pytest.approx(41 * small["p_value"])
+
+
+def test_what_a_detect_saves_is_each_series_own_report(cli, store_path):
+    # The weak series sorts first here and is re-tested while the strong one is not: each report
+    # must still be saved under its own series (a later detect keeps them as they were).
+    strong, weak = suite()
+    add(store_path, 0, 200, {"a-weak": weak, "b-strong": strong})
+    first = json.loads(cli("detect", "--json").stdout)
+    assert changes(first, "a-weak")[0]["siblings"] == ["b-strong [latency]"]
+    with SqliteStore(store_path) as store:
+        saved = {k.benchmark: report for k, (_, report) in store.detect_state()[1].items()}
+    assert {b: r["benchmark"] for b, r in saved.items()} == {"a-weak": "a-weak", "b-strong": "b-strong"}
+    again = json.loads(cli("detect", "--json").stdout)
+    strip = lambda d: [s | {"change_points": [{k: v for k, v in c.items() if k != "alert"}
+                                              for c in s["change_points"]]} for s in d["series"]]
+    assert strip(again) == strip(first)
+
+
+def test_a_kept_series_re_tested_is_saved_with_what_it_found(cli, store_path):
+    a, b = suite()
+    with SqliteStore(store_path) as store:
+        store.add_runs(runs(0, 100, {"a": a, "b": b}) + runs(100, 200, {"b": b}))
+    cli("detect", check=True)
+    with SqliteStore(store_path) as store:
+        store.add_runs(runs(100, 200, {"a": a}))      # only a has new runs; b is re-tested, kept
+    assert cli("detect").returncode == 1
+    with SqliteStore(store_path) as store:
+        saved = {k.benchmark: report for k, (_, report) in store.detect_state()[1].items()}
+    assert [(c["first_commit"], c.get("siblings")) for c in saved["b"]["change_points"]] == [("c0100", ["a [latency]"])]
+    assert saved["b"]["siblings_mark"] == saved["a"]["siblings_mark"] != ""

@@ -95,22 +95,26 @@ def run(args: argparse.Namespace) -> int:
         jobs = [(key, store.series(key), thresholds.for_series(key.benchmark, key.measure)) for key in keys]
         reports = map_in_processes(_analyse_job, jobs, args.jobs)
         loaded = {key: points for key, points, _ in jobs}
-        reports, kept = _with_siblings(reports, kept, thresholds,
-                                       lambda key: loaded[key] if key in loaded else store.series(key), args.jobs)
-        alerts = [a for r in reports for a in r["alerts"]]
+        reports, retested = _with_siblings(reports, kept, thresholds,
+                                           lambda key: loaded[key] if key in loaded else store.series(key), args.jobs)
+        # The kept reports the siblings' re-test changed are recorded and saved like the new ones.
+        changed = [r for r, old in zip(retested, kept) if r is not old]
+        kept = retested
+        alerts = [a for r in reports + changed for a in r["alerts"]]
         try:
             new = store.record_alerts(alerts) if alerts and not args.no_record else []
         except StoreError as e:
             raise StoreError(f"{e}; 'perfgate detect --no-record' reports without recording") from None
         new_ids = {id(a) for a in new}
-        for r in reports:
+        for r in reports + changed:
             for a, cp in zip(r["alerts"], r["entries"]):
                 cp["alert"] = {"new": id(a) in new_ids, "id": a.id or None}
         # Saved only when every series is in scope and the alerts were recorded: a series skipped
         # next time must have had its alerts raised.
         if _whole_scope(args) and not args.no_record and watermark is not None:
+            state = {_key(r): r for r in reports + changed}
             store.save_detect_state(watermark, {key: (_settings_mark(thresholds, key), _saved(r))
-                                                for key, r in zip(keys, reports)})
+                                                for key, r in state.items()})
     reports = sorted(reports + kept, key=lambda r: (r["branch"], r["testbed"], r["benchmark"], r["measure"]))
     regressions = [a for a in new if a.direction == "regression"]
     if args.json:
@@ -255,7 +259,7 @@ def _analyse(key: SeriesKey, points: list[Point], settings: SeriesThresholds,
                             commit_range=streak, details=threshold))
     return {"branch": key.branch, "testbed": key.testbed, "benchmark": key.benchmark, "measure": key.measure,
             "points": len(points), "change_points": entries, "threshold": threshold, "entries": entries,
-            "alerts": alerts, "inflation": detector.inflation_, "siblings_mark": _siblings_mark(siblings)}
+            "alerts": alerts, "inflation": detector.inflation_, "siblings_mark": (siblings or {}).get("mark", "")}
 
 
 def _change_points(own: dict[str, Any]) -> list:
@@ -277,6 +281,10 @@ def _sibling_ranges(points: list[Point], siblings: dict[str, Any] | None) -> lis
     return out
 
 
+def _key(report: dict[str, Any]) -> SeriesKey:
+    return SeriesKey(report["branch"], report["testbed"], report["benchmark"], report["measure"])
+
+
 def _label(report: dict[str, Any]) -> str:
     return f"{report['benchmark']} [{report['measure']}]"
 
@@ -286,11 +294,10 @@ def _own(report: dict[str, Any]) -> list[dict[str, Any]]:
     return [e for e in report["change_points"] if e.get("kind") == "change_point" and "siblings" not in e]
 
 
-def _siblings_mark(siblings: dict[str, Any] | None) -> str:
-    """What a series was last tested at, for a later detect to see whether that changed."""
-    if not siblings or not siblings["changes"]:
-        return ""
-    return hashlib.sha256(json.dumps(siblings, sort_keys=True).encode()).hexdigest()[:16]
+def _family_mark(changes: list[list[Any]], tested: int) -> str:
+    """What the series of a family are tested at — its changes found alone, and how many series
+    each place is tested in — for a later detect to see whether that changed."""
+    return hashlib.sha256(json.dumps([changes, tested]).encode()).hexdigest()[:16] if changes else ""
 
 
 def _with_siblings(reports: list[dict[str, Any]], kept: list[dict[str, Any]], thresholds, load,
@@ -300,37 +307,47 @@ def _with_siblings(reports: list[dict[str, Any]], kept: list[dict[str, Any]], th
     can see), each p-value paying for its place in every sibling tested there (one commit's change
     must not raise a false alert in some benchmark of every large suite).  Only changes a series
     found alone are looked for in its siblings, so nothing feeds on itself.  A series is analysed
-    again when it was analysed just now and has siblings' changes to test, or when they differ
-    from those its kept report was tested at (``load(key)`` reads its points).  Returns the
-    reports analysed now and those still kept."""
+    again when it has siblings' changes it could show — fewer siblings than it has runs, or the
+    price of one place would already exceed a search of the whole series — and was analysed just
+    now or was tested at other changes than the family's (``load(key)`` reads its points), or
+    when it showed a sibling's change before; the others keep their report.  Returns the reports
+    analysed now and those still kept."""
     families: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for r in reports + kept:
         families.setdefault((r["branch"], r["testbed"]), []).append(r)
     fresh = {id(r) for r in reports}
-    redo: list[tuple[dict[str, Any], dict[str, Any]]] = []
+    marked: dict[int, str] = {}
+    work, redo = [], []
     for family in families.values():
         changes = sorted([e["commit_range"], _label(r)] for r in family for e in _own(r))
+        tested = len(family) - 1
+        mark = _family_mark(changes, tested)
         for r in family:
-            # every sibling is tested at each place: a p-value pays for the place in all of them
-            siblings = {"changes": [c for c in changes if c[1] != _label(r)], "tested": len(family) - 1}
-            if (siblings["changes"] and id(r) in fresh) or (id(r) not in fresh and
-                                                            _siblings_mark(siblings) != r.get("siblings_mark", "")):
-                redo.append((r, siblings))
-    if not redo:
+            if id(r) not in fresh and r.get("siblings_mark", "") == mark:
+                continue
+            marked[id(r)] = mark
+            own = _own(r)
+            had = len(own) < sum(e.get("kind") == "change_point" for e in r["change_points"])
+            could = len(changes) > len(own) and tested < r["points"]
+            if not (could or had):
+                continue
+            label, key = _label(r), _key(r)
+            siblings = {"changes": [c for c in changes if c[1] != label], "tested": tested, "mark": mark}
+            work.append((key, load(key), thresholds.for_series(key.benchmark, key.measure), siblings,
+                         {"change_points": own, "inflation": r["inflation"]}, had))
+            redo.append(r)
+    if not marked:
         return reports, kept
-    work = []
-    for r, siblings in redo:
-        key = SeriesKey(r["branch"], r["testbed"], r["benchmark"], r["measure"])
-        had = len(_own(r)) < sum(e.get("kind") == "change_point" for e in r["change_points"])
-        work.append((key, load(key), thresholds.for_series(key.benchmark, key.measure), siblings,
-                     {"change_points": _own(r), "inflation": r["inflation"]}, had))
-    again = map_in_processes(_retest_job, work, jobs)
+    again = dict(zip(map(id, redo), map_in_processes(_retest_job, work, jobs))) if work else {}
     # A series where no sibling's change shows, and none showed before, keeps its report as it was
-    # (its threshold verdict is most of the cost).
-    redone = [new if new is not None else r | {"siblings_mark": _siblings_mark(siblings)}
-              for (r, siblings), new in zip(redo, again)]
-    done = {id(r) for r, _ in redo}
-    return [r for r in reports if id(r) not in done] + redone, [r for r in kept if id(r) not in done]
+    # (its threshold verdict is most of the cost), marked as tested at the family's changes.
+
+    def updated(r: dict[str, Any]) -> dict[str, Any]:
+        if id(r) not in marked:
+            return r
+        return again.get(id(r)) or r | {"siblings_mark": marked[id(r)]}
+
+    return [updated(r) for r in reports], [updated(r) for r in kept]
 
 
 def _retest_job(job: tuple) -> dict[str, Any] | None:
