@@ -307,11 +307,11 @@ def _with_siblings(reports: list[dict[str, Any]], kept: list[dict[str, Any]], th
     can see), each p-value paying for its place in every sibling tested there (one commit's change
     must not raise a false alert in some benchmark of every large suite).  Only changes a series
     found alone are looked for in its siblings, so nothing feeds on itself.  A series is analysed
-    again when it has siblings' changes it could show — fewer siblings than it has runs, or the
-    price of one place would already exceed a search of the whole series — and was analysed just
-    now or was tested at other changes than the family's (``load(key)`` reads its points), or
-    when it showed a sibling's change before; the others keep their report.  Returns the reports
-    analysed now and those still kept."""
+    again (``load(key)`` reads its points) when it was analysed just now, or was last tested at
+    other changes than its family's, and either it could show a sibling's change — there is one,
+    and it has more runs than siblings (else one place costs more than a search of the whole
+    series) — or it showed one before; the others keep their report.  Returns the reports
+    analysed now and those kept, each updated where it was tested again."""
     families: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for r in reports + kept:
         families.setdefault((r["branch"], r["testbed"]), []).append(r)
