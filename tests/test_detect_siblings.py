@@ -147,3 +147,13 @@ def test_a_kept_series_re_tested_is_saved_with_what_it_found(cli, store_path):
         saved = {k.benchmark: report for k, (_, report) in store.detect_state()[1].items()}
     assert [(c["first_commit"], c.get("siblings")) for c in saved["b"]["change_points"]] == [("c0100", ["a [latency]"])]
     assert saved["b"]["siblings_mark"] == saved["a"]["siblings_mark"] != ""
+
+
+def test_the_alerts_table_says_which_alerts_were_found_where_siblings_changed(cli, store_path):
+    a, b = suite()
+    add(store_path, 0, 200, {"a": a, "b": b})
+    assert cli("detect").returncode == 1
+    rows = [line for line in cli("alerts", check=True, env={"COLUMNS": "200"}).stdout.splitlines()
+            if "c0100" in line]
+    assert len(rows) == 2
+    assert [("(siblings)" in line) for line in sorted(rows, key=lambda r: " b " in r)] == [False, True]
