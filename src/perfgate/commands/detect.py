@@ -185,26 +185,44 @@ def _analyse_job(job: tuple) -> dict[str, Any]:
 
 def _analyse(key: SeriesKey, points: list[Point], settings: SeriesThresholds,
              siblings: dict[str, Any] | None = None, own: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The series' report: its change points, each with its alert, and the threshold test's verdict
-    on the newest value.  ``siblings``: where this series is tested too — ``changes``, the
-    ``[commits, label]`` of each change found alone in a sibling series (same branch and testbed),
-    and ``tested``, how many series are tested at each of those places; ``own``: this series' own
-    changes and noise correlation from an earlier analysis, not searched for again."""
+    """The series' report (:func:`_report`) from its change points (:func:`_changes`)."""
+    return _report(key, points, settings, *_changes(key, points, settings, siblings, own), siblings)
+
+
+def _changes(key: SeriesKey, points: list[Point], settings: SeriesThresholds, siblings: dict[str, Any] | None,
+             own: dict[str, Any] | None) -> tuple[list, list, list[tuple[tuple[int, int], str]], float]:
+    """``(found, added, ranges, inflation)``: the series' change points found alone (searched for,
+    or ``own``'s from an earlier analysis, with its noise correlation), those found where its
+    siblings changed, the siblings' changes as ranges of this series' indices with their labels,
+    and the noise's variance inflation.  ``siblings``: where this series is tested too —
+    ``changes``, the ``[commits, label]`` of each change found alone in a sibling series (same
+    branch and testbed), and ``tested``, how many series are tested at each of those places."""
     from perfgate.detect.changepoint import ChangePointDetector
+
+    detector = ChangePointDetector(settings.change_point, Measure.named(key.measure).lower_is_better)
+    detector.fit([p.value for p in points], raw_samples(points))
+    if own is None:
+        found = detector.predict()
+    else:
+        found = _change_points(own)
+        detector.inflation_ = own["inflation"]
+    ranges = _sibling_ranges(points, siblings)
+    added = detector.corroborate(found, [r for r, _ in ranges], siblings["tested"]) if ranges else []
+    return found, added, ranges, detector.inflation_
+
+
+def _report(key: SeriesKey, points: list[Point], settings: SeriesThresholds, found: list, added: list,
+            ranges: list[tuple[tuple[int, int], str]], inflation: float,
+            siblings: dict[str, Any] | None) -> dict[str, Any]:
+    """The series' report: its change points (``found`` and ``added``, as :func:`_changes` gives
+    them), each with its alert, and the threshold test's verdict on the newest value."""
     from perfgate.detect.threshold_tests import evaluate_series
 
     lower = Measure.named(key.measure).lower_is_better
     values = [p.value for p in points]
-    detector = ChangePointDetector(settings.change_point, lower).fit(values, raw_samples(points))
-    if own is None:
-        cps = detector.predict()
-    else:
-        cps = _change_points(own)
-        detector.inflation_ = own["inflation"]
-    ranges = _sibling_ranges(points, siblings)
-    added = detector.corroborate(cps, [r for r, _ in ranges], siblings["tested"]) if ranges else []
+    cps = sorted(found + added, key=lambda c: c.index)
     entries, alerts = [], []
-    for cp in sorted(cps + added, key=lambda c: c.index):
+    for cp in cps:
         commits = [points[i].commit for i in range(cp.index_low, cp.index_high + 1)]
         entry = cp.to_json() | {"first_commit": points[cp.index].commit,
                                 "previous_commit": points[cp.index - 1].commit, "commit_range": commits,
@@ -218,7 +236,6 @@ def _analyse(key: SeriesKey, points: list[Point], settings: SeriesThresholds,
         alerts.append(Alert(key.branch, key.testbed, key.benchmark, key.measure, points[cp.index].commit,
                             cp.direction, cp.magnitude, cp.ci_low, cp.ci_high, cp.p_value, "change_point",
                             points[cp.index - 1].commit, tuple(commits), details))
-    cps = sorted(cps + added, key=lambda c: c.index)
     threshold = None
     start = cps[-1].index if cps else 0
     flags: list[str | None] = []
@@ -259,7 +276,7 @@ def _analyse(key: SeriesKey, points: list[Point], settings: SeriesThresholds,
                             commit_range=streak, details=threshold))
     return {"branch": key.branch, "testbed": key.testbed, "benchmark": key.benchmark, "measure": key.measure,
             "points": len(points), "change_points": entries, "threshold": threshold, "entries": entries,
-            "alerts": alerts, "inflation": detector.inflation_, "siblings_mark": (siblings or {}).get("mark", "")}
+            "alerts": alerts, "inflation": inflation, "siblings_mark": (siblings or {}).get("mark", "")}
 
 
 def _change_points(own: dict[str, Any]) -> list:
@@ -327,7 +344,7 @@ def _with_siblings(reports: list[dict[str, Any]], kept: list[dict[str, Any]], th
                 continue
             marked[id(r)] = mark
             own = _own(r)
-            had = len(own) < sum(e.get("kind") == "change_point" for e in r["change_points"])
+            had = any("siblings" in e for e in r["change_points"])     # showed a sibling's change
             could = len(changes) > len(own) and tested < r["points"]
             if not (could or had):
                 continue
@@ -351,20 +368,13 @@ def _with_siblings(reports: list[dict[str, Any]], kept: list[dict[str, Any]], th
 
 
 def _retest_job(job: tuple) -> dict[str, Any] | None:
-    """The series' report from :func:`_analyse` with its siblings' changes tested, or None when none
-    of them shows in it and none did before."""
-    from perfgate.detect.changepoint import ChangePointDetector
-
+    """The series' report with its siblings' changes tested, or None when none of them shows in it
+    and none did before (its report stands)."""
     key, points, settings, siblings, own, had = job
-    ranges = _sibling_ranges(points, siblings)
-    if not had:
-        detector = ChangePointDetector(settings.change_point, Measure.named(key.measure).lower_is_better)
-        detector.fit([p.value for p in points], raw_samples(points))
-        detector.inflation_ = own["inflation"]
-        cps = _change_points(own)
-        if not ranges or not detector.corroborate(cps, [r for r, _ in ranges], siblings["tested"]):
-            return None
-    return _analyse(key, points, settings, siblings, own)
+    changes = _changes(key, points, settings, siblings, own)
+    if not changes[1] and not had:
+        return None
+    return _report(key, points, settings, *changes, siblings)
 
 
 def _print_store(reports: list[dict], nseries: int, new: list[Alert], no_record: bool) -> None:
