@@ -232,6 +232,13 @@ class Alert:
     status: str = "active"           # "active" | "acknowledged"
     created: float | None = None     # epoch seconds, assigned by the store
 
+    @property
+    def siblings(self) -> list[str]:
+        """The sibling series (``benchmark [measure]``) whose change at this commit made ``detect``
+        test this series there — empty for a change the series showed alone.  Names only: the
+        details are JSON read back from a store."""
+        return [n for n in (self.details or {}).get("siblings") or [] if isinstance(n, str)]
+
     def same_series(self, other: "Alert") -> bool:
         return (self.branch, self.testbed, self.benchmark, self.measure, self.direction) == \
             (other.branch, other.testbed, other.benchmark, other.measure, other.direction)

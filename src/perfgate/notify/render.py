@@ -85,7 +85,7 @@ SIBLINGS_NAMED = 3   # siblings named in a message; the rest are counted
 def siblings(alert: Alert) -> tuple[list[str], int]:
     """The sibling series whose change at this commit made perfgate test this series there (a step
     too small for a search over the whole series), the first few by name, and how many more."""
-    names = [n for n in alert.details.get("siblings") or [] if isinstance(n, str)]
+    names = alert.siblings
     return names[:SIBLINGS_NAMED], max(0, len(names) - SIBLINGS_NAMED)
 
 

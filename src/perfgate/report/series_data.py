@@ -84,7 +84,7 @@ def with_siblings_changes(key: SeriesKey, pts: list[Point], found: list[Finding]
     have = {f.first_commit for f in found}
     out = list(found)
     for a in alerts:
-        names = [n for n in a.details.get("siblings") or [] if isinstance(n, str)]
+        names = a.siblings
         if a.kind != "change_point" or not names or a.commit in have or a.commit not in at:
             continue
         idx = [at[c] for c in a.commit_range if c in at] or [at[a.commit]]
@@ -155,7 +155,7 @@ def chart_data(key: SeriesKey, pts: list[Point], band: dict | None, found: list[
         "alerts": [{"id": a.id, "commit": a.commit, "kind": a.kind, "direction": a.direction,
                     "magnitude": a.magnitude, "ci_low": a.ci_low, "ci_high": a.ci_high, "p_value": a.p_value,
                     "status": a.status, "commit_range": list(a.commit_range), "created": iso(a.created),
-                    "siblings": [n for n in (a.details or {}).get("siblings") or [] if isinstance(n, str)]}
+                    "siblings": a.siblings}
                    for a in alerts],
     }
     if any(p.lower is not None or p.upper is not None for p in pts):
