@@ -10,6 +10,7 @@ import pytest
 from perfgate.model import Metric, Run
 from perfgate.model import Testbed as Bed
 from perfgate.store.sqlite import SqliteStore
+from test_detect_incremental import without_alert_state
 
 
 def add(store_path, start: int, count: int, values: dict[str, np.ndarray], testbed: str = "tb") -> None:
@@ -84,9 +85,7 @@ def test_a_kept_series_is_tested_again_when_its_siblings_changes_change(cli, sto
     [kept] = changes(second, "b")
     assert kept["first_commit"] == "c0100" and kept["alert"]["new"] is False and second["new_alerts"] == []
     full = json.loads(cli("detect", "--json", "--full", "--no-record").stdout)
-    strip = lambda d: [s | {"change_points": [{k: v for k, v in c.items() if k != "alert"}
-                                              for c in s["change_points"]]} for s in d["series"]]
-    assert strip(full) == strip(second)
+    assert without_alert_state(full) == without_alert_state(second)
 
 
 def test_a_series_too_short_to_search_is_still_reported_and_tested(cli, store_path):
@@ -130,9 +129,7 @@ def test_what_a_detect_saves_is_each_series_own_report(cli, store_path):
         saved = {k.benchmark: report for k, (_, report) in store.detect_state()[1].items()}
     assert {b: r["benchmark"] for b, r in saved.items()} == {"a-weak": "a-weak", "b-strong": "b-strong"}
     again = json.loads(cli("detect", "--json").stdout)
-    strip = lambda d: [s | {"change_points": [{k: v for k, v in c.items() if k != "alert"}
-                                              for c in s["change_points"]]} for s in d["series"]]
-    assert strip(again) == strip(first)
+    assert without_alert_state(again) == without_alert_state(first)
 
 
 def test_a_kept_series_re_tested_is_saved_with_what_it_found(cli, store_path):
