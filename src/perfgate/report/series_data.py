@@ -68,12 +68,14 @@ class Finding:
 def findings(key: SeriesKey, pts: list[Point], settings: SeriesThresholds) -> list[Finding]:
     cps = detect_change_points([p.value for p in pts], settings.change_point,
                                Measure.named(key.measure).lower_is_better, raw_samples(pts))
-    out = []
-    for cp in cps:
-        lo = max(cp.index_low, 1)
-        span = f"{pts[lo - 1].commit[:10]}..{pts[cp.index_high].commit[:10]}"
-        out.append(Finding(key, cp, pts[cp.index].commit, pts[lo - 1].commit, span, iso(pts[cp.index].time)))
-    return out
+    return [_finding(key, pts, cp) for cp in cps]
+
+
+def _finding(key: SeriesKey, pts: list[Point], cp: ChangePoint, siblings: list[str] | None = None) -> Finding:
+    """A change point of ``pts`` located in its commits."""
+    lo = max(cp.index_low, 1)
+    span = f"{pts[lo - 1].commit[:10]}..{pts[cp.index_high].commit[:10]}"
+    return Finding(key, cp, pts[cp.index].commit, pts[lo - 1].commit, span, iso(pts[cp.index].time), siblings)
 
 
 def with_siblings_changes(key: SeriesKey, pts: list[Point], found: list[Finding], alerts: list[Alert]) -> list[Finding]:
@@ -98,9 +100,7 @@ def with_siblings_changes(key: SeriesKey, pts: list[Point], found: list[Finding]
                          p_value=p, confidence=1.0 - p, direction=a.direction,
                          before=_number(a.details.get("before"), pts[i - 1].value),
                          after=_number(a.details.get("after"), pts[i].value))
-        span = f"{pts[max(lo, 1) - 1].commit[:10]}..{pts[hi].commit[:10]}"
-        out.append(Finding(key, cp, a.commit, pts[max(lo, 1) - 1].commit, span, iso(pts[i].time),
-                           siblings=names))
+        out.append(_finding(key, pts, cp, names))
         have.add(a.commit)
     return sorted(out, key=lambda f: f.cp.index)
 
