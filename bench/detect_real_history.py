@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-from perfgate.detect.changepoint import ChangePointDetector, detect_change_points
+from perfgate.detect.changepoint import ChangePointDetector, corroborate_all, detect_change_points
 from perfgate.thresholds import ChangePointSettings
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -68,12 +68,11 @@ def real_change(doc: dict, margin: int) -> None:
                      for s in doc["series"]]
         alone = [d.predict() for d in detectors]
         # as `perfgate detect` does: each series tested again where the suite's other series changed
-        ranges = [[(c.index_low, c.index_high) for j, other in enumerate(alone) if j != k for c in other]
-                  for k in range(len(alone))]
+        retested = corroborate_all(detectors, alone)
         for k, s in enumerate(doc["series"]):
             affected = any(s["benchmark"].startswith(a) for a in doc["plant_affects"])
             cps = alone[k]
-            siblings = detectors[k].corroborate(cps, ranges[k], len(alone) - 1)
+            siblings = retested[k]
             at_change = [cp for cp in cps if abs(cp.index - at) <= margin]
             quiet_other = [cp.index for cp in cps if cut + margin < cp.index and abs(cp.index - at) > margin]
             v = np.asarray(s["values"])

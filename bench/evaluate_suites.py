@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from detection_corpus_suites import generate  # noqa: E402
 from evaluate_detection import BINS, PERFGATE_SETTINGS, matched_truth  # noqa: E402
 
-from perfgate.detect.changepoint import ChangePointDetector  # noqa: E402
+from perfgate.detect.changepoint import ChangePointDetector, corroborate_all  # noqa: E402
 from perfgate.parallel import default_workers, map_in_processes  # noqa: E402
 
 
@@ -30,11 +30,8 @@ def analyse_suite(suite: dict) -> list[tuple[list[int], list[int]]]:
     """Each series' change points found alone, and those its siblings' changes add."""
     detectors = [ChangePointDetector(PERFGATE_SETTINGS).fit(s["values"]) for s in suite["series"]]
     alone = [d.predict() for d in detectors]
-    ranges = [[(cp.index_low, cp.index_high) for j, cps in enumerate(alone) if j != i for cp in cps]
-              for i in range(len(detectors))]
-    siblings = len(detectors) - 1      # each place is tested in every other series, as `detect` counts
-    return [([cp.index for cp in alone[i]], [cp.index for cp in d.corroborate(alone[i], ranges[i], siblings)])
-            for i, d in enumerate(detectors)]
+    return [([cp.index for cp in own], [cp.index for cp in added])
+            for own, added in zip(alone, corroborate_all(detectors, alone))]
 
 
 def score(suites: list[dict], results: list, with_siblings: bool, margin: int) -> dict:

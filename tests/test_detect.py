@@ -403,3 +403,16 @@ def test_corroborate_tests_only_the_places_siblings_name_and_pays_for_them():
     own = det.predict()
     assert [c.index for c in own] == [150]
     assert det.corroborate(own, [(147, 149)]) == []                   # that change already
+
+
+def test_corroborate_all_tests_each_series_where_the_others_changed():
+    # The bench scripts' way to the siblings' re-test, on series sharing their commits.
+    from test_detect_siblings import suite
+
+    a, b = suite()
+    detectors = [ChangePointDetector(SETTINGS).fit(v) for v in (a, b)]
+    alone = [d.predict() for d in detectors]
+    assert [[c.index for c in f] for f in alone] == [[100], []]
+    added = changepoint.corroborate_all(detectors, alone)
+    assert added[0] == [] and [c.index for c in added[1]] == [100]
+    assert added[1] == detectors[1].corroborate([], [(alone[0][0].index_low, alone[0][0].index_high)], 1)

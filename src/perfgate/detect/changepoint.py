@@ -416,6 +416,15 @@ class ChangePointDetector:
         return t, t_low, t_high, p_adj
 
 
+def corroborate_all(detectors: list[ChangePointDetector], found: list[list[ChangePoint]]) -> list[list[ChangePoint]]:
+    """What each of several fitted series (index i the same commit in all) shows where the others
+    changed — ``found``, each one's own changes — tested as ``perfgate detect`` tests the series of
+    a branch and testbed: every other series' change is a place, priced in all the others."""
+    return [d.corroborate(own, [(c.index_low, c.index_high) for j, other in enumerate(found) if j != i
+                                for c in other], len(detectors) - 1)
+            for i, (d, own) in enumerate(zip(detectors, found))]
+
+
 def chunked_search(signal: np.ndarray, m: int, pen: float) -> list[int]:
     """Candidates of the exact penalised search, bounded in cost: the search is quadratic in the
     length it sees when changes are rare, so a long series is searched in overlapping chunks of
