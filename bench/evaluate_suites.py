@@ -3,8 +3,8 @@
 
 ``perfgate detect`` searches each series alone, then tests every series again where another series
 of its branch and testbed changed (``ChangePointDetector.corroborate``: places fixed in advance, so
-a step's p-value pays for those few locations in every sibling tested there, not for the whole
-series; here a suite is one branch and testbed).  This scores the series of
+a step's p-value pays for those few locations in the siblings tested there, fewer the more of them
+found the change alone, not for the whole series; here a suite is one branch and testbed).  This scores the series of
 ``detection_corpus_suites.py`` (written apart from the detector) both ways, margin ±5 runs as in
 ``evaluate_detection.py``; ``--seeds`` runs that many corpora from ``--seed`` on.
 

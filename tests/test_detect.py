@@ -405,6 +405,42 @@ def test_corroborate_tests_only_the_places_siblings_name_and_pays_for_them():
     assert det.corroborate(own, [(147, 149)]) == []                   # that change already
 
 
+def test_a_place_where_more_siblings_changed_costs_less():
+    # Of 30 siblings tested where 3 of them found the change alone, a p-value pays for 30 / 4,
+    # not 30 (the Benjamini-Hochberg step-up bound); one sibling's change counts once however
+    # many of its ranges fall there.
+    gained = 0
+    for seed in (1, 3, 7, 8):
+        x = noisy(300, 0.06, seed)
+        x[150:] *= 1.035
+        det = ChangePointDetector(SETTINGS).fit(x)
+        own = det.predict()
+        assert own == []
+        one = det.corroborate(own, [(148, 152)], 30)
+        three = det.corroborate(own, [(148, 152)] * 3, 30, ["a", "b", "c"])
+        assert det.corroborate(own, [(148, 152)] * 3, 30, ["a", "a", "a"]) == one
+        assert len(three) == 1 and three[0].p_value <= 0.01
+        if one:
+            assert three[0].index == one[0].index and three[0].p_value == pytest.approx(one[0].p_value / 2)
+        gained += not one
+    assert gained == 2
+
+
+def test_changes_found_where_siblings_changed_must_pass_together(monkeypatch):
+    # A +2.5% step in 5% noise, named by siblings at its commit and 10 runs later.  Without the
+    # drift guard each place passes alone (the later one's windows still straddle the step); side
+    # by side, the 10 runs between them make neither a change.  One is kept, and it passes.
+    monkeypatch.setattr(changepoint, "DRIFT_GUARD_Z", 0.0)
+    for seed in (7, 23, 34):
+        x = noisy(300, 0.05, seed)
+        x[100:] *= 1.025
+        det = ChangePointDetector(SETTINGS).fit(x)
+        assert det.predict() == []
+        assert det.corroborate([], [(100, 100)], 1) and det.corroborate([], [(110, 110)], 1)
+        found = det.corroborate([], [(100, 100), (110, 110)], 1)
+        assert [c.index for c in found] == [100] and found[0].p_value <= 0.01
+
+
 def test_corroborate_all_tests_each_series_where_the_others_changed():
     # The bench scripts' way to the siblings' re-test, on series sharing their commits.
     from test_detect_siblings import suite
@@ -415,4 +451,4 @@ def test_corroborate_all_tests_each_series_where_the_others_changed():
     assert [[c.index for c in f] for f in alone] == [[100], []]
     added = changepoint.corroborate_all(detectors, alone)
     assert added[0] == [] and [c.index for c in added[1]] == [100]
-    assert added[1] == detectors[1].corroborate([], [(alone[0][0].index_low, alone[0][0].index_high)], 1)
+    assert added[1] == detectors[1].corroborate([], [(alone[0][0].index_low, alone[0][0].index_high)], 1, [0])

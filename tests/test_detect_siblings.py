@@ -104,7 +104,9 @@ def test_a_series_too_short_to_search_is_still_reported_and_tested(cli, store_pa
 def test_a_step_found_where_a_sibling_changed_pays_for_every_sibling_tested_there(cli, store_path):
     # The same two series, once alone on a testbed and once beside 40 quiet benchmarks: each of
     # them is tested at a's change too, and one commit's change must not buy a false alert in
-    # one of them, so b's p-value pays for all 41 — and none of the quiet ones reports a change.
+    # one of them, so b's p-value pays for all 41 (halved, as one of them found the change: the
+    # step-up bound of test_the_more_siblings_found_a_change_the_less_a_place_costs) — and none of
+    # the quiet ones reports a change.
     a, b = suite()
     rng = np.random.default_rng(11)
     quiet = {f"q{k:02d}": 1e6 * (1 + 0.02 * rng.standard_normal(200)) for k in range(40)}
@@ -116,6 +118,25 @@ def test_a_step_found_where_a_sibling_changed_pays_for_every_sibling_tested_ther
     assert set(found) == {("small", "a"), ("small", "b"), ("large", "a"), ("large", "b")}
     [small], [large] = found[("small", "b")], found[("large", "b")]
     assert small["index"] == large["index"] and large["p_value"] == pytest.approx(41 * small["p_value"])
+
+
+def test_the_more_siblings_found_a_change_the_less_a_place_costs(cli, store_path):
+    # b beside three siblings: once where one of them found the change at commit 100 and two are
+    # quiet, once where all three found it.  b is tested among three either way; its p-value pays
+    # for 3 / 2 siblings in the first and 3 / 4 in the second (Benjamini-Hochberg's bound).
+    a, b = suite()
+    rng = np.random.default_rng(5)
+    quiet = [1e6 * (1 + 0.01 * rng.standard_normal(200)) for _ in range(2)]
+    strong = [q.copy() for q in quiet]
+    for s in strong:
+        s[100:] *= 1.10
+    add(store_path, 0, 200, {"a": a, "b": b, "q1": quiet[0], "q2": quiet[1]}, "one")
+    add(store_path, 0, 200, {"a": a, "b": b, "s1": strong[0], "s2": strong[1]}, "three")
+    data = json.loads(cli("detect", "--json", "--no-record").stdout)
+    found = {s["testbed"]: s["change_points"] for s in data["series"] if s["benchmark"] == "b"}
+    [one], [three] = found["one"], found["three"]
+    assert one["siblings"] == ["a [latency]"] and three["siblings"] == ["a [latency]", "s1 [latency]", "s2 [latency]"]
+    assert one["index"] == three["index"] and three["p_value"] == pytest.approx(one["p_value"] / 2)
 
 
 def test_what_a_detect_saves_is_each_series_own_report(cli, store_path):

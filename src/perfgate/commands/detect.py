@@ -8,8 +8,9 @@ against the history since the last change point, values that alerted excluded.
 
 Each series is then tested again where its siblings — the other series of its branch and testbed
 in scope — changed: at those few places, fixed in advance by another series, a step too small for
-a search over the whole series to show can pass (its p-value pays for those places only).  Such a
-change names the siblings in its report and alert.
+a search over the whole series to show can pass (its p-value pays for those places only, in the
+siblings tested there: the fewer the more of them found the change alone).  Such a change names
+the siblings in its report and alert.
 
 Only series that received runs since the last detect (or whose settings changed) are analysed
 again; the others' results are kept in the store from that detect (--full analyses everything).
@@ -207,7 +208,8 @@ def _changes(key: SeriesKey, points: list[Point], settings: SeriesThresholds, si
         found = _change_points(own)
         detector.inflation_ = own["inflation"]
     ranges = _sibling_ranges(points, siblings)
-    added = detector.corroborate(found, [r for r, _ in ranges], siblings["tested"]) if ranges else []
+    added = (detector.corroborate(found, [r for r, _ in ranges], siblings["tested"], [label for _, label in ranges])
+             if ranges else [])
     return found, added, ranges, detector.inflation_
 
 
@@ -321,8 +323,9 @@ def _with_siblings(reports: list[dict[str, Any]], kept: list[dict[str, Any]], th
                    jobs: int | None) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Each series tested where its siblings — the other series of its branch and testbed — changed
     (a commit that slows one benchmark often slows others by less than a search over a whole series
-    can see), each p-value paying for its place in every sibling tested there (one commit's change
-    must not raise a false alert in some benchmark of every large suite).  Only changes a series
+    can see), each p-value paying for its place in the siblings tested there (one commit's change
+    must not raise a false alert in some benchmark of every large suite), less where more of them
+    found the change alone (``ChangePointDetector.corroborate``).  Only changes a series
     found alone are looked for in its siblings, so nothing feeds on itself.  A series is analysed
     again (``load(key)`` reads its points) when it was analysed just now, or was last tested at
     other changes than its family's, and either it could show a sibling's change — there is one,

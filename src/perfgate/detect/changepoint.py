@@ -46,7 +46,9 @@ Pipeline (``ChangePointDetector(settings).fit(values).predict()``):
 
 Where sibling series (benchmarks run on the same machine along the same commits) changed, a series
 can be tested again at those places (:meth:`ChangePointDetector.corroborate`): fixed in advance by
-another series, they cost the scan adjustment only their own number of locations.
+another series, they cost the scan adjustment only their own number of locations, times the
+siblings tested there over one more than those that found the change alone (a Benjamini–Hochberg
+bound).
 
 A single-run spike is never a change point: regimes have at least ``min_segment`` points, a
 rank test cannot be moved by one point's size, and the t-test sees the spike clipped.
@@ -168,37 +170,53 @@ class ChangePointDetector:
         return [self._judge(y, bounds[i], bounds[i + 1], bounds[i + 2], inflation)[0]
                 for i in range(len(changes))]
 
-    def corroborate(self, found: list[ChangePoint], ranges: list[tuple[int, int]],
-                    siblings: int = 1) -> list[ChangePoint]:
+    def corroborate(self, found: list[ChangePoint], ranges: list[tuple[int, int]], siblings: int = 1,
+                    sources: list | None = None) -> list[ChangePoint]:
         """Changes this series shows where sibling series changed (benchmarks run on the same
         machine along the same commits): each of ``ranges`` (first index low..high of a change a
-        sibling found, already in this series' indices) is a place fixed in advance, not picked
-        from this series' noise, so its p-value pays for the places tested instead of every
-        position of the series — in every one of the ``siblings`` series tested there: each is
-        one more chance of a false report, and one commit's change must not raise one in some
-        benchmark of every large suite.  The other tests of :meth:`_judge` (size, drift guard,
-        rank agreement) hold unchanged.  ``found``: this series' own changes (from
-        :meth:`predict`), which bound the windows and are kept; a range within ``min_segment`` of
-        one of them is that change.  Returns the new changes."""
+        sibling found, already in this series' indices; ``sources[i]`` names that sibling, each
+        range its own by default) is a place fixed in advance, not picked from this series'
+        noise, so its p-value pays for the places tested instead of every position of the
+        series.  It also pays for the ``siblings`` series tested there — each one more chance of
+        a false report, and one commit's change must not raise one in some benchmark of every
+        large suite — but as the Benjamini–Hochberg step-up procedure over those siblings would:
+        where ``k`` siblings already found the change alone (their own p-values far smaller),
+        any p-value under ``(k + 1) / siblings`` of the level is one it rejects, so the price is
+        ``siblings / (k + 1)``.  The other tests of :meth:`_judge` (size, drift guard, rank
+        agreement) hold unchanged, and the changes kept must pass together (each judged between its neighbours, the weakest
+        failing one dropped until all pass).  ``found``: this series' own changes (from
+        :meth:`predict`), which bound the windows and are kept; a range within ``min_segment``
+        of one of them is that change.  Returns the new changes."""
         y, yw = self.noise_.y, self.noise_.winsorized
         n, m = y.size, self.settings.min_segment
         own = [cp.index for cp in found]
-        spans = _merged([(max(a, m), min(b, n - m)) for a, b in ranges])
+        named = [((max(a, m), min(b, n - m)), who)
+                 for (a, b), who in zip(ranges, sources if sources is not None else range(len(ranges)))]
+        spans = _merged([r for r, _ in named])
         spans = [(a, b) for a, b in spans if a <= b and all(b < t - m or a > t + m for t in own)]
-        scan = sum(b - a + 1 for a, b in spans) * max(siblings, 1)
-        if not spans or scan >= n:
+        width = sum(b - a + 1 for a, b in spans)
+        if not spans or width * max(siblings, 1) >= n:
             return []
         inflation = self.inflation_
         bounds = [0, *own, n]
-        chosen: list[tuple[int, tuple[int, int]]] = []
+        chosen: list[tuple[int, tuple[int, int], float]] = []
         for a, b in spans:
+            changed_here = len({who for (u, v), who in named if u <= b and a <= v})
+            scan = width * max(siblings, 1) / (changed_here + 1)
             k = int(np.searchsorted(own, a))
             lo, hi = bounds[k], bounds[k + 1]
             t = _locate(yw, lo, hi, a, m, self._sigma_at(a), inflation, (a, b))[0]
             if self._judge(y, lo, t, hi, inflation, scan)[0] and (not chosen or t - chosen[-1][0] >= m):
-                chosen.append((t, (a, b)))
-        cps = sorted(own + [t for t, _ in chosen])
-        return [self._report(y, yw, cps, cps.index(t), inflation, within=span, scan=scan) for t, span in chosen]
+                chosen.append((t, (a, b), scan))
+        while chosen:
+            cps = sorted(own + [t for t, _, _ in chosen])
+            verdicts = [self._judge(y, *_neighbours(cps, cps.index(t), n), inflation, scan)[:2] for t, _, scan in chosen]
+            failing = [j for j, (ok, _) in enumerate(verdicts) if not ok]
+            if not failing:
+                return [self._report(y, yw, cps, cps.index(t), inflation, within=span, scan=scan)
+                        for t, span, scan in chosen]
+            chosen.pop(min(failing, key=lambda j: verdicts[j][1]))
+        return []
 
     # --- search --------------------------------------------------------------------------------
 
@@ -361,10 +379,10 @@ class ChangePointDetector:
                 across_burst: bool = False, within: tuple[int, int] | None = None,
                 scan: int | None = None) -> ChangePoint:
         """The report of change ``cps[i]``; ``within`` (with ``scan``, the number of locations
-        tested) for a change looked for only where a sibling series changed: located inside
-        that range, its p-value adjusted for those locations only."""
-        lo = cps[i - 1] if i > 0 else 0
-        hi = cps[i + 1] if i + 1 < len(cps) else y.size
+        tested, with the price of the siblings tested there) for a change looked for only where
+        a sibling series changed: located inside that range, its p-value adjusted for those
+        locations only."""
+        lo, _, hi = _neighbours(cps, i, y.size)
         sigma = self._sigma_at(cps[i])
         # The location's likelihood ratio is scaled by the judging windows' own spread: the local
         # robust scale alone (a MAD about a rolling median) is smaller, and made the location
@@ -420,9 +438,11 @@ def corroborate_all(detectors: list[ChangePointDetector], found: list[list[Chang
     """What each of several fitted series (index i the same commit in all) shows where the others
     changed — ``found``, each one's own changes — tested as ``perfgate detect`` tests the series of
     a branch and testbed: every other series' change is a place, priced in all the others."""
-    return [d.corroborate(own, [(c.index_low, c.index_high) for j, other in enumerate(found) if j != i
-                                for c in other], len(detectors) - 1)
-            for i, (d, own) in enumerate(zip(detectors, found))]
+    out = []
+    for i, (d, own) in enumerate(zip(detectors, found)):
+        named = [((c.index_low, c.index_high), j) for j, other in enumerate(found) if j != i for c in other]
+        out.append(d.corroborate(own, [r for r, _ in named], len(detectors) - 1, [j for _, j in named]))
+    return out
 
 
 def chunked_search(signal: np.ndarray, m: int, pen: float) -> list[int]:
@@ -505,6 +525,11 @@ def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
         else:
             out.append((a, b))
     return out
+
+
+def _neighbours(cps: list[int], i: int, n: int) -> tuple[int, int, int]:
+    """``(lo, t, hi)``: change ``cps[i]`` between its neighbours (or the series' ends)."""
+    return (cps[i - 1] if i > 0 else 0), cps[i], (cps[i + 1] if i + 1 < len(cps) else n)
 
 
 def _piecewise_median(y: np.ndarray, cps: list[int]) -> np.ndarray:
