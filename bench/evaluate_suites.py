@@ -6,7 +6,9 @@ of its branch and testbed changed (``ChangePointDetector.corroborate``: places f
 a step's p-value pays for those few locations in the siblings tested there, fewer the more of them
 found the change alone, not for the whole series; here a suite is one branch and testbed).  This scores the series of
 ``detection_corpus_suites.py`` (written apart from the detector) both ways, margin ±5 runs as in
-``evaluate_detection.py``; ``--seeds`` runs that many corpora from ``--seed`` on.
+``evaluate_detection.py``, with the recall of changes shared by several benchmarks at one commit
+and the share of those events found in at least one of their benchmarks (where an alert would
+name the commit); ``--seeds`` runs that many corpora from ``--seed`` on.
 
     .venv/bin/python bench/evaluate_suites.py                     # 200 suites, seed 41616
     .venv/bin/python bench/evaluate_suites.py --suites 100 --seed 41617 --seeds 7
@@ -38,8 +40,10 @@ def score(suites: list[dict], results: list, with_siblings: bool, margin: int) -
     tp = fp = fn = quiet_points = quiet_alarms = 0
     shared = [0, 0]
     mid = [0, 0]
+    events = [0, 0]     # shared events found in at least one of their benchmarks, of all
     for suite, series_results in zip(suites, results, strict=True):
         shared_at = {e["index"] for e in suite["events"] if e["kind"] == "shared"}
+        seen: set[int] = set()
         for s, (alone, added) in zip(suite["series"], series_results, strict=True):
             found = sorted(alone + added) if with_siblings else alone
             truth = s["change_points"]
@@ -54,13 +58,18 @@ def score(suites: list[dict], results: list, with_siblings: bool, margin: int) -
                 if t in shared_at:
                     shared[0] += hit
                     shared[1] += 1
+                    if hit:
+                        seen.add(t)
                 lo, hi, _ = BINS[1]
                 if lo <= abs(step) / s["noise_cv"] < hi:
                     mid[0] += hit
                     mid[1] += 1
+        events[0] += len(seen)
+        events[1] += len(shared_at)
     return {"f1": 2 * tp / (2 * tp + fp + fn), "precision": tp / (tp + fp) if tp + fp else 1.0,
             "tp": tp, "fp": fp, "fn": fn, "false_alarms": 1000 * quiet_alarms / max(quiet_points, 1),
-            "recall_shared": shared[0] / max(shared[1], 1), "recall_1_3": mid[0] / max(mid[1], 1)}
+            "recall_shared": shared[0] / max(shared[1], 1), "recall_1_3": mid[0] / max(mid[1], 1),
+            "events_found": events[0] / max(events[1], 1)}
 
 
 def main() -> None:
@@ -71,15 +80,17 @@ def main() -> None:
     p.add_argument("--margin", type=int, default=5)
     p.add_argument("--jobs", type=int, default=default_workers())
     args = p.parse_args()
-    print("| seed | way | F1 | precision | false alarms / 1,000 | recall 1-3x | recall of shared changes | TP / FP / FN |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    print("| seed | way | F1 | precision | false alarms / 1,000 | recall 1-3x | recall of shared changes "
+          "| shared events found | TP / FP / FN |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for seed in range(args.seed, args.seed + args.seeds):
         suites = generate(args.suites, seed)
         results = map_in_processes(analyse_suite, suites, args.jobs)
         for way, joint in (("alone", False), ("with siblings", True)):
             r = score(suites, results, joint, args.margin)
             print(f"| {seed} | {way} | {r['f1']:.3f} | {r['precision']:.3f} | {r['false_alarms']:.2f} | "
-                  f"{r['recall_1_3']:.3f} | {r['recall_shared']:.3f} | {r['tp']} / {r['fp']} / {r['fn']} |")
+                  f"{r['recall_1_3']:.3f} | {r['recall_shared']:.3f} | {r['events_found']:.3f} | "
+                  f"{r['tp']} / {r['fp']} / {r['fn']} |")
 
 
 if __name__ == "__main__":
