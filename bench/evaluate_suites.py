@@ -8,10 +8,14 @@ found the change alone, not for the whole series; here a suite is one branch and
 ``detection_corpus_suites.py`` (written apart from the detector) both ways, margin ±5 runs as in
 ``evaluate_detection.py``, with the recall of changes shared by several benchmarks at one commit
 and the share of those events found in at least one of their benchmarks (where an alert would
-name the commit); ``--seeds`` runs that many corpora from ``--seed`` on.
+name the commit) against the false events: commits flagged in some series of a suite, within
+the margin of no true event.  ``--seeds`` runs that many corpora from ``--seed`` on; ``--otava``
+scores Apache Otava (E-Divisive means with its significance test, defaults) series by series
+beside perfgate.
 
     .venv/bin/python bench/evaluate_suites.py                     # 200 suites, seed 41616
     .venv/bin/python bench/evaluate_suites.py --suites 100 --seed 41617 --seeds 7
+    .venv/bin/pip install --no-deps apache-otava && .venv/bin/python bench/evaluate_suites.py --otava
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from detection_corpus_suites import generate  # noqa: E402
-from evaluate_detection import BINS, PERFGATE_SETTINGS, matched_truth  # noqa: E402
+from evaluate_detection import BINS, PERFGATE_SETTINGS, matched_truth, otava_detector  # noqa: E402
 
 from perfgate.detect.changepoint import ChangePointDetector, corroborate_all  # noqa: E402
 from perfgate.parallel import default_workers, map_in_processes  # noqa: E402
@@ -36,16 +40,40 @@ def analyse_suite(suite: dict) -> list[tuple[list[int], list[int]]]:
             for own, added in zip(alone, corroborate_all(detectors, alone))]
 
 
+def otava_suite(suite: dict) -> list[tuple[list[int], list[int]]]:
+    """Each series' change points by Apache Otava (E-Divisive with its significance test), alone."""
+    detect = otava_detector()
+    return [(detect(s["values"]), []) for s in suite["series"]]
+
+
+def false_events(found: list[int], events: list[int], margin: int) -> int:
+    """Commits flagged in a suite's series (all of them together, flags within ``margin`` of the
+    first of a group counting once) that are not within ``margin`` of any true event."""
+    count, start = 0, None
+    group: list[int] = []
+    for i in sorted(found) + [None]:
+        if i is not None and start is not None and i - start <= margin:
+            group.append(i)
+            continue
+        if group and all(abs(g - e) > margin for g in group for e in events):
+            count += 1
+        start, group = i, [i]
+    return count
+
+
 def score(suites: list[dict], results: list, with_siblings: bool, margin: int) -> dict:
     tp = fp = fn = quiet_points = quiet_alarms = 0
     shared = [0, 0]
     mid = [0, 0]
     events = [0, 0]     # shared events found in at least one of their benchmarks, of all
+    wrong = commits = 0     # flagged commits of a suite where no event is, and the suites' commits
     for suite, series_results in zip(suites, results, strict=True):
         shared_at = {e["index"] for e in suite["events"] if e["kind"] == "shared"}
         seen: set[int] = set()
+        flagged: list[int] = []
         for s, (alone, added) in zip(suite["series"], series_results, strict=True):
             found = sorted(alone + added) if with_siblings else alone
+            flagged += found
             truth = s["change_points"]
             hits = matched_truth(truth, found, margin)
             tp += sum(hits)
@@ -66,10 +94,12 @@ def score(suites: list[dict], results: list, with_siblings: bool, margin: int) -
                     mid[1] += 1
         events[0] += len(seen)
         events[1] += len(shared_at)
+        wrong += false_events(flagged, [e["index"] for e in suite["events"]], margin)
+        commits += suite["length"]
     return {"f1": 2 * tp / (2 * tp + fp + fn), "precision": tp / (tp + fp) if tp + fp else 1.0,
             "tp": tp, "fp": fp, "fn": fn, "false_alarms": 1000 * quiet_alarms / max(quiet_points, 1),
             "recall_shared": shared[0] / max(shared[1], 1), "recall_1_3": mid[0] / max(mid[1], 1),
-            "events_found": events[0] / max(events[1], 1)}
+            "events_found": events[0] / max(events[1], 1), "false_events": 1000 * wrong / max(commits, 1)}
 
 
 def main() -> None:
@@ -79,18 +109,25 @@ def main() -> None:
     p.add_argument("--seeds", type=int, default=1)
     p.add_argument("--margin", type=int, default=5)
     p.add_argument("--jobs", type=int, default=default_workers())
+    p.add_argument("--otava", action="store_true",
+                   help="also Apache Otava, series alone (pip install --no-deps apache-otava)")
     args = p.parse_args()
+    if args.otava and otava_detector() is None:
+        p.error("Apache Otava is not installed: .venv/bin/pip install --no-deps apache-otava")
     print("| seed | way | F1 | precision | false alarms / 1,000 | recall 1-3x | recall of shared changes "
-          "| shared events found | TP / FP / FN |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+          "| shared events found | false events / 1,000 commits | TP / FP / FN |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for seed in range(args.seed, args.seed + args.seeds):
         suites = generate(args.suites, seed)
         results = map_in_processes(analyse_suite, suites, args.jobs)
-        for way, joint in (("alone", False), ("with siblings", True)):
-            r = score(suites, results, joint, args.margin)
+        rows = [("alone", results, False), ("with siblings", results, True)]
+        if args.otava:
+            rows.append(("Otava, alone", map_in_processes(otava_suite, suites, args.jobs), False))
+        for way, found, joint in rows:
+            r = score(suites, found, joint, args.margin)
             print(f"| {seed} | {way} | {r['f1']:.3f} | {r['precision']:.3f} | {r['false_alarms']:.2f} | "
                   f"{r['recall_1_3']:.3f} | {r['recall_shared']:.3f} | {r['events_found']:.3f} | "
-                  f"{r['tp']} / {r['fp']} / {r['fn']} |")
+                  f"{r['false_events']:.2f} | {r['tp']} / {r['fp']} / {r['fn']} |")
 
 
 if __name__ == "__main__":
