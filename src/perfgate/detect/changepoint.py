@@ -47,7 +47,7 @@ Pipeline (``ChangePointDetector(settings).fit(values).predict()``):
 Where sibling series (benchmarks run on the same machine along the same commits) changed, a series
 can be tested again at those places (:meth:`ChangePointDetector.corroborate`): fixed in advance by
 another series, they cost the scan adjustment only their own number of locations, times the
-siblings tested there over one more than those that found the change alone (a Benjamini–Hochberg
+series tested there over one more than those that found the change alone (a Benjamini–Hochberg
 bound).
 
 A single-run spike is never a change point: regimes have at least ``min_segment`` points, a
@@ -177,16 +177,18 @@ class ChangePointDetector:
         sibling found, already in this series' indices; ``sources[i]`` names that sibling, each
         range its own by default) is a place fixed in advance, not picked from this series'
         noise, so its p-value pays for the places tested instead of every position of the
-        series.  It also pays for the ``siblings`` series tested there — each one more chance of
-        a false report, and one commit's change must not raise one in some benchmark of every
-        large suite — but as the Benjamini–Hochberg step-up procedure over those siblings would:
-        where ``k`` siblings already found the change alone (their own p-values far smaller),
-        any p-value under ``(k + 1) / siblings`` of the level is one it rejects, so the price is
-        ``siblings / (k + 1)``.  The other tests of :meth:`_judge` (size, drift guard, rank
-        agreement) hold unchanged, and the changes kept must pass together (each judged between its neighbours, the weakest
-        failing one dropped until all pass).  ``found``: this series' own changes (from
-        :meth:`predict`), which bound the windows and are kept; a range within ``min_segment``
-        of one of them is that change.  Returns the new changes."""
+        series.  It also pays for the series tested there — this one and its ``siblings``, each
+        one more chance of a false report (one commit's change must not raise one in some
+        benchmark of every large suite) — as the Benjamini–Hochberg step-up procedure over those
+        ``K = siblings + 1`` series would: where ``k`` of them found the change alone (their own
+        p-values far smaller: they paid for every position of their series, more than the ``K``
+        places a re-test may cost), any p-value under ``(k + 1) / K`` of the level is one it
+        rejects, so the price is ``K / (k + 1)``.  The other tests of :meth:`_judge` (size, drift
+        guard, rank agreement) hold unchanged, and the changes kept must pass together (each
+        judged between its neighbours, the weakest failing one dropped until all pass).
+        ``found``: this series' own changes (from :meth:`predict`), which bound the windows and
+        are kept; a range within ``min_segment`` of one of them is that change.  Returns the new
+        changes."""
         y, yw = self.noise_.y, self.noise_.winsorized
         n, m = y.size, self.settings.min_segment
         own = [cp.index for cp in found]
@@ -202,7 +204,7 @@ class ChangePointDetector:
         chosen: list[tuple[int, tuple[int, int], float]] = []
         for a, b in spans:
             changed_here = len({who for (u, v), who in named if u <= b and a <= v})
-            scan = width * max(siblings, 1) / (changed_here + 1)
+            scan = width * (max(siblings, 1) + 1) / (changed_here + 1)
             k = int(np.searchsorted(own, a))
             lo, hi = bounds[k], bounds[k + 1]
             t = _locate(yw, lo, hi, a, m, self._sigma_at(a), inflation, (a, b))[0]
@@ -257,7 +259,7 @@ class ChangePointDetector:
         return eliminate(cps, yw.size, z2)
 
     def _judge(self, y: np.ndarray, lo: int, t: int, hi: int, inflation: float,
-               scan: int | None = None) -> tuple[bool, float, float]:
+               scan: float | None = None) -> tuple[bool, float, float]:
         """``(passes, score, p)`` of the candidate t between neighbours lo and hi: two tests on the
         local windows — the rank test on the raw series and a t-test on each window clipped to
         its own far-out fences (the rank test alone saturates on short windows with big steps) —
@@ -377,7 +379,7 @@ class ChangePointDetector:
 
     def _report(self, y: np.ndarray, yw: np.ndarray, cps: list[int], i: int, inflation: float,
                 across_burst: bool = False, within: tuple[int, int] | None = None,
-                scan: int | None = None) -> ChangePoint:
+                scan: float | None = None) -> ChangePoint:
         """The report of change ``cps[i]``; ``within`` (with ``scan``, the number of locations
         tested, with the price of the siblings tested there) for a change looked for only where
         a sibling series changed: located inside that range, its p-value adjusted for those
