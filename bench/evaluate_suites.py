@@ -4,9 +4,9 @@
 ``perfgate detect`` searches each series alone, then tests every series again where another series
 of its branch and testbed changed (``ChangePointDetector.corroborate``: places fixed in advance, so
 a step's p-value pays for those few locations in the siblings tested there, fewer the more of them
-found the change alone, not for the whole series; here a suite is one branch and testbed).  This scores the series of
-``detection_corpus_suites.py`` (written apart from the detector) both ways, margin ±5 runs as in
-``evaluate_detection.py``, with the recall of changes shared by several benchmarks at one commit
+found the change alone, not for the whole series; here a suite is one branch and testbed).  This
+scores the series of ``detection_corpus_suites.py`` (written apart from the detector) both ways,
+margin ±5 runs as in ``evaluate_detection.py``, with the recall of changes shared by several benchmarks at one commit
 and the share of those events found in at least one of their benchmarks (where an alert would
 name the commit) against the false events: commits flagged in some series of a suite, within
 the margin of no true event.  ``--seeds`` runs that many corpora from ``--seed`` on; ``--otava``

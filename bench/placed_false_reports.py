@@ -54,7 +54,8 @@ def main() -> None:
     p.add_argument("--guard", type=float, default=changepoint.DRIFT_GUARD_Z)
     p.add_argument("--jobs", type=int, default=default_workers())
     args = p.parse_args()
-    quiet = [s for seed in args.seeds for s in detection_corpus.generate(350, seed, (150, 600)) if not s["change_points"]]
+    quiet = [s for seed in args.seeds for s in detection_corpus.generate(350, seed, (150, 600))
+             if not s["change_points"]]
     tally: dict[str, list[int]] = defaultdict(lambda: [0] * (len(FOUND) + 1))
     for kind, counts in map_in_processes(false_reports, [(s, args.siblings, args.guard) for s in quiet], args.jobs):
         row = tally[kind]

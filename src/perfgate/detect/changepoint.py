@@ -212,7 +212,8 @@ class ChangePointDetector:
                 chosen.append((t, (a, b), scan))
         while chosen:
             cps = sorted(own + [t for t, _, _ in chosen])
-            verdicts = [self._judge(y, *_neighbours(cps, cps.index(t), n), inflation, scan)[:2] for t, _, scan in chosen]
+            verdicts = [self._judge(y, *_neighbours(cps, cps.index(t), n), inflation, scan)[:2]
+                        for t, _, scan in chosen]
             failing = [j for j, (ok, _) in enumerate(verdicts) if not ok]
             if not failing:
                 return [self._report(y, yw, cps, cps.index(t), inflation, within=span, scan=scan)
