@@ -170,7 +170,7 @@ def evaluate(corpus: list[dict], detect: Callable[..., list[int]], margin: int, 
     recall = tp / (tp + fn) if tp + fn else 1.0
     f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
     return {
-        "precision": precision, "recall": recall, "f1": f1,
+        "precision": precision, "recall": recall, "f1": f1, "counts": (tp, fp, fn),
         "false_alarms_per_1000": 1000 * quiet_alarms / quiet_points if quiet_points else 0.0,
         "recall_by_effect": {label: (h / n if n else None, n) for label, (h, n) in by_bin.items()},
         "f1_by_kind": {kind: _f1(*v) for kind, v in by_kind.items()},

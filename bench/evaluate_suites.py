@@ -26,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from detection_corpus_suites import generate  # noqa: E402
-from evaluate_detection import BINS, PERFGATE_SETTINGS, matched_truth, otava_detector  # noqa: E402
+from evaluate_detection import PERFGATE_SETTINGS, evaluate, matched_truth, otava_detector  # noqa: E402
 
 from perfgate.detect.changepoint import ChangePointDetector, corroborate_all  # noqa: E402
 from perfgate.parallel import default_workers, map_in_processes  # noqa: E402
@@ -62,44 +62,39 @@ def false_events(found: list[int], events: list[int], margin: int) -> int:
 
 
 def score(suites: list[dict], results: list, with_siblings: bool, margin: int) -> dict:
-    tp = fp = fn = quiet_points = quiet_alarms = 0
+    """``evaluate_detection.evaluate``'s scores of the suites' series (each series' findings from
+    ``results``: alone, or with what its siblings' changes added), and the suite-level figures: the
+    recall of shared changes, the share of shared events found in at least one of their
+    benchmarks, and the false events per 1,000 commits."""
+    findings = [sorted(alone + added) if with_siblings else alone
+                for series_results in results for alone, added in series_results]
+    series = [s for suite in suites for s in suite["series"]]
+    given = iter(findings)
+    scores = evaluate(series, lambda values: next(given), margin)
     shared = [0, 0]
-    mid = [0, 0]
     events = [0, 0]     # shared events found in at least one of their benchmarks, of all
     wrong = commits = 0     # flagged commits of a suite where no event is, and the suites' commits
-    for suite, series_results in zip(suites, results, strict=True):
+    at = 0
+    for suite in suites:
         shared_at = {e["index"] for e in suite["events"] if e["kind"] == "shared"}
         seen: set[int] = set()
         flagged: list[int] = []
-        for s, (alone, added) in zip(suite["series"], series_results, strict=True):
-            found = sorted(alone + added) if with_siblings else alone
+        for s in suite["series"]:
+            found = findings[at]
+            at += 1
             flagged += found
-            truth = s["change_points"]
-            hits = matched_truth(truth, found, margin)
-            tp += sum(hits)
-            fp += len(found) - sum(hits)
-            fn += len(truth) - sum(hits)
-            if not truth:
-                quiet_points += len(s["values"])
-                quiet_alarms += len(found)
-            for t, hit, step in zip(truth, hits, s["steps"]):
+            for t, hit in zip(s["change_points"], matched_truth(s["change_points"], found, margin)):
                 if t in shared_at:
                     shared[0] += hit
                     shared[1] += 1
                     if hit:
                         seen.add(t)
-                lo, hi, _ = BINS[1]
-                if lo <= abs(step) / s["noise_cv"] < hi:
-                    mid[0] += hit
-                    mid[1] += 1
         events[0] += len(seen)
         events[1] += len(shared_at)
         wrong += false_events(flagged, [e["index"] for e in suite["events"]], margin)
         commits += suite["length"]
-    return {"f1": 2 * tp / (2 * tp + fp + fn), "precision": tp / (tp + fp) if tp + fp else 1.0,
-            "tp": tp, "fp": fp, "fn": fn, "false_alarms": 1000 * quiet_alarms / max(quiet_points, 1),
-            "recall_shared": shared[0] / max(shared[1], 1), "recall_1_3": mid[0] / max(mid[1], 1),
-            "events_found": events[0] / max(events[1], 1), "false_events": 1000 * wrong / max(commits, 1)}
+    return scores | {"recall_shared": shared[0] / max(shared[1], 1), "events_found": events[0] / max(events[1], 1),
+                     "false_events": 1000 * wrong / max(commits, 1)}
 
 
 def main() -> None:
@@ -125,9 +120,10 @@ def main() -> None:
             rows.append(("Otava, alone", map_in_processes(otava_suite, suites, args.jobs), False))
         for way, found, joint in rows:
             r = score(suites, found, joint, args.margin)
-            print(f"| {seed} | {way} | {r['f1']:.3f} | {r['precision']:.3f} | {r['false_alarms']:.2f} | "
-                  f"{r['recall_1_3']:.3f} | {r['recall_shared']:.3f} | {r['events_found']:.3f} | "
-                  f"{r['false_events']:.2f} | {r['tp']} / {r['fp']} / {r['fn']} |")
+            tp, fp, fn = r["counts"]
+            print(f"| {seed} | {way} | {r['f1']:.3f} | {r['precision']:.3f} | {r['false_alarms_per_1000']:.2f} | "
+                  f"{r['recall_by_effect']['1-3x noise'][0]:.3f} | {r['recall_shared']:.3f} | "
+                  f"{r['events_found']:.3f} | {r['false_events']:.2f} | {tp} / {fp} / {fn} |")
 
 
 if __name__ == "__main__":
