@@ -11,9 +11,12 @@ from perfgate.model import Testbed as Bed
 from perfgate.store.sqlite import SqliteStore
 
 
-def add(store_path, start: int, count: int, values: dict[str, np.ndarray], testbed: str = "tb") -> None:
+def add(store_path, start: int, count: int, values: dict[str, np.ndarray], testbed: str = "tb",
+        commits: str = "{testbed}-{i:04d}") -> None:
+    """Runs ``start`` .. ``start + count - 1`` of ``values`` (one latency series per benchmark) on
+    ``testbed``; commit i is named by ``commits`` (each testbed its own commits by default)."""
     with SqliteStore(store_path) as store:
-        store.add_runs([Run("default", "main", f"{testbed}-{start + i:04d}", Bed(testbed),
+        store.add_runs([Run("default", "main", commits.format(testbed=testbed, i=start + i), Bed(testbed),
                             [Metric(name, "latency", float(v[start + i])) for name, v in values.items()],
                             start_time=1_700_000_000.0 + start + i) for i in range(count)])
 

@@ -10,14 +10,13 @@ import pytest
 from perfgate.model import Metric, Run
 from perfgate.model import Testbed as Bed
 from perfgate.store.sqlite import SqliteStore
+from test_detect_incremental import add as add_runs
 from test_detect_incremental import without_alert_state
 
 
 def add(store_path, start: int, count: int, values: dict[str, np.ndarray], testbed: str = "tb") -> None:
-    with SqliteStore(store_path) as store:
-        store.add_runs([Run("default", "main", f"c{start + i:04d}", Bed(testbed),
-                            [Metric(name, "latency", float(v[start + i])) for name, v in values.items()],
-                            start_time=1_700_000_000.0 + start + i) for i in range(count)])
+    """As test_detect_incremental.add, with the same commits on every testbed (c0000, c0001, ...)."""
+    add_runs(store_path, start, count, values, testbed, commits="c{i:04d}")
 
 
 def suite(seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
