@@ -201,25 +201,25 @@ class ChangePointDetector:
             return []
         inflation = self.inflation_
         bounds = [0, *own, n]
-        chosen: list[tuple[int, tuple[int, int], float]] = []
+        chosen: dict[int, tuple[tuple[int, int], float]] = {}     # index -> (its range, its scan)
+        last = -m
         for a, b in spans:
             changed_here = len({who for (u, v), who in named if u <= b and a <= v})
             scan = width * (max(siblings, 1) + 1) / (changed_here + 1)
             k = int(np.searchsorted(own, a))
             lo, hi = bounds[k], bounds[k + 1]
             t = _locate(yw, lo, hi, a, m, self._sigma_at(a), inflation, (a, b))[0]
-            if self._judge(y, lo, t, hi, inflation, scan)[0] and (not chosen or t - chosen[-1][0] >= m):
-                chosen.append((t, (a, b), scan))
-        while chosen:
-            cps = sorted(own + [t for t, _, _ in chosen])
-            verdicts = [self._judge(y, *_neighbours(cps, cps.index(t), n), inflation, scan)[:2]
-                        for t, _, scan in chosen]
-            failing = [j for j, (ok, _) in enumerate(verdicts) if not ok]
-            if not failing:
-                return [self._report(y, yw, cps, cps.index(t), inflation, within=span, scan=scan)
-                        for t, span, scan in chosen]
-            chosen.pop(min(failing, key=lambda j: verdicts[j][1]))
-        return []
+            if self._judge(y, lo, t, hi, inflation, scan)[0] and t - last >= m:
+                chosen[t] = ((a, b), scan)
+                last = t
+
+        def judge(lo: int, t: int, hi: int) -> tuple[bool, float]:
+            # the series' own changes stay; each new one is judged between its neighbours
+            return (True, math.inf) if t not in chosen else self._judge(y, lo, t, hi, inflation, chosen[t][1])[:2]
+
+        cps = eliminate(sorted(own + list(chosen)), n, judge)
+        return [self._report(y, yw, cps, i, inflation, within=chosen[t][0], scan=chosen[t][1])
+                for i, t in enumerate(cps) if t in chosen]
 
     # --- search --------------------------------------------------------------------------------
 
@@ -385,7 +385,8 @@ class ChangePointDetector:
         tested, with the price of the siblings tested there) for a change looked for only where
         a sibling series changed: located inside that range, its p-value adjusted for those
         locations only."""
-        lo, _, hi = _neighbours(cps, i, y.size)
+        lo = cps[i - 1] if i > 0 else 0
+        hi = cps[i + 1] if i + 1 < len(cps) else y.size
         sigma = self._sigma_at(cps[i])
         # The location's likelihood ratio is scaled by the judging windows' own spread: the local
         # robust scale alone (a MAD about a rolling median) is smaller, and made the location
@@ -528,11 +529,6 @@ def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
         else:
             out.append((a, b))
     return out
-
-
-def _neighbours(cps: list[int], i: int, n: int) -> tuple[int, int, int]:
-    """``(lo, t, hi)``: change ``cps[i]`` between its neighbours (or the series' ends)."""
-    return (cps[i - 1] if i > 0 else 0), cps[i], (cps[i + 1] if i + 1 < len(cps) else n)
 
 
 def _piecewise_median(y: np.ndarray, cps: list[int]) -> np.ndarray:
