@@ -86,6 +86,17 @@ def test_ack_unknown_id_is_a_clear_error(cli, store_path):
     assert proc.returncode == 2 and "no alert 'no-such-id'" in proc.stderr
 
 
+def test_ack_with_one_unknown_id_acknowledges_none(cli, store_path):
+    record(store_path, series(80, 10, step_at=50))
+    assert cli("detect").returncode == 1
+    [alert] = json.loads(cli("alerts", "--json", check=True).stdout)
+    proc = cli("alerts", "--ack", alert["id"], "no-such-id")
+    assert proc.returncode == 2 and "no alert 'no-such-id'" in proc.stderr
+    assert [a["id"] for a in json.loads(cli("alerts", "--json", check=True).stdout)] == [alert["id"]]
+    cli("alerts", "--ack", alert["id"][:8], alert["id"], check=True)    # one alert named twice
+    assert json.loads(cli("alerts", "--json", check=True).stdout) == []
+
+
 def test_a_version_1_history_gains_the_alert_tables(tmp_path):
     import sqlite3
 

@@ -83,12 +83,22 @@ def github_links():
 
 def find_alert(store: Store, ref: str) -> Alert:
     """The alert whose id is ``ref`` or starts with it (ids are shown shortened, as git shows SHAs)."""
-    matches = [a for a in store.alerts() if a.id == ref or a.id.startswith(ref)]
-    if not matches:
-        raise PerfgateError(f"no alert {ref!r}; 'perfgate alerts' lists them")
-    if len(matches) > 1 and not any(a.id == ref for a in matches):
-        raise PerfgateError(f"alert prefix {ref!r} is ambiguous ({len(matches)} alerts); give more characters")
-    return next((a for a in matches if a.id == ref), matches[0])
+    return find_alerts(store, [ref])[0]
+
+
+def find_alerts(store: Store, refs: list[str]) -> list[Alert]:
+    """The alert of each of ``refs`` (an id or a prefix of one), from one listing of the store's
+    alerts; the first ref that names none, or several, is an error."""
+    every = store.alerts()
+    found = []
+    for ref in refs:
+        matches = [a for a in every if a.id == ref or a.id.startswith(ref)]
+        if not matches:
+            raise PerfgateError(f"no alert {ref!r}; 'perfgate alerts' lists them")
+        if len(matches) > 1 and not any(a.id == ref for a in matches):
+            raise PerfgateError(f"alert prefix {ref!r} is ambiguous ({len(matches)} alerts); give more characters")
+        found.append(next((a for a in matches if a.id == ref), matches[0]))
+    return found
 
 
 def short_ids(alerts: list[Alert], shortest: int = 8) -> dict[str, str]:

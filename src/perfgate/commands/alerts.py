@@ -12,7 +12,7 @@ from datetime import datetime, timezone
 from perfgate.escape import terminal
 from rich.table import Table
 
-from perfgate.commands._common import find_alert, short_ids, store_from
+from perfgate.commands._common import find_alerts, short_ids, store_from
 from perfgate.errors import EXIT_OK
 from perfgate.output import emit_json, err, out
 
@@ -34,7 +34,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     with store_from(args) as store:
         if args.ack:
-            done = [store.acknowledge(find_alert(store, ref).id) for ref in args.ack]
+            # Every id is resolved before any is acknowledged: a mistyped one leaves all as they were.
+            done = [store.acknowledge(a.id) for a in find_alerts(store, args.ack)]
             if args.json:
                 emit_json(done)
             else:
