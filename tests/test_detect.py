@@ -150,6 +150,16 @@ def test_short_series_and_non_positive_values():
     assert cp.index == 40
 
 
+def test_values_spanning_more_than_floats_can_divide_are_analysed_without_overflow():
+    """A mixed-sign series whose largest values are over 1e308 times its median: dividing by the
+    median overflowed to infinities (a RuntimeWarning, and an analysis of inf and nan)."""
+    x = np.r_[np.full(30, 1e-300), np.full(30, 1e308), [-1e308]]
+    with np.errstate(over="raise", invalid="raise", divide="raise"):
+        m = NoiseModel().fit(x)
+        [cp] = detect_change_points(x, SETTINGS)
+    assert np.all(np.isfinite(m.y)) and cp.index == 30 and cp.direction == "regression"
+
+
 def test_noise_model_pieces():
     x = noisy(400, 0.02, 2)
     m = NoiseModel().fit(x)

@@ -6,7 +6,10 @@ consecutive runs correlated, and instruction counts under valgrind are near-dete
 :class:`NoiseModel` turns a raw series into what the change point search and the tests need:
 
 * ``y``: the series on a relative scale, ``log(x)`` when every value is positive (a step of
-  r percent is then the additive shift ``log(1 + r)`` whatever the level), else ``x / |median|``;
+  r percent is then the additive shift ``log(1 + r)`` whatever the level), else ``x / |median|``
+  (the median's size floored at :data:`WIDEST` times the largest value's, so that a series
+  whose values span more than floats can divide still gets a finite ``y``), or ``x`` itself when
+  the median is 0;
 * ``sigma``: the robust noise scale of ``y``, ``1.4826 · MAD(y - rolling_median(y))`` — the
   rolling median follows steps but not spikes, so neither inflates the scale — floored at
   :data:`SIGMA_FLOOR` so that a zero-variance series still has a finite scale (a 1% step in a
@@ -40,6 +43,7 @@ MAX_RHO = 0.9
 LOCAL = 121          # points of a local noise estimate: the two judging windows about a point
 DISTURBED = 0.2      # a run whose samples' variance is over 5× (spread over √5 ≈ 2.2×) its neighbours' typical one
 CHANCE = 1e-3        # ... and more than its few samples scatter by chance once in this many runs
+WIDEST = 1e-100      # y within ±1e100: its squares and their sums over any series stay finite
 
 
 class NoiseModel:
@@ -58,6 +62,8 @@ class NoiseModel:
         self.log_scale = bool(x.size and np.all(x > 0))
         self.level = float(np.median(x)) if x.size else 0.0
         scale = abs(self.level)
+        if scale > 0:
+            scale = max(scale, float(np.max(np.abs(x))) * WIDEST)
         if self.log_scale:
             self.y = np.log(x)
         else:
