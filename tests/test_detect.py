@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -150,14 +152,21 @@ def test_short_series_and_non_positive_values():
     assert cp.index == 40
 
 
-def test_values_spanning_more_than_floats_can_divide_are_analysed_without_overflow():
-    """A mixed-sign series whose largest values are over 1e308 times its median: dividing by the
-    median overflowed to infinities (a RuntimeWarning, and an analysis of inf and nan)."""
-    x = np.r_[np.full(30, 1e-300), np.full(30, 1e308), [-1e308]]
+@pytest.mark.parametrize("x", [
+    np.r_[np.full(30, 1e-300), np.full(30, 1e308), [-1e308]],     # over 1e308 times its median
+    np.r_[np.zeros(31), np.full(30, 1e300), [-1e300]],            # median 0: raw units squared
+    np.r_[np.full(30, 1.2e308), np.full(30, 1.5e308)],            # two middle values sum past the largest float
+], ids=["span", "median-0", "near-max"])
+def test_values_near_the_largest_float_are_analysed_without_overflow(x):
+    """Values a few orders under the largest float: the median of an even count, the values over
+    a tiny median, or their squares overflowed to infinities (a RuntimeWarning on stderr, and an
+    analysis of inf and nan)."""
     with np.errstate(over="raise", invalid="raise", divide="raise"):
         m = NoiseModel().fit(x)
         [cp] = detect_change_points(x, SETTINGS)
-    assert np.all(np.isfinite(m.y)) and cp.index == 30 and cp.direction == "regression"
+    assert np.all(np.isfinite(m.y)) and math.isfinite(m.level)
+    assert cp.index == (31 if x[0] == 0 else 30) and cp.direction == "regression"
+    assert math.isfinite(cp.before) and math.isfinite(cp.after) and cp.after > cp.before
 
 
 def test_noise_model_pieces():

@@ -66,7 +66,7 @@ import ruptures as rpt
 from perfgate.detect.elimination import eliminate
 from perfgate.detect.modes import without_mode_visits
 from perfgate.detect.noise import NoiseModel, lag1_autocorrelation, variance_inflation
-from perfgate.detect.stats import hodges_lehmann, mean_test, normal_quantile, pooled_sd, rank_test
+from perfgate.detect.stats import hodges_lehmann, mean_test, normal_quantile, pooled_sd, rank_test, raw_median
 from perfgate.thresholds import ChangePointSettings
 
 WINDOW = 90          # points each side used to judge a candidate (bounds the effect of slow drift)
@@ -413,8 +413,8 @@ class ChangePointDetector:
             index=index, index_low=t_low, index_high=t_high, magnitude=magnitude,
             ci_low=self.noise_.relative(shift - half), ci_high=self.noise_.relative(shift + half),
             p_value=p_adj, confidence=1.0 - p_adj, direction=direction_of(magnitude, self.lower_is_better),
-            before=float(np.median(raw[max(lo, t - self.window):t])),
-            after=float(np.median(raw[t:min(hi, t + self.window)])))
+            before=raw_median(raw[max(lo, t - self.window):t]),
+            after=raw_median(raw[t:min(hi, t + self.window)]))
 
     def _refine(self, y: np.ndarray, yw: np.ndarray, lo: int, hi: int, t0: int, loc_sigma: float,
                 inflation: float) -> tuple[int, int, int, float]:

@@ -7,9 +7,9 @@ consecutive runs correlated, and instruction counts under valgrind are near-dete
 
 * ``y``: the series on a relative scale, ``log(x)`` when every value is positive (a step of
   r percent is then the additive shift ``log(1 + r)`` whatever the level), else ``x / |median|``
-  (the median's size floored at :data:`WIDEST` times the largest value's, so that a series
-  whose values span more than floats can divide still gets a finite ``y``), or ``x`` itself when
-  the median is 0;
+  (``x`` itself when the median is 0; the scale floored at :data:`WIDEST` times the largest
+  value, so that values spanning more than floats can divide, or squares of values near the
+  largest float, stay finite);
 * ``sigma``: the robust noise scale of ``y``, ``1.4826 · MAD(y - rolling_median(y))`` — the
   rolling median follows steps but not spikes, so neither inflates the scale — floored at
   :data:`SIGMA_FLOOR` so that a zero-variance series still has a finite scale (a 1% step in a
@@ -36,6 +36,8 @@ import numpy as np
 from scipy.ndimage import median_filter
 from scipy.stats import chi2
 
+from perfgate.detect.stats import raw_median
+
 SIGMA_FLOOR = 1e-4   # relative: 0.01%, well under any effect worth reporting
 FENCE = 2.0
 SMOOTH = 9           # rolling median width: wider than a spike, narrower than a regime
@@ -43,7 +45,7 @@ MAX_RHO = 0.9
 LOCAL = 121          # points of a local noise estimate: the two judging windows about a point
 DISTURBED = 0.2      # a run whose samples' variance is over 5× (spread over √5 ≈ 2.2×) its neighbours' typical one
 CHANCE = 1e-3        # ... and more than its few samples scatter by chance once in this many runs
-WIDEST = 1e-100      # y within ±1e100: its squares and their sums over any series stay finite
+WIDEST = 1e-100      # |y| at most 1e100: its squares and their sums over any series stay finite
 
 
 class NoiseModel:
@@ -60,21 +62,17 @@ class NoiseModel:
         x = np.asarray(values, dtype=float)
         self.set_aside = np.zeros(x.size, dtype=bool)   # runs whose samples show a disturbance
         self.log_scale = bool(x.size and np.all(x > 0))
-        self.level = float(np.median(x)) if x.size else 0.0
-        scale = abs(self.level)
-        if scale > 0:
-            scale = max(scale, float(np.max(np.abs(x))) * WIDEST)
-        if self.log_scale:
-            self.y = np.log(x)
-        else:
-            self.y = x / scale if scale > 0 else x.copy()
+        self.level = raw_median(x) if x.size else 0.0
+        # A median of 0 leaves the values in their own units.
+        scale = max(abs(self.level) or 1.0, float(np.max(np.abs(x), initial=0.0)) * WIDEST)
+        self.y = np.log(x) if self.log_scale else x / scale
         if x.size < 3:
             self.sigma, self.winsorized = SIGMA_FLOOR, self.y.copy()
             self.local_sigma = np.full(x.size, SIGMA_FLOOR)
             return self
         self._fit_noise()
         if samples is not None and len(samples) == x.size:
-            if self._weigh(*within_run_spread(samples, self.log_scale, scale or 1.0)):
+            if self._weigh(*within_run_spread(samples, self.log_scale, scale)):
                 self._fit_noise()
         return self
 

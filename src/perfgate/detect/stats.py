@@ -1,5 +1,5 @@
 """Small, dependable statistics used by the detectors: a rank test with ties, the Hodges–Lehmann
-shift and the Benjamini–Hochberg adjustment.  All pure numpy/scipy."""
+shift, the Benjamini–Hochberg adjustment and a median of raw values.  All pure numpy/scipy."""
 
 from __future__ import annotations
 
@@ -68,6 +68,16 @@ def pooled_sd(a: np.ndarray, b: np.ndarray) -> float:
         return 0.0
     return math.sqrt(((a.var(ddof=1) * (a.size - 1) if a.size > 1 else 0.0)
                       + (b.var(ddof=1) * (b.size - 1) if b.size > 1 else 0.0)) / dof)
+
+
+def raw_median(a: np.ndarray) -> float:
+    """``np.median`` of raw values that may lie near the largest float: the two middle values of an
+    even count are halved before they are added (exact for normal floats, so the same result),
+    where numpy adds first and two values over 9e307 overflowed to infinity."""
+    if a.size % 2:
+        return float(np.median(a))
+    lower, upper = np.partition(a, [a.size // 2 - 1, a.size // 2])[a.size // 2 - 1:a.size // 2 + 1]
+    return float(lower / 2 + upper / 2)
 
 
 def hodges_lehmann(a: np.ndarray, b: np.ndarray) -> float:
