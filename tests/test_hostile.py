@@ -14,9 +14,11 @@ import stat
 import subprocess
 import sys
 import tempfile
+import warnings
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
@@ -618,3 +620,49 @@ def test_mode_bits_of_outputs_are_readable(tmp_path, store_path):
     out = tmp_path / "out.json"
     assert main(["export", "--format", "json", "-o", str(out), "--store", f"sqlite:{store_path}"]) == 0
     assert stat.S_IMODE(out.stat().st_mode) == 0o644
+
+
+def test_detect_over_values_near_the_largest_float_ends_without_a_traceback(store_path, capsys):
+    """A store series of values near 1.7e308: the threshold test's mean of them raised
+    OverflowError from Python's math, and `perfgate detect` ended with a traceback."""
+    with SqliteStore(store_path) as s:
+        s.add_runs([Run("default", "main", f"c{i:04d}", Bed("tb"), [Metric("b", "latency", 1.6e308 + i % 2 * 1e307)],
+                        start_time=1_700_000_000.0 + i) for i in range(40)])
+    code = main(["detect", "--store", f"sqlite:{store_path}", "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0 and err == "", err
+    [series] = json.loads(out)["series"]
+    assert series["change_points"] == [] and series["threshold"]["alert"] is None
+
+FINITE = st.one_of(st.floats(allow_nan=False, allow_infinity=False),
+                   st.sampled_from([1.7e308, -1.7e308, 1e300, 1e-300, 5e-324, 0.0, 1.0]))
+
+
+@FUZZ
+@given(values=st.lists(FINITE, max_size=60))
+@example(values=[1.7e308] * 40)                                     # the threshold test's mean: OverflowError
+@example(values=[1e-300] * 6 + [1e308] * 6)                         # the check's MDE: OverflowError
+@example(values=[1e-300] * 30 + [1e308] * 30 + [-1e308])            # over 1e308 times its median
+def test_fuzz_extreme_magnitudes_are_analysed_without_floating_point_errors(values):
+    """Any finite values, from subnormals to the largest float, through change points, every
+    threshold test and the A/B comparisons: the median of an even count, sums and squares of such
+    values, and the exponential of a log ratio once overflowed — a RuntimeWarning and infinities
+    in the analysis, or an OverflowError from Python's math that ended `perfgate detect` with a
+    traceback."""
+    from perfgate.detect.changepoint import detect_change_points
+    from perfgate.detect.compare import compare_rounds
+    from perfgate.detect.threshold_tests import evaluate_series
+    from perfgate.thresholds import TESTS, ThresholdTest
+
+    half = len(values) // 2
+    with warnings.catch_warnings(), np.errstate(over="raise", invalid="raise", divide="raise"):
+        warnings.simplefilter("error")
+        detect_change_points(values)
+        for test in TESTS:
+            bounds = (0.99, 0.99) if test in ("z_score", "t_test", "log_normal") else (0.1, 0.1)
+            evaluate_series(ThresholdTest(test, lower_boundary=bounds[0], upper_boundary=bounds[1]), values)
+        for measure in ("latency", "instructions"):
+            compare_samples({("b", measure): values[:half]}, {("b", measure): values[half:]})
+            compare_samples({("b", measure): values[:half]}, {("b", measure): values[half:2 * half]}, paired=True)
+            rounds = [values[i:i + 3] for i in range(0, 3 * (half // 3), 3)]
+            compare_rounds({("b", measure): rounds}, {("b", measure): rounds[::-1]})

@@ -136,8 +136,12 @@ class NoiseModel:
         return True
 
     def relative(self, shift: float) -> float:
-        """A shift of ``y`` as a relative change of the raw values (new / old - 1)."""
-        return float(np.expm1(shift)) if self.log_scale else float(shift)
+        """A shift of ``y`` as a relative change of the raw values (new / old - 1); infinite for a
+        ratio past the largest float."""
+        if not self.log_scale:
+            return float(shift)
+        with np.errstate(over="ignore"):
+            return float(np.expm1(shift))
 
 
 def lag1_autocorrelation(resid: np.ndarray) -> float:

@@ -133,7 +133,10 @@ def mde(sd: float, rounds: int, level: float, comparisons: int, min_effect: floa
     delta = ncp * se
     if min_effect is not None:
         delta = max(delta, math.log1p(min_effect) + float(stats.norm.ppf(power)) * se)
-    return float(math.expm1(delta))
+    try:
+        return float(math.expm1(delta))
+    except OverflowError:       # samples spanning more than floats can hold: no effect is detectable
+        return math.inf
 
 
 def spending_levels(alpha: float, looks: int) -> list[float]:

@@ -106,9 +106,9 @@ def limits(test: ThresholdTest, history: Sequence[float]) -> Limits | None:
         s = _sample_sd(logs, mu)
         if mu is None or s is None:
             return None
-        base = math.exp(mu)
-        return _finite(Limits(base, None if lb is None else 2 * base - math.exp(mu + _normal_q(lb) * s),
-                              None if ub is None else math.exp(mu + _normal_q(ub) * s)))
+        base = _exp(mu)
+        return _finite(Limits(base, None if lb is None else 2 * base - _exp(mu + _normal_q(lb) * s),
+                              None if ub is None else _exp(mu + _normal_q(ub) * s)))
     if kind in ("iqr", "delta_iqr"):
         q = quartiles(h)
         if q is None:
@@ -126,20 +126,36 @@ def limits(test: ThresholdTest, history: Sequence[float]) -> Limits | None:
 
 
 def _mean(values: Sequence[float]) -> float | None:
+    """The mean; None for no values, or values whose sum passes the largest float (no limits)."""
     if not values:
         return None
-    m = math.fsum(values) / len(values)
+    try:
+        m = math.fsum(values) / len(values)
+    except OverflowError:       # Python's math raises where numpy would give inf
+        return None
     return m if math.isfinite(m) else None
 
 
 def _sample_sd(values: Sequence[float], mean: float | None) -> float | None:
-    """σ with divisor n − 1; None below two values or with no spread (Bencher then sets no limits)."""
+    """σ with divisor n − 1; None below two values or with no spread (Bencher then sets no limits),
+    or with a spread whose square passes the largest float."""
     if mean is None or len(values) < 2:
         return None
-    var = math.fsum((v - mean) ** 2 for v in values) / (len(values) - 1)
+    try:
+        var = math.fsum((v - mean) ** 2 for v in values) / (len(values) - 1)
+    except OverflowError:
+        return None
     if not math.isfinite(var) or var == 0:
         return None
     return math.sqrt(var)
+
+
+def _exp(x: float) -> float:
+    """``math.exp``, infinite past the largest float instead of raising (a limit there is none)."""
+    try:
+        return math.exp(x)
+    except OverflowError:
+        return math.inf
 
 
 def percentile_of_sorted(data: Sequence[float], p: float) -> float:
