@@ -622,17 +622,28 @@ def test_mode_bits_of_outputs_are_readable(tmp_path, store_path):
     assert stat.S_IMODE(out.stat().st_mode) == 0o644
 
 
-def test_detect_over_values_near_the_largest_float_ends_without_a_traceback(store_path, capsys):
+def test_values_near_the_largest_float_are_detected_listed_and_drawn_without_a_traceback(tmp_path, store_path, capsys):
     """A store series of values near 1.7e308: the threshold test's mean of them raised
-    OverflowError from Python's math, and `perfgate detect` ended with a traceback."""
+    OverflowError from Python's math (`perfgate detect` ended with a traceback), so did the
+    run-to-run CV of `perfgate history`, and the pages' sparkline scaled past the largest float."""
     with SqliteStore(store_path) as s:
-        s.add_runs([Run("default", "main", f"c{i:04d}", Bed("tb"), [Metric("b", "latency", 1.6e308 + i % 2 * 1e307)],
+        s.add_runs([Run("default", "main", f"c{i:04d}", Bed("tb"), [Metric("b", "latency", 1.6e308 + i % 2 * 1e307),
+                                                                     Metric("c", "latency", [1e-300, 1.7e308][i % 2])],
                         start_time=1_700_000_000.0 + i) for i in range(40)])
-    code = main(["detect", "--store", f"sqlite:{store_path}", "--json"])
-    out, err = capsys.readouterr()
-    assert code == 0 and err == "", err
-    [series] = json.loads(out)["series"]
-    assert series["change_points"] == [] and series["threshold"]["alert"] is None
+    store = f"--store=sqlite:{store_path}"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        code = main(["detect", store, "--json"])
+        out, err = capsys.readouterr()
+        assert code == 0 and err == "", err
+        assert [s["change_points"] for s in json.loads(out)["series"]] == [[], []]
+        assert all(s["threshold"]["alert"] is None for s in json.loads(out)["series"])
+        assert main(["history", store]) == 0
+        out, err = capsys.readouterr()
+        assert err == "" and "b" in out
+        assert main(["pages", store, "--out", str(tmp_path / "site")]) == 0
+        assert "Traceback" not in capsys.readouterr().err
+
 
 FINITE = st.one_of(st.floats(allow_nan=False, allow_infinity=False),
                    st.sampled_from([1.7e308, -1.7e308, 1e300, 1e-300, 5e-324, 0.0, 1.0]))

@@ -14,10 +14,14 @@ SPARKS = "▁▂▃▄▅▆▇█"
 
 def human(value: float | None, measure: str = "", significant: int = 3) -> str:
     """``human(1.5e6, "latency") == "1.50 ms"``; unknown measures get k/M/G suffixes.
-    ``significant`` digits are shown (at least the integer part)."""
+    ``significant`` digits are shown (at least the integer part); a value past a million of the
+    largest unit, or under a thousandth of the smallest, in scientific notation of the smallest
+    (a 1e308 count was 300 digits wide)."""
     if value is None or not math.isfinite(value):
         return "—"
     scale = _SCALES.get(measure, _COUNT)
+    if value and not 1e-3 <= abs(value) < 1e6 * scale[0][0]:   # beyond what the units spell out
+        return f"{value:.{significant - 1}e} {scale[-1][1]}".rstrip()
     for factor, unit in scale:
         if abs(value) >= factor or factor == 1.0:
             scaled = value / factor

@@ -8,13 +8,13 @@ With BENCHMARK: the points of its series, oldest first, with the commit and test
 from __future__ import annotations
 
 import argparse
-import statistics
 from datetime import datetime, timezone
 
 from perfgate.escape import terminal
 from rich.table import Table
 
 from perfgate.commands._common import add_series_filters, store_from
+from perfgate.detect.stats import coefficient_of_variation
 from perfgate.errors import EXIT_OK, PerfgateError
 from perfgate.output import emit_json, out
 from perfgate.store import Point, SeriesKey
@@ -33,13 +33,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("benchmark", nargs="?", help="show every point of this benchmark")
     add_series_filters(p)
     p.add_argument("--limit", type=int, default=30, help="points per series shown (default: %(default)s)")
-
-
-def _cv(points: list[Point]) -> float | None:
-    values = [p.value for p in points]
-    if len(values) < 2 or statistics.fmean(values) == 0:
-        return None
-    return statistics.stdev(values) / abs(statistics.fmean(values))
 
 
 def _when(t: float | None) -> str:
@@ -80,7 +73,7 @@ def _print_summary(series: dict[SeriesKey, list[Point]]) -> None:
     for key, pts in series.items():
         last = pts[-1].value
         prev = pts[-2].value if len(pts) > 1 else None
-        cv = _cv(pts)
+        cv = coefficient_of_variation([p.value for p in pts])
         table.add_row(*map(terminal, (key.benchmark, key.measure, key.branch, key.testbed)), str(len(pts)), human(last, key.measure),
                       percent(last / prev) if prev else "—", f"{cv * 100:.1f}%" if cv is not None else "—",
                       sparkline([p.value for p in pts]))

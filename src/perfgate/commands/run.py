@@ -26,6 +26,7 @@ from perfgate.containers import engine, images
 from perfgate.containers.fingerprint import container_testbed
 from perfgate.containers.manifest import PROFILES, discover
 from perfgate.containers.runner import Limits, run_suite
+from perfgate.detect.stats import coefficient_of_variation
 from perfgate.errors import EXIT_OK, PerfgateError
 from perfgate.gitinfo import current_branch, current_commit
 from perfgate.model import Run, Testbed, duplicate_metric
@@ -67,14 +68,6 @@ def default_cpuset() -> str:
 
     cpus = cpuset().split(",")
     return cpus[-1] if cpus and cpus[-1] else "0"
-
-
-def coefficient_of_variation(values: list[float]) -> float | None:
-    """Sample standard deviation over mean; None with fewer than two values or a zero mean."""
-    if len(values) < 2:
-        return None
-    mean = statistics.fmean(values)
-    return statistics.stdev(values) / abs(mean) if mean else None
 
 
 def run(args: argparse.Namespace) -> int:

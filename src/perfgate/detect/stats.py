@@ -1,5 +1,6 @@
 """Small, dependable statistics used by the detectors: a rank test with ties, the Hodges–Lehmann
-shift, the Benjamini–Hochberg adjustment and a median of raw values.  All pure numpy/scipy."""
+shift, the Benjamini–Hochberg adjustment, and a median and a coefficient of variation of raw
+values.  All pure numpy/scipy."""
 
 from __future__ import annotations
 
@@ -78,6 +79,20 @@ def raw_median(a: np.ndarray) -> float:
         return float(np.median(a))
     lower, upper = np.partition(a, [a.size // 2 - 1, a.size // 2])[a.size // 2 - 1:a.size // 2 + 1]
     return float(lower / 2 + upper / 2)
+
+
+def coefficient_of_variation(values) -> float | None:
+    """Sample standard deviation over |mean| of raw values; None with fewer than two values, a
+    non-finite one, or a zero mean.  Values over 1e150 are divided by the largest first (the CV
+    does not depend on their scale): their squares would overflow."""
+    a = np.asarray(values, dtype=float)
+    if a.size < 2 or not np.all(np.isfinite(a)):
+        return None
+    top = float(np.max(np.abs(a)))
+    if top > 1e150:
+        a = a / top
+    mean = float(a.mean())
+    return float(a.std(ddof=1)) / abs(mean) if mean else None
 
 
 def hodges_lehmann(a: np.ndarray, b: np.ndarray) -> float:

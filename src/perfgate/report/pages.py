@@ -242,8 +242,8 @@ def _compact(row: dict) -> list:
     """A row as a list in ``columns`` order; the sparkline as 0–99 integers (small index file)."""
     spark = [v for v in row["spark"] if v is not None]
     lo, hi = (min(spark), max(spark)) if spark else (0.0, 0.0)
-    span = hi - lo
-    row = row | {"spark": [None if v is None else (round(99 * (v - lo) / span) if span else 50)
+    span = hi / 2 - lo / 2      # halves: the span of values near ±1.7e308 would overflow
+    row = row | {"spark": [None if v is None else (round(99 * ((v / 2 - lo / 2) / span)) if span else 50)
                            for v in row["spark"]]}
     return list(row.values())
 

@@ -15,6 +15,7 @@ from datetime import datetime, timezone
 import numpy as np
 
 from perfgate.detect.changepoint import ChangePoint, detect_change_points
+from perfgate.detect.stats import coefficient_of_variation
 from perfgate.model import Alert, Measure
 from perfgate.store import Point, SeriesKey, raw_samples
 from perfgate.thresholds import SeriesThresholds
@@ -109,19 +110,18 @@ def _number(x: object, default: float) -> float:
     return float(x) if isinstance(x, (int, float)) and math.isfinite(x) else default
 
 
-def cv(values: list[float]) -> float | None:
-    a = np.asarray(values, dtype=float)
-    if a.size < 2 or not np.all(np.isfinite(a)) or a.mean() == 0:
-        return None
-    return float(a.std(ddof=1) / abs(a.mean()))
+FLOAT32 = np.finfo(np.float32)
 
 
 def column(values) -> np.ndarray:
     # float32: seven significant digits are plenty on a chart and halve the size of 10,000 series
-    # of data (orjson writes the shortest float32 text; NaN, i.e. no value, becomes null).
-    if isinstance(values, np.ndarray):
-        return values.astype(np.float32)
-    return np.array([np.nan if v is None else v for v in values], dtype=np.float32)
+    # of data (orjson writes the shortest float32 text; NaN, i.e. no value, becomes null) —
+    # unless a value lies outside float32's range, where it would become an infinity or a zero.
+    a = values if isinstance(values, np.ndarray) else np.array([np.nan if v is None else v for v in values], dtype=float)
+    size = np.abs(a[np.isfinite(a) & (a != 0)])
+    if size.size and (size.max() > FLOAT32.max or size.min() < FLOAT32.tiny):
+        return a.astype(np.float64)
+    return a.astype(np.float32)
 
 
 def summarise(key: SeriesKey, pts: list[Point], found: list[Finding], alerts: list[Alert]) -> dict:
@@ -137,7 +137,7 @@ def summarise(key: SeriesKey, pts: list[Point], found: list[Finding], alerts: li
         "runs": len(pts), "latest": _finite(pts[-1].value), "latest_text": human(pts[-1].value, key.measure),
         "latest_commit": pts[-1].commit, "latest_time": iso(pts[-1].time),
         "delta": last.cp.magnitude if last else None, "delta_commit": last.first_commit if last else "",
-        "cv": cv(regime), "state": state, "alerts": len(open_alerts), "spark": spark,
+        "cv": coefficient_of_variation(regime), "state": state, "alerts": len(open_alerts), "spark": spark,
     }
 
 

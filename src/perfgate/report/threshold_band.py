@@ -6,7 +6,8 @@ together with numpy, one time step for all of them at each step (pure; no I/O).
 Same rules: each value is judged against the ``max_sample_size`` most recent earlier values that
 raised no alert; too small a baseline gives no limits.  Tests without a closed form here
 (``log_normal``, ``iqr``, ``delta_iqr``), a ``window`` in seconds and series holding non-finite
-values go through ``evaluate_series`` itself; ``tests/test_pages.py`` checks both paths agree.
+values, or values whose sums and squares could overflow, go through ``evaluate_series`` itself;
+``tests/test_pages.py`` checks both paths agree.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from perfgate.detect.threshold_tests import evaluate_series
 from perfgate.thresholds import ThresholdTest
 
 BATCHED = ("static", "percentage", "z_score", "t_test")
+BATCH_LIMIT = 1e150     # the batched sums of squares stay finite under this magnitude
 
 
 def bands(jobs: Sequence[tuple[ThresholdTest, Sequence[float], Sequence[float | None]]]) -> list[dict]:
@@ -31,7 +33,8 @@ def bands(jobs: Sequence[tuple[ThresholdTest, Sequence[float], Sequence[float | 
     groups: dict[tuple[ThresholdTest, int], list[int]] = defaultdict(list)
     for j, (test, values, times) in enumerate(jobs):
         v = np.asarray(values, dtype=float)
-        if test.test in BATCHED and test.window is None and v.size and np.all(np.isfinite(v)):
+        if (test.test in BATCHED and test.window is None and v.size and np.all(np.isfinite(v))
+                and np.max(np.abs(v)) < BATCH_LIMIT):
             groups[(test, v.size)].append(j)
         else:
             out[j] = _one(test, values, times)
