@@ -144,6 +144,27 @@ def test_bad_tsv_names_file_and_line(fit, tmp_path):
     assert proc.returncode == 2 and f"{bad}:line 5: 2 fields, expected 3" in proc.stderr
 
 
+def test_values_a_cost_model_cannot_square_are_refused_by_file_and_line(fit, scaling, tmp_path):
+    """Costs near the largest float overflowed the fit's squares and 1/cost² weights: the fit
+    ended in a traceback (exit 1, the exit code of a violated expectation).  Within 1e-100..1e100
+    the same data fits, its coefficients scaled and written in scientific notation."""
+    lines = (scaling / "async-deinit-quick-linear.tsv").read_text().splitlines()
+
+    def scaled(factor: float) -> str:
+        return "\n".join(line if line.startswith("#") or not line.strip() else "\t".join(
+            cells[:2] + [repr(float(v) * factor) for v in cells[2:]]) for line, cells in
+            ((line, line.split("\t")) for line in lines)) + "\n"
+
+    huge = tmp_path / "huge.tsv"
+    huge.write_text(scaled(1e300))
+    proc = fit(huge, "-y", "S")
+    assert proc.returncode == 2 and f"{huge}:line 4: schedule = 5.9596e+304 is beyond" in proc.stderr
+    big = tmp_path / "big.tsv"
+    big.write_text(scaled(1e90))
+    proc = fit(big, "-y", "S")
+    assert proc.returncode == 0 and re.search(r"^Scheduling: \S+e\+90⋅o,", proc.stdout, re.M), proc.stdout
+
+
 def test_record_then_history_and_fit_from_store(cli, fit, scaling):
     rec = fit(str(scaling / "synthetic-knee.tsv"), "-y", "T", "--knee", "--record",
               "--branch", "main", "--commit", "c0ffee")

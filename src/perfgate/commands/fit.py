@@ -53,6 +53,7 @@ phases (-y): S scheduling, E execution (= total - scheduling), T total.
 terms (-p): products of parameter letters with exponents: vo2 = values⋅objects², 1 = constant."""
 
 PHASE_LABELS = {"S": "Scheduling", "E": "Execution", "T": "Total"}
+MAGNITUDE = (1e-100, 1e100)   # |value| a cost model can square and weigh by 1/cost² without overflow
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -82,6 +83,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     table, baseline = _load(args)
+    for t in (table, baseline):
+        if t is not None:
+            _check_magnitudes(t, "row" if args.from_store else "line")
     weighting = args.weights or "relative"
     table = _filter(table, args)
     baseline = _filter(baseline, args) if baseline is not None else None
@@ -147,6 +151,20 @@ def _load(args: argparse.Namespace) -> tuple[ScalingTable, ScalingTable | None]:
     baseline = _read_results(args.files[:-1] + [args.diff])
     _check_same_inputs(table, baseline)
     return table, baseline
+
+
+def _check_magnitudes(table: ScalingTable, where: str) -> None:
+    """Refuse values a cost model cannot fit: it squares terms and costs and weighs rows by
+    1/cost², which overflow past |value| 1e100 (or under 1e-100) and made the fit end in a
+    traceback of infinities."""
+    for column, values in {**table.params, **table.phases}.items():
+        size = np.abs(values)
+        bad = np.flatnonzero((size != 0) & ((size < MAGNITUDE[0]) | (size > MAGNITUDE[1])))
+        if bad.size:
+            i = int(bad[0])
+            raise InputError(table.source, f"{where} {table.lines[i]}",
+                             f"{column} = {values[i]:g} is beyond what a cost model can fit (|value| from "
+                             f"{MAGNITUDE[0]:g} to {MAGNITUDE[1]:g}, or 0); give the column in another unit")
 
 
 def _read_results(files: list[str]) -> ScalingTable:

@@ -115,7 +115,7 @@ def format_formula(labels: list[str], coefs, digits: int = 0) -> str:
 def _number(x: float, digits: int) -> str:
     if digits:
         return f"{x:.{digits}f}"
-    if x != 0 and abs(x) < 10:
+    if x != 0 and (abs(x) < 10 or abs(x) >= 1e15):   # past 15 digits: scientific, not a wall of them
         return f"{x:.3g}"
     return f"{x:.0f}"
 
