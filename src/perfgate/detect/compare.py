@@ -62,7 +62,7 @@ import numpy as np
 from scipy.stats import mannwhitneyu, wilcoxon
 
 from perfgate.detect import rounds as rounds_test
-from perfgate.detect.stats import benjamini_hochberg, hodges_lehmann, normal_quantile, raw_median
+from perfgate.detect.stats import benjamini_hochberg, hodges_lehmann, normal_quantile, raw_median, relative_change
 from perfgate.model import Measure, Run
 from perfgate.thresholds import Thresholds, load_thresholds
 from perfgate.units import human, pct
@@ -256,7 +256,7 @@ def _judge(benchmark: str, measure: str, b: np.ndarray, h: np.ndarray, threshold
                      or (b.size >= 2 and h.size >= 2 and np.ptp(lb) == 0 and np.ptp(lh) == 0))
     if deterministic and np.ptp(lb) <= DETERMINISTIC_TOLERANCE and np.ptp(lh) <= DETERMINISTIC_TOLERANCE:
         shift = float(np.median(lh) - np.median(lb))
-        v.effect = v.ci_low = v.ci_high = _change(shift)
+        v.effect = v.ci_low = v.ci_high = relative_change(shift)
         v.p_value = 0.0 if abs(v.effect) > DETERMINISTIC_TOLERANCE else 1.0
         v.mde = DETERMINISTIC_TOLERANCE
         v.method = "deterministic"
@@ -271,9 +271,9 @@ def _judge(benchmark: str, measure: str, b: np.ndarray, h: np.ndarray, threshold
     v.method = "mann-whitney"
     v.p_value = float(mannwhitneyu(lh, lb, alternative="two-sided").pvalue)
     shift = hodges_lehmann(lb, lh)
-    v.effect = _change(shift)
+    v.effect = relative_change(shift)
     lo, hi = _lehmann_interval(lb, lh, alpha)
-    v.ci_low, v.ci_high = _change(lo), _change(hi)
+    v.ci_low, v.ci_high = relative_change(lo), relative_change(hi)
     v.mde = _mde(lb, lh, alpha)
     return v
 
@@ -283,21 +283,14 @@ def _judge_paired(v: Verdict, d: np.ndarray, alpha: float) -> Verdict:
     v.p_value = 1.0 if not np.any(d) else float(wilcoxon(d, alternative="two-sided").pvalue)
     i, j = np.triu_indices(d.size)
     walsh = np.sort((d[i] + d[j]) / 2)
-    v.effect = _change(float(np.median(walsh)))
+    v.effect = relative_change(float(np.median(walsh)))
     n = d.size
     k = int(math.floor(n * (n + 1) / 4 - normal_quantile(1 - alpha / 2) * math.sqrt(n * (n + 1) * (2 * n + 1) / 24)))
     lo, hi = (walsh[k - 1], walsh[walsh.size - k]) if k >= 1 else (-math.inf, math.inf)
-    v.ci_low, v.ci_high = _change(lo), _change(hi)
+    v.ci_low, v.ci_high = relative_change(lo), relative_change(hi)
     s = 1.4826 * float(np.median(np.abs(d - np.median(d))))
-    v.mde = _change((normal_quantile(1 - alpha / 2) + normal_quantile(POWER)) * s / math.sqrt(n))
+    v.mde = relative_change((normal_quantile(1 - alpha / 2) + normal_quantile(POWER)) * s / math.sqrt(n))
     return v
-
-
-def _change(log_shift: float) -> float:
-    """The relative change a shift of log values stands for; infinite past the largest float
-    (samples hundreds of orders of magnitude apart), without numpy's overflow warning."""
-    with np.errstate(over="ignore"):
-        return float(np.expm1(log_shift))
 
 
 def _lehmann_interval(a: np.ndarray, b: np.ndarray, alpha: float) -> tuple[float, float]:
@@ -316,7 +309,7 @@ def _mde(a: np.ndarray, b: np.ndarray, alpha: float) -> float:
 
     s = math.sqrt(((a.size - 1) * mad(a) ** 2 + (b.size - 1) * mad(b) ** 2) / max(a.size + b.size - 2, 1))
     z = normal_quantile(1 - alpha / 2) + normal_quantile(POWER)
-    return _change(z * s * math.sqrt(1 / a.size + 1 / b.size))
+    return relative_change(z * s * math.sqrt(1 / a.size + 1 / b.size))
 
 
 def compare_rounds(base: Mapping[tuple[str, str], Sequence[Sequence[float]]],
@@ -367,8 +360,8 @@ def compare_rounds(base: Mapping[tuple[str, str], Sequence[Sequence[float]]],
             v.note = f"cannot flag anything with {v.rounds} round(s): a paired t needs ≥ {rounds_test.MIN_ROUNDS}"
         else:
             v.p_value = test.p_value
-            v.effect = _change(test.shift)
-            v.ci_low, v.ci_high = _change(test.ci_low), _change(test.ci_high)
+            v.effect = relative_change(test.shift)
+            v.ci_low, v.ci_high = relative_change(test.ci_low), relative_change(test.ci_high)
             spread[len(verdicts)] = (test.sd, test.rounds)
             v.round_sd = test.sd
         verdicts.append(v)

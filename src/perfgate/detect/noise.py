@@ -36,7 +36,7 @@ import numpy as np
 from scipy.ndimage import median_filter
 from scipy.stats import chi2
 
-from perfgate.detect.stats import raw_median
+from perfgate.detect.stats import raw_median, relative_change
 
 SIGMA_FLOOR = 1e-4   # relative: 0.01%, well under any effect worth reporting
 FENCE = 2.0
@@ -138,10 +138,7 @@ class NoiseModel:
     def relative(self, shift: float) -> float:
         """A shift of ``y`` as a relative change of the raw values (new / old - 1); infinite for a
         ratio past the largest float."""
-        if not self.log_scale:
-            return float(shift)
-        with np.errstate(over="ignore"):
-            return float(np.expm1(shift))
+        return relative_change(shift) if self.log_scale else float(shift)
 
 
 def lag1_autocorrelation(resid: np.ndarray) -> float:

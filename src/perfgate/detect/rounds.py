@@ -67,6 +67,8 @@ from typing import Sequence
 import numpy as np
 from scipy import optimize, stats
 
+from perfgate.detect.stats import relative_change
+
 TRIM = 0.2        # share cut from each end of a round's log samples
 POWER = 0.8
 MIN_ROUNDS = 2    # a t on R - 1 degrees of freedom needs R ≥ 2
@@ -133,10 +135,7 @@ def mde(sd: float, rounds: int, level: float, comparisons: int, min_effect: floa
     delta = ncp * se
     if min_effect is not None:
         delta = max(delta, math.log1p(min_effect) + float(stats.norm.ppf(power)) * se)
-    try:
-        return float(math.expm1(delta))
-    except OverflowError:       # samples spanning more than floats can hold: no effect is detectable
-        return math.inf
+    return relative_change(delta)
 
 
 def spending_levels(alpha: float, looks: int) -> list[float]:

@@ -81,6 +81,14 @@ def raw_median(a: np.ndarray) -> float:
     return float(lower / 2 + upper / 2)
 
 
+def relative_change(log_shift: float) -> float:
+    """The relative change ``new / old − 1`` a shift of log values stands for; infinite past the
+    largest float (values hundreds of orders of magnitude apart) instead of numpy's overflow
+    warning or Python's OverflowError."""
+    with np.errstate(over="ignore"):
+        return float(np.expm1(log_shift))
+
+
 def coefficient_of_variation(values) -> float | None:
     """Sample standard deviation over |mean| of raw values; None with fewer than two values, a
     non-finite one, or a zero mean.  Values over 1e150 are divided by the largest first (the CV
