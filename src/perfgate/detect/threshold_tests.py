@@ -73,7 +73,11 @@ class ThresholdResult:
 
 def limits(test: ThresholdTest, history: Sequence[float]) -> Limits | None:
     """The boundary limits a baseline implies, or None when the test cannot judge yet."""
-    h = [float(v) for v in history]
+    return _limits(test, [float(v) for v in history])
+
+
+def _limits(test: ThresholdTest, h: list[float]) -> Limits | None:
+    """:func:`limits` of a baseline already a list of floats."""
     if test.min_sample_size is not None and len(h) < test.min_sample_size:
         return None
     lb, ub = test.lower_boundary, test.upper_boundary
@@ -142,7 +146,7 @@ def _sample_sd(values: Sequence[float], mean: float | None) -> float | None:
     if mean is None or len(values) < 2:
         return None
     try:
-        var = math.fsum((v - mean) ** 2 for v in values) / (len(values) - 1)
+        var = math.fsum([(v - mean) ** 2 for v in values]) / (len(values) - 1)
     except OverflowError:
         return None
     if not math.isfinite(var) or var == 0:
@@ -186,14 +190,18 @@ def _finite(lim: Limits) -> Limits | None:
 
 
 def judge(test: ThresholdTest, history: Sequence[float], value: float, index: int = 0) -> ThresholdResult:
-    lim = limits(test, history)
+    return _judge(test, [float(v) for v in history], float(value), index)
+
+
+def _judge(test: ThresholdTest, history: list[float], value: float, index: int) -> ThresholdResult:
+    lim = _limits(test, history)
     alert = None
     if lim is not None:  # the lower limit first, as Bencher checks it
         if lim.lower is not None and value < lim.lower:
             alert = "lower"
         elif lim.upper is not None and value > lim.upper:
             alert = "upper"
-    return ThresholdResult(index, float(value), lim, alert, len(history))
+    return ThresholdResult(index, value, lim, alert, len(history))
 
 
 def evaluate_series(test: ThresholdTest, values: Sequence[float],
@@ -202,14 +210,19 @@ def evaluate_series(test: ThresholdTest, values: Sequence[float],
     ``max_sample_size`` of them, the most recent, and only those within ``window`` seconds)."""
     results: list[ThresholdResult] = []
     clean: list[int] = []                 # indices of values that raised no alert
+    clean_values: list[float] = []        # ... and those values: the usual baseline is a slice of them
+    values = [float(v) for v in values]
     for i, value in enumerate(values):
-        base = clean
         if test.window is not None and times is not None and times[i] is not None:
-            base = [j for j in base if times[j] is not None and times[i] - times[j] <= test.window]
-        if test.max_sample_size is not None:
-            base = base[-test.max_sample_size:]
-        result = judge(test, [values[j] for j in base], value, i)
+            base = [j for j in clean if times[j] is not None and times[i] - times[j] <= test.window]
+            if test.max_sample_size is not None:
+                base = base[-test.max_sample_size:]
+            history = [values[j] for j in base]
+        else:
+            history = clean_values[-test.max_sample_size:] if test.max_sample_size is not None else clean_values[:]
+        result = _judge(test, history, value, i)
         results.append(result)
         if result.alert is None:
             clean.append(i)
+            clean_values.append(value)
     return results
