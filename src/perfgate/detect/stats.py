@@ -1,6 +1,7 @@
 """Small, dependable statistics used by the detectors: a rank test with ties, the Hodges–Lehmann
-shift, the Benjamini–Hochberg adjustment, and a median and a coefficient of variation of raw
-values.  All pure numpy/scipy."""
+shift, the Benjamini–Hochberg adjustment, and what raw values near the largest float need: a
+median, a relative change from a log shift and a coefficient of variation that do not overflow.
+All pure numpy/scipy."""
 
 from __future__ import annotations
 
