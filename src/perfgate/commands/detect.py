@@ -180,14 +180,13 @@ def _restored(report: dict[str, Any]) -> dict[str, Any]:
     return {**report, "alerts": [], "entries": report["change_points"]}
 
 
-def _analyse_job(job: tuple) -> dict[str, Any]:
+def _analyse_job(job: tuple[SeriesKey, list[Point], SeriesThresholds]) -> dict[str, Any]:
     return _analyse(*job)
 
 
-def _analyse(key: SeriesKey, points: list[Point], settings: SeriesThresholds,
-             siblings: dict[str, Any] | None = None, own: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The series' report (:func:`_report`) from its change points (:func:`_changes`)."""
-    return _report(key, points, settings, *_changes(key, points, settings, siblings, own), siblings)
+def _analyse(key: SeriesKey, points: list[Point], settings: SeriesThresholds) -> dict[str, Any]:
+    """The series' report (:func:`_report`) from the change points it shows alone (:func:`_changes`)."""
+    return _report(key, points, settings, *_changes(key, points, settings, None, None), None)
 
 
 def _changes(key: SeriesKey, points: list[Point], settings: SeriesThresholds, siblings: dict[str, Any] | None,
