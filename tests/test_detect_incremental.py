@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 
+from perfgate.commands import detect
 from perfgate.model import Metric, Run
 from perfgate.model import Testbed as Bed
 from perfgate.store.sqlite import SqliteStore
@@ -101,3 +103,45 @@ def test_reports_kept_from_an_older_analysis_are_recomputed(cli, store_path):
         _, again = store.detect_state()
     assert sorted(again) == sorted(saved)
     assert all(settings.startswith(detect.ANALYSIS_VERSION + " ") for settings, _ in again.values())
+
+
+@pytest.mark.parametrize("window", [None, 30])
+def test_resumed_threshold_verdicts_equal_a_full_analysis(cli, store_path, tmp_path, window):
+    """A series with new runs resumes its threshold test from the verdicts saved by the last
+    detect (only its new values are judged): what it reports, alerts included, is what judging
+    every value again gives — also with a window in seconds, and after a run lands in the past."""
+    rules = tmp_path / "thresholds.toml"
+    rules.write_text('[measure.latency]\ntest = "t_test"\nupper_boundary = 0.99\nmin_sample_size = 5\n'
+                     f'max_sample_size = 20\n{"window = %d" % window if window else ""}\n')
+    rng = np.random.default_rng(8)
+    v = {f"s{k}": 1e6 * (1 + 0.01 * rng.standard_normal(130)) for k in range(3)}
+    for i in (20, 41, 42, 85, 101, 102, 103):
+        v["s0"][i] *= 1.25                              # lone slow runs the t-test flags
+    v["s1"][126:] *= 1.3                                # a regression at the newest runs
+    add(store_path, 0, 90, v)
+    cli("detect", "--thresholds", str(rules))
+    for start, count in ((90, 1), (91, 12), (103, 27)):
+        add(store_path, start, count, v)
+        again = cli("detect", "--json", "--thresholds", str(rules))
+        full = cli("detect", "--json", "--full", "--no-record", "--thresholds", str(rules))
+        assert without_alert_state(json.loads(again.stdout)) == without_alert_state(json.loads(full.stdout))
+    with SqliteStore(store_path) as store:
+        _, saved = store.detect_state()
+    key, report = next((k, r) for k, (_, r) in saved.items() if k.benchmark == "s0")
+    memo = report["threshold_memo"]
+    assert memo["judged"] == 130 and {20, 41, 42, 85, 101, 102, 103} <= {i for i, _ in memo["alerts"]}
+    with SqliteStore(store_path) as store:
+        points = store.series(key)
+    regime = [p.value for p in points] + [1e6]
+    times = [p.time for p in points] + [points[-1].time + 1]
+    resumed = detect._judged(memo, 0, regime, times)          # what the next detect takes as judged
+    assert len(resumed) == 130 and [(i, f) for i, f in enumerate(resumed) if f] == [tuple(a) for a in memo["alerts"]]
+    assert detect._judged(memo, 0, [regime[1]] + regime[1:], times) == []     # another first value
+    assert json.loads(again.stdout)["series"][1]["threshold"]["alert"] == "upper"
+    # a run landing between saved ones (an older start time) changes the values judged: all judged again
+    with SqliteStore(store_path) as store:
+        store.add_runs([Run("default", "main", "late", Bed("tb"), [Metric("s0", "latency", 1.3e6)],
+                            start_time=1_700_000_000.0 + 50.5)])
+    again = cli("detect", "--json", "--thresholds", str(rules))
+    full = cli("detect", "--json", "--full", "--no-record", "--thresholds", str(rules))
+    assert without_alert_state(json.loads(again.stdout)) == without_alert_state(json.loads(full.stdout))

@@ -35,6 +35,7 @@ import hashlib
 import io
 import json
 import math
+from array import array
 from pathlib import Path
 from typing import Any
 
@@ -92,10 +93,11 @@ def run(args: argparse.Namespace) -> int:
         return _run_file(args, thresholds)
     with store_from(args) as store:
         watermark = store.run_watermark()          # before reading: later runs count as new next time
-        keys, kept = _plan(store, args, thresholds)
-        jobs = [(key, store.series(key), thresholds.for_series(key.benchmark, key.measure)) for key in keys]
+        keys, kept, memos = _plan(store, args, thresholds)
+        jobs = [(key, store.series(key), thresholds.for_series(key.benchmark, key.measure), memos.get(key))
+                for key in keys]
         reports = map_in_processes(_analyse_job, jobs, args.jobs)
-        loaded = {key: points for key, points, _ in jobs}
+        loaded = {key: points for key, points, _, _ in jobs}
         reports, retested = _with_siblings(reports, kept, thresholds,
                                            lambda key: loaded[key] if key in loaded else store.series(key), args.jobs)
         # The kept reports the siblings' re-test changed are recorded and saved like the new ones.
@@ -130,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
 
 # Report keys for this module's own use, not printed: the alerts and entries being raised, and what
 # a later detect needs to re-test a kept series where its siblings changed.
-_INTERNAL = ("alerts", "entries", "inflation", "siblings_mark")
+_INTERNAL = ("alerts", "entries", "inflation", "siblings_mark", "threshold_memo")
 
 # Part of each saved report's settings mark: bump it when the analysis changes, so that the
 # reports kept from an older perfgate are recomputed.
@@ -145,19 +147,21 @@ def _settings_mark(thresholds, key: SeriesKey) -> str:
     return f"{ANALYSIS_VERSION} {thresholds.for_series(key.benchmark, key.measure)!r}"
 
 
-def _plan(store, args: argparse.Namespace, thresholds) -> tuple[list[SeriesKey], list[dict[str, Any]]]:
-    """The series to analyse now, and the reports kept from the last detect for the others: only
-    series with runs newer than the saved watermark, or whose settings changed, are analysed again
-    (all of them with --full, with a filter, or when the store keeps no state)."""
+def _plan(store, args: argparse.Namespace, thresholds) -> tuple[list[SeriesKey], list[dict[str, Any]],
+                                                                dict[SeriesKey, dict[str, Any]]]:
+    """The series to analyse now, the reports kept from the last detect for the others, and the
+    threshold verdicts saved for those analysed again because they have new runs: only series
+    with runs newer than the saved watermark, or whose settings changed, are analysed again (all
+    of them with --full, with a filter, or when the store keeps no state)."""
     if not _whole_scope(args) or args.full:
         return store.series_keys(branch=args.branch, testbed=args.testbed, benchmark=args.benchmark,
-                                 measure=args.measure), []
+                                 measure=args.measure), [], {}
     mark, saved = store.detect_state()
     since = store.series_keys_since(mark) if mark is not None else None
     if since is None:
-        return store.series_keys(), []
+        return store.series_keys(), [], {}
     changed = set(since)
-    keys, kept = [k for k in since if k not in saved], []
+    keys, kept, memos = [k for k in since if k not in saved], [], {}
     marks: dict[tuple[str, str], str] = {}      # one per benchmark and measure, not per series
     for key, (settings, report) in saved.items():
         mark = marks.get((key.benchmark, key.measure))
@@ -165,9 +169,11 @@ def _plan(store, args: argparse.Namespace, thresholds) -> tuple[list[SeriesKey],
             mark = marks[(key.benchmark, key.measure)] = _settings_mark(thresholds, key)
         if key in changed or settings != mark:
             keys.append(key)
+            if settings == mark and report.get("threshold_memo"):
+                memos[key] = report["threshold_memo"]
         else:
             kept.append(_restored(report))
-    return sorted(keys), kept
+    return sorted(keys), kept, memos
 
 
 def _saved(report: dict[str, Any]) -> dict[str, Any]:
@@ -180,13 +186,15 @@ def _restored(report: dict[str, Any]) -> dict[str, Any]:
     return {**report, "alerts": [], "entries": report["change_points"]}
 
 
-def _analyse_job(job: tuple[SeriesKey, list[Point], SeriesThresholds]) -> dict[str, Any]:
+def _analyse_job(job: tuple[SeriesKey, list[Point], SeriesThresholds, dict[str, Any] | None]) -> dict[str, Any]:
     return _analyse(*job)
 
 
-def _analyse(key: SeriesKey, points: list[Point], settings: SeriesThresholds) -> dict[str, Any]:
-    """The series' report (:func:`_report`) from the change points it shows alone (:func:`_changes`)."""
-    return _report(key, points, settings, *_changes(key, points, settings, None, None), None)
+def _analyse(key: SeriesKey, points: list[Point], settings: SeriesThresholds,
+             memo: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The series' report (:func:`_report`) from the change points it shows alone (:func:`_changes`);
+    ``memo``: its threshold verdicts saved by the last detect."""
+    return _report(key, points, settings, *_changes(key, points, settings, None, None), None, memo)
 
 
 def _changes(key: SeriesKey, points: list[Point], settings: SeriesThresholds, siblings: dict[str, Any] | None,
@@ -214,9 +222,10 @@ def _changes(key: SeriesKey, points: list[Point], settings: SeriesThresholds, si
 
 def _report(key: SeriesKey, points: list[Point], settings: SeriesThresholds, found: list, added: list,
             ranges: list[tuple[tuple[int, int], str]], inflation: float,
-            siblings: dict[str, Any] | None) -> dict[str, Any]:
+            siblings: dict[str, Any] | None, memo: dict[str, Any] | None) -> dict[str, Any]:
     """The series' report: its change points (``found`` and ``added``, as :func:`_changes` gives
-    them), each with its alert, and the threshold test's verdict on the newest value."""
+    them), each with its alert, and the threshold test's verdict on the newest value (``memo``:
+    the verdicts a report of this series saved, taken as they are where its values are unchanged)."""
     from perfgate.detect.threshold_tests import evaluate_series
 
     lower = Measure.named(key.measure).lower_is_better
@@ -240,12 +249,16 @@ def _report(key: SeriesKey, points: list[Point], settings: SeriesThresholds, fou
     threshold = None
     start = cps[-1].index if cps else 0
     flags: list[str | None] = []
+    saved = None
     if settings.test is not None and points:
         # The newest value against the current regime only: a confirmed change point starts a
         # new normal (already alerted once); values that alerted stay out of the baseline.
-        results = evaluate_series(settings.test, values[start:], [p.time for p in points[start:]])
+        regime, times = values[start:], [p.time for p in points[start:]]
+        judged = _judged(memo, start, regime, times)
+        results = evaluate_series(settings.test, regime, times, judged)
         last = results[-1]
-        flags = [r.alert for r in results]
+        flags = judged + [r.alert for r in results]
+        saved = _threshold_memo(start, regime, times, flags)
         threshold = {"test": settings.test.test, "value": last.value, "baseline_size": last.baseline_size,
                      "baseline": last.limits.baseline if last.limits else None,
                      "lower_limit": last.limits.lower if last.limits else None,
@@ -277,7 +290,41 @@ def _report(key: SeriesKey, points: list[Point], settings: SeriesThresholds, fou
                             commit_range=streak, details=threshold))
     return {"branch": key.branch, "testbed": key.testbed, "benchmark": key.benchmark, "measure": key.measure,
             "points": len(points), "change_points": entries, "threshold": threshold, "entries": entries,
-            "alerts": alerts, "inflation": inflation, "siblings_mark": (siblings or {}).get("mark", "")}
+            "alerts": alerts, "inflation": inflation, "siblings_mark": (siblings or {}).get("mark", ""),
+            "threshold_memo": saved}
+
+
+def _threshold_memo(start: int, regime: list[float], times: list[float | None],
+                    flags: list[str | None]) -> dict[str, Any]:
+    """What a later detect needs to resume the threshold test of this regime: the verdicts are
+    causal, so while the regime starts at the same run and its values are those, they stand."""
+    return {"start": start, "judged": len(regime), "digest": _digest(regime, times),
+            "alerts": [[i, f] for i, f in enumerate(flags) if f]}
+
+
+def _judged(memo: dict[str, Any] | None, start: int, regime: list[float],
+            times: list[float | None]) -> list[str | None]:
+    """The saved verdicts of the regime's first values when ``memo`` judged these very values
+    (same first run, same values and times) and newer ones follow; else none (also when the
+    saved memo is not one this module wrote: it is only ever a shortcut)."""
+    try:
+        n, alerts = memo["judged"], memo["alerts"]       # type: ignore[index]
+        if (memo["start"] != start or type(n) is not int or not 0 < n < len(regime)  # type: ignore[index]
+                or memo["digest"] != _digest(regime[:n], times[:n])):                # type: ignore[index]
+            return []
+        flags: list[str | None] = [None] * n
+        for i, f in alerts:
+            if type(i) is not int or not 0 <= i < n or f not in ("lower", "upper"):
+                return []
+            flags[i] = f
+        return flags
+    except (KeyError, TypeError, ValueError):
+        return []
+
+
+def _digest(values: list[float], times: list[float | None]) -> str:
+    data = array("d", values).tobytes() + array("d", [math.nan if t is None else t for t in times]).tobytes()
+    return hashlib.sha256(data).hexdigest()[:16]
 
 
 def _change_points(own: dict[str, Any]) -> list:
@@ -353,7 +400,7 @@ def _with_siblings(reports: list[dict[str, Any]], kept: list[dict[str, Any]], th
             label, key = _label(r), _key(r)
             siblings = {"changes": [c for c in changes if c[1] != label], "tested": tested, "mark": mark}
             work.append((key, load(key), thresholds.for_series(key.benchmark, key.measure), siblings,
-                         {"change_points": own, "inflation": r["inflation"]}, had))
+                         {"change_points": own, "inflation": r["inflation"]}, had, r.get("threshold_memo")))
             redo.append(r)
     if not marked:
         return reports, kept
@@ -372,11 +419,11 @@ def _with_siblings(reports: list[dict[str, Any]], kept: list[dict[str, Any]], th
 def _retest_job(job: tuple) -> dict[str, Any] | None:
     """The series' report with its siblings' changes tested, or None when none of them shows in it
     and none did before (its report stands)."""
-    key, points, settings, siblings, own, had = job
+    key, points, settings, siblings, own, had, memo = job
     changes = _changes(key, points, settings, siblings, own)
     if not changes[1] and not had:
         return None
-    return _report(key, points, settings, *changes, siblings)
+    return _report(key, points, settings, *changes, siblings, memo)
 
 
 def _print_store(reports: list[dict], nseries: int, new: list[Alert], no_record: bool) -> None:

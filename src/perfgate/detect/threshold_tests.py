@@ -204,15 +204,20 @@ def _judge(test: ThresholdTest, history: list[float], value: float, index: int) 
     return ThresholdResult(index, value, lim, alert, len(history))
 
 
-def evaluate_series(test: ThresholdTest, values: Sequence[float],
-                    times: Sequence[float | None] | None = None) -> list[ThresholdResult]:
+def evaluate_series(test: ThresholdTest, values: Sequence[float], times: Sequence[float | None] | None = None,
+                    judged: Sequence[str | None] = ()) -> list[ThresholdResult]:
     """Judge every value of a series against the values before it that did not alert (at most
-    ``max_sample_size`` of them, the most recent, and only those within ``window`` seconds)."""
+    ``max_sample_size`` of them, the most recent, and only those within ``window`` seconds).
+
+    ``judged``: the alerts an earlier evaluation gave a prefix of these same values; they stand
+    (a verdict depends only on the values before it) and only the values after them are judged
+    and returned."""
     results: list[ThresholdResult] = []
-    clean: list[int] = []                 # indices of values that raised no alert
-    clean_values: list[float] = []        # ... and those values: the usual baseline is a slice of them
     values = [float(v) for v in values]
-    for i, value in enumerate(values):
+    clean = [i for i, alert in enumerate(judged) if alert is None]   # indices of values that raised no alert
+    clean_values = [values[i] for i in clean]   # ... and those values: the usual baseline is a slice of them
+    for i in range(len(judged), len(values)):
+        value = values[i]
         if test.window is not None and times is not None and times[i] is not None:
             base = [j for j in clean if times[j] is not None and times[i] - times[j] <= test.window]
             if test.max_sample_size is not None:
