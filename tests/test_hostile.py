@@ -310,6 +310,61 @@ def test_damage_inside_the_file_is_an_error_and_nothing_is_written(tmp_path, sto
     assert store_path.read_bytes() == before
 
 
+def _damaged(store: Path) -> None:
+    data = bytearray(store.read_bytes())
+    page = 4096
+    for n in range(len(data) // page // 3, len(data) // page // 3 + 4):
+        data[n * page:(n + 1) * page] = b"\x55" * page
+    store.write_bytes(bytes(data))
+
+
+def test_a_detect_that_records_refuses_a_damaged_store_checked_beside_its_work(tmp_path, store_path):
+    """``detect`` starts the integrity check in a child process while it loads and analyses; the
+    child finding damage (it only ever clears the file) leaves the verdict to the writer's own
+    check: the same error, and not a byte written."""
+    _filled_store(store_path)
+    _damaged(store_path)
+    before = store_path.read_bytes()
+    proc = perfgate("detect", store=store_path)
+    err = proc.stderr.decode()
+    assert proc.returncode == 2 and str(store_path) in err and "nothing was written" in err, err
+    assert "Traceback" not in err
+    assert store_path.read_bytes() == before
+
+
+def test_the_integrity_check_beside_the_work_only_ever_spares_the_writers_own(tmp_path, store_path, monkeypatch):
+    from perfgate.store import integrity
+
+    _filled_store(store_path)
+    # an intact file: the child's "ok" is taken, the writer does not check again
+    verdicts = []
+    passed = integrity.passed
+    monkeypatch.setattr(integrity, "passed", lambda check: verdicts.append(passed(check)) or verdicts[-1])
+    with SqliteStore(store_path) as s:
+        s.expect_writes()
+        assert s._check is not None
+        s.add_run(Run("default", "main", "f" * 40, Bed("tb"), [Metric("bench-0", "latency", 1.0)], start_time=2e9))
+        assert s._intact and s._check is None and verdicts == [True]
+    # a child that fails (or prints anything but ok) leaves the check to the writer, which finds the damage
+    _damaged(store_path)
+    before = store_path.read_bytes()
+    monkeypatch.setattr(integrity, "start", lambda path: subprocess.Popen(
+        [sys.executable, "-c", "print('ok'); raise SystemExit(3)"], stdout=subprocess.PIPE))
+    with SqliteStore(store_path) as s:
+        s.expect_writes()
+        with pytest.raises(Exception, match="integrity check|damaged"):
+            s.add_run(Run("default", "main", "e" * 40, Bed("tb"), [Metric("bench-0", "latency", 1.0)], start_time=2e9))
+    assert store_path.read_bytes() == before
+    # a check no longer needed is ended with the store
+    monkeypatch.setattr(integrity, "start", lambda path: subprocess.Popen(
+        [sys.executable, "-c", "import time; time.sleep(60)"], stdout=subprocess.PIPE))
+    s = SqliteStore(store_path)
+    s.expect_writes()
+    child = s._check
+    s.close()
+    assert child.returncode is not None
+
+
 @pytest.mark.parametrize("where", [i / 12 for i in range(1, 13)])
 def test_damage_anywhere_is_never_a_traceback_nor_written_into(where, tmp_path, store_path, capsys):
     """One page overwritten at 1/12 … 12/12 of the file (the last one: the newest pages)."""

@@ -50,6 +50,33 @@ def test_series_are_in_run_order_and_filterable(store_path):
     assert values == [3.0, 1.0, 2.0]
 
 
+@pytest.mark.parametrize("per_query", [500, 2])
+def test_many_series_read_at_once_are_each_as_read_alone(store_path, per_query, monkeypatch):
+    """``series_of`` (detect reads every series of a new run in one pass per testbed) gives what
+    ``series`` gives for each key: other branches, testbeds, projects and measures left out, run
+    order with ties and missing start times, samples and attributes kept, unknown keys empty."""
+    runs = []
+    for i in range(30):
+        for branch, bed in (("main", "tb"), ("main", "other"), ("pr", "tb")):
+            metrics = [Metric(f"b{k}", "latency", 100.0 + i + k, samples=(1.0, float(i)) if k == 1 else ())
+                       for k in range(4)] + [Metric("b0", "instructions", 1e6 + i)]
+            if i == 7:
+                metrics.append(Metric("b2", "cycles", 5.0, attrs={"note": "once"}))
+            runs.append(Run("demo", branch, f"{branch}-{bed}-{i}", Bed(bed), metrics,
+                            start_time=None if i == 3 else float(i // 2), adapter="test"))
+    monkeypatch.setattr("perfgate.store.sqlite.SERIES_PER_QUERY", per_query)
+    with SqliteStore(store_path, "demo") as store, SqliteStore(store_path, "elsewhere") as other:
+        store.add_runs(runs)
+        other.add_runs([Run("elsewhere", "main", "e", Bed("tb"), [Metric("b0", "latency", 1.0)], start_time=0.0)])
+        keys = store.series_keys() + [SeriesKey("main", "tb", "nope", "latency"), SeriesKey("main", "gone", "b0", "latency")]
+        together = store.series_of(keys)
+        assert sorted(together) == sorted(keys)
+        for key in keys:
+            assert together[key] == store.series(key), key
+        assert together[SeriesKey("main", "tb", "b2", "cycles")][0].attrs == {"note": "once"}
+        assert [p.time for p in together[SeriesKey("main", "tb", "b0", "latency")]][:2] == [None, 0.0]
+
+
 def test_projects_are_separate(store_path):
     with SqliteStore(store_path, "one") as one, SqliteStore(store_path, "two") as two:
         one.add_run(make_run("a"))

@@ -86,15 +86,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     thresholds = load_thresholds(args.thresholds)
-    # Imported here, before any worker is forked, so that workers inherit them loaded.
-    import perfgate.detect.changepoint  # noqa: F401
-    import perfgate.detect.threshold_tests  # noqa: F401
     if args.series:
+        _import_detectors()
         return _run_file(args, thresholds)
     with store_from(args) as store:
+        if not args.no_record:
+            store.expect_writes()            # its integrity check runs while the detectors load
+        _import_detectors()
         watermark = store.run_watermark()          # before reading: later runs count as new next time
         keys, kept, memos = _plan(store, args, thresholds)
-        jobs = [(key, store.series(key), thresholds.for_series(key.benchmark, key.measure), memos.get(key))
+        series = store.series_of(keys)
+        jobs = [(key, series[key], thresholds.for_series(key.benchmark, key.measure), memos.get(key))
                 for key in keys]
         reports = map_in_processes(_analyse_job, jobs, args.jobs)
         loaded = {key: points for key, points, _, _ in jobs}
@@ -126,6 +128,12 @@ def run(args: argparse.Namespace) -> int:
     else:
         _print_store(reports, len(reports), new, args.no_record)
     return EXIT_REGRESSION if regressions else EXIT_OK
+
+
+def _import_detectors() -> None:
+    """Imported here, before any worker is forked, so that workers inherit them loaded."""
+    import perfgate.detect.changepoint  # noqa: F401
+    import perfgate.detect.threshold_tests  # noqa: F401
 
 
 # --- store series -------------------------------------------------------------------------------

@@ -90,6 +90,11 @@ class Store(ABC):
     def series(self, key: SeriesKey) -> list[Point]:
         """The points of one series, oldest first."""
 
+    def series_of(self, keys: Iterable[SeriesKey]) -> dict[SeriesKey, list[Point]]:
+        """The points of each of these series, as :meth:`series` reads them.  Stores that can
+        read many series in one pass override this (detect reads every series of a new run)."""
+        return {key: self.series(key) for key in keys}
+
     def all_series(self, *, branch: str | None = None) -> dict[SeriesKey, list[Point]]:
         """Every series with its points (oldest first), in ``series_keys`` order.  Stores that
         can read everything in one pass override this (the trend pages read 10,000 series)."""
@@ -147,6 +152,9 @@ class Store(ABC):
 
     def save_detect_state(self, watermark: int, reports: dict[SeriesKey, tuple[str, dict[str, Any]]]) -> None:  # noqa: B027
         """Replace the saved watermark and the reports of the given series (others are kept)."""
+
+    def expect_writes(self) -> None:  # noqa: B027 - optional: only stores that check before writing
+        """The verb will write: what the first write needs may start now, beside its work."""
 
     def close(self) -> None:  # noqa: B027 - optional for stores holding no resources
         pass

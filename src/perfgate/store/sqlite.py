@@ -22,6 +22,7 @@ from typing import Any, Callable, Iterable, Sequence, TypeVar
 
 from perfgate import jsonio
 from perfgate.errors import StoreError
+from perfgate.store import integrity
 from perfgate.store.transaction import WriterQueue, immediate
 from perfgate.model import Alert, Measure, Metric, Run, Testbed
 from perfgate.store.base import Point, RunSummary, SeriesKey, Store
@@ -74,6 +75,10 @@ def _disk_nearly_full(path: Path) -> bool:
         return False
 
 
+# Benchmarks named in one query's IN list (SQLite allows 32,766 parameters since 3.32, 999 before).
+SERIES_PER_QUERY = 500
+
+
 def _guarded(method: Callable[..., T]) -> Callable[..., T]:
     """Any SQLite failure of a store method becomes a StoreError naming the file, not a traceback."""
     @functools.wraps(method)
@@ -90,6 +95,7 @@ class SqliteStore(Store):
         self.path = Path(path)
         self.project = project
         self._intact = False
+        self._check = None          # the integrity check running beside the work (expect_writes)
         if self.path.exists() and not self.path.is_file():
             raise StoreError(f"{self.path}: is not a file, so it cannot be a perfgate history")
         try:
@@ -150,6 +156,7 @@ class SqliteStore(Store):
             return sqlite3.connect(uri + "&immutable=1", uri=True, isolation_level=None, timeout=timeout)
 
     def _close_quietly(self) -> None:
+        self._stop_check()
         if self._queue is not None:
             self._queue.close()
         try:
@@ -165,10 +172,25 @@ class SqliteStore(Store):
             self._ids[("project", self.project)] = row[0]
         return row[0] if row else -1
 
+    def expect_writes(self) -> None:
+        # The check the first write needs starts now, in a child process (see store/integrity.py).
+        if not self.read_only and not self._intact and self._check is None and self.path.exists():
+            self._check = integrity.start(self.path)
+
+    def _stop_check(self) -> None:
+        check, self._check = getattr(self, "_check", None), None
+        if check is not None:
+            integrity.stop(check)
+
     def _ensure_intact(self) -> None:
         """Refuse to write into a damaged file: SQLite may otherwise add to it and spread the damage.
-        ``quick_check`` reads every page once (O(size)); done once per open, before the first write."""
+        ``quick_check`` reads every page once (O(size)); done once per open, before the first write
+        (by a child process started earlier when the verb said it would write)."""
         if self._intact:
+            return
+        check, self._check = self._check, None
+        if check is not None and integrity.passed(check):
+            self._intact = True
             return
         problems = [row[0] for row in self.db.execute("PRAGMA quick_check(5)")]
         if problems != ["ok"]:
@@ -331,6 +353,46 @@ class SqliteStore(Store):
              self._project_id, key.benchmark, self._project_id, key.measure)).fetchall()
         return [Point(u, c, t, v, lo, up, unpack_samples(s), json.loads(a) if a else {})
                 for u, c, t, v, lo, up, s, a in rows]
+
+    @_guarded
+    def series_of(self, keys: Iterable[SeriesKey]) -> dict[SeriesKey, list[Point]]:
+        # One query per branch and testbed (and SERIES_PER_QUERY benchmarks) over their runs,
+        # probing only the metrics asked for: 100 series of 1,000 runs in 0.1 s, not 0.45 s a query each.
+        groups: dict[tuple[str, str], list[SeriesKey]] = {}
+        for key in keys:
+            groups.setdefault((key.branch, key.testbed), []).append(key)
+        out: dict[SeriesKey, list[Point]] = {}
+        for (branch, testbed), group in groups.items():
+            names = sorted({k.benchmark for k in group})
+            for i in range(0, len(names), SERIES_PER_QUERY):
+                some = set(names[i:i + SERIES_PER_QUERY])
+                out.update(self._series_in_runs_of(branch, testbed, {k for k in group if k.benchmark in some}))
+        return out
+
+    def _series_in_runs_of(self, branch: str, testbed: str, keys: set[SeriesKey]) -> dict[SeriesKey, list[Point]]:
+        """``keys`` (all of ``branch`` and ``testbed``): their metrics in the runs there, in run order."""
+        p = self._project_id
+        benchmarks = sorted({k.benchmark for k in keys})
+        ids = {(b, m): (bid, mid) for b, bid, m, mid in self.db.execute(
+            "SELECT b.name, b.id, m.name, m.id FROM benchmark b, measure m WHERE b.project_id = ? AND m.project_id = ?"
+            f" AND b.name IN ({', '.join('?' * len(benchmarks))})", (p, p, *benchmarks))}
+        out: dict[SeriesKey, list[Point]] = {k: [] for k in keys}
+        wanted = {ids[(k.benchmark, k.measure)]: out[k] for k in keys if (k.benchmark, k.measure) in ids}
+        if not wanted:
+            return out
+        bench_ids = sorted({bid for bid, _ in wanted})
+        rows = self.db.execute(
+            "SELECT x.benchmark_id, x.measure_id, r.uuid, r.commit_hash, r.start_time, x.value, x.lower_value,"
+            " x.upper_value, x.samples, x.attrs FROM run r JOIN metric x ON x.run_id = r.id"
+            " WHERE r.project_id = ? AND r.branch_id = (SELECT id FROM branch WHERE project_id = ? AND name = ?)"
+            " AND r.testbed_id = (SELECT id FROM testbed WHERE project_id = ? AND name = ?)"
+            f" AND x.benchmark_id IN ({', '.join('?' * len(bench_ids))}) ORDER BY r.start_time, r.id",
+            (p, p, branch, p, testbed, *bench_ids))
+        for bid, mid, u, c, t, v, lo, up, s, a in rows:
+            points = wanted.get((bid, mid))
+            if points is not None:
+                points.append(Point(u, c, t, v, lo, up, unpack_samples(s), json.loads(a) if a else {}))
+        return out
 
     # --- incremental detection -----------------------------------------------------------------
 
@@ -536,6 +598,7 @@ class SqliteStore(Store):
                      kind, previous, tuple(json.loads(commit_range)), json.loads(details), uid, status, created)
 
     def close(self) -> None:
+        self._stop_check()
         if self._queue is not None:
             self._queue.close()
         self.db.close()
