@@ -5,8 +5,9 @@ over 10,000 series.
 Builds a SQLite store of ``--testbeds × --benchmarks`` series (one measure), ``--runs`` runs per
 testbed, each run carrying every benchmark of its testbed (log-normal 2% noise, a 10% step in
 every 50th series); runs the real CLI once in full (which records alerts and saves each series'
-result), adds ONE run on one testbed, and times the next ``perfgate detect`` (a subprocess,
-interpreter start included), which analyses only that testbed's series.
+result), then ``--rounds`` times adds ONE run on one testbed and times the next ``perfgate detect``
+(a subprocess, interpreter start included), which analyses only that testbed's series; prints
+the median and the range of those timings (the machine is noisy).
 
     .venv/bin/python bench/detect_incremental.py                     # 100 × 100 series, 100 runs
     .venv/bin/python bench/detect_incremental.py --runs 1000         # the issue's 1,000 runs (slow to build)
@@ -18,6 +19,7 @@ import argparse
 import json
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -61,6 +63,7 @@ def main() -> None:
     p.add_argument("--testbeds", type=int, default=100)
     p.add_argument("--benchmarks", type=int, default=100)
     p.add_argument("--runs", type=int, default=100)
+    p.add_argument("--rounds", type=int, default=5, help="new runs, each followed by a timed detect")
     args = p.parse_args()
     rng = np.random.default_rng(16)
     with tempfile.TemporaryDirectory() as tmp:
@@ -73,13 +76,19 @@ def main() -> None:
         series = args.testbeds * args.benchmarks
         full, full_cpu, data = detect(store)
         changes = sum(len(s["change_points"]) for s in data["series"])
-        with SqliteStore(store) as s:
-            s.add_runs(runs_of(0, args.benchmarks, args.runs, 1, rng))
-        again, again_cpu, data = detect(store)
-        assert len(data["series"]) == series
+        timings = []
+        for r in range(args.rounds):
+            with SqliteStore(store) as s:
+                s.add_runs(runs_of(0, args.benchmarks, args.runs + r, 1, rng))
+            again, again_cpu, data = detect(store)
+            assert len(data["series"]) == series
+            timings.append((again, again_cpu))
+        walls = sorted(w for w, _ in timings)
+        cpu = statistics.median(c for _, c in timings)
         print(f"{series:,} series × {args.runs} runs ({series * args.runs:,} points; store built in {built:.0f} s): "
               f"full detect {full:.1f} s (CPU {full_cpu:.1f} s; {changes} change points); after one new run on "
-              f"one testbed ({args.benchmarks} series): {again:.2f} s (CPU {again_cpu:.2f} s); load average {os.getloadavg()[0]:.1f} on "
+              f"one testbed ({args.benchmarks} series), {args.rounds} rounds: median {statistics.median(walls):.2f} s "
+              f"(range {walls[0]:.2f}–{walls[-1]:.2f} s; CPU {cpu:.2f} s); load average {os.getloadavg()[0]:.1f} on "
               f"{os.cpu_count()} cores")
 
 

@@ -139,7 +139,7 @@ def _import_detectors() -> None:
 # --- store series -------------------------------------------------------------------------------
 
 # Report keys for this module's own use, not printed: the alerts and entries being raised, and what
-# a later detect needs to re-test a kept series where its siblings changed.
+# a later detect needs to re-test a kept series where its siblings changed or resume its threshold test.
 _INTERNAL = ("alerts", "entries", "inflation", "siblings_mark", "threshold_memo")
 
 # Part of each saved report's settings mark: bump it when the analysis changes, so that the
@@ -345,9 +345,12 @@ def _change_points(own: dict[str, Any]) -> list:
 def _sibling_ranges(points: list[Point], siblings: dict[str, Any] | None) -> list[tuple[tuple[int, int], str]]:
     """Each sibling change's commits as a range of this series' indices (the runs of those commits
     it has), with the sibling's label."""
+    changes = (siblings or {}).get("changes", [])
+    if not changes:
+        return []
     at = {p.commit: i for i, p in enumerate(points)}
     out = []
-    for commits, label in (siblings or {}).get("changes", []):
+    for commits, label in changes:
         mine = [at[c] for c in commits if c in at]
         if mine:
             out.append(((min(mine), max(mine)), label))
