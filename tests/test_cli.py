@@ -15,6 +15,28 @@ def test_every_verb_module_is_named_after_its_verb():
         assert module.NAME == name and module.HELP and callable(module.run)
 
 
+def test_the_verb_list_read_from_sources_is_what_the_modules_say():
+    """``perfgate --help`` reads each verb's NAME, HELP and ORDER from its source (importing every
+    verb takes seconds): the same as importing them gives, in the same order."""
+    from perfgate import cli
+
+    imported = [cli._command_module(name) for name in verb_names()]
+    expected = sorted(((m.NAME, m.HELP, getattr(m, "ORDER", 50)) for m in imported if m is not None),
+                      key=lambda verb: verb[2])
+    assert cli._summaries() == expected and len(expected) == len(verb_names())
+
+
+def test_help_loads_no_verb(tmp_path):
+    import subprocess
+    import sys
+
+    probe = ("import sys; from perfgate.cli import main\n"
+             "try: main(['--help'])\nexcept SystemExit: pass\n"
+             "print(sorted(m for m in sys.modules if m.startswith(('perfgate.commands.', 'scipy', 'statsmodels'))))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert out.strip().splitlines()[-1] == "[]"
+
+
 def test_help_lists_every_verb_and_the_exit_codes(capsys):
     build_parser().print_help()
     text = capsys.readouterr().out

@@ -5,10 +5,13 @@ by name, so adding a verb touches nothing here."""
 from __future__ import annotations
 
 import argparse
+import ast
 import importlib
+import importlib.util
 import os
 import pkgutil
 import sys
+from pathlib import Path
 from types import ModuleType
 
 from perfgate import __version__, commands
@@ -42,13 +45,31 @@ def verb_names() -> list[str]:
     return [info.name for info in pkgutil.iter_modules(commands.__path__) if not info.name.startswith("_")]
 
 
-def _command_modules(only: str | None = None) -> list[ModuleType]:
-    # Importing every verb pulls in scipy, statsmodels, docker helpers...: seconds of start-up.
-    # When the command line names a verb, only that verb's module is loaded.
-    names = [only] if only in verb_names() else verb_names()
-    found = [importlib.import_module(f"{commands.__name__}.{name}") for name in names]
-    return sorted((m for m in found if hasattr(m, "NAME") and hasattr(m, "run")),
-                  key=lambda m: getattr(m, "ORDER", 50))
+def _command_module(name: str) -> ModuleType | None:
+    module = importlib.import_module(f"{commands.__name__}.{name}")
+    return module if hasattr(module, "NAME") and hasattr(module, "run") else None
+
+
+def _summaries() -> list[tuple[str, str, int]]:
+    """``(NAME, HELP, ORDER)`` of every verb, in order, read from each module's source without
+    running it: importing every verb pulls in scipy, statsmodels, docker helpers... (1.7 s of
+    start-up for ``perfgate --help``).  A module without its source is imported."""
+    found = []
+    for name in verb_names():
+        spec = importlib.util.find_spec(f"{commands.__name__}.{name}")
+        origin = Path(spec.origin) if spec and spec.origin else None
+        if origin is None or origin.suffix != ".py":
+            module = _command_module(name)
+            if module is not None:
+                found.append((module.NAME, module.HELP, getattr(module, "ORDER", 50)))
+            continue
+        tree = ast.parse(origin.read_text(encoding="utf-8"))
+        constants = {target.id: node.value.value for node in tree.body if isinstance(node, ast.Assign)
+                     and isinstance(node.value, ast.Constant) for target in node.targets if isinstance(target, ast.Name)}
+        runs = any(isinstance(node, ast.FunctionDef) and node.name == "run" for node in tree.body)
+        if runs and "NAME" in constants:
+            found.append((constants["NAME"], constants["HELP"], constants.get("ORDER", 50)))
+    return sorted(found, key=lambda verb: verb[2])
 
 
 def _requested_verb(argv: list[str]) -> str | None:
@@ -71,7 +92,14 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"perfgate {__version__}")
     verbs = parser.add_subparsers(dest="verb", metavar="VERB")
-    for module in _command_modules(verb):
+    if verb == LIST_ONLY:
+        # Only the list of verbs (for help, or to refuse an unknown one): nothing loaded, nothing run.
+        for name, text, _ in _summaries():
+            verbs.add_parser(name, help=text)
+        return parser
+    # A verb named: only its module is loaded; else all of them.
+    modules = [_command_module(name) for name in ([verb] if verb in verb_names() else verb_names())]
+    for module in sorted((m for m in modules if m is not None), key=lambda m: getattr(m, "ORDER", 50)):
         sub = verbs.add_parser(module.NAME, parents=[common], help=module.HELP,
                                description=(module.__doc__ or module.HELP).strip(),
                                epilog=getattr(module, "EPILOG", None),
@@ -81,9 +109,14 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+# build_parser(LIST_ONLY): the verbs' names and one-line help only, read without importing them.
+LIST_ONLY = ""
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    parser = build_parser(_requested_verb(argv))
+    verb = _requested_verb(argv)
+    parser = build_parser(verb if verb in verb_names() else LIST_ONLY)
     args = parser.parse_args(argv)
     if not getattr(args, "handler", None):
         parser.print_help()
