@@ -145,3 +145,30 @@ def test_resumed_threshold_verdicts_equal_a_full_analysis(cli, store_path, tmp_p
     again = cli("detect", "--json", "--thresholds", str(rules))
     full = cli("detect", "--json", "--full", "--no-record", "--thresholds", str(rules))
     assert without_alert_state(json.loads(again.stdout)) == without_alert_state(json.loads(full.stdout))
+
+
+@pytest.mark.parametrize("memo", [
+    {"start": 0, "judged": 10**9, "digest": "x", "alerts": []},
+    {"start": "0", "judged": 5, "digest": None, "alerts": [[-1, "upper"]]},
+    {"judged": 5},
+    {"start": 0, "judged": 5.5, "digest": "", "alerts": "upper"},
+    ["not", "a", "memo"],
+    "junk",
+])
+def test_a_saved_threshold_memo_of_another_shape_is_ignored(cli, store_path, memo):
+    """The memo is read back from the store: one not written by this module (edited, or from
+    another version) costs a full threshold test, never a wrong verdict nor a traceback."""
+    rng = np.random.default_rng(6)
+    v = {"s": 1e6 * (1 + 0.01 * rng.standard_normal(60))}
+    v["s"][[10, 30]] *= 1.3
+    add(store_path, 0, 50, v)
+    assert cli("detect").returncode in (0, 1)
+    with SqliteStore(store_path) as store:
+        mark, saved = store.detect_state()
+        store.save_detect_state(mark, {k: (settings, report | {"threshold_memo": memo})
+                                       for k, (settings, report) in saved.items()})
+    add(store_path, 50, 10, v)
+    again = cli("detect", "--json")
+    assert again.returncode in (0, 1) and "Traceback" not in again.stderr, again.stderr
+    full = cli("detect", "--json", "--full", "--no-record")
+    assert without_alert_state(json.loads(again.stdout)) == without_alert_state(json.loads(full.stdout))
