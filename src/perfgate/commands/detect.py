@@ -99,9 +99,10 @@ def run(args: argparse.Namespace) -> int:
         jobs = [(key, series[key], thresholds.for_series(key.benchmark, key.measure), memos.get(key))
                 for key in keys]
         reports = map_in_processes(_analyse_job, jobs, args.jobs)
-        loaded = {key: points for key, points, _, _ in jobs}
+        # The series re-tested where their siblings changed: those just read, the kept ones read now.
         reports, retested = _with_siblings(reports, kept, thresholds,
-                                           lambda key: loaded[key] if key in loaded else store.series(key), args.jobs)
+                                           lambda keys: series | store.series_of([k for k in keys if k not in series]),
+                                           args.jobs)
         # The kept reports the siblings' re-test changed are recorded and saved like the new ones.
         changed = [r for r, old in zip(retested, kept) if r is not old]
         kept = retested
@@ -384,7 +385,7 @@ def _with_siblings(reports: list[dict[str, Any]], kept: list[dict[str, Any]], th
     must not raise a false alert in some benchmark of every large suite), less where more of them
     found the change alone (``ChangePointDetector.corroborate``).  Only changes a series
     found alone are looked for in its siblings, so nothing feeds on itself.  A series is analysed
-    again (``load(key)`` reads its points) when it was analysed just now, or was last tested at
+    again (``load(keys)`` reads their points) when it was analysed just now, or was last tested at
     other changes than its family's, and either it could show a sibling's change — there is one,
     and it has more runs than siblings (else one place costs more than a search of the whole
     series) — or it showed one before; the others keep their report.  Returns the reports
@@ -410,12 +411,16 @@ def _with_siblings(reports: list[dict[str, Any]], kept: list[dict[str, Any]], th
                 continue
             label, key = _label(r), _key(r)
             siblings = {"changes": [c for c in changes if c[1] != label], "tested": tested, "mark": mark}
-            work.append((key, load(key), thresholds.for_series(key.benchmark, key.measure), siblings,
+            work.append((key, thresholds.for_series(key.benchmark, key.measure), siblings,
                          {"change_points": own, "inflation": r["inflation"]}, had, r.get("threshold_memo")))
             redo.append(r)
     if not marked:
         return reports, kept
-    again = dict(zip(map(id, redo), map_in_processes(_retest_job, work, jobs))) if work else {}
+    again = {}
+    if work:
+        points = load([key for key, *_ in work])
+        again = dict(zip(map(id, redo), map_in_processes(_retest_job, [(key, points[key], *rest) for key, *rest in work],
+                                                         jobs)))
     # A series where no sibling's change shows, and none showed before, keeps its report as it was
     # (its threshold verdict is most of the cost), marked as tested at the family's changes.
 
