@@ -357,7 +357,7 @@ class SqliteStore(Store):
     @_guarded
     def series_of(self, keys: Iterable[SeriesKey]) -> dict[SeriesKey, list[Point]]:
         # One query per branch and testbed (and SERIES_PER_QUERY benchmarks) over their runs,
-        # probing only the metrics asked for: 100 series of 1,000 runs in 0.1 s, not 0.45 s a query each.
+        # probing only the metrics asked for: 100 series of 1,000 runs in 0.26 s, not 0.45 s a query each.
         groups: dict[tuple[str, str], list[SeriesKey]] = {}
         for key in keys:
             groups.setdefault((key.branch, key.testbed), []).append(key)
