@@ -441,6 +441,20 @@ def test_catch2_xml_fixture():
     assert parsed.metrics[3].benchmark == "string concat <std::string>"  # XML-escaped in the file
 
 
+@pytest.mark.parametrize("declared", ["UF-8", "ISO-8859-1", "utf-16"])
+def test_catch2_xml_read_as_the_utf8_text_it_is_whatever_its_declaration_names(tmp_path, declared):
+    """The file is read as UTF-8 text; a declaration naming an unknown encoding (the fuzzer's
+    "UF-8" raised LookupError, a traceback) or another one changes nothing."""
+    text = CATCH2_XML.read_text(encoding="utf-8").replace('encoding="UTF-8"', f'encoding="{declared}"')
+    text = text.replace('name="fib 15"', 'name="fib 15 é"')
+    f = tmp_path / "b.xml"
+    f.write_text(text, encoding="utf-8")
+    _, parsed = parse_file(str(f), "catch2")
+    _, expected = parse_file(str(CATCH2_XML), "catch2")
+    assert [m.value for m in parsed.metrics] == [m.value for m in expected.metrics]
+    assert "fib 15 é" in [m.benchmark for m in parsed.metrics]
+
+
 def test_catch2_same_benchmark_name_in_two_test_cases_is_qualified(tmp_path):
     text = CATCH2_XML.read_text().replace('name="sort 1000 ints"', 'name="fib 15"')
     path = tmp_path / "dup.xml"

@@ -112,7 +112,9 @@ def _parse_xml(text: str, source: str) -> list[Row]:
     except UnicodeEncodeError as e:
         raise InputError(source, f"character {e.start}", "not valid Unicode text (a lone surrogate)") from None
     try:
-        root = ET.fromstring(data)
+        # The text is already decoded: the parser is told its bytes are UTF-8, whatever encoding
+        # the declaration names (an unknown one raised LookupError; another one misread the text).
+        root = ET.fromstring(data, parser=ET.XMLParser(encoding="utf-8"))
     except ET.ParseError as e:
         line, column = e.position
         raise InputError(source, f"line {line} column {column + 1}", f"invalid XML: {e}") from None
