@@ -66,3 +66,15 @@ def test_store_detect_same_with_one_or_two_workers(cli, store_path):
     assert found(one) == found(data)
     flagged = sorted(a["benchmark"] for a in data["new_alerts"] if a["kind"] == "change_point")
     assert flagged == [f"b{k:02d}" for k in range(0, count, 4)]
+
+
+def test_without_fork_the_items_are_sent_to_the_workers(monkeypatch):
+    """Where processes cannot be forked (Windows), the items are pickled to the workers of the
+    platform's start method instead of inherited: the same results, in order."""
+    import multiprocessing
+
+    monkeypatch.setattr(multiprocessing, "get_all_start_methods", lambda: ["spawn"])
+    items = list(range(MIN_ITEMS * 2))
+    out = map_in_processes(_pid_and_square, items, workers=2)
+    assert [sq for _, sq in out] == [x * x for x in items]
+    assert os.getpid() not in {pid for pid, _ in out}
