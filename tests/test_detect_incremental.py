@@ -172,3 +172,35 @@ def test_a_saved_threshold_memo_of_another_shape_is_ignored(cli, store_path, mem
     assert again.returncode in (0, 1) and "Traceback" not in again.stderr, again.stderr
     full = cli("detect", "--json", "--full", "--no-record")
     assert without_alert_state(json.loads(again.stdout)) == without_alert_state(json.loads(full.stdout))
+
+
+def test_a_detect_with_nothing_new_writes_nothing_and_loads_no_detector(cli, store_path):
+    """No run since the last detect: the saved reports are the answer, so nothing is analysed,
+    nothing is written (the store's bytes stay as they were) and the detectors are not loaded."""
+    rng = np.random.default_rng(7)
+    v = {f"s{k}": 1e6 * (1 + 0.01 * rng.standard_normal(81)) for k in range(3)}
+    v["s1"][50:] *= 1.2
+    add(store_path, 0, 80, v)
+    first = cli("detect", "--json")
+    assert first.returncode == 1, first.stderr
+    before = store_path.read_bytes()
+    probe = ("import sys, json; from perfgate.cli import main\n"
+             f"code = main(['detect', '--json', '--store', 'sqlite:{store_path}'])\n"
+             "print(json.dumps(sorted(m for m in sys.modules if m.startswith(('ruptures', 'perfgate.detect.changepoint')))),"
+             " file=sys.stderr)\n"
+             "sys.exit(code)")
+    import subprocess
+    import sys
+
+    again = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert again.returncode == 0, again.stderr
+    assert json.loads(again.stderr.strip().splitlines()[-1]) == []
+    assert store_path.read_bytes() == before
+    assert without_alert_state(json.loads(again.stdout)) == without_alert_state(json.loads(first.stdout))
+    assert json.loads(again.stdout)["new_alerts"] == []
+    add(store_path, 80, 1, v)                            # one more run: analysed and saved again
+    with SqliteStore(store_path) as store:
+        mark = store.detect_state()[0]
+    assert cli("detect").returncode == 0
+    with SqliteStore(store_path) as store:
+        assert store.detect_state()[0] == store.run_watermark() > mark

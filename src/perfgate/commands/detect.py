@@ -92,9 +92,10 @@ def run(args: argparse.Namespace) -> int:
     with store_from(args) as store:
         if not args.no_record:
             store.expect_writes()            # its integrity check runs while the detectors load
-        _import_detectors()
         watermark = store.run_watermark()          # before reading: later runs count as new next time
-        keys, kept, memos = _plan(store, args, thresholds)
+        keys, kept, memos, saved_mark = _plan(store, args, thresholds)
+        if keys:
+            _import_detectors()
         series = store.series_of(keys)
         jobs = [(key, series[key], thresholds.for_series(key.benchmark, key.measure), memos.get(key))
                 for key in keys]
@@ -117,8 +118,9 @@ def run(args: argparse.Namespace) -> int:
                 cp["alert"] = {"new": id(a) in new_ids, "id": a.id or None}
         # Saved only when every series is in scope and the alerts were recorded: a series skipped
         # next time must have had its alerts raised.
-        if _whole_scope(args) and not args.no_record and watermark is not None:
-            state = {_key(r): r for r in reports + changed}
+        state = {_key(r): r for r in reports + changed}
+        # Nothing new (no run since, no report changed): nothing to save, so nothing is written.
+        if _whole_scope(args) and not args.no_record and watermark is not None and (state or watermark != saved_mark):
             store.save_detect_state(watermark, {key: (_settings_mark(thresholds, key), _saved(r))
                                                 for key, r in state.items()})
     reports = sorted(reports + kept, key=lambda r: (r["branch"], r["testbed"], r["benchmark"], r["measure"]))
@@ -157,32 +159,32 @@ def _settings_mark(thresholds, key: SeriesKey) -> str:
 
 
 def _plan(store, args: argparse.Namespace, thresholds) -> tuple[list[SeriesKey], list[dict[str, Any]],
-                                                                dict[SeriesKey, dict[str, Any]]]:
-    """The series to analyse now, the reports kept from the last detect for the others, and the
-    threshold verdicts saved for those analysed again because they have new runs: only series
-    with runs newer than the saved watermark, or whose settings changed, are analysed again (all
-    of them with --full, with a filter, or when the store keeps no state)."""
+                                                                dict[SeriesKey, dict[str, Any]], int | None]:
+    """The series to analyse now, the reports kept from the last detect for the others, the
+    threshold verdicts saved for those analysed again because they have new runs, and the saved
+    watermark: only series with runs newer than it, or whose settings changed, are analysed again
+    (all of them with --full, with a filter, or when the store keeps no state)."""
     if not _whole_scope(args) or args.full:
         return store.series_keys(branch=args.branch, testbed=args.testbed, benchmark=args.benchmark,
-                                 measure=args.measure), [], {}
+                                 measure=args.measure), [], {}, None
     mark, saved = store.detect_state()
     since = store.series_keys_since(mark) if mark is not None else None
     if since is None:
-        return store.series_keys(), [], {}
+        return store.series_keys(), [], {}, mark
     changed = set(since)
     keys, kept, memos = [k for k in since if k not in saved], [], {}
     marks: dict[tuple[str, str], str] = {}      # one per benchmark and measure, not per series
     for key, (settings, report) in saved.items():
-        mark = marks.get((key.benchmark, key.measure))
-        if mark is None:
-            mark = marks[(key.benchmark, key.measure)] = _settings_mark(thresholds, key)
-        if key in changed or settings != mark:
+        now = marks.get((key.benchmark, key.measure))
+        if now is None:
+            now = marks[(key.benchmark, key.measure)] = _settings_mark(thresholds, key)
+        if key in changed or settings != now:
             keys.append(key)
-            if settings == mark and report.get("threshold_memo"):
+            if settings == now and report.get("threshold_memo"):
                 memos[key] = report["threshold_memo"]
         else:
             kept.append(_restored(report))
-    return sorted(keys), kept, memos
+    return sorted(keys), kept, memos, mark
 
 
 def _saved(report: dict[str, Any]) -> dict[str, Any]:
@@ -418,6 +420,7 @@ def _with_siblings(reports: list[dict[str, Any]], kept: list[dict[str, Any]], th
         return reports, kept
     again = {}
     if work:
+        _import_detectors()
         points = load([key for key, *_ in work])
         again = dict(zip(map(id, redo), map_in_processes(_retest_job, [(key, points[key], *rest) for key, *rest in work],
                                                          jobs)))
