@@ -91,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
         return _run_file(args, thresholds)
     with store_from(args) as store:
         if not args.no_record:
-            store.expect_writes()            # its integrity check runs while the detectors load
+            store.expect_writes()            # its integrity check runs beside the work below
         watermark = store.run_watermark()          # before reading: later runs count as new next time
         keys, kept, memos, saved_mark = _plan(store, args, thresholds)
         if keys:
