@@ -45,6 +45,10 @@ def verb_names() -> list[str]:
     return [info.name for info in pkgutil.iter_modules(commands.__path__) if not info.name.startswith("_")]
 
 
+# Where a verb without an ORDER is listed among the others.
+DEFAULT_ORDER = 50
+
+
 def _command_module(name: str) -> ModuleType | None:
     module = importlib.import_module(f"{commands.__name__}.{name}")
     return module if hasattr(module, "NAME") and hasattr(module, "run") else None
@@ -61,14 +65,14 @@ def _summaries() -> list[tuple[str, str, int]]:
         if origin is None or origin.suffix != ".py":
             module = _command_module(name)
             if module is not None:
-                found.append((module.NAME, module.HELP, getattr(module, "ORDER", 50)))
+                found.append((module.NAME, module.HELP, getattr(module, "ORDER", DEFAULT_ORDER)))
             continue
         tree = ast.parse(origin.read_text(encoding="utf-8"))
         constants = {target.id: node.value.value for node in tree.body if isinstance(node, ast.Assign)
                      and isinstance(node.value, ast.Constant) for target in node.targets if isinstance(target, ast.Name)}
         runs = any(isinstance(node, ast.FunctionDef) and node.name == "run" for node in tree.body)
         if runs and "NAME" in constants:
-            found.append((constants["NAME"], constants["HELP"], constants.get("ORDER", 50)))
+            found.append((constants["NAME"], constants["HELP"], constants.get("ORDER", DEFAULT_ORDER)))
     return sorted(found, key=lambda verb: verb[2])
 
 
@@ -99,7 +103,7 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
         return parser
     # A verb named: only its module is loaded; else all of them.
     modules = [_command_module(name) for name in ([verb] if verb in verb_names() else verb_names())]
-    for module in sorted((m for m in modules if m is not None), key=lambda m: getattr(m, "ORDER", 50)):
+    for module in sorted((m for m in modules if m is not None), key=lambda m: getattr(m, "ORDER", DEFAULT_ORDER)):
         sub = verbs.add_parser(module.NAME, parents=[common], help=module.HELP,
                                description=(module.__doc__ or module.HELP).strip(),
                                epilog=getattr(module, "EPILOG", None),

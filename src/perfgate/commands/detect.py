@@ -313,15 +313,14 @@ def _threshold_memo(start: int, regime: list[float], times: list[float | None],
             "alerts": [[i, f] for i, f in enumerate(flags) if f]}
 
 
-def _judged(memo: dict[str, Any] | None, start: int, regime: list[float],
-            times: list[float | None]) -> list[str | None]:
+def _judged(memo: Any, start: int, regime: list[float], times: list[float | None]) -> list[str | None]:
     """The saved verdicts of the regime's first values when ``memo`` judged these very values
     (same first run, same values and times) and newer ones follow; else none (also when the
     saved memo is not one this module wrote: it is only ever a shortcut)."""
     try:
-        n, alerts = memo["judged"], memo["alerts"]       # type: ignore[index]
-        if (memo["start"] != start or type(n) is not int or not 0 < n < len(regime)  # type: ignore[index]
-                or memo["digest"] != _digest(regime[:n], times[:n])):                # type: ignore[index]
+        n, alerts = memo["judged"], memo["alerts"]
+        if (memo["start"] != start or type(n) is not int or not 0 < n < len(regime)
+                or memo["digest"] != _digest(regime[:n], times[:n])):
             return []
         flags: list[str | None] = [None] * n
         for i, f in alerts:

@@ -75,6 +75,13 @@ def _disk_nearly_full(path: Path) -> bool:
         return False
 
 
+def _point(run_id: str, commit: str, time: float | None, value: float, lower: float | None, upper: float | None,
+           samples: bytes | None, attrs: str | None) -> Point:
+    """A series' point from its run's and metric's columns as stored."""
+    return Point(run_id, commit, time, value, lower, upper, unpack_samples(samples) if samples else (),
+                 json.loads(attrs) if attrs else {})
+
+
 # Benchmarks named in one query's IN list (SQLite allows 32,766 parameters since 3.32, 999 before).
 SERIES_PER_QUERY = 500
 
@@ -178,7 +185,7 @@ class SqliteStore(Store):
             self._check = integrity.start(self.path)
 
     def _stop_check(self) -> None:
-        check, self._check = getattr(self, "_check", None), None
+        check, self._check = self._check, None
         if check is not None:
             integrity.stop(check)
 
@@ -351,8 +358,7 @@ class SqliteStore(Store):
             " ORDER BY r.start_time, r.id",
             (self._project_id, self._project_id, key.branch, self._project_id, key.testbed,
              self._project_id, key.benchmark, self._project_id, key.measure)).fetchall()
-        return [Point(u, c, t, v, lo, up, unpack_samples(s), json.loads(a) if a else {})
-                for u, c, t, v, lo, up, s, a in rows]
+        return [_point(*row) for row in rows]
 
     @_guarded
     def series_of(self, keys: Iterable[SeriesKey]) -> dict[SeriesKey, list[Point]]:
@@ -388,10 +394,10 @@ class SqliteStore(Store):
             " AND r.testbed_id = (SELECT id FROM testbed WHERE project_id = ? AND name = ?)"
             f" AND x.benchmark_id IN ({', '.join('?' * len(bench_ids))}) ORDER BY r.start_time, r.id",
             (p, p, branch, p, testbed, *bench_ids))
-        for bid, mid, u, c, t, v, lo, up, s, a in rows:
+        for bid, mid, *row in rows:
             points = wanted.get((bid, mid))
             if points is not None:
-                points.append(Point(u, c, t, v, lo, up, unpack_samples(s), json.loads(a) if a else {}))
+                points.append(_point(*row))
         return out
 
     # --- incremental detection -----------------------------------------------------------------
@@ -454,8 +460,7 @@ class SqliteStore(Store):
         for (br, tb, bid, mid), rows in groups.items():
             rows.sort()  # ranks are unique within a series (one metric per run), so only they are compared
             out[SeriesKey(br, tb, names["benchmark"][bid], names["measure"][mid])] = [
-                Point(runs[rid][3], runs[rid][4], runs[rid][2], v, lo, up, unpack_samples(s) if s else (),
-                      json.loads(a) if a else {}) for _, rid, v, lo, up, s, a in rows]
+                _point(runs[rid][3], runs[rid][4], runs[rid][2], v, lo, up, s, a) for _, rid, v, lo, up, s, a in rows]
         return dict(sorted(out.items()))
 
     @_guarded
