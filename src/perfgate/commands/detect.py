@@ -43,7 +43,7 @@ from perfgate.escape import terminal
 from rich.table import Table
 
 from perfgate.commands._common import add_series_filters, store_from
-from perfgate import inputs
+from perfgate import heap, inputs
 from perfgate.errors import EXIT_OK, EXIT_REGRESSION, InputError, StoreError
 from perfgate.model import Alert, Measure
 from perfgate.output import emit_json, err, out
@@ -92,11 +92,12 @@ def run(args: argparse.Namespace) -> int:
     with store_from(args) as store:
         if not args.no_record:
             store.expect_writes()            # its integrity check runs beside the work below
-        watermark = store.run_watermark()          # before reading: later runs count as new next time
-        keys, kept, memos, saved_mark = _plan(store, args, thresholds)
-        if keys:
-            _import_detectors()
-        series = store.series_of(keys)
+        with heap.loading():
+            watermark = store.run_watermark()          # before reading: later runs count as new next time
+            keys, kept, memos, saved_mark = _plan(store, args, thresholds)
+            if keys:
+                _import_detectors()
+            series = store.series_of(keys)
         jobs = [(key, series[key], thresholds.for_series(key.benchmark, key.measure), memos.get(key))
                 for key in keys]
         reports = map_in_processes(_analyse_job, jobs, args.jobs)

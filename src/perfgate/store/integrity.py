@@ -1,5 +1,5 @@
 """SQLite's integrity check of a history file, run in a process of its own beside the work of a
-verb that will write (``python -m perfgate.store.integrity FILE``).
+verb that will write (``python -I -S src/perfgate/store/integrity.py FILE``).
 
 ``PRAGMA quick_check`` reads every page of the file once (1.5 s for 650 MB); a verb such as
 ``detect`` spends its first second importing its libraries on one core, so the check runs on the
@@ -21,7 +21,9 @@ OK = "ok"
 def start(path: Path) -> subprocess.Popen | None:
     """The check of ``path`` started in a child process, or None when it cannot start."""
     try:
-        return subprocess.Popen([sys.executable, "-m", "perfgate.store.integrity", str(path)],
+        # Run as a script, not with -m: the check needs only sqlite3, not perfgate's packages
+        # (0.1 s of imports that would share the cores with the verb's own work).
+        return subprocess.Popen([sys.executable, "-I", "-S", __file__, str(path)],
                                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     except OSError:
         return None
