@@ -78,4 +78,3 @@ def test_without_fork_the_items_are_sent_to_the_workers(monkeypatch):
     out = map_in_processes(_pid_and_square, items, workers=2)
     assert [sq for _, sq in out] == [x * x for x in items]
     assert os.getpid() not in {pid for pid, _ in out}
-
