@@ -102,6 +102,42 @@ def test_schema_is_versioned_and_wal(store_path):
         assert again.schema_version() == len(MIGRATIONS)
 
 
+def test_a_version_3_history_keeps_every_point_in_the_one_tree_of_version_4(store_path, monkeypatch):
+    """Migration 4 rebuilds the metric table keyed by run (no rowid, no index by benchmark):
+    every value, bound, sample and attribute reads back as it did, duplicates are still refused,
+    and deleting a run still deletes its metrics."""
+    import perfgate.store.sqlite as sqlite_store
+
+    runs = [make_run(f"c{i:02d}", 100.0 + i) for i in range(12)]
+    runs[3].metrics.append(Metric("parse", "latency", 7.5, attrs={"bencher_alert": "upper"}))
+    runs += [make_run("p1", 200.0, "pr")]
+
+    def everything(store):
+        keys = store.series_keys()
+        return (keys, {k: store.series(k) for k in keys}, store.series_of(keys), store.all_series(),
+                [store.get_run(r.run_id) for r in store.runs()], store.series_keys(benchmark="parse"))
+
+    monkeypatch.setattr(sqlite_store, "MIGRATIONS", MIGRATIONS[:3])
+    with SqliteStore(store_path, "demo") as old:
+        old.add_runs(runs)
+        assert old.schema_version() == 3
+        before = everything(old)
+    monkeypatch.setattr(sqlite_store, "MIGRATIONS", MIGRATIONS)
+    with SqliteStore(store_path, "demo") as store:
+        assert store.schema_version() == 4
+        assert everything(store) == before and len(before[1]) == 5
+        schema = dict(store.db.execute("SELECT name, sql FROM sqlite_master WHERE tbl_name = 'metric'"))
+        assert list(schema) == ["metric"] and schema["metric"].endswith("WITHOUT ROWID")
+        assert store.db.execute("PRAGMA quick_check").fetchone()[0] == "ok"
+        assert store.db.execute("PRAGMA foreign_key_check").fetchall() == []
+        bad = make_run("c99")
+        bad.metrics.append(Metric("sort", "latency", 5.0))     # one (benchmark, measure) twice in a run
+        with pytest.raises((StoreError, sqlite3.IntegrityError)):
+            store.add_run(bad)
+        store.db.execute("DELETE FROM run WHERE commit_hash = 'c03'")
+        assert store.db.execute("SELECT COUNT(*) FROM metric").fetchone()[0] == 2 * 12 + 1 + 2 - 3
+
+
 def test_newer_schema_is_refused(store_path):
     SqliteStore(store_path).close()
     db = sqlite3.connect(store_path)
