@@ -73,6 +73,7 @@ def main() -> None:
             for t in range(args.testbeds):
                 s.add_runs(runs_of(t, args.benchmarks, 0, args.runs, rng))
         built = time.perf_counter() - start
+        size = store.stat().st_size / 1e6
         series = args.testbeds * args.benchmarks
         full, full_cpu, data = detect(store)
         changes = sum(len(s["change_points"]) for s in data["series"])
@@ -85,7 +86,7 @@ def main() -> None:
             timings.append((again, again_cpu))
         walls = sorted(w for w, _ in timings)
         cpu = statistics.median(c for _, c in timings)
-        print(f"{series:,} series × {args.runs} runs ({series * args.runs:,} points; store built in {built:.0f} s): "
+        print(f"{series:,} series × {args.runs} runs ({series * args.runs:,} points; store of {size:.0f} MB built in {built:.0f} s): "
               f"full detect {full:.1f} s (CPU {full_cpu:.1f} s; {changes} change points); after one new run on "
               f"one testbed ({args.benchmarks} series), {args.rounds} rounds: median {statistics.median(walls):.2f} s "
               f"(range {walls[0]:.2f}–{walls[-1]:.2f} s; CPU {cpu:.2f} s); load average {os.getloadavg()[0]:.1f} on "

@@ -92,7 +92,7 @@ MIGRATIONS.append(
     # 4: metrics kept in one B-tree, in run order.  The metric table had three (its rows by a rowid
     # nothing used, the (run, benchmark, measure) key, and metric_series by benchmark), so every
     # point was stored three times and `PRAGMA quick_check`, which every writer runs first, read
-    # it three times: on 10,000 series × 1,000 runs the file goes from 650 MB to 270 MB and the
+    # it three times: on 10,000 series × 1,000 runs the file goes from 650 MB to 295 MB and the
     # check from 1.5 s to 1.0 s.  Every query reaches metrics through their runs (the key's
     # prefix), which is how a series is read: its runs, then one probe each.  The old table's pages
     # are freed for later runs to reuse (`VACUUM` gives them back to the disk).
