@@ -348,8 +348,17 @@ class SqliteStore(Store):
 
     @_guarded
     def series(self, key: SeriesKey) -> list[Point]:
-        # Through its runs, one probe each (schema 4 keeps metrics keyed by run), as series_of reads many.
-        return self.series_of([key])[key]
+        rows = self.db.execute(
+            "SELECT r.uuid, r.commit_hash, r.start_time, x.value, x.lower_value, x.upper_value, x.samples, x.attrs"
+            " FROM metric x JOIN run r ON r.id = x.run_id"
+            " WHERE r.project_id = ? AND r.branch_id = (SELECT id FROM branch WHERE project_id = ? AND name = ?)"
+            " AND r.testbed_id = (SELECT id FROM testbed WHERE project_id = ? AND name = ?)"
+            " AND x.benchmark_id = (SELECT id FROM benchmark WHERE project_id = ? AND name = ?)"
+            " AND x.measure_id = (SELECT id FROM measure WHERE project_id = ? AND name = ?)"
+            " ORDER BY r.start_time, r.id",
+            (self._project_id, self._project_id, key.branch, self._project_id, key.testbed,
+             self._project_id, key.benchmark, self._project_id, key.measure)).fetchall()
+        return [_point(*row) for row in rows]
 
     @_guarded
     def series_of(self, keys: Iterable[SeriesKey]) -> dict[SeriesKey, list[Point]]:
