@@ -517,6 +517,44 @@ def test_full_disk_under_the_store_is_an_error_and_the_store_stays_whole(tmp_pat
         subprocess.run(["umount", str(full)], check=True)
 
 
+def test_a_migration_that_runs_out_of_disk_leaves_the_old_store_whole(tmp_path, monkeypatch):
+    """Migration 4 copies every metric into a new table before dropping the old one; on a full disk
+    the copy fails, the store stays at version 3 with every run, and it migrates once there is room."""
+    import perfgate.store.sqlite as sqlite_store
+    from perfgate.store.migrations import MIGRATIONS
+
+    full = tmp_path / "full"
+    if os.geteuid() != 0 or not _tiny_tmpfs(full, "1m"):
+        pytest.skip("cannot mount a tiny tmpfs here")
+    try:
+        store = full / "history.db"
+        monkeypatch.setattr(sqlite_store, "MIGRATIONS", MIGRATIONS[:3])
+        _filled_store(store, runs=12)
+        monkeypatch.setattr(sqlite_store, "MIGRATIONS", MIGRATIONS)
+        with (full / "filler").open("wb", buffering=0) as filler:
+            try:
+                while True:
+                    filler.write(b"x" * 512)
+            except OSError:
+                pass
+        proc = perfgate("ingest", str(HYPERFINE), "--branch", "main", "--commit", COMMIT, store=store)
+        err = proc.stderr.decode()
+        assert proc.returncode == 2 and "disk is full" in err and "nothing was written" in err, err
+        clean(err)
+        (full / "filler").unlink()          # room again (a WAL store cannot even be read on a full disk)
+        db = sqlite3.connect(store)
+        try:
+            assert db.execute("PRAGMA user_version").fetchone()[0] == 3
+            assert db.execute("SELECT COUNT(*) FROM metric").fetchone()[0] == 12 * 20
+        finally:
+            db.close()
+        with SqliteStore(store) as s:
+            assert s.schema_version() == len(MIGRATIONS) and len(s.runs()) == 12
+            assert [r[0] for r in s.db.execute("PRAGMA integrity_check")] == ["ok"]
+    finally:
+        subprocess.run(["umount", str(full)], check=True)
+
+
 def _oldest_and_newest(store: Path) -> list[str]:
     with SqliteStore(store) as s:
         runs = s.runs()
