@@ -78,6 +78,29 @@ def test_many_series_read_at_once_are_each_as_read_alone(store_path, per_query, 
         assert [p.time for p in together[SeriesKey("main", "tb", "b0", "latency")]][:2] == [None, 0.0]
 
 
+def test_the_newest_points_of_a_series_are_the_end_of_it(store_path):
+    """``series_tail`` (what ``history`` shows) reads backwards through the testbed's runs: the same
+    points as the end of ``series``, with ties and missing start times in the same order, runs
+    without the metric skipped, other branches, testbeds and projects left out."""
+    runs = []
+    for i in range(25):
+        for branch, bed in (("main", "tb"), ("main", "other"), ("pr", "tb")):
+            metrics = [Metric("b0", "latency", 100.0 + i)]
+            if i % 3:
+                metrics.append(Metric("b1", "latency", 50.0 + i, samples=(1.0, float(i))))
+            runs.append(Run("demo", branch, f"{branch}-{bed}-{i}", Bed(bed), metrics,
+                            start_time=None if i in (3, 4) else float(i // 2), adapter="test"))
+    with SqliteStore(store_path, "demo") as store, SqliteStore(store_path, "elsewhere") as other:
+        store.add_runs(runs)
+        other.add_runs([Run("elsewhere", "main", "e", Bed("tb"), [Metric("b0", "latency", 1.0)], start_time=99.0)])
+        keys = store.series_keys() + [SeriesKey("main", "tb", "nope", "latency")]
+        for key in keys:
+            whole = store.series(key)
+            for count in (1, 2, 5, 16, 17, 100):
+                assert store.series_tail(key, count) == whole[-count:], (key, count)
+        assert [p.value for p in store.series_tail(SeriesKey("main", "tb", "b1", "latency"), 3)] == [70.0, 72.0, 73.0]
+
+
 def test_projects_are_separate(store_path):
     with SqliteStore(store_path, "one") as one, SqliteStore(store_path, "two") as two:
         one.add_run(make_run("a"))

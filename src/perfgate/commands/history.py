@@ -45,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
                                  benchmark=args.benchmark, measure=args.measure)
         if args.benchmark and not keys:
             raise PerfgateError(f"no history for benchmark {args.benchmark!r} with these filters")
-        series = {key: store.series(key)[-args.limit:] for key in keys}
+        series = {key: store.series_tail(key, args.limit) if args.limit > 0 else store.series(key) for key in keys}
         fingerprints = {k.testbed: store.testbed_fingerprint(k.testbed) for k in keys}
     if args.json:
         emit_json([{"branch": k.branch, "testbed": k.testbed, "benchmark": k.benchmark, "measure": k.measure,

@@ -90,6 +90,11 @@ class Store(ABC):
     def series(self, key: SeriesKey) -> list[Point]:
         """The points of one series, oldest first."""
 
+    def series_tail(self, key: SeriesKey, count: int) -> list[Point]:
+        """The newest ``count`` (≥ 1) points of one series, oldest first: the end of :meth:`series`.
+        Stores that can read them without the rest override this (``history`` shows 30 a series)."""
+        return self.series(key)[-count:]
+
     def series_of(self, keys: Iterable[SeriesKey]) -> dict[SeriesKey, list[Point]]:
         """The points of each of these series, as :meth:`series` reads them.  Stores that can
         read many series in one pass override this (detect reads every series of a new run)."""

@@ -361,6 +361,22 @@ class SqliteStore(Store):
         return [_point(*row) for row in rows]
 
     @_guarded
+    def series_tail(self, key: SeriesKey, count: int) -> list[Point]:
+        # The testbed's runs newest first (run_branch read backwards), one probe each, until
+        # `count` have the metric: 30 points of a 1,000-run series without reading the other 970.
+        p = self._project_id
+        rows = self.db.execute(
+            "SELECT r.uuid, r.commit_hash, r.start_time, x.value, x.lower_value, x.upper_value, x.samples, x.attrs"
+            " FROM run r JOIN metric x ON x.run_id = r.id"
+            " AND x.benchmark_id = (SELECT id FROM benchmark WHERE project_id = ? AND name = ?)"
+            " AND x.measure_id = (SELECT id FROM measure WHERE project_id = ? AND name = ?)"
+            " WHERE r.project_id = ? AND r.branch_id = (SELECT id FROM branch WHERE project_id = ? AND name = ?)"
+            " AND r.testbed_id = (SELECT id FROM testbed WHERE project_id = ? AND name = ?)"
+            " ORDER BY r.start_time DESC, r.id DESC LIMIT ?",
+            (p, key.benchmark, p, key.measure, p, p, key.branch, p, key.testbed, count)).fetchall()
+        return [_point(*row) for row in reversed(rows)]
+
+    @_guarded
     def series_of(self, keys: Iterable[SeriesKey]) -> dict[SeriesKey, list[Point]]:
         # One query per branch and testbed (and SERIES_PER_QUERY benchmarks) over their runs,
         # probing only the metrics asked for: 100 series of 1,000 runs in 0.26 s, not 0.45 s a query each.
