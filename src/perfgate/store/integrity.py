@@ -3,10 +3,10 @@ verb that will write (``python -I -S src/perfgate/store/integrity.py FILE``).
 
 ``PRAGMA quick_check`` reads every page of the file once (1.0 s for the 295 MB of 10,000 series
 × 1,000 runs); a verb such as ``detect`` spends its first second importing its libraries on one
-core, so the check runs on the other meanwhile.  A fresh interpreter, not a fork: SQLite forbids carrying a process's open
-connections across ``fork()``.  The child can only spare the writer its own check: anything but
-a clean "ok" (damage, an error, a crash) and the writer checks again itself, which names the
-problem as it always has."""
+core, so the check runs on the other meanwhile.  A fresh interpreter, not a fork: SQLite forbids
+carrying a process's open connections across ``fork()``.  The child can only spare the writer its
+own check: anything but a clean "ok" (damage, an error, a crash) and the writer checks again
+itself, which names the problem as it always has."""
 
 from __future__ import annotations
 
