@@ -24,6 +24,7 @@ import numpy as np
 import orjson
 from jinja2 import Environment, PackageLoader, select_autoescape
 
+from perfgate import heap
 from perfgate.errors import PerfgateError
 from perfgate.escape import html_text, xml_text
 from perfgate.outputs import write_atomic
@@ -79,7 +80,8 @@ def publish_site(store: Store, out_dir: str | Path, *, title: str, branch: str |
     that build the benchmark pages (default: one per CPU, up to 4, from PARALLEL_FROM series)."""
     repo = _repo_url(repo_url)
     thresholds = thresholds or load_thresholds()
-    series = store.all_series(branch=branch)
+    with heap.loading():                    # 10,000 series of 200 runs: two million long-lived points
+        series = store.all_series(branch=branch)
     alerts: dict[SeriesKey, list] = {}
     for a in store.alerts():
         alerts.setdefault(SeriesKey(a.branch, a.testbed, a.benchmark, a.measure), []).append(a)
