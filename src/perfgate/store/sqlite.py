@@ -348,32 +348,27 @@ class SqliteStore(Store):
 
     @_guarded
     def series(self, key: SeriesKey) -> list[Point]:
-        rows = self.db.execute(
-            "SELECT r.uuid, r.commit_hash, r.start_time, x.value, x.lower_value, x.upper_value, x.samples, x.attrs"
-            " FROM metric x JOIN run r ON r.id = x.run_id"
-            " WHERE r.project_id = ? AND r.branch_id = (SELECT id FROM branch WHERE project_id = ? AND name = ?)"
-            " AND r.testbed_id = (SELECT id FROM testbed WHERE project_id = ? AND name = ?)"
-            " AND x.benchmark_id = (SELECT id FROM benchmark WHERE project_id = ? AND name = ?)"
-            " AND x.measure_id = (SELECT id FROM measure WHERE project_id = ? AND name = ?)"
-            " ORDER BY r.start_time, r.id",
-            (self._project_id, self._project_id, key.branch, self._project_id, key.testbed,
-             self._project_id, key.benchmark, self._project_id, key.measure)).fetchall()
-        return [_point(*row) for row in rows]
+        return self._series_points(key)
 
     @_guarded
     def series_tail(self, key: SeriesKey, count: int) -> list[Point]:
-        # The testbed's runs newest first (run_branch read backwards), one probe each, until
-        # `count` have the metric: 30 points of a 1,000-run series without reading the other 970.
+        return self._series_points(key, count)
+
+    def _series_points(self, key: SeriesKey, newest: int | None = None) -> list[Point]:
+        """One series' points, oldest first; with ``newest``, only that many of the latest: the
+        testbed's runs are read newest first (run_branch backwards), one probe each, until that many
+        have the metric (30 points of a 1,000-run series without reading the other 970)."""
         p = self._project_id
-        rows = self.db.execute(
-            "SELECT r.uuid, r.commit_hash, r.start_time, x.value, x.lower_value, x.upper_value, x.samples, x.attrs"
-            " FROM run r JOIN metric x ON x.run_id = r.id"
-            " AND x.benchmark_id = (SELECT id FROM benchmark WHERE project_id = ? AND name = ?)"
-            " AND x.measure_id = (SELECT id FROM measure WHERE project_id = ? AND name = ?)"
-            " WHERE r.project_id = ? AND r.branch_id = (SELECT id FROM branch WHERE project_id = ? AND name = ?)"
-            " AND r.testbed_id = (SELECT id FROM testbed WHERE project_id = ? AND name = ?)"
-            " ORDER BY r.start_time DESC, r.id DESC LIMIT ?",
-            (p, key.benchmark, p, key.measure, p, p, key.branch, p, key.testbed, count)).fetchall()
+        sql = ("SELECT r.uuid, r.commit_hash, r.start_time, x.value, x.lower_value, x.upper_value, x.samples, x.attrs"
+               " FROM run r JOIN metric x ON x.run_id = r.id"
+               " AND x.benchmark_id = (SELECT id FROM benchmark WHERE project_id = ? AND name = ?)"
+               " AND x.measure_id = (SELECT id FROM measure WHERE project_id = ? AND name = ?)"
+               " WHERE r.project_id = ? AND r.branch_id = (SELECT id FROM branch WHERE project_id = ? AND name = ?)"
+               " AND r.testbed_id = (SELECT id FROM testbed WHERE project_id = ? AND name = ?)")
+        args = [p, key.benchmark, p, key.measure, p, p, key.branch, p, key.testbed]
+        if newest is None:
+            return [_point(*row) for row in self.db.execute(sql + " ORDER BY r.start_time, r.id", args).fetchall()]
+        rows = self.db.execute(sql + " ORDER BY r.start_time DESC, r.id DESC LIMIT ?", [*args, newest]).fetchall()
         return [_point(*row) for row in reversed(rows)]
 
     @_guarded
