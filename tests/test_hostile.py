@@ -463,6 +463,23 @@ def _tiny_tmpfs(path: Path, size: str = "16k") -> bool:
                           capture_output=True).returncode == 0
 
 
+def _fill(disk: Path) -> None:
+    """Fill the disk to the last block (the file ``filler``; unlink it to make room again)."""
+    with (disk / "filler").open("wb", buffering=0) as filler:
+        try:
+            while True:
+                filler.write(b"x" * 512)
+        except OSError:
+            pass
+
+
+def _ingest_is_refused_for_a_full_disk(store: Path) -> None:
+    proc = perfgate("ingest", str(HYPERFINE), "--branch", "main", "--commit", COMMIT, store=store)
+    err = proc.stderr.decode()
+    assert proc.returncode == 2 and "disk is full" in err and "nothing was written" in err, err
+    clean(err)
+
+
 @pytest.mark.parametrize("verb", ["export", "pages", "compare-markdown"])
 def test_full_disk_leaves_no_partial_output(verb, tmp_path, store_path):
     _filled_store(store_path, runs=30)
@@ -470,12 +487,7 @@ def test_full_disk_leaves_no_partial_output(verb, tmp_path, store_path):
     if os.geteuid() != 0 or not _tiny_tmpfs(full):
         pytest.skip("cannot mount a tiny tmpfs here (see test_full_disk_simulated)")
     try:
-        with (full / "filler").open("wb", buffering=0) as filler:  # fill the disk to the last block
-            try:
-                while True:
-                    filler.write(b"x" * 512)
-            except OSError:
-                pass
+        _fill(full)
         if verb == "export":
             args = ["export", "--format", "json", "-o", str(full / "out.json")]
         elif verb == "pages":
@@ -499,16 +511,8 @@ def test_full_disk_under_the_store_is_an_error_and_the_store_stays_whole(tmp_pat
     try:
         store = full / "history.db"
         _filled_store(store, runs=2)
-        with (full / "filler").open("wb", buffering=0) as filler:
-            try:
-                while True:
-                    filler.write(b"x" * 512)
-            except OSError:
-                pass
-        proc = perfgate("ingest", str(HYPERFINE), "--branch", "main", "--commit", COMMIT, store=store)
-        err = proc.stderr.decode()
-        assert proc.returncode == 2 and "disk is full" in err and "nothing was written" in err, err
-        clean(err)
+        _fill(full)
+        _ingest_is_refused_for_a_full_disk(store)
         (full / "filler").unlink()
         with SqliteStore(store) as s:
             assert len(s.runs()) == 2
@@ -531,16 +535,8 @@ def test_a_migration_that_runs_out_of_disk_leaves_the_old_store_whole(tmp_path, 
         monkeypatch.setattr(sqlite_store, "MIGRATIONS", MIGRATIONS[:3])
         _filled_store(store, runs=12)
         monkeypatch.setattr(sqlite_store, "MIGRATIONS", MIGRATIONS)
-        with (full / "filler").open("wb", buffering=0) as filler:
-            try:
-                while True:
-                    filler.write(b"x" * 512)
-            except OSError:
-                pass
-        proc = perfgate("ingest", str(HYPERFINE), "--branch", "main", "--commit", COMMIT, store=store)
-        err = proc.stderr.decode()
-        assert proc.returncode == 2 and "disk is full" in err and "nothing was written" in err, err
-        clean(err)
+        _fill(full)
+        _ingest_is_refused_for_a_full_disk(store)
         (full / "filler").unlink()          # room again (a WAL store cannot even be read on a full disk)
         db = sqlite3.connect(store)
         try:
