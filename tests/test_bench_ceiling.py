@@ -1,0 +1,36 @@
+"""The bound bench/evaluate_suites.py --ceiling reports: a z-test that knows each series' noise."""
+
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+from evaluate_suites import known_noise_passes  # noqa: E402
+
+
+def _series(steps: list[float], phi: float = 0.0, n: int = 200, seed: int = 5) -> dict:
+    rng = np.random.default_rng(seed)
+    e = np.empty(n)
+    e[0] = rng.normal()
+    for t in range(1, n):
+        e[t] = phi * e[t - 1] + np.sqrt(1 - phi * phi) * rng.normal()
+    cps = [n * (i + 1) // (len(steps) + 1) for i in range(len(steps))]
+    level = np.ones(n)
+    for c, s in zip(cps, steps):
+        level[c:] *= 1 + s
+    values = 2.0 * level * (1 + 0.01 * e)
+    values[7] *= 3     # an outlier run the test leaves out
+    return {"values": values.tolist(), "change_points": cps, "steps": steps, "base": 2.0, "outliers": [7]}
+
+
+def test_a_step_well_over_the_noise_passes_and_one_under_it_does_not():
+    assert known_noise_passes(_series([0.05, -0.001])) == [True, False]
+
+
+def test_correlated_noise_needs_a_larger_step():
+    # 1% over 1% noise and two 100-run regimes: z ≈ 7 in independent noise, over the 3.9 that
+    # Bonferroni over 200 positions asks at 99%; AR(1) noise with phi 0.9 inflates the variance of
+    # a mean about 19-fold (z ≈ 1.6)
+    assert known_noise_passes(_series([0.01], phi=0.0)) == [True]
+    assert known_noise_passes(_series([0.01], phi=0.9)) == [False]
