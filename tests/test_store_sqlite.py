@@ -50,6 +50,25 @@ def test_series_are_in_run_order_and_filterable(store_path):
     assert values == [3.0, 1.0, 2.0]
 
 
+def test_series_keys_filter_by_each_name_within_the_project(store_path):
+    def run(project: str, branch: str, bed: str, commit: str) -> Run:
+        return Run(project, branch, commit, Bed(bed), [Metric("sort", "latency", 1.0), Metric("scan", "instructions", 2.0)])
+
+    with SqliteStore(store_path, "one") as one, SqliteStore(store_path, "two") as two:
+        one.add_runs([run("one", "main", "tb", "a"), run("one", "pr", "tb", "b"), run("one", "main", "other", "c")])
+        two.add_run(Run("two", "main", "c", Bed("tb"), [Metric("sort", "latency", 1.0), Metric("sort", "bytes", 3.0)]))
+        everything = one.series_keys()
+        assert len(everything) == 6 and everything == sorted(everything)
+        for field in ("branch", "testbed", "benchmark", "measure"):
+            for name in {getattr(k, field) for k in everything}:
+                assert one.series_keys(**{field: name}) == [k for k in everything if getattr(k, field) == name]
+        assert one.series_keys(branch="main", benchmark="scan") == [SeriesKey("main", "other", "scan", "instructions"),
+                                                                    SeriesKey("main", "tb", "scan", "instructions")]
+        # a name only the other project has, or none has, selects nothing
+        assert one.series_keys(measure="bytes") == [] and one.series_keys(testbed="nope") == []
+        assert two.series_keys() == [SeriesKey("main", "tb", "sort", "bytes"), SeriesKey("main", "tb", "sort", "latency")]
+
+
 @pytest.mark.parametrize("per_query", [500, 2])
 def test_many_series_read_at_once_are_each_as_read_alone(store_path, per_query, monkeypatch):
     """``series_of`` (detect reads every series of a new run in one pass per testbed) gives what
