@@ -95,6 +95,16 @@ def known_noise_passes(series: dict, bandwidth: int = 20) -> list[bool]:
             for i, c in enumerate(cps)]
 
 
+def guard_z_share(before: int, after: int) -> float:
+    """The drift guard's z of a step over the plain two-window z of the same step (Gaussian noise
+    of known variance): the standard error of the step fitted beside a quadratic trend through
+    windows of ``before`` and ``after`` runs, against that of the difference of their means."""
+    n = before + after
+    t = (np.arange(n) - (n - 1) / 2) / n
+    design = np.column_stack([np.ones(n), t, (np.arange(n) >= before).astype(float), t * t])
+    return math.sqrt((1 / before + 1 / after) / np.linalg.inv(design.T @ design)[2, 2])
+
+
 def print_ceilings(suites: list[dict], jobs: int) -> None:
     series = [s for suite in suites for s in suite["series"]]
     judged = [row for rows in map_in_processes(at_the_truth, series, jobs) for row in rows]
@@ -104,6 +114,10 @@ def print_ceilings(suites: list[dict], jobs: int) -> None:
         print(f"  at the truth, {label}: recall {recall:.3f}, F1 {2 * recall / (1 + recall):.3f} with no false report")
     print(f"  of the {sum(r[2] and not r[0] for r in judged)} true changes the noise-knowing test passes and "
           f"perfgate's fail, {sum(r[2] and not r[0] and r[1] for r in judged)} fail only the drift guard")
+    shares = [guard_z_share(a, b) for a, b in ((16, 90), (30, 90), (60, 90), (90, 90), (20, 20))]
+    print(f"  the guard's z of a step is {min(shares):.2f}-{max(shares):.2f} of its plain z (windows of 16-90 runs a "
+          f"side); a step of plain z 5 fails |z| >= 2 with probability {norm.cdf(2 - 0.5 * 5):.2f} at half, "
+          f"z 6 with {norm.cdf(2 - 0.5 * 6):.2f}")
 
 
 def false_events(found: list[int], events: list[int], margin: int) -> int:

@@ -4,6 +4,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 from evaluate_suites import known_noise_passes  # noqa: E402
@@ -34,3 +35,16 @@ def test_correlated_noise_needs_a_larger_step():
     # a mean about 19-fold (z ≈ 1.6)
     assert known_noise_passes(_series([0.01], phi=0.0)) == [True]
     assert known_noise_passes(_series([0.01], phi=0.9)) == [False]
+
+
+def test_the_guards_share_of_a_steps_z_is_what_the_detector_computes():
+    from evaluate_suites import guard_z_share
+
+    from perfgate.detect.changepoint import step_beyond_trend
+
+    sigma, step = 0.01, 0.03
+    for before, after in ((16, 90), (30, 90), (90, 90), (20, 20)):
+        plain = step / (sigma * np.sqrt(1 / before + 1 / after))
+        guard = step_beyond_trend(np.zeros(before), np.full(after, step), sigma, 1.0)
+        assert guard / plain == pytest.approx(guard_z_share(before, after), rel=1e-9)
+        assert 0.4 < guard_z_share(before, after) < 0.6
