@@ -1,4 +1,5 @@
-"""The bound bench/evaluate_suites.py --ceiling reports: a z-test that knows each series' noise."""
+"""What bench/evaluate_suites.py --ceiling reports: a z-test that knows each series' noise, and the
+drift guard's share of a step's z."""
 
 import sys
 from pathlib import Path
