@@ -345,10 +345,14 @@ class SqliteStore(Store):
         ids = self.db.execute(
             "SELECT DISTINCT r.branch_id, r.testbed_id, x.benchmark_id, x.measure_id FROM metric x"
             " JOIN run r ON r.id = x.run_id WHERE " + " AND ".join(where), args).fetchall()
-        names = {table: dict(self.db.execute(f"SELECT id, name FROM {table} WHERE project_id = ?", (self._project_id,)))
-                 for table in ("branch", "testbed", "benchmark", "measure")}
+        names = self._names("branch", "testbed", "benchmark", "measure")
         return sorted(SeriesKey(names["branch"][b], names["testbed"][t], names["benchmark"][bm], names["measure"][m])
                       for b, t, bm, m in ids)
+
+    def _names(self, *tables: str) -> dict[str, dict[int, str]]:
+        """Each of ``tables`` (branch, testbed, benchmark, measure) as the project's id -> name."""
+        return {table: dict(self.db.execute(f"SELECT id, name FROM {table} WHERE project_id = ?", (self._project_id,)))
+                for table in tables}
 
     @_guarded
     def series(self, key: SeriesKey) -> list[Point]:
@@ -462,9 +466,7 @@ class SqliteStore(Store):
         runs = {rid: rest for rid, *rest in self.db.execute(sql, args)}
         # Each run's place in ORDER BY start_time, id (NULL times first): rows sort on it alone.
         rank = {rid: i for i, rid in enumerate(sorted(runs, key=lambda r: (runs[r][2] is not None, runs[r][2] or 0, r)))}
-        names = {table: dict(self.db.execute(f"SELECT id, name FROM {table} WHERE project_id = ?",
-                                             (self._project_id,)))
-                 for table in ("benchmark", "measure")}
+        names = self._names("benchmark", "measure")
         groups: dict[tuple, list] = {}
         for bid, mid, rid, v, lo, up, s, a in self.db.execute(
                 "SELECT benchmark_id, measure_id, run_id, value, lower_value, upper_value, samples, attrs FROM metric"):
