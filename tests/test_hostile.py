@@ -287,15 +287,19 @@ def _filled_store(store: Path, runs: int = 40) -> None:
                           start_time=1.7e9 + i))
 
 
+def _damaged(store: Path) -> None:
+    """Overwrite four pages a third of the way into the file; the header stays intact."""
+    data = bytearray(store.read_bytes())
+    page = 4096
+    for n in range(len(data) // page // 3, len(data) // page // 3 + 4):
+        data[n * page:(n + 1) * page] = b"\x55" * page
+    store.write_bytes(bytes(data))
+
+
 def test_damage_inside_the_file_is_an_error_and_nothing_is_written(tmp_path, store_path):
     _filled_store(store_path)
-    data = bytearray(store_path.read_bytes())
-    page = 4096
-    pages = len(data) // page
-    assert pages > 20
-    for n in range(pages // 3, pages // 3 + 4):  # four pages in the middle; the header is intact
-        data[n * page:(n + 1) * page] = b"\x55" * page
-    store_path.write_bytes(bytes(data))
+    assert store_path.stat().st_size // 4096 > 20
+    _damaged(store_path)
     before = store_path.read_bytes()
     proc = perfgate("ingest", str(HYPERFINE), "--branch", "main", "--commit", "e" * 40, store=store_path)
     err = proc.stderr.decode()
@@ -308,14 +312,6 @@ def test_damage_inside_the_file_is_an_error_and_nothing_is_written(tmp_path, sto
         assert proc.returncode == 2 and str(store_path) in err, (verb, err)
         clean(err)
     assert store_path.read_bytes() == before
-
-
-def _damaged(store: Path) -> None:
-    data = bytearray(store.read_bytes())
-    page = 4096
-    for n in range(len(data) // page // 3, len(data) // page // 3 + 4):
-        data[n * page:(n + 1) * page] = b"\x55" * page
-    store.write_bytes(bytes(data))
 
 
 def test_a_detect_that_records_refuses_a_damaged_store_checked_beside_its_work(tmp_path, store_path):
