@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from perfgate.detect import changepoint, modes
-from perfgate.detect.changepoint import ChangePointDetector, detect_change_points
-from perfgate.detect.noise import NoiseModel, lag1_autocorrelation
+from perfgate.detect.changepoint import ChangePointDetector, _residuals, detect_change_points
+from perfgate.detect.noise import NoiseModel, lag1_autocorrelation, wander_autocorrelation
 from perfgate.thresholds import ChangePointSettings
 
 SETTINGS = ChangePointSettings(min_effect=0.005, confidence=0.99)
@@ -183,6 +183,46 @@ def test_noise_model_pieces():
     for i in range(1, 3000):
         ar[i] = 0.8 * ar[i - 1] + rng.standard_normal()
     assert 0.7 < lag1_autocorrelation(ar) < 0.9
+
+
+def sticky_modes(n: int, seed: int, dwell: float = 5.0, share: float = 0.3, gap: float = 3.0):
+    """Unit jitter plus a slow mode ``gap`` higher, entered and left as a two-state Markov chain
+    (stays of ``dwell`` runs on average, ``share`` of the runs in it); and the mode of each run."""
+    rng = np.random.default_rng(seed)
+    slow, state = np.zeros(n, dtype=bool), False
+    for i in range(n):
+        state = rng.random() >= 1 / dwell if state else rng.random() < share / (1 - share) / dwell
+        slow[i] = state
+    return gap * slow + rng.standard_normal(n), slow
+
+
+def test_the_persistence_a_false_cut_hides_is_measured_about_a_rolling_median():
+    # Cutting every stay of 6 runs or more in the slow mode into a regime of its own (what false
+    # changes do) leaves residuals that look far less correlated than the noise is; about a
+    # rolling median, which no change cuts, the persistence shows.
+    hidden = []
+    for seed in range(6):
+        y, slow = sticky_modes(400, seed)
+        edges = [0, *(np.flatnonzero(np.diff(slow.astype(int))) + 1), slow.size]
+        cut = sorted({t for a, b in zip(edges, edges[1:]) if slow[a] and b - a >= 6 for t in (a, b)} - {0, slow.size})
+        assert cut
+        wander = wander_autocorrelation(y)
+        assert 0.25 < wander < 0.6, (seed, wander)
+        hidden.append(wander - lag1_autocorrelation(_residuals(y, cut)))
+    assert min(hidden) > 0 and np.mean(hidden) > 0.08, hidden
+
+
+def test_the_persistence_about_a_rolling_median_is_that_of_the_noise():
+    for seed in range(6):
+        rng = np.random.default_rng(seed)
+        assert wander_autocorrelation(rng.standard_normal(400)) < 0.1
+        ar, e = np.zeros(1000), rng.standard_normal(1000)
+        for i in range(1, 1000):
+            ar[i] = 0.5 * ar[i - 1] + e[i]
+        assert 0.35 < wander_autocorrelation(ar) < 0.6
+        # a step the rolling median follows poorly is left out when it is known
+        steps = rng.standard_normal(300) + 1.5 * (np.arange(300) >= 150)
+        assert wander_autocorrelation(steps, [150]) < 0.1
 
 
 @pytest.mark.parametrize("seed", range(5))
@@ -374,11 +414,12 @@ def visited_mode(n: int, seed: int, stay: tuple[int, int], mean_stay: float, sha
     return x
 
 
-@pytest.mark.parametrize("seed", [0, 2])
+@pytest.mark.parametrize("seed", [0, 7])
 def test_one_stay_in_a_mode_visited_for_a_few_runs_at_a_time_is_not_a_change(seed, monkeypatch):
     # The series visits the slow level for 1-4 runs at a time; one stay of 10 runs is one more
     # visit, not a regression and its revert — though it passes every test, and is found when
-    # visits to a mode are not looked for.
+    # visits to a mode are not looked for.  (In other seeds, 2 among them, the stays' persistence
+    # measured about a rolling median already keeps the pair from passing.)
     x = visited_mode(300, seed, (140, 150), mean_stay=2.5, share=0.1)
     assert ChangePointDetector(SETTINGS).fit(x).passes_at([140, 150]) == [True, True]
     assert detect_change_points(x, SETTINGS) == []

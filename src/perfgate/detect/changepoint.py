@@ -17,8 +17,9 @@ Pipeline (``ChangePointDetector(settings).fit(values).predict()``):
    a Mann–Whitney rank test on the raw values — distribution-free, so tails, spikes and bimodal
    noise cannot fake significance — and a t-test on each window clipped to its own far-out
    fences (a rank test alone saturates on short windows), both with their variance inflated by
-   ``(1+ρ)/(1-ρ)`` for the series' lag-1 autocorrelation ρ, Bonferroni-combined
-   ``p = 2 · min(p_rank, p_t)``.  The location was chosen by a search, so the p-value is
+   ``(1+ρ)/(1-ρ)`` for the series' lag-1 autocorrelation ρ (the larger of that about the
+   candidates and the persistence about a rolling median, which no false candidate cuts),
+   Bonferroni-combined ``p = 2 · min(p_rank, p_t)``.  The location was chosen by a search, so the p-value is
    scan-adjusted (Bonferroni over the n possible positions): ``p_adj = min(1, n · p)``.  A
    candidate survives when ``p_adj ≤ 1 - confidence``, its relative size ``|Δ| ≥ min_effect``,
    the rank test agrees on its own (``|z| ≥ 3``, or 90% of the most its windows allow: the
@@ -65,7 +66,7 @@ import ruptures as rpt
 
 from perfgate.detect.elimination import eliminate
 from perfgate.detect.modes import without_mode_visits
-from perfgate.detect.noise import NoiseModel, lag1_autocorrelation, variance_inflation
+from perfgate.detect.noise import NoiseModel, lag1_autocorrelation, variance_inflation, wander_autocorrelation
 from perfgate.detect.stats import hodges_lehmann, mean_test, normal_quantile, pooled_sd, rank_test, raw_median
 from perfgate.thresholds import ChangePointSettings
 
@@ -136,17 +137,24 @@ class ChangePointDetector:
         # under ~300 points it has too few blocks and dropped true steps in independent noise.
         # Lag-1 correlation is not taken in units of the local noise: AR(1) wander is then partly
         # absorbed by the local scale, and false alarms rose.)
-        candidates = self._screen(yw, candidates, variance_inflation(rho))
+        # The correlation about a segmentation is lost where false changes cut the noise's long
+        # stays into regimes of their own; about a rolling median it is not
+        # (wander_autocorrelation), but there steps can show as correlation too, so it is measured
+        # first over the whole series, then away from the changes that pass under it.
+        wander = wander_autocorrelation(yw)
+        candidates = self._screen(yw, candidates, variance_inflation(max(rho, wander)))
         # Residuals about the many raw candidates soak up correlated wander; about the screened
         # ones they show it.
         rho = max(rho, lag1_autocorrelation(_residuals(yw, candidates)))
-        kept = self._prune(y, candidates, variance_inflation(rho))
+        passing = self._prune(y, candidates, variance_inflation(max(rho, wander)))
+        wander = wander_autocorrelation(yw, passing)
+        kept = self._prune(y, candidates, variance_inflation(max(rho, wander)))
         if kept:
             refit = lag1_autocorrelation(_residuals(yw, kept))
             if refit > rho:          # more correlated than the candidates suggested: re-judge
                 rho = refit
-                kept = self._prune(y, kept, variance_inflation(rho))
-        inflation = self.inflation_ = variance_inflation(rho)
+                kept = self._prune(y, kept, variance_inflation(max(rho, wander)))
+        inflation = self.inflation_ = variance_inflation(max(rho, wander))
         kept = self._drop_smooth_staircases(yw, kept, inflation)
         kept, bursts = self._merge_across_set_aside(yw, kept)
         # Each change is located between its left neighbour's refined index and its right
@@ -165,7 +173,8 @@ class ChangePointDetector:
         exactly.  Given the true changes of a labelled series, it is the detector's ceiling
         (``bench/evaluate_detection.py``)."""
         y, yw = self.noise_.y, self.noise_.winsorized
-        inflation = variance_inflation(lag1_autocorrelation(_residuals(yw, list(changes))))
+        rho = max(lag1_autocorrelation(_residuals(yw, list(changes))), wander_autocorrelation(yw, changes))
+        inflation = variance_inflation(rho)
         bounds = [0, *changes, y.size]
         return [self._judge(y, bounds[i], bounds[i + 1], bounds[i + 2], inflation)[0]
                 for i in range(len(changes))]

@@ -24,7 +24,8 @@ consecutive runs correlated, and instruction counts under valgrind are near-dete
 * ``local_sigma``: the same robust scale about each point from its :data:`LOCAL` neighbours, so
   that a step in a quiet stretch is judged against the noise there;
 * :func:`lag1_autocorrelation` of residuals, from which the variance of a mean (or a rank sum)
-  of m correlated points is inflated by ``(1 + rho) / (1 - rho)`` (AR(1) approximation).
+  of m correlated points is inflated by ``(1 + rho) / (1 - rho)`` (AR(1) approximation), and
+  :func:`wander_autocorrelation`, the same persistence measured about a rolling median.
 """
 
 from __future__ import annotations
@@ -42,6 +43,8 @@ SIGMA_FLOOR = 1e-4   # relative: 0.01%, well under any effect worth reporting
 FENCE = 2.0
 SMOOTH = 9           # rolling median width: wider than a spike, narrower than a regime
 MAX_RHO = 0.9
+WANDER = 31          # rolling median width for the noise's persistence: wider than a sticky mode's stays
+WANDER_LAG = 5       # ... whose correlation has mostly decayed this many runs apart
 LOCAL = 121          # points of a local noise estimate: the two judging windows about a point
 DISTURBED = 0.2      # a run whose samples' variance is over 5× (spread over √5 ≈ 2.2×) its neighbours' typical one
 CHANCE = 1e-3        # ... and more than its few samples scatter by chance once in this many runs
@@ -149,6 +152,34 @@ def lag1_autocorrelation(resid: np.ndarray) -> float:
     if resid.size < 4 or denom == 0:
         return 0.0
     return float(np.clip((r[1:] @ r[:-1]) / denom, 0.0, MAX_RHO))
+
+
+def wander_autocorrelation(y: np.ndarray, changes: Sequence[int] = ()) -> float:
+    """The noise's short-range persistence measured about a rolling median of :data:`WANDER`
+    points (a third of a short series) instead of a segmentation: lag-1 autocorrelation less the
+    lag-:data:`WANDER_LAG` one, leaving out half the width about each of ``changes``, clipped as
+    :func:`lag1_autocorrelation`.  Residuals about a segmentation lose the persistence wherever
+    a false change cut a long stay of a sticky mode, or a stretch of wander, into a regime of its
+    own; a rolling median is cut by nothing and follows no short stay.  It lags behind a step,
+    though, leaving a smooth ramp of residuals, correlated at lag 5 nearly as at lag 1, while the
+    noise's own correlation has mostly decayed by then: hence the difference, and the known
+    changes left out."""
+    n = y.size
+    width = max(5, min(WANDER, (n // 3) | 1))
+    r = y - median_filter(y, size=width, mode="reflect")
+    keep = np.ones(n, dtype=bool)
+    for t in changes:
+        keep[max(0, t - width // 2):t + width // 2 + 1] = False
+    near, far = keep[1:] & keep[:-1], keep[WANDER_LAG:] & keep[:-WANDER_LAG]
+    if keep.sum() < 20 or not near.any() or not far.any():
+        return 0.0
+    r = r - r[keep].mean()
+    var = float(r[keep] @ r[keep]) / keep.sum()
+    if var == 0:
+        return 0.0
+    rho_near = (r[1:] * r[:-1])[near].mean() / var
+    rho_far = (r[WANDER_LAG:] * r[:-WANDER_LAG])[far].mean() / var
+    return float(np.clip(rho_near - max(0.0, rho_far), 0.0, MAX_RHO))
 
 
 def variance_inflation(rho: float) -> float:
