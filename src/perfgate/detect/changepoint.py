@@ -146,9 +146,11 @@ class ChangePointDetector:
         # Residuals about the many raw candidates soak up correlated wander; about the screened
         # ones they show it.
         rho = max(rho, lag1_autocorrelation(_residuals(yw, candidates)))
-        passing = self._prune(y, candidates, variance_inflation(max(rho, wander)))
+        first = max(rho, wander)
+        passing = self._prune(y, candidates, variance_inflation(first))
         wander = wander_autocorrelation(yw, passing)
-        kept = self._prune(y, candidates, variance_inflation(max(rho, wander)))
+        # The same correlation prunes to the same changes: only a new one is pruned again.
+        kept = passing if max(rho, wander) == first else self._prune(y, candidates, variance_inflation(max(rho, wander)))
         if kept:
             refit = lag1_autocorrelation(_residuals(yw, kept))
             if refit > rho:          # more correlated than the candidates suggested: re-judge
