@@ -287,6 +287,22 @@ def _filled_store(store: Path, runs: int = 40) -> None:
                           start_time=1.7e9 + i))
 
 
+def test_history_limit_shows_the_newest_points_or_every_one_and_refuses_a_negative(store_path, capsys):
+    # A negative --limit once showed all but the first few points, later the whole series; it
+    # means neither, so it is refused by name.
+    _filled_store(store_path, runs=40)
+    shown = {}
+    for limit in ("5", "0"):
+        assert main(["history", "bench-3", "--limit", limit, "--json", "--store", f"sqlite:{store_path}"]) == 0
+        (series,) = json.loads(capsys.readouterr().out)
+        shown[limit] = [p["commit"] for p in series["points"]]
+    assert shown["5"] == [f"{i:040x}" for i in range(35, 40)]
+    assert shown["0"] == [f"{i:040x}" for i in range(40)]
+    assert main(["history", "--limit", "-3", "--store", f"sqlite:{store_path}"]) == 2
+    err = capsys.readouterr().err
+    assert "--limit must be 0 (every point) or more, got -3" in err, err
+
+
 def _damaged(store: Path) -> None:
     """Overwrite four pages a third of the way into the file; the header stays intact."""
     data = bytearray(store.read_bytes())

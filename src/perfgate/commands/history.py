@@ -32,7 +32,8 @@ EPILOG = """examples:
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("benchmark", nargs="?", help="show every point of this benchmark")
     add_series_filters(p)
-    p.add_argument("--limit", type=int, default=30, help="points per series shown (default: %(default)s)")
+    p.add_argument("--limit", type=int, default=30, metavar="N",
+                   help="newest points per series shown, 0 for every one (default: %(default)s)")
 
 
 def _when(t: float | None) -> str:
@@ -40,6 +41,8 @@ def _when(t: float | None) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.limit < 0:
+        raise PerfgateError(f"--limit must be 0 (every point) or more, got {args.limit}")
     with store_from(args) as store:
         keys = store.series_keys(branch=args.branch, testbed=args.testbed,
                                  benchmark=args.benchmark, measure=args.measure)
