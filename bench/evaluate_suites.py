@@ -17,10 +17,13 @@ tests (its ceiling), with them but the drift guard, and with a z-test that knows
 regimes' true means apart over the noise's long-run deviation, from the generated noise itself,
 Bonferroni over the series' positions at the detector's confidence): about the most a detector
 that searches each series alone under that false-alarm control can find.
+``--misses`` prints, for each way, the missed changes by step size over the series' noise CV and the
+false reports by the series' own noise kind (where the detector loses on this corpus).
 
     .venv/bin/python bench/evaluate_suites.py                     # 200 suites, seed 41616
     .venv/bin/python bench/evaluate_suites.py --suites 100 --seed 41617 --seeds 7
     .venv/bin/python bench/evaluate_suites.py --ceiling             # recall judged at the true changes
+    .venv/bin/python bench/evaluate_suites.py --misses              # misses by size, false reports by noise
     .venv/bin/pip install --no-deps apache-otava && .venv/bin/python bench/evaluate_suites.py --otava
 """
 
@@ -120,6 +123,30 @@ def print_ceilings(suites: list[dict], jobs: int) -> None:
           f"z 6 with {norm.cdf(2 - 0.5 * 6):.2f}")
 
 
+MISS_BINS = ((0, 1, "under 1x"), (1, 2, "1-2x"), (2, 3, "2-3x"), (3, math.inf, "3x or more"))
+
+
+def print_misses(suites: list[dict], results: list, with_siblings: bool, margin: int) -> None:
+    """The true changes missed, by step size over the series' noise CV, and the false reports, by
+    the series' own noise kind (an AR(1) kind counted as one, whatever its phi)."""
+    missed = dict.fromkeys((label for *_, label in MISS_BINS), 0)
+    false: dict[str, int] = {}
+    series = [s for suite in suites for s in suite["series"]]
+    findings = [sorted(alone + added) if with_siblings else alone
+                for series_results in results for alone, added in series_results]
+    for s, found in zip(series, findings):
+        hits = matched_truth(s["change_points"], found, margin)
+        for hit, step in zip(hits, s["steps"]):
+            size = abs(step) / s["noise_cv"]
+            if not hit:
+                missed[next(label for lo, hi, label in MISS_BINS if lo <= size < hi)] += 1
+        kind = s.get("own_kind", s["kind"])
+        kind = "ar" if kind.startswith("ar") else kind
+        false[kind] = false.get(kind, 0) + len(found) - sum(hits)
+    print(f"  missed by step size over the noise: {', '.join(f'{k} {v}' for k, v in missed.items())}; "
+          f"false reports by noise: {', '.join(f'{k} {v}' for k, v in sorted(false.items(), key=lambda kv: -kv[1]))}")
+
+
 def false_events(found: list[int], events: list[int], margin: int) -> int:
     """Commits flagged in a suite's series (all of them together, flags within ``margin`` of the
     first of a group counting once) that are not within ``margin`` of any true event."""
@@ -180,6 +207,8 @@ def main() -> None:
     p.add_argument("--jobs", type=int, default=default_workers())
     p.add_argument("--ceiling", action="store_true",
                    help="also each corpus's recall at the truth: perfgate's tests, without the drift guard, knowing the noise")
+    p.add_argument("--misses", action="store_true",
+                   help="also the misses by step size and the false reports by noise kind")
     p.add_argument("--otava", action="store_true",
                    help="also Apache Otava, series alone (pip install --no-deps apache-otava)")
     args = p.parse_args()
@@ -200,6 +229,8 @@ def main() -> None:
             print(f"| {seed} | {way} | {r['f1']:.3f} | {r['precision']:.3f} | {r['false_alarms_per_1000']:.2f} | "
                   f"{r['recall_by_effect']['1-3x noise'][0]:.3f} | {r['recall_shared']:.3f} | "
                   f"{r['events_found']:.3f} | {r['false_events']:.2f} | {tp} / {fp} / {fn} |")
+            if args.misses:
+                print_misses(suites, found, joint, args.margin)
         if args.ceiling:
             print_ceilings(suites, args.jobs)
 

@@ -49,3 +49,20 @@ def test_the_guards_share_of_a_steps_z_is_what_the_detector_computes():
         guard = step_beyond_trend(np.zeros(before), np.full(after, step), sigma, 1.0)
         assert guard / plain == pytest.approx(guard_z_share(before, after), rel=1e-9)
         assert 0.4 < guard_z_share(before, after) < 0.6
+
+
+def test_the_misses_are_counted_by_step_size_and_the_false_reports_by_noise_kind(capsys):
+    from evaluate_suites import print_misses
+
+    def entry(kind: str, cps: list[int], steps: list[float]) -> dict:
+        return {"kind": "common", "own_kind": kind, "change_points": cps, "steps": steps, "noise_cv": 0.02}
+
+    suites = [{"series": [entry("ar0.4", [50, 120], [0.01, 0.05]), entry("gauss", [80], [0.1])]}]
+    # series 1: the 0.5x step missed, the 2.5x one found 3 runs off, and a false report;
+    # series 2: its 5x step found only by the siblings' re-test
+    results = [[([123, 170], []), ([], [81])]]
+    print_misses(suites, results, with_siblings=True, margin=5)
+    assert capsys.readouterr().out.strip() == ("missed by step size over the noise: under 1x 1, 1-2x 0, 2-3x 0, "
+                                               "3x or more 0; false reports by noise: ar 1, gauss 0")
+    print_misses(suites, results, with_siblings=False, margin=5)
+    assert "under 1x 1, 1-2x 0, 2-3x 0, 3x or more 1" in capsys.readouterr().out
