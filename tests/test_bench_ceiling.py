@@ -1,5 +1,5 @@
-"""What bench/evaluate_suites.py --ceiling reports: a z-test that knows each series' noise, and the
-drift guard's share of a step's z."""
+"""What bench/evaluate_suites.py --ceiling reports (a z-test that knows each series' noise, and the
+drift guard's share of a step's z) and what --misses counts."""
 
 import sys
 from pathlib import Path
