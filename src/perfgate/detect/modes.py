@@ -19,6 +19,13 @@ ends within :data:`EXCURSION_BACK` of its size from where it began.  It is a mod
   one as long as the excursion is unsurprising (geometric stays with their mean length; a mode
   visited a run at a time, as a bimodal benchmark's alternating runs, does not explain a stay of
   28 runs).
+
+Both sides are measured from the level the series sits at most (:func:`_home_level`), and a stay
+is not ended by one run that its jitter takes out of the level's band (:func:`_bridged`).  Where a
+mode is a few jitter deviations away, its median-pulling visits and its broken stays hid it: with
+both, the suite corpus's false reports fell 140 → 130 (sticky bimodal 90 → 80) with every true
+change kept; over 16 seeds of the first and short generators, two true excursions (a regression
+and its revert) were dropped with them.
 """
 
 from __future__ import annotations
@@ -77,7 +84,7 @@ def _visited_beside(found: list[ChangePoint], i: int, y: np.ndarray, log_scale: 
     hi = found[i + 2].index if i + 2 < len(found) else y.size
     size = math.log1p(found[i].magnitude) if log_scale else found[i].magnitude
     before, after = y[lo:a], y[b:hi]
-    base = float(np.median(np.concatenate([before, after])))
+    base = _home_level(np.concatenate([before, after]))
 
     def at(level_side: float, part: np.ndarray) -> np.ndarray:
         dev = (part - base) * level_side
@@ -89,8 +96,29 @@ def _visited_beside(found: list[ChangePoint], i: int, y: np.ndarray, log_scale: 
     mirror = int(at(-sign, before).sum() + at(-sign, after).sum())
     if k < MODE_MIN_RUNS or binom.sf(k - 1, k + mirror, 0.5) >= MODE_P:
         return False
-    visits = int(here[0]) + int((here[1:] & ~here[:-1]).sum())
-    mean_stay = k / visits
+    stays = _bridged(here)
+    visits = int(stays[0]) + int((stays[1:] & ~stays[:-1]).sum())
+    mean_stay = int(stays.sum()) / visits
     if mean_stay <= 1:
         return False
     return (visits + 1) * (1 - 1 / mean_stay) ** (b - a - 1) >= DWELL_P
+
+
+def _home_level(y: np.ndarray) -> float:
+    """The level a series sits at most: the median of its shortest half (a shorth).  Its median
+    would do for one mode, but a second mode's visits pull the median toward them, and the other
+    side of it then counts as far out as the visits do (in the suite corpus, jitter reached as far
+    below that median as the sticky mode's visits above it)."""
+    x = np.sort(y)
+    h = x.size // 2 + 1
+    start = int(np.argmin(x[h - 1:] - x[:x.size - h + 1]))
+    return float(np.median(x[start:start + h]))
+
+
+def _bridged(here: np.ndarray) -> np.ndarray:
+    """``here`` with every single run between two runs at the level counted in: the jitter of a
+    mode whose level is a few of its deviations away takes a run of a stay out of the band now
+    and then, and a stay counted as pieces looks shorter than it is."""
+    out = here.copy()
+    out[1:-1] |= here[:-2] & here[2:]
+    return out
