@@ -7,7 +7,7 @@ Pipeline (``ChangePointDetector(settings).fit(values).predict()``):
    rolling median).  Where runs carry raw samples, a run whose samples scatter more than
    typical is weighed down (its deviation from its reliable neighbours shrunk).
 2. **Search** (over-generating on purpose): ruptures ``KernelCPD(kernel="linear")`` — exact PELT
-   in C — minimising ``Σ_segments Σ (y_t - ȳ_seg)² / s² + β · #changes`` with the low penalty
+   in C, loaded by :mod:`perfgate.detect.pelt` — minimising ``Σ_segments Σ (y_t - ȳ_seg)² / s² + β · #changes`` with the low penalty
    ``β = 2 log n`` on the winsorized series, ``s`` its first-difference spread; ``jump=1`` so
    change points are not snapped to a grid (a coarser grid does not make the C search faster).
 3. **Screen**: candidates whose mean shift is far from significant (``z < 3`` from cumulative
@@ -62,11 +62,11 @@ from dataclasses import dataclass
 from itertools import groupby
 
 import numpy as np
-import ruptures as rpt
 
 from perfgate.detect.elimination import eliminate
 from perfgate.detect.modes import without_mode_visits
 from perfgate.detect.noise import NoiseModel, lag1_autocorrelation, variance_inflation, wander_autocorrelation
+from perfgate.detect.pelt import pelt_l2
 from perfgate.detect.stats import hodges_lehmann, mean_test, normal_quantile, pooled_sd, rank_test, raw_median
 from perfgate.thresholds import ChangePointSettings
 
@@ -468,15 +468,13 @@ def chunked_search(signal: np.ndarray, m: int, pen: float) -> list[int]:
     across a seam are merged.  Series up to ``CHUNK`` points get the one exact search."""
     n = signal.shape[0]
     if n <= CHUNK:
-        algo = rpt.KernelCPD(kernel="linear", min_size=m, jump=1).fit(signal)
-        return [int(b) for b in algo.predict(pen=pen)[:-1]]
+        return pelt_l2(signal, pen, m)
     own = CHUNK - 2 * CHUNK_OVERLAP
     found: list[int] = []
     for start in range(0, n, own):
         a, b = max(0, start - CHUNK_OVERLAP), min(n, start + own + CHUNK_OVERLAP)
-        algo = rpt.KernelCPD(kernel="linear", min_size=m, jump=1).fit(signal[a:b])
-        for t in algo.predict(pen=pen)[:-1]:
-            t = a + int(t)
+        for t in pelt_l2(signal[a:b], pen, m):
+            t = a + t
             if start <= t < start + own and (not found or t - found[-1] >= m) and n - t >= m:
                 found.append(t)
     return found

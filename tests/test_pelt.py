@@ -1,0 +1,56 @@
+"""perfgate's search is ruptures' linear-kernel PELT, loaded without the ruptures package: the same
+change points as the public class, and detect no longer imports what it never runs."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import ruptures
+
+from perfgate.detect import pelt
+
+
+def _signals():
+    rng = np.random.default_rng(16)
+    for n in (10, 11, 37, 150, 600, 1000):
+        for k in range(4):
+            x = rng.standard_normal(n)
+            for t in sorted(rng.choice(np.arange(1, n), size=min(k, n - 1), replace=False)):
+                x[t:] += rng.normal(0, 3)
+            yield x.reshape(-1, 1)
+    yield np.zeros((50, 1))                                 # nothing to split
+    yield np.repeat([[0.0], [5.0]], 40, axis=0)             # one clean step
+
+
+@pytest.mark.parametrize("min_size", [2, 5, 9])
+def test_the_same_change_points_as_ruptures_kernel_cpd(min_size):
+    assert pelt._compiled_search() is not None       # the pinned ruptures: its compiled search is used
+    for x in _signals():
+        for pen in (0.5, 2 * np.log(x.shape[0]), 50.0):
+            if x.shape[0] < 2 * min_size:
+                assert pelt.pelt_l2(x, pen, min_size) == []
+                continue
+            expected = ruptures.KernelCPD(kernel="linear", min_size=min_size, jump=1).fit(x).predict(pen=pen)[:-1]
+            assert pelt.pelt_l2(x, pen, min_size) == [int(b) for b in expected]
+            assert pelt.pelt_l2(x.ravel(), pen, min_size) == [int(b) for b in expected]
+
+
+def test_without_the_compiled_search_the_public_class_gives_the_same(monkeypatch):
+    x = [s for s in _signals() if s.shape[0] == 600][-1]          # three steps
+    found = pelt.pelt_l2(x, 2 * np.log(600), 5)
+    monkeypatch.setattr(pelt, "_compiled_search", lambda: None)
+    assert pelt.pelt_l2(x, 2 * np.log(600), 5) == found and found
+
+
+def test_detect_imports_neither_the_ruptures_package_nor_scipy_stats():
+    # They cost 0.6 s of every detect's CPU and the linear search uses none of them.
+    code = ("import sys; import perfgate.commands.detect as d; d._import_detectors();"
+            "from perfgate.detect.changepoint import detect_change_points;"
+            "import numpy as np; x = np.r_[np.ones(60), 2 * np.ones(60)] * (1 + 0.01 * np.sin(np.arange(120)));"
+            "assert [c.index for c in detect_change_points(x)] == [60];"
+            "print(sorted(m for m in ('ruptures', 'scipy.stats', 'scipy.spatial', 'scipy.signal') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]", out
