@@ -7,7 +7,8 @@ Pipeline (``ChangePointDetector(settings).fit(values).predict()``):
    rolling median).  Where runs carry raw samples, a run whose samples scatter more than
    typical is weighed down (its deviation from its reliable neighbours shrunk).
 2. **Search** (over-generating on purpose): ruptures ``KernelCPD(kernel="linear")`` — exact PELT
-   in C, loaded by :mod:`perfgate.detect.pelt` — minimising ``Σ_segments Σ (y_t - ȳ_seg)² / s² + β · #changes`` with the low penalty
+   in C, loaded by :mod:`perfgate.detect.pelt` — minimising
+   ``Σ_segments Σ (y_t - ȳ_seg)² / s² + β · #changes`` with the low penalty
    ``β = 2 log n`` on the winsorized series, ``s`` its first-difference spread; ``jump=1`` so
    change points are not snapped to a grid (a coarser grid does not make the C search faster).
 3. **Screen**: candidates whose mean shift is far from significant (``z < 3`` from cumulative

@@ -34,8 +34,11 @@ def _compiled_search() -> Callable | None:
         path = folder / f"ekcpd{suffix}"
         if path.is_file():
             loader = importlib.machinery.ExtensionFileLoader(_COMPILED, str(path))
-            module = importlib.util.module_from_spec(importlib.util.spec_from_loader(_COMPILED, loader))
-            loader.exec_module(module)
+            try:
+                module = importlib.util.module_from_spec(importlib.util.spec_from_loader(_COMPILED, loader))
+                loader.exec_module(module)
+            except (ImportError, OSError):       # it wants its package after all: use the class
+                return None
             return getattr(module, "ekcpd_pelt_L2", None)
     return None
 
