@@ -3,6 +3,7 @@ change points as the public class, and detect no longer imports what it never ru
 
 from __future__ import annotations
 
+import importlib.machinery
 import subprocess
 import sys
 
@@ -56,3 +57,17 @@ def test_detect_imports_neither_the_ruptures_package_nor_scipy_stats():
             "import ruptures; print([int(b) for b in ruptures.KernelCPD(kernel='linear', min_size=5).fit(x.reshape(-1, 1)).predict(pen=5)[:-1]])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split("\n")[:2] == ["[]", "[60]"], out
+
+
+def test_a_compiled_search_that_will_not_load_on_its_own_falls_back_to_the_class(monkeypatch):
+    def refuse(self, module):
+        raise ImportError("wants its package")
+
+    pelt._compiled_search.cache_clear()
+    monkeypatch.setattr(importlib.machinery.ExtensionFileLoader, "exec_module", refuse)
+    try:
+        assert pelt._compiled_search() is None
+        x = [s for s in _signals() if s.shape[0] == 600][-1]
+        assert pelt.pelt_l2(x, 2 * np.log(600), 5) == [314, 380, 430]
+    finally:
+        pelt._compiled_search.cache_clear()
