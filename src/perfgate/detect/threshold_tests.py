@@ -44,8 +44,9 @@ from scipy.special import ndtri, stdtrit
 from perfgate.thresholds import ThresholdTest
 
 
-# Quantiles depend only on the boundary and the baseline size, which repeat along a series; scipy's
-# ppf costs ~0.3 ms a call, which made judging every point of 10,000 series take minutes.
+# Quantiles depend only on the boundary and the baseline size, which repeat along a series.
+# scipy.stats' ppf cost ~0.3 ms a call, which made judging every point of 10,000 series take
+# minutes; the scipy.special functions cost ~1.4 µs for both, still ten times a cache hit.
 @lru_cache(maxsize=4096)
 def _normal_q(p: float) -> float:
     return float(ndtri(p))
