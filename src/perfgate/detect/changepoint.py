@@ -50,7 +50,10 @@ Where sibling series (benchmarks run on the same machine along the same commits)
 can be tested again at those places (:meth:`ChangePointDetector.corroborate`): fixed in advance by
 another series, they cost the scan adjustment only their own number of locations, times the
 series tested there over one more than those that found the change alone (a Benjamini–Hochberg
-bound).
+bound).  A change the series found alone is first placed at a sibling's place nearby when that
+place is in its location's profile-likelihood set and the change still passes its own,
+series-wide tests there (:meth:`ChangePointDetector.align`): a small step's best split strays
+several runs in the noise, and the commit that moved its siblings is the likelier one.
 
 A single-run spike is never a change point: regimes have at least ``min_segment`` points, a
 rank test cannot be moved by one point's size, and the t-test sees the spike clipped.
@@ -59,7 +62,7 @@ rank test cannot be moved by one point's size, and the t-test sees the spike cli
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import groupby
 
 import numpy as np
@@ -232,6 +235,49 @@ class ChangePointDetector:
         cps = eliminate(sorted(own + list(chosen)), n, judge)
         return [self._report(y, yw, cps, i, inflation, within=chosen[t][0], scan=chosen[t][1])
                 for i, t in enumerate(cps) if t in chosen]
+
+    def align(self, found: list[ChangePoint], ranges: list[tuple[int, int]]) -> list[ChangePoint]:
+        """``found`` (this series' own changes, from :meth:`predict`) with each change moved to one
+        of ``ranges`` (the first index low..high of a change a sibling series found, in this
+        series' indices) within ``LOCATE_WINDOW`` runs of it, when a split in that range is in
+        the change's 95% profile-likelihood set (its ratio within ``LOCATION_LEVEL`` of the
+        change's own, over the whole regime between its neighbours) and the change still passes
+        its tests there, scan-adjusted over the whole series as when it was found.  Of several
+        such places the likeliest is taken.  A small step's best split strays several runs in the
+        noise; a commit that moved sibling benchmarks is where a change most likely is, and a
+        change named there is one event with its siblings'.  Nothing is added or removed."""
+        if not ranges or not found:
+            return found
+        y, yw = self.noise_.y, self.noise_.winsorized
+        n, m = y.size, self.settings.min_segment
+        out = list(found)
+        for i, cp in enumerate(found):
+            t0 = cp.index
+            lo = out[i - 1].index if i > 0 else 0
+            hi = found[i + 1].index if i + 1 < len(found) else n
+            if any(a <= t0 <= b for a, b in ranges):
+                continue        # already where a sibling changed
+            places = [(max(a, lo + m), min(b, hi - m)) for a, b in ranges
+                      if a <= t0 + LOCATE_WINDOW and b >= t0 - LOCATE_WINDOW]
+            places = [(a, b) for a, b in places if a <= b]
+            if not places:
+                continue
+            sigma = self._sigma_at(t0)
+            left, right = self._windows(y, lo, t0, hi)
+            loc_sigma = max(pooled_sd(fenced(left, sigma), fenced(right, sigma)), sigma)
+            _, lr = _split_scores(yw, lo, hi, loc_sigma, self.inflation_)
+            bar = lr[t0 - lo - 1] - LOCATION_LEVEL
+            best = max(((float(lr[t - lo - 1]), t, (a, b)) for a, b in places for t in range(a, b + 1)),
+                       default=None)
+            if best is None or best[0] < bar or not self._judge(y, lo, best[1], hi, self.inflation_)[0]:
+                continue
+            moved = [c.index for c in out]
+            moved[i] = best[1]
+            placed = self._report(y, yw, moved, i, self.inflation_, within=best[2])
+            # the commits it could be still include those its own location named
+            out[i] = replace(placed, index_low=min(placed.index_low, cp.index_low),
+                             index_high=max(placed.index_high, cp.index_high))
+        return out
 
     # --- search --------------------------------------------------------------------------------
 
@@ -450,12 +496,22 @@ class ChangePointDetector:
         return t, t_low, t_high, p_adj
 
 
-def corroborate_all(detectors: list[ChangePointDetector], found: list[list[ChangePoint]]) -> list[list[ChangePoint]]:
+def align_all(detectors: list[ChangePointDetector], found: list[list[ChangePoint]]) -> list[list[ChangePoint]]:
+    """Each series' own changes (``found``) placed at the others' changes where those explain them
+    as well (:meth:`ChangePointDetector.align`), as ``perfgate detect`` places them."""
+    return [d.align(own, [(c.index_low, c.index_high) for j, other in enumerate(found) if j != i for c in other])
+            for i, (d, own) in enumerate(zip(detectors, found))]
+
+
+def corroborate_all(detectors: list[ChangePointDetector], found: list[list[ChangePoint]],
+                    placed: list[list[ChangePoint]] | None = None) -> list[list[ChangePoint]]:
     """What each of several fitted series (index i the same commit in all) shows where the others
-    changed — ``found``, each one's own changes — tested as ``perfgate detect`` tests the series of
-    a branch and testbed: every other series' change is a place, priced in all the others."""
+    changed — ``found``, each one's own changes, as found alone — tested as ``perfgate detect``
+    tests the series of a branch and testbed: every other series' change is a place, priced in
+    all the others.  ``placed``: each series' own changes as :func:`align_all` placed them (they
+    bound the windows; the places stay those found alone, so nothing feeds on itself)."""
     out = []
-    for i, (d, own) in enumerate(zip(detectors, found)):
+    for i, (d, own) in enumerate(zip(detectors, placed if placed is not None else found)):
         named = [((c.index_low, c.index_high), j) for j, other in enumerate(found) if j != i for c in other]
         out.append(d.corroborate(own, [r for r, _ in named], len(detectors) - 1, [j for _, j in named]))
     return out
@@ -557,15 +613,9 @@ def _locate(yw: np.ndarray, lo: int, hi: int, t0: int, m: int, sigma: float,
     """Best split of ``yw[lo:hi]`` near ``t0`` by the two-sample likelihood ratio, and the range of
     splits whose ratio is within the 95% level of the best (a profile-likelihood set); with
     ``within = (a, b)``, splits at a..b only."""
-    seg = yw[lo:hi]
-    n = seg.size
-    ts = np.arange(1, n)
-    csum = np.cumsum(seg)
-    nl = ts.astype(float)
-    nr = n - nl
-    mean_l = csum[:-1] / nl
-    mean_r = (csum[-1] - csum[:-1]) / nr
-    lr = nl * nr / n * (mean_l - mean_r) ** 2 / (sigma ** 2 * inflation)
+    n = hi - lo
+    ts, lr = _split_scores(yw, lo, hi, sigma, inflation)
+    ts = ts - lo
     # The search needs min_segment points a side to see a change, but once it has seen one the
     # best split may sit closer to an end: a regime 4 points old at the series' end is still
     # located exactly (clamping it to min_segment would name the wrong commit).
@@ -584,6 +634,20 @@ def _locate(yw: np.ndarray, lo: int, hi: int, t0: int, m: int, sigma: float,
     while b < n - 2 and inside[b + 1]:
         b += 1
     return lo + int(ts[best]), lo + int(ts[a]), lo + int(ts[b])
+
+
+def _split_scores(yw: np.ndarray, lo: int, hi: int, sigma: float, inflation: float) -> tuple[np.ndarray, np.ndarray]:
+    """``(t, LR(t))`` for every split t of ``yw[lo:hi]`` (``lo < t < hi``): the two-sample
+    likelihood ratio of a change in mean there, in noise variances inflated by ``inflation``."""
+    seg = yw[lo:hi]
+    n = seg.size
+    ts = np.arange(1, n)
+    csum = np.cumsum(seg)
+    nl = ts.astype(float)
+    nr = n - nl
+    mean_l = csum[:-1] / nl
+    mean_r = (csum[-1] - csum[:-1]) / nr
+    return lo + ts, nl * nr / n * (mean_l - mean_r) ** 2 / (sigma ** 2 * inflation)
 
 
 def detect_change_points(values, settings: ChangePointSettings | None = None,
