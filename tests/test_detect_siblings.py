@@ -175,3 +175,32 @@ def test_the_alerts_table_says_which_alerts_were_found_where_siblings_changed(cl
             if "c0100" in line]
     assert len(rows) == 2
     assert [("(siblings)" in line) for line in sorted(rows, key=lambda r: " b " in r)] == [False, True]
+
+
+def test_a_change_found_alone_a_few_runs_off_is_placed_at_the_siblings_commit(cli, store_path):
+    # b steps +2.5% at commit 100 in 2% noise: its search finds the step alone, at c0106; a steps
+    # +10% at c0100.  c0100 explains b's step as well, so b's change is placed there, naming a
+    # and keeping where it was found alone; its range still holds c0106.
+    a, _ = suite()
+    b = 1e6 * (1 + 0.02 * np.random.default_rng(54).standard_normal(200))
+    b[100:] *= 1.025
+    add(store_path, 0, 200, {"b": b})
+    alone = json.loads(cli("detect", "--no-record", "--json", check=True).stdout)
+    assert [c["first_commit"] for c in changes(alone, "b")] == ["c0106"]
+    add(store_path, 0, 200, {"a": a})
+    proc = cli("detect", "--json")
+    assert proc.returncode == 1, proc.stderr
+    data = json.loads(proc.stdout)
+    [cb] = changes(data, "b")
+    assert cb["first_commit"] == "c0100" and cb["placed_with"] == ["a [latency]"] and "siblings" not in cb
+    assert cb["commit_range"][0] == "c0100" and "c0106" in cb["commit_range"] and cb["p_value"] <= 0.01
+    assert cb["found_alone"]["first_commit"] == "c0106"
+    [alert] = [x for x in data["new_alerts"] if x["benchmark"] == "b"]
+    assert alert["commit"] == "c0100" and alert["details"]["placed_with"] == ["a [latency]"]
+    # nothing new: the same reports, no alert raised again; a full detect agrees
+    again = json.loads(cli("detect", "--json", check=True).stdout)
+    assert without_alert_state(again) == without_alert_state(data) and again["new_alerts"] == []
+    full = json.loads(cli("detect", "--json", "--full", "--no-record", check=True).stdout)
+    assert without_alert_state(full) == without_alert_state(data)
+    table = cli("detect", "--no-record", "--full").stdout
+    assert "placed where 1 sibling(s)" in " ".join(table.split())

@@ -405,3 +405,14 @@ def test_an_alert_found_where_siblings_changed_names_them():
     text = render.plain_text(Event("raised", alert), LINKS)
     assert "tested here because copy|1 [latency], copy2 [instructions], c3 [latency] and 1 more changed here" in text
     assert "because" not in render.evidence_table(make_alert(10), LINKS)
+
+
+def test_an_alert_placed_where_siblings_changed_names_them():
+    from perfgate.notify import render
+    from perfgate.notify.events import Event
+
+    alert = make_alert(10)
+    alert.details["placed_with"] = ["a [latency]"]
+    assert "placed at this commit because `a [latency]` changed here |" in render.evidence_table(alert, LINKS)
+    assert "placed here because a [latency] changed here" in render.plain_text(Event("raised", alert), LINKS)
+    assert "tested" not in render.evidence_table(alert, LINKS)

@@ -327,3 +327,26 @@ def test_a_change_found_where_a_sibling_changed_is_drawn_once_detect_has_found_i
     assert drawn(tmp_path / "after") == {"a": [("c0100", [])], "b": [("c0100", ["a [latency]"])]}
     feed = (tmp_path / "after" / "regressions.xml").read_text()
     assert feed.count("<entry>") == 2 and "tested here because a [latency] changed here" in feed
+
+
+def test_a_change_detect_placed_at_a_siblings_commit_is_drawn_there(tmp_path, cli, store_path):
+    # b's search alone finds its +2.5% step at c0106; detect places it at c0100, where a changed.
+    # The pages draw it where its alert is, once, naming a.
+    from test_detect_siblings import add, suite
+
+    a, _ = suite()
+    b = 1e6 * (1 + 0.02 * np.random.default_rng(54).standard_normal(200))
+    b[100:] *= 1.025
+    add(store_path, 0, 200, {"a": a, "b": b})
+
+    def drawn(site):
+        rows = {r["benchmark"]: r for r in json.loads((site / "data.json").read_text())}
+        return {k: [(c["first_commit"], c["placed_with"]) for c in r["change_points"]] for k, r in rows.items()}
+
+    cli("pages", "--out", str(tmp_path / "before"), check=True)
+    assert drawn(tmp_path / "before") == {"a": [("c0100", [])], "b": [("c0106", [])]}
+    assert cli("detect").returncode == 1
+    cli("pages", "--out", str(tmp_path / "after"), check=True)
+    assert drawn(tmp_path / "after") == {"a": [("c0100", [])], "b": [("c0100", ["a [latency]"])]}
+    feed = (tmp_path / "after" / "regressions.xml").read_text()
+    assert feed.count("<entry>") == 2 and "placed here because a [latency] changed here" in feed

@@ -239,6 +239,12 @@ class Alert:
         details are JSON read back from a store."""
         return [n for n in (self.details or {}).get("siblings") or [] if isinstance(n, str)]
 
+    @property
+    def placed_with(self) -> list[str]:
+        """The sibling series whose change at this commit ``detect`` placed this series' change at
+        (found alone a few runs away, where the noise put its best split) — empty otherwise."""
+        return [n for n in (self.details or {}).get("placed_with") or [] if isinstance(n, str)]
+
     def same_series(self, other: "Alert") -> bool:
         return (self.branch, self.testbed, self.benchmark, self.measure, self.direction) == \
             (other.branch, other.testbed, other.benchmark, other.measure, other.direction)

@@ -10,7 +10,10 @@ Each series is then tested again where its siblings — the other series of its 
 in scope — changed: at those few places, fixed in advance by another series, a step too small for
 a search over the whole series to show can pass (its p-value pays for those places only, in the
 siblings tested there: the fewer the more of them found the change alone).  Such a change names
-the siblings in its report and alert.
+the siblings in its report and alert.  Before that, a change the series showed alone is placed at
+a sibling's change nearby when that commit explains it as well and it still passes its tests
+there (a small step's best split strays several runs in the noise); its report and alert name
+those siblings too, and keep where it was found alone.
 
 Only series that received runs since the last detect (or whose settings changed) are analysed
 again; the others' results are kept in the store from that detect (--full analyses everything).
@@ -148,7 +151,7 @@ _INTERNAL = ("alerts", "entries", "inflation", "siblings_mark", "threshold_memo"
 
 # Part of each saved report's settings mark: bump it when the analysis changes, so that the
 # reports kept from an older perfgate are recomputed.
-ANALYSIS_VERSION = "10"
+ANALYSIS_VERSION = "11"
 
 
 def _whole_scope(args: argparse.Namespace) -> bool:
@@ -210,11 +213,13 @@ def _analyse(key: SeriesKey, points: list[Point], settings: SeriesThresholds,
 
 
 def _changes(key: SeriesKey, points: list[Point], settings: SeriesThresholds, siblings: dict[str, Any] | None,
-             own: dict[str, Any] | None) -> tuple[list, list, list[tuple[tuple[int, int], str]], float]:
-    """``(found, added, ranges, inflation)``: the series' change points found alone (searched for,
-    or ``own``'s from an earlier analysis, with its noise correlation), those found where its
-    siblings changed, the siblings' changes as ranges of this series' indices with their labels,
-    and the noise's variance inflation.  ``siblings``: where this series is tested too —
+             own: dict[str, Any] | None) -> tuple[list, list, list[tuple[tuple[int, int], str]], float, list]:
+    """``(found, added, ranges, inflation, alone)``: the series' own change points, placed at a
+    sibling's change where that explains them as well (``ChangePointDetector.align``), those found
+    where its siblings changed, the siblings' changes as ranges of this series' indices with their
+    labels, the noise's variance inflation, and the own change points as found alone (searched
+    for, or ``own``'s from an earlier analysis, with its noise correlation; ``found`` in the same
+    order).  ``siblings``: where this series is tested too —
     ``changes``, the ``[commits, label]`` of each change found alone in a sibling series (same
     branch and testbed), and ``tested``, how many series are tested at each of those places."""
     from perfgate.detect.changepoint import ChangePointDetector
@@ -227,37 +232,44 @@ def _changes(key: SeriesKey, points: list[Point], settings: SeriesThresholds, si
         found = _change_points(own)
         detector.inflation_ = own["inflation"]
     ranges = _sibling_ranges(points, siblings)
-    added = (detector.corroborate(found, [r for r, _ in ranges], siblings["tested"], [label for _, label in ranges])
-             if ranges else [])
-    return found, added, ranges, detector.inflation_
+    if not ranges:
+        return found, [], ranges, detector.inflation_, found
+    places = [r for r, _ in ranges]
+    placed = detector.align(found, places)
+    added = detector.corroborate(placed, places, siblings["tested"], [label for _, label in ranges])
+    return placed, added, ranges, detector.inflation_, found
 
 
 def _report(key: SeriesKey, points: list[Point], settings: SeriesThresholds, found: list, added: list,
-            ranges: list[tuple[tuple[int, int], str]], inflation: float,
+            ranges: list[tuple[tuple[int, int], str]], inflation: float, alone: list,
             siblings: dict[str, Any] | None, memo: dict[str, Any] | None) -> dict[str, Any]:
-    """The series' report: its change points (``found`` and ``added``, as :func:`_changes` gives
-    them), each with its alert, and the threshold test's verdict on the newest value (``memo``:
-    the verdicts a report of this series saved, taken as they are where its values are unchanged)."""
+    """The series' report: its change points (``found``, ``added`` and ``alone``, as
+    :func:`_changes` gives them), each with its alert, and the threshold test's verdict on the
+    newest value (``memo``: the verdicts a report of this series saved, taken as they are where its
+    values are unchanged)."""
     from perfgate.detect.threshold_tests import evaluate_series
 
     lower = Measure.named(key.measure).lower_is_better
     values = [p.value for p in points]
     cps = sorted(found + added, key=lambda c: c.index)
+    moved = {id(cp): first for cp, first in zip(found, alone) if cp is not first}
     entries, alerts = [], []
     for cp in cps:
-        commits = [points[i].commit for i in range(cp.index_low, cp.index_high + 1)]
-        entry = cp.to_json() | {"first_commit": points[cp.index].commit,
-                                "previous_commit": points[cp.index - 1].commit, "commit_range": commits,
-                                "kind": "change_point"}
+        entry = _entry(points, cp)
         details = {"index": cp.index, "before": cp.before, "after": cp.after}
         if cp in added:
             # Found only by looking where these siblings changed: its p-value paid for those places.
             entry["siblings"] = details["siblings"] = sorted(
                 {label for (a, b), label in ranges if a <= cp.index_high and cp.index_low <= b})
+        elif id(cp) in moved:
+            # Found alone, placed at these siblings' change: kept as found for the next re-test.
+            entry["placed_with"] = details["placed_with"] = sorted(
+                {label for (a, b), label in ranges if a <= cp.index <= b})
+            entry["found_alone"] = _entry(points, moved[id(cp)])
         entries.append(entry)
         alerts.append(Alert(key.branch, key.testbed, key.benchmark, key.measure, points[cp.index].commit,
                             cp.direction, cp.magnitude, cp.ci_low, cp.ci_high, cp.p_value, "change_point",
-                            points[cp.index - 1].commit, tuple(commits), details))
+                            points[cp.index - 1].commit, tuple(entry["commit_range"]), details))
     threshold = None
     start = cps[-1].index if cps else 0
     flags: list[str | None] = []
@@ -304,6 +316,13 @@ def _report(key: SeriesKey, points: list[Point], settings: SeriesThresholds, fou
             "points": len(points), "change_points": entries, "threshold": threshold, "entries": entries,
             "alerts": alerts, "inflation": inflation, "siblings_mark": (siblings or {}).get("mark", ""),
             "threshold_memo": saved}
+
+
+def _entry(points: list[Point], cp) -> dict[str, Any]:
+    """A change point's report entry, located in the series' commits."""
+    return cp.to_json() | {"first_commit": points[cp.index].commit, "previous_commit": points[cp.index - 1].commit,
+                           "commit_range": [points[i].commit for i in range(cp.index_low, cp.index_high + 1)],
+                           "kind": "change_point"}
 
 
 def _threshold_memo(start: int, regime: list[float], times: list[float | None],
@@ -369,8 +388,11 @@ def _label(report: dict[str, Any]) -> str:
 
 
 def _own(report: dict[str, Any]) -> list[dict[str, Any]]:
-    """The change points a series' report found in the series alone (not where siblings changed)."""
-    return [e for e in report["change_points"] if e.get("kind") == "change_point" and "siblings" not in e]
+    """The change points a series' report found in the series alone (not where siblings changed),
+    where it found them (before they were placed at a sibling's change: so nothing feeds on
+    itself, and a family's places stay put from one detect to the next)."""
+    return [e.get("found_alone", e) for e in report["change_points"]
+            if e.get("kind") == "change_point" and "siblings" not in e]
 
 
 def _family_mark(changes: list[list[Any]], tested: int) -> str:
@@ -407,7 +429,8 @@ def _with_siblings(reports: list[dict[str, Any]], kept: list[dict[str, Any]], th
                 continue
             marked[id(r)] = mark
             own = _own(r)
-            had = any("siblings" in e for e in r["change_points"])     # showed a sibling's change
+            # showed a sibling's change, or was placed at one
+            had = any("siblings" in e or "placed_with" in e for e in r["change_points"])
             could = len(changes) > len(own) and tested < r["points"]
             if not (could or had):
                 continue
@@ -437,10 +460,11 @@ def _with_siblings(reports: list[dict[str, Any]], kept: list[dict[str, Any]], th
 
 def _retest_job(job: tuple) -> dict[str, Any] | None:
     """The series' report with its siblings' changes tested, or None when none of them shows in it
-    and none did before (its report stands)."""
+    or moves one of its own, and none did before (its report stands)."""
     key, points, settings, siblings, own, had, memo = job
     changes = _changes(key, points, settings, siblings, own)
-    if not changes[1] and not had:
+    found, added, *_, alone = changes
+    if not added and found == alone and not had:
         return None
     return _report(key, points, settings, *changes, siblings, memo)
 
@@ -460,6 +484,8 @@ def _print_store(reports: list[dict], nseries: int, new: list[Alert], no_record:
         conf = f"{e['confidence'] * 100:.2f}%" if "confidence" in e else f"{e['test']} limit"
         if e.get("siblings"):
             conf += f" where {len(e['siblings'])} sibling(s) changed"
+        elif e.get("placed_with"):
+            conf += f", placed where {len(e['placed_with'])} sibling(s) changed"
         alert = e.get("alert", {})
         status = "—" if no_record else ("NEW " if alert.get("new") else "known ") + (alert.get("id") or "")[:8]
         colour = "red" if e["direction"] == "regression" else "green"

@@ -89,6 +89,13 @@ def siblings(alert: Alert) -> tuple[list[str], int]:
     return names[:SIBLINGS_NAMED], max(0, len(names) - SIBLINGS_NAMED)
 
 
+def placed_with(alert: Alert) -> tuple[list[str], int]:
+    """The sibling series whose change at this commit perfgate placed this series' change at (it
+    was found alone a few runs away), the first few by name, and how many more."""
+    names = alert.placed_with
+    return names[:SIBLINGS_NAMED], max(0, len(names) - SIBLINGS_NAMED)
+
+
 def _more(extra: int) -> str:
     return f" and {extra} more" if extra else ""
 
@@ -112,10 +119,13 @@ def evidence_table(alert: Alert, links: Links) -> str:
 
 def _where_siblings_md(alert: Alert) -> str:
     names, extra = siblings(alert)
+    why = ", tested at this commit because "
+    if not names:
+        names, extra = placed_with(alert)
+        why = ", placed at this commit because "
     if not names:
         return ""
-    return (", tested at this commit because " + ", ".join(markdown_code(n) for n in names) + _more(extra)
-            + " changed here")
+    return why + ", ".join(markdown_code(n) for n in names) + _more(extra) + " changed here"
 
 
 def issue_body(alert: Alert, links: Links) -> str:
@@ -166,6 +176,9 @@ def plain_text(event: Event, links: Links) -> str:
         names, extra = siblings(a)
         if names:
             text += f"; tested here because {', '.join(slack_text(n) for n in names)}{_more(extra)} changed here"
+        names, extra = placed_with(a)
+        if names:
+            text += f"; placed here because {', '.join(slack_text(n) for n in names)}{_more(extra)} changed here"
     elif event.kind == "again":
         n = event.related
         text = (f":repeat: {where} regressed again: {pct(n.magnitude)} at "

@@ -51,6 +51,7 @@ class Finding:
     commit_range: str
     when: str
     siblings: list[str] | None = None   # found only where these sibling series changed
+    placed_with: list[str] | None = None   # found alone, placed where these sibling series changed
 
     @property
     def summary(self) -> str:
@@ -58,12 +59,13 @@ class Finding:
         return (f"{c.magnitude * 100:+.1f}% [{c.ci_low * 100:+.1f}%, {c.ci_high * 100:+.1f}%] "
                 f"({human(c.before, self.key.measure)} → {human(c.after, self.key.measure)}), "
                 f"confidence {c.confidence:.4f}"
-                + (f", tested here because {', '.join(self.siblings)} changed here" if self.siblings else ""))
+                + (f", tested here because {', '.join(self.siblings)} changed here" if self.siblings else "")
+                + (f", placed here because {', '.join(self.placed_with)} changed here" if self.placed_with else ""))
 
     def as_dict(self) -> dict:
         return self.cp.to_json() | {"first_commit": self.first_commit, "last_good_commit": self.last_good_commit,
                                     "commit_range": self.commit_range, "when": self.when,
-                                    "siblings": self.siblings or []}
+                                    "siblings": self.siblings or [], "placed_with": self.placed_with or []}
 
 
 def findings(key: SeriesKey, pts: list[Point], settings: SeriesThresholds) -> list[Finding]:
@@ -72,28 +74,34 @@ def findings(key: SeriesKey, pts: list[Point], settings: SeriesThresholds) -> li
     return [_finding(key, pts, cp) for cp in cps]
 
 
-def _finding(key: SeriesKey, pts: list[Point], cp: ChangePoint, siblings: list[str] | None = None) -> Finding:
+def _finding(key: SeriesKey, pts: list[Point], cp: ChangePoint, siblings: list[str] | None = None,
+             placed_with: list[str] | None = None) -> Finding:
     """A change point of ``pts`` located in its commits."""
     lo = max(cp.index_low, 1)
     span = f"{pts[lo - 1].commit[:10]}..{pts[cp.index_high].commit[:10]}"
-    return Finding(key, cp, pts[cp.index].commit, pts[lo - 1].commit, span, iso(pts[cp.index].time), siblings)
+    return Finding(key, cp, pts[cp.index].commit, pts[lo - 1].commit, span, iso(pts[cp.index].time), siblings,
+                   placed_with)
 
 
 def with_siblings_changes(key: SeriesKey, pts: list[Point], found: list[Finding], alerts: list[Alert]) -> list[Finding]:
     """``found`` with the changes ``perfgate detect`` found in this series only by testing it where
     its siblings changed (their alerts name the siblings): the pages search each series alone, and
-    without these an alert would be a pin with no change drawn under it."""
+    without these an alert would be a pin with no change drawn under it.  A change ``detect``
+    placed at its siblings' commit (its alert names them as ``placed_with``) is drawn there
+    instead of where the search alone put it, inside the alert's range."""
     at = {p.commit: i for i, p in enumerate(pts)}
     have = {f.first_commit for f in found}
     out = list(found)
     for a in alerts:
-        names = a.siblings
-        if a.kind != "change_point" or not names or a.commit in have or a.commit not in at:
+        names, placed = a.siblings, a.placed_with
+        if a.kind != "change_point" or not (names or placed) or a.commit in have or a.commit not in at:
             continue
         idx = [at[c] for c in a.commit_range if c in at] or [at[a.commit]]
         i, lo, hi = at[a.commit], min(idx), max(idx)
         if i == 0:
             continue
+        if placed:
+            out = [f for f in out if not (f.cp.direction == a.direction and lo <= f.cp.index <= hi)]
         p = a.p_value if a.p_value is not None else 1.0
         cp = ChangePoint(index=i, index_low=lo, index_high=hi, magnitude=a.magnitude,
                          ci_low=a.ci_low if a.ci_low is not None else a.magnitude,
@@ -101,7 +109,7 @@ def with_siblings_changes(key: SeriesKey, pts: list[Point], found: list[Finding]
                          p_value=p, confidence=1.0 - p, direction=a.direction,
                          before=_number(a.details.get("before"), pts[i - 1].value),
                          after=_number(a.details.get("after"), pts[i].value))
-        out.append(_finding(key, pts, cp, names))
+        out.append(_finding(key, pts, cp, names or None, placed or None))
         have.add(a.commit)
     return sorted(out, key=lambda f: f.cp.index)
 
@@ -155,7 +163,7 @@ def chart_data(key: SeriesKey, pts: list[Point], band: dict | None, found: list[
         "alerts": [{"id": a.id, "commit": a.commit, "kind": a.kind, "direction": a.direction,
                     "magnitude": a.magnitude, "ci_low": a.ci_low, "ci_high": a.ci_high, "p_value": a.p_value,
                     "status": a.status, "commit_range": list(a.commit_range), "created": iso(a.created),
-                    "siblings": a.siblings}
+                    "siblings": a.siblings, "placed_with": a.placed_with}
                    for a in alerts],
     }
     if any(p.lower is not None or p.upper is not None for p in pts):

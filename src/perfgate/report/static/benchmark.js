@@ -182,9 +182,12 @@
 
   function uniqueNames(list) { return uniq(list.map(combo)); }
 
-  // A change (or its alert) found by testing this series where sibling series changed names them.
+  // A change (or its alert) found by testing this series where sibling series changed names them,
+  // as does one found alone and placed at their commit.
   function whereSiblings(a) {
-    return a.siblings && a.siblings.length ? "; tested here because " + a.siblings.join(", ") + " changed here" : "";
+    if (a.siblings && a.siblings.length) return "; tested here because " + a.siblings.join(", ") + " changed here";
+    if (a.placed_with && a.placed_with.length) return "; placed here because " + a.placed_with.join(", ") + " changed here";
+    return "";
   }
 
   function evidence(P, list) {
