@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-from perfgate.detect.changepoint import ChangePointDetector, corroborate_all, detect_change_points
+from perfgate.detect.changepoint import ChangePointDetector, align_all, corroborate_all, detect_change_points
 from perfgate.thresholds import ChangePointSettings
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -67,11 +67,13 @@ def real_change(doc: dict, margin: int) -> None:
         detectors = [ChangePointDetector(SETTINGS).fit(s["values"], s["samples"] if use else None)
                      for s in doc["series"]]
         alone = [d.predict() for d in detectors]
-        # as `perfgate detect` does: each series tested again where the suite's other series changed
-        retested = corroborate_all(detectors, alone)
+        # as `perfgate detect` does: each series' changes placed where the suite's other series
+        # changed when that explains them as well, then tested again at those places
+        placed = align_all(detectors, alone)
+        retested = corroborate_all(detectors, alone, placed)
         for k, s in enumerate(doc["series"]):
             affected = any(s["benchmark"].startswith(a) for a in doc["plant_affects"])
-            cps = alone[k]
+            cps = placed[k]
             siblings = retested[k]
             at_change = [cp for cp in cps if abs(cp.index - at) <= margin]
             quiet_other = [cp.index for cp in cps if cut + margin < cp.index and abs(cp.index - at) > margin]

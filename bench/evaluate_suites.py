@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """What testing each series where its siblings changed buys on the suite corpus.
 
-``perfgate detect`` searches each series alone, then tests every series again where another series
-of its branch and testbed changed (``ChangePointDetector.corroborate``: places fixed in advance, so
-a step's p-value pays for those few locations in the siblings tested there, fewer the more of them
-found the change alone, not for the whole series; here a suite is one branch and testbed).  This
+``perfgate detect`` searches each series alone, places each change found at another series'
+change nearby where that explains it as well (``ChangePointDetector.align``), then tests every
+series again where another series of its branch and testbed changed
+(``ChangePointDetector.corroborate``: places fixed in advance, so a step's p-value pays for those
+few locations in the siblings tested there, fewer the more of them found the change alone, not for
+the whole series; here a suite is one branch and testbed).  This
 scores the series of ``detection_corpus_suites.py`` (written apart from the detector) both ways,
 margin ±5 runs as in ``evaluate_detection.py``, with the recall of changes shared by several benchmarks at one commit
 and the share of those events found in at least one of their benchmarks (where an alert would
@@ -42,22 +44,24 @@ from detection_corpus_suites import generate  # noqa: E402
 from evaluate_detection import PERFGATE_SETTINGS, evaluate, matched_truth, otava_detector  # noqa: E402
 
 from perfgate.detect import changepoint  # noqa: E402
-from perfgate.detect.changepoint import ChangePointDetector, corroborate_all  # noqa: E402
+from perfgate.detect.changepoint import ChangePointDetector, align_all, corroborate_all  # noqa: E402
 from perfgate.parallel import default_workers, map_in_processes  # noqa: E402
 
 
-def analyse_suite(suite: dict) -> list[tuple[list[int], list[int]]]:
-    """Each series' change points found alone, and those its siblings' changes add."""
+def analyse_suite(suite: dict) -> list[tuple[list[int], list[int], list[int]]]:
+    """Each series' change points found alone, the same placed at its siblings' changes where
+    those explain them as well, and those its siblings' changes add (as ``perfgate detect``)."""
     detectors = [ChangePointDetector(PERFGATE_SETTINGS).fit(s["values"]) for s in suite["series"]]
     alone = [d.predict() for d in detectors]
-    return [([cp.index for cp in own], [cp.index for cp in added])
-            for own, added in zip(alone, corroborate_all(detectors, alone))]
+    placed = align_all(detectors, alone)
+    return [([cp.index for cp in own], [cp.index for cp in moved], [cp.index for cp in added])
+            for own, moved, added in zip(alone, placed, corroborate_all(detectors, alone, placed))]
 
 
-def otava_suite(suite: dict) -> list[tuple[list[int], list[int]]]:
+def otava_suite(suite: dict) -> list[tuple[list[int], list[int], list[int]]]:
     """Each series' change points by Apache Otava (E-Divisive with its significance test), alone."""
     detect = otava_detector()
-    return [(detect(s["values"]), []) for s in suite["series"]]
+    return [(found, found, []) for found in (detect(s["values"]) for s in suite["series"])]
 
 
 def at_the_truth(series: dict) -> list[tuple[bool, bool, bool]]:
@@ -132,8 +136,8 @@ def print_misses(suites: list[dict], results: list, with_siblings: bool, margin:
     missed = dict.fromkeys((label for *_, label in MISS_BINS), 0)
     false: dict[str, int] = {}
     series = [s for suite in suites for s in suite["series"]]
-    findings = [sorted(alone + added) if with_siblings else alone
-                for series_results in results for alone, added in series_results]
+    findings = [sorted(placed + added) if with_siblings else alone
+                for series_results in results for alone, placed, added in series_results]
     for s, found in zip(series, findings):
         hits = matched_truth(s["change_points"], found, margin)
         for hit, step in zip(hits, s["steps"]):
@@ -164,11 +168,11 @@ def false_events(found: list[int], events: list[int], margin: int) -> int:
 
 def score(suites: list[dict], results: list, with_siblings: bool, margin: int) -> dict:
     """``evaluate_detection.evaluate``'s scores of the suites' series (each series' findings from
-    ``results``: alone, or with what its siblings' changes added), and the suite-level figures: the
+    ``results``: alone, or placed and with what its siblings' changes added), and the suite-level figures: the
     recall of shared changes, the share of shared events found in at least one of their
     benchmarks, and the false events per 1,000 commits."""
-    findings = [sorted(alone + added) if with_siblings else alone
-                for series_results in results for alone, added in series_results]
+    findings = [sorted(placed + added) if with_siblings else alone
+                for series_results in results for alone, placed, added in series_results]
     series = [s for suite in suites for s in suite["series"]]
     given = iter(findings)
     scores = evaluate(series, lambda values: next(given), margin)
