@@ -204,3 +204,28 @@ def test_a_change_found_alone_a_few_runs_off_is_placed_at_the_siblings_commit(cl
     assert without_alert_state(full) == without_alert_state(data)
     table = cli("detect", "--no-record", "--full").stdout
     assert "placed where 1 sibling(s)" in " ".join(table.split())
+
+
+def test_a_change_alerted_alone_and_placed_later_is_not_raised_again(cli, store_path):
+    # b's step is alerted at c0106, where its search alone puts it; a's runs of the later commits
+    # come in, with a's step at c0100.  b's change is placed there, and its alert, whose range
+    # now holds c0106 too, is the one already raised.
+    a, _ = suite()
+    b = 1e6 * (1 + 0.02 * np.random.default_rng(54).standard_normal(200))
+    b[100:] *= 1.025
+    with SqliteStore(store_path) as store:
+        store.add_runs(runs(0, 100, {"a": a, "b": b}) + runs(100, 200, {"b": b}))
+    first = json.loads(cli("detect", "--json").stdout)
+    assert [(x["benchmark"], x["commit"]) for x in first["new_alerts"]] == [("b", "c0106")]
+    with SqliteStore(store_path) as store:
+        store.add_runs(runs(100, 200, {"a": a}))
+    second = json.loads(cli("detect", "--json").stdout)
+    [cb] = changes(second, "b")
+    assert cb["first_commit"] == "c0100" and cb["placed_with"] == ["a [latency]"] and cb["alert"]["new"] is False
+    assert [(x["benchmark"], x["commit"]) for x in second["new_alerts"]] == [("a", "c0100")]
+    # the alert raised at c0106 now names c0100, as the report does, and keeps its id
+    with SqliteStore(store_path) as store:
+        [alert] = [x for x in store.alerts() if x.benchmark == "b"]
+    assert alert.id == first["new_alerts"][0]["id"] and alert.commit == "c0100"
+    assert alert.placed_with == ["a [latency]"] and alert.details["superseded"] == "found alone at c0106"
+    assert "c0106" in alert.commit_range

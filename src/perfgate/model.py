@@ -259,15 +259,21 @@ class Alert:
 
     def superseded_by(self, other: "Alert") -> bool:
         """A threshold alert gives way to a change point found later for the same regression:
-        the change point places the change better and gives its size with an interval."""
-        return self.kind == "threshold" and other.kind == "change_point" and self.same_regression(other)
+        the change point places the change better and gives its size with an interval.  A change
+        point found alone gives way to the same change placed at its siblings' commit, once they
+        changed there (``detect`` keeps where it was found in the placed alert's range)."""
+        if self.kind == "threshold":
+            return other.kind == "change_point" and self.same_regression(other)
+        return self.kind == "change_point" and bool(other.placed_with) and not self.placed_with \
+            and self.same_change(other)
 
     def take_findings(self, other: "Alert") -> None:
         """Become ``other``'s description of the change, keeping this alert's id, status and time."""
+        superseded = "threshold" if self.kind == "threshold" else f"found alone at {self.commit}"
         for name in ("commit", "direction", "magnitude", "ci_low", "ci_high", "p_value", "kind", "previous_commit",
                      "commit_range"):
             setattr(self, name, getattr(other, name))
-        self.details = {**other.details, "superseded": "threshold"}
+        self.details = {**other.details, "superseded": superseded}
 
     def same_change(self, other: "Alert") -> bool:
         """Whether two alerts describe the same change of the same series."""
