@@ -67,3 +67,23 @@ def test_the_misses_are_counted_by_step_size_and_the_false_reports_by_noise_kind
     print_misses(suites, results, with_siblings=False, margin=5)
     assert capsys.readouterr().out.strip() == ("missed by step size over the noise: under 1x 1, 1-2x 0, 2-3x 1, "
                                                "3x or more 1; false reports by noise: ar 2, gauss 0")
+
+
+def test_a_shared_event_counts_as_named_at_its_commit_when_two_members_flag_that_very_commit():
+    from evaluate_suites import score
+
+    def entry(cps: list[int]) -> dict:
+        return {"kind": "gauss", "values": [1.0] * 200, "change_points": cps, "steps": [0.05] * len(cps),
+                "noise_cv": 0.02}
+
+    suite = {"length": 200, "series": [entry([50, 120]), entry([50, 120]), entry([120])],
+             "events": [{"index": 50, "kind": "shared", "members": []}, {"index": 120, "kind": "shared", "members": []}]}
+    # both events found; 50 flagged by two members, but one of them 2 runs off; 120 by one only
+    results = [[([48], [48], []), ([50], [50], []), ([], [], [120])]]
+    r = score([suite], results, with_siblings=True, margin=5)
+    assert r["events_found"] == 1.0 and r["events_exact"] == 0.0
+    # 50 placed at its commit, 120 found by the re-test too: both named at their very commit
+    results = [[([48], [50], [120]), ([50], [50], []), ([], [], [120])]]
+    r = score([suite], results, with_siblings=True, margin=5)
+    assert r["events_found"] == 1.0 and r["events_exact"] == 1.0
+    assert score([suite], results, with_siblings=False, margin=5)["events_exact"] == 0.0
