@@ -269,3 +269,32 @@ def test_an_alerts_trend_link_opens_its_series(site, page):
     assert page.input_value("#q") == "gone <b>away</b>"
     assert page.locator("#rows tr.series-row").count() == 0 and "No series matches" in page.locator("#rows").inner_text()
     _inert(page)
+
+
+def test_a_change_placed_at_a_siblings_commit_says_so_on_its_page(tmp_path, page):
+    """b's +2.5% step is found alone at c0106; detect places it at c0100, where a stepped.  b's
+    page lists the change and its alert at c0100, each saying where the sibling changed, and the
+    change's range still reaches c0106."""
+    import numpy as np
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from test_detect_siblings import add, suite
+
+    a, _ = suite()
+    b = 1e6 * (1 + 0.02 * np.random.default_rng(54).standard_normal(200))
+    b[100:] *= 1.025
+    add(tmp_path / "history.db", 0, 200, {"a": a, "b": b})
+    env = {**os.environ, "PERFGATE_STORE": f"sqlite:{tmp_path / 'history.db'}"}
+    subprocess.run([sys.executable, "-m", "perfgate.cli", "detect"], env=env, capture_output=True)
+    subprocess.run([sys.executable, "-m", "perfgate.cli", "pages", "--out", str(tmp_path / "site")], env=env,
+                   check=True, capture_output=True)
+    _open(page, (tmp_path / "site" / "index.html").as_uri())
+    page.locator("a.bench", has_text="b").first.click()
+    page.wait_for_selector("html[data-ready='1']")
+    assert page.locator("h1").inner_text() == "b"
+    evidence = page.locator("section.measure").first.locator("table.evidence").inner_text()
+    rows = [r for r in evidence.splitlines() if "c0100" in r]
+    assert len(rows) == 2 and all("placed here because a [latency] changed here" in r for r in rows), evidence
+    assert "range c0099..c0106" in evidence     # its range still holds where it was found alone
+    _shot(page, "benchmark-placed")
+    assert not page.errors, page.errors
