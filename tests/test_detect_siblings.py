@@ -229,3 +229,5 @@ def test_a_change_alerted_alone_and_placed_later_is_not_raised_again(cli, store_
     assert alert.id == first["new_alerts"][0]["id"] and alert.commit == "c0100"
     assert alert.placed_with == ["a [latency]"] and alert.details["superseded"] == "found alone at c0106"
     assert "c0106" in alert.commit_range
+    rows = [line for line in cli("alerts", env={"COLUMNS": "200"}).stdout.splitlines() if " b " in line]
+    assert rows and "change_point (placed)" in rows[0]

@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
         when = datetime.fromtimestamp(a.created, timezone.utc).strftime("%Y-%m-%d %H:%M") if a.created else "—"
         ci = f" [{a.ci_low * 100:+.1f}%, {a.ci_high * 100:+.1f}%]" if a.ci_low is not None else ""
         colour = "red" if a.direction == "regression" else "green"
-        # found only where sibling series changed: the alert's message and page name them
+        # found only where sibling series changed, or placed at their commit: its message and page name them
         kind = a.kind + (" (siblings)" if a.siblings else " (placed)" if a.placed_with else "")
         table.add_row(terminal(short[a.id]), when, terminal(kind), terminal(a.benchmark), terminal(a.measure), terminal(f"{a.branch}@{a.testbed}"),
                       terminal(a.commit[:12]), f"{a.magnitude * 100:+.2f}%{ci}", f"[{colour}]{terminal(a.direction)}[/{colour}]",
