@@ -262,10 +262,7 @@ class ChangePointDetector:
             places = [(a, b) for a, b in places if a <= b]
             if not places:
                 continue
-            sigma = self._sigma_at(t0)
-            left, right = self._windows(y, lo, t0, hi)
-            loc_sigma = max(pooled_sd(fenced(left, sigma), fenced(right, sigma)), sigma)
-            _, lr = _split_scores(yw, lo, hi, loc_sigma, self.inflation_)
+            _, lr = _split_scores(yw, lo, hi, self._location_sigma(y, lo, t0, hi), self.inflation_)
             bar = lr[t0 - lo - 1] - LOCATION_LEVEL
             best = max(((float(lr[t - lo - 1]), t, (a, b)) for a, b in places for t in range(a, b + 1)),
                        default=None)
@@ -342,6 +339,14 @@ class ChangePointDetector:
               and abs(step_beyond_trend(lw, rw, sigma, inflation)) >= DRIFT_GUARD_Z
               and abs(z_rank) >= min(RANK_Z, RANK_SATURATION * extreme_rank_z(left.size, right.size, inflation)))
         return ok, score, p
+
+    def _location_sigma(self, y: np.ndarray, lo: int, t: int, hi: int) -> float:
+        """The scale of the location's likelihood ratio about t: the judging windows' own spread.
+        The local robust scale alone (a MAD about a rolling median) is smaller, and made the
+        location range hold the true run 0.83 of the time for weak steps instead of about 0.95."""
+        sigma = self._sigma_at(t)
+        left, right = self._windows(y, lo, t, hi)
+        return max(pooled_sd(fenced(left, sigma), fenced(right, sigma)), sigma)
 
     def _sigma_at(self, t: int) -> float:
         """The noise scale where candidate t is judged: the local estimate about it, so that the
@@ -446,11 +451,7 @@ class ChangePointDetector:
         lo = cps[i - 1] if i > 0 else 0
         hi = cps[i + 1] if i + 1 < len(cps) else y.size
         sigma = self._sigma_at(cps[i])
-        # The location's likelihood ratio is scaled by the judging windows' own spread: the local
-        # robust scale alone (a MAD about a rolling median) is smaller, and made the location
-        # range hold the true run 0.83 of the time for weak steps instead of about 0.95.
-        l0, r0 = self._windows(y, lo, cps[i], hi)
-        loc_sigma = max(pooled_sd(fenced(l0, sigma), fenced(r0, sigma)), sigma)
+        loc_sigma = self._location_sigma(y, lo, cps[i], hi)
         if within is not None:
             t, t_low, t_high = _locate(yw, lo, hi, cps[i], self.settings.min_segment, loc_sigma, inflation, within)
             p_adj = self._judge(y, lo, t, hi, inflation, scan)[2]
