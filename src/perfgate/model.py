@@ -237,13 +237,16 @@ class Alert:
         """The sibling series (``benchmark [measure]``) whose change at this commit made ``detect``
         test this series there — empty for a change the series showed alone.  Names only: the
         details are JSON read back from a store."""
-        return [n for n in (self.details or {}).get("siblings") or [] if isinstance(n, str)]
+        return self._names_in("siblings")
 
     @property
     def placed_with(self) -> list[str]:
         """The sibling series whose change at this commit ``detect`` placed this series' change at
         (found alone a few runs away, where the noise put its best split) — empty otherwise."""
-        return [n for n in (self.details or {}).get("placed_with") or [] if isinstance(n, str)]
+        return self._names_in("placed_with")
+
+    def _names_in(self, detail: str) -> list[str]:
+        return [n for n in (self.details or {}).get(detail) or [] if isinstance(n, str)]
 
     def same_series(self, other: "Alert") -> bool:
         return (self.branch, self.testbed, self.benchmark, self.measure, self.direction) == \

@@ -85,14 +85,16 @@ SIBLINGS_NAMED = 3   # siblings named in a message; the rest are counted
 def siblings(alert: Alert) -> tuple[list[str], int]:
     """The sibling series whose change at this commit made perfgate test this series there (a step
     too small for a search over the whole series), the first few by name, and how many more."""
-    names = alert.siblings
-    return names[:SIBLINGS_NAMED], max(0, len(names) - SIBLINGS_NAMED)
+    return _first_named(alert.siblings)
 
 
 def placed_with(alert: Alert) -> tuple[list[str], int]:
     """The sibling series whose change at this commit perfgate placed this series' change at (it
     was found alone a few runs away), the first few by name, and how many more."""
-    names = alert.placed_with
+    return _first_named(alert.placed_with)
+
+
+def _first_named(names: list[str]) -> tuple[list[str], int]:
     return names[:SIBLINGS_NAMED], max(0, len(names) - SIBLINGS_NAMED)
 
 
