@@ -68,13 +68,18 @@ def detect_present(detect: Callable[[list[float]], list[int]], values: list) -> 
     return sorted({kept[j] for j in found if 0 <= j < len(kept)})
 
 
+def annotated(annotations: dict[str, list[int]]) -> list[int]:
+    """Every change some annotator marked, once, in order."""
+    return sorted(set().union(*map(set, annotations.values())))
+
+
 def tcpdbench_f1(annotations: dict[str, list[int]], found: list[int], margin: int = MARGIN) -> float:
     """The benchmark's F1 for one series: the start (index 0) is a change in every set;
     precision is against the union of the annotators' changes, recall is each annotator's
     averaged."""
     found = sorted({0, *found})
     sets = [sorted({0, *changes}) for changes in annotations.values()]
-    union = sorted(set().union(*sets))
+    union = sorted({0, *annotated(annotations)})
     precision = sum(matched_truth(union, found, margin)) / len(found)
     recall = statistics.mean(sum(matched_truth(s, found, margin)) / len(s) for s in sets)
     return 2 * precision * recall / (precision + recall) if precision + recall else 0.0
@@ -85,7 +90,7 @@ def score(series: list[dict], found: list[list[int]], margin: int = MARGIN) -> d
     pairs = pairs_found = detections = detections_matched = 0
     f1s = []
     for s, f in zip(series, found, strict=True):
-        union = sorted(set().union(*map(set, s["annotations"].values())))
+        union = annotated(s["annotations"])
         for changes in s["annotations"].values():
             pairs += len(changes)
             pairs_found += sum(matched_truth(changes, f, margin))
@@ -124,8 +129,7 @@ def main() -> None:
         print(f"{name:10} {r['recall']:14.3f} {r['detections']:11d} {r['precision']:13.3f} {r['f1']:13.3f}")
     if args.series:
         for k, s in enumerate(series):
-            union = sorted(set().union(*map(set, s["annotations"].values())))
-            print(f"\n{s['name']} ({len(s['values'])} points) annotated {union}")
+            print(f"\n{s['name']} ({len(s['values'])} points) annotated {annotated(s['annotations'])}")
             for name, found in results.items():
                 print(f"  {name:10} {found[k]}")
 
