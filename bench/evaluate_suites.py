@@ -127,6 +127,13 @@ def print_ceilings(suites: list[dict], jobs: int) -> None:
           f"z 6 with {norm.cdf(2 - 0.5 * 6):.2f}")
 
 
+def series_findings(results: list, with_siblings: bool) -> list[list[int]]:
+    """Each series' change points, suite after suite: found alone, or placed at the siblings'
+    changes with what their changes added (``analyse_suite``'s triples)."""
+    return [sorted(placed + added) if with_siblings else alone
+            for series_results in results for alone, placed, added in series_results]
+
+
 MISS_BINS = ((0, 1, "under 1x"), (1, 2, "1-2x"), (2, 3, "2-3x"), (3, math.inf, "3x or more"))
 
 
@@ -136,8 +143,7 @@ def print_misses(suites: list[dict], results: list, with_siblings: bool, margin:
     missed = dict.fromkeys((label for *_, label in MISS_BINS), 0)
     false: dict[str, int] = {}
     series = [s for suite in suites for s in suite["series"]]
-    findings = [sorted(placed + added) if with_siblings else alone
-                for series_results in results for alone, placed, added in series_results]
+    findings = series_findings(results, with_siblings)
     for s, found in zip(series, findings):
         hits = matched_truth(s["change_points"], found, margin)
         for hit, step in zip(hits, s["steps"]):
@@ -172,8 +178,7 @@ def score(suites: list[dict], results: list, with_siblings: bool, margin: int) -
     recall of shared changes, the share of shared events found in at least one of their
     benchmarks, the share named at their very commit by two of them or more (one commit in the
     alerts, not a few nearby), and the false events per 1,000 commits."""
-    findings = [sorted(placed + added) if with_siblings else alone
-                for series_results in results for alone, placed, added in series_results]
+    findings = series_findings(results, with_siblings)
     series = [s for suite in suites for s in suite["series"]]
     given = iter(findings)
     scores = evaluate(series, lambda values: next(given), margin)
