@@ -277,7 +277,6 @@ def test_a_change_placed_at_a_siblings_commit_says_so_on_its_page(tmp_path, page
     change's range still reaches c0106."""
     import numpy as np
 
-    sys.path.insert(0, str(Path(__file__).parent))
     from test_detect_siblings import add, suite
 
     a, _ = suite()
