@@ -151,7 +151,7 @@ _INTERNAL = ("alerts", "entries", "inflation", "siblings_mark", "threshold_memo"
 
 # Part of each saved report's settings mark: bump it when the analysis changes, so that the
 # reports kept from an older perfgate are recomputed.
-ANALYSIS_VERSION = "11"
+ANALYSIS_VERSION = "12"
 
 
 def _whole_scope(args: argparse.Namespace) -> bool:
