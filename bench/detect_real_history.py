@@ -67,8 +67,8 @@ def real_change(doc: dict, margin: int) -> None:
         detectors = [ChangePointDetector(SETTINGS).fit(s["values"], s["samples"] if use else None)
                      for s in doc["series"]]
         alone = [d.predict() for d in detectors]
-        # as `perfgate detect` does: each series' changes placed where the suite's other series
-        # changed when that explains them as well, then tested again at those places
+        # as `perfgate detect` does: each series' changes placed where they and the suite's other
+        # series' changes are likeliest together, then tested again where those changed
         placed = align_all(detectors, alone)
         retested = corroborate_all(detectors, alone, placed)
         for k, s in enumerate(doc["series"]):

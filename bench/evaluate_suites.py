@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """What testing each series where its siblings changed buys on the suite corpus.
 
-``perfgate detect`` searches each series alone, places each change found at another series'
-change nearby where that explains it as well (``ChangePointDetector.align``), then tests every
+``perfgate detect`` searches each series alone, places each change found where it and the other
+series' changes nearby are likeliest together (``ChangePointDetector.align``), then tests every
 series again where another series of its branch and testbed changed
 (``ChangePointDetector.corroborate``: places fixed in advance, so a step's p-value pays for those
 few locations in the siblings tested there, fewer the more of them found the change alone, not for
@@ -49,8 +49,8 @@ from perfgate.parallel import default_workers, map_in_processes  # noqa: E402
 
 
 def analyse_suite(suite: dict) -> list[tuple[list[int], list[int], list[int]]]:
-    """Each series' change points found alone, the same placed at its siblings' changes where
-    those explain them as well, and those its siblings' changes add (as ``perfgate detect``)."""
+    """Each series' change points found alone, the same placed where they and its siblings'
+    changes are likeliest together, and those its siblings' changes add (as ``perfgate detect``)."""
     detectors = [ChangePointDetector(PERFGATE_SETTINGS).fit(s["values"]) for s in suite["series"]]
     alone = [d.predict() for d in detectors]
     placed = align_all(detectors, alone)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from perfgate.detect import changepoint, modes
-from perfgate.detect.changepoint import ChangePointDetector, _residuals, detect_change_points
+from perfgate.detect.changepoint import ChangePointDetector, Likelihood, _residuals, align_all, detect_change_points
 from perfgate.detect.noise import NoiseModel, lag1_autocorrelation, wander_autocorrelation
 from perfgate.thresholds import ChangePointSettings
 
@@ -543,9 +543,10 @@ def test_corroborate_all_tests_each_series_where_the_others_changed():
 
 def test_a_change_is_placed_where_a_sibling_changed_when_that_explains_it_as_well():
     # A +2.5% step in 2% noise at run 100, found alone by the search, often a few runs off; a
-    # sibling changed at run 100.  A change is moved there only when run 100 is in its location's
-    # profile-likelihood set and it still passes its series-wide tests there; nothing is added or
-    # removed, and its range still holds where it was found.
+    # sibling's change could only be at run 100.  A change is moved there only when run 100 is in
+    # its location's profile-likelihood set and it still passes its series-wide tests there;
+    # nothing is added or removed, and its range still holds where it was found.
+    sibling = Likelihood(100, (0.0,))
     moved = stayed = 0
     errors_before = errors_after = 0
     for seed in range(60):
@@ -553,14 +554,15 @@ def test_a_change_is_placed_where_a_sibling_changed_when_that_explains_it_as_wel
         x[100:] *= 1.025
         det = ChangePointDetector(SETTINGS).fit(x)
         found = det.predict()
-        placed = det.align(found, [(100, 100)])
-        assert len(placed) == len(found)
-        for before, after in zip(found, placed):
+        placed, members = det.align(found, [sibling])
+        assert len(placed) == len(found) == len(members)
+        for before, after, with_ in zip(found, placed, members):
             if after == before:
+                assert with_ == []
                 stayed += 1
                 continue
             moved += 1
-            assert after.index == 100 and before.index != 100
+            assert after.index == 100 and before.index != 100 and with_ == [0]
             assert after.index_low <= min(before.index_low, 100) and after.index_high >= max(before.index_high, 100)
             assert after.p_value <= 0.01 and after.direction == before.direction
             errors_before += abs(before.index - 100)
@@ -575,6 +577,28 @@ def test_a_clean_step_stays_where_it_is_beside_a_siblings_change():
     det = ChangePointDetector(SETTINGS).fit(x)
     found = det.predict()
     assert [c.index for c in found] == [100]
-    assert det.align(found, [(108, 108)]) == found     # far outside its likelihood set
-    assert det.align(found, [(95, 105)]) == found      # already where the sibling changed
-    assert det.align(found, []) == found
+    assert det.align(found, [Likelihood(108, (0.0,))]) == (found, [[]])          # far outside its likelihood set
+    assert det.align(found, [Likelihood(95, (0.0,) * 11)]) == (found, [[]])      # its own best within the sibling's
+    assert det.align(found, []) == (found, [[]])
+
+
+def test_a_change_several_benchmarks_show_is_located_by_all_of_them():
+    # Four benchmarks each step +2% in 2% noise at run 100; alone, each names a commit a few runs
+    # off, each its own way.  Placed where their likelihoods are largest together, more of them
+    # name run 100 exactly and they stray less; every change moved still passes where it is.
+    before = after = exact_before = exact_after = moved = 0
+    for seed in range(20):
+        detectors = [ChangePointDetector(SETTINGS).fit(np.concatenate([x[:100], x[100:] * 1.02]))
+                     for x in (noisy(200, 0.02, 1000 * seed + k) for k in range(4))]
+        found = [d.predict() for d in detectors]
+        for d, alone, placed in zip(detectors, found, align_all(detectors, found)):
+            assert len(placed) == len(alone)
+            passes = d.passes_at([c.index for c in placed])
+            assert all(ok for ok, c in zip(passes, placed) if c not in alone)
+            for b, a in zip(alone, placed):
+                if abs(b.index - 100) <= 30:
+                    before, after = before + abs(b.index - 100), after + abs(a.index - 100)
+                    exact_before, exact_after = exact_before + (b.index == 100), exact_after + (a.index == 100)
+                    moved += a != b
+    assert moved >= 20
+    assert exact_after >= exact_before + 5 and after < 0.8 * before

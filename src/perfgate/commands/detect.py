@@ -40,7 +40,7 @@ import json
 import math
 from array import array
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from perfgate.escape import terminal
 from rich.table import Table
@@ -147,11 +147,11 @@ def _import_detectors() -> None:
 
 # Report keys for this module's own use, not printed: the alerts and entries being raised, and what
 # a later detect needs to re-test a kept series where its siblings changed or resume its threshold test.
-_INTERNAL = ("alerts", "entries", "inflation", "siblings_mark", "threshold_memo")
+_INTERNAL = ("alerts", "entries", "inflation", "likelihoods", "siblings_mark", "threshold_memo")
 
 # Part of each saved report's settings mark: bump it when the analysis changes, so that the
 # reports kept from an older perfgate are recomputed.
-ANALYSIS_VERSION = "12"
+ANALYSIS_VERSION = "13"
 
 
 def _whole_scope(args: argparse.Namespace) -> bool:
@@ -209,19 +209,28 @@ def _analyse(key: SeriesKey, points: list[Point], settings: SeriesThresholds,
              memo: dict[str, Any] | None = None) -> dict[str, Any]:
     """The series' report (:func:`_report`) from the change points it shows alone (:func:`_changes`);
     ``memo``: its threshold verdicts saved by the last detect."""
-    return _report(key, points, settings, *_changes(key, points, settings, None, None), None, memo)
+    return _report(key, points, settings, _changes(key, points, settings, None, None), None, memo)
+
+
+class Changes(NamedTuple):
+    """What :func:`_changes` finds in one series."""
+    found: list                 # its own change points, placed where siblings' changes locate them better
+    added: list                 # those found only where its siblings changed
+    ranges: list[tuple[tuple[int, int], str]]   # the siblings' changes in this series' indices, with their labels
+    inflation: float            # the noise's variance inflation
+    alone: list                 # its own change points as found alone (``found`` in the same order)
+    placed_with: list[list[str]]    # for each of ``found``, the siblings it was placed with (none: not moved)
+    likelihoods: list           # for each of ``alone``, where it could be (``ChangePointDetector.likelihoods``)
 
 
 def _changes(key: SeriesKey, points: list[Point], settings: SeriesThresholds, siblings: dict[str, Any] | None,
-             own: dict[str, Any] | None) -> tuple[list, list, list[tuple[tuple[int, int], str]], float, list]:
-    """``(found, added, ranges, inflation, alone)``: the series' own change points, placed at a
-    sibling's change where that explains them as well (``ChangePointDetector.align``), those found
-    where its siblings changed, the siblings' changes as ranges of this series' indices with their
-    labels, the noise's variance inflation, and the own change points as found alone (searched
-    for, or ``own``'s from an earlier analysis, with its noise correlation; ``found`` in the same
-    order).  ``siblings``: where this series is tested too —
-    ``changes``, the ``[commits, label]`` of each change found alone in a sibling series (same
-    branch and testbed), and ``tested``, how many series are tested at each of those places."""
+             own: dict[str, Any] | None) -> Changes:
+    """The series' change points: its own, searched for (or ``own``'s from an earlier analysis,
+    with its noise correlation), placed where they and its siblings' changes nearby are likeliest
+    together (``ChangePointDetector.align``), and those found where its siblings changed.
+    ``siblings``: where this series is tested too — ``changes``, the ``[commits, label,
+    likelihood]`` of each change found alone in a sibling series (same branch and testbed), and
+    ``tested``, how many series are tested at each of those places."""
     from perfgate.detect.changepoint import ChangePointDetector
 
     detector = ChangePointDetector(settings.change_point, Measure.named(key.measure).lower_is_better)
@@ -231,28 +240,31 @@ def _changes(key: SeriesKey, points: list[Point], settings: SeriesThresholds, si
     else:
         found = _change_points(own)
         detector.inflation_ = own["inflation"]
+    likelihoods = detector.likelihoods(found)
     ranges = _sibling_ranges(points, siblings)
     if not ranges:
-        return found, [], ranges, detector.inflation_, found
+        return Changes(found, [], ranges, detector.inflation_, found, [[] for _ in found], likelihoods)
+    theirs = _sibling_likelihoods(points, siblings)
+    placed, members = detector.align(found, [s for s, _ in theirs])
+    placed_with = [sorted({theirs[j][1] for j in js}) for js in members]
     places = [r for r, _ in ranges]
-    placed = detector.align(found, places)
     added = detector.corroborate(placed, places, siblings["tested"], [label for _, label in ranges])
-    return placed, added, ranges, detector.inflation_, found
+    return Changes(placed, added, ranges, detector.inflation_, found, placed_with, likelihoods)
 
 
-def _report(key: SeriesKey, points: list[Point], settings: SeriesThresholds, found: list, added: list,
-            ranges: list[tuple[tuple[int, int], str]], inflation: float, alone: list,
+def _report(key: SeriesKey, points: list[Point], settings: SeriesThresholds, changes: Changes,
             siblings: dict[str, Any] | None, memo: dict[str, Any] | None) -> dict[str, Any]:
-    """The series' report: its change points (``found``, ``added`` and ``alone``, as
-    :func:`_changes` gives them), each with its alert, and the threshold test's verdict on the
-    newest value (``memo``: the verdicts a report of this series saved, taken as they are where its
-    values are unchanged)."""
+    """The series' report: its change points (as :func:`_changes` gives them), each with its
+    alert, and the threshold test's verdict on the newest value (``memo``: the verdicts a report
+    of this series saved, taken as they are where its values are unchanged)."""
     from perfgate.detect.threshold_tests import evaluate_series
 
     lower = Measure.named(key.measure).lower_is_better
     values = [p.value for p in points]
+    found, added, ranges, inflation = changes.found, changes.added, changes.ranges, changes.inflation
     cps = sorted(found + added, key=lambda c: c.index)
-    moved = {id(cp): first for cp, first in zip(found, alone) if cp is not first}
+    moved = {id(cp): (first, labels) for cp, first, labels in zip(found, changes.alone, changes.placed_with)
+             if cp is not first}
     entries, alerts = [], []
     for cp in cps:
         entry = _entry(points, cp)
@@ -262,10 +274,11 @@ def _report(key: SeriesKey, points: list[Point], settings: SeriesThresholds, fou
             entry["siblings"] = details["siblings"] = sorted(
                 {label for (a, b), label in ranges if a <= cp.index_high and cp.index_low <= b})
         elif id(cp) in moved:
-            # Found alone, placed at these siblings' change: kept as found for the next re-test.
-            entry["placed_with"] = details["placed_with"] = sorted(
-                {label for (a, b), label in ranges if a <= cp.index <= b})
-            entry["found_alone"] = _entry(points, moved[id(cp)])
+            # Found alone, placed where it and these siblings' changes are likeliest together: kept
+            # as found for the next re-test.
+            first, labels = moved[id(cp)]
+            entry["placed_with"] = details["placed_with"] = labels
+            entry["found_alone"] = _entry(points, first)
         entries.append(entry)
         alerts.append(Alert(key.branch, key.testbed, key.benchmark, key.measure, points[cp.index].commit,
                             cp.direction, cp.magnitude, cp.ci_low, cp.ci_high, cp.p_value, "change_point",
@@ -315,7 +328,7 @@ def _report(key: SeriesKey, points: list[Point], settings: SeriesThresholds, fou
     return {"branch": key.branch, "testbed": key.testbed, "benchmark": key.benchmark, "measure": key.measure,
             "points": len(points), "change_points": entries, "threshold": threshold, "entries": entries,
             "alerts": alerts, "inflation": inflation, "siblings_mark": (siblings or {}).get("mark", ""),
-            "threshold_memo": saved}
+            "threshold_memo": saved, "likelihoods": _likelihoods_saved(points, changes.alone, changes.likelihoods)}
 
 
 def _entry(points: list[Point], cp) -> dict[str, Any]:
@@ -372,10 +385,35 @@ def _sibling_ranges(points: list[Point], siblings: dict[str, Any] | None) -> lis
         return []
     at = {p.commit: i for i, p in enumerate(points)}
     out = []
-    for commits, label in changes:
+    for commits, label, _ in changes:
         mine = [at[c] for c in commits if c in at]
         if mine:
             out.append(((min(mine), max(mine)), label))
+    return out
+
+
+def _likelihoods_saved(points: list[Point], alone: list, likelihoods: list) -> dict[str, list]:
+    """Where each change found alone could be, by its first commit, for its siblings' next
+    placing: ``[first commit, last commit, values]`` of its :class:`Likelihood`."""
+    return {points[cp.index].commit: [points[s.start].commit, points[s.start + len(s.values) - 1].commit, list(s.values)]
+            for cp, s in zip(alone, likelihoods)}
+
+
+def _sibling_likelihoods(points: list[Point], siblings: dict[str, Any]) -> list[tuple[Any, str]]:
+    """Each sibling change's :class:`Likelihood` in this series' indices, with the sibling's label:
+    where this series has runs at both its ends and as many between them (the same runs of one
+    CI job); a sibling's change this series cannot line up with is not weighed."""
+    from perfgate.detect.changepoint import Likelihood
+
+    at = {p.commit: i for i, p in enumerate(points)}
+    out = []
+    for _, label, saved in siblings["changes"]:
+        if not saved:
+            continue
+        first, last, values = saved
+        a, b = at.get(first), at.get(last)
+        if a is not None and b is not None and b - a == len(values) - 1:
+            out.append((Likelihood(a, tuple(values)), label))
     return out
 
 
@@ -421,7 +459,8 @@ def _with_siblings(reports: list[dict[str, Any]], kept: list[dict[str, Any]], th
     marked: dict[int, str] = {}
     work, redo = [], []
     for family in families.values():
-        changes = sorted([e["commit_range"], _label(r)] for r in family for e in _own(r))
+        changes = sorted([e["commit_range"], _label(r), r.get("likelihoods", {}).get(e["first_commit"], [])]
+                         for r in family for e in _own(r))
         tested = len(family) - 1
         mark = _family_mark(changes, tested)
         for r in family:
@@ -463,10 +502,9 @@ def _retest_job(job: tuple) -> dict[str, Any] | None:
     or moves one of its own, and none did before (its report stands)."""
     key, points, settings, siblings, own, had, memo = job
     changes = _changes(key, points, settings, siblings, own)
-    found, added, *_, alone = changes
-    if not added and found == alone and not had:
+    if not changes.added and changes.found == changes.alone and not had:
         return None
-    return _report(key, points, settings, *changes, siblings, memo)
+    return _report(key, points, settings, changes, siblings, memo)
 
 
 def _print_store(reports: list[dict], nseries: int, new: list[Alert], no_record: bool) -> None:

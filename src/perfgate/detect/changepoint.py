@@ -50,10 +50,10 @@ Where sibling series (benchmarks run on the same machine along the same commits)
 can be tested again at those places (:meth:`ChangePointDetector.corroborate`): fixed in advance by
 another series, they cost the scan adjustment only their own number of locations, times the
 series tested there over one more than those that found the change alone (a Benjamini–Hochberg
-bound).  A change the series found alone is first placed at a sibling's place nearby when that
-place is in its location's profile-likelihood set and the change still passes its own,
-series-wide tests there (:meth:`ChangePointDetector.align`): a small step's best split strays
-several runs in the noise, and the commit that moved its siblings is the likelier one.
+bound).  A change the series found alone is first placed at the commit where its likelihood and
+its siblings' nearby are largest together, when the change still passes its own, series-wide
+tests there (:meth:`ChangePointDetector.align`): a small step's best split strays several runs in
+the noise, each benchmark's its own way, and a commit that moved several is located by all.
 
 A single-run spike is never a change point: regimes have at least ``min_segment`` points, a
 rank test cannot be moved by one point's size, and the t-test sees the spike clipped.
@@ -78,6 +78,7 @@ WINDOW = 90          # points each side used to judge a candidate (bounds the ef
 LOCATE_WINDOW = 60     # points each side of a candidate searched when refining its location
 LOCATE_MIN_SIDE = 2     # fewest points a side when refining a found change's location
 LOCATION_LEVEL = 3.84  # chi-square(1) 95% quantile for the location range
+LIKELIHOOD_FLOOR = 20.0  # a commit this far below a change's best split (twice the log-likelihood) is ruled out
 SCREEN_Z = 3.0         # first-pass cut, far below the final (scan-adjusted) significance
 CHUNK = 1000          # longest stretch one exact search sees (its cost is quadratic in it)
 CHUNK_OVERLAP = 100   # context each side of the part of a chunk whose candidates are kept
@@ -103,6 +104,24 @@ class ChangePoint:
 
     def to_json(self) -> dict:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
+
+
+@dataclass(frozen=True)
+class Likelihood:
+    """Where a found change could be: twice the log-likelihood ratio of a change at run ``start``,
+    ``start + 1``, ... against where it was found, over ``LOCATE_WINDOW`` runs either side of it;
+    ``-LIKELIHOOD_FLOOR`` at the runs beyond (rounded to hundredths, so that a saved one is the
+    same)."""
+    start: int
+    values: tuple[float, ...]
+
+    def over(self, n: int) -> np.ndarray:
+        """The ratio at every run 0..n (the split before run t is t)."""
+        out = np.full(n + 1, -LIKELIHOOD_FLOOR)
+        a, b = max(self.start, 0), min(self.start + len(self.values), n + 1)
+        if a < b:
+            out[a:b] = self.values[a - self.start:b - self.start]
+        return out
 
 
 def direction_of(magnitude: float, lower_is_better: bool) -> str:
@@ -236,18 +255,37 @@ class ChangePointDetector:
         return [self._report(y, yw, cps, i, inflation, within=chosen[t][0], scan=chosen[t][1])
                 for i, t in enumerate(cps) if t in chosen]
 
-    def align(self, found: list[ChangePoint], ranges: list[tuple[int, int]]) -> list[ChangePoint]:
-        """``found`` (this series' own changes, from :meth:`predict`) with each change moved to one
-        of ``ranges`` (the first index low..high of a change a sibling series found, in this
-        series' indices) within ``LOCATE_WINDOW`` runs of it, when a split in that range is in
-        the change's 95% profile-likelihood set (its ratio within ``LOCATION_LEVEL`` of the
-        change's own, over the whole regime between its neighbours) and the change still passes
-        its tests there, scan-adjusted over the whole series as when it was found.  Of several
-        such places the likeliest is taken.  A small step's best split strays several runs in the
-        noise; a commit that moved sibling benchmarks is where a change most likely is, and a
-        change named there is one event with its siblings'.  Nothing is added or removed."""
-        if not ranges or not found:
-            return found
+    def likelihoods(self, found: list[ChangePoint]) -> list[Likelihood]:
+        """For each of ``found`` (this series' changes, from :meth:`predict`), where it could be
+        (:class:`Likelihood`), over the regime between its neighbours: what a sibling series
+        weighs its own changes' places by (:meth:`align`)."""
+        y, yw = self.noise_.y, self.noise_.winsorized
+        out = []
+        for i, cp in enumerate(found):
+            profile = self._profile(y, yw, found[i - 1].index if i > 0 else 0,
+                                    found[i + 1].index if i + 1 < len(found) else y.size, cp.index)
+            a, b = max(cp.index - LOCATE_WINDOW, 0), min(cp.index + LOCATE_WINDOW, y.size)
+            kept = np.flatnonzero(profile[a:b + 1] > -LIKELIHOOD_FLOOR) + a
+            a, b = int(kept.min()), int(kept.max())
+            out.append(Likelihood(a, tuple(float(v) for v in np.round(profile[a:b + 1], 2))))
+        return out
+
+    def align(self, found: list[ChangePoint], siblings: list[Likelihood]) -> tuple[list[ChangePoint], list[list[int]]]:
+        """``found`` (this series' own changes, from :meth:`predict`) with each change moved to the
+        commit its siblings' changes nearby and its own likelihood support best together, and for
+        each change the siblings (indices in ``siblings``, their :meth:`likelihoods` in this
+        series' indices) whose change could be at its new place (empty where it stays).  A
+        sibling's change counts when the two changes' 95% profile-likelihood sets share a commit
+        within ``LOCATE_WINDOW`` runs of this one; the place is the commit of the change's own set
+        with the largest sum of their likelihood ratios (each floored at ``-LIKELIHOOD_FLOOR``, so
+        that no one sibling rules a place out for the rest), and the change moves there when it
+        still passes its tests, scan-adjusted over the whole series as when it was found.  A small
+        step's best split strays several runs in the noise, each benchmark's its own way; a commit
+        that moved several benchmarks is located by all of them together.  Nothing is added or
+        removed."""
+        members_of: list[list[int]] = [[] for _ in found]
+        if not siblings or not found:
+            return found, members_of
         y, yw = self.noise_.y, self.noise_.winsorized
         n, m = y.size, self.settings.min_segment
         out = list(found)
@@ -255,25 +293,36 @@ class ChangePointDetector:
             t0 = cp.index
             lo = out[i - 1].index if i > 0 else 0
             hi = found[i + 1].index if i + 1 < len(found) else n
-            if any(a <= t0 <= b for a, b in ranges):
-                continue        # already where a sibling changed
-            places = [(max(a, lo + m), min(b, hi - m)) for a, b in ranges
-                      if a <= t0 + LOCATE_WINDOW and b >= t0 - LOCATE_WINDOW]
-            places = [(a, b) for a, b in places if a <= b]
-            if not places:
+            own = self._profile(y, yw, lo, hi, t0)
+            a, b = max(lo + m, t0 - LOCATE_WINDOW), min(hi - m, t0 + LOCATE_WINDOW)
+            if a > b:
                 continue
-            _, lr = _split_scores(yw, lo, hi, self._location_sigma(y, lo, t0, hi), self.inflation_)
-            bar = lr[t0 - lo - 1] - LOCATION_LEVEL
-            best = max(((float(lr[t - lo - 1]), t, (a, b)) for a, b in places for t in range(a, b + 1)),
-                       default=None)
-            if best is None or best[0] < bar or not self._judge(y, lo, best[1], hi, self.inflation_)[0]:
+            mine = np.full(n + 1, -np.inf)
+            mine[a:b + 1] = np.where(own[a:b + 1] >= -LOCATION_LEVEL, own[a:b + 1], -np.inf)
+            theirs = {j: s.over(n) for j, s in enumerate(siblings) if s.start <= b and s.start + len(s.values) > a}
+            members = [j for j, p in theirs.items() if np.any(np.isfinite(mine) & (p >= -LOCATION_LEVEL))]
+            if not members:
+                continue
+            joint = mine + sum(theirs[j] for j in members)
+            t = int(np.argmax(joint))
+            here = [j for j in members if theirs[j][t] >= -LOCATION_LEVEL]
+            if t == t0 or not here or not self._judge(y, lo, t, hi, self.inflation_)[0]:
                 continue
             moved = [c.index for c in out]
-            moved[i] = best[1]
-            placed = self._report(y, yw, moved, i, self.inflation_, within=best[2])
+            moved[i] = t
+            placed = self._report(y, yw, moved, i, self.inflation_, within=(t, t))
             # the commits it could be still include those its own location named
             out[i] = replace(placed, index_low=min(placed.index_low, cp.index_low),
                              index_high=max(placed.index_high, cp.index_high))
+            members_of[i] = here
+        return out, members_of
+
+    def _profile(self, y: np.ndarray, yw: np.ndarray, lo: int, hi: int, t0: int) -> np.ndarray:
+        """Twice the log-likelihood ratio of a change at each run of ``lo + 1 .. hi - 1`` against
+        one at ``t0``, over the regime ``lo..hi`` (``-inf`` at the other runs, 0..n)."""
+        ts, lr = _split_scores(yw, lo, hi, self._location_sigma(y, lo, t0, hi), self.inflation_)
+        out = np.full(y.size + 1, -np.inf)
+        out[ts] = lr - lr[t0 - lo - 1]
         return out
 
     # --- search --------------------------------------------------------------------------------
@@ -498,9 +547,10 @@ class ChangePointDetector:
 
 
 def align_all(detectors: list[ChangePointDetector], found: list[list[ChangePoint]]) -> list[list[ChangePoint]]:
-    """Each series' own changes (``found``) placed at the others' changes where those explain them
-    as well (:meth:`ChangePointDetector.align`), as ``perfgate detect`` places them."""
-    return [d.align(own, [(c.index_low, c.index_high) for j, other in enumerate(found) if j != i for c in other])
+    """Each series' own changes (``found``) placed where the others' changes nearby and its own
+    support best together (:meth:`ChangePointDetector.align`), as ``perfgate detect`` places them."""
+    likely = [d.likelihoods(own) for d, own in zip(detectors, found)]
+    return [d.align(own, [s for j, theirs in enumerate(likely) if j != i for s in theirs])[0]
             for i, (d, own) in enumerate(zip(detectors, found))]
 
 
