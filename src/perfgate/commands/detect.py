@@ -11,9 +11,9 @@ in scope — changed: at those few places, fixed in advance by another series, a
 a search over the whole series to show can pass (its p-value pays for those places only, in the
 siblings tested there: the fewer the more of them found the change alone).  Such a change names
 the siblings in its report and alert.  Before that, a change the series showed alone is placed at
-a sibling's change nearby when that commit explains it as well and it still passes its tests
-there (a small step's best split strays several runs in the noise); its report and alert name
-those siblings too, and keep where it was found alone.
+the commit where it and its siblings' changes nearby are likeliest together, when it still passes
+its tests there (a small step's best split strays several runs in the noise, each benchmark's its
+own way); its report and alert name those siblings too, and keep where it was found alone.
 
 Only series that received runs since the last detect (or whose settings changed) are analysed
 again; the others' results are kept in the store from that detect (--full analyses everything).
@@ -427,7 +427,7 @@ def _label(report: dict[str, Any]) -> str:
 
 def _own(report: dict[str, Any]) -> list[dict[str, Any]]:
     """The change points a series' report found in the series alone (not where siblings changed),
-    where it found them (before they were placed at a sibling's change: so nothing feeds on
+    where it found them (before they were placed with their siblings' changes: so nothing feeds on
     itself, and a family's places stay put from one detect to the next)."""
     return [e.get("found_alone", e) for e in report["change_points"]
             if e.get("kind") == "change_point" and "siblings" not in e]
