@@ -413,7 +413,7 @@ def _sibling_likelihoods(points: list[Point], siblings: dict[str, Any]) -> list[
         first, last, values = saved
         a, b = at.get(first), at.get(last)
         if a is not None and b is not None and b - a == len(values) - 1:
-            out.append((Likelihood(a, tuple(values)), label))
+            out.append((Likelihood(a, values), label))
     return out
 
 

@@ -63,6 +63,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from collections.abc import Sequence
 from itertools import groupby
 
 import numpy as np
@@ -113,15 +114,21 @@ class Likelihood:
     ``-LIKELIHOOD_FLOOR`` at the runs beyond (rounded to hundredths, so that a saved one is the
     same)."""
     start: int
-    values: tuple[float, ...]
+    values: Sequence[float]
 
-    def over(self, n: int) -> np.ndarray:
-        """The ratio at every run 0..n (the split before run t is t)."""
-        out = np.full(n + 1, -LIKELIHOOD_FLOOR)
-        a, b = max(self.start, 0), min(self.start + len(self.values), n + 1)
-        if a < b:
-            out[a:b] = self.values[a - self.start:b - self.start]
-        return out
+    @property
+    def end(self) -> int:
+        return self.start + len(self.values)
+
+
+def _likelihoods_over(siblings: list[Likelihood], a: int, b: int) -> np.ndarray:
+    """The siblings' ratios at runs a..b, a row each."""
+    out = np.full((len(siblings), b - a + 1), -LIKELIHOOD_FLOOR)
+    for row, s in zip(out, siblings):
+        lo, hi = max(s.start, a), min(s.end, b + 1)
+        if lo < hi:
+            row[lo - a:hi - a] = s.values[lo - s.start:hi - s.start]
+    return out
 
 
 def direction_of(magnitude: float, lower_is_better: bool) -> str:
@@ -297,15 +304,16 @@ class ChangePointDetector:
             a, b = max(lo + m, t0 - LOCATE_WINDOW), min(hi - m, t0 + LOCATE_WINDOW)
             if a > b:
                 continue
-            mine = np.full(n + 1, -np.inf)
-            mine[a:b + 1] = np.where(own[a:b + 1] >= -LOCATION_LEVEL, own[a:b + 1], -np.inf)
-            theirs = {j: s.over(n) for j, s in enumerate(siblings) if s.start <= b and s.start + len(s.values) > a}
-            members = [j for j, p in theirs.items() if np.any(np.isfinite(mine) & (p >= -LOCATION_LEVEL))]
-            if not members:
+            inside = own[a:b + 1] >= -LOCATION_LEVEL
+            near = [j for j, s in enumerate(siblings) if s.start <= b and s.end > a]
+            theirs = _likelihoods_over([siblings[j] for j in near], a, b)
+            counted = ((theirs >= -LOCATION_LEVEL) & inside).any(axis=1)
+            if not counted.any():
                 continue
-            joint = mine + sum(theirs[j] for j in members)
-            t = int(np.argmax(joint))
-            here = [j for j in members if theirs[j][t] >= -LOCATION_LEVEL]
+            joint = np.where(inside, own[a:b + 1], -np.inf) + theirs[counted].sum(axis=0)
+            k = int(np.argmax(joint))
+            t = a + k
+            here = [near[r] for r in np.flatnonzero(counted) if theirs[r, k] >= -LOCATION_LEVEL]
             if t == t0 or not here or not self._judge(y, lo, t, hi, self.inflation_)[0]:
                 continue
             moved = [c.index for c in out]
