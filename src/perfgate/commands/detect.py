@@ -241,10 +241,11 @@ def _changes(key: SeriesKey, points: list[Point], settings: SeriesThresholds, si
         found = _change_points(own)
         detector.inflation_ = own["inflation"]
     likelihoods = detector.likelihoods(found)
-    ranges = _sibling_ranges(points, siblings)
+    at = {p.commit: i for i, p in enumerate(points)} if siblings else {}     # each commit's index here
+    ranges = _sibling_ranges(at, siblings)
     if not ranges:
         return Changes(found, [], ranges, detector.inflation_, found, [[] for _ in found], likelihoods)
-    theirs = _sibling_likelihoods(points, siblings)
+    theirs = _sibling_likelihoods(at, siblings)
     placed, members = detector.align(found, [s for s, _ in theirs])
     placed_with = [sorted({theirs[j][1] for j in js}) for js in members]
     places = [r for r, _ in ranges]
@@ -377,13 +378,12 @@ def _change_points(own: dict[str, Any]) -> list:
     return [ChangePoint(**{f: e[f] for f in ChangePoint.__dataclass_fields__}) for e in own["change_points"]]
 
 
-def _sibling_ranges(points: list[Point], siblings: dict[str, Any] | None) -> list[tuple[tuple[int, int], str]]:
-    """Each sibling change's commits as a range of this series' indices (the runs of those commits
-    it has), with the sibling's label."""
+def _sibling_ranges(at: dict[str, int], siblings: dict[str, Any] | None) -> list[tuple[tuple[int, int], str]]:
+    """Each sibling change's commits as a range of this series' indices (``at``: each of its
+    commits' index; the runs of those commits it has), with the sibling's label."""
     changes = (siblings or {}).get("changes", [])
     if not changes:
         return []
-    at = {p.commit: i for i, p in enumerate(points)}
     out = []
     for commits, label, _ in changes:
         mine = [at[c] for c in commits if c in at]
@@ -395,17 +395,17 @@ def _sibling_ranges(points: list[Point], siblings: dict[str, Any] | None) -> lis
 def _likelihoods_saved(points: list[Point], alone: list, likelihoods: list) -> dict[str, list]:
     """Where each change found alone could be, by its first commit, for its siblings' next
     placing: ``[first commit, last commit, values]`` of its :class:`Likelihood`."""
-    return {points[cp.index].commit: [points[s.start].commit, points[s.start + len(s.values) - 1].commit, list(s.values)]
+    return {points[cp.index].commit: [points[s.start].commit, points[s.end - 1].commit, list(s.values)]
             for cp, s in zip(alone, likelihoods)}
 
 
-def _sibling_likelihoods(points: list[Point], siblings: dict[str, Any]) -> list[tuple[Any, str]]:
-    """Each sibling change's :class:`Likelihood` in this series' indices, with the sibling's label:
-    where this series has runs at both its ends and as many between them (the same runs of one
-    CI job); a sibling's change this series cannot line up with is not weighed."""
+def _sibling_likelihoods(at: dict[str, int], siblings: dict[str, Any]) -> list[tuple[Any, str]]:
+    """Each sibling change's :class:`Likelihood` in this series' indices (``at``: each of its
+    commits' index), with the sibling's label: where this series has runs at both its ends and as
+    many between them (the same runs of one CI job); a sibling's change this series cannot line up
+    with is not weighed."""
     from perfgate.detect.changepoint import Likelihood
 
-    at = {p.commit: i for i, p in enumerate(points)}
     out = []
     for _, label, saved in siblings["changes"]:
         if not saved:
