@@ -16,14 +16,11 @@ series than runs (else one place would cost more than a search of the whole seri
 from __future__ import annotations
 
 import argparse
-import json
-import subprocess
-import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
+from detect_incremental import detect
 
 from perfgate.model import Metric, Run, Testbed
 from perfgate.store.sqlite import SqliteStore
@@ -52,13 +49,8 @@ def main() -> None:
         store = Path(tmp) / "history.db"
         with SqliteStore(store) as s:
             s.add_runs(history(args.benchmarks, args.runs, args.noise, args.step, args.seed))
-        start = time.perf_counter()
-        proc = subprocess.run([sys.executable, "-m", "perfgate.cli", "detect", "--store", f"sqlite:{store}", "--json"],
-                              capture_output=True, text=True)
-        elapsed = time.perf_counter() - start
-    if proc.returncode not in (0, 1):
-        sys.exit(f"perfgate detect failed ({proc.returncode}): {proc.stderr}")
-    found = [int(c["first_commit"][1:]) for s in json.loads(proc.stdout)["series"] for c in s["change_points"]]
+        elapsed, _, data = detect(store)
+    found = [int(c["first_commit"][1:]) for s in data["series"] for c in s["change_points"]]
     middle = args.runs // 2
     print(f"{args.benchmarks} benchmarks x {args.runs} runs, every one {args.step:+.1%} from commit {middle} in "
           f"{args.noise:.0%} noise: detect {elapsed:.1f} s; {len(found)} changes reported, "
