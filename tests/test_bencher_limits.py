@@ -72,6 +72,12 @@ def test_t_test_history_bencher_accepts_is_no_regression():
 
 def test_lower_limit_is_checked_first_and_nothing_without_spread():
     assert limits(ThresholdTest("z_score", upper_boundary=0.99), [5.0, 5.0, 5.0]) is None
+    # Equal values whose summed mean rounds an ulp away from them: still no spread, no limits
+    # (it once gave limits an ulp wide, and every other value alerted).
+    equal = [127063.95746701502] * 30
+    assert sum(equal) / 30 != equal[0]
+    assert limits(ThresholdTest("t_test", upper_boundary=0.99), equal) is None
+    assert limits(ThresholdTest("log_normal", upper_boundary=0.99), equal) is None
     assert limits(ThresholdTest("t_test", upper_boundary=0.99), [5.0]) is None
     assert limits(ThresholdTest("log_normal", upper_boundary=0.99), [1.0, -1.0, 2.0]) is None
     assert limits(ThresholdTest("delta_iqr", upper_boundary=1.0), [5.0]) is None

@@ -48,12 +48,12 @@ from perfgate.thresholds import ThresholdTest
 # scipy.stats' ppf cost ~0.3 ms a call, which made judging every point of 10,000 series take
 # minutes; the scipy.special functions cost ~1.4 µs for both, still ten times a cache hit.
 @lru_cache(maxsize=4096)
-def _normal_q(p: float) -> float:
+def normal_quantile(p: float) -> float:
     return float(ndtri(p))
 
 
 @lru_cache(maxsize=4096)
-def _student_q(p: float, df: int) -> float:
+def student_quantile(p: float, df: int) -> float:
     return float(stdtrit(df, p))
 
 
@@ -99,10 +99,10 @@ def _limits(test: ThresholdTest, h: list[float]) -> Limits | None:
         if m is None or s is None:
             return None
         if kind == "z_score":
-            q = _normal_q
+            q = normal_quantile
         else:
             s *= math.sqrt(1 + 1 / len(h))
-            q = lambda p: _student_q(p, len(h) - 1)  # noqa: E731
+            q = lambda p: student_quantile(p, len(h) - 1)  # noqa: E731
         return _finite(Limits(m, None if lb is None else m - q(lb) * s, None if ub is None else m + q(ub) * s))
     if kind == "log_normal":
         if any(v <= 0 for v in h):
@@ -113,8 +113,8 @@ def _limits(test: ThresholdTest, h: list[float]) -> Limits | None:
         if mu is None or s is None:
             return None
         base = _exp(mu)
-        return _finite(Limits(base, None if lb is None else 2 * base - _exp(mu + _normal_q(lb) * s),
-                              None if ub is None else _exp(mu + _normal_q(ub) * s)))
+        return _finite(Limits(base, None if lb is None else 2 * base - _exp(mu + normal_quantile(lb) * s),
+                              None if ub is None else _exp(mu + normal_quantile(ub) * s)))
     if kind in ("iqr", "delta_iqr"):
         q = quartiles(h)
         if q is None:
@@ -144,8 +144,9 @@ def _mean(values: Sequence[float]) -> float | None:
 
 def _sample_sd(values: Sequence[float], mean: float | None) -> float | None:
     """σ with divisor n − 1; None below two values or with no spread (Bencher then sets no limits),
-    or with a spread whose square passes the largest float."""
-    if mean is None or len(values) < 2:
+    or with a spread whose square passes the largest float.  Equal values have no spread even
+    where their rounded mean is an ulp away from them (it was, and set limits an ulp wide)."""
+    if mean is None or len(values) < 2 or min(values) == max(values):
         return None
     try:
         var = math.fsum([(v - mean) ** 2 for v in values]) / (len(values) - 1)

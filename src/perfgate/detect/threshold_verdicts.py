@@ -1,0 +1,130 @@
+"""Every value of one series judged by its threshold test at once, for ``perfgate detect``.
+
+``detect`` judges every value of a series' current regime: a million values for 1,000 series ×
+1,000 runs, which one at a time (:func:`threshold_tests.evaluate_series`, about 20 µs a value)
+took most of a full detect.  The tests whose limits come from the mean and deviation of the last
+``max_sample_size`` values (percentage, z_score, t_test, log_normal) are computed here with numpy
+over sliding windows, a block of values at a time.  A value that alerts stays out of later
+baselines, so the windows after it are recomputed from the next value on.
+
+Same verdicts as ``evaluate_series`` (``tests/test_threshold_verdicts.py``); the limits agree to
+rounding (numpy's sums instead of ``math.fsum``), and the newest value's result, which the report
+shows, is computed by ``evaluate_series``' own code.  Other tests, baselines bounded by a
+``window`` in seconds, series holding a value that is not finite, and baselines not yet full go
+through that code too.
+
+Pure; no store access.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple, Sequence
+
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+
+from perfgate.detect.threshold_tests import ThresholdResult, evaluate_series, judge, normal_quantile, student_quantile
+from perfgate.thresholds import ThresholdTest
+
+MOMENT_TESTS = ("percentage", "z_score", "t_test", "log_normal")
+BLOCK = 256     # values judged per numpy pass: an alert recomputes at most this many
+
+
+class Verdicts(NamedTuple):
+    alerts: list[str | None]        # "lower" | "upper" | None, for each value judged
+    last: ThresholdResult | None    # the newest value's result; None when no value was judged
+
+
+def verdicts(test: ThresholdTest, values: Sequence[float], times: Sequence[float | None] | None = None,
+             judged: Sequence[str | None] = ()) -> Verdicts:
+    """The verdicts :func:`threshold_tests.evaluate_series` gives the values after ``judged``."""
+    v = np.asarray(values, dtype=float)
+    if not _windowed(test) or not np.all(np.isfinite(v)):
+        results = evaluate_series(test, values, times, judged)
+        return Verdicts([r.alert for r in results], results[-1] if results else None)
+    m = test.max_sample_size
+    clean = [float(x) for x, alert in zip(v, judged) if alert is None]   # the values that raised no alert
+    alerts: list[str | None] = []
+    i = len(judged)
+    while i < v.size:
+        if len(clean) < m:      # a baseline still filling: one value the usual way
+            alert = judge(test, clean, v[i], i).alert
+            alerts.append(alert)
+            if alert is None:
+                clean.append(float(v[i]))
+            i += 1
+            continue
+        stop = min(v.size, i + BLOCK)
+        # windows[k] is value i + k's baseline while none of values i .. i + k - 1 alerts
+        windows = sliding_window_view(np.concatenate([clean[-m:], v[i:stop - 1]]), m)
+        lower, upper = _limits(test, windows)
+        x = v[i:stop]
+        low = x < lower
+        high = x > upper
+        hit = np.flatnonzero(low | high)
+        k = int(hit[0]) if hit.size else x.size     # values i .. i + k - 1 raise nothing
+        alerts.extend([None] * k)
+        clean.extend(x[:k].tolist())
+        if hit.size:
+            alerts.append("lower" if low[k] else "upper")
+        i += k + (1 if hit.size else 0)
+    if not alerts:
+        return Verdicts([], None)
+    before = clean if alerts[-1] else clean[:-1]    # the newest value's baseline
+    return Verdicts(alerts, judge(test, before[-m:], v[-1], v.size - 1))
+
+
+def _windowed(test: ThresholdTest) -> bool:
+    """Whether the test's limits are computed here: a mean-and-deviation test with a bounded
+    baseline of values, not of seconds."""
+    m = test.max_sample_size
+    return (test.test in MOMENT_TESTS and test.window is None and m is not None and m >= 2
+            and (test.min_sample_size or 0) <= m
+            and (test.lower_boundary is not None or test.upper_boundary is not None))
+
+
+def _limits(test: ThresholdTest, windows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each window's lower and upper limit as ``threshold_tests.limits`` computes them; NaN
+    where there is none (a side without a boundary, or a window that sets no limits)."""
+    lb, ub = test.lower_boundary, test.upper_boundary
+    m = windows.shape[1]
+    with np.errstate(all="ignore"):
+        if test.test == "log_normal":
+            positive = np.all(windows > 0, axis=1)
+            data = np.log(np.where(positive[:, None], windows, 1.0))
+        else:
+            positive = True
+            data = windows
+        # about each window's first value, so that equal values have exactly no spread
+        ref = data[:, 0]
+        mean = ref + (data - ref[:, None]).sum(axis=1) / m
+        ok = np.isfinite(mean) & positive
+        if test.test == "percentage":
+            lower = mean - mean * lb if lb is not None else None
+            upper = mean + mean * ub if ub is not None else None
+        else:
+            dev = data - mean[:, None]
+            var = (dev * dev).sum(axis=1) / (m - 1)
+            ok &= np.isfinite(var) & (var > 0)     # no spread: no limits, as in Bencher
+            s = np.sqrt(var)
+            if test.test == "log_normal":
+                base = np.exp(mean)
+                ok &= np.isfinite(base)
+                lower = 2 * base - np.exp(mean + normal_quantile(lb) * s) if lb is not None else None
+                upper = np.exp(mean + normal_quantile(ub) * s) if ub is not None else None
+            else:
+                if test.test == "t_test":
+                    s = s * math.sqrt(1 + 1 / m)
+                    q = lambda p: student_quantile(p, m - 1)  # noqa: E731
+                else:
+                    q = normal_quantile
+                lower = mean - q(lb) * s if lb is not None else None
+                upper = mean + q(ub) * s if ub is not None else None
+        # As threshold_tests._finite: a limit that is not finite leaves the value without limits.
+        for side in (lower, upper):
+            if side is not None:
+                ok &= np.isfinite(side)
+        none = np.full(mean.shape, np.nan)
+        return (np.where(ok, lower, np.nan) if lower is not None else none,
+                np.where(ok, upper, np.nan) if upper is not None else none)

@@ -1,0 +1,62 @@
+"""The verdicts judged a block at a time (``threshold_verdicts.verdicts``) are those judged one
+value at a time (``threshold_tests.evaluate_series``), the reference."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from perfgate.detect.threshold_tests import evaluate_series
+from perfgate.detect.threshold_verdicts import BLOCK, _windowed, verdicts
+from perfgate.thresholds import ThresholdTest
+
+TESTS = [
+    ThresholdTest("t_test", upper_boundary=0.99, min_sample_size=5, max_sample_size=64),
+    ThresholdTest("t_test", lower_boundary=0.9, upper_boundary=0.95, max_sample_size=8),
+    ThresholdTest("z_score", lower_boundary=0.975, upper_boundary=0.975, min_sample_size=2, max_sample_size=30),
+    ThresholdTest("percentage", upper_boundary=0.005, max_sample_size=16),
+    ThresholdTest("percentage", lower_boundary=0.05, upper_boundary=0.05, min_sample_size=3, max_sample_size=3),
+    ThresholdTest("log_normal", lower_boundary=0.95, upper_boundary=0.99, max_sample_size=20),
+]
+
+
+def _series(rng: np.random.Generator, n: int) -> list[float]:
+    """Noise with a step the regime does not know of (a run of alerts), spikes and repeated
+    values (no spread): everything that makes one value's baseline differ from the next's."""
+    v = 100 * np.exp(0.03 * rng.standard_normal(n))
+    v[n // 2:] *= 1.2
+    v[rng.random(n) < 0.03] *= 1.5
+    if n > 40:
+        v[10:30] = 100.0
+    return v.tolist()
+
+
+@pytest.mark.parametrize("test", TESTS, ids=lambda t: f"{t.test}-{t.max_sample_size}")
+def test_block_verdicts_are_those_judged_one_at_a_time(test):
+    assert _windowed(test)
+    rng = np.random.default_rng(16)
+    alerts = 0
+    for n in (1, 3, 40, BLOCK + 70, 3 * BLOCK):
+        values = _series(rng, n)
+        reference = evaluate_series(test, values)
+        got = verdicts(test, values)
+        assert got.alerts == [r.alert for r in reference]
+        assert got.last == reference[-1]
+        alerts += sum(a is not None for a in got.alerts)
+        # resumed from saved verdicts, as detect does
+        half = len(reference) // 2
+        resumed = verdicts(test, values, judged=[r.alert for r in reference[:half]])
+        assert resumed.alerts == [r.alert for r in reference[half:]]
+    assert alerts > 20      # the windows were recomputed after alerts, many times
+
+
+def test_tests_it_does_not_compute_are_judged_one_at_a_time():
+    values = [100.0, 101.0, 99.0, 150.0, 100.5, 100.0]
+    for test in (ThresholdTest("iqr", upper_boundary=1.5, max_sample_size=4),
+                 ThresholdTest("t_test", upper_boundary=0.99, max_sample_size=4, window=60),
+                 ThresholdTest("t_test", upper_boundary=0.99)):
+        assert not _windowed(test)
+        reference = evaluate_series(test, values, [float(i) for i in range(6)])
+        got = verdicts(test, values, [float(i) for i in range(6)])
+        assert got.alerts == [r.alert for r in reference] and got.last == reference[-1]
+    assert verdicts(TESTS[0], []) == ([], None)
