@@ -137,6 +137,8 @@ def test_resumed_threshold_verdicts_equal_a_full_analysis(cli, store_path, tmp_p
     resumed = detect._judged(memo, 0, regime, times)          # what the next detect takes as judged
     assert len(resumed) == 130 and [(i, f) for i, f in enumerate(resumed) if f] == [tuple(a) for a in memo["alerts"]]
     assert detect._judged(memo, 0, [regime[1]] + regime[1:], times) == []     # another first value
+    # the very values it judged (the siblings' re-test after this detect): all but the newest stand
+    assert detect._judged(memo, 0, regime[:-1], times[:-1]) == resumed[:-1]
     assert json.loads(again.stdout)["series"][1]["threshold"]["alert"] == "upper"
     # a run landing between saved ones (an older start time) changes the values judged: all judged again
     with SqliteStore(store_path) as store:

@@ -258,7 +258,7 @@ def _report(key: SeriesKey, points: list[Point], settings: SeriesThresholds, cha
     """The series' report: its change points (as :func:`_changes` gives them), each with its
     alert, and the threshold test's verdict on the newest value (``memo``: the verdicts a report
     of this series saved, taken as they are where its values are unchanged)."""
-    from perfgate.detect.threshold_tests import evaluate_series
+    from perfgate.detect.threshold_verdicts import verdicts
 
     lower = Measure.named(key.measure).lower_is_better
     values = [p.value for p in points]
@@ -293,9 +293,9 @@ def _report(key: SeriesKey, points: list[Point], settings: SeriesThresholds, cha
         # new normal (already alerted once); values that alerted stay out of the baseline.
         regime, times = values[start:], [p.time for p in points[start:]]
         judged = _judged(memo, start, regime, times)
-        results = evaluate_series(settings.test, regime, times, judged)
-        last = results[-1]
-        flags = judged + [r.alert for r in results]
+        judgement = verdicts(settings.test, regime, times, judged)
+        last = judgement.last
+        flags = judged + judgement.alerts
         saved = _threshold_memo(start, regime, times, flags)
         threshold = {"test": settings.test.test, "value": last.value, "baseline_size": last.baseline_size,
                      "baseline": last.limits.baseline if last.limits else None,
@@ -349,11 +349,12 @@ def _threshold_memo(start: int, regime: list[float], times: list[float | None],
 
 def _judged(memo: Any, start: int, regime: list[float], times: list[float | None]) -> list[str | None]:
     """The saved verdicts of the regime's first values when ``memo`` judged these very values
-    (same first run, same values and times) and newer ones follow; else none (also when the
-    saved memo is not one this module wrote: it is only ever a shortcut)."""
+    (same first run, same values and times), all but the newest value's (judged again for the
+    report: the siblings' re-test of a series just analysed judges only that one); else none
+    (also when the saved memo is not one this module wrote: it is only ever a shortcut)."""
     try:
         n, alerts = memo["judged"], memo["alerts"]
-        if (memo["start"] != start or type(n) is not int or not 0 < n < len(regime)
+        if (memo["start"] != start or type(n) is not int or not 0 < n <= len(regime)
                 or memo["digest"] != _digest(regime[:n], times[:n])):
             return []
         flags: list[str | None] = [None] * n
@@ -361,7 +362,7 @@ def _judged(memo: Any, start: int, regime: list[float], times: list[float | None
             if type(i) is not int or not 0 <= i < n or f not in ("lower", "upper"):
                 return []
             flags[i] = f
-        return flags
+        return flags[:len(regime) - 1]
     except (KeyError, TypeError, ValueError):
         return []
 
