@@ -4,14 +4,13 @@
 1,000 runs, which one at a time (:func:`threshold_tests.evaluate_series`, about 20 µs a value)
 took most of a full detect.  The tests whose limits come from the mean and deviation of the last
 ``max_sample_size`` values (percentage, z_score, t_test, log_normal) are computed here with numpy
-over sliding windows, a block of values at a time.  A value that alerts stays out of later
-baselines, so the windows after it are recomputed from the next value on.
+over sliding windows, a block of values at a time (baselines still filling too).  A value that
+alerts stays out of later baselines, so the windows after it are recomputed from the next value on.
 
 Same verdicts as ``evaluate_series`` (``tests/test_threshold_verdicts.py``); the limits agree to
 rounding (numpy's sums instead of ``math.fsum``), and the newest value's result, which the report
 shows, is computed by ``evaluate_series``' own code.  Other tests, baselines bounded by a
-``window`` in seconds, series holding a value that is not finite, and baselines not yet full go
-through that code too.
+``window`` in seconds and series holding a value that is not finite go through that code too.
 
 Pure; no store access.
 """
@@ -19,6 +18,7 @@ Pure; no store access.
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from typing import NamedTuple, Sequence
 
 import numpy as np
@@ -48,17 +48,12 @@ def verdicts(test: ThresholdTest, values: Sequence[float], times: Sequence[float
     alerts: list[str | None] = []
     i = len(judged)
     while i < v.size:
-        if len(clean) < m:      # a baseline still filling: one value the usual way
-            alert = judge(test, clean, v[i], i).alert
-            alerts.append(alert)
-            if alert is None:
-                clean.append(float(v[i]))
-            i += 1
-            continue
         stop = min(v.size, i + BLOCK)
-        # windows[k] is value i + k's baseline while none of values i .. i + k - 1 alerts
-        windows = sliding_window_view(np.concatenate([clean[-m:], v[i:stop - 1]]), m)
-        lower, upper = _limits(test, windows)
+        # windows[k] is value i + k's baseline while none of values i .. i + k - 1 alerts; a
+        # baseline still filling is padded on the left with NaN (the values are all finite)
+        base = clean[-m:]
+        windows = sliding_window_view(np.concatenate([np.full(m - len(base), np.nan), base, v[i:stop - 1]]), m)
+        lower, upper = _limits(test, windows, np.minimum(m, len(base) + np.arange(stop - i)))
         x = v[i:stop]
         low = x < lower
         high = x > upper
@@ -80,32 +75,46 @@ def _windowed(test: ThresholdTest) -> bool:
     baseline of values, not of seconds."""
     m = test.max_sample_size
     return (test.test in MOMENT_TESTS and test.window is None and m is not None and m >= 2
-            and (test.min_sample_size or 0) <= m
             and (test.lower_boundary is not None or test.upper_boundary is not None))
 
 
-def _limits(test: ThresholdTest, windows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Each window's lower and upper limit as ``threshold_tests.limits`` computes them; NaN
-    where there is none (a side without a boundary, or a window that sets no limits)."""
+@lru_cache(maxsize=256)
+def _student_quantiles(p: float, m: int) -> np.ndarray:
+    """The Student quantile at ``p`` for each degrees of freedom 0..m (0 unused)."""
+    return np.array([math.nan] + [student_quantile(p, df) for df in range(1, m + 1)])
+
+
+def _limits(test: ThresholdTest, windows: np.ndarray, sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each window's lower and upper limit as ``threshold_tests.limits`` computes them from its
+    last ``sizes`` values (the others are NaN padding); NaN where there is none (a side without a
+    boundary, or a window that sets no limits)."""
     lb, ub = test.lower_boundary, test.upper_boundary
     m = windows.shape[1]
+    full = bool(sizes[0] == m)      # sizes never fall: then every window is full
+    valid = True if full else np.arange(m) >= (m - sizes)[:, None]
+    n = np.maximum(sizes, 1)
+
+    def kept(a: np.ndarray) -> np.ndarray:      # the padding zeroed
+        return a if full else np.where(valid, a, 0.0)
+
     with np.errstate(all="ignore"):
+        # too small a baseline: none at all, one value for the tests of a spread, or under min_sample_size
+        ok = sizes >= max(test.min_sample_size or 1, 1 if test.test == "percentage" else 2)
         if test.test == "log_normal":
-            positive = np.all(windows > 0, axis=1)
-            data = np.log(np.where(positive[:, None], windows, 1.0))
+            ok &= np.all(windows > 0, axis=1, where=valid)
+            data = np.log(np.where(valid & (windows > 0), windows, 1.0))
         else:
-            positive = True
             data = windows
         # about each window's first value, so that equal values have exactly no spread
-        ref = data[:, 0]
-        mean = ref + (data - ref[:, None]).sum(axis=1) / m
-        ok = np.isfinite(mean) & positive
+        ref = data[:, 0] if full else data[np.arange(n.size), m - n]
+        mean = ref + kept(data - ref[:, None]).sum(axis=1) / n
+        ok &= np.isfinite(mean)
         if test.test == "percentage":
             lower = mean - mean * lb if lb is not None else None
             upper = mean + mean * ub if ub is not None else None
         else:
-            dev = data - mean[:, None]
-            var = (dev * dev).sum(axis=1) / (m - 1)
+            dev = kept(data - mean[:, None])
+            var = (dev * dev).sum(axis=1) / np.maximum(n - 1, 1)
             ok &= np.isfinite(var) & (var > 0)     # no spread: no limits, as in Bencher
             s = np.sqrt(var)
             if test.test == "log_normal":
@@ -115,8 +124,9 @@ def _limits(test: ThresholdTest, windows: np.ndarray) -> tuple[np.ndarray, np.nd
                 upper = np.exp(mean + normal_quantile(ub) * s) if ub is not None else None
             else:
                 if test.test == "t_test":
-                    s = s * math.sqrt(1 + 1 / m)
-                    q = lambda p: student_quantile(p, m - 1)  # noqa: E731
+                    s = s * np.sqrt(1 + 1 / n)
+                    df = np.maximum(n - 1, 1)
+                    q = lambda p: _student_quantiles(p, m)[df]  # noqa: E731
                 else:
                     q = normal_quantile
                 lower = mean - q(lb) * s if lb is not None else None
