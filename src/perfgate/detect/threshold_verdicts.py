@@ -5,7 +5,8 @@
 took most of a full detect.  The tests whose limits come from the mean and deviation of the last
 ``max_sample_size`` values (percentage, z_score, t_test, log_normal) are computed here with numpy
 over sliding windows, a block of values at a time (baselines still filling too).  A value that
-alerts stays out of later baselines, so the windows after it are recomputed from the next value on.
+alerts stays out of later baselines, so the windows after it are recomputed from the next value on;
+where alerts come close together, values are judged one at a time until they thin out.
 
 Same verdicts as ``evaluate_series`` (``tests/test_threshold_verdicts.py``); the limits agree to
 rounding (numpy's sums instead of ``math.fsum``), and the newest value's result, which the report
@@ -29,6 +30,7 @@ from perfgate.thresholds import ThresholdTest
 
 MOMENT_TESTS = ("percentage", "z_score", "t_test", "log_normal")
 BLOCK = 256     # values judged per numpy pass: an alert recomputes at most this many
+DENSE = 4       # fewer values than this between alerts: judged one at a time (a pass costs 3-10 of them)
 
 
 class Verdicts(NamedTuple):
@@ -47,7 +49,16 @@ def verdicts(test: ThresholdTest, values: Sequence[float], times: Sequence[float
     clean = [float(x) for x, alert in zip(v, judged) if alert is None]   # the values that raised no alert
     alerts: list[str | None] = []
     i = len(judged)
+    gap = BLOCK     # values judged since the last alert
     while i < v.size:
+        if gap < DENSE:     # alerts come thick (a step not yet a change point): a pass would end at once
+            alert = judge(test, clean[-m:], v[i], i).alert
+            alerts.append(alert)
+            if alert is None:
+                clean.append(float(v[i]))
+            gap = 0 if alert else gap + 1
+            i += 1
+            continue
         stop = min(v.size, i + BLOCK)
         # windows[k] is value i + k's baseline while none of values i .. i + k - 1 alerts; a
         # baseline still filling is padded on the left with NaN (the values are all finite)
@@ -63,6 +74,7 @@ def verdicts(test: ThresholdTest, values: Sequence[float], times: Sequence[float
         clean.extend(x[:k].tolist())
         if hit.size:
             alerts.append("lower" if low[k] else "upper")
+        gap = k if hit.size else BLOCK
         i += k + (1 if hit.size else 0)
     if not alerts:
         return Verdicts([], None)

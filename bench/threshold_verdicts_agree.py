@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""Do the threshold verdicts judged a block at a time (``threshold_verdicts.verdicts``, what
+``perfgate detect`` uses) equal those judged one value at a time (``evaluate_series``)?  Random
+series of four kinds — log-normal noise, integer counts with a few levels, values drawn from a
+few levels (equal baselines), and steps with spikes (runs of alerts) — each judged by eight
+tests; prints the number of series-test pairs that differ, and how long each way took.
+
+    .venv/bin/python bench/threshold_verdicts_agree.py                  # 3,000 series, 24,000 pairs
+    .venv/bin/python bench/threshold_verdicts_agree.py --series 300
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+from perfgate.detect.threshold_tests import evaluate_series
+from perfgate.detect.threshold_verdicts import verdicts
+from perfgate.thresholds import ThresholdTest
+
+TESTS = [
+    ThresholdTest("t_test", upper_boundary=0.99, min_sample_size=5, max_sample_size=64),
+    ThresholdTest("t_test", lower_boundary=0.9, upper_boundary=0.95, max_sample_size=8),
+    ThresholdTest("z_score", lower_boundary=0.975, upper_boundary=0.975, min_sample_size=2, max_sample_size=30),
+    ThresholdTest("z_score", upper_boundary=0.6, max_sample_size=2),
+    ThresholdTest("percentage", upper_boundary=0.005, max_sample_size=16),
+    ThresholdTest("percentage", upper_boundary=0.1, min_sample_size=3, max_sample_size=16),
+    ThresholdTest("percentage", lower_boundary=0.05, upper_boundary=0.05, min_sample_size=3, max_sample_size=3),
+    ThresholdTest("log_normal", lower_boundary=0.95, upper_boundary=0.99, max_sample_size=20),
+]
+
+
+def series(rng: np.random.Generator, kind: int) -> np.ndarray:
+    n = int(rng.integers(1, 700))
+    if kind == 0:
+        return 1e6 * np.exp(rng.uniform(0.001, 0.2) * rng.standard_normal(n))
+    if kind == 1:
+        return np.round(1e7 * (1 + 1e-5 * rng.integers(-3, 4, n)))
+    if kind == 2:
+        return rng.choice([3.3, 3.3, 3.31, 2.9], n) * 10 ** rng.uniform(-9, 9)
+    v = 1e-6 * np.exp(0.05 * rng.standard_normal(n))
+    v[n // 3:] *= 1.3
+    v[rng.random(n) < 0.05] *= 3
+    return v
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--series", type=int, default=3000)
+    p.add_argument("--seed", type=int, default=1)
+    args = p.parse_args()
+    rng = np.random.default_rng(args.seed)
+    differ = pairs = values = 0
+    slow = fast = 0.0
+    for k in range(args.series):
+        v = series(rng, k % 4).tolist()
+        for test in TESTS:
+            a = time.perf_counter()
+            reference = evaluate_series(test, v)
+            b = time.perf_counter()
+            got = verdicts(test, v)
+            c = time.perf_counter()
+            slow, fast = slow + b - a, fast + c - b
+            pairs += 1
+            values += len(v)
+            differ += got.alerts != [r.alert for r in reference] or got.last != reference[-1]
+    print(f"{pairs:,} series-test pairs ({values:,} values): {differ} differ; one value at a time "
+          f"{slow:.1f} s, a block at a time {fast:.1f} s")
+
+
+if __name__ == "__main__":
+    main()
