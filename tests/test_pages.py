@@ -186,6 +186,16 @@ def test_the_batched_threshold_band_is_the_one_detect_computes(test):
     assert breaches > 0  # the steps were big enough to be judged, so the comparison means something
 
 
+def test_the_batched_band_sets_no_limits_on_equal_values():
+    # Their summed mean is an ulp off them; the batched band once drew limits an ulp wide there
+    # and marked the next value a breach that detect's threshold test does not see.
+    test = ThresholdTest("t_test", upper_boundary=0.99, max_sample_size=30)
+    values = [127063.95746701502] * 40 + [127063.96] * 3
+    band = bands([(test, values, [None] * len(values))])[0]
+    assert band["breach"] == [r.index for r in evaluate_series(test, values) if r.alert]
+    assert all(math.isnan(u) for u in band["upper"][30:41])
+
+
 def test_reading_every_series_at_once_gives_what_reading_them_one_by_one_gives(history):
     from perfgate.model import Metric, Run
     from perfgate.model import Testbed as Bed

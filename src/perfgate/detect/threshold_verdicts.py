@@ -64,7 +64,7 @@ def verdicts(test: ThresholdTest, values: Sequence[float], times: Sequence[float
         # baseline still filling is padded on the left with NaN (the values are all finite)
         base = clean[-m:]
         windows = sliding_window_view(np.concatenate([np.full(m - len(base), np.nan), base, v[i:stop - 1]]), m)
-        lower, upper = _limits(test, windows, np.minimum(m, len(base) + np.arange(stop - i)))
+        lower, upper = window_limits(test, windows, np.minimum(m, len(base) + np.arange(stop - i)))
         x = v[i:stop]
         low = x < lower
         high = x > upper
@@ -96,13 +96,14 @@ def _student_quantiles(p: float, m: int) -> np.ndarray:
     return np.array([math.nan] + [student_quantile(p, df) for df in range(1, m + 1)])
 
 
-def _limits(test: ThresholdTest, windows: np.ndarray, sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def window_limits(test: ThresholdTest, windows: np.ndarray, sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Each window's lower and upper limit as ``threshold_tests.limits`` computes them from its
-    last ``sizes`` values (the others are NaN padding); NaN where there is none (a side without a
-    boundary, or a window that sets no limits)."""
+    last ``sizes`` values (the others are padding); NaN where there is none (a side without a
+    boundary, or a window that sets no limits).  For the tests of :data:`MOMENT_TESTS`; the
+    trend pages' band uses it too (``perfgate.report.threshold_band``)."""
     lb, ub = test.lower_boundary, test.upper_boundary
     m = windows.shape[1]
-    full = bool(sizes[0] == m)      # sizes never fall: then every window is full
+    full = bool(sizes.min() == m)
     valid = True if full else np.arange(m) >= (m - sizes)[:, None]
     n = np.maximum(sizes, 1)
 

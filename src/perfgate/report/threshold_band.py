@@ -4,10 +4,11 @@ time (≈ 15 ms a series, minutes for 10,000), done for every series of the same
 together with numpy, one time step for all of them at each step (pure; no I/O).
 
 Same rules: each value is judged against the ``max_sample_size`` most recent earlier values that
-raised no alert; too small a baseline gives no limits.  Tests without a closed form here
+raised no alert; too small a baseline gives no limits.  Tests not batched here
 (``log_normal``, ``iqr``, ``delta_iqr``), a ``window`` in seconds and series holding non-finite
 values, or values whose sums and squares could overflow, go through ``evaluate_series`` itself;
-``tests/test_pages.py`` checks both paths agree.
+``tests/test_pages.py`` checks both paths agree.  Each step's limits are those ``perfgate detect``
+computes for one series a block at a time (:func:`perfgate.detect.threshold_verdicts.window_limits`).
 """
 
 from __future__ import annotations
@@ -16,9 +17,9 @@ from collections import defaultdict
 from typing import Sequence
 
 import numpy as np
-from scipy.stats import norm, t as student_t
 
 from perfgate.detect.threshold_tests import evaluate_series
+from perfgate.detect.threshold_verdicts import window_limits
 from perfgate.thresholds import ThresholdTest
 
 BATCHED = ("static", "percentage", "z_score", "t_test")
@@ -59,59 +60,25 @@ def _f(x: float | None) -> float | None:
 
 def _batch(test: ThresholdTest, V: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     S, n = V.shape
-    kind, lb, ub = test.test, test.lower_boundary, test.upper_boundary
-    # As threshold_tests.limits: static needs no baseline, percentage a mean, z/t a spread.
-    needed = max(test.min_sample_size or 0, {"static": 0, "percentage": 1}.get(kind, 2))
+    lb, ub = test.lower_boundary, test.upper_boundary
     width = test.max_sample_size or n
-    clean = np.zeros((S, n + 1))          # each series' clean values, in order, packed to the left
+    clean = np.full((S, n), np.nan)       # each series' clean values, in order, packed to the left
     count = np.zeros(S, dtype=int)
     rows = np.arange(S)[:, None]
-    offsets = np.arange(width)[None, :]
+    back = np.arange(width)[None, :] - width        # a baseline: the last `width` clean values
     lower, upper = np.full((S, n), np.nan), np.full((S, n), np.nan)
     breach = np.zeros((S, n), dtype=bool)
-    if kind == "t_test":
-        df = np.arange(1, n + 1)
-        q_lo = student_t.ppf(lb, df) if lb is not None else None
-        q_hi = student_t.ppf(ub, df) if ub is not None else None
-    elif kind == "z_score":
-        q_lo = float(norm.ppf(lb)) if lb is not None else None
-        q_hi = float(norm.ppf(ub)) if ub is not None else None
     for i in range(n):
         size = np.minimum(count, width)
-        have = size >= needed
-        lo = np.full(S, np.nan)
-        hi = np.full(S, np.nan)
-        if kind == "static":
-            lo[have] = np.nan if lb is None else lb
-            hi[have] = np.nan if ub is None else ub
-        elif have.any():
-            idx = count[:, None] - size[:, None] + offsets       # the last `size` clean values
-            valid = offsets < size[:, None]
-            window = np.where(valid, clean[rows, np.clip(idx, 0, n)], 0.0)
-            k = np.maximum(size, 1)
-            mean = window.sum(axis=1) / k
-            if kind == "percentage":
-                if lb is not None:
-                    lo = np.where(have, mean * (1 - lb), np.nan)
-                if ub is not None:
-                    hi = np.where(have, mean * (1 + ub), np.nan)
-            else:
-                dev = np.where(valid, window - mean[:, None], 0.0)
-                sd = np.sqrt((dev * dev).sum(axis=1) / np.maximum(size - 1, 1))
-                have = have & (sd > 0)          # no spread: Bencher sets no limits
-                if kind == "t_test":
-                    sd = sd * np.sqrt(1 + 1 / k)  # a prediction interval for the next value
-                    dfi = np.maximum(size - 1, 1) - 1
-                    qa = q_lo[dfi] if q_lo is not None else None
-                    qb = q_hi[dfi] if q_hi is not None else None
-                else:
-                    qa, qb = q_lo, q_hi
-                if qa is not None:
-                    lo = np.where(have, mean - qa * sd, np.nan)
-                if qb is not None:
-                    hi = np.where(have, mean + qb * sd, np.nan)
+        if test.test == "static":       # as threshold_tests.limits: no baseline needed
+            have = size >= (test.min_sample_size or 0)
+            lo = np.where(have, np.nan if lb is None else lb, np.nan)
+            hi = np.where(have, np.nan if ub is None else ub, np.nan)
+        else:
+            idx = count[:, None] + back
+            lo, hi = window_limits(test, np.where(idx >= 0, clean[rows, np.maximum(idx, 0)], np.nan), size)
         x = V[:, i]
-        bad = (~np.isnan(hi) & (x > np.nan_to_num(hi, nan=np.inf))) | (~np.isnan(lo) & (x < np.nan_to_num(lo, nan=-np.inf)))
+        bad = (x < lo) | (x > hi)
         lower[:, i], upper[:, i], breach[:, i] = lo, hi, bad
         ok = ~bad
         clean[ok, count[ok]] = x[ok]
