@@ -3,6 +3,9 @@ value at a time (``threshold_tests.evaluate_series``), the reference."""
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -10,14 +13,8 @@ from perfgate.detect.threshold_tests import evaluate_series
 from perfgate.detect.threshold_verdicts import BLOCK, _windowed, verdicts
 from perfgate.thresholds import ThresholdTest
 
-TESTS = [
-    ThresholdTest("t_test", upper_boundary=0.99, min_sample_size=5, max_sample_size=64),
-    ThresholdTest("t_test", lower_boundary=0.9, upper_boundary=0.95, max_sample_size=8),
-    ThresholdTest("z_score", lower_boundary=0.975, upper_boundary=0.975, min_sample_size=2, max_sample_size=30),
-    ThresholdTest("percentage", upper_boundary=0.005, max_sample_size=16),
-    ThresholdTest("percentage", lower_boundary=0.05, upper_boundary=0.05, min_sample_size=3, max_sample_size=3),
-    ThresholdTest("log_normal", lower_boundary=0.95, upper_boundary=0.99, max_sample_size=20),
-]
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+from threshold_verdicts_agree import TESTS  # noqa: E402  (the tests the bench script compares on 24,000 series)
 
 
 def _series(rng: np.random.Generator, n: int) -> list[float]:
