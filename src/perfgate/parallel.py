@@ -21,13 +21,15 @@ def default_workers() -> int:
         return os.cpu_count() or 1
 
 
-def map_in_processes(fn: Callable[[T], R], items: Iterable[T], workers: int | None = None) -> list[R]:
-    """``[fn(x) for x in items]`` in order, on ``workers`` processes (default: the usable cores).
-    ``fn`` must be a module-level function; results are pickled (items too where processes
-    cannot be forked)."""
+def map_in_processes(fn: Callable[[T], R], items: Iterable[T], workers: int | None = None,
+                     min_items: int = MIN_ITEMS) -> list[R]:
+    """``[fn(x) for x in items]`` in order, on ``workers`` processes (default: the usable cores),
+    or here when there are fewer than ``min_items`` items (each a batch of work: fewer).  ``fn``
+    must be a module-level function; results are pickled (items too where processes cannot be
+    forked)."""
     items = list(items)
     workers = min(workers or default_workers(), len(items))
-    if workers < 2 or len(items) < MIN_ITEMS:
+    if workers < 2 or len(items) < min_items:
         return [fn(x) for x in items]
     # fork: workers start in milliseconds and inherit the imported modules and the items
     # themselves (only chunk bounds and results are pickled: a 1,000-run series pickles to 100 KB,

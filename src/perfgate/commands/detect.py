@@ -17,7 +17,8 @@ own way); its report and alert name those siblings too, and keep where it was fo
 
 Only series that received runs since the last detect (or whose settings changed) are analysed
 again; the others' results are kept in the store from that detect (--full analyses everything).
-Series are analysed on worker processes (--jobs).
+Series are read and analysed on worker processes (--jobs), a family's — its branch and testbed's —
+by one of them when it is no more than a fair share of the work.
 
 New changes are recorded as alerts; a change already alerted (even acknowledged) is not raised
 again on later runs.  Exit 1 when a NEW regression alert was raised, 0 otherwise, 2 on bad input.
@@ -50,8 +51,9 @@ from perfgate import heap, inputs
 from perfgate.errors import EXIT_OK, EXIT_REGRESSION, InputError, StoreError
 from perfgate.model import Alert, Measure
 from perfgate.output import emit_json, err, out
-from perfgate.parallel import map_in_processes
+from perfgate.parallel import MIN_ITEMS, default_workers, map_in_processes
 from perfgate.store import Point, SeriesKey, raw_samples
+from perfgate.store.worker_reads import WorkerReads
 from perfgate.thresholds import SeriesThresholds, load_thresholds
 
 # The detectors pull in scipy and ruptures; they are imported when the verb runs, so that
@@ -98,19 +100,9 @@ def run(args: argparse.Namespace) -> int:
         with heap.loading():
             watermark = store.run_watermark()          # before reading: later runs count as new next time
             keys, kept, memos, saved_mark = _plan(store, args, thresholds)
-            if keys:
-                _import_detectors()
-            series = store.series_of(keys)
-        jobs = [(key, series[key], thresholds.for_series(key.benchmark, key.measure), memos.get(key))
-                for key in keys]
-        reports = map_in_processes(_analyse_job, jobs, args.jobs)
-        # The series re-tested where their siblings changed: those just read, the kept ones read now.
-        reports, retested = _with_siblings(reports, kept, thresholds,
-                                           lambda keys: series | store.series_of([k for k in keys if k not in series]),
-                                           args.jobs)
-        # The kept reports the siblings' re-test changed are recorded and saved like the new ones.
-        changed = [r for r, old in zip(retested, kept) if r is not old]
-        kept = retested
+        if keys:
+            _import_detectors()
+        reports, kept, changed = _analysed(keys, kept, memos, thresholds, WorkerReads(store), args.jobs)
         alerts = [a for r in reports + changed for a in r["alerts"]]
         try:
             new = store.record_alerts(alerts) if alerts and not args.no_record else []
@@ -201,8 +193,64 @@ def _restored(report: dict[str, Any]) -> dict[str, Any]:
     return {**report, "alerts": [], "entries": report["change_points"]}
 
 
-def _analyse_job(job: tuple[SeriesKey, list[Point], SeriesThresholds, dict[str, Any] | None]) -> dict[str, Any]:
-    return _analyse(*job)
+def _analysed(keys: list[SeriesKey], kept: list[dict[str, Any]], memos: dict[SeriesKey, dict[str, Any]],
+              thresholds, reads: WorkerReads, jobs: int | None
+              ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
+    """The reports of ``keys``, analysed now (``memos``: their saved threshold verdicts), and the
+    ``kept`` reports, every series re-tested where its siblings changed (:func:`_with_siblings`);
+    and those of the kept reports the re-test changed.
+
+    The series of a family (a branch and testbed) are read, analysed and re-tested by one worker
+    (:func:`_family_job`), unless the family holds more than a fair share of the work: that one is
+    read and analysed in parts, and its series read again for the re-test."""
+    workers = max(1, min(jobs or default_workers(), len(keys)))
+    share = math.ceil(len(keys) / (2 * workers)) if workers > 1 else len(keys)
+    families: dict[tuple[str, str], list[SeriesKey]] = {}
+    for key in keys:
+        families.setdefault((key.branch, key.testbed), []).append(key)
+    kept_of: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for r in kept:
+        kept_of.setdefault((r["branch"], r["testbed"]), []).append(r)
+    items, whole = [], set()
+    for family, members in families.items():
+        if len(members) <= share:
+            items.append((reads, members, memos, kept_of.pop(family, []), thresholds))
+            whole.add(family)
+        else:
+            items += [(reads, members[i:i + share], memos, None, thresholds) for i in range(0, len(members), share)]
+    items.sort(key=lambda item: -len(item[1]))     # the largest first: the last to end is a small one
+    reads.ahead(keys + [_key(r) for item in items for r in item[3] or []])
+    done = map_in_processes(_family_job, items, jobs if len(keys) >= MIN_ITEMS else 1, min_items=2)
+    reports, whole_kept, changed = [], [], []
+    for (_, _, _, family_kept, _), (analysed, retested) in zip(items, done):
+        reports += analysed
+        if family_kept is not None:
+            whole_kept += [new or old for new, old in zip(retested, family_kept)]
+            changed += [new for new in retested if new is not None]
+    # The families analysed in parts, and those with no new run, are re-tested now.
+    done_whole = [r for r in reports if (r["branch"], r["testbed"]) in whole]
+    rest = [r for members in kept_of.values() for r in members]
+    again, retested = _with_siblings([r for r in reports if (r["branch"], r["testbed"]) not in whole], rest,
+                                     thresholds, reads, jobs)
+    changed += [r for r, old in zip(retested, rest) if r is not old]
+    return sorted(done_whole + again, key=_key), whole_kept + retested, sorted(changed, key=_key)
+
+
+def _family_job(job: tuple) -> tuple[list[dict[str, Any]], list[dict[str, Any] | None]]:
+    """``keys`` of one family read and analysed in this process; when the job holds the whole
+    family (``kept``, its other series' kept reports, is a list), also re-tested where their
+    siblings changed, with the kept reports the re-test changed (None for the others)."""
+    reads, keys, memos, kept, thresholds = job
+    try:
+        series = reads.load(keys)
+        reports = [_analyse(key, series[key], thresholds.for_series(key.benchmark, key.measure), memos.get(key))
+                   for key in keys]
+        if kept is None:
+            return reports, []
+        reports, retested = _with_siblings(reports, kept, thresholds, reads, 1)
+        return reports, [r if r is not old else None for r, old in zip(retested, kept)]
+    finally:
+        reads.forget()
 
 
 def _analyse(key: SeriesKey, points: list[Point], settings: SeriesThresholds,
@@ -440,7 +488,7 @@ def _family_mark(changes: list[list[Any]], tested: int) -> str:
     return hashlib.sha256(json.dumps([changes, tested]).encode()).hexdigest()[:16] if changes else ""
 
 
-def _with_siblings(reports: list[dict[str, Any]], kept: list[dict[str, Any]], thresholds, load,
+def _with_siblings(reports: list[dict[str, Any]], kept: list[dict[str, Any]], thresholds, reads: WorkerReads,
                    jobs: int | None) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Each series tested where its siblings — the other series of its branch and testbed — changed
     (a commit that slows one benchmark often slows others by less than a search over a whole series
@@ -448,7 +496,7 @@ def _with_siblings(reports: list[dict[str, Any]], kept: list[dict[str, Any]], th
     must not raise a false alert in some benchmark of every large suite), less where more of them
     found the change alone (``ChangePointDetector.corroborate``).  Only changes a series
     found alone are looked for in its siblings, so nothing feeds on itself.  A series is analysed
-    again (``load(keys)`` reads their points) when it was analysed just now, or was last tested at
+    again (``reads`` reads their points) when it was analysed just now, or was last tested at
     other changes than its family's, and either it could show a sibling's change — there is one,
     and it has more runs than siblings (else one place costs more than a search of the whole
     series) — or it showed one before; the others keep their report.  Returns the reports
@@ -484,9 +532,13 @@ def _with_siblings(reports: list[dict[str, Any]], kept: list[dict[str, Any]], th
     again = {}
     if work:
         _import_detectors()
-        points = load([key for key, *_ in work])
-        again = dict(zip(map(id, redo), map_in_processes(_retest_job, [(key, points[key], *rest) for key, *rest in work],
-                                                         jobs)))
+        reads.ahead([key for key, *_ in work])
+        # in batches of series of one family, each batch read at once by the worker that re-tests it
+        workers = max(1, min(jobs or default_workers(), len(work)))
+        size = math.ceil(len(work) / (4 * workers)) if workers > 1 and len(work) >= MIN_ITEMS else len(work)
+        batches = [(reads, work[i:i + size]) for i in range(0, len(work), size)]
+        results = [r for batch in map_in_processes(_retest_batch, batches, jobs, min_items=2) for r in batch]
+        again = dict(zip(map(id, redo), results))
     # A series where no sibling's change shows, and none showed before, keeps its report as it was
     # (its threshold verdict is most of the cost), marked as tested at the family's changes.
 
@@ -498,10 +550,20 @@ def _with_siblings(reports: list[dict[str, Any]], kept: list[dict[str, Any]], th
     return [updated(r) for r in reports], [updated(r) for r in kept]
 
 
-def _retest_job(job: tuple) -> dict[str, Any] | None:
+def _retest_batch(batch: tuple) -> list[dict[str, Any] | None]:
+    """:func:`_retest` of each series of the batch, read here."""
+    reads, work = batch
+    try:
+        series = reads.load([key for key, *_ in work])
+        return [_retest(key, series[key], *rest) for key, *rest in work]
+    finally:
+        reads.forget()
+
+
+def _retest(key: SeriesKey, points: list[Point], settings: SeriesThresholds, siblings: dict[str, Any],
+            own: dict[str, Any], had: bool, memo: dict[str, Any] | None) -> dict[str, Any] | None:
     """The series' report with its siblings' changes tested, or None when none of them shows in it
     or moves one of its own, and none did before (its report stands)."""
-    key, points, settings, siblings, own, had, memo = job
     changes = _changes(key, points, settings, siblings, own)
     if not changes.added and changes.found == changes.alone and not had:
         return None

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from perfgate.errors import StoreError
 from perfgate.model import Alert, Run
@@ -99,6 +99,12 @@ class Store(ABC):
         """The points of each of these series, as :meth:`series` reads them.  Stores that can
         read many series in one pass override this (detect reads every series of a new run)."""
         return {key: self.series(key) for key in keys}
+
+    def reader(self) -> Callable[[], "Store"] | None:
+        """How a worker process forked from this one opens a handle of its own on this history to
+        read series in parallel (a handle must not be used across ``fork()``), or None when it
+        cannot: its series are then read here, before the workers start."""
+        return None
 
     def all_series(self, *, branch: str | None = None) -> dict[SeriesKey, list[Point]]:
         """Every series with its points (oldest first), in ``series_keys`` order.  Stores that
