@@ -243,21 +243,25 @@ def _family_job(job: tuple) -> tuple[list[dict[str, Any]], list[dict[str, Any] |
     reads, keys, memos, kept, thresholds = job
     try:
         series = reads.load(keys)
-        reports = [_analyse(key, series[key], thresholds.for_series(key.benchmark, key.measure), memos.get(key))
-                   for key in keys]
+        fitted: dict[SeriesKey, Any] = {}      # each series' detector, fitted once for both passes
+        reports = [_analyse(key, series[key], thresholds.for_series(key.benchmark, key.measure), memos.get(key),
+                            fitted) for key in keys]
         if kept is None:
             return reports, []
-        reports, retested = _with_siblings(reports, kept, thresholds, reads, 1)
+        reports, retested = _with_siblings(reports, kept, thresholds, reads, 1, fitted)
         return reports, [r if r is not old else None for r, old in zip(retested, kept)]
     finally:
         reads.forget()
 
 
 def _analyse(key: SeriesKey, points: list[Point], settings: SeriesThresholds,
-             memo: dict[str, Any] | None = None) -> dict[str, Any]:
+             memo: dict[str, Any] | None = None, fitted: dict[SeriesKey, Any] | None = None) -> dict[str, Any]:
     """The series' report (:func:`_report`) from the change points it shows alone (:func:`_changes`);
-    ``memo``: its threshold verdicts saved by the last detect."""
-    return _report(key, points, settings, _changes(key, points, settings, None, None), None, memo)
+    ``memo``: its threshold verdicts saved by the last detect; ``fitted`` gets its fitted detector."""
+    changes = _changes(key, points, settings, None, None)
+    if fitted is not None:
+        fitted[key] = changes.detector
+    return _report(key, points, settings, changes, None, memo)
 
 
 class Changes(NamedTuple):
@@ -269,20 +273,23 @@ class Changes(NamedTuple):
     alone: list                 # its own change points as found alone (``found`` in the same order)
     placed_with: list[list[str]]    # for each of ``found``, the siblings it was placed with (none: not moved)
     likelihoods: list           # for each of ``alone``, where it could be (``ChangePointDetector.likelihoods``)
+    detector: Any               # the ChangePointDetector fitted to the series
 
 
 def _changes(key: SeriesKey, points: list[Point], settings: SeriesThresholds, siblings: dict[str, Any] | None,
-             own: dict[str, Any] | None) -> Changes:
+             own: dict[str, Any] | None, detector=None) -> Changes:
     """The series' change points: its own, searched for (or ``own``'s from an earlier analysis,
     with its noise correlation), placed where they and its siblings' changes nearby are likeliest
     together (``ChangePointDetector.align``), and those found where its siblings changed.
     ``siblings``: where this series is tested too — ``changes``, the ``[commits, label,
     likelihood]`` of each change found alone in a sibling series (same branch and testbed), and
-    ``tested``, how many series are tested at each of those places."""
+    ``tested``, how many series are tested at each of those places.  ``detector``: one already
+    fitted to these points (by the analysis that found ``own``), else it is fitted here."""
     from perfgate.detect.changepoint import ChangePointDetector
 
-    detector = ChangePointDetector(settings.change_point, Measure.named(key.measure).lower_is_better)
-    detector.fit([p.value for p in points], raw_samples(points))
+    if detector is None:
+        detector = ChangePointDetector(settings.change_point, Measure.named(key.measure).lower_is_better)
+        detector.fit([p.value for p in points], raw_samples(points))
     if own is None:
         found = detector.predict()
     else:
@@ -292,13 +299,13 @@ def _changes(key: SeriesKey, points: list[Point], settings: SeriesThresholds, si
     at = {p.commit: i for i, p in enumerate(points)} if siblings else {}     # each commit's index here
     ranges = _sibling_ranges(at, siblings)
     if not ranges:
-        return Changes(found, [], ranges, detector.inflation_, found, [[] for _ in found], likelihoods)
+        return Changes(found, [], ranges, detector.inflation_, found, [[] for _ in found], likelihoods, detector)
     theirs = _sibling_likelihoods(at, siblings)
     placed, members = detector.align(found, [s for s, _ in theirs])
     placed_with = [sorted({theirs[j][1] for j in js}) for js in members]
     places = [r for r, _ in ranges]
     added = detector.corroborate(placed, places, siblings["tested"], [label for _, label in ranges])
-    return Changes(placed, added, ranges, detector.inflation_, found, placed_with, likelihoods)
+    return Changes(placed, added, ranges, detector.inflation_, found, placed_with, likelihoods, detector)
 
 
 def _report(key: SeriesKey, points: list[Point], settings: SeriesThresholds, changes: Changes,
@@ -309,7 +316,7 @@ def _report(key: SeriesKey, points: list[Point], settings: SeriesThresholds, cha
     from perfgate.detect.threshold_verdicts import verdicts
 
     lower = Measure.named(key.measure).lower_is_better
-    values = [p.value for p in points]
+    values = changes.detector.values_.tolist()
     found, added, ranges, inflation = changes.found, changes.added, changes.ranges, changes.inflation
     cps = sorted(found + added, key=lambda c: c.index)
     moved = {id(cp): (first, labels) for cp, first, labels in zip(found, changes.alone, changes.placed_with)
@@ -489,7 +496,8 @@ def _family_mark(changes: list[list[Any]], tested: int) -> str:
 
 
 def _with_siblings(reports: list[dict[str, Any]], kept: list[dict[str, Any]], thresholds, reads: WorkerReads,
-                   jobs: int | None) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+                   jobs: int | None, fitted: dict[SeriesKey, Any] | None = None
+                   ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Each series tested where its siblings — the other series of its branch and testbed — changed
     (a commit that slows one benchmark often slows others by less than a search over a whole series
     can see), each p-value paying for its place in the siblings tested there (one commit's change
@@ -500,7 +508,8 @@ def _with_siblings(reports: list[dict[str, Any]], kept: list[dict[str, Any]], th
     other changes than its family's, and either it could show a sibling's change — there is one,
     and it has more runs than siblings (else one place costs more than a search of the whole
     series) — or it showed one before; the others keep their report.  Returns the reports
-    analysed now and those kept, each updated where it was tested again."""
+    analysed now and those kept, each updated where it was tested again.  ``fitted``: detectors
+    the analysis just fitted, by series, when it ran in this process (none are fitted twice)."""
     families: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for r in reports + kept:
         families.setdefault((r["branch"], r["testbed"]), []).append(r)
@@ -525,7 +534,8 @@ def _with_siblings(reports: list[dict[str, Any]], kept: list[dict[str, Any]], th
             label, key = _label(r), _key(r)
             siblings = {"changes": [c for c in changes if c[1] != label], "tested": tested, "mark": mark}
             work.append((key, thresholds.for_series(key.benchmark, key.measure), siblings,
-                         {"change_points": own, "inflation": r["inflation"]}, had, r.get("threshold_memo")))
+                         {"change_points": own, "inflation": r["inflation"]}, had, r.get("threshold_memo"),
+                         (fitted or {}).get(key)))
             redo.append(r)
     if not marked:
         return reports, kept
@@ -561,10 +571,10 @@ def _retest_batch(batch: tuple) -> list[dict[str, Any] | None]:
 
 
 def _retest(key: SeriesKey, points: list[Point], settings: SeriesThresholds, siblings: dict[str, Any],
-            own: dict[str, Any], had: bool, memo: dict[str, Any] | None) -> dict[str, Any] | None:
+            own: dict[str, Any], had: bool, memo: dict[str, Any] | None, detector) -> dict[str, Any] | None:
     """The series' report with its siblings' changes tested, or None when none of them shows in it
     or moves one of its own, and none did before (its report stands)."""
-    changes = _changes(key, points, settings, siblings, own)
+    changes = _changes(key, points, settings, siblings, own, detector)
     if not changes.added and changes.found == changes.alone and not had:
         return None
     return _report(key, points, settings, changes, siblings, memo)
