@@ -27,7 +27,7 @@ class SeriesKey:
         return f"{self.benchmark} [{self.measure}] on {self.branch}@{self.testbed}"
 
 
-@dataclass
+@dataclass(slots=True)    # a full detect holds a million: half the memory, made faster
 class Point:
     """One run's metric in a series, in run order."""
 
