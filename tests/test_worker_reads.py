@@ -9,6 +9,7 @@ import os
 import numpy as np
 import pytest
 
+from perfgate.errors import StoreError
 from perfgate.model import Metric, Run
 from perfgate.model import Testbed as Bed
 from perfgate.parallel import MIN_ITEMS, map_in_processes
@@ -87,3 +88,17 @@ def test_detect_reads_analyses_and_retests_families_in_workers_as_one_process_do
     full = cli("detect", "--json", "--no-record", "--full", "--jobs", "1")
     assert after.returncode == 0, after.stderr
     assert found(after.stdout) == found(full.stdout)
+
+
+def _cannot_open():
+    raise StoreError("history.db: the store is locked by another process")
+
+
+def test_a_worker_that_cannot_read_fails_the_map_with_the_stores_error(store_path, monkeypatch):
+    with SqliteStore(store_path) as store:
+        store.add_runs(_runs(1, MIN_ITEMS, 20))
+        keys = store.series_keys()
+        monkeypatch.setattr(store, "reader", lambda: _cannot_open)
+        reads = WorkerReads(store)
+        with pytest.raises(StoreError, match="locked by another process"):
+            map_in_processes(_load, [(reads, [k]) for k in keys], workers=2)
