@@ -340,8 +340,8 @@ class SqliteStore(Store):
                 args[column[0]] += [self._project_id, value]
         return self._keys_where(where["r"], args["r"], where["x"], args["x"])
 
-    def _keys_where(self, runs: list[str], run_args: list[Any], metrics: list[str] = (),
-                    metric_args: list[Any] = ()) -> list[SeriesKey]:
+    def _keys_where(self, runs: Sequence[str], run_args: Sequence[Any], metrics: Sequence[str] = (),
+                    metric_args: Sequence[Any] = ()) -> list[SeriesKey]:
         """The series (branch, testbed, benchmark, measure) with a metric matching ``metrics`` in a
         run matching ``runs`` (conditions on ``r`` and ``x``).  The scan of every metric finds
         distinct ids, named afterwards (joining the four names to each of 10 million metrics took
