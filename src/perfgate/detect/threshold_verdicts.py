@@ -29,7 +29,8 @@ from perfgate.detect.threshold_tests import ThresholdResult, evaluate_series, ju
 from perfgate.thresholds import ThresholdTest
 
 MOMENT_TESTS = ("percentage", "z_score", "t_test", "log_normal")
-BLOCK = 256     # values judged per numpy pass: an alert recomputes at most this many
+BLOCK = 128     # values judged per numpy pass: an alert recomputes at most this many (with alerts at
+                # 1.6% of values, 16% fewer instructions than 256; 20% more with a tenth as many alerts)
 DENSE = 4       # fewer values than this between alerts: judged one at a time (a pass costs 3-10 of them)
 
 
