@@ -102,3 +102,27 @@ def test_a_worker_that_cannot_read_fails_the_map_with_the_stores_error(store_pat
         reads = WorkerReads(store)
         with pytest.raises(StoreError, match="locked by another process"):
             map_in_processes(_load, [(reads, [k]) for k in keys], workers=2)
+
+
+def test_without_fork_the_workers_open_the_store_themselves(store_path, monkeypatch):
+    """Where processes cannot be forked (Windows), the jobs are pickled to the workers: the store's
+    handle stays behind, and each worker opens its own from the store's reader."""
+    import multiprocessing
+
+    from perfgate.commands import detect
+    from perfgate.thresholds import load_thresholds
+
+    with SqliteStore(store_path) as store:
+        store.add_runs(_runs(2, MIN_ITEMS // 2, 60))
+        keys = store.series_keys()
+        thresholds = load_thresholds(None)
+        detect._import_detectors()
+        one, _, _ = detect._analysed(keys, [], {}, thresholds, WorkerReads(store), 1)
+        monkeypatch.setattr(multiprocessing, "get_all_start_methods", lambda: ["spawn"])
+        two, _, _ = detect._analysed(keys, [], {}, thresholds, WorkerReads(store), 2)
+
+    def found(reports):
+        return [(r["benchmark"], r["testbed"], [c["index"] for c in r["change_points"]]) for r in reports]
+
+    assert found(one) == found(two)
+    assert [c for _, _, cps in found(two) for c in cps]        # the steps were found
