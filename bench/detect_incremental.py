@@ -7,7 +7,8 @@ testbed, each run carrying every benchmark of its testbed (log-normal 2% noise, 
 every 50th series); runs the real CLI once in full (which records alerts and saves each series'
 result), then ``--rounds`` times adds ONE run on one testbed and times the next ``perfgate detect``
 (a subprocess, interpreter start included), which analyses only that testbed's series; prints
-the median and the range of those timings (the machine is noisy).
+the median and the range of those timings (the machine is noisy), and the full detect's largest
+process (its resident set, the CLI's or a worker's).
 
     .venv/bin/python bench/detect_incremental.py                     # 100 × 100 series, 100 runs
     .venv/bin/python bench/detect_incremental.py --runs 1000         # the issue's 1,000 runs (slow to build)
@@ -76,6 +77,8 @@ def main() -> None:
         size = store.stat().st_size / 1e6
         series = args.testbeds * args.benchmarks
         full, full_cpu, data = detect(store)
+        # the largest process so far among the children and their workers (Linux counts in KiB)
+        peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
         changes = sum(len(s["change_points"]) for s in data["series"])
         timings = []
         for r in range(args.rounds):
@@ -87,7 +90,7 @@ def main() -> None:
         walls = sorted(w for w, _ in timings)
         cpu = statistics.median(c for _, c in timings)
         print(f"{series:,} series × {args.runs} runs ({series * args.runs:,} points; store of {size:.0f} MB built in {built:.0f} s): "
-              f"full detect {full:.1f} s (CPU {full_cpu:.1f} s; {changes} change points); after one new run on "
+              f"full detect {full:.1f} s (CPU {full_cpu:.1f} s; {changes} change points; largest process {peak:.0f} MiB); after one new run on "
               f"one testbed ({args.benchmarks} series), {args.rounds} rounds: median {statistics.median(walls):.2f} s "
               f"(range {walls[0]:.2f}–{walls[-1]:.2f} s; CPU {cpu:.2f} s); load average {os.getloadavg()[0]:.1f} on "
               f"{os.cpu_count()} cores")
