@@ -433,8 +433,7 @@ class SqliteStore(Store):
         for bid, mid, rid, value, lower, upper, samples, attrs in rows:
             points = wanted.get((bid, mid))
             if points is not None:
-                points.append(Point(*runs[rid], value, lower, upper, unpack_samples(samples) if samples else (),
-                                    json.loads(attrs) if attrs else {}))
+                points.append(_point(*runs[rid], value, lower, upper, samples, attrs))
         return out
 
     # --- incremental detection -----------------------------------------------------------------
