@@ -269,11 +269,10 @@ class Changes(NamedTuple):
     found: list                 # its own change points, placed where siblings' changes locate them better
     added: list                 # those found only where its siblings changed
     ranges: list[tuple[tuple[int, int], str]]   # the siblings' changes in this series' indices, with their labels
-    inflation: float            # the noise's variance inflation
     alone: list                 # its own change points as found alone (``found`` in the same order)
     placed_with: list[list[str]]    # for each of ``found``, the siblings it was placed with (none: not moved)
     likelihoods: list           # for each of ``alone``, where it could be (``ChangePointDetector.likelihoods``)
-    detector: Any               # the ChangePointDetector fitted to the series
+    detector: Any               # the ChangePointDetector fitted to the series (``inflation_``: its noise's)
 
 
 def _changes(key: SeriesKey, points: list[Point], settings: SeriesThresholds, siblings: dict[str, Any] | None,
@@ -299,13 +298,13 @@ def _changes(key: SeriesKey, points: list[Point], settings: SeriesThresholds, si
     at = {p.commit: i for i, p in enumerate(points)} if siblings else {}     # each commit's index here
     ranges = _sibling_ranges(at, siblings)
     if not ranges:
-        return Changes(found, [], ranges, detector.inflation_, found, [[] for _ in found], likelihoods, detector)
+        return Changes(found, [], ranges, found, [[] for _ in found], likelihoods, detector)
     theirs = _sibling_likelihoods(at, siblings)
     placed, members = detector.align(found, [s for s, _ in theirs])
     placed_with = [sorted({theirs[j][1] for j in js}) for js in members]
     places = [r for r, _ in ranges]
     added = detector.corroborate(placed, places, siblings["tested"], [label for _, label in ranges])
-    return Changes(placed, added, ranges, detector.inflation_, found, placed_with, likelihoods, detector)
+    return Changes(placed, added, ranges, found, placed_with, likelihoods, detector)
 
 
 def _report(key: SeriesKey, points: list[Point], settings: SeriesThresholds, changes: Changes,
@@ -317,7 +316,7 @@ def _report(key: SeriesKey, points: list[Point], settings: SeriesThresholds, cha
 
     lower = Measure.named(key.measure).lower_is_better
     values = changes.detector.values_.tolist()
-    found, added, ranges, inflation = changes.found, changes.added, changes.ranges, changes.inflation
+    found, added, ranges = changes.found, changes.added, changes.ranges
     cps = sorted(found + added, key=lambda c: c.index)
     moved = {id(cp): (first, labels) for cp, first, labels in zip(found, changes.alone, changes.placed_with)
              if cp is not first}
@@ -383,7 +382,8 @@ def _report(key: SeriesKey, points: list[Point], settings: SeriesThresholds, cha
                             commit_range=streak, details=threshold))
     return {"branch": key.branch, "testbed": key.testbed, "benchmark": key.benchmark, "measure": key.measure,
             "points": len(points), "change_points": entries, "threshold": threshold, "entries": entries,
-            "alerts": alerts, "inflation": inflation, "siblings_mark": (siblings or {}).get("mark", ""),
+            "alerts": alerts, "inflation": changes.detector.inflation_,
+            "siblings_mark": (siblings or {}).get("mark", ""),
             "threshold_memo": saved, "likelihoods": _likelihoods_saved(points, changes.alone, changes.likelihoods)}
 
 
