@@ -1,5 +1,6 @@
-"""perfgate's search is ruptures' linear-kernel PELT, loaded without the ruptures package: the same
-change points as the public class, and detect no longer imports what it never runs."""
+"""perfgate's search is PELT with the L2 cost: its own C version, else ruptures' compiled linear-kernel
+search loaded without the ruptures package, else the public class.  All give the same change points,
+and detect imports none of what it never runs."""
 
 from __future__ import annotations
 
@@ -26,9 +27,28 @@ def _signals():
     yield np.repeat([[0.0], [5.0]], 40, axis=0)             # one clean step
 
 
+def _random_signals(count: int):
+    """Many lengths, steps and ties (rounded values), for the two compiled searches side by side."""
+    rng = np.random.default_rng(20)
+    for i in range(count):
+        n = int(rng.integers(3, 1100))
+        x = rng.standard_normal(n)
+        for _ in range(rng.integers(0, 5)):
+            x[rng.integers(0, n):] += rng.normal(0, 3)
+        yield np.round(x) if i % 5 == 0 else x
+
+
+@pytest.fixture(params=["own", "ruptures"])
+def search(request, monkeypatch):
+    """Each compiled search in turn: perfgate's, and ruptures' with perfgate's left out."""
+    assert pelt._own_search() is not None and pelt._compiled_search() is not None   # both built here
+    if request.param == "ruptures":
+        monkeypatch.setattr(pelt, "_own_search", lambda: None)
+    return request.param
+
+
 @pytest.mark.parametrize("min_size", [2, 5, 9])
-def test_the_same_change_points_as_ruptures_kernel_cpd(min_size):
-    assert pelt._compiled_search() is not None       # the pinned ruptures: its compiled search is used
+def test_the_same_change_points_as_ruptures_kernel_cpd(min_size, search):
     for x in _signals():
         for pen in (0.5, 2 * np.log(x.shape[0]), 50.0):
             if x.shape[0] < 2 * min_size:
@@ -39,9 +59,20 @@ def test_the_same_change_points_as_ruptures_kernel_cpd(min_size):
             assert pelt.pelt_l2(x.ravel(), pen, min_size) == [int(b) for b in expected]
 
 
-def test_without_the_compiled_search_the_public_class_gives_the_same(monkeypatch):
+def test_perfgate_search_and_ruptures_compiled_search_agree_on_many_series(monkeypatch):
+    cases = [(x, min_size, pen) for i, x in enumerate(_random_signals(1500))
+             for min_size in (1 + i % 3, 5 + i % 7) for pen in (2 * np.log(x.size), 4.0)]
+    own = [pelt.pelt_l2(x, pen, m) for x, m, pen in cases]
+    monkeypatch.setattr(pelt, "_own_search", lambda: None)
+    theirs = [pelt.pelt_l2(x, pen, m) for x, m, pen in cases]
+    assert sum(map(len, own)) > len(cases)          # steps are found, not only empty answers
+    assert [i for i, (a, b) in enumerate(zip(own, theirs)) if a != b] == []
+
+
+def test_without_the_compiled_searches_the_public_class_gives_the_same(monkeypatch):
     x = [s for s in _signals() if s.shape[0] == 600][-1]          # three steps
     found = pelt.pelt_l2(x, 2 * np.log(600), 5)
+    monkeypatch.setattr(pelt, "_own_search", lambda: None)
     monkeypatch.setattr(pelt, "_compiled_search", lambda: None)
     assert pelt.pelt_l2(x, 2 * np.log(600), 5) == found and found
 
@@ -64,6 +95,7 @@ def test_a_compiled_search_that_will_not_load_on_its_own_falls_back_to_the_class
         raise ImportError("wants its package")
 
     pelt._compiled_search.cache_clear()
+    monkeypatch.setattr(pelt, "_own_search", lambda: None)
     monkeypatch.setattr(importlib.machinery.ExtensionFileLoader, "exec_module", refuse)
     try:
         assert pelt._compiled_search() is None

@@ -6,7 +6,7 @@ numbers (numpy arrays, ``perfgate.model`` dataclasses), so each can be tested on
 * :mod:`.noise` — relative scale, robust noise, winsorizing, autocorrelation
 * :mod:`.stats` — rank test, mean test, Hodges–Lehmann, Benjamini–Hochberg
 * :mod:`.changepoint` — ``detect_change_points(values, settings, lower_is_better)``
-* :mod:`.pelt` — the exact penalised search the change points start from (ruptures' compiled PELT)
+* :mod:`.pelt` — the exact penalised search the change points start from (PELT in C)
 * :mod:`.threshold_tests` — Bencher-compatible tests with alerted values kept out of baselines
 * :mod:`.compare` — ``compare_runs(base, head, thresholds=None, alpha=0.05) -> Comparison``;
   ``compare_rounds`` for ``perfgate check``'s interleaved rounds

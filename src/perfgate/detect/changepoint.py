@@ -6,11 +6,11 @@ Pipeline (``ChangePointDetector(settings).fit(values).predict()``):
    its robust noise ``sigma`` and winsorizes spikes and tail values (far-out fences about a
    rolling median).  Where runs carry raw samples, a run whose samples scatter more than
    typical is weighed down (its deviation from its reliable neighbours shrunk).
-2. **Search** (over-generating on purpose): ruptures ``KernelCPD(kernel="linear")`` — exact PELT
-   in C, loaded by :mod:`perfgate.detect.pelt` — minimising
+2. **Search** (over-generating on purpose): exact PELT with the L2 cost — the change points of
+   ruptures' ``KernelCPD(kernel="linear")``, computed in C by :mod:`perfgate.detect.pelt` — minimising
    ``Σ_segments Σ (y_t - ȳ_seg)² / s² + β · #changes`` with the low penalty
    ``β = 2 log n`` on the winsorized series, ``s`` its first-difference spread; ``jump=1`` so
-   change points are not snapped to a grid (a coarser grid does not make the C search faster).
+   change points are not snapped to a grid.
 3. **Screen**: candidates whose mean shift is far from significant (``z < 3`` from cumulative
    sums, O(1) each) are dropped, weakest first.
 4. **Test and prune**: each candidate τ is judged on local windows (at most ``WINDOW`` points,
