@@ -3,7 +3,8 @@
 
 perfgate's own C version (``_l2_search.c``, built by setuptools as an optional extension and loaded
 with ctypes) takes each regime's cost from cumulative sums: about 4 times faster than ruptures'
-kernel version on a 1,000-point series, a quarter of a full ``perfgate detect``'s CPU.  Where it was
+kernel version on a 1,000-point series, whose search was a quarter of a full ``perfgate detect``'s
+CPU.  Where it was
 not built (no C compiler at install), ruptures' compiled search is used: importing the ``ruptures``
 package imports every cost it offers, and with them ``scipy.stats``, ``scipy.spatial`` and
 ``scipy.signal`` (0.6 s of CPU in every detect), so its one compiled module, which imports only
