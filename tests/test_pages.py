@@ -161,6 +161,7 @@ def test_sweep_names_are_split_into_parameters():
     ThresholdTest("percentage", upper_boundary=0.005, max_sample_size=16),
     ThresholdTest("percentage", lower_boundary=0.01, upper_boundary=0.02, min_sample_size=3),
     ThresholdTest("static", lower_boundary=0.9, upper_boundary=1.1),
+    ThresholdTest("log_normal", lower_boundary=0.95, upper_boundary=0.99, max_sample_size=32),
     ThresholdTest("iqr", upper_boundary=3.0, max_sample_size=20),              # goes the one-by-one way
     ThresholdTest("percentage", upper_boundary=0.01, window=50),               # so does a window
 ])

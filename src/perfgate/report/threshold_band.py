@@ -5,7 +5,7 @@ together with numpy, one time step for all of them at each step (pure; no I/O).
 
 Same rules: each value is judged against the ``max_sample_size`` most recent earlier values that
 raised no alert; too small a baseline gives no limits.  Tests not batched here
-(``log_normal``, ``iqr``, ``delta_iqr``), a ``window`` in seconds and series holding non-finite
+(``iqr``, ``delta_iqr``), a ``window`` in seconds and series holding non-finite
 values, or values whose sums and squares could overflow, go through ``evaluate_series`` itself;
 ``tests/test_pages.py`` checks both paths agree.  Each step's limits are those ``perfgate detect``
 computes for one series a block at a time (:func:`perfgate.detect.threshold_verdicts.window_limits`).
@@ -19,10 +19,10 @@ from typing import Sequence
 import numpy as np
 
 from perfgate.detect.threshold_tests import evaluate_series
-from perfgate.detect.threshold_verdicts import window_limits
+from perfgate.detect.threshold_verdicts import MOMENT_TESTS, window_limits
 from perfgate.thresholds import ThresholdTest
 
-BATCHED = ("static", "percentage", "z_score", "t_test")
+BATCHED = ("static", *MOMENT_TESTS)     # the tests window_limits computes, and static
 BATCH_LIMIT = 1e150     # the batched sums of squares stay finite under this magnitude
 
 
