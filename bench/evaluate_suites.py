@@ -20,12 +20,18 @@ regimes' true means apart over the noise's long-run deviation, from the generate
 Bonferroni over the series' positions at the detector's confidence): about the most a detector
 that searches each series alone under that false-alarm control can find.
 ``--misses`` prints, for each way, the missed changes by step size over the series' noise CV and the
-false reports by the series' own noise kind (where the detector loses on this corpus).
+false reports by the series' own noise kind (where the detector loses on this corpus), and the
+misses by event: shared events by how many of their other benchmarks found them, single ones.
+``--oracle`` searches again with each series' variance inflation at least the long-run variance
+ratio of its generated noise (its persistence known, which no detector is told), then that and no
+drift guard: whether a better estimate of the noise's persistence, or a guard that costs no power,
+could reach the target on this corpus.
 
     .venv/bin/python bench/evaluate_suites.py                     # 200 suites, seed 41616
     .venv/bin/python bench/evaluate_suites.py --suites 100 --seed 41617 --seeds 7
     .venv/bin/python bench/evaluate_suites.py --ceiling             # recall judged at the true changes
     .venv/bin/python bench/evaluate_suites.py --misses              # misses by size, false reports by noise
+    .venv/bin/python bench/evaluate_suites.py --oracle              # the noise's persistence known
     .venv/bin/pip install --no-deps apache-otava && .venv/bin/python bench/evaluate_suites.py --otava
 """
 
@@ -58,6 +64,38 @@ def analyse_suite(suite: dict) -> list[tuple[list[int], list[int], list[int]]]:
             for own, moved, added in zip(alone, placed, corroborate_all(detectors, alone, placed))]
 
 
+def long_run_ratio(series: dict, bandwidth: int = 20) -> float:
+    """The generated noise's long-run variance over its variance (at least 1): what the detector's
+    variance inflation estimates (the noise as :func:`generated_noise` takes it)."""
+    noise = generated_noise(series)
+    gamma0 = float(noise @ noise) / noise.size
+    return max(1.0, _long_run_variance(noise, bandwidth) / gamma0)
+
+
+def analyse_suite_knowing_persistence(job: tuple[dict, float]) -> list[tuple[list[int], list[int], list[int]]]:
+    """:func:`analyse_suite` with each series' variance inflation at least its noise's true long-run
+    variance ratio, and the drift guard at ``guard``: an oracle (the detector's module function is
+    replaced in this worker while it runs)."""
+    suite, guard = job
+    estimate, saved_guard = changepoint.variance_inflation, changepoint.DRIFT_GUARD_Z
+    detectors = []
+    try:
+        changepoint.DRIFT_GUARD_Z = guard
+        for s in suite["series"]:
+            floor = long_run_ratio(s)
+            changepoint.variance_inflation = lambda rho, floor=floor: max(estimate(rho), floor)
+            detector = ChangePointDetector(PERFGATE_SETTINGS).fit(s["values"])
+            detectors.append((detector, detector.predict()))
+        alone = [own for _, own in detectors]
+        fitted = [d for d, _ in detectors]
+        placed = align_all(fitted, alone)
+        added = corroborate_all(fitted, alone, placed)
+    finally:
+        changepoint.variance_inflation, changepoint.DRIFT_GUARD_Z = estimate, saved_guard
+    return [([cp.index for cp in own], [cp.index for cp in moved], [cp.index for cp in more])
+            for own, moved, more in zip(alone, placed, added)]
+
+
 def otava_suite(suite: dict) -> list[tuple[list[int], list[int], list[int]]]:
     """Each series' change points by Apache Otava (E-Divisive with its significance test), alone."""
     detect = otava_detector()
@@ -85,21 +123,31 @@ def known_noise_passes(series: dict, bandwidth: int = 20) -> list[bool]:
     autocovariances (``bandwidth`` lags: AR(1) and sticky modes decay well within them), and each
     change's z the true log step over that deviation times ``sqrt(1/n_before + 1/n_after)`` of
     its true regimes."""
-    values, cps, steps = np.asarray(series["values"], dtype=float), series["change_points"], series["steps"]
-    n = values.size
-    level = np.ones(n)
-    for c, step in zip(cps, steps):
-        level[c:] *= 1 + step
-    noise = np.delete(np.log(values / (series["base"] * level)), series["outliers"])
-    noise -= noise.mean()
+    cps, steps, n = series["change_points"], series["steps"], len(series["values"])
+    noise = generated_noise(series)
     gamma0 = float(noise @ noise) / noise.size
-    lrv = gamma0 + 2 * sum((1 - k / (bandwidth + 1)) * float(noise[k:] @ noise[:-k]) / noise.size
-                           for k in range(1, bandwidth + 1))
-    lrv = max(lrv, 0.2 * gamma0)       # a Bartlett sum of a short series can undershoot
+    lrv = max(_long_run_variance(noise, bandwidth), 0.2 * gamma0)       # a Bartlett sum of a short series can undershoot
     critical = norm.isf((1 - PERFGATE_SETTINGS.confidence) / 2 / n)
     bounds = [0, *cps, n]
     return [abs(math.log1p(steps[i])) / math.sqrt(lrv * (1 / (c - bounds[i]) + 1 / (bounds[i + 2] - c))) > critical
             for i, c in enumerate(cps)]
+
+
+def generated_noise(series: dict) -> np.ndarray:
+    """The series' generated noise: its log values over their labelled level, outlier runs left
+    out, centred."""
+    values = np.asarray(series["values"], dtype=float)
+    level = np.ones(values.size)
+    for c, step in zip(series["change_points"], series["steps"]):
+        level[c:] *= 1 + step
+    noise = np.delete(np.log(values / (series["base"] * level)), series["outliers"])
+    return noise - noise.mean()
+
+
+def _long_run_variance(noise: np.ndarray, bandwidth: int) -> float:
+    """Bartlett-weighted sum of the noise's autocovariances over ``bandwidth`` lags."""
+    return float(noise @ noise) / noise.size + 2 * sum(
+        (1 - k / (bandwidth + 1)) * float(noise[k:] @ noise[:-k]) / noise.size for k in range(1, bandwidth + 1))
 
 
 def guard_z_share(before: int, after: int) -> float:
@@ -155,6 +203,29 @@ def print_misses(suites: list[dict], results: list, with_siblings: bool, margin:
         false[kind] = false.get(kind, 0) + len(found) - sum(hits)
     print(f"  missed by step size over the noise: {', '.join(f'{k} {v}' for k, v in missed.items())}; "
           f"false reports by noise: {', '.join(f'{k} {v}' for k, v in sorted(false.items(), key=lambda kv: -kv[1]))}")
+    print(f"  missed by event: {', '.join(f'{k} {v}' for k, v in misses_by_event(suites, findings, margin).items())}")
+
+
+def misses_by_event(suites: list[dict], findings: list[list[int]], margin: int) -> dict[str, int]:
+    """The true changes missed, by their event: a shared one by how many of its other benchmarks
+    found it (where a sibling's change was there to re-test at), or a single one."""
+    out = {"shared, found in 2+ others": 0, "in 1 other": 0, "in none": 0, "single": 0}
+    at = 0
+    for suite in suites:
+        shared = {e["index"] for e in suite["events"] if e["kind"] == "shared"}
+        hits: dict[int, list[bool]] = {}
+        for s in suite["series"]:
+            for t, hit in zip(s["change_points"], matched_truth(s["change_points"], findings[at], margin)):
+                hits.setdefault(t, []).append(hit)
+            at += 1
+        for t, found in hits.items():
+            for hit in found:
+                if hit:
+                    continue
+                others = sum(found)
+                out["single" if t not in shared else "shared, found in 2+ others" if others >= 2
+                    else "in 1 other" if others else "in none"] += 1
+    return out
 
 
 def false_events(found: list[int], events: list[int], margin: int) -> int:
@@ -222,6 +293,8 @@ def main() -> None:
                    help="also each corpus's recall at the truth: perfgate's tests, without the drift guard, knowing the noise")
     p.add_argument("--misses", action="store_true",
                    help="also the misses by step size and the false reports by noise kind")
+    p.add_argument("--oracle", action="store_true",
+                   help="also searched with the noise's true persistence, and with it and no drift guard")
     p.add_argument("--otava", action="store_true",
                    help="also Apache Otava, series alone (pip install --no-deps apache-otava)")
     args = p.parse_args()
@@ -234,6 +307,10 @@ def main() -> None:
         suites = generate(args.suites, seed)
         results = map_in_processes(analyse_suite, suites, args.jobs)
         rows = [("alone", results, False), ("with siblings", results, True)]
+        if args.oracle:
+            for label, guard in (("persistence known", changepoint.DRIFT_GUARD_Z), ("persistence known, no guard", 0.0)):
+                known = map_in_processes(analyse_suite_knowing_persistence, [(s, guard) for s in suites], args.jobs)
+                rows += [(f"{label}, alone", known, False), (f"{label}, with siblings", known, True)]
         if args.otava:
             rows.append(("Otava, alone", map_in_processes(otava_suite, suites, args.jobs), False))
         for way, found, joint in rows:

@@ -57,16 +57,37 @@ def test_the_misses_are_counted_by_step_size_and_the_false_reports_by_noise_kind
     def entry(kind: str, cps: list[int], steps: list[float]) -> dict:
         return {"kind": "common", "own_kind": kind, "change_points": cps, "steps": steps, "noise_cv": 0.02}
 
-    suites = [{"series": [entry("ar0.4", [50, 120], [0.01, 0.05]), entry("gauss", [80], [0.1])]}]
+    suites = [{"series": [entry("ar0.4", [50, 120], [0.01, 0.05]), entry("gauss", [80], [0.1])],
+               "events": [{"index": 50, "kind": "single"}, {"index": 120, "kind": "shared"},
+                          {"index": 80, "kind": "single"}]}]
     # series 1: the 0.5x step missed, the 2.5x one found 10 runs off alone and placed 3 runs off,
     # and a false report; series 2: its 5x step found only by the siblings' re-test
     results = [[([130, 170], [123, 170], []), ([], [], [81])]]
     print_misses(suites, results, with_siblings=True, margin=5)
-    assert capsys.readouterr().out.strip() == ("missed by step size over the noise: under 1x 1, 1-2x 0, 2-3x 0, "
-                                               "3x or more 0; false reports by noise: ar 1, gauss 0")
+    assert capsys.readouterr().out.strip().splitlines() == [
+        "missed by step size over the noise: under 1x 1, 1-2x 0, 2-3x 0, 3x or more 0; false reports by noise: ar 1, gauss 0",
+        "  missed by event: shared, found in 2+ others 0, in 1 other 0, in none 0, single 1"]
     print_misses(suites, results, with_siblings=False, margin=5)
-    assert capsys.readouterr().out.strip() == ("missed by step size over the noise: under 1x 1, 1-2x 0, 2-3x 1, "
-                                               "3x or more 1; false reports by noise: ar 2, gauss 0")
+    assert capsys.readouterr().out.strip().splitlines() == [
+        "missed by step size over the noise: under 1x 1, 1-2x 0, 2-3x 1, 3x or more 1; false reports by noise: ar 2, gauss 0",
+        "  missed by event: shared, found in 2+ others 0, in 1 other 0, in none 1, single 2"]
+
+
+def test_a_shared_events_misses_are_counted_by_how_many_other_members_found_it():
+    from evaluate_suites import misses_by_event
+
+    def entry(cps: list[int]) -> dict:
+        return {"change_points": cps}
+
+    suite = {"series": [entry([60]), entry([60]), entry([60]), entry([60, 140])],
+             "events": [{"index": 60, "kind": "shared"}, {"index": 140, "kind": "single"}]}
+    # 60: found by two members, missed by two (each found in 2+ others); 140 missed
+    findings = [[60], [62], [], [100]]
+    assert misses_by_event([suite], findings, 5) == {"shared, found in 2+ others": 2, "in 1 other": 0,
+                                                    "in none": 0, "single": 1}
+    findings = [[60], [], [], []]
+    assert misses_by_event([suite], findings, 5) == {"shared, found in 2+ others": 0, "in 1 other": 3,
+                                                    "in none": 0, "single": 1}
 
 
 def test_a_shared_event_counts_as_named_at_its_commit_when_two_members_flag_that_very_commit():
@@ -87,3 +108,11 @@ def test_a_shared_event_counts_as_named_at_its_commit_when_two_members_flag_that
     r = score([suite], results, with_siblings=True, margin=5)
     assert r["events_found"] == 1.0 and r["events_exact"] == 1.0
     assert score([suite], results, with_siblings=False, margin=5)["events_exact"] == 0.0
+
+
+def test_the_oracles_persistence_is_the_noises_long_run_variance_ratio():
+    from evaluate_suites import long_run_ratio
+
+    # AR(1) with phi 0.5: (1 + phi) / (1 - phi) = 3; independent noise: 1 (never below it)
+    assert long_run_ratio(_series([0.05], phi=0.5, n=4000)) == pytest.approx(3.0, rel=0.15)
+    assert long_run_ratio(_series([0.05], phi=0.0, n=4000)) == pytest.approx(1.0, abs=0.15)
