@@ -58,7 +58,11 @@ def analyse_suite(suite: dict) -> list[tuple[list[int], list[int], list[int]]]:
     """Each series' change points found alone, the same placed where they and its siblings'
     changes are likeliest together, and those its siblings' changes add (as ``perfgate detect``)."""
     detectors = [ChangePointDetector(PERFGATE_SETTINGS).fit(s["values"]) for s in suite["series"]]
-    alone = [d.predict() for d in detectors]
+    return with_siblings(detectors, [d.predict() for d in detectors])
+
+
+def with_siblings(detectors: list[ChangePointDetector], alone: list[list]) -> list[tuple[list[int], list[int], list[int]]]:
+    """The fitted series' changes found alone, placed with the siblings' and added by them."""
     placed = align_all(detectors, alone)
     return [([cp.index for cp in own], [cp.index for cp in moved], [cp.index for cp in added])
             for own, moved, added in zip(alone, placed, corroborate_all(detectors, alone, placed))]
@@ -78,22 +82,17 @@ def analyse_suite_knowing_persistence(job: tuple[dict, float]) -> list[tuple[lis
     replaced in this worker while it runs)."""
     suite, guard = job
     estimate, saved_guard = changepoint.variance_inflation, changepoint.DRIFT_GUARD_Z
-    detectors = []
+    detectors, alone = [], []
     try:
         changepoint.DRIFT_GUARD_Z = guard
         for s in suite["series"]:
             floor = long_run_ratio(s)
             changepoint.variance_inflation = lambda rho, floor=floor: max(estimate(rho), floor)
-            detector = ChangePointDetector(PERFGATE_SETTINGS).fit(s["values"])
-            detectors.append((detector, detector.predict()))
-        alone = [own for _, own in detectors]
-        fitted = [d for d, _ in detectors]
-        placed = align_all(fitted, alone)
-        added = corroborate_all(fitted, alone, placed)
+            detectors.append(ChangePointDetector(PERFGATE_SETTINGS).fit(s["values"]))
+            alone.append(detectors[-1].predict())
+        return with_siblings(detectors, alone)     # the re-test judges at each detector's own inflation
     finally:
         changepoint.variance_inflation, changepoint.DRIFT_GUARD_Z = estimate, saved_guard
-    return [([cp.index for cp in own], [cp.index for cp in moved], [cp.index for cp in more])
-            for own, moved, more in zip(alone, placed, added)]
 
 
 def otava_suite(suite: dict) -> list[tuple[list[int], list[int], list[int]]]:
