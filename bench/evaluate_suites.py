@@ -125,7 +125,8 @@ def known_noise_passes(series: dict, bandwidth: int = 20) -> list[bool]:
     cps, steps, n = series["change_points"], series["steps"], len(series["values"])
     noise = generated_noise(series)
     gamma0 = float(noise @ noise) / noise.size
-    lrv = max(_long_run_variance(noise, bandwidth), 0.2 * gamma0)       # a Bartlett sum of a short series can undershoot
+    # a Bartlett sum of a short series can undershoot
+    lrv = max(_long_run_variance(noise, bandwidth), 0.2 * gamma0)
     critical = norm.isf((1 - PERFGATE_SETTINGS.confidence) / 2 / n)
     bounds = [0, *cps, n]
     return [abs(math.log1p(steps[i])) / math.sqrt(lrv * (1 / (c - bounds[i]) + 1 / (bounds[i + 2] - c))) > critical
