@@ -124,6 +124,17 @@ def test_a_threshold_alert_without_magnitude_is_sent_as_strict_json(tmp_path, re
     assert body["alert"]["magnitude"] is None and "—" in body["text"]
 
 
+def test_a_deterministic_change_is_not_sent_as_a_certainty(tmp_path, receiver):
+    alert = make_alert(10)
+    alert.p_value = 0.0                     # an instruction count's step: the p-value underflows
+    store, _ = stored(tmp_path, [alert])
+    with Ledger(tmp_path / "notify.db") as ledger:
+        deliver_all(store.alerts(), [webhook(receiver)], ledger)
+    (body,) = receiver.processed.values()
+    assert "p < 1e-15 (confidence > 99.99%)" in body["text"]
+    assert "p = 0 " not in body["text"] and "100.00%" not in body["text"]
+
+
 def test_webhook_honours_retry_after_on_429(tmp_path, receiver):
     store, _ = stored(tmp_path, [make_alert(10)])
     receiver.inject("status", status=429, retry_after="7")

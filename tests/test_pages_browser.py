@@ -162,6 +162,7 @@ def test_hover_reads_the_commit_and_a_click_opens_it(site, page):
     evidence = page.locator("section.measure").first.locator("table.evidence").inner_text()
     assert "change point" in evidence and "alert (active)" in evidence and commit(STEP_AT)[:12] in evidence
     assert "confidence" in evidence and "+30" in evidence
+    assert "(p " in evidence and "1.0000" not in evidence and "100.00%" not in evidence
 
 
 def test_toggling_a_branch_hides_its_lines(site, page):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from perfgate.units import human
+from perfgate.units import confidence_text, human, p_cell, p_text
 
 
 @pytest.mark.parametrize("value, measure, text", [
@@ -20,3 +20,15 @@ from perfgate.units import human
 ])
 def test_values_past_the_units_are_written_in_scientific_notation(value, measure, text):
     assert human(value, measure) == text
+
+
+@pytest.mark.parametrize("p, text, cell, confidence", [
+    (0.0123, "p = 0.012", "0.012", "98.77%"),
+    (0.0027, "p = 0.0027", "0.0027", "99.73%"),
+    (4e-5, "p = 4e-05", "4e-05", "> 99.99%"),   # 99.996% would print as 100.00%
+    (3e-12, "p = 3e-12", "3e-12", "> 99.99%"),
+    (0.0, "p < 1e-15", "< 1e-15", "> 99.99%"),  # a deterministic series' p underflows: not "p = 0"
+    (1.0, "p = 1", "1", "0.00%"),
+])
+def test_a_p_value_is_never_written_as_a_certainty(p, text, cell, confidence):
+    assert (p_text(p), p_cell(p), confidence_text(p)) == (text, cell, confidence)

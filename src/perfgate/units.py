@@ -55,3 +55,25 @@ def pct(x: float | None, sign: bool = True) -> str:
     if x is None or not math.isfinite(x):
         return "—"
     return f"{x * 100:+.2f}%" if sign else f"{x * 100:.2f}%"
+
+
+P_FLOOR = 1e-15   # below this a p-value is written as a bound: "p = 0" would claim a certainty no test has
+
+
+def p_cell(p: float) -> str:
+    """A p- or q-value for a table column: ``"0.012"``, or ``"< 1e-15"`` for a smaller one (a
+    deterministic series' p-value underflows to 0, and 1 - p can no longer be told from 1)."""
+    return f"< {P_FLOOR:g}" if p < P_FLOOR else f"{p:.2g}"
+
+
+def p_text(p: float, symbol: str = "p") -> str:
+    """``p_text(0.0123) == "p = 0.012"``, ``p_text(0.0) == "p < 1e-15"``."""
+    cell = p_cell(p)
+    return f"{symbol} {cell}" if cell.startswith("<") else f"{symbol} = {cell}"
+
+
+def confidence_text(p: float) -> str:
+    """``1 - p`` as a percentage, ``"99.73%"``; ``"> 99.99%"`` where two decimals would round it
+    up to a certainty."""
+    c = max(0.0, 1.0 - p) * 100
+    return "> 99.99%" if c >= 99.995 else f"{c:.2f}%"

@@ -55,6 +55,7 @@ from perfgate.parallel import MIN_ITEMS, default_workers, map_in_processes
 from perfgate.store import Point, SeriesKey, raw_samples
 from perfgate.store.worker_reads import WorkerReads
 from perfgate.thresholds import SeriesThresholds, load_thresholds
+from perfgate.units import p_text
 
 # The detectors pull in scipy and ruptures; they are imported when the verb runs, so that
 # `perfgate --help` and every other verb start fast.
@@ -633,7 +634,7 @@ def _run_file(args: argparse.Namespace, thresholds) -> int:
             for cp in r["change_points"]:
                 out.print(f"{head}change at index {cp['index']} (could be {cp['index_low']}..{cp['index_high']}): "
                           f"{cp['magnitude'] * 100:+.2f}% [{cp['ci_low'] * 100:+.2f}%, {cp['ci_high'] * 100:+.2f}%], "
-                          f"p = {cp['p_value']:.2g}, {cp['direction']}")
+                          f"{p_text(cp['p_value'])}, {cp['direction']}")
     return EXIT_REGRESSION if regression else EXIT_OK
 
 

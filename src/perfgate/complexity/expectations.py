@@ -36,9 +36,10 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from perfgate.complexity.knee import Knee, p_text
+from perfgate.complexity.knee import Knee
 from perfgate.complexity.regression import Fit
 from perfgate.errors import InputError
+from perfgate.units import p_text
 
 ORDERS = {"constant": 0, "linear": 1, "quadratic": 2, "cubic": 3}
 ORDER_NAMES = {v: k for k, v in ORDERS.items()}

@@ -32,6 +32,7 @@ from scipy import stats
 
 from perfgate.complexity.regression import bic, format_formula, variance_weights, weighted_lstsq
 from perfgate.complexity.terms import Term, design_matrix
+from perfgate.units import p_text
 
 GRID = 120
 REFINE = 60
@@ -73,10 +74,6 @@ class Knee:
 
     def as_dict(self) -> dict:
         return {k: v for k, v in self.__dict__.items() if k not in ("fitted", "base", "beta")}
-
-
-def p_text(p: float) -> str:
-    return "p < 1e-15" if p < 1e-15 else f"p = {p:.2g}"
 
 
 def huber_weights(resid: np.ndarray, c: float = 1.345) -> np.ndarray:

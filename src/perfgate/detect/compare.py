@@ -65,7 +65,7 @@ from perfgate.detect import rounds as rounds_test
 from perfgate.detect.stats import benjamini_hochberg, hodges_lehmann, normal_quantile, raw_median, relative_change
 from perfgate.model import Measure, Run
 from perfgate.thresholds import Thresholds, load_thresholds
-from perfgate.units import human, pct
+from perfgate.units import human, p_cell, pct
 
 MIN_SAMPLES = 3
 DETERMINISTIC_MEASURES = ("instructions",)
@@ -144,7 +144,7 @@ class Comparison:
         for v in sorted(self.verdicts, key=_severity):
             rows.append((v.benchmark, v.measure, human(v.base_median, v.measure), human(v.head_median, v.measure),
                          pct(v.effect) + v.interval(),
-                         "—" if v.q_value is None else f"{v.q_value:.3g}", pct(v.mde, sign=False),
+                         "—" if v.q_value is None else p_cell(v.q_value), pct(v.mde, sign=False),
                          v.verdict + (f" ({v.note})" if v.note else "")))
         widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
         lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]

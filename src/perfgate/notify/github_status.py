@@ -14,6 +14,7 @@ from perfgate.notify import render
 from perfgate.notify.base import Channel, Links, RefLookup
 from perfgate.notify.events import Event
 from perfgate.notify.github import GitHub
+from perfgate.units import p_text
 
 
 def context(event: Event) -> str:
@@ -24,7 +25,7 @@ def context(event: Event) -> str:
 def state_and_description(event: Event) -> tuple[str, str]:
     a = event.alert
     change = f"{a.measure} {render.pct(a.magnitude)}"
-    p = f", p = {a.p_value:.2g}" if a.p_value is not None else ""
+    p = f", {p_text(a.p_value)}" if a.p_value is not None else ""
     if event.kind == "raised":
         if a.direction == "regression":
             return "failure", f"regression: {change}{p} on {a.branch}"

@@ -12,7 +12,7 @@ from perfgate.escape import markdown_code, slack_text, visible
 from perfgate.model import Alert
 from perfgate.notify.base import Links
 from perfgate.notify.events import Event
-from perfgate.units import human, pct
+from perfgate.units import confidence_text, human, p_text, pct
 
 ALERT_MARKER = "<!-- perfgate-alert:{} -->"
 EVENT_MARKER = "<!-- perfgate-event:{} -->"
@@ -76,7 +76,7 @@ def culprit(alert: Alert, links: Links) -> str:
 def confidence(alert: Alert) -> str:
     if alert.p_value is None:
         return "—"
-    return f"p = {alert.p_value:.2g} (confidence {max(0.0, 1 - alert.p_value) * 100:.2f}%)"
+    return f"{p_text(alert.p_value)} (confidence {confidence_text(alert.p_value)})"
 
 
 SIBLINGS_NAMED = 3   # siblings named in a message; the rest are counted

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from perfgate.detect.compare import Comparison, Verdict
 from perfgate.escape import markdown_code, markdown_text
-from perfgate.units import human, pct
+from perfgate.units import human, p_cell, pct
 
 MARKER = "<!-- perfgate-comment -->"  # lets a workflow find and update its own comment
 # GitHub refuses comments over 65,536 characters; stay clear of it with room for the workflow's marker.
@@ -48,7 +48,7 @@ def _row(v: Verdict, tied: list[Verdict] = ()) -> str:
     ci = v.interval()
     # a tied measure (throughput from the same timings) is the same finding: shown in its row
     also = "".join(f" ({markdown_text(t.measure)} {pct(t.effect)})" for t in tied)
-    q = "—" if v.q_value is None else f"{v.q_value:.2g}"
+    q = "—" if v.q_value is None else p_cell(v.q_value)
     icon = {"regression": "🔴", "improvement": "🟢", "no-change": "⚪", "insufficient-data": "❔"}[v.verdict]
     verdict = v.verdict + (f" ({v.note})" if v.note else "")
     return (f"| {icon} {markdown_code(v.benchmark)} | {markdown_code(v.measure)}{also} | {human(v.base_median, v.measure)} | "

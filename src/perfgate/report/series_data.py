@@ -19,7 +19,7 @@ from perfgate.detect.stats import coefficient_of_variation
 from perfgate.model import Alert, Measure
 from perfgate.store import Point, SeriesKey, raw_samples
 from perfgate.thresholds import SeriesThresholds
-from perfgate.units import _SCALES, _BYTES, _TIME, human
+from perfgate.units import _SCALES, _BYTES, _TIME, confidence_text, human, p_text
 
 SPARK_POINTS = 30
 # Index states, in the order the index sorts them (worst first).
@@ -58,7 +58,7 @@ class Finding:
         c = self.cp
         return (f"{c.magnitude * 100:+.1f}% [{c.ci_low * 100:+.1f}%, {c.ci_high * 100:+.1f}%] "
                 f"({human(c.before, self.key.measure)} → {human(c.after, self.key.measure)}), "
-                f"confidence {c.confidence:.4f}"
+                f"confidence {confidence_text(c.p_value)} ({p_text(c.p_value)})"
                 + (f", tested here because {', '.join(self.siblings)} changed here" if self.siblings else "")
                 + (f", placed here because {', '.join(self.placed_with)} changed here" if self.placed_with else ""))
 

@@ -120,8 +120,8 @@
       }
       var lines = s.change_points.map(function (c) {
         var text = c.direction + " " + PG.pct(c.magnitude) + " [" + PG.pct(c.ci_low) + ", " + PG.pct(c.ci_high) +
-          "] " + PG.human(c.before, s.scale) + " → " + PG.human(c.after, s.scale) + ", confidence " +
-          c.confidence.toFixed(4) + "; first at " + c.first_commit.slice(0, 12) + ", range " + c.commit_range +
+          "] " + PG.human(c.before, s.scale) + " → " + PG.human(c.after, s.scale) + ", " +
+          PG.confidence(c.p_value) + "; first at " + c.first_commit.slice(0, 12) + ", range " + c.commit_range +
           whereSiblings(c);
         return {xAxis: x[c.index], evidence: name + ": " + text, label: {formatter: PG.pct(c.magnitude)},
                 lineStyle: {color: c.direction === "regression" ? "#c0362c" : "#1f7a4d", type: "dashed", width: 2}};
@@ -197,7 +197,7 @@
         rows.push([c.direction === "regression" ? "bad" : "good", "change point", combo(s), c.first_commit,
                    c.direction + " " + PG.pct(c.magnitude) + " [" + PG.pct(c.ci_low) + ", " + PG.pct(c.ci_high) + "]",
                    PG.human(c.before, s.scale) + " → " + PG.human(c.after, s.scale),
-                   "confidence " + c.confidence.toFixed(4) + " · range " + c.commit_range + whereSiblings(c)]);
+                   PG.confidence(c.p_value) + " · range " + c.commit_range + whereSiblings(c)]);
       });
       s.alerts.forEach(function (a) {
         rows.push([a.direction === "regression" ? "bad" : "good", "alert (" + a.status + ")", combo(s), a.commit,
