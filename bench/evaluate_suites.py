@@ -19,9 +19,10 @@ tests (its ceiling), with them but the drift guard, and with a z-test that knows
 regimes' true means apart over the noise's long-run deviation, from the generated noise itself,
 Bonferroni over the series' positions at the detector's confidence): about the most a detector
 that searches each series alone under that false-alarm control can find.
-``--misses`` prints, for each way, the missed changes by step size over the series' noise CV and the
-false reports by the series' own noise kind (where the detector loses on this corpus), and the
-misses by event: shared events by how many of their other benchmarks found them, single ones.
+``--misses`` prints, for each way, the missed changes by step size over the series' noise CV (of how
+many) and the false reports by the series' own noise kind (where the detector loses on this
+corpus), the F1 if every change of at least 1x the noise were found and the false reports stayed,
+and the misses by event: shared events by how many of their other benchmarks found them, single ones.
 ``--oracle`` searches again with each series' variance inflation at least the long-run variance
 ratio of its generated noise (its persistence known, which no detector is told), then that and no
 drift guard: whether a better estimate of the noise's persistence, or a guard that costs no power,
@@ -186,23 +187,30 @@ MISS_BINS = ((0, 1, "under 1x"), (1, 2, "1-2x"), (2, 3, "2-3x"), (3, math.inf, "
 
 
 def print_misses(suites: list[dict], results: list, with_siblings: bool, margin: int) -> None:
-    """The true changes missed, by step size over the series' noise CV, and the false reports, by
-    the series' own noise kind (an AR(1) kind counted as one, whatever its phi)."""
+    """The true changes missed, by step size over the series' noise CV (of how many), and the false
+    reports, by the series' own noise kind (an AR(1) kind counted as one, whatever its phi); then
+    the F1 the detector would have if it found every change of at least 1x the noise and made the
+    false reports it makes: how much of the target the steps under the noise hold back."""
     missed = dict.fromkeys((label for *_, label in MISS_BINS), 0)
+    total = dict(missed)
     false: dict[str, int] = {}
     series = [s for suite in suites for s in suite["series"]]
     findings = series_findings(results, with_siblings)
     for s, found in zip(series, findings):
         hits = matched_truth(s["change_points"], found, margin)
         for hit, step in zip(hits, s["steps"]):
-            size = abs(step) / s["noise_cv"]
-            if not hit:
-                missed[next(label for lo, hi, label in MISS_BINS if lo <= size < hi)] += 1
+            size = next(label for lo, hi, label in MISS_BINS if lo <= abs(step) / s["noise_cv"] < hi)
+            total[size] += 1
+            missed[size] += not hit
         kind = s.get("own_kind", s["kind"])
         kind = "ar" if kind.startswith("ar") else kind
         false[kind] = false.get(kind, 0) + len(found) - sum(hits)
-    print(f"  missed by step size over the noise: {', '.join(f'{k} {v}' for k, v in missed.items())}; "
+    print(f"  missed by step size over the noise: {', '.join(f'{k} {v} of {total[k]}' for k, v in missed.items())}; "
           f"false reports by noise: {', '.join(f'{k} {v}' for k, v in sorted(false.items(), key=lambda kv: -kv[1]))}")
+    under = MISS_BINS[0][2]
+    found = sum(total.values()) - missed[under]                 # every change of 1x or more found
+    f1 = 2 * found / (2 * found + sum(false.values()) + missed[under])
+    print(f"  F1 if every change of 1x the noise or more were found, the false reports as they are: {f1:.3f}")
     print(f"  missed by event: {', '.join(f'{k} {v}' for k, v in misses_by_event(suites, findings, margin).items())}")
 
 

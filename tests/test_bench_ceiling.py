@@ -65,11 +65,15 @@ def test_the_misses_are_counted_by_step_size_and_the_false_reports_by_noise_kind
     results = [[([130, 170], [123, 170], []), ([], [], [81])]]
     print_misses(suites, results, with_siblings=True, margin=5)
     assert capsys.readouterr().out.strip().splitlines() == [
-        "missed by step size over the noise: under 1x 1, 1-2x 0, 2-3x 0, 3x or more 0; false reports by noise: ar 1, gauss 0",
+        "missed by step size over the noise: under 1x 1 of 1, 1-2x 0 of 0, 2-3x 0 of 1, 3x or more 0 of 1; "
+        "false reports by noise: ar 1, gauss 0",
+        "  F1 if every change of 1x the noise or more were found, the false reports as they are: 0.667",
         "  missed by event: shared, found in 2+ others 0, in 1 other 0, in none 0, single 1"]
     print_misses(suites, results, with_siblings=False, margin=5)
     assert capsys.readouterr().out.strip().splitlines() == [
-        "missed by step size over the noise: under 1x 1, 1-2x 0, 2-3x 1, 3x or more 1; false reports by noise: ar 2, gauss 0",
+        "missed by step size over the noise: under 1x 1 of 1, 1-2x 0 of 0, 2-3x 1 of 1, 3x or more 1 of 1; "
+        "false reports by noise: ar 2, gauss 0",
+        "  F1 if every change of 1x the noise or more were found, the false reports as they are: 0.571",
         "  missed by event: shared, found in 2+ others 0, in 1 other 0, in none 1, single 2"]
 
 
