@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 
-from perfgate.model import Metric, Run
+from perfgate.model import Alert, Metric, Run
 from perfgate.model import Testbed as Bed
 from perfgate.store.sqlite import SqliteStore
 
@@ -147,3 +148,33 @@ def test_short_ids_grow_until_they_tell_alerts_apart():
     same8 = [alert("3f2c9a10-aaaa"), alert("3f2c9a10-bbbb"), alert("77777777-cccc")]
     assert set(short_ids(same8).values()) == {"3f2c9a10-a", "3f2c9a10-b", "77777777-c"}
     assert short_ids([alert("3f2c9a10-aaaa")]) == {"3f2c9a10-aaaa": "3f2c9a10"}
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "bencher-memory"])
+def test_a_change_point_found_again_next_to_a_later_threshold_alert_is_still_one_alert(tmp_path, kind):
+    # A regression at c60: the threshold test alerted on c61 (the first value past its limit),
+    # then a change point placed it at c60 (range c52..c60); a later detect finds it again with a
+    # range that reaches c61.  That used to take over the threshold alert and turn it into a
+    # second alert of the change at c60: SQLite refused it (every later detect failed), the
+    # Bencher store's memory kept both.
+    from perfgate.bencher.alert_memory import AlertMemory
+
+    def c(i: int) -> str:
+        return f"c{i:02d}"
+
+    threshold = Alert("main", "tb", "sort", "latency", c(61), "regression", 0.12, kind="threshold",
+                      commit_range=(c(61),))
+    found = Alert("main", "tb", "sort", "latency", c(60), "regression", 0.1, 0.08, 0.12, 1e-6,
+                  commit_range=tuple(c(i) for i in range(52, 61)))
+    again = Alert("main", "tb", "sort", "latency", c(60), "regression", 0.11, 0.09, 0.13, 1e-8,
+                  commit_range=tuple(c(i) for i in range(55, 62)))
+    if kind == "sqlite":
+        store = SqliteStore(tmp_path / "h.db")
+        record, recorded = store.record_alerts, store.alerts
+    else:
+        memory = AlertMemory(tmp_path / "alerts.json")
+        record, recorded = memory.record, memory.load
+    assert len(record([threshold])) == 1 and len(record([found])) == 1
+    assert record([again]) == []
+    alerts = sorted((a.kind, a.commit) for a in recorded())
+    assert alerts == [("change_point", c(60)), ("threshold", c(61))]

@@ -260,6 +260,16 @@ class Alert:
             return False
         return bool({self.commit, *self.commit_range} & {other.commit, *other.commit_range})
 
+    def recorded_as(self, known: list["Alert"]) -> "Alert | None":
+        """The alert of ``known`` that this one describes again, if any: the same change first, at
+        its very commit, then at a commit of its range (a change point found again), else the
+        same regression (a threshold alert that a change point takes over).  Taking the first
+        alert of the same regression instead let a change point found again take over a threshold
+        alert raised a run after it, and become a second alert of the change it already had."""
+        same = [k for k in known if self.same_change(k)]
+        return (next((k for k in same if k.commit == self.commit), None) or next(iter(same), None)
+                or next((k for k in known if self.same_regression(k)), None))
+
     def superseded_by(self, other: "Alert") -> bool:
         """A threshold alert gives way to a change point found later for the same regression:
         the change point places the change better and gives its size with an interval.  A change

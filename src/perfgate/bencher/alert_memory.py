@@ -53,7 +53,7 @@ class AlertMemory:
         new: list[Alert] = []
         changed = False
         for alert in alerts:
-            same = next((k for k in known + new if alert.same_change(k) or alert.same_regression(k)), None)
+            same = alert.recorded_as(known + new)
             if same is not None:
                 if same.superseded_by(alert):
                     same.take_findings(alert)

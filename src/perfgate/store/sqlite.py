@@ -558,7 +558,7 @@ class SqliteStore(Store):
                     " AND testbed = ? AND benchmark = ? AND measure = ? AND direction = ?",
                     (self._project_id, alert.branch, alert.testbed, alert.benchmark, alert.measure,
                      alert.direction))]
-                same = next((k for k in known + new if alert.same_change(k) or alert.same_regression(k)), None)
+                same = alert.recorded_as(known + new)
                 if same is not None:
                     if same.superseded_by(alert) and same.id:
                         same.take_findings(alert)
