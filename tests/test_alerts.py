@@ -71,14 +71,29 @@ def test_no_record_and_filters(cli, store_path):
     assert table.returncode == 1 and "sort" in table.stdout and "c0060" in table.stdout
 
 
-def test_threshold_alert_on_newest_value(cli, store_path):
+def test_a_wall_time_alerts_on_two_values_in_a_row_past_its_limit(cli, store_path):
     record(store_path, list(series(30, 6)) + [1.5e6])       # one slow newest run: too few for a change point
     proc = cli("detect", "--json")
-    assert proc.returncode == 1, proc.stderr
+    assert proc.returncode == 0, proc.stderr                # past the limit, but one noisy run alerts no one
     [s] = json.loads(proc.stdout)["series"]
     assert s["threshold"]["test"] == "t_test" and s["threshold"]["alert"] == "upper"
-    assert [a["kind"] for a in json.loads(proc.stdout)["new_alerts"]] == ["threshold"]
+    assert json.loads(proc.stdout)["new_alerts"] == []
+    record(store_path, [1.5e6], start=31)                   # a second one: latency's `consecutive = 2`
+    proc = cli("detect", "--json")
+    assert proc.returncode == 1, proc.stderr
+    [alert] = json.loads(proc.stdout)["new_alerts"]
+    assert alert["kind"] == "threshold" and alert["commit"] == "c0030" and alert["commit_range"] == ["c0030", "c0031"]
     assert cli("detect").returncode == 0                     # that breach is known now
+
+
+def test_a_threshold_test_with_consecutive_1_alerts_on_each_value_as_bencher_does(cli, store_path, tmp_path):
+    thresholds = tmp_path / "t.toml"
+    thresholds.write_text('[measure.latency]\ntest = "t_test"\nupper_boundary = 0.99\nmin_sample_size = 5\n'
+                          'consecutive = 1\n')
+    record(store_path, list(series(30, 6)) + [1.5e6])
+    proc = cli("detect", "--json", "--thresholds", str(thresholds))
+    assert proc.returncode == 1, proc.stderr
+    assert [(a["kind"], a["commit"]) for a in json.loads(proc.stdout)["new_alerts"]] == [("threshold", "c0030")]
 
 
 def test_ack_unknown_id_is_a_clear_error(cli, store_path):

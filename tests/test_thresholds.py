@@ -20,7 +20,8 @@ H = [100.0, 102.0, 98.0, 101.0, 99.0, 100.0]
 def test_repository_defaults_load_and_layer():
     th = load_thresholds(ROOT / "thresholds")
     lat = th.for_series("anything", "latency")
-    assert lat.test == ThresholdTest("t_test", 5, 64, None, None, 0.99)
+    assert lat.test == ThresholdTest("t_test", 5, 64, None, None, 0.99, consecutive=2)
+    assert th.for_series("x", "instructions").test.consecutive == 1
     assert lat.change_point.min_effect == 0.02 and lat.change_point.confidence == 0.99
     assert th.for_series("x", "unknown-measure").test is None
     assert th.for_series("x", "unknown-measure").change_point.min_effect == 0.005   # file-wide [change_point]
@@ -52,6 +53,7 @@ def test_yaml_and_directory_order(tmp_path):
     ('[measure.latency]\ntest = "t_test"\n', "measure.latency", "needs lower_boundary"),
     ('[measure.latency]\ntest = "percentage"\nupper_boundary = -1\n', "upper_boundary", "negative"),
     ('[measure.latency]\ntest = "t_test"\nupper_boundary = 0.9\nmax_sample_size = 1\n', "max_sample_size", "≥ 2"),
+    ('[measure.latency]\ntest = "t_test"\nupper_boundary = 0.9\nconsecutive = 0\n', "consecutive", "≥ 1"),
     ('[change_point]\nmin_efect = 0.1\n', "change_point", "unknown key 'min_efect'"),
     ('[change_point]\nconfidence = 1.0\n', "change_point.confidence", "confidence level"),
     ('[measure.latency\n', "", "not valid TOML"),

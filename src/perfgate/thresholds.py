@@ -59,6 +59,9 @@ class ThresholdTest:
     window: int | None = None   # seconds, as Bencher's `window`
     lower_boundary: float | None = None
     upper_boundary: float | None = None
+    # perfgate's, not Bencher's: ``detect`` alerts once this many values in a row are beyond the
+    # same limit (Bencher alerts on each one; one noisy run of a wall time is not a regression)
+    consecutive: int = 1
 
 
 @dataclass(frozen=True)
@@ -216,9 +219,9 @@ def _test(src: str, place: str, body: dict[str, Any]) -> dict[str, Any]:
     if test not in TESTS:
         raise InputError(src, f"{place}.test", f"{test!r} is not a threshold test; use one of: {', '.join(TESTS)}")
     out: dict[str, Any] = {"test": test}
-    for key in ("min_sample_size", "max_sample_size", "window"):
+    for key in ("min_sample_size", "max_sample_size", "window", "consecutive"):
         if key in body:
-            out[key] = _int(src, f"{place}.{key}", body[key], minimum=1 if key == "window" else 2)
+            out[key] = _int(src, f"{place}.{key}", body[key], minimum=1 if key in ("window", "consecutive") else 2)
     if out.get("min_sample_size") and out.get("max_sample_size") and out["min_sample_size"] > out["max_sample_size"]:
         raise InputError(src, place, "min_sample_size is larger than max_sample_size")
     for key in ("lower_boundary", "upper_boundary"):

@@ -343,6 +343,7 @@ def _report(key: SeriesKey, points: list[Point], settings: SeriesThresholds, cha
     start = cps[-1].index if cps else 0
     flags: list[str | None] = []
     saved = None
+    consecutive = 1     # values in a row beyond the same limit that raise an alert
     if settings.test is not None and points:
         # The newest value against the current regime only: a confirmed change point starts a
         # new normal (already alerted once); values that alerted stay out of the baseline.
@@ -351,6 +352,7 @@ def _report(key: SeriesKey, points: list[Point], settings: SeriesThresholds, cha
         judgement = verdicts(settings.test, regime, times, judged)
         last = judgement.last
         flags = judged + judgement.alerts
+        consecutive = settings.test.consecutive
         saved = _threshold_memo(start, regime, times, flags)
         threshold = {"test": settings.test.test, "value": last.value, "baseline_size": last.baseline_size,
                      "baseline": last.limits.baseline if last.limits else None,
@@ -358,12 +360,12 @@ def _report(key: SeriesKey, points: list[Point], settings: SeriesThresholds, cha
                      "upper_limit": last.limits.upper if last.limits else None, "alert": last.alert}
     if points and not (flags and flags[-1]) and points[-1].attrs.get("bencher_alert"):
         # Bencher alerted on the newest value (its own threshold model): that verdict counts too.
-        flags = [p.attrs.get("bencher_alert") for p in points[start:]]
+        flags, consecutive = [p.attrs.get("bencher_alert") for p in points[start:]], 1
         threshold = {"test": "bencher", "value": points[-1].value, "alert": flags[-1], "source": "bencher"}
-    if flags and flags[-1]:
-        # One regression, one alert: the newest value ends a run of values beyond the same limit,
-        # and the alert names the first of them (every detect after another slow run finds the
-        # same first commit, so the alert is raised once).
+    if flags and flags[-1] and len(flags) >= consecutive and len(set(flags[-consecutive:])) == 1:
+        # One regression, one alert: the newest value ends a run of values beyond the same limit
+        # (at least ``consecutive`` of them), and the alert names the first of them (every detect
+        # after another slow run finds the same first commit, so the alert is raised once).
         first = len(flags) - 1
         while first > 0 and flags[first - 1] == flags[-1]:
             first -= 1
