@@ -193,3 +193,35 @@ def test_a_change_point_found_again_next_to_a_later_threshold_alert_is_still_one
     assert record([again]) == []
     alerts = sorted((a.kind, a.commit) for a in recorded())
     assert alerts == [("change_point", c(60)), ("threshold", c(61))]
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "bencher-memory"])
+def test_a_threshold_alert_on_the_new_levels_first_runs_is_taken_over_by_the_change_point(tmp_path, kind):
+    # The regression is at c60; its first two values past the threshold test's limit were c61 and
+    # c62, alerted before the change point was found at c59..c60.  They are one regression: the
+    # change point takes the threshold alert over.  A threshold alert after the change point was
+    # known (c70, against the new level) is another regression.
+    from perfgate.bencher.alert_memory import AlertMemory
+    from perfgate.model import REGIME_HEAD
+
+    def c(i: int) -> str:
+        return f"c{i:02d}"
+
+    threshold = Alert("main", "tb", "sort", "latency", c(61), "regression", 0.12, kind="threshold",
+                      commit_range=(c(61), c(62)))
+    found = Alert("main", "tb", "sort", "latency", c(60), "regression", 0.1, 0.08, 0.12, 1e-6,
+                  commit_range=(c(59), c(60)), details={"index": 60, REGIME_HEAD: [c(i) for i in range(59, 64)]})
+    later = Alert("main", "tb", "sort", "latency", c(70), "regression", 0.2, kind="threshold",
+                  commit_range=(c(70), c(71)))
+    if kind == "sqlite":
+        store = SqliteStore(tmp_path / "h.db")
+        record, recorded = store.record_alerts, store.alerts
+    else:
+        memory = AlertMemory(tmp_path / "alerts.json")
+        record, recorded = memory.record, memory.load
+    (raised,) = record([threshold])
+    assert record([found]) == []
+    (only,) = recorded()
+    assert (only.id, only.kind, only.commit, only.ci_low) == (raised.id, "change_point", c(60), 0.08)
+    assert REGIME_HEAD not in only.details and only.details["superseded"] == "threshold"
+    assert len(record([later])) == 1 and len(recorded()) == 2

@@ -204,6 +204,11 @@ def duplicate_metric(metrics: list[Metric]) -> tuple[str, str] | None:
 
 # --- alerts (derived by ``perfgate detect``, never hand-entered) --------------------------------
 
+# A change point alert's detail, given by ``detect`` and dropped by the store as it records the
+# alert: the commits its new level began with (see :meth:`Alert.within_new_regime`).
+REGIME_HEAD = "regime_head"
+
+
 @dataclass
 class Alert:
     """A change a series went through, pointing at the commit that started it.
@@ -268,7 +273,16 @@ class Alert:
         alert raised a run after it, and become a second alert of the change it already had."""
         same = [k for k in known if self.same_change(k)]
         return (next((k for k in same if k.commit == self.commit), None) or next(iter(same), None)
-                or next((k for k in known if self.same_regression(k)), None))
+                or next((k for k in known if self.same_regression(k) or k.within_new_regime(self)), None))
+
+    def within_new_regime(self, change: "Alert") -> bool:
+        """Whether this threshold alert's first value is among the first runs of the new level that
+        the change point alert ``change`` found (``detect`` lists their commits in the transient
+        detail :data:`REGIME_HEAD`): the threshold test judged them against the old level before
+        the change was found, so they are one regression even where the first value past the limit
+        came a few runs after the commits the change could be."""
+        return (self.kind == "threshold" and change.kind == "change_point" and self.same_series(change)
+                and self.commit in change.details.get(REGIME_HEAD, ()))
 
     def superseded_by(self, other: "Alert") -> bool:
         """A threshold alert gives way to a change point found later for the same regression:
@@ -276,7 +290,7 @@ class Alert:
         point found alone gives way to the same change placed at its siblings' commit, once they
         changed there (``detect`` keeps where it was found in the placed alert's range)."""
         if self.kind == "threshold":
-            return other.kind == "change_point" and self.same_regression(other)
+            return other.kind == "change_point" and (self.same_regression(other) or self.within_new_regime(other))
         return self.kind == "change_point" and bool(other.placed_with) and not self.placed_with \
             and self.same_change(other)
 
@@ -286,7 +300,7 @@ class Alert:
         for name in ("commit", "direction", "magnitude", "ci_low", "ci_high", "p_value", "kind", "previous_commit",
                      "commit_range"):
             setattr(self, name, getattr(other, name))
-        self.details = {**other.details, "superseded": superseded}
+        self.details = {**{k: v for k, v in other.details.items() if k != REGIME_HEAD}, "superseded": superseded}
 
     def same_change(self, other: "Alert") -> bool:
         """Whether two alerts describe the same change of the same series."""

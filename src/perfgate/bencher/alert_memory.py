@@ -17,7 +17,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from perfgate.errors import InputError, StoreError
-from perfgate.model import Alert
+from perfgate.model import REGIME_HEAD, Alert
 
 
 class AlertMemory:
@@ -54,8 +54,10 @@ class AlertMemory:
         changed = False
         for alert in alerts:
             same = alert.recorded_as(known + new)
+            takes_over = same is not None and same.superseded_by(alert)
+            alert.details.pop(REGIME_HEAD, None)         # what detect saw, not part of the alert
             if same is not None:
-                if same.superseded_by(alert):
+                if takes_over:
                     same.take_findings(alert)
                     changed = True
                 continue

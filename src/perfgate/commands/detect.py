@@ -49,7 +49,7 @@ from rich.table import Table
 from perfgate.commands._common import add_series_filters, store_from
 from perfgate import heap, inputs
 from perfgate.errors import EXIT_OK, EXIT_REGRESSION, InputError, StoreError
-from perfgate.model import Alert, Measure
+from perfgate.model import REGIME_HEAD, Alert, Measure
 from perfgate.output import emit_json, err, out
 from perfgate.parallel import MIN_ITEMS, default_workers, map_in_processes
 from perfgate.store import Point, SeriesKey, raw_samples
@@ -141,6 +141,11 @@ def _import_detectors() -> None:
 # Report keys for this module's own use, not printed: the alerts and entries being raised, and what
 # a later detect needs to re-test a kept series where its siblings changed or resume its threshold test.
 _INTERNAL = ("alerts", "entries", "inflation", "likelihoods", "siblings_mark", "threshold_memo")
+
+# A change point found within this many runs of a series' end names the commits of its new level
+# so far, for the store to match a threshold alert among them (``Alert.within_new_regime``): the
+# one the threshold test raised before the change was found.
+REGIME_HEAD_RUNS = 100
 
 # Part of each saved report's settings mark: bump it when the analysis changes, so that the
 # reports kept from an older perfgate are recomputed.
@@ -335,6 +340,9 @@ def _report(key: SeriesKey, points: list[Point], settings: SeriesThresholds, cha
             first, labels = moved[id(cp)]
             entry["placed_with"] = details["placed_with"] = labels
             entry["found_alone"] = _entry(points, first)
+        if cp is cps[-1] and len(points) - cp.index_low <= REGIME_HEAD_RUNS:
+            # A threshold alert raised on these runs before the change was found is this regression.
+            details[REGIME_HEAD] = [p.commit for p in points[cp.index_low:]]
         entries.append(entry)
         alerts.append(Alert(key.branch, key.testbed, key.benchmark, key.measure, points[cp.index].commit,
                             cp.direction, cp.magnitude, cp.ci_low, cp.ci_high, cp.p_value, "change_point",
