@@ -16,6 +16,7 @@ Example::
     test = "t_test"
     upper_boundary = 0.99
     max_sample_size = 64
+    consecutive = 2          # perfgate's own key: alert on two values in a row past the limit
     [measure.latency.change_point]
     min_effect = 0.03
     [benchmark."sort 1e6".latency]
