@@ -4,11 +4,11 @@ on quiet benchmarks, and how many runs after a regression lands its alert comes.
 
 Two testbeds of ``--benchmarks`` wall-time benchmarks each (log-normal noise of ``--cv``,
 AR(1) with ``--phi``) get ``--history`` runs, then ``--runs`` more one at a time, each followed by
-``perfgate detect`` (the CLI in a subprocess, incremental as in CI) with perfgate's thresholds
-(``--consecutive N``: with latency alerting after N values in a row past its limit instead; 1 is
-Bencher's way, an alert on each).  On the testbed ``quiet`` nothing changes.  On ``step`` the
-benchmarks get a regression of 1, 2, 3, 5 or 10 times the noise (in turn) at the first new run.
-Prints:
+``perfgate detect`` (the CLI in a subprocess, incremental as in CI) with perfgate's thresholds,
+or with latency's test changed: ``--consecutive N`` values in a row past its limit alert (1 is
+Bencher's way, an alert on each), ``--min-sample-size N`` runs at least set its limit.  On the
+testbed ``quiet`` nothing changes.  On ``step`` the benchmarks get a regression of 1, 2, 3, 5 or
+10 times the noise (in turn) at the first new run.  Prints:
 
 * the false alerts on the quiet testbed, by the kind that raised them (threshold test or change
   point), per 1,000 benchmark-runs that detect judged as the newest, and how many runs saw one;
@@ -17,8 +17,9 @@ Prints:
   change point later counts as the threshold's), the alerts per regression alerted (more than 1:
   one regression raised several), and the regressions whose alert names the very commit.
 
-    .venv/bin/python bench/alerts_on_main.py                  # about a minute
-    .venv/bin/python bench/alerts_on_main.py --consecutive 1  # an alert on every value past the limit
+    .venv/bin/python bench/alerts_on_main.py --benchmarks 40 --runs 60    # 2.5 minutes
+    .venv/bin/python bench/alerts_on_main.py --benchmarks 40 --runs 60 --consecutive 1 --min-sample-size 5
+        # latency's test as perfgate's defaults had it before (an alert on each value past the limit)
 """
 
 from __future__ import annotations
@@ -61,15 +62,15 @@ def cli(store: Path, *args: str) -> str:
     return proc.stdout
 
 
-def thresholds_with(consecutive: int, folder: Path) -> str:
-    """perfgate's thresholds with latency's ``consecutive`` set: its files, then one restating
-    its latency test (a later file overrides an earlier one's test)."""
+def thresholds_with(changes: dict[str, int], folder: Path) -> str:
+    """perfgate's thresholds with latency's test changed (``consecutive``, ``min_sample_size``): its
+    files, then one restating its latency test (a later file overrides an earlier one's test)."""
     folder.mkdir()
     for f in default_path().iterdir():
         shutil.copy(f, folder / f.name)
     test = load_thresholds(folder).for_series("", "latency").test
-    body = {k: v for k, v in vars(test).items() if v is not None} | {"consecutive": consecutive}
-    (folder / "zz-consecutive.toml").write_text(
+    body = {k: v for k, v in vars(test).items() if v is not None} | changes
+    (folder / "zz-latency.toml").write_text(
         "[measure.latency]\n" + "".join(f"{k} = {json.dumps(v)}\n" for k, v in body.items()), encoding="utf-8")
     return str(folder)
 
@@ -83,6 +84,7 @@ def main() -> None:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--phi", type=float, default=0.0, help="the noise's lag-1 autocorrelation (default: %(default)s)")
     p.add_argument("--consecutive", type=int, help="latency alerts after this many values in a row past its limit")
+    p.add_argument("--min-sample-size", type=int, help="latency's limit from at least this many runs")
     args = p.parse_args()
     rng = np.random.default_rng(args.seed)
     steps = np.array([STEPS[b % len(STEPS)] for b in range(args.benchmarks)], dtype=float)
@@ -94,7 +96,9 @@ def main() -> None:
         noise[:, i] = shock if i == 0 else args.phi * noise[:, i - 1] + np.sqrt(1 - args.phi ** 2) * shock
     with tempfile.TemporaryDirectory() as tmp:
         store = Path(tmp) / "history.db"
-        extra = [] if args.consecutive is None else ["--thresholds", thresholds_with(args.consecutive, Path(tmp) / "t")]
+        changes = {k: v for k, v in (("consecutive", args.consecutive), ("min_sample_size", args.min_sample_size))
+                   if v is not None}
+        extra = ["--thresholds", thresholds_with(changes, Path(tmp) / "t")] if changes else []
         seen: dict[str, tuple[int, str]] = {}   # alert id -> (new runs when detect raised it, its kind then)
         for i in range(total):
             with SqliteStore(store) as s:
@@ -109,7 +113,7 @@ def main() -> None:
     judged = args.benchmarks * (args.runs + 1)          # the newest value of each detect
     print(f"{args.benchmarks} benchmarks a testbed, {args.history} runs then {args.runs} one at a time, "
           f"noise CV {args.cv:.0%}, lag-1 autocorrelation {args.phi}; perfgate's thresholds"
-          + ("" if args.consecutive is None else f", latency alerting after {args.consecutive} in a row"))
+          + "".join(f", latency's {k} {v}" for k, v in changes.items()))
     quiet = [a for a in alerts if a["testbed"] == "quiet"]
     for kind in ("threshold", "change_point"):
         raised = [a for a in quiet if seen[a["id"]][1] == kind]

@@ -2,6 +2,7 @@
 
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
@@ -12,11 +13,12 @@ from perfgate.thresholds import default_path, load_thresholds  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_its_thresholds_are_perfgates_with_latencys_consecutive_alone_changed(tmp_path):
+def test_its_thresholds_are_perfgates_with_latencys_test_alone_changed(tmp_path):
     ours = load_thresholds(default_path())
-    theirs = load_thresholds(alerts_on_main.thresholds_with(1, tmp_path / "t"))
-    assert ours.for_series("b", "latency").test.consecutive == 2
-    assert theirs.for_series("b", "latency").test.consecutive == 1
+    theirs = load_thresholds(alerts_on_main.thresholds_with({"consecutive": 1, "min_sample_size": 5}, tmp_path / "t"))
+    assert (ours.for_series("b", "latency").test.consecutive, ours.for_series("b", "latency").test.min_sample_size) == (2, 10)
+    assert theirs.for_series("b", "latency").test == replace(ours.for_series("b", "latency").test, consecutive=1,
+                                                              min_sample_size=5)
     for measure in ("latency", "throughput", "instructions", "peak-rss"):
         a, b = ours.for_series("b", measure), theirs.for_series("b", measure)
         assert a.change_point == b.change_point

@@ -20,7 +20,7 @@ H = [100.0, 102.0, 98.0, 101.0, 99.0, 100.0]
 def test_repository_defaults_load_and_layer():
     th = load_thresholds(ROOT / "thresholds")
     lat = th.for_series("anything", "latency")
-    assert lat.test == ThresholdTest("t_test", 5, 64, None, None, 0.99, consecutive=2)
+    assert lat.test == ThresholdTest("t_test", 10, 64, None, None, 0.99, consecutive=2)
     assert th.for_series("x", "instructions").test.consecutive == 1
     assert lat.change_point.min_effect == 0.02 and lat.change_point.confidence == 0.99
     assert th.for_series("x", "unknown-measure").test is None
