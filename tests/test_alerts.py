@@ -78,6 +78,9 @@ def test_a_wall_time_alerts_on_two_values_in_a_row_past_its_limit(cli, store_pat
     [s] = json.loads(proc.stdout)["series"]
     assert s["threshold"]["test"] == "t_test" and s["threshold"]["alert"] == "upper"
     assert json.loads(proc.stdout)["new_alerts"] == []
+    assert s["threshold"]["consecutive"] == 2
+    said = cli("detect").stdout                              # and the text says why no alert
+    assert "sort [latency] main@tb: the newest value is past its t_test limit; it alerts once 2 in a row are" in said
     record(store_path, [1.5e6], start=31)                   # a second one: latency's `consecutive = 2`
     proc = cli("detect", "--json")
     assert proc.returncode == 1, proc.stderr

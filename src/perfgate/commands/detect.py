@@ -55,7 +55,7 @@ from perfgate.parallel import MIN_ITEMS, default_workers, map_in_processes
 from perfgate.store import Point, SeriesKey, raw_samples
 from perfgate.store.worker_reads import WorkerReads
 from perfgate.thresholds import SeriesThresholds, load_thresholds
-from perfgate.units import p_text
+from perfgate.units import confidence_text, p_text
 
 # The detectors pull in scipy and ruptures; they are imported when the verb runs, so that
 # `perfgate --help` and every other verb start fast.
@@ -365,7 +365,8 @@ def _report(key: SeriesKey, points: list[Point], settings: SeriesThresholds, cha
         threshold = {"test": settings.test.test, "value": last.value, "baseline_size": last.baseline_size,
                      "baseline": last.limits.baseline if last.limits else None,
                      "lower_limit": last.limits.lower if last.limits else None,
-                     "upper_limit": last.limits.upper if last.limits else None, "alert": last.alert}
+                     "upper_limit": last.limits.upper if last.limits else None, "alert": last.alert,
+                     "consecutive": consecutive}
     if points and not (flags and flags[-1]) and points[-1].attrs.get("bencher_alert"):
         # Bencher alerted on the newest value (its own threshold model): that verdict counts too.
         flags, consecutive = [p.attrs.get("bencher_alert") for p in points[start:]], 1
@@ -591,11 +592,34 @@ def _retest(key: SeriesKey, points: list[Point], settings: SeriesThresholds, sib
     return _report(key, points, settings, changes, siblings, memo)
 
 
+PENDING_SHOWN = 10   # series listed whose newest value is past its limit without an alert yet
+
+
 def _print_store(reports: list[dict], nseries: int, new: list[Alert], no_record: bool) -> None:
     found = [(r, e) for r in reports for e in r["change_points"]]
     if not found:
         out.print(f"no change points in {nseries} series")
-        return
+    else:
+        _print_found(found, nseries, no_record)
+    _print_pending(reports)
+    if new:
+        err.print(f"{len(new)} new alert(s); list with 'perfgate alerts', acknowledge with 'perfgate alerts --ack ID'")
+
+
+def _print_pending(reports: list[dict]) -> None:
+    """The series whose newest value is past its threshold test's limit but has not alerted: its
+    test alerts once ``consecutive`` values in a row are (wall time: 2)."""
+    pending = [r for r in reports if (r.get("threshold") or {}).get("alert")
+               and not any(e.get("kind") == "threshold" for e in r["change_points"])]
+    for r in pending[:PENDING_SHOWN]:
+        t = r["threshold"]
+        out.print(terminal(f"{r['benchmark']} [{r['measure']}] {r['branch']}@{r['testbed']}: the newest value is past "
+                           f"its {t['test']} limit; it alerts once {t.get('consecutive', 1)} in a row are"))
+    if len(pending) > PENDING_SHOWN:
+        out.print(f"and {len(pending) - PENDING_SHOWN} more series with the newest value past its limit")
+
+
+def _print_found(found: list[tuple[dict, dict]], nseries: int, no_record: bool) -> None:
     table = Table(title=f"perfgate detect: {len(found)} change(s) in {nseries} series", title_justify="left")
     for col in ("benchmark", "measure", "branch@testbed", "first commit", "could be", "change [CI]", "confidence",
                 "direction", "alert"):
@@ -603,7 +627,7 @@ def _print_store(reports: list[dict], nseries: int, new: list[Alert], no_record:
     for r, e in found:
         rng = e.get("commit_range") or []
         ci = (f" [{e['ci_low'] * 100:+.1f}%, {e['ci_high'] * 100:+.1f}%]" if e.get("ci_low") is not None else "")
-        conf = f"{e['confidence'] * 100:.2f}%" if "confidence" in e else f"{e['test']} limit"
+        conf = confidence_text(e["p_value"]) if "confidence" in e else f"{e['test']} limit"
         if e.get("siblings"):
             conf += f" where {len(e['siblings'])} sibling(s) changed"
         elif e.get("placed_with"):
@@ -617,8 +641,6 @@ def _print_store(reports: list[dict], nseries: int, new: list[Alert], no_record:
                       f"{e['magnitude'] * 100:+.2f}%{ci}", terminal(conf), f"[{colour}]{e['direction']}[/{colour}]",
                       terminal(status))
     out.print(table)
-    if new:
-        err.print(f"{len(new)} new alert(s); list with 'perfgate alerts', acknowledge with 'perfgate alerts --ack ID'")
 
 
 # --- series files -------------------------------------------------------------------------------
