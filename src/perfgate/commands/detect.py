@@ -4,7 +4,8 @@ Every (branch, testbed, benchmark, measure) series of the store (narrowed by the
 searched for change points — the first commit of each new regime, the commits it could be
 (when runs are too noisy to pin it to one), its size with a confidence interval and how sure
 perfgate is — and the newest value is judged by the series' threshold test from thresholds/
-against the history since the last change point, values that alerted excluded.
+against the history since the last change point, values that alerted excluded; it alerts once
+the test's ``consecutive`` values in a row are past the same limit (wall time: 2).
 
 Each series is then tested again where its siblings — the other series of its branch and testbed
 in scope — changed: at those few places, fixed in advance by another series, a step too small for
