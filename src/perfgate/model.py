@@ -204,8 +204,8 @@ def duplicate_metric(metrics: list[Metric]) -> tuple[str, str] | None:
 
 # --- alerts (derived by ``perfgate detect``, never hand-entered) --------------------------------
 
-# A change point alert's detail, given by ``detect`` and dropped by the store as it records the
-# alert: the commits its new level began with (see :meth:`Alert.within_new_regime`).
+# A change point alert's detail, given by ``detect`` and dropped as the store matches the alert
+# (:meth:`Alert.recorded_as`): the commits its new level began with (see :meth:`Alert.within_new_regime`).
 REGIME_HEAD = "regime_head"
 
 
@@ -265,15 +265,20 @@ class Alert:
             return False
         return bool({self.commit, *self.commit_range} & {other.commit, *other.commit_range})
 
-    def recorded_as(self, known: list["Alert"]) -> "Alert | None":
-        """The alert of ``known`` that this one describes again, if any: the same change first, at
-        its very commit, then at a commit of its range (a change point found again), else the
-        same regression (a threshold alert that a change point takes over).  Taking the first
-        alert of the same regression instead let a change point found again take over a threshold
-        alert raised a run after it, and become a second alert of the change it already had."""
+    def recorded_as(self, known: list["Alert"]) -> tuple["Alert | None", bool]:
+        """The alert of ``known`` that this one describes again, if any, and whether this one takes
+        it over (:meth:`superseded_by`): the same change first, at its very commit, then at a
+        commit of its range (a change point found again), else the same regression (a threshold
+        alert that a change point takes over).  Taking the first alert of the same regression
+        instead let a change point found again take over a threshold alert raised a run after it,
+        and become a second alert of the change it already had.  Once matched, the transient
+        :data:`REGIME_HEAD` detail is dropped: it is what ``detect`` saw, not part of the alert."""
         same = [k for k in known if self.same_change(k)]
-        return (next((k for k in same if k.commit == self.commit), None) or next(iter(same), None)
-                or next((k for k in known if self.same_regression(k) or k.within_new_regime(self)), None))
+        found = (next((k for k in same if k.commit == self.commit), None) or next(iter(same), None)
+                 or next((k for k in known if self.same_regression(k) or k.within_new_regime(self)), None))
+        takes_over = found is not None and found.superseded_by(self)
+        self.details.pop(REGIME_HEAD, None)
+        return found, takes_over
 
     def within_new_regime(self, change: "Alert") -> bool:
         """Whether this threshold alert's first value is among the first runs of the new level that
@@ -300,7 +305,7 @@ class Alert:
         for name in ("commit", "direction", "magnitude", "ci_low", "ci_high", "p_value", "kind", "previous_commit",
                      "commit_range"):
             setattr(self, name, getattr(other, name))
-        self.details = {**{k: v for k, v in other.details.items() if k != REGIME_HEAD}, "superseded": superseded}
+        self.details = {**other.details, "superseded": superseded}
 
     def same_change(self, other: "Alert") -> bool:
         """Whether two alerts describe the same change of the same series."""

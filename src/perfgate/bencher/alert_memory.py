@@ -17,7 +17,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from perfgate.errors import InputError, StoreError
-from perfgate.model import REGIME_HEAD, Alert
+from perfgate.model import Alert
 
 
 class AlertMemory:
@@ -53,9 +53,7 @@ class AlertMemory:
         new: list[Alert] = []
         changed = False
         for alert in alerts:
-            same = alert.recorded_as(known + new)
-            takes_over = same is not None and same.superseded_by(alert)
-            alert.details.pop(REGIME_HEAD, None)         # what detect saw, not part of the alert
+            same, takes_over = alert.recorded_as(known + new)
             if same is not None:
                 if takes_over:
                     same.take_findings(alert)

@@ -24,7 +24,7 @@ from perfgate import jsonio
 from perfgate.errors import StoreError
 from perfgate.store import integrity
 from perfgate.store.transaction import WriterQueue, immediate
-from perfgate.model import REGIME_HEAD, Alert, Measure, Metric, Run, Testbed
+from perfgate.model import Alert, Measure, Metric, Run, Testbed
 from perfgate.store.base import Point, RunSummary, SeriesKey, Store
 from perfgate.store.migrations import MIGRATIONS
 
@@ -558,9 +558,7 @@ class SqliteStore(Store):
                     " AND testbed = ? AND benchmark = ? AND measure = ? AND direction = ?",
                     (self._project_id, alert.branch, alert.testbed, alert.benchmark, alert.measure,
                      alert.direction))]
-                same = alert.recorded_as(known + new)
-                takes_over = same is not None and same.superseded_by(alert)
-                alert.details.pop(REGIME_HEAD, None)     # what detect saw, not part of the alert
+                same, takes_over = alert.recorded_as(known + new)
                 if same is not None:
                     if takes_over and same.id:
                         same.take_findings(alert)
