@@ -372,13 +372,13 @@ def _report(key: SeriesKey, points: list[Point], settings: SeriesThresholds, cha
         # Bencher alerted on the newest value (its own threshold model): that verdict counts too.
         flags, consecutive = [p.attrs.get("bencher_alert") for p in points[start:]], 1
         threshold = {"test": "bencher", "value": points[-1].value, "alert": flags[-1], "source": "bencher"}
-    if flags and flags[-1] and len(flags) >= consecutive and len(set(flags[-consecutive:])) == 1:
+    first = len(flags)      # the first of the newest values past the same limit (none: len)
+    while first > 0 and flags[-1] and flags[first - 1] == flags[-1]:
+        first -= 1
+    if len(flags) - first >= consecutive:
         # One regression, one alert: the newest value ends a run of values beyond the same limit
-        # (at least ``consecutive`` of them), and the alert names the first of them (every detect
-        # after another slow run finds the same first commit, so the alert is raised once).
-        first = len(flags) - 1
-        while first > 0 and flags[first - 1] == flags[-1]:
-            first -= 1
+        # (at least ``consecutive`` of them, ≥ 1), and the alert names the first of them (every
+        # detect after another slow run finds the same first commit, so the alert is raised once).
         i0 = start + first
         above = flags[-1] == "upper"
         direction = "regression" if above == lower else "improvement"
