@@ -158,7 +158,6 @@ def test_alert_ids_are_listed_short_and_taken_as_listed(cli, store_path):
 
 def test_short_ids_grow_until_they_tell_alerts_apart():
     from perfgate.commands._common import short_ids
-    from perfgate.model import Alert
 
     def alert(uid: str) -> Alert:
         return Alert("main", "tb", "b", "latency", "c1", "regression", 0.1, 0.05, 0.15, 1e-3, id=uid)
@@ -168,60 +167,56 @@ def test_short_ids_grow_until_they_tell_alerts_apart():
     assert short_ids([alert("3f2c9a10-aaaa")]) == {"3f2c9a10-aaaa": "3f2c9a10"}
 
 
-@pytest.mark.parametrize("kind", ["sqlite", "bencher-memory"])
-def test_a_change_point_found_again_next_to_a_later_threshold_alert_is_still_one_alert(tmp_path, kind):
+def c(i: int) -> str:
+    return f"c{i:02d}"
+
+
+@pytest.fixture(params=["sqlite", "bencher-memory"])
+def alert_records(request, tmp_path):
+    """``(record, recorded)`` of the SQLite store or of the Bencher store's alert memory: both
+    match alerts to the ones they hold the same way."""
+    from perfgate.bencher.alert_memory import AlertMemory
+
+    if request.param == "sqlite":
+        store = SqliteStore(tmp_path / "h.db")
+        return store.record_alerts, store.alerts
+    memory = AlertMemory(tmp_path / "alerts.json")
+    return memory.record, memory.load
+
+
+def test_a_change_point_found_again_next_to_a_later_threshold_alert_is_still_one_alert(alert_records):
     # A regression at c60: the threshold test alerted on c61 (the first value past its limit),
     # then a change point placed it at c60 (range c52..c60); a later detect finds it again with a
     # range that reaches c61.  That used to take over the threshold alert and turn it into a
     # second alert of the change at c60: SQLite refused it (every later detect failed), the
     # Bencher store's memory kept both.
-    from perfgate.bencher.alert_memory import AlertMemory
-
-    def c(i: int) -> str:
-        return f"c{i:02d}"
-
+    record, recorded = alert_records
     threshold = Alert("main", "tb", "sort", "latency", c(61), "regression", 0.12, kind="threshold",
                       commit_range=(c(61),))
     found = Alert("main", "tb", "sort", "latency", c(60), "regression", 0.1, 0.08, 0.12, 1e-6,
                   commit_range=tuple(c(i) for i in range(52, 61)))
     again = Alert("main", "tb", "sort", "latency", c(60), "regression", 0.11, 0.09, 0.13, 1e-8,
                   commit_range=tuple(c(i) for i in range(55, 62)))
-    if kind == "sqlite":
-        store = SqliteStore(tmp_path / "h.db")
-        record, recorded = store.record_alerts, store.alerts
-    else:
-        memory = AlertMemory(tmp_path / "alerts.json")
-        record, recorded = memory.record, memory.load
     assert len(record([threshold])) == 1 and len(record([found])) == 1
     assert record([again]) == []
     alerts = sorted((a.kind, a.commit) for a in recorded())
     assert alerts == [("change_point", c(60)), ("threshold", c(61))]
 
 
-@pytest.mark.parametrize("kind", ["sqlite", "bencher-memory"])
-def test_a_threshold_alert_on_the_new_levels_first_runs_is_taken_over_by_the_change_point(tmp_path, kind):
+def test_a_threshold_alert_on_the_new_levels_first_runs_is_taken_over_by_the_change_point(alert_records):
     # The regression is at c60; its first two values past the threshold test's limit were c61 and
     # c62, alerted before the change point was found at c59..c60.  They are one regression: the
     # change point takes the threshold alert over.  A threshold alert after the change point was
     # known (c70, against the new level) is another regression.
-    from perfgate.bencher.alert_memory import AlertMemory
     from perfgate.model import REGIME_HEAD
 
-    def c(i: int) -> str:
-        return f"c{i:02d}"
-
+    record, recorded = alert_records
     threshold = Alert("main", "tb", "sort", "latency", c(61), "regression", 0.12, kind="threshold",
                       commit_range=(c(61), c(62)))
     found = Alert("main", "tb", "sort", "latency", c(60), "regression", 0.1, 0.08, 0.12, 1e-6,
                   commit_range=(c(59), c(60)), details={"index": 60, REGIME_HEAD: [c(i) for i in range(59, 64)]})
     later = Alert("main", "tb", "sort", "latency", c(70), "regression", 0.2, kind="threshold",
                   commit_range=(c(70), c(71)))
-    if kind == "sqlite":
-        store = SqliteStore(tmp_path / "h.db")
-        record, recorded = store.record_alerts, store.alerts
-    else:
-        memory = AlertMemory(tmp_path / "alerts.json")
-        record, recorded = memory.record, memory.load
     (raised,) = record([threshold])
     assert record([found]) == []
     (only,) = recorded()
