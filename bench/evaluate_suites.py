@@ -208,8 +208,8 @@ def print_misses(suites: list[dict], results: list, with_siblings: bool, margin:
     print(f"  missed by step size over the noise: {', '.join(f'{k} {v} of {total[k]}' for k, v in missed.items())}; "
           f"false reports by noise: {', '.join(f'{k} {v}' for k, v in sorted(false.items(), key=lambda kv: -kv[1]))}")
     under = MISS_BINS[0][2]
-    found = sum(total.values()) - missed[under]                 # every change of 1x or more found
-    f1 = 2 * found / (2 * found + sum(false.values()) + missed[under])
+    at_least_1x = sum(total.values()) - missed[under]          # true changes if all of 1x or more were found
+    f1 = 2 * at_least_1x / (2 * at_least_1x + sum(false.values()) + missed[under])
     print(f"  F1 if every change of 1x the noise or more were found, the false reports as they are: {f1:.3f}")
     print(f"  missed by event: {', '.join(f'{k} {v}' for k, v in misses_by_event(suites, findings, margin).items())}")
 
