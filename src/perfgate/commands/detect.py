@@ -150,7 +150,7 @@ REGIME_HEAD_RUNS = 100
 
 # Part of each saved report's settings mark: bump it when the analysis changes, so that the
 # reports kept from an older perfgate are recomputed.
-ANALYSIS_VERSION = "13"
+ANALYSIS_VERSION = "14"
 
 
 def _whole_scope(args: argparse.Namespace) -> bool:
@@ -404,6 +404,7 @@ def _entry(points: list[Point], cp) -> dict[str, Any]:
     """A change point's report entry, located in the series' commits."""
     return cp.to_json() | {"first_commit": points[cp.index].commit, "previous_commit": points[cp.index - 1].commit,
                            "commit_range": [points[i].commit for i in range(cp.index_low, cp.index_high + 1)],
+                           "likeliest_range": [points[i].commit for i in range(cp.likeliest_low, cp.likeliest_high + 1)],
                            "kind": "change_point"}
 
 
@@ -448,8 +449,9 @@ def _change_points(own: dict[str, Any]) -> list:
 
 
 def _sibling_ranges(at: dict[str, int], siblings: dict[str, Any] | None) -> list[tuple[tuple[int, int], str]]:
-    """Each sibling change's commits as a range of this series' indices (``at``: each of its
-    commits' index; the runs of those commits it has), with the sibling's label."""
+    """Where each sibling change likeliest is (its ``likeliest_range`` of commits) as a range of this
+    series' indices (``at``: each of its commits' index; the runs of those commits it has), with
+    the sibling's label."""
     changes = (siblings or {}).get("changes", [])
     if not changes:
         return []
@@ -530,7 +532,7 @@ def _with_siblings(reports: list[dict[str, Any]], kept: list[dict[str, Any]], th
     marked: dict[int, str] = {}
     work, redo = [], []
     for family in families.values():
-        changes = sorted([e["commit_range"], _label(r), r.get("likelihoods", {}).get(e["first_commit"], [])]
+        changes = sorted([e["likeliest_range"], _label(r), r.get("likelihoods", {}).get(e["first_commit"], [])]
                          for r in family for e in _own(r))
         tested = len(family) - 1
         mark = _family_mark(changes, tested)

@@ -34,10 +34,13 @@ Pipeline (``ChangePointDetector(settings).fit(values).predict()``):
    passes each step's local guard).
 5. **Report** each survivor: τ (the first index of the new regime, refined to maximise the
    two-sample likelihood ratio ``LR(t) = n_L n_R / (n_L + n_R) · (ȳ_L - ȳ_R)² / s²`` near the
-   candidate, ``s`` the pooled deviation of the fenced judging windows about it), the range of t
-   with ``LR(τ) - LR(t) ≤ 3.84·inflation`` (a 95% profile-likelihood set for the location; it
-   holds a weak step's true run about 0.90 of the time, the corpora's 0.91–0.98: measured by
-   ``bench/evaluate_detection.py``), the relative magnitude ``exp(HL) - 1`` with HL the Hodges–Lehmann
+   candidate, ``s`` the pooled deviation of the fenced judging windows about it), the first and
+   last t with ``LR(τ) - LR(t) ≤ L(δ)·inflation`` (a 95% set for the location, δ the step in
+   inflated noise deviations: a change's location is not a regular parameter, and ``L`` is the
+   95% quantile of the larger of two random walks' maxima, 7.35 − 1.17 δ (:func:`location_level`),
+   not the chi-square 3.84; it holds the true run 0.95–0.99 of the time for steps of 1–5
+   deviations, ``bench/location_coverage.py``), the runs next to τ within 3.84 (the likeliest,
+   where sibling series look for the change), the relative magnitude ``exp(HL) - 1`` with HL the Hodges–Lehmann
    shift, its confidence interval ``HL ± z · s_w · sqrt((1/n_L + 1/n_R) · inflation)`` (s_w the
    pooled deviation of the fenced windows, z at the settings' confidence), the scan-adjusted
    p-value, and the direction for the measure.
@@ -78,7 +81,9 @@ from perfgate.thresholds import ChangePointSettings
 WINDOW = 90          # points each side used to judge a candidate (bounds the effect of slow drift)
 LOCATE_WINDOW = 60     # points each side of a candidate searched when refining its location
 LOCATE_MIN_SIDE = 2     # fewest points a side when refining a found change's location
-LOCATION_LEVEL = 3.84  # chi-square(1) 95% quantile for the location range
+LOCATION_LEVEL = 3.84  # chi-square(1) 95% quantile: the likeliest runs, where siblings look
+LOCATION_COVERAGE = 0.95  # how often a change's reported range should hold its first run
+SIEGMUND_RHO = 0.5826  # -zeta(1/2) / sqrt(2 pi): a Gaussian walk's overshoot, in its steps' deviations
 LIKELIHOOD_FLOOR = 20.0  # a commit this far below a change's best split (twice the log-likelihood) is ruled out
 SCREEN_Z = 3.0         # first-pass cut, far below the final (scan-adjusted) significance
 CHUNK = 1000          # longest stretch one exact search sees (its cost is quadratic in it)
@@ -102,6 +107,11 @@ class ChangePoint:
     direction: str         # "regression" | "improvement"
     before: float          # median of the raw values in the window before / after
     after: float
+    # The runs whose split scores within LOCATION_LEVEL of the best, next to it: where the change
+    # likeliest is, and where a sibling series looks for it (a wider place costs its re-test more
+    # of its p-value: over 4 seeds of the suite corpus, 3-7 true changes fewer with the range).
+    likeliest_low: int = -1
+    likeliest_high: int = -1
 
     def to_json(self) -> dict:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
@@ -510,13 +520,15 @@ class ChangePointDetector:
         sigma = self._sigma_at(cps[i])
         loc_sigma = self._location_sigma(y, lo, cps[i], hi)
         if within is not None:
-            t, t_low, t_high = _locate(yw, lo, hi, cps[i], self.settings.min_segment, loc_sigma, inflation, within)
+            t, t_low, t_high, l_low, l_high = _locate(yw, lo, hi, cps[i], self.settings.min_segment, loc_sigma,
+                                                      inflation, within)
             p_adj = self._judge(y, lo, t, hi, inflation, scan)[2]
         else:
-            t, t_low, t_high, p_adj = self._refine(y, yw, lo, hi, cps[i], loc_sigma, inflation)
+            t, t_low, t_high, l_low, l_high, p_adj = self._refine(y, yw, lo, hi, cps[i], loc_sigma, inflation)
         # A change merged across a burst (:meth:`_merge_across_set_aside`) spans that burst
         # wherever the likelihood put its split.
         index, t_low, t_high = self._across_set_aside(cps[i] if across_burst else t, t_low, t_high, lo, hi)
+        _, l_low, l_high = self._across_set_aside(cps[i] if across_burst else t, l_low, l_high, lo, hi)
         left, right = self._windows(y, lo, t, hi)
         shift = hodges_lehmann(left, right)
         lw, rw = fenced(left, sigma), fenced(right, sigma)
@@ -530,28 +542,29 @@ class ChangePointDetector:
             ci_low=self.noise_.relative(shift - half), ci_high=self.noise_.relative(shift + half),
             p_value=p_adj, confidence=1.0 - p_adj, direction=direction_of(magnitude, self.lower_is_better),
             before=raw_median(raw[max(lo, t - self.window):t]),
-            after=raw_median(raw[t:min(hi, t + self.window)]))
+            after=raw_median(raw[t:min(hi, t + self.window)]), likeliest_low=l_low, likeliest_high=l_high)
 
     def _refine(self, y: np.ndarray, yw: np.ndarray, lo: int, hi: int, t0: int, loc_sigma: float,
-                inflation: float) -> tuple[int, int, int, float]:
-        """``(index, low, high, p)`` of a found change refined near its candidate ``t0``: over a
+                inflation: float) -> tuple[int, int, int, int, int, float]:
+        """``(index, low, high, likeliest_low, likeliest_high, p)`` of a found change refined near
+        its candidate ``t0`` (:func:`_locate`): over a
         whole long regime, a stretch of other noise (or a drift) can out-score the step that was
         found and judged there.  Should the best split still be one that fails its own test (a
         burst of noise beside a quiet step), the search narrows until it finds one that passes,
         or keeps the candidate."""
         half_width = LOCATE_WINDOW
         while True:
-            t, t_low, t_high = _locate(yw, max(lo, t0 - half_width), min(hi, t0 + half_width), t0,
-                                       self.settings.min_segment, loc_sigma, inflation)
+            t, t_low, t_high, l_low, l_high = _locate(yw, max(lo, t0 - half_width), min(hi, t0 + half_width), t0,
+                                                      self.settings.min_segment, loc_sigma, inflation)
             ok, _, p_adj = self._judge(y, lo, t, hi, inflation)
             if ok or t == t0:
                 break
             if half_width <= self.settings.min_segment:
-                t = t_low = t_high = t0
+                t = t_low = t_high = l_low = l_high = t0
                 _, _, p_adj = self._judge(y, lo, t, hi, inflation)
                 break
             half_width //= 2
-        return t, t_low, t_high, p_adj
+        return t, t_low, t_high, l_low, l_high, p_adj
 
 
 def align_all(detectors: list[ChangePointDetector], found: list[list[ChangePoint]]) -> list[list[ChangePoint]]:
@@ -571,7 +584,7 @@ def corroborate_all(detectors: list[ChangePointDetector], found: list[list[Chang
     bound the windows; the places stay those found alone, so nothing feeds on itself)."""
     out = []
     for i, (d, own) in enumerate(zip(detectors, placed if placed is not None else found)):
-        named = [((c.index_low, c.index_high), j) for j, other in enumerate(found) if j != i for c in other]
+        named = [((c.likeliest_low, c.likeliest_high), j) for j, other in enumerate(found) if j != i for c in other]
         out.append(d.corroborate(own, [r for r, _ in named], len(detectors) - 1, [j for _, j in named]))
     return out
 
@@ -668,10 +681,13 @@ def _residuals(y: np.ndarray, cps: list[int]) -> np.ndarray:
 
 
 def _locate(yw: np.ndarray, lo: int, hi: int, t0: int, m: int, sigma: float,
-            inflation: float, within: tuple[int, int] | None = None) -> tuple[int, int, int]:
-    """Best split of ``yw[lo:hi]`` near ``t0`` by the two-sample likelihood ratio, and the range of
-    splits whose ratio is within the 95% level of the best (a profile-likelihood set); with
-    ``within = (a, b)``, splits at a..b only."""
+            inflation: float, within: tuple[int, int] | None = None) -> tuple[int, int, int, int, int]:
+    """``(t, low, high, likeliest_low, likeliest_high)``: the best split of ``yw[lo:hi]`` near
+    ``t0`` by the two-sample likelihood ratio; the first and last splits whose ratio is within
+    :func:`location_level` of the best (a 95% set for the location, taken whole: a weak step's
+    likelihood is ragged, and the runs next to the best alone held its true run 0.8 of the time);
+    and the splits next to the best within ``LOCATION_LEVEL`` of it.  With ``within = (a, b)``,
+    splits at a..b only."""
     n = hi - lo
     ts, lr = _split_scores(yw, lo, hi, sigma, inflation)
     ts = ts - lo
@@ -683,16 +699,34 @@ def _locate(yw: np.ndarray, lo: int, hi: int, t0: int, m: int, sigma: float,
     if within is not None:
         allowed &= (lo + ts >= within[0]) & (lo + ts <= within[1])
     if not allowed.any():
-        return t0, t0, t0
+        return t0, t0, t0, t0, t0
     lr = np.where(allowed, lr, -np.inf)
     best = int(np.argmax(lr))
-    inside = lr >= lr[best] - LOCATION_LEVEL
     a = b = best
-    while a > 0 and inside[a - 1]:
+    while a > 0 and lr[a - 1] >= lr[best] - LOCATION_LEVEL:
         a -= 1
-    while b < n - 2 and inside[b + 1]:
+    while b < n - 2 and lr[b + 1] >= lr[best] - LOCATION_LEVEL:
         b += 1
-    return lo + int(ts[best]), lo + int(ts[a]), lo + int(ts[b])
+    # the step in (inflated) noise deviations, from the best split's ratio and its two sides' sizes
+    step = math.sqrt(lr[best] * n / (ts[best] * (n - ts[best])))
+    inside = np.flatnonzero(lr >= lr[best] - location_level(step))
+    return (lo + int(ts[best]), lo + int(ts[inside[0]]), lo + int(ts[inside[-1]]),
+            lo + int(ts[a]), lo + int(ts[b]))
+
+
+def location_level(step: float, coverage: float = LOCATION_COVERAGE) -> float:
+    """How far below the best split's likelihood ratio a split may score and still be in a
+    change's location range, for a step of ``step`` noise deviations.  A change's location is not
+    a regular parameter, so the chi-square(1) quantile (3.84 at 95%) does not hold.  To either
+    side of the true run, twice the log likelihood of a split walks with drift ``-step^2`` and
+    deviation ``2 step`` per run; half its maximum has ``P(max > x) ~ exp(-(x + 0.583 step))``
+    (Siegmund's corrected diffusion approximation: close up to 2 deviations, conservative above).
+    The two sides are independent, so the range holds the true run with probability
+    ``coverage`` at twice the ``sqrt(coverage)`` quantile of one side: ``7.35 - 1.17 step`` at
+    95%.  With 3.84 the range held a 1-deviation step's true run 0.70 of the time, a 2-deviation
+    step's 0.88 (``bench/location_coverage.py``)."""
+    one_side = -math.log(1.0 - math.sqrt(coverage))
+    return 2.0 * max(one_side - SIEGMUND_RHO * step, 0.0)
 
 
 def _split_scores(yw: np.ndarray, lo: int, hi: int, sigma: float, inflation: float) -> tuple[np.ndarray, np.ndarray]:
