@@ -12,7 +12,7 @@ from fake_github.fixtures import FAST, REPO, TOKEN, fake_github, make_alert, rec
 
 from perfgate.notify.base import Links
 from perfgate.notify.deliver import deliver_all
-from perfgate.notify.events import derive_events
+from perfgate.notify.events import Event, derive_events
 from perfgate.notify.github_issues import GitHubIssuesChannel
 from perfgate.notify.github_status import GitHubStatusChannel
 from perfgate.notify.ledger import Ledger
@@ -427,3 +427,24 @@ def test_an_alert_placed_where_siblings_changed_names_them():
     assert "placed at this commit because `a [latency]` changed here |" in render.evidence_table(alert, LINKS)
     assert "placed here because a [latency] changed here" in render.plain_text(Event("raised", alert), LINKS)
     assert "tested" not in render.evidence_table(alert, LINKS)
+
+
+def test_a_threshold_alerts_later_values_past_the_limit_are_not_suspects():
+    """Wall time alerts after two values in a row past its limit: the alert names the first, and
+    its ``commit_range`` holds both.  The second run is slow too, not a commit the regression
+    could have started at: the messages name one first bad commit and say how many were past."""
+    from perfgate.notify import render
+
+    streak = make_alert(10, span=3)
+    streak.kind, streak.ci_low, streak.ci_high = "threshold", None, None
+    table = render.evidence_table(streak, LINKS)
+    assert "| first bad commit |" in table and "commit range" not in table and "another of" not in table
+    assert f"| past the limit | 3 values in a row (`{sha(10)[:10]}..{sha(12)[:10]}`) |" in table
+    assert f"| last good commit | [`{sha(9)[:10]}`]" in table
+    assert render.range_url(LINKS, streak) == f"https://github.com/acme/widget/compare/{sha(9)}...{sha(10)}"
+    text = render.plain_text(Event("raised", streak), LINKS)
+    assert "(3 values in a row past its limit)" in text and "one of 3 commits" not in text
+    # a change point's range is its candidates, as before
+    wide = make_alert(10, span=3)
+    assert "one of 3 commits" in render.plain_text(Event("raised", wide), LINKS)
+    assert "past the limit" not in render.evidence_table(wide, LINKS)

@@ -214,8 +214,9 @@ class Alert:
     """A change a series went through, pointing at the commit that started it.
 
     ``kind`` is ``change_point`` (found by change point detection on the history) or ``threshold``
-    (a single value beyond a threshold test's limit).  ``commit_range`` lists every commit the
-    change could have started at; an alert whose range holds an already-alerted commit of the same
+    (values beyond a threshold test's limit).  ``commit_range`` lists every commit a change point
+    could have started at, and for a threshold alert the run of values past the limit (its first
+    is the alert's commit); an alert whose range holds an already-alerted commit of the same
     series, kind and direction is the same alert, so a change alerts once, not on every later run.
     """
 
