@@ -631,6 +631,10 @@ def _print_found(found: list[tuple[dict, dict]], nseries: int, no_record: bool) 
         rng = e.get("commit_range") or []
         ci = (f" [{e['ci_low'] * 100:+.1f}%, {e['ci_high'] * 100:+.1f}%]" if e.get("ci_low") is not None else "")
         conf = confidence_text(e["p_value"]) if "confidence" in e else f"{e['test']} limit"
+        if e.get("kind") == "threshold":
+            # its range is the run of values past the limit: the later ones are slow too, not suspects
+            conf += f", {len(rng)} values in a row past it" if len(rng) > 1 else ""
+            rng = rng[:1]
         if e.get("siblings"):
             conf += f" where {len(e['siblings'])} sibling(s) changed"
         elif e.get("placed_with"):
