@@ -227,3 +227,24 @@ def test_a_threshold_alert_on_the_new_levels_first_runs_is_taken_over_by_the_cha
     assert (only.id, only.kind, only.commit, only.ci_low) == (raised.id, "change_point", c(60), 0.08)
     assert REGIME_HEAD not in only.details and only.details["superseded"] == "threshold"
     assert len(record([later])) == 1 and len(recorded()) == 2
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_a_second_change_inside_a_weak_ones_range_is_alerted_too(alert_records, reverse):
+    # A weak step at c60 was first alerted with the wide range a weak step's location has
+    # (c55..c74). A later detect finds it again, and a second change at c70: inside the first
+    # alert's range, it used to count as that change found again, and never alerted. A known
+    # alert is one change: the change of this detect nearest to its commit found it again.
+    record, recorded = alert_records
+
+    def change(at: int, lo: int, hi: int) -> Alert:
+        return Alert("main", "tb", "sort", "latency", c(at), "regression", 0.05, 0.03, 0.07, 1e-5,
+                     commit_range=tuple(c(i) for i in range(lo, hi + 1)))
+
+    (first,) = record([change(60, 55, 74)])
+    for batch in ([change(60, 58, 62), change(70, 68, 72)], [change(61, 57, 64), change(70, 68, 72)]):
+        new = record(batch[::-1] if reverse else batch)
+        assert [a.commit for a in new] == ([c(70)] if batch[0].commit == c(60) else []), batch
+    assert sorted(a.commit for a in recorded()) == [c(60), c(70)]
+    # found again alone, a few runs off, it is still the first alert
+    assert record([change(66, 62, 69)]) == [] and len(recorded()) == 2

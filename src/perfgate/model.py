@@ -15,7 +15,7 @@ import math
 import re
 from array import array
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import AbstractSet, Any, Sequence
 
 # Measures perfgate knows.  ``lower_is_better`` decides whether a rise is a regression.
 # Unknown measures default to lower-is-better, which is true of nearly every cost.
@@ -266,20 +266,42 @@ class Alert:
             return False
         return bool({self.commit, *self.commit_range} & {other.commit, *other.commit_range})
 
-    def recorded_as(self, known: list["Alert"]) -> tuple["Alert | None", bool]:
+    def recorded_as(self, known: list["Alert"], batch: Sequence["Alert"] = (),
+                    claimed: AbstractSet[str] = frozenset()) -> tuple["Alert | None", bool]:
         """The alert of ``known`` that this one describes again, if any, and whether this one takes
         it over (:meth:`superseded_by`): the same change first, at its very commit, then at a
         commit of its range (a change point found again), else the same regression (a threshold
         alert that a change point takes over).  Taking the first alert of the same regression
         instead let a change point found again take over a threshold alert raised a run after it,
         and become a second alert of the change it already had.  Once matched, the transient
-        :data:`REGIME_HEAD` detail is dropped: it is what ``detect`` saw, not part of the alert."""
+        :data:`REGIME_HEAD` detail is dropped: it is what ``detect`` saw, not part of the alert.
+
+        A known alert is one change: of the alerts of ``batch`` (those one ``detect`` raised with
+        this one) that could describe it again, the one whose commit is nearest to its own does,
+        and none matched before (``claimed``: their ids).  Else a second change a few runs after a
+        weak one, inside the first one's range as first alerted, was never alerted."""
+        def free(k: Alert) -> bool:
+            if k.kind != self.kind:
+                return True
+            mine = self._runs_from(k)
+            return k.id not in claimed and not any(
+                b is not self and b.kind == k.kind and b.same_series(k) and b._runs_from(k) < mine for b in batch)
+
         same = [k for k in known if self.same_change(k)]
-        found = (next((k for k in same if k.commit == self.commit), None) or next(iter(same), None)
-                 or next((k for k in known if self.same_regression(k) or k.within_new_regime(self)), None))
+        found = (next((k for k in same if k.commit == self.commit), None) or next((k for k in same if free(k)), None)
+                 or next((k for k in known if (self.same_regression(k) or k.within_new_regime(self)) and free(k)),
+                         None))
         takes_over = found is not None and found.superseded_by(self)
         self.details.pop(REGIME_HEAD, None)
         return found, takes_over
+
+    def _runs_from(self, other: "Alert") -> float:
+        """How many commits this alert's commit is from ``other``'s, counted in either one's range
+        (infinite when neither range holds both)."""
+        for commits in (other.commit_range, self.commit_range):
+            if self.commit in commits and other.commit in commits:
+                return abs(commits.index(self.commit) - commits.index(other.commit))
+        return 0 if self.commit == other.commit else math.inf
 
     def within_new_regime(self, change: "Alert") -> bool:
         """Whether this threshold alert's first value is among the first runs of the new level that

@@ -51,10 +51,12 @@ class AlertMemory:
         already alerted by a threshold takes that alert over (same id) instead of adding one."""
         known = self.load()
         new: list[Alert] = []
+        claimed: set[str] = set()       # ids of the alerts this batch found again
         changed = False
         for alert in alerts:
-            same, takes_over = alert.recorded_as(known + new)
+            same, takes_over = alert.recorded_as(known + new, alerts, claimed)
             if same is not None:
+                claimed.add(same.id)
                 if takes_over:
                     same.take_findings(alert)
                     changed = True

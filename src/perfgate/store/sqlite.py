@@ -547,6 +547,7 @@ class SqliteStore(Store):
     @_guarded
     def record_alerts(self, alerts: list[Alert]) -> list[Alert]:
         new: list[Alert] = []
+        claimed: set[str] = set()       # ids of the alerts this batch found again
         if alerts:
             self._writable()
         with self._write():
@@ -558,8 +559,9 @@ class SqliteStore(Store):
                     " AND testbed = ? AND benchmark = ? AND measure = ? AND direction = ?",
                     (self._project_id, alert.branch, alert.testbed, alert.benchmark, alert.measure,
                      alert.direction))]
-                same, takes_over = alert.recorded_as(known + new)
+                same, takes_over = alert.recorded_as(known + new, alerts, claimed)
                 if same is not None:
+                    claimed.add(same.id)
                     if takes_over and same.id:
                         same.take_findings(alert)
                         self.db.execute(
