@@ -404,7 +404,8 @@ def _entry(points: list[Point], cp) -> dict[str, Any]:
     """A change point's report entry, located in the series' commits."""
     return cp.to_json() | {"first_commit": points[cp.index].commit, "previous_commit": points[cp.index - 1].commit,
                            "commit_range": [points[i].commit for i in range(cp.index_low, cp.index_high + 1)],
-                           "likeliest_range": [points[i].commit for i in range(cp.likeliest_low, cp.likeliest_high + 1)],
+                           "likeliest_range": [points[i].commit
+                                               for i in range(cp.likeliest_low, cp.likeliest_high + 1)],
                            "kind": "change_point"}
 
 

@@ -547,11 +547,10 @@ class ChangePointDetector:
     def _refine(self, y: np.ndarray, yw: np.ndarray, lo: int, hi: int, t0: int, loc_sigma: float,
                 inflation: float) -> tuple[int, int, int, int, int, float]:
         """``(index, low, high, likeliest_low, likeliest_high, p)`` of a found change refined near
-        its candidate ``t0`` (:func:`_locate`): over a
-        whole long regime, a stretch of other noise (or a drift) can out-score the step that was
-        found and judged there.  Should the best split still be one that fails its own test (a
-        burst of noise beside a quiet step), the search narrows until it finds one that passes,
-        or keeps the candidate."""
+        its candidate ``t0`` (:func:`_locate`): over a whole long regime, a stretch of other noise
+        (or a drift) can out-score the step that was found and judged there.  Should the best
+        split still be one that fails its own test (a burst of noise beside a quiet step), the
+        search narrows until it finds one that passes, or keeps the candidate."""
         half_width = LOCATE_WINDOW
         while True:
             t, t_low, t_high, l_low, l_high = _locate(yw, max(lo, t0 - half_width), min(hi, t0 + half_width), t0,
