@@ -127,6 +127,27 @@ def test_bisect_without_a_deterministic_measure_uses_interleaved_rounds(tmp_path
     assert all(len(s["rounds"]) == 3 for s in report["steps"])
 
 
+def test_bisect_searches_a_change_points_whole_range(planted, cli, store_path):
+    """Every commit was measured, but a weak step's best split can miss its commit: its alert names
+    the likeliest commit and the range it could be.  Bisect searches that whole range, from the
+    last commit measured before it, and corrects the commit (it used to search only between the
+    named commit and the one before, and to confirm it)."""
+    from perfgate.model import Alert
+
+    root, shas, _ = planted
+    cli("backfill", "main", "--root", str(root), "--runner", "host", check=True)
+    store = SqliteStore(store_path)
+    key = next(k for k in store.series_keys() if k.measure == "instructions")
+    (alert,) = store.record_alerts([Alert(key.branch, key.testbed, key.benchmark, key.measure, shas[6], "regression",
+                                          0.1, previous_commit=shas[5], commit_range=tuple(shas[3:8]))])
+    report = json.loads(cli("bisect", alert.id, "--root", str(root), "--runner", "host", "--json", check=True).stdout)
+    assert report["candidates"] == 5 and report["method"] == "deterministic"
+    assert report["first_bad_commit"] == shas[5] and report["last_good_commit"] == shas[4]
+    (updated,) = [a for a in store.alerts() if a.id == alert.id]
+    assert (updated.commit, updated.previous_commit, updated.commit_range) == (shas[5], shas[4], (shas[5],))
+    assert updated.details["bisect"]["commit_range_before"] == list(shas[3:8])
+
+
 def test_bisect_refuses_unknown_alerts(cli, planted):
     root, _, _ = planted
     proc = cli("bisect", "nope", "--root", str(root), "--runner", "host")

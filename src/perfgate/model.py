@@ -295,6 +295,14 @@ class Alert:
         self.details.pop(REGIME_HEAD, None)
         return found, takes_over
 
+    def suspects(self) -> tuple[str, ...]:
+        """The commits the change could have started at, oldest first.  A threshold alert's
+        ``commit_range`` is the run of values past the limit (two in a row for wall time), of which
+        only the first can be where the change started: the later ones are slow too."""
+        if self.kind == "threshold" or not self.commit_range:
+            return (self.commit,) if self.commit else ()
+        return self.commit_range
+
     def _runs_from(self, other: "Alert") -> float:
         """How many commits this alert's commit is from ``other``'s, counted in either one's range
         (infinite when neither range holds both)."""

@@ -1,10 +1,12 @@
 """Find the first bad commit of an alert whose commit range spans several commits (``asv find``).
 
-An alert names the last commit measured before a change and the first measured after it; when
-commits in between were never measured (a thinned ``backfill``, a push of several commits) any
-of them could be the culprit.  ``perfgate bisect ALERT`` builds and runs the alert's suite at
-commits inside that range by binary search — about log2(n) measurements for n commits — and
-names the first bad commit with its evidence.
+An alert names the commits the change could have started at: a change point its range (a weak
+step's spans several measured commits), a threshold alert its first value past the limit.  The
+range runs from the last commit measured before them to the last of them; any commit in between
+could be the culprit, measured or not (a thinned ``backfill``, a push of several commits).
+``perfgate bisect ALERT`` builds and runs the alert's suite at commits inside that range by
+binary search — about log2(n) measurements for n commits — and names the first bad commit with
+its evidence.
 
 * When the change shows in a **deterministic** measure (instruction counts under the pinned
   image: the alert's own measure, or the same benchmark's instruction series changing across
@@ -69,31 +71,29 @@ def run(args: argparse.Namespace) -> int:
     root = Path(git(args.root.resolve(), "rev-parse", "--show-toplevel"))
     with store_from(args) as store:
         alert = find_alert(store, args.alert)
-        if not alert.previous_commit:
-            raise PerfgateError(f"alert {alert.id[:8]} has no commit before the change: nothing to bisect against")
-        for sha in (alert.previous_commit, alert.commit):
+        key = SeriesKey(alert.branch, alert.testbed, alert.benchmark, alert.measure)
+        good_commit, bad_commit = _range_ends(store, key, alert)
+        for sha in (good_commit, bad_commit):
             if git(root, "cat-file", "-t", sha) != "commit":
                 raise PerfgateError(f"alert {alert.id[:8]}: commit {sha[:12]} is not in {root}")
-        candidates = commits_between(root, alert.previous_commit, alert.commit)
+        candidates = commits_between(root, good_commit, bad_commit)
         if not candidates:
-            raise PerfgateError(f"alert {alert.id[:8]}: {alert.commit[:12]} does not descend from "
-                                f"{alert.previous_commit[:12]}")
-        key = SeriesKey(alert.branch, alert.testbed, alert.benchmark, alert.measure)
-        good, context = _level(store, key, alert.previous_commit)
-        bad, bad_context = _level(store, key, alert.commit)
+            raise PerfgateError(f"alert {alert.id[:8]}: {bad_commit[:12]} does not descend from {good_commit[:12]}")
+        good, context = _level(store, key, good_commit)
+        bad, bad_context = _level(store, key, bad_commit)
         if good is None or bad is None:
             raise PerfgateError(f"alert {alert.id[:8]}: the series {key.label()} has no point at "
-                                f"{(alert.previous_commit if good is None else alert.commit)[:12]}")
-        measure, good, bad = _deciding_measure(store, key, alert, good, bad)
+                                f"{(good_commit if good is None else bad_commit)[:12]}")
+        measure, good, bad = _deciding_measure(store, key, alert.measure, (good_commit, bad_commit), good, bad)
         suite = bad_context.get("suite") or context.get("suite")
         if not suite:
-            raise PerfgateError(f"alert {alert.id[:8]}: the run at {alert.commit[:12]} does not say which suite "
+            raise PerfgateError(f"alert {alert.id[:8]}: the run at {bad_commit[:12]} does not say which suite "
                                 "produced it (only runs from 'run', 'backfill' or 'bisect' can be bisected)")
         variant = bad_context.get("variant", "")
         profile = bad_context.get("profile", args.profile)
-        bisector = _Bisector(args, root, store, alert, suite, variant, profile, measure)
+        bisector = _Bisector(args, root, store, alert, suite, variant, profile, measure, (good_commit, bad_commit))
         search = bisector.search(candidates, good, bad)
-        updated = _update(store, alert, search, measure, candidates, bisector.method)
+        updated = _update(store, alert, search, measure, candidates, bisector.method, good_commit)
     subject = {c.sha: c.subject for c in candidates}
     report = {"alert": updated.id, "benchmark": alert.benchmark, "measure": alert.measure, "decided_by": measure,
               "method": bisector.method, "first_bad_commit": updated.commit, "subject": subject[updated.commit],
@@ -107,24 +107,40 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _deciding_measure(store: Store, key: SeriesKey, alert: Alert, good: float, bad: float) -> tuple[str, float, float]:
+def _range_ends(store: Store, key: SeriesKey, alert: Alert) -> tuple[str, str]:
+    """``(good, bad)``: the last commit measured before the commits the change could have
+    started at (:meth:`Alert.suspects`), and the last of them."""
+    suspects = alert.suspects()
+    good = alert.previous_commit if suspects[:1] == (alert.commit,) else ""
+    if not good:
+        commits = [p.commit for p in store.series(key)]
+        first = commits.index(suspects[0]) if suspects[0] in commits else 0
+        good = commits[first - 1] if first > 0 else ""
+    if not good:
+        raise PerfgateError(f"alert {alert.id[:8]} has no commit before the change: nothing to bisect against")
+    return good, suspects[-1]
+
+
+def _deciding_measure(store: Store, key: SeriesKey, own: str, ends: tuple[str, str], good: float,
+                      bad: float) -> tuple[str, float, float]:
     """The alert's own measure when deterministic; else the benchmark's instruction count when it
-    changed across the same range; else the alert's (noisy) measure."""
-    if alert.measure in PORTABLE_MEASURES:
-        return alert.measure, good, bad
+    changed across the same range (``ends``: its good and bad commits); else the alert's (noisy)
+    measure."""
+    if own in PORTABLE_MEASURES:
+        return own, good, bad
     for measure in PORTABLE_MEASURES:
         other = SeriesKey(key.branch, key.testbed, key.benchmark, measure)
-        g, _ = _level(store, other, alert.previous_commit)
-        b, _ = _level(store, other, alert.commit)
+        g, _ = _level(store, other, ends[0])
+        b, _ = _level(store, other, ends[1])
         if g and b and abs(b / g - 1) >= MIN_EFFECT:
             return measure, g, b
-    return alert.measure, good, bad
+    return own, good, bad
 
 
 class _Bisector:
     def __init__(self, args, root: Path, store: Store, alert: Alert, suite: str, variant: str, profile: str,
-                 measure: str):
-        self.args, self.root, self.store, self.alert = args, root, store, alert
+                 measure: str, ends: tuple[str, str]):
+        self.args, self.root, self.store, self.alert, self.ends = args, root, store, alert, ends
         self.suite, self.variant, self.profile, self.measure = suite, variant, profile, measure
         self.method = "deterministic" if measure in PORTABLE_MEASURES else "interleaved"
         self.runner = make_runner(args, root)
@@ -141,7 +157,7 @@ class _Bisector:
             if self.method == "deterministic":
                 verdict = judge_value(self._value(by_sha[sha], record=True), good, bad)
             else:
-                ends = {"good": Commit(self.alert.previous_commit, 0.0, ""), "bad": Commit(self.alert.commit, 0.0, "")}
+                ends = {"good": Commit(self.ends[0], 0.0, ""), "bad": Commit(self.ends[1], 0.0, "")}
                 rounds = []
                 for r in range(self.args.rounds):
                     order = [("good", ends["good"]), ("test", by_sha[sha]), ("bad", ends["bad"])]
@@ -179,15 +195,17 @@ class _Bisector:
         return values[0]
 
 
-def _update(store: Store, alert: Alert, search, measure: str, candidates: list[Commit], method: str) -> Alert:
+def _update(store: Store, alert: Alert, search, measure: str, candidates: list[Commit], method: str,
+            good_commit: str) -> Alert:
     steps = [{"commit": sha, "side": v.side, "position": round(v.position, 4), "agreement": v.agreement,
               **({"value": v.evidence["value"]} if "value" in v.evidence else {}),
               **({"rounds": v.evidence["rounds"]} if "rounds" in v.evidence else {})}
              for sha, v in search.steps]
     alert.details = {**alert.details, "bisect": {
         "measure": measure, "method": method, "range_before": [c.sha for c in candidates],
-        "previous_commit_before": alert.previous_commit, "commit_before": alert.commit, "steps": steps}}
-    alert.previous_commit = search.last_good(alert.previous_commit)
+        "previous_commit_before": alert.previous_commit, "commit_before": alert.commit,
+        "commit_range_before": list(alert.commit_range), "steps": steps}}
+    alert.previous_commit = search.last_good(good_commit)
     alert.commit = search.first_bad
     alert.commit_range = (search.first_bad,)
     return store.update_alert(alert)

@@ -29,18 +29,9 @@ def commit_url(links: Links, sha: str) -> str:
 def last_good(alert: Alert) -> str:
     """The newest commit known to be before the change ('' when unknown): the old regime's last
     commit only when the candidate range starts right after it."""
-    if candidates(alert)[:1] != (alert.commit,):
+    if alert.suspects()[:1] != (alert.commit,):
         return ""
     return alert.previous_commit
-
-
-def candidates(alert: Alert) -> tuple[str, ...]:
-    """The commits the change could have started at.  A threshold alert's ``commit_range`` is the
-    run of values past the limit (two in a row for wall time), of which only the first can be
-    where the change started: the later ones are slow too, not suspects."""
-    if alert.kind == "threshold":
-        return (alert.commit,) if alert.commit else ()
-    return alert.commit_range or ((alert.commit,) if alert.commit else ())
 
 
 def past_the_limit(alert: Alert) -> int:
@@ -53,7 +44,7 @@ def range_url(links: Links, alert: Alert) -> str:
     """A compare view over every commit the change could have started at."""
     if not (links.repo_url and alert.commit):
         return ""
-    first, last = candidates(alert)[0], candidates(alert)[-1]
+    first, last = alert.suspects()[0], alert.suspects()[-1]
     base = quote(last_good(alert), safe="") or f"{quote(first, safe='')}^"
     return f"{links.repo_url.rstrip('/')}/compare/{base}...{quote(last, safe='')}"
 
@@ -80,7 +71,7 @@ def title(alert: Alert) -> str:
 def culprit(alert: Alert, links: Links) -> str:
     """The first bad commit when the range is one commit, else the likeliest one and the range."""
     first = _md_link(markdown_code(short(alert.commit)), commit_url(links, alert.commit))
-    suspects = candidates(alert)
+    suspects = alert.suspects()
     if len(suspects) > 1:
         span = markdown_code(f"{short(suspects[0])}..{short(suspects[-1])}")
         return (f"{first} (likeliest) or another of {len(suspects)} commits "
@@ -124,7 +115,7 @@ def evidence_table(alert: Alert, links: Links) -> str:
             ("branch @ testbed", f"{markdown_code(alert.branch)} @ {markdown_code(alert.testbed)}"),
             ("change", f"{pct(alert.magnitude)}{ci} — {alert.direction}"),
             ("evidence", f"{confidence(alert)}; found by {alert.kind.replace('_', ' ')}" + _where_siblings_md(alert)),
-            ("first bad commit" if len(candidates(alert)) <= 1 else "commit range", culprit(alert, links)),
+            ("first bad commit" if len(alert.suspects()) <= 1 else "commit range", culprit(alert, links)),
             ("last good commit", _md_link(markdown_code(short(last_good(alert))), commit_url(links, last_good(alert)))
              if last_good(alert) else "—")]
     if past_the_limit(alert) > 1:
@@ -190,8 +181,8 @@ def plain_text(event: Event, links: Links) -> str:
         ci = f" (95% CI {pct(a.ci_low)} … {pct(a.ci_high)})" if a.ci_low is not None and a.ci_high is not None else ""
         text = (f"{icon} Performance {a.direction}: {where} {pct(a.magnitude)}{ci} at "
                 f"{link(short(a.commit), commit_url(links, a.commit))}")
-        if len(candidates(a)) > 1:
-            text += f" (one of {len(candidates(a))} commits: {link('range', range_url(links, a))})"
+        if len(a.suspects()) > 1:
+            text += f" (one of {len(a.suspects())} commits: {link('range', range_url(links, a))})"
         elif past_the_limit(a) > 1:
             text += f" ({past_the_limit(a)} values in a row past its limit)"
         text += f"; {confidence(a)}"
