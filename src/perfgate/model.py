@@ -14,6 +14,7 @@ import json
 import math
 import re
 from array import array
+from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import AbstractSet, Any, Sequence
 
@@ -254,9 +255,20 @@ class Alert:
     def _names_in(self, detail: str) -> list[str]:
         return [n for n in (self.details or {}).get(detail) or [] if isinstance(n, str)]
 
+    def series_key(self) -> tuple[str, str, str, str, str]:
+        """Its series and direction: the alerts that can describe one change."""
+        return self.branch, self.testbed, self.benchmark, self.measure, self.direction
+
+    @staticmethod
+    def by_series(alerts: Sequence["Alert"]) -> dict[tuple[str, str, str, str, str], list["Alert"]]:
+        """``alerts`` grouped by :meth:`series_key` (an empty list for any other key)."""
+        groups: dict[tuple[str, str, str, str, str], list[Alert]] = defaultdict(list)
+        for a in alerts:
+            groups[a.series_key()].append(a)
+        return groups
+
     def same_series(self, other: "Alert") -> bool:
-        return (self.branch, self.testbed, self.benchmark, self.measure, self.direction) == \
-            (other.branch, other.testbed, other.benchmark, other.measure, other.direction)
+        return self.series_key() == other.series_key()
 
     def same_regression(self, other: "Alert") -> bool:
         """Whether two alerts are one change of one series, whichever detector raised them: the
@@ -276,8 +288,8 @@ class Alert:
         and become a second alert of the change it already had.  Once matched, the transient
         :data:`REGIME_HEAD` detail is dropped: it is what ``detect`` saw, not part of the alert.
 
-        A known alert is one change: of the alerts of ``batch`` (those one ``detect`` raised with
-        this one) that could describe it again, the one whose commit is nearest to its own does,
+        A known alert is one change: of the alerts of ``batch`` (those of its series one ``detect``
+        raised with this one) that could describe it again, the one whose commit is nearest to its own does,
         and none matched before (``claimed``: their ids).  Else a second change a few runs after a
         weak one, inside the first one's range as first alerted, was never alerted."""
         def free(k: Alert) -> bool:

@@ -52,9 +52,11 @@ class AlertMemory:
         known = self.load()
         new: list[Alert] = []
         claimed: set[str] = set()       # ids of the alerts this batch found again
+        batch, held = Alert.by_series(alerts), Alert.by_series(known)   # by series: new ones join held
         changed = False
         for alert in alerts:
-            same, takes_over = alert.recorded_as(known + new, alerts, claimed)
+            key = alert.series_key()
+            same, takes_over = alert.recorded_as(held[key], batch[key], claimed)
             if same is not None:
                 claimed.add(same.id)
                 if takes_over:
@@ -63,6 +65,7 @@ class AlertMemory:
                 continue
             alert.id, alert.created, alert.status = str(uuid.uuid4()), time.time(), "active"
             new.append(alert)
+            held[key].append(alert)
         if new or changed:
             self._save(known + new)
         return new

@@ -548,6 +548,7 @@ class SqliteStore(Store):
     def record_alerts(self, alerts: list[Alert]) -> list[Alert]:
         new: list[Alert] = []
         claimed: set[str] = set()       # ids of the alerts this batch found again
+        batch, added = Alert.by_series(alerts), Alert.by_series([])    # this batch's and its new ones, by series
         if alerts:
             self._writable()
         with self._write():
@@ -559,7 +560,8 @@ class SqliteStore(Store):
                     " AND testbed = ? AND benchmark = ? AND measure = ? AND direction = ?",
                     (self._project_id, alert.branch, alert.testbed, alert.benchmark, alert.measure,
                      alert.direction))]
-                same, takes_over = alert.recorded_as(known + new, alerts, claimed)
+                key = alert.series_key()
+                same, takes_over = alert.recorded_as(known + added[key], batch[key], claimed)
                 if same is not None:
                     claimed.add(same.id)
                     if takes_over and same.id:
@@ -579,6 +581,7 @@ class SqliteStore(Store):
                      alert.direction, alert.magnitude, alert.ci_low, alert.ci_high, alert.p_value,
                      json.dumps(alert.details, sort_keys=True, default=str), alert.status, alert.created))
                 new.append(alert)
+                added[key].append(alert)
         return new
 
     @_guarded
