@@ -13,8 +13,9 @@ alert is raised) and for the last (60 runs after the step):
   chi-square 3.84 of the best split, next to it; the range perfgate reported before it was
   calibrated, and where sibling series look for the change).
 
-Unlike ``bench/evaluate_detection.py``'s figure, which counts the detections within 5 runs of
-a true change, a change found 6-15 runs off counts here too: its range is what the reader sees.
+As in the second figure of ``bench/evaluate_detection.py`` (its first counts only the detections
+within 5 runs of a true change), a change found 6-15 runs off counts too: its range is what the
+reader sees.
 
     .venv/bin/python bench/location_coverage.py                # 400 series a step size, about 1 minute
     .venv/bin/python bench/location_coverage.py --phi 0.5

@@ -288,10 +288,11 @@ class Alert:
         and become a second alert of the change it already had.  Once matched, the transient
         :data:`REGIME_HEAD` detail is dropped: it is what ``detect`` saw, not part of the alert.
 
-        A known alert is one change: of the alerts of ``batch`` (those of its series one ``detect``
-        raised with this one) that could describe it again, the one whose commit is nearest to its own does,
-        and none matched before (``claimed``: their ids).  Else a second change a few runs after a
-        weak one, inside the first one's range as first alerted, was never alerted."""
+        A known alert is one change: of the alerts of ``batch`` (those of its series one
+        ``detect`` raised with this one) that could describe it again, the one whose commit is
+        nearest to its own does, and none matched before (``claimed``: their ids).  Else a second
+        change a few runs after a weak one, inside the first one's range as first alerted, was
+        never alerted."""
         def free(k: Alert) -> bool:
             if k.kind != self.kind:
                 return True

@@ -491,13 +491,14 @@ class ChangePointDetector:
 
     # --- report --------------------------------------------------------------------------------
 
-    def _across_set_aside(self, t: int, t_low: int, t_high: int, lo: int, hi: int) -> tuple[int, int, int]:
-        """``(index, index_low, index_high)`` once the runs set aside for their samples are
-        counted: their values were replaced by their steady neighbours' level, so a change
-        located beside a stretch of them could have started at any of them.  The range then
-        spans the stretch, and a stretch of two or more runs puts the index in its middle (the
-        split the likelihood picks sits at either end of it, by chance: the samples corpus's
-        steps inside bursts were reported up to 11 runs off at their start)."""
+    def _across_set_aside(self, t: int, lo: int, hi: int,
+                          *ranges: tuple[int, int]) -> tuple[int, list[tuple[int, int]]]:
+        """The index and each of ``ranges`` (``(low, high)``) once the runs set aside for their
+        samples are counted: their values were replaced by their steady neighbours' level, so a
+        change located beside a stretch of them could have started at any of them.  Each range
+        then spans the stretch, and a stretch of two or more runs puts the index in its middle
+        (the split the likelihood picks sits at either end of it, by chance: the samples
+        corpus's steps inside bursts were reported up to 11 runs off at their start)."""
         aside = self.noise_.set_aside
         a = b = t
         while a - 1 > lo and aside[a - 1]:
@@ -505,8 +506,8 @@ class ChangePointDetector:
         while b < hi - 1 and aside[b]:
             b += 1
         if a == b:
-            return t, t_low, t_high
-        return ((a + b + 1) // 2 if b - a >= 2 else t), min(t_low, a), max(t_high, b)
+            return t, list(ranges)
+        return ((a + b + 1) // 2 if b - a >= 2 else t), [(min(low, a), max(high, b)) for low, high in ranges]
 
     def _report(self, y: np.ndarray, yw: np.ndarray, cps: list[int], i: int, inflation: float,
                 across_burst: bool = False, within: tuple[int, int] | None = None,
@@ -527,8 +528,8 @@ class ChangePointDetector:
             t, t_low, t_high, l_low, l_high, p_adj = self._refine(y, yw, lo, hi, cps[i], loc_sigma, inflation)
         # A change merged across a burst (:meth:`_merge_across_set_aside`) spans that burst
         # wherever the likelihood put its split.
-        index, t_low, t_high = self._across_set_aside(cps[i] if across_burst else t, t_low, t_high, lo, hi)
-        _, l_low, l_high = self._across_set_aside(cps[i] if across_burst else t, l_low, l_high, lo, hi)
+        index, ((t_low, t_high), (l_low, l_high)) = self._across_set_aside(
+            cps[i] if across_burst else t, lo, hi, (t_low, t_high), (l_low, l_high))
         left, right = self._windows(y, lo, t, hi)
         shift = hodges_lehmann(left, right)
         lw, rw = fenced(left, sigma), fenced(right, sigma)

@@ -44,7 +44,8 @@ def range_url(links: Links, alert: Alert) -> str:
     """A compare view over every commit the change could have started at."""
     if not (links.repo_url and alert.commit):
         return ""
-    first, last = alert.suspects()[0], alert.suspects()[-1]
+    suspects = alert.suspects()
+    first, last = suspects[0], suspects[-1]
     base = quote(last_good(alert), safe="") or f"{quote(first, safe='')}^"
     return f"{links.repo_url.rstrip('/')}/compare/{base}...{quote(last, safe='')}"
 
@@ -181,8 +182,9 @@ def plain_text(event: Event, links: Links) -> str:
         ci = f" (95% CI {pct(a.ci_low)} … {pct(a.ci_high)})" if a.ci_low is not None and a.ci_high is not None else ""
         text = (f"{icon} Performance {a.direction}: {where} {pct(a.magnitude)}{ci} at "
                 f"{link(short(a.commit), commit_url(links, a.commit))}")
-        if len(a.suspects()) > 1:
-            text += f" (one of {len(a.suspects())} commits: {link('range', range_url(links, a))})"
+        suspects = a.suspects()
+        if len(suspects) > 1:
+            text += f" (one of {len(suspects)} commits: {link('range', range_url(links, a))})"
         elif past_the_limit(a) > 1:
             text += f" ({past_the_limit(a)} values in a row past its limit)"
         text += f"; {confidence(a)}"
