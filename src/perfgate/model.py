@@ -210,6 +210,15 @@ def duplicate_metric(metrics: list[Metric]) -> tuple[str, str] | None:
 REGIME_HEAD = "regime_head"
 
 
+def suspects(kind: str, commit: str, commit_range: Sequence[str] | None) -> tuple[str, ...]:
+    """The commits a change could have started at, oldest first.  A threshold alert's range is the
+    run of values past the limit (two in a row for wall time), of which only the first can be where
+    the change started: the later ones are slow too.  A change point's range is its location's."""
+    if kind == "threshold" or not commit_range:
+        return (commit,) if commit else ()
+    return tuple(commit_range)
+
+
 @dataclass
 class Alert:
     """A change a series went through, pointing at the commit that started it.
@@ -309,12 +318,8 @@ class Alert:
         return found, takes_over
 
     def suspects(self) -> tuple[str, ...]:
-        """The commits the change could have started at, oldest first.  A threshold alert's
-        ``commit_range`` is the run of values past the limit (two in a row for wall time), of which
-        only the first can be where the change started: the later ones are slow too."""
-        if self.kind == "threshold" or not self.commit_range:
-            return (self.commit,) if self.commit else ()
-        return self.commit_range
+        """The commits the change could have started at, oldest first (:func:`suspects`)."""
+        return suspects(self.kind, self.commit, self.commit_range)
 
     def _runs_from(self, other: "Alert") -> float:
         """How many commits this alert's commit is from ``other``'s, counted in either one's range

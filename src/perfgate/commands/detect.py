@@ -50,7 +50,7 @@ from rich.table import Table
 from perfgate.commands._common import add_series_filters, store_from
 from perfgate import heap, inputs
 from perfgate.errors import EXIT_OK, EXIT_REGRESSION, InputError, StoreError
-from perfgate.model import REGIME_HEAD, Alert, Measure
+from perfgate.model import REGIME_HEAD, Alert, Measure, suspects
 from perfgate.output import emit_json, err, out
 from perfgate.parallel import MIN_ITEMS, default_workers, map_in_processes
 from perfgate.store import Point, SeriesKey, raw_samples
@@ -629,13 +629,11 @@ def _print_found(found: list[tuple[dict, dict]], nseries: int, no_record: bool) 
                 "direction", "alert"):
         table.add_column(col, overflow="fold")
     for r, e in found:
-        rng = e.get("commit_range") or []
+        rng = suspects(e.get("kind", "change_point"), e["first_commit"], e.get("commit_range"))
         ci = (f" [{e['ci_low'] * 100:+.1f}%, {e['ci_high'] * 100:+.1f}%]" if e.get("ci_low") is not None else "")
         conf = confidence_text(e["p_value"]) if "confidence" in e else f"{e['test']} limit"
-        if e.get("kind") == "threshold":
-            # its range is the run of values past the limit: the later ones are slow too, not suspects
-            conf += f", {len(rng)} values in a row past it" if len(rng) > 1 else ""
-            rng = rng[:1]
+        if e.get("kind") == "threshold" and len(e.get("commit_range") or ()) > 1:
+            conf += f", {len(e['commit_range'])} values in a row past it"
         if e.get("siblings"):
             conf += f" where {len(e['siblings'])} sibling(s) changed"
         elif e.get("placed_with"):
