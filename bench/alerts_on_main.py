@@ -36,6 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ar1_noise import ar1_noise
 from perfgate.model import Metric, Run, Testbed
 from perfgate.store.sqlite import SqliteStore
 from perfgate.thresholds import default_path, load_thresholds
@@ -90,10 +91,7 @@ def main() -> None:
     steps = np.array([STEPS[b % len(STEPS)] for b in range(args.benchmarks)], dtype=float)
     regressed = np.exp(args.cv * steps)
     total = args.history + args.runs
-    noise = np.zeros((2, total, args.benchmarks))       # AR(1), stationary, sd = cv
-    for i in range(total):
-        shock = args.cv * rng.standard_normal((2, args.benchmarks))
-        noise[:, i] = shock if i == 0 else args.phi * noise[:, i - 1] + np.sqrt(1 - args.phi ** 2) * shock
+    noise = ar1_noise(rng, total, args.cv, args.phi, (2, args.benchmarks)).swapaxes(0, 1)   # testbed, run, bench
     with tempfile.TemporaryDirectory() as tmp:
         store = Path(tmp) / "history.db"
         changes = {k: v for k, v in (("consecutive", args.consecutive), ("min_sample_size", args.min_sample_size))

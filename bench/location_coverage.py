@@ -30,6 +30,7 @@ from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 
+from ar1_noise import ar1_noise
 from perfgate.detect.changepoint import ChangePointDetector
 
 STEPS = (1.0, 1.5, 2.0, 3.0, 5.0)    # in noise units
@@ -37,11 +38,7 @@ AT, LENGTH, NEAR = 60, 120, 15
 
 
 def series(seed: int, step: float, cv: float, phi: float) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    e = np.empty(LENGTH)
-    for i in range(LENGTH):
-        shock = cv * rng.standard_normal()
-        e[i] = shock if i == 0 else phi * e[i - 1] + np.sqrt(1 - phi * phi) * shock
+    e = ar1_noise(np.random.default_rng(seed), LENGTH, cv, phi)
     return 1e6 * np.where(np.arange(LENGTH) >= AT, np.exp(step * cv), 1.0) * np.exp(e)
 
 
