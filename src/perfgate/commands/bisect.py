@@ -36,7 +36,7 @@ from perfgate.commits import Commit, commits_between, git
 from perfgate.errors import EXIT_OK, PerfgateError
 from perfgate.model import Alert, Run
 from perfgate.output import emit_json, err, out
-from perfgate.store import SeriesKey, Store
+from perfgate.store import Point, SeriesKey, Store
 
 NAME = "bisect"
 HELP = "build and run commits inside an alert's range to name its first bad commit, and update the alert"
@@ -57,9 +57,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_commit_runner_options(p)
 
 
-def _level(store: Store, key: SeriesKey, commit: str) -> tuple[float | None, dict]:
-    """Median value of a series at one commit, and the recorded run's context."""
-    points = [p for p in store.series(key) if p.commit == commit]
+def _level(store: Store, series: list[Point], commit: str) -> tuple[float | None, dict]:
+    """Median value of a series (its points, read once) at one commit, and the recorded run's context."""
+    points = [p for p in series if p.commit == commit]
     if not points:
         return None, {}
     return statistics.median(p.value for p in points), store.get_run(points[-1].run_id).context
@@ -72,15 +72,16 @@ def run(args: argparse.Namespace) -> int:
     with store_from(args) as store:
         alert = find_alert(store, args.alert)
         key = SeriesKey(alert.branch, alert.testbed, alert.benchmark, alert.measure)
-        good_commit, bad_commit = _range_ends(store, key, alert)
+        series = store.series(key)
+        good_commit, bad_commit = _range_ends(series, alert)
         for sha in (good_commit, bad_commit):
             if git(root, "cat-file", "-t", sha) != "commit":
                 raise PerfgateError(f"alert {alert.id[:8]}: commit {sha[:12]} is not in {root}")
         candidates = commits_between(root, good_commit, bad_commit)
         if not candidates:
             raise PerfgateError(f"alert {alert.id[:8]}: {bad_commit[:12]} does not descend from {good_commit[:12]}")
-        good, context = _level(store, key, good_commit)
-        bad, bad_context = _level(store, key, bad_commit)
+        good, context = _level(store, series, good_commit)
+        bad, bad_context = _level(store, series, bad_commit)
         if good is None or bad is None:
             raise PerfgateError(f"alert {alert.id[:8]}: the series {key.label()} has no point at "
                                 f"{(good_commit if good is None else bad_commit)[:12]}")
@@ -107,13 +108,13 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _range_ends(store: Store, key: SeriesKey, alert: Alert) -> tuple[str, str]:
+def _range_ends(series: list[Point], alert: Alert) -> tuple[str, str]:
     """``(good, bad)``: the last commit measured before the commits the change could have
     started at (:meth:`Alert.suspects`), and the last of them."""
     suspects = alert.suspects()
     good = alert.previous_commit if suspects[:1] == (alert.commit,) else ""
     if not good:
-        commits = [p.commit for p in store.series(key)]
+        commits = [p.commit for p in series]
         first = commits.index(suspects[0]) if suspects[0] in commits else 0
         good = commits[first - 1] if first > 0 else ""
     if not good:
@@ -130,8 +131,9 @@ def _deciding_measure(store: Store, key: SeriesKey, own: str, ends: tuple[str, s
         return own, good, bad
     for measure in PORTABLE_MEASURES:
         other = SeriesKey(key.branch, key.testbed, key.benchmark, measure)
-        g, _ = _level(store, other, ends[0])
-        b, _ = _level(store, other, ends[1])
+        points = store.series(other)
+        g, _ = _level(store, points, ends[0])
+        b, _ = _level(store, points, ends[1])
         if g and b and abs(b / g - 1) >= MIN_EFFECT:
             return measure, g, b
     return own, good, bad
