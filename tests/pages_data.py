@@ -63,5 +63,5 @@ def build(path, *, hostile_commit: bool = True) -> None:
     with SqliteStore(path) as store:
         store.add_runs(runs)
         store.record_alerts([Alert("main", "tb", BENCH, "latency", commit(STEP_AT), "regression", 0.3, 0.27, 0.33,
-                                   1e-6, previous_commit=commit(STEP_AT - 1),
+                                   0.0, previous_commit=commit(STEP_AT - 1),
                                    commit_range=(commit(STEP_AT),))])

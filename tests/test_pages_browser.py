@@ -103,6 +103,16 @@ def test_index_filters_groups_sorts_and_leads_to_the_benchmark(site, page):
     assert rows.count() == 10
     assert rows.first.locator(".state").inner_text().startswith("alert")        # open alerts first
     assert page.locator(".state.regression").count() == 3
+    # Each Δ is coloured by its own change's direction, whatever the series' state, and the summary
+    # counts the series whose last change is a regression, alerted or not.
+    cells = page.evaluate("""() => [...document.querySelectorAll('#rows tr.series-row')].map(tr =>
+        [tr.querySelectorAll('td')[7].className, tr.querySelector('.state').className])""")
+    directions = page.evaluate("""() => { const D = window.PERFGATE_INDEX, i = D.columns.indexOf('direction');
+        return D.rows.map(r => r[i]); }""")
+    assert sorted(c for c, _ in cells if "good" in c or "bad" in c) == sorted(
+        "num " + ("good" if d == "improvement" else "bad") for d in directions if d)
+    regressed = directions.count("regression")
+    assert regressed >= 4 and f"{regressed} whose last change is a regression" in page.locator("#summary").inner_text()
     _shot(page, "index")
 
     page.fill("#q", "steady")
@@ -138,6 +148,29 @@ def test_index_filters_groups_sorts_and_leads_to_the_benchmark(site, page):
     _inert(page)
 
 
+def test_an_alerted_series_that_improved_since_shows_its_last_change_as_an_improvement(tmp_path, page):
+    """The Δ column is the last change's size, so its colour is that change's direction: a series
+    whose regression alert is still open and that has since improved shows a green Δ."""
+    from perfgate.model import Alert, Metric, Run, Testbed
+    from perfgate.store.sqlite import SqliteStore
+
+    levels = [1.0] * 30 + [1.3] * 30 + [1.0] * 30
+    with SqliteStore(tmp_path / "history.db") as store:
+        store.add_runs([Run("default", "main", commit(i), Testbed("tb"), [Metric("b", "instructions", 4e7 * v)],
+                            start_time=1.7e9 + i * 3600) for i, v in enumerate(levels)])
+        store.record_alerts([Alert("main", "tb", "b", "instructions", commit(30), "regression", 0.3, 0.3, 0.3, 0.0,
+                                   previous_commit=commit(29), commit_range=(commit(30),))])
+    env = {**os.environ, "PERFGATE_STORE": f"sqlite:{tmp_path / 'history.db'}"}
+    subprocess.run([sys.executable, "-m", "perfgate.cli", "pages", "--out", str(tmp_path / "site")], env=env,
+                   check=True, capture_output=True)
+    _open(page, (tmp_path / "site" / "index.html").as_uri())
+    row = page.locator("#rows tr.series-row")
+    assert row.count() == 1 and row.locator(".state").inner_text() == "alert (1)"
+    delta = row.locator("td").nth(7)
+    assert delta.inner_text() == "-23.1%" and "good" in delta.get_attribute("class")
+    assert "0 whose last change is a regression" in page.locator("#summary").inner_text()
+
+
 def test_hover_reads_the_commit_and_a_click_opens_it(site, page):
     _open(page, (site / "index.html").as_uri())
     page.locator("a.bench", has_text=BENCH).first.click()
@@ -163,6 +196,9 @@ def test_hover_reads_the_commit_and_a_click_opens_it(site, page):
     assert "change point" in evidence and "alert (active)" in evidence and commit(STEP_AT)[:12] in evidence
     assert "confidence" in evidence and "+30" in evidence
     assert "(p " in evidence and "1.0000" not in evidence and "100.00%" not in evidence
+    # the alert's p-value underflowed (as an instruction count's does): a bound, never "p = 0"
+    alert = page.locator("section.measure").first.locator("table.evidence tr", has_text="alert (active)").inner_text()
+    assert "change point regression +30" in alert and "p < 1e-15" in alert and "p = 0" not in alert
 
 
 def test_toggling_a_branch_hides_its_lines(site, page):

@@ -145,6 +145,7 @@ def summarise(key: SeriesKey, pts: list[Point], found: list[Finding], alerts: li
         "runs": len(pts), "latest": _finite(pts[-1].value), "latest_text": human(pts[-1].value, key.measure),
         "latest_commit": pts[-1].commit, "latest_time": iso(pts[-1].time),
         "delta": last.cp.magnitude if last else None, "delta_commit": last.first_commit if last else "",
+        "direction": last.cp.direction if last else "",
         "cv": coefficient_of_variation(regime), "state": state, "alerts": len(open_alerts), "spark": spark,
     }
 

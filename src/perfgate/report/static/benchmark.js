@@ -133,9 +133,9 @@
       var pins = s.alerts.map(function (a) {
         var i = s.commit.indexOf(a.commit);
         if (i < 0) return null;
-        return {coord: [x[i], s.value[i]], evidence: name + ": alert " + a.id + " (" + a.status + "), " + a.kind + " " +
+        return {coord: [x[i], s.value[i]], evidence: name + ": alert " + a.id + " (" + a.status + "), " + PG.kindText(a.kind) + " " +
                 a.direction + " " + PG.pct(a.magnitude) + (a.ci_low != null ? " [" + PG.pct(a.ci_low) + ", " + PG.pct(a.ci_high) + "]" : "") +
-                (a.p_value != null ? ", p = " + a.p_value.toPrecision(2) : "") + " at " + a.commit.slice(0, 12) +
+                (a.p_value != null ? ", " + PG.pText(a.p_value) : "") + " at " + a.commit.slice(0, 12) +
                 whereSiblings(a),
                 itemStyle: {color: a.status === "active" ? "#c0362c" : "#98a2b3"}};
       }).filter(Boolean);
@@ -201,8 +201,8 @@
       });
       s.alerts.forEach(function (a) {
         rows.push([a.direction === "regression" ? "bad" : "good", "alert (" + a.status + ")", combo(s), a.commit,
-                   a.kind + " " + a.direction + " " + PG.pct(a.magnitude), "",
-                   (a.p_value != null ? "p = " + a.p_value.toPrecision(2) + " · " : "") + "id " + a.id + whereSiblings(a)]);
+                   PG.kindText(a.kind) + " " + a.direction + " " + PG.pct(a.magnitude), "",
+                   (a.p_value != null ? PG.pText(a.p_value) + " · " : "") + "id " + a.id + whereSiblings(a)]);
       });
     });
     if (!rows.length) return PG.el("p", {class: "muted", text: "No change point or alert in these series."});

@@ -47,11 +47,15 @@ var PG = (function () {
     return (x >= 0 ? "+" : "") + (x * 100).toFixed(digits == null ? 1 : digits) + "%";
   }
   // As perfgate.units.confidence_text and p_text: never "confidence 1.0000" nor "p = 0".
+  function pText(p) {
+    return "p " + (p < 1e-15 ? "< 1e-15" : "= " + Number(p.toPrecision(2)));
+  }
   function confidence(p) {
     var c = Math.max(0, 1 - p) * 100;
-    return "confidence " + (c >= 99.995 ? "> 99.99%" : c.toFixed(2) + "%") +
-      " (p " + (p < 1e-15 ? "< 1e-15" : "= " + Number(p.toPrecision(2))) + ")";
+    return "confidence " + (c >= 99.995 ? "> 99.99%" : c.toFixed(2) + "%") + " (" + pText(p) + ")";
   }
+  // An alert's kind as a reader says it ("change_point" is the stored name).
+  function kindText(kind) { return String(kind).replace(/_/g, " "); }
   function param(name) { return new URLSearchParams(location.search).get(name); }
   // Page ids are 12 hex digits (see perfgate.report.pages.page_id); anything else is not a page.
   function load(folder, id, done) {
@@ -78,6 +82,6 @@ var PG = (function () {
     main.appendChild(el("p", {class: "none"}, what + " — go back to the ", el("a", {href: "index.html", text: "index"}), "."));
     document.documentElement.dataset.ready = "1";
   }
-  return {esc: esc, el: el, human: human, pct: pct, confidence: confidence, param: param, load: load, commitUrl: commitUrl,
+  return {esc: esc, el: el, human: human, pct: pct, confidence: confidence, pText: pText, kindText: kindText, param: param, load: load, commitUrl: commitUrl,
           commitNode: commitNode, notFound: notFound};
 })();

@@ -72,7 +72,8 @@
 
   function row(r) {
     var delta = r.delta == null ? "—" : PG.pct(r.delta);
-    var good = r.delta == null ? "" : (r.state === "improvement" ? "good" : r.state === "stable" ? "" : "bad");
+    // coloured by the last change's own direction: a series with an open alert may have improved since
+    var good = r.delta == null ? "" : r.direction === "improvement" ? "good" : "bad";
     return PG.el("tr", {class: "series-row", "data-state": r.state},
       PG.el("td", {}, PG.el("span", {class: "state " + r.state, text: r.state + (r.alerts ? " (" + r.alerts + ")" : "")})),
       PG.el("td", {class: "name"}, PG.el("a", {href: link(r), class: "bench", text: r.benchmark})),
@@ -165,7 +166,7 @@
   $("more").addEventListener("click", function () { state.shown += PAGE * 5; render(); });
   $("summary").textContent = rows.length + " series · " +
     rows.filter(function (r) { return r.state === "alert"; }).length + " with open alerts · " +
-    rows.filter(function (r) { return r.state === "regression"; }).length + " regressed · " +
+    rows.filter(function (r) { return r.direction === "regression"; }).length + " whose last change is a regression · " +
     D.sweeps.length + " scaling sweeps · generated " + D.generated;
   sweeps();
   render();
