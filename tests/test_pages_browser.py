@@ -168,7 +168,7 @@ def test_an_alerted_series_that_improved_since_shows_its_last_change_as_an_impro
     assert row.count() == 1 and row.locator(".state").inner_text() == "alert (1)"
     delta = row.locator("td").nth(7)
     assert delta.inner_text() == "-23.1%" and "good" in delta.get_attribute("class")
-    assert "0 whose last change is a regression" in page.locator("#summary").inner_text()
+    assert "0 whose last change is a regression · 0 scaling sweeps" in page.locator("#summary").inner_text()
 
 
 def test_hover_reads_the_commit_and_a_click_opens_it(site, page):

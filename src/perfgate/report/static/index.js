@@ -167,7 +167,7 @@
   $("summary").textContent = rows.length + " series · " +
     rows.filter(function (r) { return r.state === "alert"; }).length + " with open alerts · " +
     rows.filter(function (r) { return r.direction === "regression"; }).length + " whose last change is a regression · " +
-    D.sweeps.length + " scaling sweeps · generated " + D.generated;
+    D.sweeps.length + (D.sweeps.length === 1 ? " scaling sweep" : " scaling sweeps") + " · generated " + D.generated;
   sweeps();
   render();
   document.documentElement.dataset.ready = "1";
