@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from disturbed_runs import means, runs
-from perfgate.commands.detect import read_series_file
+from perfgate.series_files import read_series_file
 from perfgate.errors import InputError
 
 
