@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from perfgate.detect import changepoint, modes
-from perfgate.detect.changepoint import (ChangePointDetector, Likelihood, _residuals, align_all, detect_change_points,
-                                         location_level)
+from perfgate.detect.changepoint import ChangePointDetector, Likelihood, _residuals, align_all, detect_change_points
+from perfgate.detect.location import location_level
 from perfgate.detect.noise import NoiseModel, lag1_autocorrelation, wander_autocorrelation
 from perfgate.thresholds import ChangePointSettings
 

@@ -37,7 +37,7 @@ Pipeline (``ChangePointDetector(settings).fit(values).predict()``):
    candidate, ``s`` the pooled deviation of the fenced judging windows about it), the first and
    last t with ``LR(τ) - LR(t) ≤ L(δ)·inflation`` (a 95% set for the location, δ the step in
    inflated noise deviations: a change's location is not a regular parameter, and ``L`` is the
-   95% quantile of the larger of two random walks' maxima, 7.35 − 1.17 δ (:func:`location_level`),
+   95% quantile of the larger of two random walks' maxima, 7.35 − 1.17 δ (:func:`~perfgate.detect.location.location_level`),
    not the chi-square 3.84; it holds the true run 0.95–0.99 of the time for steps of 1–5
    deviations, ``bench/location_coverage.py``), the runs next to τ within 3.84 (the likeliest,
    where sibling series look for the change), the relative magnitude ``exp(HL) - 1`` with HL the Hodges–Lehmann
@@ -72,6 +72,7 @@ from itertools import groupby
 import numpy as np
 
 from perfgate.detect.elimination import eliminate
+from perfgate.detect.location import LOCATION_LEVEL, locate, split_scores
 from perfgate.detect.modes import without_mode_visits
 from perfgate.detect.noise import NoiseModel, lag1_autocorrelation, variance_inflation, wander_autocorrelation
 from perfgate.detect.pelt import pelt_l2
@@ -80,10 +81,6 @@ from perfgate.thresholds import ChangePointSettings
 
 WINDOW = 90          # points each side used to judge a candidate (bounds the effect of slow drift)
 LOCATE_WINDOW = 60     # points each side of a candidate searched when refining its location
-LOCATE_MIN_SIDE = 2     # fewest points a side when refining a found change's location
-LOCATION_LEVEL = 3.84  # chi-square(1) 95% quantile: the likeliest runs, where siblings look
-LOCATION_COVERAGE = 0.95  # how often a change's reported range should hold its first run
-SIEGMUND_RHO = 0.5826  # -zeta(1/2) / sqrt(2 pi): a Gaussian walk's overshoot, in its steps' deviations
 LIKELIHOOD_FLOOR = 20.0  # a commit this far below a change's best split (twice the log-likelihood) is ruled out
 SCREEN_Z = 3.0         # first-pass cut, far below the final (scan-adjusted) significance
 CHUNK = 1000          # longest stretch one exact search sees (its cost is quadratic in it)
@@ -259,7 +256,7 @@ class ChangePointDetector:
             scan = width * (max(siblings, 1) + 1) / (changed_here + 1)
             k = int(np.searchsorted(own, a))
             lo, hi = bounds[k], bounds[k + 1]
-            t = _locate(yw, lo, hi, a, m, self._sigma_at(a), inflation, (a, b))[0]
+            t = locate(yw, lo, hi, a, m, self._sigma_at(a), inflation, (a, b))[0]
             if self._judge(y, lo, t, hi, inflation, scan)[0] and t - last >= m:
                 chosen[t] = ((a, b), scan)
                 last = t
@@ -338,7 +335,7 @@ class ChangePointDetector:
     def _profile(self, y: np.ndarray, yw: np.ndarray, lo: int, hi: int, t0: int) -> np.ndarray:
         """Twice the log-likelihood ratio of a change at each run of ``lo + 1 .. hi - 1`` against
         one at ``t0``, over the regime ``lo..hi`` (``-inf`` at the other runs, 0..n)."""
-        ts, lr = _split_scores(yw, lo, hi, self._location_sigma(y, lo, t0, hi), self.inflation_)
+        ts, lr = split_scores(yw, lo, hi, self._location_sigma(y, lo, t0, hi), self.inflation_)
         out = np.full(y.size + 1, -np.inf)
         out[ts] = lr - lr[t0 - lo - 1]
         return out
@@ -521,7 +518,7 @@ class ChangePointDetector:
         sigma = self._sigma_at(cps[i])
         loc_sigma = self._location_sigma(y, lo, cps[i], hi)
         if within is not None:
-            t, t_low, t_high, l_low, l_high = _locate(yw, lo, hi, cps[i], self.settings.min_segment, loc_sigma,
+            t, t_low, t_high, l_low, l_high = locate(yw, lo, hi, cps[i], self.settings.min_segment, loc_sigma,
                                                       inflation, within)
             p_adj = self._judge(y, lo, t, hi, inflation, scan)[2]
         else:
@@ -548,13 +545,13 @@ class ChangePointDetector:
     def _refine(self, y: np.ndarray, yw: np.ndarray, lo: int, hi: int, t0: int, loc_sigma: float,
                 inflation: float) -> tuple[int, int, int, int, int, float]:
         """``(index, low, high, likeliest_low, likeliest_high, p)`` of a found change refined near
-        its candidate ``t0`` (:func:`_locate`): over a whole long regime, a stretch of other noise
+        its candidate ``t0`` (:func:`~perfgate.detect.location.locate`): over a whole long regime, a stretch of other noise
         (or a drift) can out-score the step that was found and judged there.  Should the best
         split still be one that fails its own test (a burst of noise beside a quiet step), the
         search narrows until it finds one that passes, or keeps the candidate."""
         half_width = LOCATE_WINDOW
         while True:
-            t, t_low, t_high, l_low, l_high = _locate(yw, max(lo, t0 - half_width), min(hi, t0 + half_width), t0,
+            t, t_low, t_high, l_low, l_high = locate(yw, max(lo, t0 - half_width), min(hi, t0 + half_width), t0,
                                                       self.settings.min_segment, loc_sigma, inflation)
             ok, _, p_adj = self._judge(y, lo, t, hi, inflation)
             if ok or t == t0:
@@ -678,69 +675,6 @@ def _piecewise_median(y: np.ndarray, cps: list[int]) -> np.ndarray:
 
 def _residuals(y: np.ndarray, cps: list[int]) -> np.ndarray:
     return y - _piecewise_median(y, cps)
-
-
-def _locate(yw: np.ndarray, lo: int, hi: int, t0: int, m: int, sigma: float,
-            inflation: float, within: tuple[int, int] | None = None) -> tuple[int, int, int, int, int]:
-    """``(t, low, high, likeliest_low, likeliest_high)``: the best split of ``yw[lo:hi]`` near
-    ``t0`` by the two-sample likelihood ratio; the first and last splits whose ratio is within
-    :func:`location_level` of the best (a 95% set for the location, taken whole: a weak step's
-    likelihood is ragged, and the runs next to the best alone held its true run 0.8 of the time);
-    and the splits next to the best within ``LOCATION_LEVEL`` of it.  With ``within = (a, b)``,
-    splits at a..b only."""
-    n = hi - lo
-    ts, lr = _split_scores(yw, lo, hi, sigma, inflation)
-    ts = ts - lo
-    # The search needs min_segment points a side to see a change, but once it has seen one the
-    # best split may sit closer to an end: a regime 4 points old at the series' end is still
-    # located exactly (clamping it to min_segment would name the wrong commit).
-    edge = min(m, LOCATE_MIN_SIDE)
-    allowed = (ts >= edge) & (ts <= n - edge)
-    if within is not None:
-        allowed &= (lo + ts >= within[0]) & (lo + ts <= within[1])
-    if not allowed.any():
-        return t0, t0, t0, t0, t0
-    lr = np.where(allowed, lr, -np.inf)
-    best = int(np.argmax(lr))
-    a = b = best
-    while a > 0 and lr[a - 1] >= lr[best] - LOCATION_LEVEL:
-        a -= 1
-    while b < n - 2 and lr[b + 1] >= lr[best] - LOCATION_LEVEL:
-        b += 1
-    # the step in (inflated) noise deviations, from the best split's ratio and its two sides' sizes
-    step = math.sqrt(lr[best] * n / (ts[best] * (n - ts[best])))
-    inside = np.flatnonzero(lr >= lr[best] - location_level(step))
-    return (lo + int(ts[best]), lo + int(ts[inside[0]]), lo + int(ts[inside[-1]]),
-            lo + int(ts[a]), lo + int(ts[b]))
-
-
-def location_level(step: float, coverage: float = LOCATION_COVERAGE) -> float:
-    """How far below the best split's likelihood ratio a split may score and still be in a
-    change's location range, for a step of ``step`` noise deviations.  A change's location is not
-    a regular parameter, so the chi-square(1) quantile (3.84 at 95%) does not hold.  To either
-    side of the true run, twice the log likelihood of a split walks with drift ``-step^2`` and
-    deviation ``2 step`` per run; half its maximum has ``P(max > x) ~ exp(-(x + 0.583 step))``
-    (Siegmund's corrected diffusion approximation: close up to 2 deviations, conservative above).
-    The two sides are independent, so the range holds the true run with probability
-    ``coverage`` at twice the ``sqrt(coverage)`` quantile of one side: ``7.35 - 1.17 step`` at
-    95%.  With 3.84 the range held a 1-deviation step's true run 0.70 of the time, a 2-deviation
-    step's 0.88 (``bench/location_coverage.py``)."""
-    one_side = -math.log(1.0 - math.sqrt(coverage))
-    return 2.0 * max(one_side - SIEGMUND_RHO * step, 0.0)
-
-
-def _split_scores(yw: np.ndarray, lo: int, hi: int, sigma: float, inflation: float) -> tuple[np.ndarray, np.ndarray]:
-    """``(t, LR(t))`` for every split t of ``yw[lo:hi]`` (``lo < t < hi``): the two-sample
-    likelihood ratio of a change in mean there, in noise variances inflated by ``inflation``."""
-    seg = yw[lo:hi]
-    n = seg.size
-    ts = np.arange(1, n)
-    csum = np.cumsum(seg)
-    nl = ts.astype(float)
-    nr = n - nl
-    mean_l = csum[:-1] / nl
-    mean_r = (csum[-1] - csum[:-1]) / nr
-    return lo + ts, nl * nr / n * (mean_l - mean_r) ** 2 / (sigma ** 2 * inflation)
 
 
 def detect_change_points(values, settings: ChangePointSettings | None = None,
