@@ -1,7 +1,8 @@
 """Show recorded history: one line per series with its trend, or every point of one benchmark.
 
 Without BENCHMARK: each (benchmark, measure, branch, testbed) series with its latest value, the
-change from the run before, the run-to-run coefficient of variation and a sparkline.
+change from the run before, the run-to-run coefficient of variation (from the differences between
+consecutive runs, so that a step is not counted as noise) and a sparkline.
 With BENCHMARK: the points of its series, oldest first, with the commit and testbed of each.
 """
 
@@ -14,7 +15,7 @@ from perfgate.escape import terminal
 from rich.table import Table
 
 from perfgate.commands._common import add_series_filters, store_from
-from perfgate.detect.stats import coefficient_of_variation
+from perfgate.detect.stats import run_to_run_cv
 from perfgate.errors import EXIT_OK, PerfgateError
 from perfgate.output import emit_json, out
 from perfgate.store import Point, SeriesKey
@@ -46,23 +47,29 @@ def run(args: argparse.Namespace) -> int:
     with store_from(args) as store:
         keys = store.series_keys(branch=args.branch, testbed=args.testbed,
                                  benchmark=args.benchmark, measure=args.measure)
+        filters = [f"--{k} {getattr(args, k)!r}" for k in ("branch", "testbed", "measure") if getattr(args, k) is not None]
         if args.benchmark and not keys:
             raise PerfgateError(f"no history for benchmark {args.benchmark!r} with these filters")
-        series = {key: store.series_tail(key, args.limit) if args.limit > 0 else store.series(key) for key in keys}
+        if filters and not keys:
+            raise PerfgateError(f"no series matches {', '.join(filters)} (perfgate history lists every series)")
+        # one point more than shown: the oldest one shown is then compared with the run before it
+        series = {key: store.series_tail(key, args.limit + 1) if args.limit > 0 else store.series(key) for key in keys}
         fingerprints = {k.testbed: store.testbed_fingerprint(k.testbed) for k in keys}
+    shown = {k: pts[-args.limit:] if args.limit > 0 else pts for k, pts in series.items()}
     if args.json:
         emit_json([{"branch": k.branch, "testbed": k.testbed, "benchmark": k.benchmark, "measure": k.measure,
                     "testbed_fingerprint": fingerprints[k.testbed], "points": pts}
-                   for k, pts in series.items()])
+                   for k, pts in shown.items()])
         return EXIT_OK
     if not series:
         out.print(f"no history yet in {terminal(args.store)}; record some with 'perfgate ingest' or 'perfgate run'")
         return EXIT_OK
     if args.benchmark:
         for key, pts in series.items():
-            _print_points(key, pts)
+            before = pts[:len(pts) - len(shown[key])]
+            _print_points(key, shown[key], before[-1].value if before else None)
     else:
-        _print_summary(series)
+        _print_summary(shown)
     _print_testbeds(fingerprints)
     return EXIT_OK
 
@@ -76,18 +83,18 @@ def _print_summary(series: dict[SeriesKey, list[Point]]) -> None:
     for key, pts in series.items():
         last = pts[-1].value
         prev = pts[-2].value if len(pts) > 1 else None
-        cv = coefficient_of_variation([p.value for p in pts])
+        cv = run_to_run_cv([p.value for p in pts])
         table.add_row(*map(terminal, (key.benchmark, key.measure, key.branch, key.testbed)), str(len(pts)), human(last, key.measure),
                       percent(last / prev) if prev else "—", f"{cv * 100:.1f}%" if cv is not None else "—",
                       sparkline([p.value for p in pts]))
     out.print(table)
 
 
-def _print_points(key: SeriesKey, pts: list[Point]) -> None:
+def _print_points(key: SeriesKey, pts: list[Point], prev: float | None) -> None:
+    """The points shown, oldest first; ``prev``: the value of the run before the first of them."""
     table = Table(title=f"{terminal(key.label())}   {sparkline([p.value for p in pts])}", title_justify="left")
     for col in ("when (UTC)", "commit", "value", "range", "samples", "vs prev"):
         table.add_column(col, justify="left" if col in ("when (UTC)", "commit") else "right")
-    prev = None
     for p in pts:
         rng = f"{human(p.lower, key.measure)} … {human(p.upper, key.measure)}" if p.lower is not None else "—"
         table.add_row(_when(p.time), terminal(p.commit[:12]), human(p.value, key.measure), rng, str(len(p.samples)),

@@ -104,6 +104,22 @@ def coefficient_of_variation(values) -> float | None:
     return float(a.std(ddof=1)) / abs(mean) if mean else None
 
 
+def run_to_run_cv(values) -> float | None:
+    """The noise from one run to the next over the level: ``1.4826 · median |x_t − x_{t−1}| / √2``
+    (the standard deviation, for normal noise) over ``|median|``.  A step in the values is one
+    large difference among many, so it does not count as noise, where a CV over every value
+    took a +74% regression for 31% noise.  None with fewer than three values, a non-finite one,
+    or a zero median."""
+    a = np.asarray(values, dtype=float)
+    if a.size < 3 or not np.all(np.isfinite(a)):
+        return None
+    top = float(np.max(np.abs(a)))
+    if top > 1e150:
+        a = a / top
+    level = float(np.median(a))
+    return 1.4826 * float(np.median(np.abs(np.diff(a)))) / math.sqrt(2) / abs(level) if level else None
+
+
 def hodges_lehmann(a: np.ndarray, b: np.ndarray) -> float:
     """Hodges–Lehmann shift of ``b`` over ``a``: the median of all pairwise differences
     ``b_j - a_i`` (robust to outliers, efficient for normal data)."""

@@ -1,0 +1,54 @@
+"""`perfgate history` as a user reads it: the change from the run before, the run-to-run CV, and
+what it says when the filters match nothing."""
+
+from __future__ import annotations
+
+import pytest
+
+from perfgate.cli import main
+from perfgate.detect.stats import run_to_run_cv
+from perfgate.model import Metric, Run
+from perfgate.model import Testbed as Bed
+from perfgate.store.sqlite import SqliteStore
+
+# 12 runs at 10 ms (±1%), then a +74% regression: 17.4 ms from run 12 on
+VALUES = [10.0 * (1 + 0.01 * ((-1) ** i)) for i in range(12)] + [17.4 * (1 + 0.01 * ((-1) ** i)) for i in range(4)]
+
+
+@pytest.fixture
+def store(tmp_path):
+    path = tmp_path / "history.db"
+    with SqliteStore(path) as s:
+        s.add_runs([Run("default", "main", f"{i:040x}", Bed("tb"), [Metric("work", "latency", v * 1e6)],
+                        start_time=1.7e9 + i * 60) for i, v in enumerate(VALUES)])
+    return f"sqlite:{path}"
+
+
+def test_the_oldest_point_shown_is_compared_with_the_run_before_it(store, capsys):
+    # --limit 4 shows the regressed runs 12..15; run 12's +74% was once shown as "—"
+    assert main(["history", "work", "--limit", "4", "--store", store]) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines() if "0000000000" in line]
+    assert len(rows) == 4
+    assert "+77.5%" in rows[0], rows[0]          # 17.4 × 1.01 over 10 × 0.99
+    assert main(["history", "work", "--limit", "0", "--store", store]) == 0
+    first = next(line for line in capsys.readouterr().out.splitlines() if "0000000000" in line)
+    assert first.rstrip(" │").endswith("—")      # the very first run has nothing before it
+
+
+def test_the_cv_is_run_to_run_noise_not_the_regression(store, capsys):
+    assert main(["history", "--store", store]) == 0
+    row = next(line for line in capsys.readouterr().out.splitlines() if "work" in line)
+    # runs alternate ±1%: consecutive runs differ by 2% of the level, 2.1% as a deviation (an
+    # alternation is as rough as noise can be); over every value, the step included, it was 28%
+    assert " 2.1%" in row, row
+    assert run_to_run_cv(VALUES) == pytest.approx(0.2 * 1.4826 / 2 ** 0.5 / 10.0, rel=0.01)
+    assert run_to_run_cv([5.0] * 10 + [7.0] * 10) == 0.0     # a deterministic measure's step is no noise
+    assert run_to_run_cv([1.0, 2.0]) is None and run_to_run_cv([0.0, 1.0, -1.0, 0.0]) is None
+
+
+@pytest.mark.parametrize("option", [["--measure", "nosuch"], ["--branch", ""], ["--testbed", "other"]])
+def test_filters_that_match_nothing_say_so(option, store, capsys):
+    # they once said "no history yet" (exit 0) of a store holding runs
+    assert main(["history", *option, "--store", store]) == 2
+    err = capsys.readouterr().err
+    assert f"no series matches --{option[0][2:]} {option[1]!r}" in err, err
