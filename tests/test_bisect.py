@@ -148,7 +148,10 @@ def test_bisect_searches_a_change_points_whole_range(planted, cli, store_path):
     assert updated.details["bisect"]["commit_range_before"] == list(shas[3:8])
 
 
-def test_bisect_refuses_unknown_alerts(cli, planted):
+def test_bisect_refuses_unknown_alerts(cli, planted, store_path):
+    from perfgate.store.sqlite import SqliteStore
+
+    SqliteStore(store_path).close()
     root, _, _ = planted
     proc = cli("bisect", "nope", "--root", str(root), "--runner", "host")
     assert proc.returncode == 2 and "no alert 'nope'" in proc.stderr

@@ -50,3 +50,21 @@ def test_unknown_verb_and_missing_verb_are_usage_errors(capsys):
         main(["no-such-verb"])
     assert e.value.code == 2 and "invalid choice" in capsys.readouterr().err
     assert main([]) == 2
+
+
+def test_an_unknown_option_after_a_verb_is_named_with_that_verbs_usage(capsys):
+    # it was said with the top-level usage, which lists only the verbs
+    with pytest.raises(SystemExit) as e:
+        main(["history", "--bogus"])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and err.startswith("usage: perfgate history") and "unrecognized arguments: --bogus" in err
+    with pytest.raises(SystemExit) as e:
+        main(["--bogus"])
+    assert e.value.code == 2 and "usage: perfgate [-h]" in capsys.readouterr().err
+
+
+def test_a_direction_given_to_detect_without_a_series_file_is_refused(tmp_path, capsys):
+    # it was silently ignored: a stored series takes its measure's direction
+    assert main(["detect", "--higher-is-better", "--store", f"sqlite:{tmp_path / 'h.db'}"]) == 2
+    assert "--higher-is-better applies to --series only" in capsys.readouterr().err
+    assert not (tmp_path / "h.db").exists()

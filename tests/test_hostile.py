@@ -303,6 +303,79 @@ def test_history_limit_shows_the_newest_points_or_every_one_and_refuses_a_negati
     assert "--limit must be 0 (every point) or more, got -3" in err, err
 
 
+@pytest.mark.parametrize("verb", [["detect"], ["history"], ["alerts"], ["export", "--format", "json"], ["pages", "--out", "site"],
+                                  ["notify", "--channel", "webhook:http://127.0.0.1:9/x"], ["sync", "--export", "out"],
+                                  ["fit", "--from-store", "x", "-y", "T"], ["bisect", "abc", "--runner", "host"]])
+def test_a_verb_that_reads_refuses_a_history_that_is_not_there(verb, tmp_path, capsys, monkeypatch):
+    """A mistyped --store or PERFGATE_STORE once opened as a new, empty history: detect passed
+    ("no change points in 0 series", exit 0) and left the folder and an empty file behind."""
+    monkeypatch.chdir(tmp_path)
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)   # bisect starts from a repository
+    store = tmp_path / "typo" / "history.db"
+    assert main([*verb, "--store", f"sqlite:{store}"]) == 2
+    err = capsys.readouterr().err
+    assert f"{store}: no perfgate history there (nothing was created)" in err, err
+    assert not (tmp_path / "typo").exists() and not (tmp_path / "site").exists() and not (tmp_path / "out").exists()
+
+
+def test_the_verbs_that_record_create_the_history(tmp_path, capsys):
+    store = tmp_path / "new" / "history.db"
+    assert main(["sync", "--import", str(_empty_folder(tmp_path / "in")), "--store", f"sqlite:{store}"]) == 0
+    assert store.is_file()
+
+
+def _empty_folder(path: Path) -> Path:
+    path.mkdir()
+    return path
+
+
+def _git_checkout(path: Path, commits: int) -> list[str]:
+    """A repository with ``commits`` empty commits; their hashes, oldest first."""
+    git = ["git", "-C", str(path), "-c", "user.email=t@t", "-c", "user.name=t"]
+    subprocess.run(["git", "init", "-q", str(path)], check=True)
+    for i in range(commits):
+        subprocess.run([*git, "commit", "-q", "--allow-empty", "-m", f"c{i}"], check=True)
+    out = subprocess.run([*git, "rev-list", "--reverse", "HEAD"], capture_output=True, text=True, check=True)
+    return out.stdout.split()
+
+
+def test_a_git_ref_given_as_the_commit_is_recorded_as_its_hash(tmp_path, store_path, monkeypatch, capsys):
+    """``--commit HEAD`` was recorded as a commit named "HEAD": every such run at one fake commit."""
+    shas = _git_checkout(tmp_path / "repo", 2)
+    monkeypatch.chdir(tmp_path / "repo")
+    fixture = HYPERFINE
+    for ref in ("HEAD", "HEAD~1", shas[0][:7]):
+        assert ingest(str(fixture), "--branch", "main", "--commit", ref, "--testbed", f"tb-{ref}", store=store_path) == 0
+    assert ingest(str(fixture), "--branch", "main", "--commit", "v-label", "--testbed", "tb", store=store_path) == 0
+    with SqliteStore(store_path) as s:
+        assert sorted(r.commit for r in s.runs()) == sorted([shas[1], shas[0], shas[0], "v-label"])
+    monkeypatch.chdir(tmp_path)                                  # no checkout: HEAD names nothing
+    capsys.readouterr()
+    assert ingest(str(fixture), "--branch", "main", "--commit", "HEAD~2", store=store_path) == 2
+    assert "--commit 'HEAD~2' is a git ref, but no commit by that name" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("option", ["--branch", "--commit", "--testbed"])
+def test_an_empty_identity_is_refused_not_taken_for_the_default(option, tmp_path, store_path, capsys):
+    """``--branch ""`` (an unset CI variable) was recorded on the checked-out branch."""
+    fixture = HYPERFINE
+    args = {"--branch": "main", "--commit": "c0ffee", "--testbed": "tb"} | {option: ""}
+    assert ingest(str(fixture), *[x for kv in args.items() for x in kv], store=store_path) == 2
+    assert f"{option}: name is empty" in capsys.readouterr().err
+    assert not store_path.exists()
+
+
+@pytest.mark.parametrize("out", ["a-file", "/proc/no-folder-here"])
+def test_pages_out_that_cannot_be_a_folder_is_a_clear_error(out, tmp_path, store_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a-file").write_text("keep me\n")
+    _filled_store(store_path, runs=3)
+    assert main(["pages", "--out", out, "--store", f"sqlite:{store_path}"]) == 2
+    err = capsys.readouterr().err
+    assert f"--out {out}: " in err and ("is not a folder" in err or "cannot create the folder" in err), err
+    assert (tmp_path / "a-file").read_text() == "keep me\n"
+
+
 def _damaged(store: Path) -> None:
     """Overwrite four pages a third of the way into the file; the header stays intact."""
     data = bytearray(store.read_bytes())

@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import json
 import shutil
+from pathlib import Path
 
 from test_alerts import record, series
+
+FIXTURES = Path(__file__).parent / "fixtures"
 
 
 def _files(root):
@@ -94,3 +97,23 @@ def test_a_bad_file_is_named_and_nothing_is_written(cli, store_path, tmp_path):
     first.rename(data / "runs" / "elsewhere" / first.name)
     proc = cli("sync", "--import", str(data), env=env)
     assert proc.returncode == 2 and "runs/<commit>/<key>.json" in proc.stderr
+
+
+def test_a_run_time_no_date_can_hold_is_refused(cli, store_path, tmp_path):
+    """An infinite or far-future start time, once recorded, made every verb that writes it as a
+    date (history, pages, sync) fail with a traceback."""
+    record(store_path, series(5, 6))
+    data = tmp_path / "data"
+    cli("sync", "--export", str(data), check=True)
+    victim = sorted(data.glob("runs/*/*.json"))[-1]
+    doc = json.loads(victim.read_text())
+    doc["run"]["start_time"] = 1e30
+    victim.write_text(json.dumps(doc))
+    proc = cli("sync", "--import", str(data), env={"PERFGATE_STORE": f"sqlite:{tmp_path / 'fresh.db'}"})
+    assert proc.returncode == 2, proc.stderr
+    assert str(victim) in proc.stderr and "run.start_time" in proc.stderr and "between 1970 and 9999" in proc.stderr
+    assert not (tmp_path / "fresh.db").exists()
+    for bad in ("inf", "nan", "-1", "1e30"):
+        proc = cli("ingest", str(FIXTURES / "hyperfine" / "two-commands.json"), "--branch", "main", "--commit", "c0ffee",
+                   f"--start-time={bad}")
+        assert proc.returncode == 2 and "argument --start-time" in proc.stderr, (bad, proc.stderr)

@@ -49,6 +49,7 @@ def test_yaml_and_directory_order(tmp_path):
 
 @pytest.mark.parametrize("text, place, reason", [
     ('[measure.latency]\ntest = "median"\nupper_boundary = 1\n', "measure.latency.test", "not a threshold test"),
+    ('[measure.latency]\nconsecutive = 2\n', "measure.latency", "missing key `test`: name the threshold test"),
     ('[measure.latency]\ntest = "t_test"\nupper_boundary = 1.5\n', "measure.latency.upper_boundary", "[0.5, 1)"),
     ('[measure.latency]\ntest = "t_test"\n', "measure.latency", "needs lower_boundary"),
     ('[measure.latency]\ntest = "percentage"\nupper_boundary = -1\n', "upper_boundary", "negative"),

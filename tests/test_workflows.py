@@ -158,6 +158,9 @@ def _run_action_step(tmp_path, command: str, **env):
 
 
 def test_the_action_treats_its_input_as_data_not_code(tmp_path):
+    from perfgate.store.sqlite import SqliteStore
+
+    SqliteStore(tmp_path / "h.db").close()            # an empty history to export
     proc, out = _run_action_step(tmp_path, "sync --export 'dir $(touch pwned)' --json")
     assert proc.returncode == 0, proc.stderr
     assert out == {"exit-code": "0", "outcome": "ok"}

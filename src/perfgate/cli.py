@@ -96,6 +96,7 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"perfgate {__version__}")
     verbs = parser.add_subparsers(dest="verb", metavar="VERB")
+    parser.verb_parsers = verbs.choices     # name -> the verb's parser, for its own usage in errors
     if verb == LIST_ONLY:
         # Only the list of verbs (for help, or to refuse an unknown one): nothing loaded, nothing run.
         for name, text, _ in _summaries():
@@ -121,7 +122,11 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     verb = _requested_verb(argv)
     parser = build_parser(verb if verb in verb_names() else LIST_ONLY)
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        # said by the verb's own parser, with its usage (the top parser's listed only the verbs)
+        own = parser.verb_parsers.get(getattr(args, "verb", None) or "")
+        (own or parser).error(f"unrecognized arguments: {' '.join(extra)}")
     if not getattr(args, "handler", None):
         parser.print_help()
         return EXIT_USAGE

@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
+
+from perfgate.errors import PerfgateError
+
+_FULL_HASH = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+# names that only mean something in a repository: HEAD, @, and anything relative (~, ^, @{...}, :path)
+_RELATIVE = re.compile(r"^(HEAD|@)$|[~^:]|@\{")
 
 
 def _git(*args: str) -> str | None:
@@ -16,6 +23,22 @@ def _git(*args: str) -> str | None:
 
 def current_commit() -> str | None:
     return os.environ.get("GITHUB_SHA") or _git("rev-parse", "HEAD")
+
+
+def resolve_commit(given: str) -> str:
+    """``--commit`` as recorded: a git ref the checkout knows (``HEAD``, ``HEAD~1``, a branch, a
+    short hash) becomes its full hash, or every run given ``--commit HEAD`` would be recorded at
+    one commit named "HEAD"; a relative name the checkout cannot resolve is refused; any other
+    name (a full hash, or a label from elsewhere) is kept as given."""
+    if _FULL_HASH.fullmatch(given):
+        return given
+    full = _git("rev-parse", "--verify", "--quiet", "--end-of-options", f"{given}^{{commit}}")
+    if full:
+        return full
+    if _RELATIVE.search(given):
+        raise PerfgateError(f"--commit {given!r} is a git ref, but no commit by that name is in a git checkout here; "
+                            "give the commit's hash")
+    return given
 
 
 def current_branch() -> str | None:

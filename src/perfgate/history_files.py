@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from perfgate.errors import InputError
-from perfgate.model import Alert, Metric, Run, Testbed
+from perfgate.model import Alert, Metric, Run, Testbed, time_problem
 
 FORMAT = 1
 _SAFE = re.compile(r"^[A-Za-z0-9._-]{1,128}$")
@@ -106,6 +106,14 @@ def _number(d: Any, key: str, src: str, place: str, optional: bool = False) -> f
     return None if value is None else float(value)
 
 
+def _time(d: Any, key: str, src: str, place: str) -> float | None:
+    value = _number(d, key, src, place, optional=True)
+    problem = None if value is None else time_problem(value)
+    if problem:
+        raise InputError(src, place, problem)
+    return value
+
+
 def read_run(path: Path) -> Run:
     src = str(path)
     r = _get(_load(path), "run", dict, src, "run")
@@ -128,8 +136,7 @@ def read_run(path: Path) -> Run:
               _get(r, "commit", str, src, "run.commit"),
               Testbed(_get(tb, "name", str, src, "run.testbed.name"),
                       _get(tb, "fingerprint", dict, src, "run.testbed.fingerprint")),
-              metrics, _number(r, "start_time", src, "run.start_time", optional=True),
-              _number(r, "end_time", src, "run.end_time", optional=True),
+              metrics, _time(r, "start_time", src, "run.start_time"), _time(r, "end_time", src, "run.end_time"),
               _get(r, "adapter", str, src, "run.adapter"), _get(r, "context", dict, src, "run.context"),
               _get(r, "idempotency_key", str, src, "run.idempotency_key"))
     if path.stem != run.idempotency_key or path.parent.name != run.commit:

@@ -192,6 +192,19 @@ def number_problem(value: object, *, allow_negative: bool = False) -> str | None
 
 
 
+LATEST_TIME = 253402300799.0   # 9999-12-31T23:59:59Z: the last second a date can be written for
+
+
+def time_problem(value: float) -> str | None:
+    """Why ``value`` cannot be a run's time in epoch seconds, or None.  An infinite or far-future
+    time was once recorded, and every verb that wrote it as a date (history, pages, sync) failed."""
+    if not math.isfinite(value):
+        return f"{value} is not a finite number of seconds"
+    if not 0 <= value <= LATEST_TIME:
+        return f"{value:g} is not a time between 1970 and 9999 in epoch seconds"
+    return None
+
+
 def duplicate_metric(metrics: list[Metric]) -> tuple[str, str] | None:
     """The first (benchmark, measure) that appears twice, or None: a run holds each once."""
     seen: set[tuple[str, str]] = set()

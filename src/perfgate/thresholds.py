@@ -217,6 +217,8 @@ def _change_point(src: str, place: str, body: Any) -> dict[str, Any]:
 def _test(src: str, place: str, body: dict[str, Any]) -> dict[str, Any]:
     _only(src, place, body, {f.name for f in fields(ThresholdTest)})
     test = body.get("test")
+    if test is None:
+        raise InputError(src, place, f"missing key `test`: name the threshold test (one of: {', '.join(TESTS)})")
     if test not in TESTS:
         raise InputError(src, f"{place}.test", f"{test!r} is not a threshold test; use one of: {', '.join(TESTS)}")
     out: dict[str, Any] = {"test": test}

@@ -7,7 +7,7 @@ import os
 
 from perfgate.errors import InputError, PerfgateError
 from perfgate.fingerprint import host_fingerprint, testbed_name
-from perfgate.gitinfo import current_branch, current_commit
+from perfgate.gitinfo import current_branch, current_commit, resolve_commit
 from perfgate.model import Alert, Testbed, identity_problem
 from perfgate.outputs import write_atomic
 from perfgate.store import Store, open_store
@@ -20,18 +20,26 @@ def add_run_identity(p: argparse.ArgumentParser) -> None:
 
 
 def resolve_identity(args: argparse.Namespace) -> tuple[str, str, Testbed]:
-    branch = args.branch or current_branch()
-    commit = args.commit or current_commit()
-    if not branch:
-        raise PerfgateError("--branch is required outside a git checkout")
-    if not commit:
-        raise PerfgateError("--commit is required outside a git checkout")
+    """Branch, commit and testbed of a run: as given (an empty one is refused, not taken for
+    "not given"), else from the checkout and the machine.  A git ref given as the commit is
+    recorded as its hash (:func:`perfgate.gitinfo.resolve_commit`)."""
+    branch, commit = given_branch_and_commit(args)
     fingerprint = host_fingerprint()
-    testbed = args.testbed or testbed_name(fingerprint)
-    check_identity("branch", branch, "--branch" if args.branch else "the checkout's branch")
-    check_identity("commit", commit, "--commit" if args.commit else "the checkout's HEAD")
-    check_identity("testbed", testbed, "--testbed" if args.testbed else "this machine's fingerprint")
+    testbed = args.testbed if args.testbed is not None else testbed_name(fingerprint)
+    check_identity("testbed", testbed, "--testbed" if args.testbed is not None else "this machine's fingerprint")
     return branch, commit, Testbed(testbed, fingerprint)
+
+
+def given_branch_and_commit(args: argparse.Namespace) -> tuple[str, str]:
+    branch = args.branch if args.branch is not None else current_branch()
+    commit = args.commit if args.commit is not None else current_commit()
+    if branch is None:
+        raise PerfgateError("--branch is required outside a git checkout")
+    if commit is None:
+        raise PerfgateError("--commit is required outside a git checkout")
+    check_identity("branch", branch, "--branch" if args.branch is not None else "the checkout's branch")
+    check_identity("commit", commit, "--commit" if args.commit is not None else "the checkout's HEAD")
+    return branch, resolve_commit(commit) if args.commit is not None else commit
 
 
 def check_identity(kind: str, value: object, source: str) -> str:
@@ -42,12 +50,14 @@ def check_identity(kind: str, value: object, source: str) -> str:
     return value  # type: ignore[return-value]
 
 
-def store_from(args: argparse.Namespace) -> Store:
+def store_from(args: argparse.Namespace, *, create: bool = False) -> Store:
+    """The store of ``--store``; ``create`` only for the verbs that record runs (ingest, run,
+    backfill, check, sync --import): the others refuse a history that is not there."""
     check_identity("project", args.project, "--project")
     for kind in ("branch", "testbed", "benchmark", "measure"):  # filters too: echoed in messages
         if getattr(args, kind, None):
             check_identity(kind, getattr(args, kind), f"--{kind}")
-    return open_store(args.store, args.project)
+    return open_store(args.store, args.project, create=create)
 
 
 def add_series_filters(p: argparse.ArgumentParser) -> None:

@@ -150,7 +150,7 @@ def backfill(args: argparse.Namespace, root: Path, commits: list[Commit], branch
     recorded = skipped = 0
     planned: list[dict] = []
     started = time.monotonic()
-    with store_from(args) as store, Progress(
+    with store_from(args, create=True) as store, Progress(
             TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
             TextColumn("ETA"), TimeRemainingColumn(), console=err, transient=False) as progress:
         task = progress.add_task("backfill", total=len(commits))

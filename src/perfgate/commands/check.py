@@ -196,7 +196,7 @@ def run(args: argparse.Namespace) -> int:
                 subprocess.run(["git", "-C", str(root), "worktree", "remove", "--force", str(tree)], capture_output=True)
                 shutil.rmtree(tree, ignore_errors=True)
             subprocess.run(["git", "-C", str(root), "worktree", "prune"], capture_output=True)
-    with store_from(args) as store:
+    with store_from(args, create=True) as store:
         store.add_runs([runs["base"].with_key(), runs["head"].with_key()])
     comparison = outcome.comparison
     comparison.base = {"branch": args.base, "commit": shas["base"], "testbed": runs["base"].testbed.name}

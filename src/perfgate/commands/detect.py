@@ -47,7 +47,7 @@ from rich.table import Table
 
 from perfgate.commands._common import add_series_filters, store_from
 from perfgate import heap
-from perfgate.errors import EXIT_OK, EXIT_REGRESSION, StoreError
+from perfgate.errors import EXIT_OK, EXIT_REGRESSION, PerfgateError, StoreError
 from perfgate.model import REGIME_HEAD, Alert, Measure, suspects
 from perfgate.output import emit_json, err, out
 from perfgate.parallel import MIN_ITEMS, default_workers, map_in_processes
@@ -95,6 +95,9 @@ def run(args: argparse.Namespace) -> int:
     if args.series:
         _import_detectors()
         return _run_file(args, thresholds)
+    if args.higher_is_better is not None:
+        raise PerfgateError(f"--{'higher' if args.higher_is_better else 'lower'}-is-better applies to --series "
+                            "only: a stored series takes its measure's direction from the measure's name")
     with store_from(args) as store:
         if not args.no_record:
             store.expect_writes()            # its integrity check runs beside the work below

@@ -374,6 +374,6 @@ def _record(args, benchmark: str, table: ScalingTable, names, results) -> dict:
     new_run.start_time = None  # the content key must not depend on the clock: a retry is a no-op
     new_run.with_key()
     new_run.start_time = now
-    with store_from(args) as store:
+    with store_from(args, create=True) as store:
         added = store.add_run(new_run)
     return {"added": added, "branch": branch, "commit": commit, "metrics": len(metrics)}

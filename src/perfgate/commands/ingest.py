@@ -22,7 +22,7 @@ from perfgate.adapters import adapter_names, parse_file
 from perfgate.commands._common import add_run_identity, resolve_identity, store_from
 from perfgate.escape import terminal
 from perfgate.errors import EXIT_OK, EXIT_REGRESSION, EXIT_USAGE, InputError
-from perfgate.model import Metric, Run, content_key, duplicate_metric
+from perfgate.model import Metric, Run, content_key, duplicate_metric, time_problem
 from perfgate.output import emit_json, err, out
 
 NAME = "ingest"
@@ -43,7 +43,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="output format (default: detect it)")
     add_run_identity(p)
     p.add_argument("--idempotency-key", help="key making a retried ingest a no-op (default: content hash)")
-    p.add_argument("--start-time", type=float, help="run start, epoch seconds (default: now)")
+    p.add_argument("--start-time", type=_epoch_seconds, help="run start, epoch seconds (default: now)")
     p.add_argument("--fail-on-alert", action="store_true",
                    help="exit 1 when the store raises an alert on this run (a Bencher threshold)")
 
@@ -75,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
     new_run.idempotency_key = args.idempotency_key or content_key(dataclasses.replace(new_run, start_time=None))
     if new_run.start_time is None:
         new_run.start_time = now
-    with store_from(args) as store:
+    with store_from(args, create=True) as store:
         added = store.add_run(new_run)
         outcomes = list(getattr(store, "last_outcomes", []))
     spooled = [o for o in outcomes if o.status == "spooled"]
@@ -103,3 +103,14 @@ def run(args: argparse.Namespace) -> int:
     if rejected:
         return EXIT_USAGE
     return EXIT_REGRESSION if args.fail_on_alert and alerts else EXIT_OK
+
+
+def _epoch_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected epoch seconds, got {text!r}") from None
+    problem = time_problem(value)
+    if problem:
+        raise argparse.ArgumentTypeError(problem)
+    return value

@@ -145,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
         if only_flush:
             flushed, outcomes, local_ids = target.flush(), [], []
         else:
-            with open_store(args.store, args.project) as local:
+            with open_store(args.store, args.project, create=False) as local:
                 if args.run_ids:
                     local_ids = list(args.run_ids)
                 else:

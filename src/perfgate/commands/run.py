@@ -21,14 +21,13 @@ from perfgate.escape import terminal
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from perfgate.commands._common import check_identity, store_from
+from perfgate.commands._common import given_branch_and_commit, store_from
 from perfgate.containers import engine, images
 from perfgate.containers.fingerprint import container_testbed
 from perfgate.containers.manifest import PROFILES, discover
 from perfgate.containers.runner import Limits, run_suite
 from perfgate.detect.stats import coefficient_of_variation
 from perfgate.errors import EXIT_OK, PerfgateError
-from perfgate.gitinfo import current_branch, current_commit
 from perfgate.model import Run, Testbed, duplicate_metric
 from perfgate.output import emit_json, err, out
 from perfgate.units import human
@@ -76,12 +75,7 @@ def run(args: argparse.Namespace) -> int:
     root = args.root.resolve()
     suites = discover(root / "benches", args.suite)
     plan = [(s, v) for s in suites for v in s.variant_names(args.variant)]
-    branch = args.branch or current_branch()
-    commit = args.commit or current_commit()
-    if not branch or not commit:
-        raise PerfgateError("--branch and --commit are required outside a git checkout")
-    check_identity("branch", branch, "--branch" if args.branch else "the checkout's branch")
-    check_identity("commit", commit, "--commit" if args.commit else "the checkout's HEAD")
+    branch, commit = given_branch_and_commit(args)
 
     engine.ensure_engine()
     built = images.build_all(root, suites, log=err.print)
@@ -93,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
 
     runs: list[Run] = []
     added = 0
-    with store_from(args) as store, Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+    with store_from(args, create=True) as store, Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
                                              TimeElapsedColumn(), console=err, transient=False) as progress:
         task = progress.add_task("benchmarks", total=len(plan) * args.repeat)
         for repeat in range(args.repeat):

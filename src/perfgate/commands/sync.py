@@ -35,7 +35,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.import_dir:
         runs, alerts, acks = history_files.read_folder(Path(args.import_dir))
-        with store_from(args) as store:
+        with store_from(args, create=True) as store:
             restore = getattr(store, "restore_alerts", None)
             if alerts and restore is None:
                 raise PerfgateError(f"{type(store).__name__} cannot take alerts from files; import into a sqlite: store")

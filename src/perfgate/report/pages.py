@@ -103,7 +103,10 @@ def publish_site(store: Store, out_dir: str | Path, *, title: str, branch: str |
              if include_sweeps or not _on_scaling_page(k, drawn) or k in alerts}
 
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise PerfgateError(f"--out {out_dir}: cannot create the folder: {e.strerror}") from None
     data = Path(tempfile.mkdtemp(dir=out, prefix=".data-"))
     try:
         (data / "b").mkdir()

@@ -15,35 +15,39 @@ DEFAULT_STORE = "sqlite:.perfgate/history.db"
 
 __all__ = ["DEFAULT_STORE", "Point", "RunSummary", "SeriesKey", "Store", "open_store", "raw_samples", "register_scheme"]
 
-# scheme prefix -> factory(spec, project)
-_SCHEMES: dict[str, Callable[[str, str], Store]] = {}
+# scheme prefix -> factory(spec, project, create): ``create`` whether a store that does not exist
+# yet may be made (by the verbs that record); a server's project always exists or is refused.
+_SCHEMES: dict[str, Callable[[str, str, bool], Store]] = {}
 
 
-def register_scheme(prefix: str, factory: Callable[[str, str], Store]) -> None:
+def register_scheme(prefix: str, factory: Callable[[str, str, bool], Store]) -> None:
     _SCHEMES[prefix] = factory
 
 
-def _sqlite(spec: str, project: str) -> Store:
+def _sqlite(spec: str, project: str, create: bool) -> Store:
     from perfgate.store.sqlite import SqliteStore
 
     path = spec.removeprefix("sqlite:")
     if not path:
         raise PerfgateError("--store sqlite: needs a path, e.g. sqlite:.perfgate/history.db")
-    return SqliteStore(path, project)
+    return SqliteStore(path, project, create=create)
 
 
 register_scheme("sqlite:", _sqlite)
 
 
-def open_store(spec: str | None = None, project: str = "default") -> Store:
+def open_store(spec: str | None = None, project: str = "default", *, create: bool = True) -> Store:
+    """The store ``spec`` names.  ``create=False`` for a verb that only reads or adds to a history:
+    a history that is not there is then an error (a mistyped ``--store`` in CI must not pass as an
+    empty history), not a new empty one."""
     spec = spec or DEFAULT_STORE
     for prefix, factory in _SCHEMES.items():
         if spec.startswith(prefix):
-            return factory(spec, project)
+            return factory(spec, project, create)
     _load_optional_backends()
     for prefix, factory in _SCHEMES.items():
         if spec.startswith(prefix):
-            return factory(spec, project)
+            return factory(spec, project, create)
     known = ", ".join(sorted(_SCHEMES))
     raise PerfgateError(f"--store {spec!r}: unknown store; use one of: {known}")
 

@@ -330,7 +330,7 @@ def _chunks(items: list[dict], size: int) -> list[list[dict]]:
     return [items[i:i + size] for i in range(0, len(items), size)]
 
 
-def _factory(spec: str, project: str) -> Store:
+def _factory(spec: str, project: str, create: bool) -> Store:
     base_url, slug = parse_spec(spec)
     return BencherStore(base_url, slug, Secret(os.environ.get("BENCHER_API_TOKEN")))
 

@@ -98,14 +98,18 @@ def _guarded(method: Callable[..., T]) -> Callable[..., T]:
 
 
 class SqliteStore(Store):
-    def __init__(self, path: str | Path, project: str = "default", *, read_only: bool = False):
-        """``read_only``: open for reading only, even a file one may write (a worker's handle)."""
+    def __init__(self, path: str | Path, project: str = "default", *, read_only: bool = False, create: bool = True):
+        """``read_only``: open for reading only, even a file one may write (a worker's handle).
+        ``create``: make the file (and its folder) when it does not exist; else that is an error."""
         self.path = Path(path)
         self.project = project
         self._intact = False
         self._check = None          # the integrity check running beside the work (expect_writes)
         if self.path.exists() and not self.path.is_file():
             raise StoreError(f"{self.path}: is not a file, so it cannot be a perfgate history")
+        if not create and not self.path.exists():
+            raise StoreError(f"{self.path}: no perfgate history there (nothing was created); record runs into it "
+                             "with 'perfgate ingest' or 'perfgate run', or check --store / PERFGATE_STORE")
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as e:
