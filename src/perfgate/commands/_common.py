@@ -31,6 +31,7 @@ def resolve_identity(args: argparse.Namespace) -> tuple[str, str, Testbed]:
 
 
 def given_branch_and_commit(args: argparse.Namespace) -> tuple[str, str]:
+    """``--branch`` and ``--commit`` (a ref resolved to its hash), else the checkout's; checked."""
     branch = args.branch if args.branch is not None else current_branch()
     commit = args.commit if args.commit is not None else current_commit()
     if branch is None:
@@ -52,7 +53,7 @@ def check_identity(kind: str, value: object, source: str) -> str:
 
 def store_from(args: argparse.Namespace, *, create: bool = False) -> Store:
     """The store of ``--store``; ``create`` only for the verbs that record runs (ingest, run,
-    backfill, check, sync --import): the others refuse a history that is not there."""
+    backfill, check, fit --record, sync --import): the others refuse a history that is not there."""
     check_identity("project", args.project, "--project")
     for kind in ("branch", "testbed", "benchmark", "measure"):  # filters too: echoed in messages
         if getattr(args, kind, None):
