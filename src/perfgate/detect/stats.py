@@ -90,16 +90,23 @@ def relative_change(log_shift: float) -> float:
         return float(np.expm1(log_shift))
 
 
-def coefficient_of_variation(values) -> float | None:
-    """Sample standard deviation over |mean| of raw values; None with fewer than two values, a
-    non-finite one, or a zero mean.  Values over 1e150 are divided by the largest first (the CV
-    does not depend on their scale): their squares would overflow."""
+def _scale_free(values, fewest: int) -> np.ndarray | None:
+    """``values`` as floats for a ratio that does not depend on their scale (a CV), or None with
+    fewer than ``fewest`` values or a non-finite one.  Values over 1e150 are divided by the
+    largest first: their squares would overflow."""
     a = np.asarray(values, dtype=float)
-    if a.size < 2 or not np.all(np.isfinite(a)):
+    if a.size < fewest or not np.all(np.isfinite(a)):
         return None
     top = float(np.max(np.abs(a)))
-    if top > 1e150:
-        a = a / top
+    return a / top if top > 1e150 else a
+
+
+def coefficient_of_variation(values) -> float | None:
+    """Sample standard deviation over |mean| of raw values; None with fewer than two values, a
+    non-finite one, or a zero mean."""
+    a = _scale_free(values, 2)
+    if a is None:
+        return None
     mean = float(a.mean())
     return float(a.std(ddof=1)) / abs(mean) if mean else None
 
@@ -110,12 +117,9 @@ def run_to_run_cv(values) -> float | None:
     large difference among many, so it does not count as noise, where a CV over every value
     took a +74% regression for 31% noise.  None with fewer than three values, a non-finite one,
     or a zero median."""
-    a = np.asarray(values, dtype=float)
-    if a.size < 3 or not np.all(np.isfinite(a)):
+    a = _scale_free(values, 3)
+    if a is None:
         return None
-    top = float(np.max(np.abs(a)))
-    if top > 1e150:
-        a = a / top
     level = float(np.median(a))
     return 1.4826 * float(np.median(np.abs(np.diff(a)))) / math.sqrt(2) / abs(level) if level else None
 
