@@ -64,3 +64,16 @@ def test_check_flags_a_pull_request_that_only_changes_src(consumer, cli, tmp_pat
     # on this shared 2-core machine moved by up to 68% run to run, so it is not asserted.
     assert ("python3 bench_sum.py 50000 2", "instructions") in flagged
     assert "❌" in (tmp_path / "comment.md").read_text()
+
+
+@pytest.mark.docker
+@pytest.mark.slow
+def test_backfill_builds_a_repository_without_docker_on_perfgates_images(consumer, cli, base_image):  # noqa: F811
+    """backfill (and bisect, through the same commit runner) looked for the repository's own
+    docker/base.lock and refused a consumer that has none; run and check built on perfgate's."""
+    assert not (consumer / "docker").exists()
+    proc = cli("backfill", "main", "--root", str(consumer), "--cpuset", "1", "--json",
+               env={"PERFGATE_DOCKER_DIR": str(ROOT / "docker")})
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads(proc.stdout)
+    assert summary["commits"] == 2 and summary["runs_recorded"] >= 2, summary   # both commits measured

@@ -70,7 +70,9 @@ class ContainerRunner:
         self._images = images
         self.build_seconds = 0.0      # time spent building images that were not cached
         started = time.monotonic()
-        self._base = images.build_base(root / "docker", log=log)
+        # a repository without its own docker/ builds on perfgate's pinned images, as run and check do
+        self._defs = images.image_definitions(root)
+        self._base = images.build_base(self._defs, log=log)
         self._count_build(self._base, started)
         self._tools: dict[str, object] = {}
         self._testbeds: dict[tuple[str, str], Testbed] = {}
@@ -78,7 +80,7 @@ class ContainerRunner:
     def _tool(self, image: str):
         if image not in self._tools:
             started = time.monotonic()
-            self._tools[image] = self._images.build_image(self.root / "docker", image, self._base, log=self.log)
+            self._tools[image] = self._images.build_image(self._defs, image, self._base, log=self.log)
             self._count_build(self._tools[image], started)
         return self._tools[image]
 
