@@ -376,6 +376,25 @@ def test_pages_out_that_cannot_be_a_folder_is_a_clear_error(out, tmp_path, store
     assert (tmp_path / "a-file").read_text() == "keep me\n"
 
 
+@pytest.mark.parametrize("args, said", [
+    (["notify", "--channel", "webhook:http://[::1/hook-s3cr3t"], "--channel webhook:URL: not a usable URL: Invalid IPv6 URL"),
+    (["notify", "--channel", "webhook:http://127.0.0.1:99999/hook-s3cr3t"], "not a usable URL: Port out of range"),
+    (["history", "--store", "bencher+http://[::1/p"], "--store: not a usable URL: Invalid IPv6 URL"),
+    (["publish", "--to", "bencher+http://127.0.0.1:1"], "--to 'bencher+http://127.0.0.1:1': the URL must end with"),
+    (["publish", "--to", "bencher+http://u:s3cr3t@127.0.0.1:1/p"], "--to: put the Bencher token in BENCHER_API_TOKEN"),
+])
+def test_a_url_that_cannot_be_used_is_a_clear_error_naming_its_option(args, said, store_path, capsys):
+    """An unclosed IPv6 bracket ended notify and the Bencher store with a traceback (exit 1, the
+    code for "regression found"); a port past 65535 spooled the messages as if the target were
+    down; publish's errors named --store for its --to."""
+    _filled_store(store_path, runs=1)
+    if "--store" not in args:
+        args = [*args, "--store", f"sqlite:{store_path}"]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert said in err and "s3cr3t" not in err, err
+
+
 def _damaged(store: Path) -> None:
     """Overwrite four pages a third of the way into the file; the header stays intact."""
     data = bytearray(store.read_bytes())

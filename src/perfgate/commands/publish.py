@@ -90,7 +90,7 @@ def _target(args: argparse.Namespace, spool: Spool) -> BencherStore:
         raise PerfgateError("--to bencher+http(s)://HOST[:PORT]/PROJECT is required (or set PERFGATE_PUBLISH_TO)")
     if not args.to.startswith("bencher+"):
         raise PerfgateError(f"--to {args.to!r}: publish sends to a Bencher store (bencher+http(s)://...)")
-    base_url, project = parse_spec(args.to)
+    base_url, project = parse_spec(args.to, "--to")
     store = BencherStore(base_url, project, Secret(os.environ.get("BENCHER_API_TOKEN")), spool=spool,
                          start_point=_start_point(args))
     if args.no_thresholds:

@@ -13,10 +13,10 @@ import hashlib
 import math
 from dataclasses import asdict
 from typing import Any
-from urllib.parse import urlsplit
 
 from perfgate import __version__
 from perfgate.errors import PerfgateError
+from perfgate.urls import split_url
 from perfgate.notify import render
 from perfgate.notify.base import Channel, Links, RefLookup
 from perfgate.notify.events import Event
@@ -67,7 +67,7 @@ class WebhookChannel(Channel):
     kind = "webhook"
 
     def __init__(self, url: str, links: Links, *, policy: RetryPolicy | None = None, **http_kw: Any):
-        parts = urlsplit(url)
+        parts = split_url(url, "--channel webhook:URL")
         if parts.scheme not in ("http", "https") or not parts.netloc:
             raise PerfgateError("--channel webhook:URL: URL must be http(s)://host/...")
         super().__init__(url)

@@ -20,7 +20,6 @@ import os
 from datetime import datetime
 from itertools import product
 from typing import Any, Iterable
-from urllib.parse import urlsplit
 
 from perfgate.bencher.alert_memory import AlertMemory, memory_error
 from perfgate.bencher.alerts import BencherAlert, as_perfgate_alert
@@ -33,6 +32,7 @@ from perfgate.bencher.spool import Spool
 from perfgate.errors import PerfgateError, StoreError
 from perfgate.model import Alert, Metric, Run, Testbed
 from perfgate.store import register_scheme
+from perfgate.urls import split_url
 from perfgate.store.base import Point, RunSummary, SeriesKey, Store
 
 PERF_LIMIT = 255  # combinations the perf endpoint answers per request
@@ -40,18 +40,19 @@ DEFAULT_THRESHOLDS = object()  # "read thresholds/ when first needed"
 _DIMENSIONS = ("branches", "testbeds", "benchmarks", "measures")
 
 
-def parse_spec(spec: str) -> tuple[str, str]:
-    """``bencher+https://host:port/prefix/PROJECT`` -> (``https://host:port/prefix``, ``PROJECT``)."""
+def parse_spec(spec: str, option: str = "--store") -> tuple[str, str]:
+    """``bencher+https://host:port/prefix/PROJECT`` -> (``https://host:port/prefix``, ``PROJECT``);
+    ``option`` is the one that gave it, named in errors (``--store``, or publish's ``--to``)."""
     url = spec.removeprefix("bencher+")
-    parts = urlsplit(url)
+    parts = split_url(url, option)
     if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise PerfgateError(f"--store {spec!r}: expected bencher+http(s)://HOST[:PORT]/PROJECT")
+        raise PerfgateError(f"{option} {spec!r}: expected bencher+http(s)://HOST[:PORT]/PROJECT")
     if parts.username or parts.password:
-        raise PerfgateError("--store: put the Bencher token in BENCHER_API_TOKEN, not in the URL")
+        raise PerfgateError(f"{option}: put the Bencher token in BENCHER_API_TOKEN, not in the URL")
     path = parts.path.rstrip("/")
     prefix, _, project = path.rpartition("/")
     if not project:
-        raise PerfgateError(f"--store {spec!r}: the URL must end with the Bencher project slug")
+        raise PerfgateError(f"{option} {spec!r}: the URL must end with the Bencher project slug")
     return f"{parts.scheme}://{parts.netloc}{prefix}", project
 
 
