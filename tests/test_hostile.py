@@ -395,6 +395,19 @@ def test_a_url_that_cannot_be_used_is_a_clear_error_naming_its_option(args, said
     assert said in err and "s3cr3t" not in err, err
 
 
+@pytest.mark.parametrize("verb", [["check", "--base", "main", "--head", "pr"],
+                                  ["compare", "--base-branch", "main", "--head-branch", "pr"]])
+@pytest.mark.parametrize("where", ["missing/x.md", "."])
+def test_an_unwritable_markdown_comment_is_refused_before_any_work(verb, where, tmp_path, store_path, capsys, monkeypatch):
+    """check --markdown into a missing folder ran every round, then lost the verdict (and its
+    exit 1) to the write's error."""
+    monkeypatch.chdir(tmp_path)
+    _filled_store(store_path, runs=1)
+    assert main([*verb, "--markdown", where, "--store", f"sqlite:{store_path}"]) == 2
+    err = capsys.readouterr().err
+    assert f"--markdown {Path(where)}: " in err and ("does not exist" in err or "is a folder" in err), err
+
+
 def _damaged(store: Path) -> None:
     """Overwrite four pages a third of the way into the file; the header stays intact."""
     data = bytearray(store.read_bytes())

@@ -35,3 +35,17 @@ def write_atomic(path: str | Path, content: str | bytes, *, mode: int = 0o644) -
                 os.unlink(tmp)
             except OSError:
                 pass
+
+
+def check_writable(path: str | Path, option: str) -> None:
+    """Refuse, before any work, an output file that cannot be written: a folder, or a file in a
+    folder that is missing or read-only.  ``check --markdown`` found out only after every round
+    had run, and the verdict (and its exit 1) was lost to the write's error."""
+    target = Path(path)
+    folder = target.parent
+    if target.is_dir():
+        raise PerfgateError(f"{option} {target}: is a folder; name a file")
+    if not folder.is_dir():
+        raise PerfgateError(f"{option} {target}: its folder {folder} does not exist")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise PerfgateError(f"{option} {target}: its folder {folder} is not writable")

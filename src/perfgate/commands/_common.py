@@ -9,7 +9,7 @@ from perfgate.errors import InputError, PerfgateError
 from perfgate.fingerprint import host_fingerprint, testbed_name
 from perfgate.gitinfo import current_branch, current_commit, resolve_commit
 from perfgate.model import Alert, Testbed, identity_problem
-from perfgate.outputs import write_atomic
+from perfgate.outputs import check_writable, write_atomic
 from perfgate.store import Store, open_store
 
 
@@ -70,6 +70,12 @@ def add_series_filters(p: argparse.ArgumentParser) -> None:
 def add_markdown_option(p: argparse.ArgumentParser) -> None:
     p.add_argument("--markdown", metavar="FILE",
                    help="also write the verdicts as a pull-request comment (GitHub Markdown) to FILE")
+
+
+def check_markdown_target(args: argparse.Namespace) -> None:
+    """Refuse an unwritable --markdown before the verdicts are computed (they would be lost)."""
+    if args.markdown:
+        check_writable(args.markdown, "--markdown")
 
 
 def write_markdown(args: argparse.Namespace, comparison) -> None:

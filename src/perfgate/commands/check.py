@@ -38,7 +38,7 @@ from perfgate.escape import terminal
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from perfgate.commands.run import add_suite_options
-from perfgate.commands._common import add_markdown_option, check_identity, store_from, write_markdown
+from perfgate.commands._common import add_markdown_option, check_identity, check_markdown_target, store_from, write_markdown
 from perfgate.containers import engine, images
 from perfgate.containers.fingerprint import container_testbed
 from perfgate.containers.manifest import Suite, discover
@@ -174,6 +174,7 @@ class Outcome:
 
 def run(args: argparse.Namespace) -> int:
     plan = Plan.from_args(args)
+    check_markdown_target(args)
     for side in ("base", "head"):  # each becomes the branch of a stored run
         check_identity("branch", getattr(args, side), f"--{side}")
     root = Path(_git(args.root.resolve(), "rev-parse", "--show-toplevel"))

@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 from dataclasses import asdict
 
-from perfgate.commands._common import add_markdown_option, store_from, write_markdown
+from perfgate.commands._common import add_markdown_option, check_markdown_target, store_from, write_markdown
 from perfgate.escape import terminal
 from perfgate.errors import PerfgateError
 from perfgate.output import emit_json, out
@@ -54,6 +54,7 @@ def _pick(store, run_id: str | None, branch: str | None, side: str):
 def run(args: argparse.Namespace) -> int:
     if not 0 < args.alpha < 1:
         raise PerfgateError(f"--alpha {args.alpha}: must be between 0 and 1")
+    check_markdown_target(args)
     from perfgate.detect.compare import compare_runs   # scipy: imported only when the verb runs
 
     thresholds = load_thresholds(args.thresholds)
