@@ -110,3 +110,16 @@ def test_comment_says_plainly_when_nothing_could_be_flagged():
     base, head = suite(np.random.default_rng(4), 1, benchmarks=2)
     md = comparison_markdown(compare_rounds(base, head))
     assert "> **this check cannot flag any wall\\-time change" in md
+
+
+def test_a_sequential_check_states_the_rate_it_controls_not_one_looks_level():
+    """A sequential check's comment said "false discovery rate controlled at 0.00217657": that is
+    the level of its last look; the check as a whole controls the rate it was given."""
+    c = _many(1, 2)
+    fixed = comparison_markdown(c)
+    assert "false discovery rate controlled at 0.05 (Benjamini–Hochberg), effects with 95% intervals" in fixed
+    c.alpha, c.spent_over_looks = 0.00217657, 0.05
+    md = comparison_markdown(c)
+    assert ("false discovery rate controlled at 0.05 over the sequential looks (this look's level 0.0022) "
+            "(Benjamini–Hochberg), effects with 99.78% intervals") in md
+    assert "controlled at 0.00217657" not in md and "controlled at 0.05 over the sequential looks" in c.render()

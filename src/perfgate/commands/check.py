@@ -320,6 +320,7 @@ def _measure(args: argparse.Namespace, plan: Plan, thresholds, root: Path, trees
     if comparison is None:  # a fixed check: one look, at the full level
         comparison = compare_rounds(*(_rounds(results)[s] for s in ("base", "head")), thresholds, alpha=plan.alpha)
     else:
+        comparison.spent_over_looks = plan.alpha
         comparison.notes.append(f"sequential: {done} rounds, {stopped}; false discovery rate {plan.alpha:g} spent "
                                 f"over up to {len(plan.levels)} looks (Pocock-type alpha spending); this look's "
                                 f"level {comparison.alpha:.2g}, which the q-values are judged against")

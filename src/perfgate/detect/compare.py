@@ -112,11 +112,21 @@ class Verdict:
 @dataclass
 class Comparison:
     verdicts: list[Verdict]
-    alpha: float
+    alpha: float                               # the level the q-values (and intervals) are judged at
     base: dict = field(default_factory=dict)   # branch, commit, testbed of each side
     head: dict = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)   # what this configuration can and cannot detect
+    # A sequential check spends its false discovery rate over several looks, each judged at a
+    # smaller level (``alpha``); the rate the whole check controls is this one.
+    spent_over_looks: float | None = None
+
+    def rate_text(self) -> str:
+        """The false discovery rate the verdicts control, and at what level this look judged."""
+        if self.spent_over_looks is None:
+            return f"false discovery rate controlled at {self.alpha:g}"
+        return (f"false discovery rate controlled at {self.spent_over_looks:g} over the sequential looks "
+                f"(this look's level {self.alpha:.2g})")
 
     @property
     def regressions(self) -> list[Verdict]:
@@ -151,7 +161,7 @@ class Comparison:
         lines.insert(1, "  ".join("-" * w for w in widths))
         summary = (f"{len(self.findings('regression'))} regression(s), {len(self.findings('improvement'))} "
                    f"improvement(s) among {len(self.verdicts)} comparison(s) (a throughput tied to its latency is "
-                   f"one finding); false discovery rate controlled at {self.alpha:g}")
+                   f"one finding); {self.rate_text()}")
         return "\n".join([*self.warnings, *lines, summary, *self.notes])
 
 

@@ -74,8 +74,8 @@ def comparison_markdown(c: Comparison, title: str = "perfgate", key: str = "", l
              f"[trend pages]({links.pages_url})" if links.pages_url else ""]
     lines = [marker(key), f"### {markdown_text(title)}: {headline}", "",
              f"Head {head} against base {base} on testbed {markdown_code(c.head.get('testbed', '?'))}: "
-             f"{len(c.verdicts)} comparisons, {len(improvements)} improvement(s); false discovery rate "
-             f"controlled at {c.alpha:g} (Benjamini–Hochberg), effects with {(1 - c.alpha) * 100:g}% intervals; "
+             f"{len(c.verdicts)} comparisons, {len(improvements)} improvement(s); {c.rate_text()} "
+             f"(Benjamini–Hochberg), effects with {(1 - c.alpha) * 100:.4g}% intervals; "
              f"a throughput and its latency are one finding."
              + (" " + " · ".join(w for w in where if w) if any(where) else ""), ""]
     quoted = [f"> {markdown_text(w)}" for w in c.warnings]
