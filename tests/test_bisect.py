@@ -174,3 +174,13 @@ def test_a_bencher_store_narrows_the_alerts_it_remembers(tmp_path):
     assert again.details == {"bisect": {"steps": []}}
     alert.id = "unknown"
     assert memory.update(alert) is None
+
+
+def test_the_printed_title_keeps_the_measure_in_brackets(capsys):
+    from perfgate.commands.bisect import _print
+
+    _print({"benchmark": "python3 bench_sum.py 50000 2", "measure": "instructions", "candidates": 3,
+            "decided_by": "instructions", "method": "deterministic", "steps": [], "first_bad_commit": "c" * 40,
+            "last_good_commit": "b" * 40, "subject": "slower", "alert": "a" * 36}, {"c" * 40: "slower"})
+    out = " ".join(capsys.readouterr().out.split())      # the title wraps at the table's width
+    assert "python3 bench_sum.py 50000 2 [instructions], 3 candidate commit(s)" in out, out

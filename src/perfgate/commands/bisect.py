@@ -214,7 +214,8 @@ def _update(store: Store, alert: Alert, search, measure: str, candidates: list[C
 
 
 def _print(report: dict, subject: dict[str, str]) -> None:
-    table = Table(title=f"perfgate bisect: {escape(report['benchmark'])} [{report['measure']}], "
+    # escaped whole: rich took "[instructions]" for a style tag and dropped it
+    table = Table(title=escape(f"perfgate bisect: {report['benchmark']} [{report['measure']}], ") +
                         f"{report['candidates']} candidate commit(s), decided by {report['decided_by']} "
                         f"({report['method']})", title_justify="left")
     for col in ("commit", "subject", "verdict", "position (0 good, 1 bad)", "agreement"):
