@@ -183,3 +183,18 @@ def test_the_action_reports_a_regression_and_fails_only_when_asked(tmp_path):
     assert (tmp_path / "summary.md").read_text() == "verdict table\n"
     proc, out = _run_action_step(tmp_path, "detect --series step.csv", FAIL_ON_REGRESSION="false")
     assert proc.returncode == 0 and out == {"exit-code": "1", "outcome": "regression"}
+
+
+def test_a_command_input_that_cannot_be_split_is_an_error_not_a_bare_run(tmp_path):
+    # it was a Python traceback, then perfgate run with no arguments (its help, "perfgate  failed")
+    proc, out = _run_action_step(tmp_path, "alerts --ack 'abc")
+    assert proc.returncode == 2 and out == {"exit-code": "2", "outcome": "error"}
+    assert "the command input cannot be split like a shell line: No closing quotation" in proc.stderr
+    assert "Traceback" not in proc.stderr and "usage:" not in proc.stdout + proc.stderr
+
+
+def test_a_stdout_file_that_cannot_be_written_is_an_error_not_a_regression(tmp_path):
+    # bash's failed redirect exits 1, which the step took for "regression" without running perfgate
+    proc, out = _run_action_step(tmp_path, "alerts --json", STDOUT_FILE="no-such-folder/alerts.json")
+    assert proc.returncode == 2 and out == {"exit-code": "2", "outcome": "error"}
+    assert "stdout-file no-such-folder/alerts.json cannot be written" in proc.stderr
