@@ -408,6 +408,26 @@ def test_an_unwritable_markdown_comment_is_refused_before_any_work(verb, where, 
     assert f"--markdown {Path(where)}: " in err and ("does not exist" in err or "is a folder" in err), err
 
 
+@pytest.mark.parametrize("args, variable", [
+    (["notify", "--channel", "github-issues:acme/widget"], "GITHUB_TOKEN"),
+    (["comment", "--repo", "acme/widget", "--head-repo", "acme/widget", "--head-sha", "a" * 40, "--artifacts", "."],
+     "GITHUB_TOKEN"),
+    (["history", "--store", "bencher+http://127.0.0.1:9/proj"], "BENCHER_API_TOKEN"),
+])
+def test_a_token_no_header_can_carry_is_a_clear_error(args, variable, tmp_path, store_path, capsys, monkeypatch):
+    """A token pasted with an accented character ended notify and comment with a traceback from
+    the HTTP client (exit 1, the "regression found" code)."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv(variable, "ghp_s3cr3t\u00e9")
+    monkeypatch.setenv("GITHUB_API_URL", "http://127.0.0.1:9")
+    _filled_store(store_path, runs=1)
+    if "--store" not in args:
+        args = [*args, "--store", f"sqlite:{store_path}"]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert f"{variable} holds characters no token has" in err and "s3cr3t" not in err, err
+
+
 def _damaged(store: Path) -> None:
     """Overwrite four pages a third of the way into the file; the header stays intact."""
     data = bytearray(store.read_bytes())

@@ -43,6 +43,12 @@ class Secret:
     def __bool__(self) -> bool:
         return bool(self._value)
 
+    def fits_a_header(self) -> bool:
+        """Whether it can travel in an HTTP header (printable ASCII): a token pasted with an
+        accented or control character ended notify and comment with a traceback from the
+        HTTP client."""
+        return self._value.isascii() and self._value.isprintable()
+
     def __repr__(self) -> str:
         return "Secret('***')" if self._value else "Secret('')"
 

@@ -17,6 +17,7 @@ from perfgate.errors import EXIT_OK, InputError, PerfgateError
 from perfgate.github.client import GitHub
 from perfgate.github.routing import CONCLUSIONS, comment_body, find_pull, upsert_comment
 from perfgate.output import emit_json, err
+from perfgate.redact import Secret
 
 NAME = "comment"
 HELP = "post the PR check's verdicts as a sticky comment and a check run (the fork-safe workflow)"
@@ -39,6 +40,9 @@ def run(args: argparse.Namespace, transport=None) -> int:
     token = os.environ.get("GITHUB_TOKEN") or os.environ.get("GH_TOKEN")
     if not token:
         raise PerfgateError("no token: set GITHUB_TOKEN (the workflow's github.token)")
+    if not Secret(token).fits_a_header():
+        raise PerfgateError("GITHUB_TOKEN holds characters no token has (not printable ASCII); set it to the "
+                            "token itself")
     if not re.fullmatch(r"[0-9a-f]{40}", args.head_sha):
         raise InputError("--head-sha", "", f"{args.head_sha!r} is not a 40-character commit SHA")
     jobs = []
