@@ -198,3 +198,20 @@ def test_a_stdout_file_that_cannot_be_written_is_an_error_not_a_regression(tmp_p
     proc, out = _run_action_step(tmp_path, "alerts --json", STDOUT_FILE="no-such-folder/alerts.json")
     assert proc.returncode == 2 and out == {"exit-code": "2", "outcome": "error"}
     assert "stdout-file no-such-folder/alerts.json cannot be written" in proc.stderr
+
+
+def test_the_alerts_from_ci_link_their_trend_pages():
+    # the workflows built and deployed the pages but called notify without their address, so the
+    # issues they opened had no trend link
+    for path in (ROOT / ".github/workflows/main.yml", ROOT / "examples/consumer/.github/workflows/main.yml"):
+        steps = [s for j in _load(path)["jobs"].values() for s in j["steps"]]
+        notify = next(s for s in steps if "notify" in str((s.get("with") or {}).get("command", "")))
+        assert "github.io" in notify["env"]["PERFGATE_PAGES_URL"], path
+    from perfgate.cli import build_parser
+    import os
+    os.environ["PERFGATE_PAGES_URL"] = "https://me.github.io/proj"
+    try:
+        args = build_parser("notify").parse_args(["notify", "--channel", "webhook:env:X"])
+    finally:
+        del os.environ["PERFGATE_PAGES_URL"]
+    assert args.pages_url == "https://me.github.io/proj"

@@ -41,7 +41,8 @@ examples:
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--channel", metavar="SPEC", action="append", default=[],
                    help="where to deliver: webhook:URL, github-issues:OWNER/REPO, github-status:OWNER/REPO")
-    p.add_argument("--pages-url", default="", help="base URL of the trend pages, for links to a series")
+    p.add_argument("--pages-url", default=os.environ.get("PERFGATE_PAGES_URL", ""),
+                   help="base URL of the trend pages, for links to a series (default: $PERFGATE_PAGES_URL)")
     p.add_argument("--repo-url", default="", help="repository URL, for commit and range links "
                    "(e.g. https://github.com/OWNER/REPO)")
     p.add_argument("--ledger", default=os.environ.get("PERFGATE_NOTIFY_LEDGER"),
