@@ -248,3 +248,18 @@ def test_a_second_change_inside_a_weak_ones_range_is_alerted_too(alert_records, 
     assert sorted(a.commit for a in recorded()) == [c(60), c(70)]
     # found again alone, a few runs off, it is still the first alert
     assert record([change(66, 62, 69)]) == [] and len(recorded()) == 2
+
+
+def test_a_regression_a_later_improvement_undid_is_listed_as_undone(cli, store_path):
+    """notify closes its issue ("a later change undid it"), but `alerts` listed it as plainly
+    active, with nothing to tell it from a regression still in place."""
+    record(store_path, series(60, 3, step_at=30))
+    assert cli("detect", "--json").returncode == 1
+    record(store_path, 1e6 * (1 + 0.01 * np.random.default_rng(4).standard_normal(40)), start=60)
+    cli("detect", "--json")
+    listed = {a["direction"]: a for a in json.loads(cli("alerts", "--json", check=True).stdout)}
+    assert set(listed) == {"regression", "improvement"}
+    assert listed["regression"]["status"] == "active" and listed["regression"]["undone_by"] == listed["improvement"]["id"]
+    assert listed["improvement"]["undone_by"] is None
+    table = cli("alerts", check=True).stdout
+    assert f"active, undone at {listed['improvement']['commit'][:12]}" in " ".join(table.split()), table

@@ -72,17 +72,24 @@ def undoes(fix: Alert, regression: Alert) -> bool:
     return abs(combined) <= abs(r) / 2 or (combined > 0) != (r > 0)
 
 
-def derive_events(alerts: list[Alert]) -> list[Event]:
+def undone_by(alerts: list[Alert]) -> dict[str, Alert]:
+    """Each regression's id -> the first later improvement of its series that undoes it."""
     ordered = oldest_first(alerts)
-    events: list[Event] = []
-    undone_by: dict[str, Alert] = {}
+    found: dict[str, Alert] = {}
     for i, alert in enumerate(ordered):
         if alert.direction != "regression":
             continue
         later = [b for b in ordered[i + 1:] if series_of(b) == series_of(alert)]
         fix = next((b for b in later if b.direction == "improvement" and undoes(b, alert)), None)
         if fix is not None:
-            undone_by[alert.id] = fix
+            found[alert.id] = fix
+    return found
+
+
+def derive_events(alerts: list[Alert]) -> list[Event]:
+    ordered = oldest_first(alerts)
+    events: list[Event] = []
+    fixes = undone_by(alerts)
     closed_at: dict[str, int] = {}
     for position, alert in enumerate(ordered):
         events.append(Event("raised", alert))
@@ -95,7 +102,7 @@ def derive_events(alerts: list[Alert]) -> list[Event]:
         for earlier in ordered[:position + 1]:
             if earlier.id in closed_at or earlier.direction != "regression":
                 continue
-            fix = undone_by.get(earlier.id)
+            fix = fixes.get(earlier.id)
             if fix is not None and fix.id == alert.id:
                 events.append(Event("closed", earlier, fix, "undone"))
                 closed_at[earlier.id] = position
