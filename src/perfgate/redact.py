@@ -20,6 +20,8 @@ import logging
 import re
 from urllib.parse import quote
 
+from perfgate.errors import PerfgateError
+
 MASK = "***"
 _ADJACENT_MASKS = re.compile(f"(?:{re.escape(MASK)}){{2,}}")
 # The shortest piece of a secret that is hidden on its own: long enough that ordinary words do
@@ -43,11 +45,13 @@ class Secret:
     def __bool__(self) -> bool:
         return bool(self._value)
 
-    def fits_a_header(self) -> bool:
-        """Whether it can travel in an HTTP header (printable ASCII): a token pasted with an
-        accented or control character ended notify and comment with a traceback from the
-        HTTP client."""
-        return self._value.isascii() and self._value.isprintable()
+    def check_header_safe(self, variable: str) -> None:
+        """Refuse a token no HTTP header can carry (not printable ASCII), naming the variable it
+        came from, never the token: one pasted with an accented or control character ended
+        notify and comment with a traceback from the HTTP client."""
+        if not (self._value.isascii() and self._value.isprintable()):
+            raise PerfgateError(f"{variable} holds characters no token has (not printable ASCII); set it to the "
+                                "token itself")
 
     def __repr__(self) -> str:
         return "Secret('***')" if self._value else "Secret('')"

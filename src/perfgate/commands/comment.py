@@ -40,9 +40,7 @@ def run(args: argparse.Namespace, transport=None) -> int:
     token = os.environ.get("GITHUB_TOKEN") or os.environ.get("GH_TOKEN")
     if not token:
         raise PerfgateError("no token: set GITHUB_TOKEN (the workflow's github.token)")
-    if not Secret(token).fits_a_header():
-        raise PerfgateError("GITHUB_TOKEN holds characters no token has (not printable ASCII); set it to the "
-                            "token itself")
+    Secret(token).check_header_safe("GITHUB_TOKEN")
     if not re.fullmatch(r"[0-9a-f]{40}", args.head_sha):
         raise InputError("--head-sha", "", f"{args.head_sha!r} is not a 40-character commit SHA")
     jobs = []

@@ -36,9 +36,7 @@ class GitHub:
             raise PerfgateError(f"github channel for {repo}: set GITHUB_TOKEN (a token that may write issues "
                                 f"and statuses)")
         register(self.token)
-        if not self.token.fits_a_header():
-            raise PerfgateError("GITHUB_TOKEN holds characters no token has (not printable ASCII); set it to the "
-                                "token itself")
+        self.token.check_header_safe("GITHUB_TOKEN")
         self.api_url = (api_url or os.environ.get("GITHUB_API_URL") or DEFAULT_API).rstrip("/")
         headers = {"Accept": "application/vnd.github+json", "X-GitHub-Api-Version": "2022-11-28",
                    "Authorization": f"Bearer {self.token.reveal()}"}
