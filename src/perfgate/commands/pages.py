@@ -8,10 +8,9 @@ page per scaling sweep (fitted model, knee, coefficient history), an Atom feed
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from perfgate.commands._common import store_from
-from perfgate.errors import EXIT_OK, PerfgateError
+from perfgate.errors import EXIT_OK
 from perfgate.output import emit_json, err
 from perfgate.report.pages import publish_site
 from perfgate.thresholds import load_thresholds
@@ -40,7 +39,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     with store_from(args) as store:
-        _output_folder(args.out)
         counts = publish_site(store, args.out, title=args.title, branch=args.branch,
                               thresholds=load_thresholds(args.thresholds), include_sweeps=args.include_sweeps,
                               repo_url=args.repo_url)
@@ -52,11 +50,3 @@ def run(args: argparse.Namespace) -> int:
                   f"{counts['regressions']} regression(s), {counts['improvements']} improvement(s)", markup=False,
                   soft_wrap=True)
     return EXIT_OK
-
-
-def _output_folder(out: str) -> None:
-    """Refuse an ``--out`` that is a file, before the site's work (it ended the verb with a
-    traceback); a folder that cannot be made is refused as the site is written."""
-    path = Path(out)
-    if path.exists() and not path.is_dir():
-        raise PerfgateError(f"--out {out}: exists and is not a folder; name a folder for the site")

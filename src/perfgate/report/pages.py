@@ -103,6 +103,10 @@ def publish_site(store: Store, out_dir: str | Path, *, title: str, branch: str |
              if include_sweeps or not _on_scaling_page(k, drawn) or k in alerts}
 
     out = Path(out_dir)
+    # before the series are analysed: a file there, or a place no folder can be made, ended the
+    # verb with a traceback after that work
+    if out.exists() and not out.is_dir():
+        raise PerfgateError(f"--out {out_dir}: exists and is not a folder; name a folder for the site")
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as e:
