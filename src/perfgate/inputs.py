@@ -9,6 +9,7 @@ most ``limit + 1`` bytes are read.
 
 from __future__ import annotations
 
+import math
 import os
 import stat
 import sys
@@ -80,3 +81,15 @@ def decode_utf8(data: bytes, source: str) -> str:
 def read_text(path: str | Path, max_bytes: int | None = None) -> str:
     """``read_bytes`` decoded as UTF-8, refusing invalid UTF-8 by position."""
     return decode_utf8(read_bytes(path, max_bytes), str(path))
+
+
+def finite_number(text: str, source: str, place: str, described: str) -> float:
+    """A text cell as a finite float, or an error naming the file, the place and the cell as
+    ``described`` (how the caller quotes it, e.g. "column 'T': 'x'")."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise InputError(source, place, f"{described} is not a number") from None
+    if not math.isfinite(value):
+        raise InputError(source, place, f"{described} is not finite")
+    return value

@@ -160,10 +160,4 @@ def _csv_samples(src: str, line: int, cell: str) -> list[float]:
 
 def _csv_number(src: str, line: int, what: str, text: str) -> float:
     """A CSV cell as a finite float, or an error naming the line and the cell."""
-    try:
-        x = float(text)
-    except ValueError:
-        raise InputError(src, f"line {line}", f"{what} {_short(text)} is not a number") from None
-    if not math.isfinite(x):
-        raise InputError(src, f"line {line}", f"{what} {_short(text)} is not finite")
-    return x
+    return inputs.finite_number(text, src, f"line {line}", f"{what} {_short(text)}")

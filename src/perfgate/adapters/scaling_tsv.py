@@ -29,6 +29,7 @@ import numpy as np
 
 from perfgate.adapters.base import Parsed, check_name
 from perfgate.errors import InputError
+from perfgate.inputs import finite_number
 from perfgate.model import Metric
 
 NAME = "scaling-tsv"
@@ -105,12 +106,7 @@ def _comments_then_rows(text: str, source: str) -> tuple[list[tuple[int, str]], 
 
 
 def _number(text: str, source: str, line: int, column: str, *, allow_negative: bool) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise InputError(source, f"line {line}", f"column {column!r}: {text.strip()!r} is not a number") from None
-    if not np.isfinite(value):
-        raise InputError(source, f"line {line}", f"column {column!r}: {text.strip()!r} is not finite")
+    value = finite_number(text, source, f"line {line}", f"column {column!r}: {text.strip()!r}")
     if value < 0 and not allow_negative:
         what = "parameter value" if not _UNIT.match(column) else "measurement (only a Δ column may be negative)"
         raise InputError(source, f"line {line}", f"column {column!r}: {what} {text.strip()} is negative")
