@@ -38,7 +38,7 @@ from perfgate.notify.deliver import deliver_all  # noqa: E402
 from perfgate.notify.events import derive_events  # noqa: E402
 from perfgate.notify.github_issues import GitHubIssuesChannel  # noqa: E402
 from perfgate.notify.github_status import GitHubStatusChannel, context  # noqa: E402
-from perfgate.notify.http import RetryPolicy  # noqa: E402
+from perfgate.http_client import RetryPolicy  # noqa: E402
 from perfgate.notify.ledger import Ledger  # noqa: E402
 from perfgate.notify.render import ALERT_MARKER, EVENT_MARKER  # noqa: E402
 from perfgate.notify.webhook import WebhookChannel  # noqa: E402

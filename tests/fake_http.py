@@ -46,8 +46,8 @@ class FakeServer:
         self.httpd: _Server | None = None
         self._chaos, self._chaos_rng = 0.0, random.Random(1)
 
-    def start(self):
-        self.httpd = _Server(("127.0.0.1", 0), self.handler)
+    def start(self, port: int = 0):
+        self.httpd = _Server(("127.0.0.1", port), self.handler)
         self.httpd.fake = self
         threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
         return self

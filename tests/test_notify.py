@@ -178,7 +178,7 @@ def test_a_target_that_stays_down_is_spooled_and_sent_later_in_order(tmp_path, r
 def test_a_hanging_target_times_out_and_is_spooled(tmp_path, receiver):
     store, _ = stored(tmp_path, [make_alert(10)])
     receiver.inject("hang", seconds=5, times=2)
-    from perfgate.notify.http import RetryPolicy
+    from perfgate.http_client import RetryPolicy
 
     quick = RetryPolicy(attempts=2, backoff=0.01, max_backoff=0.01, timeout=0.3)
     with Ledger(tmp_path / "notify.db") as ledger:
@@ -364,7 +364,7 @@ def test_a_second_notifier_waits_for_the_first_and_finds_everything_delivered(tm
 
 
 def test_a_lost_ledger_finds_every_issue_again_across_pages(tmp_path, fake_github, monkeypatch):
-    import perfgate.notify.github as gh
+    import perfgate.github.client as gh
 
     monkeypatch.setattr(gh, "PER_PAGE", 2)  # five issues over three pages of the Link-paged list
     store, alerts = stored(tmp_path, [make_alert(10 * i, benchmark=f"b{i}") for i in range(5)])

@@ -7,7 +7,7 @@ import hashlib
 import pytest
 
 from perfgate.model import Alert
-from perfgate.notify.http import RetryPolicy
+from perfgate.http_client import RetryPolicy
 
 from webhook_receiver import Receiver
 

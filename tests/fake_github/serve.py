@@ -2,22 +2,23 @@
 
     python tests/fake_github/serve.py PORT STATE.json --pull NUMBER:HEAD_SHA:HEAD_REPO [--repo OWNER/REPO]
 
-Every request and response is validated against contracts/github/openapi-subset.json; after each
-request the comments, check runs and contract problems are written to STATE.json.
+It is the tests' fake (tests/fake_github/server.py): every request and response is validated
+against contracts/github/openapi.json, and any bearer token is accepted (act passes its own).
+The comments, check runs, requests and contract problems are written to STATE.json every 0.2 s
+and when the server is stopped (SIGTERM or SIGINT).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+import time
 from pathlib import Path
 
-import httpx
-
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from fake_github.pr_api import FakeGitHub  # noqa: E402
+from fake_github.server import FakeGitHub  # noqa: E402
 
 
 def main() -> None:
@@ -27,35 +28,31 @@ def main() -> None:
     p.add_argument("--pull", action="append", default=[])
     p.add_argument("--repo", default="example/consumer")
     args = p.parse_args()
-    fake = FakeGitHub(args.repo)
+    fake = FakeGitHub(None, args.repo, login="github-actions[bot]")
     for spec in args.pull:
         number, sha, repo = spec.split(":", 2)
         fake.add_pull(int(number), sha, repo)
 
     def save() -> None:
-        Path(args.state).write_text(json.dumps({"comments": fake.comments, "check_runs": fake.check_runs,
-                                                "problems": fake.problems, "requests": fake.requests}, indent=1))
+        with fake.lock:
+            state = {"comments": {n: [{"login": c["user"]["login"], "body": c["body"]} for c in cs]
+                                  for n, cs in fake.comments.items()},
+                     "check_runs": fake.check_runs, "problems": fake.problems,
+                     "requests": [{"method": r["method"], "path": r["path"], "op": r["op"]} for r in fake.requests]}
+        Path(args.state + ".part").write_text(json.dumps(state, indent=1))
+        Path(args.state + ".part").replace(args.state)
 
-    class Handler(BaseHTTPRequestHandler):
-        def _any(self) -> None:
-            length = int(self.headers.get("content-length") or 0)
-            request = httpx.Request(self.command, f"http://fake{self.path}", headers=dict(self.headers),
-                                    content=self.rfile.read(length) if length else b"")
-            response = fake.handle(request)
-            save()
-            self.send_response(response.status_code)
-            self.send_header("content-type", "application/json")
-            self.send_header("content-length", str(len(response.content)))
-            self.end_headers()
-            self.wfile.write(response.content)
+    def stop(*_: object) -> None:
+        fake.stop()
+        save()
+        sys.exit(0)
 
-        do_GET = do_POST = do_PATCH = _any
-
-        def log_message(self, *a) -> None:  # quiet; the state file is the record
-            pass
-
-    save()
-    ThreadingHTTPServer(("127.0.0.1", args.port), Handler).serve_forever()
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    fake.start(args.port)
+    while True:
+        save()
+        time.sleep(0.2)
 
 
 if __name__ == "__main__":

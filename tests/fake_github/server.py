@@ -1,11 +1,12 @@
-"""A small, real HTTP server that behaves like GitHub's REST API for what perfgate delivers.
+"""A small, real HTTP server that behaves like GitHub's REST API for what perfgate calls: alert
+delivery (issues, comments, commit statuses) and the pull-request comment (pulls, comments, check runs).
 
 It listens on 127.0.0.1 on a free port, in a thread.  Every request (path, query, headers, body)
 and every response it sends is validated against ``contracts/github/openapi.json``; a mismatch
 is recorded in ``problems`` (the ``fake_github`` fixture fails the test on any) and the request
 is answered 422 / the response replaced by a 500.  State is kept like GitHub keeps it: issues
-with labels, comments and state, commit statuses per commit (newest first), paged lists with
-``Link`` headers.  Faults: dropped connections (before or after doing the work, optionally
+with labels, comments and state, open pull requests (issues too, as GitHub keeps them), commit
+statuses per commit (newest first), check runs, paged lists with ``Link`` headers.  Faults: dropped connections (before or after doing the work, optionally
 calling a hook first — the tests kill the notifier there), 5xx, 429 with Retry-After, hangs.
 """
 
@@ -18,7 +19,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 
 from fake_http import FakeHandler, FakeServer
 
-from .openapi import OpenApi
+from .openapi import OpenApi, merge
 
 _API: OpenApi | None = None
 
@@ -40,24 +41,43 @@ class HttpError(Exception):
 
 
 class FakeGitHub(FakeServer):
-    def __init__(self, token: str, repo: str = "acme/widget"):
+    """``token``: the one accepted (None: any bearer token); ``login``: whom it belongs to."""
+
+    def __init__(self, token: str | None, repo: str = "acme/widget", login: str = "perfgate-bot"):
         super().__init__()
-        self.token, self.repo = token, repo
+        self.token, self.repo, self.login = token, repo, login
         self.base = "http://127.0.0.1"  # replaced on start
         self.issues: dict[int, dict] = {}
         self.comments: dict[int, list[dict]] = {}
         self.statuses: dict[str, list[dict]] = {}
+        self.pulls: dict[int, dict] = {}
+        self.check_runs: list[dict] = []
         self.next_id = 1000
 
     # --- lifecycle -----------------------------------------------------------------------------
 
-    def start(self) -> "FakeGitHub":
-        super().start()
+    def start(self, port: int = 0) -> "FakeGitHub":
+        super().start(port)
         self.base = self.url
         return self
 
     def writes(self) -> list[dict]:
         return [r for r in self.requests if r["method"] != "GET"]
+
+    # --- state a test sets up ------------------------------------------------------------------
+
+    def add_pull(self, number: int, head_sha: str, head_repo: str) -> None:
+        """An open pull request whose head is ``head_sha`` pushed to ``head_repo``."""
+        pull = api().instance(api().response_schema("pulls/list", "200")["items"])
+        pull = merge(pull, {"number": number, "state": "open", "head": {"sha": head_sha}})
+        pull["head"]["repo"] = merge(pull["head"]["repo"] or {}, {"full_name": head_repo})
+        self.pulls[number] = pull
+        self.issues[number] = self._new_issue({"title": f"pull request {number}"}, number)
+        self.comments[number] = []
+
+    def add_comment(self, number: int, login: str, body: str) -> int:
+        """A comment on issue or pull request ``number`` written by ``login``; its id."""
+        return self._comment(self.issues[number], body, login)["id"]
 
     # --- dispatch ------------------------------------------------------------------------------
 
@@ -75,7 +95,8 @@ class FakeGitHub(FakeServer):
         if problems:
             self.problems.extend(problems)
             return 422, {"message": "; ".join(problems)[:2000], "documentation_url": "https://docs.github.com/rest"}, {}
-        if headers.get("authorization") != f"Bearer {self.token}":
+        given = headers.get("authorization", "")
+        if not given.startswith("Bearer ") or (self.token is not None and given != f"Bearer {self.token}"):
             # Not declared per operation, but every GitHub endpoint answers it.
             return 401, {"message": "Bad credentials", "documentation_url": "https://docs.github.com/rest"}, {}
         if f"{params['owner']}/{params['repo']}" != self.repo:
@@ -99,8 +120,8 @@ class FakeGitHub(FakeServer):
         self.next_id += 1
         return self.next_id
 
-    def user(self) -> dict:
-        login = "perfgate-bot"
+    def user(self, login: str | None = None) -> dict:
+        login = login or self.login
         u = f"{self.base}/users/{login}"
         return {"login": login, "id": 7, "node_id": "U_7", "avatar_url": f"{self.base}/avatars/7",
                 "gravatar_id": "", "url": u, "html_url": f"https://github.com/{login}",
@@ -115,8 +136,8 @@ class FakeGitHub(FakeServer):
                 "url": f"{self.base}/repos/{self.repo}/labels/{name}", "name": name, "description": None,
                 "color": "ededed", "default": False}
 
-    def _new_issue(self, body: dict) -> dict:
-        number = len(self.issues) + 1
+    def _new_issue(self, body: dict, number: int | None = None) -> dict:
+        number = number or max(self.issues, default=0) + 1
         base = f"{self.base}/repos/{self.repo}/issues/{number}"
         labels = [self._label(x if isinstance(x, str) else x["name"]) for x in body.get("labels") or []]
         return {"id": self._id(), "node_id": f"I_{number}", "url": base,
@@ -186,18 +207,44 @@ class FakeGitHub(FakeServer):
                                     self.comments[issue["number"]], q)
         return 200, chunk, headers
 
-    def op_issues_create_comment(self, params, q, body):
-        issue = self._issue(params)
-        if issue["locked"]:
-            raise HttpError(403, "Issue is locked")
+    def _comment(self, issue: dict, text: str, login: str | None = None) -> dict:
         cid = self._id()
         comment = {"id": cid, "node_id": f"IC_{cid}", "url": f"{self.base}/repos/{self.repo}/issues/comments/{cid}",
-                   "html_url": f"{issue['html_url']}#issuecomment-{cid}", "body": body["body"], "user": self.user(),
+                   "html_url": f"{issue['html_url']}#issuecomment-{cid}", "body": text, "user": self.user(login),
                    "created_at": now(), "updated_at": now(), "issue_url": issue["url"],
                    "author_association": "NONE"}
         self.comments[issue["number"]].append(comment)
         issue["comments"] += 1
+        return comment
+
+    def op_issues_create_comment(self, params, q, body):
+        issue = self._issue(params)
+        if issue["locked"]:
+            raise HttpError(403, "Issue is locked")
+        comment = self._comment(issue, body["body"])
         return 201, comment, {"Location": comment["url"]}
+
+    def op_issues_update_comment(self, params, q, body):
+        for comment in (c for comments in self.comments.values() for c in comments):
+            if comment["id"] == int(params["comment_id"]):
+                if comment["user"]["login"] != self.login:
+                    raise HttpError(403, "Must have admin rights to Repository.")
+                comment["body"], comment["updated_at"] = body["body"], now()
+                return 200, comment, {}
+        raise HttpError(404, "Not Found")
+
+    def op_pulls_list(self, params, q, body):
+        state = q.get("state", "open")
+        pulls = [p for n, p in sorted(self.pulls.items()) if state == "all" or p["state"] == state]
+        chunk, headers = self._page(f"/repos/{self.repo}/pulls", pulls, q)
+        return 200, chunk, headers
+
+    def op_checks_create(self, params, q, body):
+        self.check_runs.append(body)
+        run = api().instance(api().response_schema("checks/create", "201"))
+        run = merge(run, {"id": self._id(), "name": body["name"], "head_sha": body["head_sha"],
+                           "status": body.get("status", "queued"), "conclusion": body.get("conclusion")})
+        return 201, run, {}
 
     def op_repos_create_commit_status(self, params, q, body):
         sha = params["sha"]

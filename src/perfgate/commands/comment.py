@@ -36,7 +36,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--bot", default="github-actions[bot]", help="login whose comments may be updated (default: %(default)s)")
 
 
-def run(args: argparse.Namespace, transport=None) -> int:
+def run(args: argparse.Namespace) -> int:
     token = os.environ.get("GITHUB_TOKEN") or os.environ.get("GH_TOKEN")
     if not token:
         raise PerfgateError("no token: set GITHUB_TOKEN (the workflow's github.token)")
@@ -53,9 +53,9 @@ def run(args: argparse.Namespace, transport=None) -> int:
         jobs.append((m.group(1), (folder / "comment.md").read_text(encoding="utf-8", errors="replace"), outcome))
     if not jobs:
         raise InputError(args.artifacts, "", "no perfgate-pr-<job>/comment.md found")
-    gh = GitHub(os.environ.get("GITHUB_API_URL", "https://api.github.com"), token, transport=transport)
+    gh = GitHub(args.repo, token)
     try:
-        number = find_pull(gh, args.repo, args.head_sha, args.head_repo)
+        number = find_pull(gh, args.head_sha, args.head_repo)
         if number is None:
             err.print(f"comment: no single open pull request has head {args.head_sha[:7]} from "
                       f"{args.head_repo}; nothing posted")
@@ -65,10 +65,10 @@ def run(args: argparse.Namespace, transport=None) -> int:
         posted = []
         for job, text, outcome in jobs:
             body = comment_body(job, text, args.run_url)
-            action, comment_id = upsert_comment(gh, args.repo, number, job, body, args.bot)
+            action, comment_id = upsert_comment(gh, number, job, body, args.bot)
             conclusion = CONCLUSIONS.get(outcome, "action_required")
             label = outcome if outcome in CONCLUSIONS else "error"
-            gh.create_check_run(args.repo, args.head_sha, f"perfgate ({job})", conclusion, f"perfgate: {label}", body)
+            gh.create_check_run(args.head_sha, f"perfgate ({job})", conclusion, f"perfgate: {label}", body)
             posted.append({"job": job, "comment": action, "comment_id": comment_id, "conclusion": conclusion})
             err.print(f"comment: {action} the {job} comment on #{number}; check run {conclusion}")
     finally:

@@ -1,66 +1,139 @@
-"""A small GitHub REST client: the five calls the comment workflow makes (contract:
-contracts/github/openapi.json).  The token goes in a header only; errors show GitHub's
-message, never the token."""
+"""perfgate's one GitHub REST client, built against the published contract kept in
+``contracts/github/openapi.json`` (from ``@octokit/openapi``; see its README).
+
+Alert delivery lists, creates and closes issues, comments on them and sets commit statuses; the
+pull-request comment lists open pull requests, creates or updates its comment and creates check
+runs.  Every call retries as :mod:`perfgate.http_client` does; a create is never repeated blindly.
+The token (``$GITHUB_TOKEN``) travels only in the Authorization header and is registered with
+the redaction helper, so no message, log line or spool entry carries it.
+"""
 
 from __future__ import annotations
 
-from typing import Any, Iterator
-
-import httpx
+import os
+import re
+from typing import Any, Callable, Iterator, TypeVar
 
 from perfgate.errors import PerfgateError
+from perfgate.http_client import DeliveryRejected, DeliveryUnreachable, Http, RetryPolicy
+from perfgate.redact import Secret, register
 
-PER_PAGE = 100
-
-
-class GitHubError(PerfgateError):
-    pass
+DEFAULT_API = "https://api.github.com"
+REPO = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
+LABEL = "perfgate"
+PER_PAGE = 100  # the API's largest page
+T = TypeVar("T")
 
 
 class GitHub:
-    def __init__(self, api_url: str, token: str, transport: httpx.BaseTransport | None = None):
-        self.http = httpx.Client(base_url=api_url.rstrip("/"), transport=transport, timeout=30.0,
-                                 headers={"Authorization": f"Bearer {token}", "Accept": "application/vnd.github+json",
-                                          "X-GitHub-Api-Version": "2022-11-28", "User-Agent": "perfgate"})
+    def __init__(self, repo: str, token: Secret | str | None = None, api_url: str | None = None, *,
+                 policy: RetryPolicy | None = None, **http_kw: Any):
+        if not REPO.match(repo):
+            raise PerfgateError(f"{repo!r}: expected OWNER/REPO")
+        self.repo = repo
+        self.token = token if isinstance(token, Secret) else Secret(
+            token if token is not None else os.environ.get("GITHUB_TOKEN"))
+        if not self.token:
+            raise PerfgateError(f"GitHub {repo}: set GITHUB_TOKEN (a token that may write issues, statuses, "
+                                f"pull-request comments and checks, as the command needs)")
+        register(self.token)
+        self.token.check_header_safe("GITHUB_TOKEN")
+        self.api_url = (api_url or os.environ.get("GITHUB_API_URL") or DEFAULT_API).rstrip("/")
+        headers = {"Accept": "application/vnd.github+json", "X-GitHub-Api-Version": "2022-11-28",
+                   "Authorization": f"Bearer {self.token.reveal()}"}
+        self.http = Http("github", base_url=self.api_url, headers=headers, policy=policy, **http_kw)
 
-    def _call(self, method: str, path: str, **kw: Any) -> Any:
-        try:
-            r = self.http.request(method, path, **kw)
-        except httpx.HTTPError as e:
-            raise GitHubError(f"GitHub {method} {path}: {type(e).__name__}") from None
-        if r.status_code >= 400:
+    def __repr__(self) -> str:
+        return f"GitHub({self.repo!r}, token={self.token!r})"
+
+    def close(self) -> None:
+        self.http.close()
+
+    def ensure(self, find: Callable[[], T | None], create: Callable[[], T]) -> T:
+        """``find()`` or else ``create()``, exactly once even when an attempt's answer is lost:
+        a create whose connection dropped (or that got 5xx/429) may have happened, so before
+        trying again the lookup runs again.  Reads are retried as usual; creates never blindly."""
+        last: DeliveryUnreachable | None = None
+        for attempt in range(self.http.policy.attempts):
+            found = find()
+            if found is not None:
+                return found
             try:
-                message = r.json().get("message", "")
-            except ValueError:
-                message = r.text[:200]
-            raise GitHubError(f"GitHub {method} {path}: {r.status_code} {message}")
-        return r.json() if r.content else None
+                return create()
+            except DeliveryUnreachable as e:
+                last = e
+                if attempt + 1 < self.http.policy.attempts:
+                    self.http.pause(attempt, e.retry_after)
+        raise last
+
+    def _json(self, method: str, path: str, **kw: Any) -> Any:
+        response = self.http.request(method, f"/repos/{self.repo}{path}", **kw)
+        try:
+            return response.json()
+        except ValueError:
+            raise DeliveryRejected(f"{method} github {self.repo}{path}: the answer is not JSON") from None
 
     def _pages(self, path: str, params: dict[str, Any]) -> Iterator[dict]:
         page = 1
         while True:
-            items = self._call("GET", path, params={**params, "per_page": PER_PAGE, "page": page})
+            response = self.http.request("GET", f"/repos/{self.repo}{path}",
+                                         params={**params, "per_page": PER_PAGE, "page": page})
+            items = response.json()
+            if not isinstance(items, list):
+                raise DeliveryRejected(f"GET github {self.repo}{path}: expected a list")
             yield from items
-            if len(items) < PER_PAGE:
+            if "next" not in response.links or len(items) < PER_PAGE:
                 return
             page += 1
 
-    def open_pulls(self, repo: str) -> Iterator[dict]:
-        return self._pages(f"/repos/{repo}/pulls", {"state": "open"})
+    # --- issues ---------------------------------------------------------------------------------
 
-    def comments(self, repo: str, number: int) -> Iterator[dict]:
-        return self._pages(f"/repos/{repo}/issues/{number}/comments", {})
+    def find_issue(self, marker: str) -> dict | None:
+        """The perfgate issue whose body carries ``marker`` (open or closed), oldest first."""
+        for issue in self._pages("/issues", {"state": "all", "labels": LABEL, "sort": "created",
+                                             "direction": "asc"}):
+            if marker in (issue.get("body") or ""):
+                return issue
+        return None
 
-    def create_comment(self, repo: str, number: int, body: str) -> dict:
-        return self._call("POST", f"/repos/{repo}/issues/{number}/comments", json={"body": body})
+    def create_issue(self, title: str, body: str) -> dict:
+        return self._json("POST", "/issues", json={"title": title[:256], "body": body, "labels": [LABEL]},
+                          retry=False)
 
-    def update_comment(self, repo: str, comment_id: int, body: str) -> dict:
-        return self._call("PATCH", f"/repos/{repo}/issues/comments/{comment_id}", json={"body": body})
+    def close_issue(self, number: int) -> dict:
+        return self._json("PATCH", f"/issues/{number}", json={"state": "closed", "state_reason": "completed"})
 
-    def create_check_run(self, repo: str, head_sha: str, name: str, conclusion: str, title: str, summary: str) -> dict:
-        return self._call("POST", f"/repos/{repo}/check-runs",
-                          json={"name": name, "head_sha": head_sha, "status": "completed", "conclusion": conclusion,
-                                "output": {"title": title, "summary": summary}})
+    def has_comment(self, number: int, marker: str) -> bool:
+        return any(marker in (c.get("body") or "") for c in self.comments(number))
 
-    def close(self) -> None:
-        self.http.close()
+    def comments(self, number: int) -> Iterator[dict]:
+        return self._pages(f"/issues/{number}/comments", {})
+
+    def comment(self, number: int, body: str) -> dict:
+        return self._json("POST", f"/issues/{number}/comments", json={"body": body}, retry=False)
+
+    def update_comment(self, comment_id: int, body: str) -> dict:
+        return self._json("PATCH", f"/issues/comments/{comment_id}", json={"body": body})
+
+    # --- pull requests and check runs -----------------------------------------------------------
+
+    def open_pulls(self) -> Iterator[dict]:
+        return self._pages("/pulls", {"state": "open"})
+
+    def create_check_run(self, head_sha: str, name: str, conclusion: str, title: str, summary: str) -> dict:
+        # Repeated after a lost answer, a check run is shown once: GitHub shows a name's latest.
+        return self._json("POST", "/check-runs", json={"name": name, "head_sha": head_sha, "status": "completed",
+                                                       "conclusion": conclusion,
+                                                       "output": {"title": title, "summary": summary}})
+
+    # --- commit statuses ------------------------------------------------------------------------
+
+    def statuses(self, sha: str) -> list[dict]:
+        """The commit's statuses, newest first (as the API lists them)."""
+        return list(self._pages(f"/commits/{sha}/statuses", {}))
+
+    def set_status(self, sha: str, state: str, context: str, description: str, target_url: str | None) -> dict:
+        body = {"state": state, "context": context, "description": description[:140]}
+        if target_url:
+            body["target_url"] = target_url
+        return self._json("POST", f"/statuses/{sha}", json=body, retry=False)

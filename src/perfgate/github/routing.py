@@ -17,8 +17,8 @@ _MARKER_LINE = re.compile(r"^<!-- perfgate-comment[^\n]*-->\n?", re.MULTILINE)
 CONCLUSIONS = {"ok": "success", "regression": "failure"}  # anything else is an error
 
 
-def find_pull(gh: GitHub, repo: str, head_sha: str, head_repo: str) -> int | None:
-    matches = [p["number"] for p in gh.open_pulls(repo)
+def find_pull(gh: GitHub, head_sha: str, head_repo: str) -> int | None:
+    matches = [p["number"] for p in gh.open_pulls()
                if p["head"]["sha"] == head_sha and ((p["head"].get("repo") or {}).get("full_name") == head_repo)]
     return matches[0] if len(matches) == 1 else None
 
@@ -33,9 +33,15 @@ def comment_body(job: str, text: str, run_url: str = "") -> str:
     return head + text + tail
 
 
-def upsert_comment(gh: GitHub, repo: str, number: int, job: str, body: str, bot: str) -> tuple[str, int]:
+def upsert_comment(gh: GitHub, number: int, job: str, body: str, bot: str) -> tuple[str, int]:
+    """Update the bot's comment for ``job``, or create it: once, even when a create's answer is lost."""
     mark = marker(job)
-    for c in gh.comments(repo, number):
-        if (c.get("user") or {}).get("login") == bot and (c.get("body") or "").startswith(mark):
-            return "updated", gh.update_comment(repo, c["id"], body)["id"]
-    return "created", gh.create_comment(repo, number, body)["id"]
+
+    def ours() -> dict | None:
+        return next((c for c in gh.comments(number)
+                     if (c.get("user") or {}).get("login") == bot and (c.get("body") or "").startswith(mark)), None)
+
+    existing = ours()
+    if existing is not None:
+        return "updated", gh.update_comment(existing["id"], body)["id"]
+    return "created", gh.ensure(ours, lambda: gh.comment(number, body))["id"]

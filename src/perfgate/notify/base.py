@@ -1,4 +1,4 @@
-"""The one interface every delivery channel implements, and the errors it may raise."""
+"""The one interface every delivery channel implements."""
 
 from __future__ import annotations
 
@@ -7,29 +7,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Callable
 
-from perfgate.errors import PerfgateError
 from perfgate.notify.events import Event
-from perfgate.redact import redact
-
-
-class DeliveryError(PerfgateError):
-    """A delivery failed.  Messages are always redacted."""
-
-    def __init__(self, message: str):
-        super().__init__(redact(message))
-
-
-class DeliveryRejected(DeliveryError):
-    """The target answered 4xx (not 429): this request is wrong and retrying will not help."""
-
-
-class DeliveryUnreachable(DeliveryError):
-    """Every attempt failed on the network or with 5xx/429: spool and send later.  The last
-    attempt may have reached the target; ``retry_after`` is the server's wish, if it said one."""
-
-    def __init__(self, message: str, retry_after: float | None = None):
-        super().__init__(message)
-        self.retry_after = retry_after
 
 
 @dataclass(frozen=True)
@@ -72,7 +50,7 @@ class Channel(ABC):
     @abstractmethod
     def deliver(self, event: Event, refs: RefLookup) -> str | None:
         """Deliver one event; return a reference worth remembering (e.g. an issue number).
-        Raises :class:`DeliveryRejected` or :class:`DeliveryUnreachable`."""
+        Raises :class:`perfgate.http_client.DeliveryRejected` or ``DeliveryUnreachable``."""
 
     def close(self) -> None:  # noqa: B027 - optional
         pass

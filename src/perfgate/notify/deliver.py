@@ -13,7 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from perfgate.model import Alert
-from perfgate.notify.base import Channel, DeliveryRejected, DeliveryUnreachable
+from perfgate.http_client import DeliveryRejected, DeliveryUnreachable
+from perfgate.notify.base import Channel
 from perfgate.notify.events import Event, derive_events
 from perfgate.notify.ledger import Ledger
 

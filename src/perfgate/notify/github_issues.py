@@ -14,7 +14,7 @@ from typing import Any
 from perfgate.notify import render
 from perfgate.notify.base import Channel, Links, RefLookup
 from perfgate.notify.events import Event
-from perfgate.notify.github import GitHub
+from perfgate.github.client import GitHub
 
 
 class GitHubIssuesChannel(Channel):

@@ -13,7 +13,7 @@ from typing import Any
 from perfgate.notify import render
 from perfgate.notify.base import Channel, Links, RefLookup
 from perfgate.notify.events import Event
-from perfgate.notify.github import GitHub
+from perfgate.github.client import GitHub
 from perfgate.units import p_text
 
 

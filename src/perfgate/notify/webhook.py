@@ -20,7 +20,7 @@ from perfgate.urls import split_url
 from perfgate.notify import render
 from perfgate.notify.base import Channel, Links, RefLookup
 from perfgate.notify.events import Event
-from perfgate.notify.http import Http, RetryPolicy
+from perfgate.http_client import Http, RetryPolicy
 from perfgate.redact import Secret, register
 
 

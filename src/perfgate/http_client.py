@@ -1,9 +1,9 @@
-"""HTTP with retries for every channel: backoff with full jitter, ``Retry-After``, errors a user
-can act on, and nothing secret in any message.
+"""HTTP with retries for alert channels and the pull-request comment: backoff with full jitter,
+``Retry-After``, errors a user can act on, and nothing secret in any message.
 
 Retried: connection errors, timeouts, dropped connections, 5xx and 429 (the wait is the server's
 ``Retry-After`` when it gives one).  Not retried: other 4xx, reported with the server's message.
-After the last attempt the caller gets :class:`DeliveryUnreachable` and spools the event.
+After the last attempt the caller gets :class:`DeliveryUnreachable` (notify spools the event).
 """
 
 from __future__ import annotations
@@ -15,11 +15,31 @@ from typing import Any, Callable
 import httpx
 
 from perfgate import __version__
-from perfgate.notify.base import DeliveryRejected, DeliveryUnreachable
+from perfgate.errors import PerfgateError
 from perfgate.retry import RetryPolicy, parse_retry_after
 from perfgate.redact import redact, redacting_logger
 
 log = redacting_logger("perfgate.notify")
+
+
+class DeliveryError(PerfgateError):
+    """A request failed.  Messages are always redacted."""
+
+    def __init__(self, message: str):
+        super().__init__(redact(message))
+
+
+class DeliveryRejected(DeliveryError):
+    """The target answered 4xx (not 429): this request is wrong and retrying will not help."""
+
+
+class DeliveryUnreachable(DeliveryError):
+    """Every attempt failed on the network or with 5xx/429.  The last attempt may have reached
+    the target; ``retry_after`` is the server's wish, if it said one."""
+
+    def __init__(self, message: str, retry_after: float | None = None):
+        super().__init__(message)
+        self.retry_after = retry_after
 
 
 class Http:
