@@ -152,21 +152,10 @@ def test_backfill_resumes_after_kill_9_without_duplicates(repo, store_path):
     """A real backfill subprocess is killed with SIGKILL in the middle of the range, then the same
     command is run again: every commit ends up recorded exactly once."""
     root, shas = repo
-    env = {**os.environ, "PERFGATE_STORE": f"sqlite:{store_path}", "TOY_SLEEP": "0.4"}
+    (tmp_path := store_path.parent / "tmp").mkdir()   # what the killed run leaves is left here
+    env = {**os.environ, "PERFGATE_STORE": f"sqlite:{store_path}", "TOY_SLEEP": "0.4", "TMPDIR": str(tmp_path)}
     cmd = [sys.executable, "-m", "perfgate.cli", "backfill", "main", "--root", str(root), "--runner", "host"]
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)
-    deadline = time.monotonic() + 60
-    try:
-        while time.monotonic() < deadline:
-            if _count(store_path) >= 2:
-                break
-            time.sleep(0.05)
-        else:
-            pytest.fail("the backfill recorded nothing within 60 s")
-        os.killpg(proc.pid, signal.SIGKILL)
-    finally:
-        proc.wait(timeout=30)
+    proc = _kill_midway(cmd, env, store_path, signal.SIGKILL)
     assert proc.returncode == -signal.SIGKILL
     before = _runs(store_path)
     assert 2 <= len(before) < 6, "the kill must land in the middle of the range"
@@ -176,6 +165,42 @@ def test_backfill_resumes_after_kill_9_without_duplicates(repo, store_path):
     assert summary["runs_skipped"] == len(before) and summary["runs_recorded"] == 6 - len(before)
     after = _runs(store_path)
     assert Counter(r[0] for r in after) == Counter(shas)     # each commit once
+
+
+def _kill_midway(cmd: list[str], env: dict[str, str], store_path: Path, sig: int) -> subprocess.Popen:
+    """Start ``cmd`` in its own process group; once it has recorded two runs, signal the group."""
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    deadline = time.monotonic() + 60
+    try:
+        while time.monotonic() < deadline:
+            if _count(store_path) >= 2:
+                break
+            time.sleep(0.05)
+        else:
+            pytest.fail("the backfill recorded nothing within 60 s")
+        os.killpg(proc.pid, sig)
+    finally:
+        proc.wait(timeout=30)
+    return proc
+
+
+def test_a_cancelled_job_sigterm_unwinds_like_ctrl_c(repo, store_path):
+    """CI cancels a job with SIGTERM to its process group: the backfill stops with 143 and a line
+    saying so, removes its temporary folders, and the runs it recorded are whole."""
+    root, shas = repo
+    (tmp := store_path.parent / "tmp").mkdir()
+    env = {**os.environ, "PERFGATE_STORE": f"sqlite:{store_path}", "TOY_SLEEP": "0.4", "TMPDIR": str(tmp)}
+    cmd = [sys.executable, "-m", "perfgate.cli", "backfill", "main", "--root", str(root), "--runner", "host"]
+    proc = _kill_midway(cmd, env, store_path, signal.SIGTERM)
+    assert proc.returncode == 143, proc.stderr.read()
+    assert "perfgate: terminated; nothing partial was written" in proc.stderr.read()
+    assert list(tmp.iterdir()) == []
+    before = _runs(store_path)
+    assert 2 <= len(before) < 6 and len({r[0] for r in before}) == len(before)
+    again = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
+    assert again.returncode == 0, again.stderr
+    assert Counter(r[0] for r in _runs(store_path)) == Counter(shas)
 
 
 def test_first_parent_follows_the_merges_of_main(repo):

@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import json
 import shutil
+import signal
+import subprocess
+import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -102,6 +106,33 @@ def test_runner_flags_are_applied_inside_the_container(tmp_path, base_image):
     assert "lo" in lines and "eth0" not in lines        # no network but loopback
     assert "Read-only file system" in done.stdout       # only $PERFGATE_OUT and /tmp are writable
     assert (out / "ok").exists()
+
+
+def test_a_terminated_run_leaves_no_container_running(tmp_path, base_image):
+    """SIGTERM (a cancelled CI job) to the perfgate process alone, mid-container: its container
+    is removed, not left to run on beside the next measurement."""
+    out = tmp_path / "out"
+    out.mkdir(mode=0o777)
+    script = textwrap.dedent(f"""\
+        import signal
+        from pathlib import Path
+        from perfgate.containers.runner import Limits, run_container
+        def stop(*_): raise KeyboardInterrupt
+        signal.signal(signal.SIGTERM, stop)
+        run_container({base_image.tag!r}, ["sleep", "60"], Path({str(out)!r}), {{}}, Limits("0", "256m"))
+        """)
+    mine = ["ps", "-a", "--filter", f"volume={out}", "--format", "{{.Names}}"]
+    proc = subprocess.Popen([sys.executable, "-c", script])
+    try:
+        deadline = time.monotonic() + 60
+        while not engine.docker(*mine).stdout.split() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert engine.docker(*mine).stdout.split(), "the container never started"
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=60)
+    finally:
+        proc.kill()
+    assert engine.docker(*mine).stdout.split() == []
 
 
 def test_instruction_counts_repeat_within_a_tenth_of_a_percent(tiny):

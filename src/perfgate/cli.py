@@ -10,7 +10,9 @@ import importlib
 import importlib.util
 import os
 import pkgutil
+import signal
 import sys
+import threading
 from pathlib import Path
 from types import ModuleType
 
@@ -130,15 +132,30 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "handler", None):
         parser.print_help()
         return EXIT_USAGE
+    on_main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _terminated) if on_main_thread else None
     try:
         return args.handler(args)
     except PerfgateError as e:
         # The message may quote rejected input: its escape sequences are shown, never sent.
         print(f"perfgate {args.verb}: error: {terminal_plain(e)}", file=sys.stderr)
         return e.exit_code
-    except KeyboardInterrupt:
-        print("perfgate: interrupted; nothing partial was written", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as e:
+        how = "terminated" if isinstance(e, Terminated) else "interrupted"
+        print(f"perfgate: {how}; nothing partial was written", file=sys.stderr)
+        return 143 if isinstance(e, Terminated) else 130
+    finally:
+        if on_main_thread:
+            signal.signal(signal.SIGTERM, previous)
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (a cancelled CI job, ``timeout``), unwound like Ctrl-C: transactions roll back,
+    temporary folders and containers are removed."""
+
+
+def _terminated(signum: int, frame: object) -> None:
+    raise Terminated()
 
 
 if __name__ == "__main__":

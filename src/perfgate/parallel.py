@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 from concurrent.futures import ProcessPoolExecutor
 from typing import Callable, Iterable, TypeVar
 
@@ -36,16 +37,22 @@ def map_in_processes(fn: Callable[[T], R], items: Iterable[T], workers: int | No
     # which cost more than analysing it); they touch no open file or connection of the parent.
     chunk = max(1, len(items) // (workers * 8))
     if "fork" not in multiprocessing.get_all_start_methods():
-        with ProcessPoolExecutor(max_workers=workers) as pool:
+        with ProcessPoolExecutor(max_workers=workers, initializer=_default_sigterm) as pool:
             return list(pool.map(fn, items, chunksize=chunk))
     spans = [(i, min(i + chunk, len(items))) for i in range(0, len(items), chunk)]
     global _inherited
     _inherited = (fn, items)
     try:
-        with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork")) as pool:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"),
+                                 initializer=_default_sigterm) as pool:
             return [r for part in pool.map(_inherited_span, spans) for r in part]
     finally:
         _inherited = None
+
+
+def _default_sigterm() -> None:
+    """A worker dies on SIGTERM as usual; the command's own handler unwinds the parent."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 # What the forked workers of the running map inherit: its function and items.

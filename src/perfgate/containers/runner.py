@@ -80,6 +80,11 @@ def run_container(tag: str, command: list[str], out_dir: Path, env: dict[str, st
     except subprocess.TimeoutExpired:
         docker("rm", "-f", name, check=False)
         raise EngineError(f"container {name} ({tag}) ran longer than {limits.timeout:.0f} s and was killed") from None
+    except BaseException:
+        # Ctrl-C or SIGTERM: killing the docker CLI does not stop its container, which would run
+        # on and skew whatever is measured next.
+        docker("rm", "-f", name, check=False)
+        raise
     seconds = time.monotonic() - started
     if proc.returncode == 125:  # docker itself failed (bad flag, missing image...)
         raise EngineError(f"docker run failed: {proc.stderr.strip()[-2000:]}")
