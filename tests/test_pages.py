@@ -87,8 +87,14 @@ def test_the_index_carries_summaries_and_each_page_only_its_own_points(history, 
     assert page["runs"]["time"][main["run"][0]] == "2023-11-14T22:13:20Z"
     instructions = next(s for s in page["series"] if s["measure"] == "instructions")
     assert "lower" not in instructions and "n" not in instructions      # no interval, one sample: left out
-    assert main["band"]["test"] == "t_test" and main["band"]["upper"][-1] > main["value"][0]
-    assert STEP_AT in main["band"]["breach"]  # the step's first run is beyond the t-test's limit
+    # The limits start again at the change point, as detect's threshold test does: the newest
+    # value is drawn against the limit detect judged it by (they were the old level's before).
+    assert main["band"]["test"] == "t_test" and STEP_AT not in main["band"]["breach"]
+    assert main["band"]["upper"][STEP_AT] is None and main["band"]["upper"][STEP_AT - 1] is not None
+    judged = json.loads(cli("detect", "--no-record", "--json", "--branch", "main", "--testbed", "tb").stdout)
+    [series] = [s for s in judged["series"] if (s["benchmark"], s["measure"]) == (BENCH, "latency")]
+    assert main["band"]["upper"][-1] == pytest.approx(series["threshold"]["upper_limit"], rel=1e-6)  # float32
+    assert main["band"]["upper"][-1] > main["value"][-1] > main["band"]["upper"][STEP_AT - 1]
     assert [a["commit"] for a in main["alerts"]] == [commit(STEP_AT)]
     # Rebuilding leaves no page of the old build behind.
     stale = site / "data" / "b" / "000000000000.js"
@@ -166,20 +172,23 @@ def test_sweep_names_are_split_into_parameters():
     ThresholdTest("percentage", upper_boundary=0.01, window=50),               # so does a window
 ])
 def test_the_batched_threshold_band_is_the_one_detect_computes(test):
+    """Each regime judged on its own, as detect judges the one after the last change point."""
     rng = random.Random(11)
     jobs = []
     for _ in range(40):
         n = rng.choice([1, 4, 30, 90])
         at, size = rng.randrange(n), rng.choice([1.0, 1.03, 1.3, 0.8])
+        starts = rng.choice([[], [at], sorted({at, rng.randrange(n)})])
         jobs.append((test, [rng.lognormvariate(0, 0.03) * (size if i >= at else 1) for i in range(n)],
-                     [10.0 * i for i in range(n)]))
+                     [10.0 * i for i in range(n)], starts))
     got = bands(jobs)
     breaches = 0
-    for (_, values, times), band in zip(jobs, got):
-        ref = evaluate_series(test, values, times)
-        assert band["breach"] == [r.index for r in ref if r.alert]
+    for (_, values, times, starts), band in zip(jobs, got):
+        edges = [0, *[i for i in starts if i > 0], len(values)]
+        ref = [(a, r) for a, b in zip(edges, edges[1:]) for r in evaluate_series(test, values[a:b], times[a:b])]
+        assert band["breach"] == [a + r.index for a, r in ref if r.alert]
         for side in ("lower", "upper"):
-            want = [getattr(r.limits, side) if r.limits else None for r in ref]
+            want = [getattr(r.limits, side) if r.limits else None for _, r in ref]
             got_side = [None if b is None or math.isnan(b) else b for b in band[side]]
             assert [w is None for w in want] == [b is None for b in got_side]
             assert all(b == pytest.approx(w, rel=1e-9) for w, b in zip(want, got_side) if w is not None)
@@ -192,7 +201,7 @@ def test_the_batched_band_sets_no_limits_on_equal_values():
     # and marked the next value a breach that detect's threshold test does not see.
     test = ThresholdTest("t_test", upper_boundary=0.99, max_sample_size=30)
     values = [127063.95746701502] * 40 + [127063.96] * 3
-    band = bands([(test, values, [None] * len(values))])[0]
+    band = bands([(test, values, [None] * len(values), [])])[0]
     assert band["breach"] == [r.index for r in evaluate_series(test, values) if r.alert]
     assert all(math.isnan(u) for u in band["upper"][30:41])
 

@@ -188,10 +188,14 @@ class _Job:
         rows, all_found = [], []
         mine = self.ids[index::count]
         settings = {k: self.thresholds.for_series(k.benchmark, k.measure) for pid in mine for k in self.pages[pid]}
-        # All bands of this part in one batch: batching is what makes them fast.
+        found_in = {k: with_siblings_changes(k, self.shown[k], findings(k, self.shown[k], settings[k]),
+                                             self.alerts.get(k, [])) for k in settings}
+        # All bands of this part in one batch: batching is what makes them fast.  Each starts again
+        # at its series' change points, as detect's threshold test does.
         tested = [k for k in settings if settings[k].test is not None]
         band_of = dict(zip(tested, bands([(settings[k].test, [p.value for p in self.shown[k]],
-                                           [p.time for p in self.shown[k]]) for k in tested])))
+                                           [p.time for p in self.shown[k]], [f.cp.index for f in found_in[k]])
+                                          for k in tested])))
         for pid in mine:
             keys = self.pages[pid]
             run_of: dict[str, int] = {}
@@ -204,7 +208,7 @@ class _Job:
                         run_of[p.run_id] = len(table)
                         table.append((p.commit, iso(p.time)))
                 alerts = self.alerts.get(key, [])
-                found = with_siblings_changes(key, pts, findings(key, pts, settings[key]), alerts)
+                found = found_in[key]
                 all_found += found
                 rows.append(summarise(key, pts, found, alerts) | {"page": pid})
                 band = band_of.get(key)
