@@ -370,3 +370,27 @@ def test_a_change_detect_placed_at_a_siblings_commit_is_drawn_there(tmp_path, cl
     assert drawn(tmp_path / "after") == {"a": [("c0100", [])], "b": [("c0100", ["a [latency]"])]}
     feed = (tmp_path / "after" / "regressions.xml").read_text()
     assert feed.count("<entry>") == 2 and "placed here because a [latency] changed here" in feed
+
+
+def test_only_a_regression_still_there_is_an_alert_on_the_index():
+    """An open improvement alert is good news, and a regression a later improvement undid (as
+    notify closes its issue) is no alarm: neither is the red "alert" state, and the undone one
+    says where it was undone."""
+    from perfgate.model import Alert
+    from perfgate.report.series_data import chart_data, summarise
+    from perfgate.store import Point, SeriesKey
+
+    key = SeriesKey("main", "tb", "sort", "latency")
+    pts = [Point(f"r{i}", f"{i:040x}", 1000.0 + i, 10.0) for i in range(6)]
+
+    def alert(i, direction, magnitude, created):
+        return Alert("main", "tb", "sort", "latency", f"{i:040x}", direction, magnitude, id=f"a{i}", created=created)
+
+    regression, fix, other = alert(2, "regression", 0.25, 1.0), alert(4, "improvement", -0.2, 2.0), alert(5, "regression", 0.1, 3.0)
+    assert summarise(key, pts, [], [fix])["state"] != "alert"
+    row = summarise(key, pts, [], [regression, fix])
+    assert row["state"] != "alert" and row["alerts"] == 0
+    row = summarise(key, pts, [], [regression, fix, other])
+    assert row["state"] == "alert" and row["alerts"] == 1
+    data = chart_data(key, pts, None, [], [regression, fix], {f"r{i}": i for i in range(6)})
+    assert [a["undone_at"] for a in data["alerts"]] == [f"{4:040x}", None]

@@ -128,7 +128,11 @@ def test_index_filters_groups_sorts_and_leads_to_the_benchmark(site, page):
     assert page.locator("th[data-key='latest']").get_attribute("aria-sort") == "descending"
     assert rows.first.locator("td").nth(2).inner_text() == "instructions"
     assert rows.first.locator("td").nth(4).inner_text() == "arm <i>64</i>"
-    page.click("th[data-key='latest']")
+    spark = rows.first.locator("svg.spark")
+    assert spark.get_attribute("role") == "img" and spark.get_attribute("aria-label").startswith("last ")
+    page.focus("th[data-key='latest'] button")          # the keyboard sorts too: Enter on the header's button
+    page.keyboard.press("Enter")
+    assert page.locator("th[data-key='latest']").get_attribute("aria-sort") == "ascending"
     assert rows.nth(9).locator("td").nth(4).inner_text() == "arm <i>64</i>"
     assert rows.nth(9).locator("td").nth(2).inner_text() == "instructions"
     page.select_option("#only", "regression")
@@ -200,13 +204,31 @@ def test_hover_reads_the_commit_and_a_click_opens_it(site, page):
     alert = page.locator("section.measure").first.locator("table.evidence tr", has_text="alert (active)").inner_text()
     assert "change point regression +30" in alert and "p < 1e-15" in alert and "p = 0" not in alert
 
+    # Without a mouse: the chart is an image named by what it shows, and its points are a table.
+    chart = page.locator("section.measure").first.locator(".chart")
+    assert chart.get_attribute("role") == "img"
+    label = chart.get_attribute("aria-label")
+    assert label.startswith("Chart of latency: ") and "last change +30" in label and "main @ tb" in label
+    points = page.locator("section.measure").first.locator("details.points")
+    points.locator("summary").click()
+    runs = page.evaluate("window.PERFGATE_PAGE.series.filter(s => s.measure === 'latency')"
+                         ".reduce((t, s) => t + s.value.length, 0)")
+    assert points.locator("tbody tr").count() == runs
+    assert commit(STEP_AT)[:12] in points.inner_text()
+
 
 def test_toggling_a_branch_hides_its_lines(site, page):
     _open(page, (site / "index.html").as_uri())
-    page.locator("a.bench", has_text=BENCH).first.click()
+    link = page.locator("a.bench", has_text=BENCH).first
+    assert "branch=main" in link.get_attribute("href") and "testbed=tb" in link.get_attribute("href")
+    link.click()
     page.wait_for_selector("html[data-ready='1']")
     legend = "window.PERFGATE_CHARTS.latency.getOption().legend[0].selected"
     pr = f"{BRANCH_PR} @ tb"
+    # A row's link shows its own series: only its branch and testbed are ticked, the rest a click away.
+    assert page.evaluate(legend) == {"main @ tb": True, pr: False, "main @ arm <i>64</i>": False}
+    page.locator("input[data-kind='testbed'][data-value='arm <i>64</i>']").check()
+    page.locator(f"input[data-kind='branch'][data-value='{BRANCH_PR}']").check()
     assert page.evaluate(legend).get(pr, True) is True
     page.locator(f"input[data-kind='branch'][data-value='{BRANCH_PR}']").uncheck()
     selected = page.evaluate(legend)
@@ -261,7 +283,7 @@ def test_names_with_markup_are_inert_on_every_page(site, page):
         if page.locator("h1").inner_text() == SWEEP_HOSTILE:
             _shot(page, "sweep-hostile-name")
     _open(page, (site / "index.html").as_uri())
-    page.locator("a.bench", has_text=HOSTILE).first.click()
+    page.locator("a.bench[href$='testbed=tb']", has_text=HOSTILE).first.click()   # its main @ tb row
     page.wait_for_selector("html[data-ready='1']")
     assert page.locator("h1").inner_text() == HOSTILE
     x, y = _point_position(page, "latency", "main", "tb", 3)
@@ -273,6 +295,7 @@ def test_names_with_markup_are_inert_on_every_page(site, page):
     # An unknown or malformed page id is a message, not an error.
     _open(page, (site / "benchmark.html").as_uri() + "?b=../../etc")
     assert "No such benchmark page" in page.locator("main").inner_text()
+    assert page.locator("h1").inner_text() == "Not found"                   # not "loading…" for ever
     _open(page, (site / "sweep.html").as_uri() + "?s=0123456789ab")
     assert "No such scaling sweep page" in page.locator("main").inner_text()
 

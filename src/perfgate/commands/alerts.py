@@ -15,7 +15,7 @@ from rich.table import Table
 
 from perfgate.commands._common import find_alerts, short_ids, store_from
 from perfgate.errors import EXIT_OK
-from perfgate.notify.events import undone_by
+from perfgate.alert_history import undone_by
 from perfgate.output import emit_json, err, out
 
 NAME = "alerts"

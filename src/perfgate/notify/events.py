@@ -13,10 +13,10 @@ Events come oldest alert first, which is the order each channel receives them in
 
 from __future__ import annotations
 
-import math
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from perfgate.alert_history import oldest_first, series_of, undone_by
 from perfgate.model import Alert
 
 
@@ -51,39 +51,6 @@ def _alert_json(alert: Alert) -> dict[str, Any]:
 
 def _alert(doc: dict[str, Any]) -> Alert:
     return Alert(**{**doc, "commit_range": tuple(doc.get("commit_range") or ())})
-
-
-def series_of(alert: Alert) -> tuple[str, str, str, str]:
-    return alert.branch, alert.testbed, alert.benchmark, alert.measure
-
-
-def oldest_first(alerts: list[Alert]) -> list[Alert]:
-    """Alerts in the order they were raised (stores list newest first; ties keep store order)."""
-    return sorted(reversed(alerts), key=lambda a: a.created or 0.0)
-
-
-def undoes(fix: Alert, regression: Alert) -> bool:
-    """Whether an improvement takes back at least half of a regression (either sign convention:
-    magnitudes are relative changes of the measure, whichever way is better)."""
-    r, f = regression.magnitude, fix.magnitude
-    if not (math.isfinite(r) and math.isfinite(f)) or r == 0:
-        return False
-    combined = (1 + r) * (1 + f) - 1
-    return abs(combined) <= abs(r) / 2 or (combined > 0) != (r > 0)
-
-
-def undone_by(alerts: list[Alert]) -> dict[str, Alert]:
-    """Each regression's id -> the first later improvement of its series that undoes it."""
-    ordered = oldest_first(alerts)
-    found: dict[str, Alert] = {}
-    for i, alert in enumerate(ordered):
-        if alert.direction != "regression":
-            continue
-        later = [b for b in ordered[i + 1:] if series_of(b) == series_of(alert)]
-        fix = next((b for b in later if b.direction == "improvement" and undoes(b, alert)), None)
-        if fix is not None:
-            found[alert.id] = fix
-    return found
 
 
 def derive_events(alerts: list[Alert]) -> list[Event]:

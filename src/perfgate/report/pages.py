@@ -251,12 +251,17 @@ def _write_data(tmp: Path, out: Path, meta: dict, rows: list[dict], sweeps: list
         os.replace(tmp, old)
 
 
+SPARK_MIN_RANGE = 0.10   # a sparkline's height spans at least 10% of its level
+
+
 def _compact(row: dict) -> list:
-    """A row as a list in ``columns`` order; the sparkline as 0–99 integers (small index file)."""
+    """A row as a list in ``columns`` order; the sparkline as 0–99 integers (small index file),
+    its height at least 10% of its level, so 1% noise draws as a wobble and a 15% step fills it."""
     spark = [v for v in row["spark"] if v is not None]
     lo, hi = (min(spark), max(spark)) if spark else (0.0, 0.0)
-    span = hi / 2 - lo / 2      # halves: the span of values near ±1.7e308 would overflow
-    row = row | {"spark": [None if v is None else (round(99 * ((v / 2 - lo / 2) / span)) if span else 50)
+    mid = lo / 2 + hi / 2       # halves: the span of values near ±1.7e308 would overflow
+    half = max(hi / 2 - lo / 2, SPARK_MIN_RANGE / 2 * abs(mid))
+    row = row | {"spark": [None if v is None else (round(49.5 + 49.5 * (v / 2 - mid / 2) / half) if half else 50)
                            for v in row["spark"]]}
     return list(row.values())
 

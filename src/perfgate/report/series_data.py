@@ -14,6 +14,7 @@ from datetime import datetime, timezone
 
 import numpy as np
 
+from perfgate.alert_history import undone_by
 from perfgate.detect.changepoint import ChangePoint, detect_change_points
 from perfgate.detect.stats import coefficient_of_variation
 from perfgate.model import Alert, Measure
@@ -136,9 +137,16 @@ def summarise(key: SeriesKey, pts: list[Point], found: list[Finding], alerts: li
     """The index row: enough to sort, filter and draw a sparkline, not every point."""
     last = found[-1] if found else None
     regime = [p.value for p in pts[last.cp.index:]] if last else [p.value for p in pts]
-    open_alerts = [a for a in alerts if a.status == "active"]
+    # "alert": a regression still there: active, and not undone by a later improvement (as
+    # notify closes its issue); an open improvement alert is good news, not an alarm.
+    fixes = undone_by(alerts)
+    open_alerts = [a for a in alerts if a.status == "active" and a.direction == "regression" and a.id not in fixes]
     state = ("alert" if open_alerts else last.cp.direction if last else "stable")
     spark = [_finite(p.value) for p in pts[-SPARK_POINTS:]]
+    drawn = [v for v in spark if v is not None]
+    spark_text = (f"last {len(spark)} runs, from {human(drawn[0], key.measure)} to {human(drawn[-1], key.measure)}"
+                  f" (lowest {human(min(drawn), key.measure)}, highest {human(max(drawn), key.measure)})"
+                  if drawn else "no values")
     return {
         "branch": key.branch, "testbed": key.testbed, "benchmark": key.benchmark, "measure": key.measure,
         "suite": key.benchmark.split("/", 1)[0] if "/" in key.benchmark else "",
@@ -147,6 +155,7 @@ def summarise(key: SeriesKey, pts: list[Point], found: list[Finding], alerts: li
         "delta": last.cp.magnitude if last else None, "delta_commit": last.first_commit if last else "",
         "direction": last.cp.direction if last else "",
         "cv": coefficient_of_variation(regime), "state": state, "alerts": len(open_alerts), "spark": spark,
+        "spark_text": spark_text,
     }
 
 
@@ -156,6 +165,7 @@ def chart_data(key: SeriesKey, pts: list[Point], band: dict | None, found: list[
     indexes its run table, ``run_of`` maps run ids to it); ``lower``/``upper`` and ``n`` are left
     out when no point has them — a 10,000-series site stays a tenth of its naive size.  ``band``:
     the threshold test's limits per point (:func:`perfgate.report.threshold_band.bands`)."""
+    fixes = undone_by(alerts)
     out = {
         "branch": key.branch, "testbed": key.testbed, "measure": key.measure, "scale": scale_of(key.measure),
         "lower_is_better": Measure.named(key.measure).lower_is_better,
@@ -164,7 +174,8 @@ def chart_data(key: SeriesKey, pts: list[Point], band: dict | None, found: list[
         "alerts": [{"id": a.id, "commit": a.commit, "kind": a.kind, "direction": a.direction,
                     "magnitude": a.magnitude, "ci_low": a.ci_low, "ci_high": a.ci_high, "p_value": a.p_value,
                     "status": a.status, "commit_range": list(a.commit_range), "created": iso(a.created),
-                    "siblings": a.siblings, "placed_with": a.placed_with}
+                    "siblings": a.siblings, "placed_with": a.placed_with,
+                    "undone_at": fixes[a.id].commit if a.id in fixes else None}
                    for a in alerts],
     }
     if any(p.lower is not None or p.upper is not None for p in pts):

@@ -77,6 +77,9 @@ var PG = (function () {
                : el("code", {title: commit, text: text});
   }
   function notFound(what) {
+    var name = document.getElementById("name");
+    if (name) name.textContent = "Not found";
+    document.title = "Not found · " + document.title;
     var main = document.querySelector("main");
     main.textContent = "";
     main.appendChild(el("p", {class: "none"}, what + " — go back to the ", el("a", {href: "index.html", text: "index"}), "."));

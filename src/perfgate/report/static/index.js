@@ -51,9 +51,13 @@
     return out;
   }
 
-  function spark(values) {
+  function spark(values, text) {
     var ns = "http://www.w3.org/2000/svg", svg = document.createElementNS(ns, "svg");
     svg.setAttribute("class", "spark"); svg.setAttribute("viewBox", "0 0 120 24");
+    svg.setAttribute("role", "img"); svg.setAttribute("aria-label", text);
+    var title = document.createElementNS(ns, "title");
+    title.textContent = text;
+    svg.appendChild(title);
     svg.setAttribute("preserveAspectRatio", "none");
     var pts = [], n = values.length;
     values.forEach(function (v, i) {
@@ -80,7 +84,7 @@
       PG.el("td", {text: r.measure}),
       PG.el("td", {text: r.branch}),
       PG.el("td", {text: r.testbed}),
-      PG.el("td", {}, spark(r.spark)),
+      PG.el("td", {}, spark(r.spark, r.spark_text)),
       PG.el("td", {class: "num", text: r.latest_text}),
       PG.el("td", {class: "num " + good, title: r.delta_commit ? "since " + r.delta_commit : null, text: delta}),
       PG.el("td", {class: "num", text: r.cv == null ? "—" : (r.cv * 100).toFixed(1) + "%"}),
@@ -156,7 +160,8 @@
   });
   options($("measure"), "measure"); options($("branch"), "branch"); options($("testbed"), "testbed");
   document.querySelectorAll("th.sortable").forEach(function (th) {
-    th.addEventListener("click", function () {
+    // a button inside each header: reachable with Tab, pressed with Enter or Space
+    th.querySelector("button").addEventListener("click", function () {
       var k = th.dataset.key;
       state.dir = state.sort === k ? -state.dir : (k === "rank" || typeof rows[0]?.[k] === "string" ? 1 : -1);
       state.sort = k;
@@ -165,7 +170,7 @@
   });
   $("more").addEventListener("click", function () { state.shown += PAGE * 5; render(); });
   $("summary").textContent = rows.length + " series · " +
-    rows.filter(function (r) { return r.state === "alert"; }).length + " with open alerts · " +
+    rows.filter(function (r) { return r.state === "alert"; }).length + " with open regression alerts · " +
     rows.filter(function (r) { return r.direction === "regression"; }).length + " whose last change is a regression · " +
     D.sweeps.length + (D.sweeps.length === 1 ? " scaling sweep" : " scaling sweeps") + " · generated " + D.generated;
   sweeps();
