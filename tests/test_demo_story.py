@@ -68,8 +68,8 @@ def test_the_story_delivers_each_alert_once_and_the_fix_closes_the_regression(tm
     assert story.deliver(pg, tmp_path, alerts) is True
     printed = capsys.readouterr().out
     assert "the receiver got 3 message(s)" in printed        # raised, raised, closed
-    # Slack text keeps data's formatting characters inert with word joiners (perfgate.escape.slack_text)
-    assert "BM_Total/pointer/65536" in printed.replace("\u2060", "")
+    # names are Slack inline code, printed as they are (perfgate.escape.slack_code)
+    assert "`BM_Total/pointer/65536`" in printed and "\u2060" not in printed
 
 
 def test_the_story_fails_loudly_on_a_missed_or_mispinned_change(tmp_path):

@@ -73,3 +73,16 @@ def test_csv_cells_never_start_a_formula():
 def test_slack_text_cannot_ping_or_link():
     s = slack_text("<!here> <@U123> <http://e|x> *bold* & co")
     assert "<" not in s and ">" not in s and "&amp; co" in s and "*bold*" not in s
+
+
+@given(st.text(max_size=60))
+def test_slack_code_is_the_name_itself_or_inert_text(text):
+    """A name as Slack inline code copies as it is; one a code span cannot hold is slack_text."""
+    from perfgate.escape import slack_code
+
+    s = slack_code(text)
+    assert "<" not in s and ">" not in s
+    if s.startswith("`") and s.endswith("`") and len(s) >= 2 and "`" not in s[1:-1]:
+        assert html.unescape(s[1:-1]) == visible(text)
+    else:
+        assert s == slack_text(text)

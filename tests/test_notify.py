@@ -10,6 +10,7 @@ import httpx
 import pytest
 from fake_github.fixtures import FAST, REPO, TOKEN, fake_github, make_alert, receiver, sha  # noqa: F401
 
+from perfgate.model import Alert
 from perfgate.notify.base import Links
 from perfgate.notify.deliver import deliver_all
 from perfgate.notify.events import Event, derive_events
@@ -91,7 +92,7 @@ def test_webhook_delivers_each_event_once_with_text_and_structured_fields(tmp_pa
     first = receiver.processed[idempotency_key(derive_events(store.alerts())[0])]
     assert first["event"] == "raised" and first["alert"]["id"] == a.id
     assert first["alert"]["commit_range"] == [sha(10), sha(11), sha(12)]
-    assert "+12.00%" in first["text"] and "*sort 1e6*" in first["text"] and "one of 3 commits" in first["text"]
+    assert "+12.00%" in first["text"] and "`sort 1e6` [`latency`] on `main@ci-x86`" in first["text"] and "one of 3 commits" in first["text"]
     assert first["links"]["commit"] == f"https://github.com/acme/widget/commit/{sha(10)}"
     assert first["links"]["trend"].startswith("https://acme.github.io/widget/index.html#sort%201e6%7Clatency")
 
@@ -242,7 +243,8 @@ def test_acknowledging_closes_the_issue_with_a_comment(tmp_path, fake_github):
         store.acknowledge(a.id)
         deliver_all(store.alerts(), [github(GitHubIssuesChannel, fake_github)], ledger)
     assert fake_github.issues[1]["state"] == "closed" and fake_github.issues[1]["state_reason"] == "completed"
-    assert fake_github.comments[1][0]["body"].startswith("Closing: The alert was acknowledged.")
+    assert fake_github.comments[1][0]["body"].startswith("Closing: The alert was acknowledged: the change was "
+                                                         "accepted, not undone")
 
 
 def test_a_commit_status_on_the_culprit_commit(tmp_path, fake_github):
@@ -414,7 +416,7 @@ def test_an_alert_found_where_siblings_changed_names_them():
     assert ("tested at this commit because `copy\\|1 [latency]`, `copy2 [instructions]`, `c3 [latency]` "
             "and 1 more changed here |") in table
     text = render.plain_text(Event("raised", alert), LINKS)
-    assert "tested here because copy|1 [latency], copy2 [instructions], c3 [latency] and 1 more changed here" in text
+    assert "tested here because `copy|1 [latency]`, `copy2 [instructions]`, `c3 [latency]` and 1 more changed here" in text
     assert "because" not in render.evidence_table(make_alert(10), LINKS)
 
 
@@ -425,7 +427,7 @@ def test_an_alert_placed_where_siblings_changed_names_them():
     alert = make_alert(10)
     alert.details["placed_with"] = ["a [latency]"]
     assert "placed at this commit because `a [latency]` changed here |" in render.evidence_table(alert, LINKS)
-    assert "placed here because a [latency] changed here" in render.plain_text(Event("raised", alert), LINKS)
+    assert "placed here because `a [latency]` changed here" in render.plain_text(Event("raised", alert), LINKS)
     assert "tested" not in render.evidence_table(alert, LINKS)
 
 
@@ -448,3 +450,38 @@ def test_a_threshold_alerts_later_values_past_the_limit_are_not_suspects():
     wide = make_alert(10, span=3)
     assert "one of 3 commits" in render.plain_text(Event("raised", wide), LINKS)
     assert "past the limit" not in render.evidence_table(wide, LINKS)
+
+
+def test_the_chat_message_says_what_an_issue_says_and_copies_cleanly():
+    """Before and after levels, how to acknowledge, names as inline code (a pasted testbed is the
+    testbed: no invisible word joiners), and an acknowledgement is not announced as a fix."""
+    from perfgate.notify import render
+    from perfgate.notify.events import Event
+
+    alert = make_alert(10)
+    alert = Alert(**{**alert.__dict__, "testbed": "linux-x86_64", "benchmark": "BM_Sort<int>", "id": "a1b2"})
+    text = render.plain_text(Event("raised", alert), LINKS)
+    assert "`BM_Sort&lt;int&gt;` [`latency`] on `main@linux-x86_64`" in text and "\u2060" not in text
+    assert "(100 ns → 112.0 ns)" in text and "once understood: `perfgate alerts --ack a1b2`" in text
+    acked = render.plain_text(Event("closed", alert, reason="acknowledged"), LINKS)
+    assert acked.startswith(":ballot_box_with_check: Acknowledged: ") and "not undone" in acked
+    assert "white_check_mark" not in acked and "Resolved" not in acked
+    fix = make_alert(20, direction="improvement", magnitude=-0.1)
+    undone = render.plain_text(Event("closed", alert, fix, reason="undone"), LINKS)
+    assert undone.startswith(":white_check_mark: Undone: ") and "by -10.00% at" in undone
+
+
+def test_a_threshold_alert_gives_its_numbers_not_a_dash():
+    from perfgate.notify import render
+    from perfgate.notify.events import Event
+
+    alert = make_alert(10)
+    alert = Alert(**{**alert.__dict__, "kind": "threshold", "ci_low": None, "ci_high": None, "p_value": None,
+                     "magnitude": 0.2709, "details": {"test": "t_test", "value": 29.27e6, "baseline": 23.03e6,
+                                                      "baseline_size": 20, "upper_limit": 23.55e6,
+                                                      "lower_limit": None}})
+    numbers = "newest 29.27 ms against a baseline of 20 runs of 23.03 ms, past its t_test limit 23.55 ms"
+    text = render.plain_text(Event("raised", alert), LINKS)
+    assert "+27.09% over its baseline" in text and numbers in text and "; —" not in text
+    table = render.evidence_table(alert, LINKS)
+    assert f"| evidence | {numbers}; found by the threshold test |" in table

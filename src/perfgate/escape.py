@@ -87,6 +87,14 @@ def slack_text(text: object) -> str:
     return _SLACK_FORMAT.sub("\u2060\\1\u2060", s)
 
 
+def slack_code(text: object) -> str:
+    """A name in a Slack ``mrkdwn`` message as inline code: shown literally, so it copies as it is
+    (word joiners would travel with a pasted name); one holding a backtick cannot be a code span
+    and is :func:`slack_text` instead."""
+    s = visible(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return f"`{s}`" if s and "`" not in s and "\n" not in s else slack_text(text)
+
+
 # --- HTML / XML ------------------------------------------------------------------------------------
 
 def html_text(text: object) -> Markup:

@@ -9,6 +9,7 @@ _TIME = [(1e9, "s"), (1e6, "ms"), (1e3, "µs"), (1.0, "ns")]
 _BYTES = [(1024.0 ** 3, "GiB"), (1024.0 ** 2, "MiB"), (1024.0, "KiB"), (1.0, "B")]
 _COUNT = [(1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, "")]
 _SCALES = {"latency": _TIME, "peak-rss": _BYTES, "allocated-bytes": _BYTES, "file-size": _BYTES}
+_RATES = {"throughput": "ops/s"}   # adapters record operations (items, hz) per second as throughput
 SPARKS = "▁▂▃▄▅▆▇█"
 
 
@@ -19,6 +20,8 @@ def human(value: float | None, measure: str = "", significant: int = 3) -> str:
     (a 1e308 count was 300 digits wide)."""
     if value is None or not math.isfinite(value):
         return "—"
+    if measure in _RATES:       # a count per second: "803k ops/s"
+        return f"{human(value, '', significant)} {_RATES[measure]}"
     scale = _SCALES.get(measure, _COUNT)
     if value and not 1e-3 <= abs(value) < 1e6 * scale[0][0]:   # beyond what the units spell out
         return f"{value:.{significant - 1}e} {scale[-1][1]}".rstrip()

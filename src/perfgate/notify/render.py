@@ -1,14 +1,14 @@
 """The words of a delivery: titles, the evidence table, Slack-style text, links.  Pure.
 
 Names, branches, testbeds and commits come from data: in Markdown each is a code span
-(:func:`perfgate.escape.markdown_code`), in Slack text it is escaped (:func:`perfgate.escape.slack_text`),
-so none can mention someone, link, show an image or break the table."""
+(:func:`perfgate.escape.markdown_code`), in Slack text inline code (:func:`perfgate.escape.slack_code`),
+so none can mention someone, link, show an image or break the table, and each copies as it is."""
 
 from __future__ import annotations
 
 from urllib.parse import quote
 
-from perfgate.escape import markdown_code, slack_text, visible
+from perfgate.escape import markdown_code, slack_code, visible
 from perfgate.model import Alert
 from perfgate.notify.base import Links
 from perfgate.notify.events import Event
@@ -81,9 +81,36 @@ def culprit(alert: Alert, links: Links) -> str:
 
 
 def confidence(alert: Alert) -> str:
+    """A change point's p-value and confidence; a threshold alert's numbers (it has no p-value)."""
     if alert.p_value is None:
-        return "—"
+        return threshold_numbers(alert) or "no p-value"
     return f"{p_text(alert.p_value)} (confidence {confidence_text(alert.p_value)})"
+
+
+def threshold_numbers(alert: Alert) -> str:
+    """What a threshold alert compared: the newest value, the baseline it is a change from and
+    the limit it passed ('' when the alert did not keep them)."""
+    d, m = alert.details, alert.measure
+    value, base, size = d.get("value"), d.get("baseline"), d.get("baseline_size")
+    upper, lower = d.get("upper_limit"), d.get("lower_limit")
+    if not all(isinstance(x, (int, float)) for x in (value, base)):
+        return ""
+    limit = upper if isinstance(upper, (int, float)) and value > upper else lower
+    runs = f" of {size} runs" if isinstance(size, int) else ""
+    passed = f", past its {d.get('test', 'threshold')} limit {human(limit, m, 4)}" if isinstance(limit, (int, float)) else ""
+    return f"newest {human(value, m, 4)} against a baseline{runs} of {human(base, m, 4)}{passed}"
+
+
+def levels(alert: Alert) -> str:
+    """The level before and after a change point ('' for a threshold alert or when not kept)."""
+    before, after = alert.details.get("before"), alert.details.get("after")
+    if alert.kind == "threshold" or not all(isinstance(x, (int, float)) for x in (before, after)):
+        return ""
+    return f"{human(before, alert.measure, 4)} → {human(after, alert.measure, 4)}"
+
+
+def ack_hint(alert: Alert) -> str:
+    return f"perfgate alerts --ack {alert.id}"
 
 
 SIBLINGS_NAMED = 3   # siblings named in a message; the rest are counted
@@ -115,16 +142,15 @@ def evidence_table(alert: Alert, links: Links) -> str:
     rows = [("benchmark", markdown_code(alert.benchmark)), ("measure", markdown_code(alert.measure)),
             ("branch @ testbed", f"{markdown_code(alert.branch)} @ {markdown_code(alert.testbed)}"),
             ("change", f"{pct(alert.magnitude)}{ci} — {alert.direction}"),
-            ("evidence", f"{confidence(alert)}; found by {alert.kind.replace('_', ' ')}" + _where_siblings_md(alert)),
+            ("evidence", f"{confidence(alert)}; found by the {alert.kind.replace('_', ' ')} test" + _where_siblings_md(alert)),
             ("first bad commit" if len(alert.suspects()) <= 1 else "commit range", culprit(alert, links)),
             ("last good commit", _md_link(markdown_code(short(last_good(alert))), commit_url(links, last_good(alert)))
              if last_good(alert) else "—")]
     if past_the_limit(alert) > 1:
         streak = markdown_code(f"{short(alert.commit_range[0])}..{short(alert.commit_range[-1])}")
         rows.insert(6, ("past the limit", f"{past_the_limit(alert)} values in a row ({streak})"))
-    before, after = alert.details.get("before"), alert.details.get("after")
-    if isinstance(before, (int, float)) and isinstance(after, (int, float)):
-        rows.append(("level before → after", f"{human(before, alert.measure, 4)} → {human(after, alert.measure, 4)}"))
+    if levels(alert):
+        rows.append(("level before → after", levels(alert)))
     lines = ["| | |", "| --- | --- |"] + [f"| {k} | {v} |" for k, v in rows]  # every value escaped above
     return "\n".join(lines)
 
@@ -147,8 +173,8 @@ def issue_body(alert: Alert, links: Links) -> str:
              evidence_table(alert, links), ""]
     if trend:
         parts.append(f"Trend: {trend}")
-    parts += ["", f"Acknowledge with `perfgate alerts --ack {alert.id}` once understood; this issue closes "
-              "then, or when a later change undoes the regression.", "", ALERT_MARKER.format(alert.id)]
+    parts += ["", f"Acknowledge with `{ack_hint(alert)}` once understood (accepted, this issue closes), "
+              "or it closes when a later change undoes the regression.", "", ALERT_MARKER.format(alert.id)]
     return "\n".join(parts)
 
 
@@ -165,7 +191,8 @@ def closed_comment(event: Event, links: Links) -> str:
         why = (f"A later change undid it: {pct(fix.magnitude)} at {culprit(fix, links)} "
                f"(alert `{fix.id}`).")
     else:
-        why = "The alert was acknowledged."
+        why = ("The alert was acknowledged: the change was accepted, not undone, so the benchmark keeps "
+               "its new level.")
     return "\n".join([f"Closing: {why}", "", EVENT_MARKER.format(event.id)])
 
 
@@ -176,11 +203,14 @@ def plain_text(event: Event, links: Links) -> str:
     def link(text: str, url: str) -> str:
         return f"<{url}|{text}>" if url else text
 
-    where = f"*{slack_text(a.benchmark)}* [{slack_text(a.measure)}] on {slack_text(f'{a.branch}@{a.testbed}')}"
+    where = f"{slack_code(a.benchmark)} [{slack_code(a.measure)}] on {slack_code(f'{a.branch}@{a.testbed}')}"
     if event.kind == "raised":
         icon = ":rotating_light:" if a.direction == "regression" else ":chart_with_downwards_trend:"
         ci = f" (95% CI {pct(a.ci_low)} … {pct(a.ci_high)})" if a.ci_low is not None and a.ci_high is not None else ""
-        text = (f"{icon} Performance {a.direction}: {where} {pct(a.magnitude)}{ci} at "
+        size = f"{pct(a.magnitude)}{ci}" + (f" ({levels(a)})" if levels(a) else "")
+        if a.kind == "threshold":
+            size += " over its baseline"
+        text = (f"{icon} Performance {a.direction}: {where} {size} at "
                 f"{link(short(a.commit), commit_url(links, a.commit))}")
         suspects = a.suspects()
         if len(suspects) > 1:
@@ -190,17 +220,21 @@ def plain_text(event: Event, links: Links) -> str:
         text += f"; {confidence(a)}"
         names, extra = siblings(a)
         if names:
-            text += f"; tested here because {', '.join(slack_text(n) for n in names)}{_more(extra)} changed here"
+            text += f"; tested here because {', '.join(slack_code(n) for n in names)}{_more(extra)} changed here"
         names, extra = placed_with(a)
         if names:
-            text += f"; placed here because {', '.join(slack_text(n) for n in names)}{_more(extra)} changed here"
+            text += f"; placed here because {', '.join(slack_code(n) for n in names)}{_more(extra)} changed here"
+        if a.direction == "regression" and a.id:
+            text += f"; once understood: `{ack_hint(a)}`"
     elif event.kind == "again":
         n = event.related
         text = (f":repeat: {where} regressed again: {pct(n.magnitude)} at "
                 f"{link(short(n.commit), commit_url(links, n.commit))} (after {pct(a.magnitude)} at {short(a.commit)})")
+    elif event.reason == "undone":
+        text = (f":white_check_mark: Undone: {where} {pct(a.magnitude)} at {short(a.commit)}, by "
+                f"{pct(event.related.magnitude)} at {short(event.related.commit)}")
     else:
-        why = "acknowledged" if event.reason != "undone" else (
-            f"undone by {pct(event.related.magnitude)} at {short(event.related.commit)}")
-        text = f":white_check_mark: Resolved: {where} {pct(a.magnitude)} at {short(a.commit)} — {why}"
+        text = (f":ballot_box_with_check: Acknowledged: {where} {pct(a.magnitude)} at {short(a.commit)} "
+                f"was accepted; it is not undone")
     trend = trend_url(links, a)
     return text + (f" · {link('trend', trend)}" if trend else "")

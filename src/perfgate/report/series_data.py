@@ -20,7 +20,7 @@ from perfgate.detect.stats import coefficient_of_variation
 from perfgate.model import Alert, Measure
 from perfgate.store import Point, SeriesKey, raw_samples
 from perfgate.thresholds import SeriesThresholds
-from perfgate.units import _SCALES, _BYTES, _TIME, confidence_text, human, p_text
+from perfgate.units import _RATES, _SCALES, _BYTES, _TIME, confidence_text, human, p_text
 
 SPARK_POINTS = 30
 # Index states, in the order the index sorts them (worst first).
@@ -29,6 +29,8 @@ STATES = ("alert", "regression", "improvement", "stable")
 
 def scale_of(measure: str) -> str:
     """How the browser formats values of this measure (mirrors :func:`perfgate.units.human`)."""
+    if measure in _RATES:
+        return "rate"
     scale = _SCALES.get(measure)
     return "time" if scale is _TIME else "bytes" if scale is _BYTES else "count"
 

@@ -30,6 +30,7 @@ var PG = (function () {
   // Mirrors perfgate.units.human: three significant digits, at least the integer part.
   function human(v, scale) {
     if (v == null || !isFinite(v)) return "—";
+    if (scale === "rate") return human(v, "count") + " ops/s";   // as perfgate.units.human for throughput
     var steps = SCALES[scale] || SCALES.count;
     for (var i = 0; i < steps.length; i++) {
       var f = steps[i][0], unit = steps[i][1];
