@@ -32,3 +32,12 @@ def test_values_past_the_units_are_written_in_scientific_notation(value, measure
 ])
 def test_a_p_value_is_never_written_as_a_certainty(p, text, cell, confidence):
     assert (p_text(p), p_cell(p), confidence_text(p)) == (text, cell, confidence)
+
+
+def test_a_rate_says_it_is_per_second():
+    # github-action-benchmark's "ops/sec", JMH's thrpt, Google Benchmark's items_per_second and
+    # benchmark.js's hz are all recorded as throughput, per second: "803k" alone lost the unit.
+    from perfgate.units import human
+
+    assert human(803_123, "throughput") == "803k ops/s"
+    assert human(1.0e6, "throughput") == "1.00M ops/s" and human(None, "throughput") == "—"
