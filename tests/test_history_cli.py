@@ -46,6 +46,15 @@ def test_the_cv_is_run_to_run_noise_not_the_regression(store, capsys):
     assert run_to_run_cv([1.0, 2.0]) is None and run_to_run_cv([0.0, 1.0, -1.0, 0.0]) is None
 
 
+def test_the_runs_column_counts_every_run_not_the_ones_shown(store, capsys):
+    # 16 runs; --limit 4 computes Δ, CV and the sparkline over 4 of them, and once said "runs 4"
+    assert main(["history", "--limit", "4", "--store", store]) == 0
+    out = capsys.readouterr().out
+    row = next(line for line in out.splitlines() if "work" in line)
+    assert " 16 " in row and " 4 " not in row, row
+    assert "last 4 runs (--limit 0 for every run)" in out
+
+
 @pytest.mark.parametrize("option", [["--measure", "nosuch"], ["--branch", ""], ["--testbed", "other"]])
 def test_filters_that_match_nothing_say_so(option, store, capsys):
     # they once said "no history yet" (exit 0) of a store holding runs

@@ -55,6 +55,8 @@ def run(args: argparse.Namespace) -> int:
         # one point more than shown: the oldest one shown is then compared with the run before it
         series = {key: store.series_tail(key, args.limit + 1) if args.limit > 0 else store.series(key) for key in keys}
         fingerprints = {k.testbed: store.testbed_fingerprint(k.testbed) for k in keys}
+        lengths = {k: len(pts) if args.limit == 0 or len(pts) <= args.limit else store.series_length(k)
+                   for k, pts in series.items()}
     shown = {k: pts[-args.limit:] if args.limit > 0 else pts for k, pts in series.items()}
     if args.json:
         emit_json([{"branch": k.branch, "testbed": k.testbed, "benchmark": k.benchmark, "measure": k.measure,
@@ -69,12 +71,16 @@ def run(args: argparse.Namespace) -> int:
             before = pts[:len(pts) - len(shown[key])]
             _print_points(key, shown[key], before[-1].value if before else None)
     else:
-        _print_summary(shown)
+        _print_summary(shown, lengths)
+        if any(lengths[k] > len(pts) for k, pts in shown.items()):
+            out.print(f"[dim]Δ prev, CV and trend over each series' last {args.limit} runs "
+                      f"(--limit 0 for every run)[/dim]")
     _print_testbeds(fingerprints)
     return EXIT_OK
 
 
-def _print_summary(series: dict[SeriesKey, list[Point]]) -> None:
+def _print_summary(series: dict[SeriesKey, list[Point]], lengths: dict[SeriesKey, int]) -> None:
+    """One row a series; ``lengths``: how many runs each has in all (more than shown)."""
     table = Table(title="perfgate history", title_justify="left")
     for col, justify in (("benchmark", "left"), ("measure", "left"), ("branch", "left"), ("testbed", "left"),
                          ("runs", "right"), ("latest", "right"), ("Δ prev", "right"), ("CV", "right"),
@@ -84,7 +90,7 @@ def _print_summary(series: dict[SeriesKey, list[Point]]) -> None:
         last = pts[-1].value
         prev = pts[-2].value if len(pts) > 1 else None
         cv = run_to_run_cv([p.value for p in pts])
-        table.add_row(*map(terminal, (key.benchmark, key.measure, key.branch, key.testbed)), str(len(pts)), human(last, key.measure),
+        table.add_row(*map(terminal, (key.benchmark, key.measure, key.branch, key.testbed)), str(lengths[key]), human(last, key.measure),
                       percent(last / prev) if prev else "—", f"{cv * 100:.1f}%" if cv is not None else "—",
                       sparkline([p.value for p in pts]))
     out.print(table)

@@ -95,6 +95,10 @@ class Store(ABC):
         Stores that can read them without the rest override this (``history`` shows 30 a series)."""
         return self.series(key)[-count:]
 
+    def series_length(self, key: SeriesKey) -> int:
+        """How many points one series has (``history`` shows the newest 30 and counts them all)."""
+        return len(self.series(key))
+
     def series_of(self, keys: Iterable[SeriesKey]) -> dict[SeriesKey, list[Point]]:
         """The points of each of these series, as :meth:`series` reads them.  Stores that can
         read many series in one pass override this (detect reads every series of a new run)."""

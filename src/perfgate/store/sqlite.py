@@ -376,6 +376,17 @@ class SqliteStore(Store):
     def series_tail(self, key: SeriesKey, count: int) -> list[Point]:
         return self._series_points(key, count)
 
+    @_guarded
+    def series_length(self, key: SeriesKey) -> int:
+        p = self._project_id
+        return self.db.execute(
+            "SELECT COUNT(*) FROM run r JOIN metric x ON x.run_id = r.id"
+            " AND x.benchmark_id = (SELECT id FROM benchmark WHERE project_id = ? AND name = ?)"
+            " AND x.measure_id = (SELECT id FROM measure WHERE project_id = ? AND name = ?)"
+            " WHERE r.project_id = ? AND r.branch_id = (SELECT id FROM branch WHERE project_id = ? AND name = ?)"
+            " AND r.testbed_id = (SELECT id FROM testbed WHERE project_id = ? AND name = ?)",
+            [p, key.benchmark, p, key.measure, p, p, key.branch, p, key.testbed]).fetchone()[0]
+
     def _series_points(self, key: SeriesKey, newest: int | None = None) -> list[Point]:
         """One series' points, oldest first; with ``newest``, only that many of the latest: the
         testbed's runs are read newest first (run_branch backwards), one probe each, until that many
