@@ -312,6 +312,36 @@ def test_the_feed_is_valid_atom_and_each_entry_links_its_series(history, tmp_pat
         assert any((s["measure"], s["branch"], s["testbed"]) == (q["measure"], q["branch"], q["testbed"])
                    for s in page["series"])
         assert e.find(f"{ATOM}title").text.startswith(page["benchmark"] + " [" + q["measure"] + "]")
+        # an id is an IRI whatever the names hold (this store's have spaces, < > and quotes)
+        assert re.fullmatch(r"urn:perfgate:[0-9a-f]{32}", e.find(f"{ATOM}id").text)
+    assert re.fullmatch(r"urn:perfgate:[0-9a-f]{32}", feed.find(f"{ATOM}id").text)
+    # dated by its newest entry, not by the build: an unchanged history gives an unchanged feed
+    assert feed.find(f"{ATOM}updated").text == max(e.find(f"{ATOM}updated").text for e in entries)
+    assert feed.find(f"{ATOM}link[@rel='self']") is None          # where it is served is not known
+
+    cli("pages", "--out", str(site), check=True, env={"PERFGATE_PAGES_URL": "https://acme.github.io/widget/"})
+    feed = ET.parse(site / "regressions.xml").getroot()
+    assert feed.find(f"{ATOM}link[@rel='self']").get("href") == "https://acme.github.io/widget/regressions.xml"
+    assert all(e.find(f"{ATOM}link").get("href").startswith("https://acme.github.io/widget/benchmark.html?")
+               for e in feed.findall(f"{ATOM}entry"))
+
+
+def test_a_regression_a_later_change_undid_says_so_in_the_feed():
+    from perfgate.detect.changepoint import ChangePoint
+    from perfgate.report.pages import _entry_id, undone_regressions
+    from perfgate.report.series_data import Finding
+    from perfgate.store import SeriesKey
+
+    key = SeriesKey("main", "tb", "revert cmd", "latency")
+
+    def change(i, magnitude, commit):
+        cp = ChangePoint(index=i, index_low=i, index_high=i, magnitude=magnitude, ci_low=magnitude, ci_high=magnitude,
+                         p_value=1e-9, confidence=1 - 1e-9, direction="regression" if magnitude > 0 else "improvement",
+                         before=1.0, after=1.0 + magnitude)
+        return Finding(key, cp, commit, "", commit, "")
+
+    up, down, small = change(25, 0.247, "c25"), change(40, -0.2, "c40"), change(50, 0.3, "c50")
+    assert undone_regressions([up, down, small]) == {_entry_id(up): "c40"}
 
 
 def test_an_alert_found_where_siblings_changed_carries_their_names_to_its_page():

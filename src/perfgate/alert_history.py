@@ -21,7 +21,12 @@ def oldest_first(alerts: list[Alert]) -> list[Alert]:
 def undoes(fix: Alert, regression: Alert) -> bool:
     """Whether an improvement takes back at least half of a regression (either sign convention:
     magnitudes are relative changes of the measure, whichever way is better)."""
-    r, f = regression.magnitude, fix.magnitude
+    return wins_back(fix.magnitude, regression.magnitude)
+
+
+def wins_back(fix: float, regression: float) -> bool:
+    """``undoes`` on two relative changes (a change point's as much as an alert's)."""
+    r, f = regression, fix
     if not (math.isfinite(r) and math.isfinite(f)) or r == 0:
         return False
     combined = (1 + r) * (1 + f) - 1

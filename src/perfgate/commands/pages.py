@@ -8,6 +8,7 @@ page per scaling sweep (fitted model, knee, coefficient history), an Atom feed
 from __future__ import annotations
 
 import argparse
+import os
 
 from perfgate.commands._common import store_from
 from perfgate.errors import EXIT_OK
@@ -31,6 +32,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--thresholds", help="thresholds file or folder (default: thresholds/ when present)")
     p.add_argument("--repo-url", metavar="URL",
                    help="repository web address; a clicked point opens URL/commit/SHA (e.g. https://github.com/OWNER/REPO)")
+    p.add_argument("--site-url", metavar="URL", default=os.environ.get("PERFGATE_PAGES_URL") or None,
+                   help="where the site is served (default: $PERFGATE_PAGES_URL): the feed's links are then "
+                        "absolute and it names itself (rel=self), as feed readers need")
     p.add_argument("--include-sweeps", action="store_true",
                    help="also list each point of a scaling sweep (NAME/values=V,objects=O) as a series of its "
                         "own; by default a sweep's points appear only on its scaling page (except a point with an "
@@ -41,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
     with store_from(args) as store:
         counts = publish_site(store, args.out, title=args.title, branch=args.branch,
                               thresholds=load_thresholds(args.thresholds), include_sweeps=args.include_sweeps,
-                              repo_url=args.repo_url)
+                              repo_url=args.repo_url, site_url=args.site_url)
     if args.json:
         emit_json({"out": args.out, **counts})
     else:

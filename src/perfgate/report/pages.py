@@ -28,7 +28,9 @@ from perfgate import heap
 from perfgate.errors import PerfgateError
 from perfgate.escape import html_text, xml_text
 from perfgate.outputs import write_atomic
-from perfgate.report.series_data import STATES, chart_data, column, findings, iso, summarise, with_siblings_changes
+from perfgate.alert_history import wins_back
+from perfgate.report.series_data import (STATES, Finding, chart_data, column, findings, iso, summarise,
+                                         with_siblings_changes)
 from perfgate.report.sweeps import collect, split_name, sweep_page, sweep_summary
 from perfgate.report.threshold_band import bands
 from perfgate.store import SeriesKey, Store
@@ -72,9 +74,46 @@ def _repo_url(url: str | None) -> str:
     return url.rstrip("/")
 
 
+def _site_url(url: str | None) -> str:
+    if not url:
+        return ""
+    if not url.startswith(("https://", "http://")):
+        raise PerfgateError(f"--site-url {url}: give an http(s) URL such as https://OWNER.github.io/REPO")
+    return url.rstrip("/")
+
+
+def _urn(*parts: str) -> str:
+    """An Atom id: stable, and a valid IRI whatever the names hold (spaces, <, >, quotes)."""
+    return "urn:perfgate:" + hashlib.sha256("\0".join(parts).encode()).hexdigest()[:32]
+
+
+def _entry_id(f: Finding) -> str:
+    k = f.key
+    return _urn(k.branch, k.testbed, k.benchmark, k.measure, f.first_commit)
+
+
+def undone_regressions(found: list[Finding]) -> dict[str, str]:
+    """Each regression a later improvement of its series won back at least half of (the rule
+    notify closes an issue by), by its feed entry's id -> that improvement's first commit."""
+    out: dict[str, str] = {}
+    by_series: dict[SeriesKey, list[Finding]] = {}
+    for f in found:
+        by_series.setdefault(f.key, []).append(f)
+    for changes in by_series.values():
+        changes.sort(key=lambda f: f.cp.index)
+        for i, f in enumerate(changes):
+            if f.cp.direction == "regression":
+                fix = next((g for g in changes[i + 1:] if g.cp.direction == "improvement"
+                            and wins_back(g.cp.magnitude, f.cp.magnitude)), None)
+                if fix is not None:
+                    out[_entry_id(f)] = fix.first_commit
+    return out
+
+
 def publish_site(store: Store, out_dir: str | Path, *, title: str, branch: str | None = None,
                  thresholds: Thresholds | None = None, include_sweeps: bool = False,
-                 repo_url: str | None = None, workers: int | None = None) -> dict[str, int]:
+                 repo_url: str | None = None, site_url: str | None = None,
+                 workers: int | None = None) -> dict[str, int]:
     """Write the site into ``out_dir``: ``index.html``, ``benchmark.html``, ``sweep.html``,
     ``assets/``, ``data/``, ``regressions.xml`` (Atom) and ``data.json``.  ``workers``: processes
     that build the benchmark pages (default: one per CPU, up to 4, from PARALLEL_FROM series)."""
@@ -128,6 +167,7 @@ def publish_site(store: Store, out_dir: str | Path, *, title: str, branch: str |
         raise
     regressions = sorted((f for f in all_findings if f.cp.direction == "regression"), key=lambda f: f.when,
                          reverse=True)
+    newest_run = max((iso(p.time) for pts in shown.values() for p in pts[-1:] if p.time), default="")
     improvements = [f for f in all_findings if f.cp.direction == "improvement"]
     _copy_assets(out)
     # Every value printed goes through its format's one escaping function (finalize), on top of
@@ -135,7 +175,12 @@ def publish_site(store: Store, out_dir: str | Path, *, title: str, branch: str |
     loader = PackageLoader("perfgate.report", "templates")
     html_env = Environment(loader=loader, autoescape=select_autoescape(["html", "xml", "j2"]), finalize=html_text)
     xml_env = Environment(loader=loader, autoescape=True, finalize=xml_text)
-    context = dict(title=title, project=store.project, now=now, regressions=regressions, page_url=benchmark_url)
+    site = _site_url(site_url)
+    context = dict(title=title, project=store.project, now=now, regressions=regressions, page_url=benchmark_url,
+                   site_url=site, feed_id=_urn(store.project, "regressions"), entry_id=_entry_id,
+                   # the feed changes when its content does, not on every build
+                   feed_updated=max((f.when for f in regressions if f.when), default="") or newest_run or now,
+                   undone=undone_regressions(all_findings))
     for name in ("index.html", "benchmark.html", "sweep.html", "regressions.xml"):
         env = xml_env if name.endswith(".xml") else html_env
         _write_atomic(out / name, env.get_template(f"{name}.j2").render(**context))
