@@ -81,7 +81,7 @@
 
   function tip(P, s, i) {
     var v = s.value[i], lo = s.lower[i], hi = s.upper[i];
-    var interval = lo != null && hi != null ? " [" + PG.human(lo, s.scale) + " … " + PG.human(hi, s.scale) + "]" : "";
+    var interval = lo != null && hi != null ? " (interval " + PG.human(lo, s.scale) + " … " + PG.human(hi, s.scale) + ")" : "";
     return "<strong>" + PG.esc(combo(s)) + "</strong><br>commit <code class=\"tip-commit\">" + PG.esc(s.commit[i]) +
       "</code><br>" + PG.esc(s.time[i] || "no date") + "<br>" + PG.esc(s.measure) + " <strong>" +
       PG.esc(PG.human(v, s.scale)) + "</strong>" + PG.esc(interval) + "<br>" + s.n[i] + " sample(s)" +
@@ -166,7 +166,10 @@
       }},
       toolbox: {right: 10, feature: {dataZoom: {yAxisIndex: "none"}, restore: {}}},
       dataZoom: [{type: "inside", xAxisIndex: 0, filterMode: "none"}, {type: "slider", xAxisIndex: 0, filterMode: "none", bottom: 10}],
-      xAxis: {type: byTime ? "time" : "value", name: byTime ? "" : "run", minInterval: byTime ? null : 1, scale: !byTime},
+      // a date axis names the month beside each day ("Mar 5", not a bare "5")
+      xAxis: {type: byTime ? "time" : "value", name: byTime ? "" : "run", minInterval: byTime ? null : 1, scale: !byTime,
+              axisLabel: byTime ? {hideOverlap: true, formatter: {year: "{yyyy}", month: "{MMM} {yyyy}", day: "{MMM} {d}",
+                                                                  hour: "{MMM} {d} {HH}:{mm}", minute: "{HH}:{mm}"}} : {}},
       yAxis: {type: "value", scale: true, axisLabel: {formatter: function (v) { return PG.human(v, list[0].scale); }}},
       series: series
     });
