@@ -213,3 +213,15 @@ def test_check_on_real_quick_async_deinit_runs_stays_inside_the_data(cli, scalin
     assert linear.returncode == 0, linear.stdout + linear.stderr
     assert "VIOLATED" not in linear.stdout
     assert "ok: consistent with linear in objects up to 7,982 (expected up to 50,000; untested beyond" in linear.stdout
+
+
+def test_a_model_below_zero_where_costs_were_measured_is_flagged(fit, scaling):
+    """A quick (noisy) async-deinit run: the selected quadratic predicts negative costs for 43 of
+    its 300 measured object counts (R² 0.25) and was shown without a word; a clean linear table
+    raises nothing."""
+    proc = fit(str(scaling / "async-deinit-quick-quadratic.tsv"))
+    assert proc.returncode == 0, proc.stderr
+    assert "warning: this model is below zero at 43 of 300 measured points" in proc.stdout
+    [total] = [p for p in fit_json(fit, str(scaling / "async-deinit-quick-quadratic.tsv"), "-y", "T")["phases"]]
+    assert total["fit"]["below_zero"] == 43
+    assert "below zero" not in fit(str(scaling / "synthetic-vo.tsv")).stdout

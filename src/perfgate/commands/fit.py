@@ -319,6 +319,8 @@ def _print(results, names: dict[str, str], n: int, args: argparse.Namespace) -> 
         pad = " " * (width + 2)
         out.print(f"{pad}95% CI: {cis}; weighted R² = {fit.r2_weighted:.4f}", markup=False, style="dim",
                   soft_wrap=True)
+        if fit.below_zero:
+            out.print(f"{pad}warning: {fit.below_zero_text()}", markup=False, style="yellow", soft_wrap=True)
         if selection is not None and len(selection.ranking) > 1:
             runner, delta = selection.ranking[1], selection.delta_bic
             why = (f"ΔBIC {delta:.1f} worse" if delta >= 0 else

@@ -67,6 +67,21 @@ class Fit:
         outliers cannot drive it below zero."""
         return weighted_r2(self.y, self.fitted, self.weights)
 
+    @property
+    def below_zero(self) -> int:
+        """How many measured points the model puts below zero.  A cost cannot be negative: there
+        the model does not describe it (a weak quadratic on a noisy table; a polynomial where the
+        cost has a knee)."""
+        # (a Δ column's noise may dip below zero; its typical value is still a positive cost)
+        return int(np.sum(self.fitted < 0)) if np.median(self.y) > 0 else 0
+
+    def below_zero_text(self) -> str:
+        """A warning for :attr:`below_zero` ('' when there is none)."""
+        if not self.below_zero:
+            return ""
+        return (f"this model is below zero at {self.below_zero} of {self.n} measured points, which no cost "
+                f"can be: it does not describe the cost there (R² {self.r2:.2f}); read its terms with care")
+
     def coefficient(self, term: Term) -> float:
         return float(self.coef[self.terms.index(term)]) if term in self.terms else 0.0
 
@@ -97,6 +112,7 @@ class Fit:
                 for t, c, s, lo, hi, p in zip(self.terms, self.coef, self.stderr, self.ci_low, self.ci_high, pv)
             ],
             "r2": self.r2, "adj_r2": self.adj_r2, "r2_weighted": self.r2_weighted, "n": self.n, "confidence": self.confidence,
+            "below_zero": self.below_zero,
             "weighting": self.weighting, "robust": self.robust, **self.extra,
         }
 

@@ -115,7 +115,7 @@ def fit_commit(rows, measure: str) -> dict | None:
     x_letter = knee_in or next(iter(params))
     others = [k for k in params if k != x_letter]
     return {
-        "formula": fit.formula(), "r2": fit.r2, "adj_r2": fit.adj_r2, "n": fit.n,
+        "formula": fit.formula(), "r2": fit.r2, "adj_r2": fit.adj_r2, "n": fit.n, "warning": fit.below_zero_text(),
         "terms": [{"term": t.spec, "label": t.label, "coef": float(c), "ci_low": float(lo), "ci_high": float(hi)}
                   for t, c, lo, hi in zip(fit.terms, fit.coef, fit.ci_low, fit.ci_high)],
         "knee": _knee(knee, names, measure),

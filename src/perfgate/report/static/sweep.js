@@ -46,6 +46,7 @@
       ", " + latest.n + " points, commit " + short(latest.commit) + ")";
     var note = $("knee-note");
     note.textContent = "";
+    if (latest.warning) note.appendChild(PG.el("div", {class: "knee-note", text: "Note: " + latest.warning}));
     if (latest.knee) {
       note.appendChild(PG.el("div", {class: "knee-note", text: latest.knee.found ? latest.knee.text :
         "No knee in " + latest.knee.param + " (ΔBIC " + latest.knee.delta_bic.toFixed(1) + " for the best knee model)"}));
