@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import ROOT
 from perfgate.containers.fingerprint import container_testbed
 from perfgate.containers.images import Built, suite_dockerfile
 from perfgate.containers.manifest import discover, load_suite
@@ -200,7 +201,10 @@ def test_a_repository_without_docker_builds_on_the_actions_definitions(tmp_path,
     from perfgate.containers.images import image_definitions
 
     monkeypatch.delenv("PERFGATE_DOCKER_DIR", raising=False)
-    assert image_definitions(tmp_path) == tmp_path / "docker"
+    # From a terminal, perfgate's own checkout's (the README's promise held only inside the action)
+    assert image_definitions(tmp_path) == ROOT / "docker"
+    monkeypatch.setattr("perfgate.containers.images.OWN_DEFINITIONS", tmp_path / "installed" / "docker")
+    assert image_definitions(tmp_path) == tmp_path / "docker"        # none anywhere: the error names it
     monkeypatch.setenv("PERFGATE_DOCKER_DIR", str(tmp_path / "action" / "docker"))
     assert image_definitions(tmp_path) == tmp_path / "action" / "docker"
     (tmp_path / "docker").mkdir()

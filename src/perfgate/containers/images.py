@@ -92,7 +92,9 @@ def base_key(docker_dir: Path) -> str:
     for name in ("base.lock", "base/bootstrap", "base/pin-apt", "base/drift"):
         path = docker_dir / name
         if not path.is_file():
-            raise InputError(str(path), "", "missing; the pinned base image is defined by it")
+            raise InputError(str(path), "", "missing; the pinned base image is defined by it (a repository "
+                             "without docker/ uses perfgate's: set PERFGATE_DOCKER_DIR to the docker/ folder of "
+                             "a perfgate checkout, as its GitHub action does)")
         h.update(name.encode() + b"\0" + path.read_bytes())
     return h.hexdigest()
 
@@ -257,14 +259,23 @@ def harness_versions(tag: str) -> dict[str, str]:
     return _VERSIONS[tag]
 
 
+# perfgate's own pinned definitions, when it runs from its checkout (./scripts/setup's venv)
+OWN_DEFINITIONS = Path(__file__).resolve().parents[3] / "docker"
+
+
 def image_definitions(root: Path) -> Path:
     """The image definitions: the repository's own ``docker/`` when it has one, else
-    ``$PERFGATE_DOCKER_DIR`` (the action points it at perfgate's, so a consumer repository that
-    only has ``benches/`` builds on perfgate's pinned images)."""
+    ``$PERFGATE_DOCKER_DIR`` (the action points it at perfgate's), else perfgate's own checkout's
+    ``docker/``: a consumer repository that only has ``benches/`` builds on perfgate's pinned
+    images, in CI and from a terminal alike."""
     own = root / "docker"
-    if (own / "base.lock").is_file() or not os.environ.get("PERFGATE_DOCKER_DIR"):
+    if (own / "base.lock").is_file():
         return own
-    return Path(os.environ["PERFGATE_DOCKER_DIR"])
+    if os.environ.get("PERFGATE_DOCKER_DIR"):
+        return Path(os.environ["PERFGATE_DOCKER_DIR"])
+    if (OWN_DEFINITIONS / "base.lock").is_file():
+        return OWN_DEFINITIONS
+    return own
 
 
 def build_all(root: Path, suites: list[Suite], log=print) -> dict[str, tuple[Built, Built]]:
