@@ -11,6 +11,8 @@ tells how close ``bench/complexity_eval.py``'s figures are to the possible.
 
 from __future__ import annotations
 
+import argparse
+
 import numpy as np
 from scipy.stats import multivariate_normal
 
@@ -18,6 +20,7 @@ A, B, N, TRIALS = 32.0, 486.0, 1000, 200
 
 
 def main() -> None:
+    argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
     rng = np.random.default_rng(20261121)
     for sigma in (0.05, 0.10, 0.20):
         chances, se = [], None

@@ -13,9 +13,9 @@ bounds the tail.
 
 from __future__ import annotations
 
+import argparse
 import multiprocessing
 import os
-import sys
 import tempfile
 import time
 
@@ -36,7 +36,11 @@ def writer(store: str, commits: list[str], barrier, results) -> None:
 
 
 def main() -> None:
-    writers, runs = (int(a) for a in (sys.argv[1:3] if len(sys.argv) > 2 else (16, 60)))
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("writers", type=int, nargs="?", default=16)
+    p.add_argument("runs", type=int, nargs="?", default=60)
+    args = p.parse_args()
+    writers, runs = args.writers, args.runs
     store = os.path.join(tempfile.mkdtemp(), "history.db")
     ctx = multiprocessing.get_context("fork")
     barrier, results = ctx.Barrier(writers), ctx.Queue()

@@ -78,3 +78,36 @@ def test_reading_a_history_creates_no_lock_file(tmp_path, store_path):
     with SqliteStore(store_path) as store:
         assert len(store.all_series()) == 1
     assert not lock.exists()
+
+
+def _first_writer(path: str, barrier, results) -> None:
+    import perfgate.store.sqlite as sqlite_store
+    from perfgate.errors import StoreError
+    from perfgate.model import Metric, Run, Testbed
+
+    sqlite_store.BUSY_TIMEOUT_MS = 10_000    # a deadlock shows in 10 s, not the real 120 s
+    barrier.wait()
+    try:
+        with sqlite_store.SqliteStore(path) as s:
+            s.add_runs([Run("default", "main", f"c{multiprocessing.current_process().name}", Testbed("tb"),
+                            [Metric("b", "latency", 1.0)])])
+        results.put("ok")
+    except StoreError as e:
+        results.put(str(e))
+
+
+def test_writers_opening_a_history_that_is_not_there_yet_do_not_deadlock(tmp_path):
+    """Four processes opening one new history at once: one switched it to WAL outside the writers'
+    turn while another held SQLite's lock for the schema, and each waited for the other until
+    the busy timeout (2 of 5 runs of bench/concurrent_writers.py 4 5 waited 120 s and failed)."""
+    ctx = multiprocessing.get_context("fork")
+    for trial in range(12):
+        path = str(tmp_path / f"h{trial}.db")
+        barrier, results = ctx.Barrier(4), ctx.Queue()
+        procs = [ctx.Process(target=_first_writer, args=(path, barrier, results)) for _ in range(4)]
+        for p in procs:
+            p.start()
+        outcomes = [results.get(timeout=60) for _ in procs]
+        for p in procs:
+            p.join()
+        assert outcomes == ["ok"] * 4, (trial, outcomes)

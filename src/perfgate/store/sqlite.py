@@ -133,7 +133,13 @@ class SqliteStore(Store):
             else:
                 if version < len(MIGRATIONS):
                     self._ensure_intact()
-                self.db.execute("PRAGMA journal_mode = WAL")
+                if self.db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                    # Switching takes SQLite's exclusive lock: in the writers' turn, like every
+                    # write. Outside it, two processes opening a new history at once could each
+                    # wait for the other (one holding the write lock for the schema, one a read
+                    # lock while asking for the switch) until the 120 s timeout.
+                    with self._queue.turn():
+                        self.db.execute("PRAGMA journal_mode = WAL")
                 self.db.execute("PRAGMA synchronous = NORMAL")
                 self.db.execute("PRAGMA foreign_keys = ON")
                 self._migrate()
