@@ -47,13 +47,15 @@ def test_a_slower_head_fails_the_check(repo, cli, base_image):  # noqa: F811
     assert report["exit_code"] == 1
     assert report["base"]["commit"] == git(repo, "rev-parse", "HEAD~1")
     assert report["head"]["commit"] == git(repo, "rev-parse", "HEAD")
-    # Both sides were recorded, on one testbed, with a sample per round for the probes.
+    # Both sides were recorded, on one testbed, with a sample per round for the probes, each on a
+    # branch of its own: a check's base is not a run of the branch it came from.
     history = {(s["benchmark"], s["measure"], s["branch"]): s for s in json.loads(cli("history", "--json", check=True).stdout)}
-    base_ir = history[("python3 spin.py 30000", "instructions", "HEAD~1")]["points"][0]
-    head_ir = history[("python3 spin.py 30000", "instructions", "HEAD")]["points"][0]
+    assert {b for _, _, b in history} == {"check/HEAD~1", "check/HEAD"}
+    base_ir = history[("python3 spin.py 30000", "instructions", "check/HEAD~1")]["points"][0]
+    head_ir = history[("python3 spin.py 30000", "instructions", "check/HEAD")]["points"][0]
     assert len(base_ir["samples"]) == 3 and head_ir["value"] > 1.5 * base_ir["value"]   # probes: first 3 rounds
-    assert history[("python3 spin.py 30000", "latency", "HEAD")]["testbed"] == \
-        history[("python3 spin.py 30000", "latency", "HEAD~1")]["testbed"]
+    assert history[("python3 spin.py 30000", "latency", "check/HEAD")]["testbed"] == \
+        history[("python3 spin.py 30000", "latency", "check/HEAD~1")]["testbed"]
     assert not git(repo, "worktree", "list").count("\n")  # the temporary worktrees are gone
 
 
@@ -77,6 +79,33 @@ def test_a_sequential_check_stops_when_the_regression_is_clear(repo, cli, base_i
     assert report["sequential"] and report["rounds"] < 8 and report["stopped"].startswith("every benchmark decided")
     assert report["looks"][0]["round"] == 3 and report["looks"][-1]["flagged"] >= 1
     assert any(n.startswith("sequential:") for n in report["comparison"]["notes"])
+
+
+@docker
+def test_a_suite_only_one_side_has_is_said_and_errors_name_the_side(repo, cli, base_image):  # noqa: F811
+    """A PR that adds a suite, or deletes one, was compared in silence on the suites both have;
+    an error inside a side's temporary checkout named a path already gone, not the side."""
+    (repo / "benches" / "extra").mkdir()
+    (repo / "benches" / "extra" / "bench.toml").write_text((repo / "benches" / "spin" / "bench.toml").read_text()
+                                                           .replace('name = "spin"', 'name = "extra"'))
+    (repo / "benches" / "extra" / "spin.py").write_text((repo / "benches" / "spin" / "spin.py").read_text())
+    git(repo, "add", "-A")
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-q", "-m", "extra suite")
+    (repo / "benches" / "spin" / "bench.toml").write_text("not toml [")           # uncommitted: not measured
+    proc = cli("check", "--root", str(repo), "--base", "HEAD~1", "--head", "HEAD", "--rounds", "3",
+               "--no-probes", "--cpuset", "1", "--json")
+    assert proc.returncode in (0, 1), proc.stderr
+    assert "suite extra is new in HEAD: not compared (its base has no such suite)" in json.loads(proc.stdout)["comparison"]["notes"]
+    assert "uncommitted changes" in proc.stderr and "round 3/3 done" in proc.stderr
+    proc = cli("check", "--root", str(repo), "--base", "HEAD", "--head", "HEAD~1", "--rounds", "3",
+               "--no-probes", "--cpuset", "1", "--json")
+    assert "suite extra is gone in HEAD~1: its benchmarks are no longer measured" in proc.stderr
+    git(repo, "checkout", "-q", "--", ".")
+    (repo / "benches" / "spin" / "bench.toml").write_text("not toml [")
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-q", "-am", "broken manifest")
+    proc = cli("check", "--root", str(repo), "--base", "HEAD~1", "--head", "HEAD", "--rounds", "3")
+    assert proc.returncode == 2 and "head (HEAD) benches/spin/bench.toml" in proc.stderr, proc.stderr
+    assert "perfgate-check-" not in proc.stderr
 
 
 def test_an_unknown_ref_is_a_usage_error(repo, cli):

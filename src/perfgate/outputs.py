@@ -49,3 +49,10 @@ def check_writable(path: str | Path, option: str) -> None:
         raise PerfgateError(f"{option} {target}: its folder {folder} does not exist")
     if not os.access(folder, os.W_OK | os.X_OK):
         raise PerfgateError(f"{option} {target}: its folder {folder} is not writable")
+    try:
+        # What the write will do (a file beside the target), tried: permissions alone passed
+        # /proc, where no file can be made.
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=f".{target.name}.", suffix=".probe"):
+            pass
+    except OSError as e:
+        raise PerfgateError(f"{option} {target}: no file can be written in {folder}: {e.strerror}") from None

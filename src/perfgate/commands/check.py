@@ -172,13 +172,22 @@ class Outcome:
     looks: list[dict] = field(default_factory=list)
 
 
+# Each side is recorded on a branch of its own, named after its ref: a check's base is not a run
+# of main (recorded at check time, at an older commit, it would end main's series and be judged
+# as main's newest run by detect).
+CHECK_BRANCH = "check/{}"
+
+
 def run(args: argparse.Namespace) -> int:
     plan = Plan.from_args(args)
     check_markdown_target(args)
     for side in ("base", "head"):  # each becomes the branch of a stored run
-        check_identity("branch", getattr(args, side), f"--{side}")
+        check_identity("branch", CHECK_BRANCH.format(getattr(args, side)), f"--{side}")
+    with store_from(args, create=True):
+        pass  # a store that cannot be used is said now, not after every round has run
     root = Path(_git(args.root.resolve(), "rev-parse", "--show-toplevel"))
     shas = {"base": resolve(root, args.base, "--base"), "head": resolve(root, args.head, "--head")}
+    _warn_uncommitted(root, shas)
     with tempfile.TemporaryDirectory(prefix="perfgate-thresholds-") as tmp:
         # The gate comes from the base commit, so the change under test cannot loosen it.
         side = "head" if args.head_thresholds else "base"
@@ -192,6 +201,8 @@ def run(args: argparse.Namespace) -> int:
                 trees[side] = Path(tmp) / side
                 _git(root, "worktree", "add", "--detach", "--force", str(trees[side]), sha)
             runs, outcome = _measure(args, plan, thresholds, root, trees, shas)
+        except PerfgateError as e:
+            raise _named_by_side(e, trees, args) from None
         finally:
             for tree in trees.values():
                 subprocess.run(["git", "-C", str(root), "worktree", "remove", "--force", str(tree)], capture_output=True)
@@ -237,6 +248,29 @@ def judge(rounds: dict[str, dict[tuple[str, str], list[list[float]]]], threshold
     return comparison, not undecided, look
 
 
+def _warn_uncommitted(root: Path, shas: dict[str, str]) -> None:
+    """A side that is the checked-out commit, in a tree with uncommitted changes: those changes
+    are not what is measured (each side is built from its commit), which a user may not expect."""
+    here = _git(root, "rev-parse", "HEAD")
+    dirty = _git(root, "status", "--porcelain", "--untracked-files=no")
+    if dirty and here in shas.values():
+        err.print(f"[yellow]note:[/yellow] the working tree has uncommitted changes; check builds each side from "
+                  f"its commit ({here[:12]} is HEAD), so they are not measured: commit them to check them")
+
+
+def _named_by_side(e: PerfgateError, trees: dict[str, Path], args: argparse.Namespace) -> PerfgateError:
+    """An error from a side's temporary checkout, naming the side and its ref instead of a path
+    that is gone by the time it is read."""
+    text = str(e)
+    for side, tree in trees.items():
+        text = text.replace(f"{tree}/", f"{side} ({getattr(args, side)}) ").replace(str(tree), f"{side} ({getattr(args, side)})")
+    if text == str(e):
+        return e
+    named = PerfgateError(text)
+    named.exit_code = e.exit_code
+    return named
+
+
 def _thresholds_path(args: argparse.Namespace, root: Path, sha: str, tmp: Path) -> Path | None:
     """``--thresholds``, else ``thresholds/`` as committed at ``sha`` (extracted to ``tmp``), else None."""
     if args.thresholds:
@@ -256,6 +290,13 @@ def _measure(args: argparse.Namespace, plan: Plan, thresholds, root: Path, trees
     """Build both sides on one toolchain image, run them interleaved round after round, judge."""
     suites = {side: {s.name: s for s in discover(tree / "benches", None)} for side, tree in trees.items()}
     names = sorted(set(suites["base"]) & set(suites["head"]))
+    # A suite only one side has is not compared; said, so that deleting one is not a quiet pass.
+    one_sided = [f"suite {n} is new in {args.head}: not compared (its base has no such suite)"
+                 for n in sorted(set(suites["head"]) - set(suites["base"]))]
+    one_sided += [f"suite {n} is gone in {args.head}: its benchmarks are no longer measured"
+                  for n in sorted(set(suites["base"]) - set(suites["head"]))]
+    for note in one_sided:
+        err.print(f"[yellow]note:[/yellow] {terminal(note)}")
     if args.suite:
         missing = [n for n in args.suite if n not in names]
         if missing:
@@ -301,6 +342,8 @@ def _measure(args: argparse.Namespace, plan: Plan, thresholds, root: Path, trees
                                                    probes=not args.no_probes and rnd < PROBE_ROUNDS))
                     progress.advance(task)
             done = rnd + 1
+            if not err.is_terminal:   # a CI log shows no progress bar: a line a round instead
+                err.print(f"round {done}/{plan.rounds} done, {time.monotonic() - started:.0f} s", markup=False)
             if not plan.sequential or done < FIRST_LOOK:
                 continue
             comparison, decided, look = judge(_rounds(results), thresholds, plan, flagged)
@@ -324,12 +367,13 @@ def _measure(args: argparse.Namespace, plan: Plan, thresholds, root: Path, trees
         comparison.notes.append(f"sequential: {done} rounds, {stopped}; false discovery rate {plan.alpha:g} spent "
                                 f"over up to {len(plan.levels)} looks (Pocock-type alpha spending); this look's "
                                 f"level {comparison.alpha:.2g}, which the q-values are judged against")
+    comparison.notes.extend(one_sided)
     assert testbed is not None
     check_id = f"{shas['base'][:12]}..{shas['head'][:12]}@{started_at:.0f}"  # pairs the two runs in the store
     runs = {}
     for side in ("base", "head"):
         rs = results[side]
-        runs[side] = Run(args.project, getattr(args, side), shas[side], testbed, pool(rs),
+        runs[side] = Run(args.project, CHECK_BRANCH.format(getattr(args, side)), shas[side], testbed, pool(rs),
                          start_time=min(r.start_time for r in rs), end_time=max(r.end_time for r in rs),
                          adapter="+".join(sorted({r.context["adapter"] for r in rs})),
                          context={"check": True, "side": side, "check_id": check_id, "rounds": done,
