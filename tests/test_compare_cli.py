@@ -48,3 +48,23 @@ def test_compare_usage_errors(cli, store_path):
     assert missing.returncode == 2 and "'nope'" in missing.stderr
     bad = cli("compare", "--base", "x", "--head", "y")
     assert bad.returncode == 2 and "no run 'x'" in bad.stderr
+    same = cli("compare", "--base-branch", "main", "--head-branch", "main")
+    assert same.returncode == 2 and "the same run" in same.stderr      # it compared a run with itself
+
+
+def test_sides_of_different_checks_are_said_not_to_be_measured_together(cli, store_path):
+    """Each check records its base and head; the newest base of one check against the head of
+    another were compared as if interleaved, and read large false wall-time changes."""
+    def side(branch, commit, seed, t, check):
+        r = run(branch, commit, 1.0, seed, t)
+        r.context = {"check": True, "check_id": check}
+        return r
+
+    with SqliteStore(store_path) as store:
+        store.add_runs([side("check/main", "a", 1, 1.0, "c1"), side("check/pr", "b", 2, 2.0, "c1"),
+                        side("check/main", "a", 3, 3.0, "c2")])
+        ids = {(r.branch, r.start_time): r.run_id for r in store.runs()}
+    mixed = cli("compare", "--base-branch", "check/main", "--head-branch", "check/pr")
+    assert "not measured together" in mixed.stdout, mixed.stdout
+    paired = cli("compare", "--base", ids[("check/main", 1.0)], "--head", ids[("check/pr", 2.0)])
+    assert "not measured together" not in paired.stdout

@@ -41,14 +41,27 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _pick(store, run_id: str | None, branch: str | None, side: str):
+    """(run id, run) of one side."""
     if bool(run_id) == bool(branch):
         raise PerfgateError(f"give exactly one of --{side} RUN or --{side}-branch BRANCH")
     if run_id:
-        return store.get_run(run_id)
+        return run_id, store.get_run(run_id)
     newest = store.runs(branch=branch, limit=1)
     if not newest:
         raise PerfgateError(f"--{side}-branch {branch!r}: no run of that branch in the store")
-    return store.get_run(newest[0].run_id)
+    return newest[0].run_id, store.get_run(newest[0].run_id)
+
+
+def _not_measured_together(base, head) -> str:
+    """A warning when the two runs are sides of different checks: not interleaved, so their wall
+    times may differ by the machine's state alone (compare once read three false improvements
+    of 39–58% from a base and head of two checks run minutes apart)."""
+    ids = base.context.get("check_id"), head.context.get("check_id")
+    if not any(ids) or ids[0] == ids[1]:
+        return ""
+    return ("warning: base and head were not measured together (sides of different checks, or a check's side "
+            "and another run): wall-time changes may be the machine's, instruction counts are not affected; "
+            "a check's own pair is compared with --base RUN --head RUN")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -59,9 +72,13 @@ def run(args: argparse.Namespace) -> int:
 
     thresholds = load_thresholds(args.thresholds)
     with store_from(args) as store:
-        base = _pick(store, args.base, args.base_branch, "base")
-        head = _pick(store, args.head, args.head_branch, "head")
+        base_id, base = _pick(store, args.base, args.base_branch, "base")
+        head_id, head = _pick(store, args.head, args.head_branch, "head")
+    if base_id == head_id:
+        raise PerfgateError(f"base and head are the same run ({base_id}): nothing to compare")
     comparison = compare_runs(base, head, thresholds, args.alpha)
+    if _not_measured_together(base, head):
+        comparison.warnings.append(_not_measured_together(base, head))
     write_markdown(args, comparison)
     if args.json:
         emit_json(asdict(comparison) | {"regressions": len(comparison.regressions),
