@@ -69,6 +69,9 @@ def test_insufficient_and_missing():
     assert all(x.verdict == "insufficient-data" for x in v.values())
     assert v["gone"].note == "missing in head" and v["new"].note == "missing in base"
     assert "samples a side" in v["a"].note and c.exit_code == 0
+    # said in a line each way, where a reader sees them (as rows they were among the collapsed ones)
+    assert "1 benchmark(s) new in head (nothing to compare with): new" in c.notes
+    assert "1 benchmark(s) gone in head (no longer measured): gone" in c.notes
 
 
 def test_compare_runs_uses_samples_and_warns_on_testbed_mismatch():

@@ -198,7 +198,9 @@ def compare_samples(base: Mapping[tuple[str, str], Sequence[float]], head: Mappi
         verdicts.append(_judge(benchmark, measure, np.asarray(base.get(key, ()), float),
                                np.asarray(head.get(key, ()), float), threshold, alpha, paired))
     decide(verdicts, alpha)
-    return Comparison(verdicts, alpha)
+    comparison = Comparison(verdicts, alpha)
+    comparison.notes.extend(one_sided_notes(verdicts))
+    return comparison
 
 
 def tied_to(verdicts: Sequence[Verdict], v: Verdict) -> Verdict | None:
@@ -380,8 +382,22 @@ def compare_rounds(base: Mapping[tuple[str, str], Sequence[Sequence[float]]],
         verdicts[i].mde = rounds_test.mde(sd, n, alpha, hypotheses, verdicts[i].threshold)
     decide(verdicts, alpha)
     comparison = Comparison(verdicts, alpha)
+    comparison.notes.extend(one_sided_notes(verdicts))
     comparison.notes.extend(capability_notes(verdicts, alpha, hypotheses))
     return comparison
+
+
+def one_sided_notes(verdicts: Sequence[Verdict]) -> list[str]:
+    """Benchmarks only one side has, said in a line each way: as rows they read
+    "insufficient-data" among the collapsed comparisons, where a removed benchmark went unseen."""
+    notes = []
+    for note, words in (("missing in base", "new in head (nothing to compare with)"),
+                        ("missing in head", "gone in head (no longer measured)")):
+        names = sorted({v.benchmark for v in verdicts if v.note == note})
+        if names:
+            shown = ", ".join(names[:10]) + (f" and {len(names) - 10} more" if len(names) > 10 else "")
+            notes.append(f"{len(names)} benchmark(s) {words}: {shown}")
+    return notes
 
 
 def capability_notes(verdicts: Sequence[Verdict], alpha: float, hypotheses: int) -> list[str]:
