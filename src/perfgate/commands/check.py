@@ -188,6 +188,9 @@ def run(args: argparse.Namespace) -> int:
     root = Path(_git(args.root.resolve(), "rev-parse", "--show-toplevel"))
     shas = {"base": resolve(root, args.base, "--base"), "head": resolve(root, args.head, "--head")}
     _warn_uncommitted(root, shas)
+    if shas["base"] == shas["head"]:
+        err.print(f"note: base and head are the same commit ({shas['base'][:12]}): an A/A check, which should pass",
+                  markup=False)
     with tempfile.TemporaryDirectory(prefix="perfgate-thresholds-") as tmp:
         # The gate comes from the base commit, so the change under test cannot loosen it.
         side = "head" if args.head_thresholds else "base"
@@ -362,6 +365,7 @@ def _measure(args: argparse.Namespace, plan: Plan, thresholds, root: Path, trees
     done = len(results["base"]) // max(len(steps), 1)
     if comparison is None:  # a fixed check: one look, at the full level
         comparison = compare_rounds(*(_rounds(results)[s] for s in ("base", "head")), thresholds, alpha=plan.alpha)
+        comparison.notes.insert(0, f"{done} interleaved rounds of base and head")
     else:
         comparison.spent_over_looks = plan.alpha
         comparison.notes.append(f"sequential: {done} rounds, {stopped}; false discovery rate {plan.alpha:g} spent "

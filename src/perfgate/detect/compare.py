@@ -411,7 +411,7 @@ def capability_notes(verdicts: Sequence[Verdict], alpha: float, hypotheses: int)
                 f"rounds needs at least {rounds_test.MIN_ROUNDS} (use --rounds or --budget)"]
     usable = [n for n in counts if n >= rounds_test.MIN_ROUNDS]
     span = f"{usable[0]}" if len(usable) == 1 else f"{usable[0]}–{usable[-1]}"
-    notes = [f"a wall-time change is flagged when p ≤ {alpha:g}/{hypotheses} = {alpha / max(hypotheses, 1):.2g} "
+    notes = [f"a wall-time change is flagged when p ≤ {alpha:.3g}/{hypotheses} = {alpha / max(hypotheses, 1):.2g} "
              f"(the first Benjamini–Hochberg rejection among {hypotheses} comparisons) with {span} rounds"]
     short = [v for v in timed if (v.rounds or 0) < rounds_test.MIN_ROUNDS]
     if short:
