@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -117,3 +119,16 @@ def test_the_tables_write_levels_in_units_and_say_when_an_interval_is_unbounded(
     assert "1.01 ms  1.21 ms" in text and "976 KiB  978 KiB" in text and "e+0" not in text   # ns and bytes
     md = comparison_markdown(c)
     assert "[unbounded: too few samples]" in md and "-100.00%" not in md
+
+
+def test_the_smallest_detectable_change_is_never_below_what_the_interval_allows():
+    # Two modes: most samples sit on one level, so their MAD is 0, while the rank interval sees
+    # the other mode; the row once read "smallest detectable 23%" beside [−39%, +64%].
+    base = (1.0, 1.0, 1.0, 1.0, 1.6, 1.6, 1.6)
+    head = (1.0, 1.0, 1.0, 1.6, 1.6, 1.6, 1.0)
+    c = compare_samples({("b", "latency"): base}, {("b", "latency"): head}, TH)
+    [v] = c.verdicts
+    assert v.ci_low < -0.2 and v.ci_high > 0.2
+    assert v.mde >= (v.ci_high - v.ci_low) / 2
+    few = compare_samples({("b", "latency"): (1.0, 1.1, 0.9)}, {("b", "latency"): (1.0, 1.2, 0.8)}, TH)
+    assert few.verdicts[0].ci_low is None or math.isfinite(few.verdicts[0].ci_low) or few.verdicts[0].mde is None
