@@ -396,6 +396,13 @@ def compare_rounds(base: Mapping[tuple[str, str], Sequence[Sequence[float]]],
     comparison = Comparison(verdicts, alpha)
     comparison.notes.extend(one_sided_notes(verdicts))
     comparison.notes.extend(capability_notes(verdicts, alpha, hypotheses))
+    apart = [v for v in verdicts if v.method == "paired-t-rounds" and v.ratio and v.effect is not None
+             and abs((v.ratio - 1) - v.effect) > 0.05]
+    if apart:
+        comparison.notes.append(
+            f"{len(apart)} row(s) where the base and head medians and the change differ by more than 5 points: the "
+            f"medians pool every sample of a side, the change pairs each round's base with its head, so the "
+            f"machine's drift between rounds cancels in it; the change is the verdict's")
     return comparison
 
 
