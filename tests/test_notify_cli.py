@@ -181,3 +181,24 @@ def test_a_token_echoed_by_a_failing_server_stays_out_of_output_logs_and_spool(c
     assert secrets_absent(proc.stdout + proc.stderr, receiver)
     ledger = b"".join(p.read_bytes() for p in store_path.parent.glob("notify.db*"))
     assert b"Authorization: Bearer ***" in ledger and secrets_absent(ledger, receiver)   # the spool's last error
+
+
+def test_a_new_channel_can_start_from_the_regressions_still_open(cli, store_path, receiver, tmp_path):
+    """A rotated webhook URL is a new channel: it got every event of the history again (11 on a
+    small store, old regressions raised and closed at once). --skip-closed records the closed
+    alerts' events without sending them; open regressions are still announced."""
+    acked, fixed = make_alert(10), make_alert(20, benchmark="parse")
+    fix = make_alert(30, benchmark="parse", direction="improvement", magnitude=-0.11)
+    still = make_alert(40, benchmark="render")
+    alerts = seed(store_path, acked, fixed, fix, still)
+    with SqliteStore(store_path) as store:
+        store.acknowledge(alerts[0].id)
+    proc = cli("notify", "--channel", f"webhook:{receiver.url}", "--skip-closed", "--json",
+               "--ledger", str(tmp_path / "new.db"))
+    assert proc.returncode == 0, proc.stderr
+    [report] = json.loads(proc.stdout)["channels"]
+    sent = {r["alert"]["benchmark"] for r in receiver.processed.values()}
+    assert sent == {"render", "parse"} and len(receiver.processed) == 2   # the open one, and the fix
+    assert len(report["skipped"]) == 4                                     # raised+closed of acked and fixed
+    again = cli("notify", "--channel", f"webhook:{receiver.url}", "--json", "--ledger", str(tmp_path / "new.db"))
+    assert json.loads(again.stdout)["channels"][0]["delivered"] == [] and len(receiver.processed) == 2

@@ -46,6 +46,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="base URL of the trend pages, for links to a series (default: $PERFGATE_PAGES_URL)")
     p.add_argument("--repo-url", default="", help="repository URL, for commit and range links "
                    "(e.g. https://github.com/OWNER/REPO)")
+    p.add_argument("--skip-closed", action="store_true",
+                   help="record the events of alerts closed already (acknowledged or undone) as delivered without "
+                        "sending them: a new or rotated channel (a new webhook URL) starts from the regressions "
+                        "still open instead of replaying the whole history")
     p.add_argument("--ledger", default=os.environ.get("PERFGATE_NOTIFY_LEDGER"),
                    help="delivery ledger and spool (SQLite; default: notify.db beside a SQLite history, "
                         "else .perfgate/notify.db)")
@@ -79,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
         with store_from(args) as store:
             alerts = store.alerts()
         with Ledger(ledger_path(args)) as ledger:
-            reports = deliver_all(alerts, channels, ledger)
+            reports = deliver_all(alerts, channels, ledger, skip_closed=args.skip_closed)
     finally:
         for channel in channels:
             channel.close()
@@ -91,6 +95,8 @@ def run(args: argparse.Namespace) -> int:
             line = f"{r.channel}: {len(r.delivered)} delivered, {r.already} already delivered"
             if r.spooled:
                 line += f", {len(r.spooled)} spooled (target down; sent by the next run)"
+            if r.skipped:
+                line += f", {len(r.skipped)} of closed alerts recorded without sending (--skip-closed)"
             out.print(escape(line))
             for event_id, reason in r.rejected:
                 err.print(f"[red]refused[/red] {escape(event_id)}: {escape(reason)}")

@@ -26,27 +26,38 @@ class ChannelReport:
     spooled: list[str] = field(default_factory=list)
     rejected: list[tuple[str, str]] = field(default_factory=list)   # (event id, reason)
     already: int = 0                                       # delivered by earlier runs
+    skipped: list[str] = field(default_factory=list)      # closed history a new channel was spared
 
     def to_json(self) -> dict:
         return {"channel": self.channel, "delivered": self.delivered, "spooled": self.spooled,
-                "rejected": [{"event": e, "reason": r} for e, r in self.rejected], "already_delivered": self.already}
+                "rejected": [{"event": e, "reason": r} for e, r in self.rejected], "already_delivered": self.already,
+                "skipped": self.skipped}
 
 
-def deliver_all(alerts: list[Alert], channels: list[Channel], ledger: Ledger) -> list[ChannelReport]:
+def deliver_all(alerts: list[Alert], channels: list[Channel], ledger: Ledger,
+                skip_closed: bool = False) -> list[ChannelReport]:
+    """``skip_closed``: every event of an alert that is closed already (acknowledged or undone)
+    is recorded as delivered without being sent — a new or rotated channel starts from the
+    regressions still open instead of replaying the whole history."""
     events = derive_events(alerts)
-    return [deliver_channel(channel, events, ledger) for channel in channels]
+    return [deliver_channel(channel, events, ledger, skip_closed) for channel in channels]
 
 
-def deliver_channel(channel: Channel, events: list[Event], ledger: Ledger) -> ChannelReport:
+def deliver_channel(channel: Channel, events: list[Event], ledger: Ledger, skip_closed: bool = False) -> ChannelReport:
     report = ChannelReport(channel.label)
     waiting = ledger.spooled(channel.key)
     queue = [s.event for s in waiting]
     seen = {e.id for e in queue}
+    closed = {e.alert.id for e in events if e.kind == "closed"} if skip_closed else set()
     for event in events:
         if not channel.handles(event) or event.id in seen:
             continue
         if ledger.delivered(channel.key, event.id):
             report.already += 1
+            continue
+        if event.alert.id in closed:
+            ledger.record(channel.key, event.id, None)
+            report.skipped.append(event.id)
             continue
         queue.append(event)
         seen.add(event.id)
