@@ -66,19 +66,12 @@ def _write_atomic(path: Path, text: str) -> None:
     write_atomic(path, text)
 
 
-def _repo_url(url: str | None) -> str:
+def _web_url(url: str | None, option: str, example: str) -> str:
+    """An http(s) address a page links to, without its trailing slash ('' when not given)."""
     if not url:
         return ""
     if not url.startswith(("https://", "http://")):
-        raise PerfgateError(f"--repo-url {url}: give an http(s) URL such as https://github.com/OWNER/REPO")
-    return url.rstrip("/")
-
-
-def _site_url(url: str | None) -> str:
-    if not url:
-        return ""
-    if not url.startswith(("https://", "http://")):
-        raise PerfgateError(f"--site-url {url}: give an http(s) URL such as https://OWNER.github.io/REPO")
+        raise PerfgateError(f"{option} {url}: give an http(s) URL such as {example}")
     return url.rstrip("/")
 
 
@@ -117,7 +110,7 @@ def publish_site(store: Store, out_dir: str | Path, *, title: str, branch: str |
     """Write the site into ``out_dir``: ``index.html``, ``benchmark.html``, ``sweep.html``,
     ``assets/``, ``data/``, ``regressions.xml`` (Atom) and ``data.json``.  ``workers``: processes
     that build the benchmark pages (default: one per CPU, up to 4, from PARALLEL_FROM series)."""
-    repo = _repo_url(repo_url)
+    repo = _web_url(repo_url, "--repo-url", "https://github.com/OWNER/REPO")
     thresholds = thresholds or load_thresholds()
     with heap.loading():                    # 10,000 series of 200 runs: two million long-lived points
         series = store.all_series(branch=branch)
@@ -175,7 +168,7 @@ def publish_site(store: Store, out_dir: str | Path, *, title: str, branch: str |
     loader = PackageLoader("perfgate.report", "templates")
     html_env = Environment(loader=loader, autoescape=select_autoescape(["html", "xml", "j2"]), finalize=html_text)
     xml_env = Environment(loader=loader, autoescape=True, finalize=xml_text)
-    site = _site_url(site_url)
+    site = _web_url(site_url, "--site-url", "https://OWNER.github.io/REPO")
     context = dict(title=title, project=store.project, now=now, regressions=regressions, page_url=benchmark_url,
                    site_url=site, feed_id=_urn(store.project, "regressions"), entry_id=_entry_id,
                    # the feed changes when its content does, not on every build
