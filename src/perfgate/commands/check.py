@@ -266,7 +266,8 @@ def _named_by_side(e: PerfgateError, trees: dict[str, Path], args: argparse.Name
     that is gone by the time it is read."""
     text = str(e)
     for side, tree in trees.items():
-        text = text.replace(f"{tree}/", f"{side} ({getattr(args, side)}) ").replace(str(tree), f"{side} ({getattr(args, side)})")
+        named = f"{side} ({getattr(args, side)})"
+        text = text.replace(f"{tree}/", f"{named} ").replace(str(tree), named)
     if text == str(e):
         return e
     named = PerfgateError(text)

@@ -90,7 +90,8 @@ def _print_summary(series: dict[SeriesKey, list[Point]], lengths: dict[SeriesKey
         last = pts[-1].value
         prev = pts[-2].value if len(pts) > 1 else None
         cv = run_to_run_cv([p.value for p in pts])
-        table.add_row(*map(terminal, (key.benchmark, key.measure, key.branch, key.testbed)), str(lengths[key]), human(last, key.measure),
+        table.add_row(*map(terminal, (key.benchmark, key.measure, key.branch, key.testbed)), str(lengths[key]),
+                      human(last, key.measure),
                       percent(last / prev) if prev else "—", f"{cv * 100:.1f}%" if cv is not None else "—",
                       sparkline([p.value for p in pts]))
     out.print(table)

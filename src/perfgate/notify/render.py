@@ -97,7 +97,8 @@ def threshold_numbers(alert: Alert) -> str:
         return ""
     limit = upper if isinstance(upper, (int, float)) and value > upper else lower
     runs = f" of {size} runs" if isinstance(size, int) else ""
-    passed = f", past its {d.get('test', 'threshold')} limit {human(limit, m, 4)}" if isinstance(limit, (int, float)) else ""
+    passed = (f", past its {d.get('test', 'threshold')} limit {human(limit, m, 4)}"
+              if isinstance(limit, (int, float)) else "")
     return f"newest {human(value, m, 4)} against a baseline{runs} of {human(base, m, 4)}{passed}"
 
 
@@ -142,7 +143,8 @@ def evidence_table(alert: Alert, links: Links) -> str:
     rows = [("benchmark", markdown_code(alert.benchmark)), ("measure", markdown_code(alert.measure)),
             ("branch @ testbed", f"{markdown_code(alert.branch)} @ {markdown_code(alert.testbed)}"),
             ("change", f"{pct(alert.magnitude)}{ci} — {alert.direction}"),
-            ("evidence", f"{confidence(alert)}; found by the {alert.kind.replace('_', ' ')} test" + _where_siblings_md(alert)),
+            ("evidence", f"{confidence(alert)}; found by the {alert.kind.replace('_', ' ')} test"
+             + _where_siblings_md(alert)),
             ("first bad commit" if len(alert.suspects()) <= 1 else "commit range", culprit(alert, links)),
             ("last good commit", _md_link(markdown_code(short(last_good(alert))), commit_url(links, last_good(alert)))
              if last_good(alert) else "—")]

@@ -51,7 +51,8 @@ def _row(v: Verdict, tied: list[Verdict] = ()) -> str:
     q = "—" if v.q_value is None else p_cell(v.q_value)
     icon = {"regression": "🔴", "improvement": "🟢", "no-change": "⚪", "insufficient-data": "❔"}[v.verdict]
     verdict = v.verdict + (f" ({v.note})" if v.note else "")
-    change = f"**{pct(v.effect)}**" if v.verdict in ("regression", "improvement") else pct(v.effect)  # findings stand out
+    # only findings stand out
+    change = f"**{pct(v.effect)}**" if v.verdict in ("regression", "improvement") else pct(v.effect)
     return (f"| {icon} {markdown_code(v.benchmark)} | {markdown_code(v.measure)}{also} | {human(v.base_median, v.measure)} | "
             f"{human(v.head_median, v.measure)} | {change}{ci} | {q} | {pct(v.mde, sign=False)} | "
             f"{markdown_text(verdict)} |")
