@@ -202,3 +202,16 @@ def test_a_new_channel_can_start_from_the_regressions_still_open(cli, store_path
     assert len(report["skipped"]) == 4                                     # raised+closed of acked and fixed
     again = cli("notify", "--channel", f"webhook:{receiver.url}", "--json", "--ledger", str(tmp_path / "new.db"))
     assert json.loads(again.stdout)["channels"][0]["delivered"] == [] and len(receiver.processed) == 2
+
+
+def test_skip_closed_still_tells_a_channel_how_an_alert_it_heard_of_ended(cli, store_path, receiver, tmp_path):
+    # The flag left in a workflow once swallowed every "Acknowledged" of alerts the channel had
+    # been told of: only alerts closed before it heard of them are skipped.
+    [alert] = seed(store_path, make_alert(10))
+    ledger = ["--ledger", str(tmp_path / "l.db")]
+    assert cli("notify", "--channel", f"webhook:{receiver.url}", "--skip-closed", *ledger).returncode == 0
+    with SqliteStore(store_path) as store:
+        store.acknowledge(alert.id)
+    proc = cli("notify", "--channel", f"webhook:{receiver.url}", "--skip-closed", "--json", *ledger)
+    assert json.loads(proc.stdout)["channels"][0]["delivered"] == [f"{alert.id}:closed"]
+    assert sorted(r["event"] for r in receiver.processed.values()) == ["closed", "raised"]

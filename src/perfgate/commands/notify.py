@@ -96,7 +96,9 @@ def run(args: argparse.Namespace) -> int:
             if r.spooled:
                 line += f", {len(r.spooled)} spooled (target down; sent by the next run)"
             if r.skipped:
-                line += f", {len(r.skipped)} of closed alerts recorded without sending (--skip-closed)"
+                alerts_skipped = len({e.split(":", 1)[0] for e in r.skipped})
+                line += (f", {len(r.skipped)} event(s) of {alerts_skipped} alert(s) closed before this channel heard "
+                         f"of them recorded without sending (--skip-closed)")
             out.print(escape(line))
             for event_id, reason in r.rejected:
                 err.print(f"[red]refused[/red] {escape(event_id)}: {escape(reason)}")

@@ -48,7 +48,11 @@ def deliver_channel(channel: Channel, events: list[Event], ledger: Ledger, skip_
     waiting = ledger.spooled(channel.key)
     queue = [s.event for s in waiting]
     seen = {e.id for e in queue}
+    # Closed alerts this channel never heard of; one it was told of (or has spooled) still hears
+    # how it ended.
     closed = {e.alert.id for e in events if e.kind == "closed"} if skip_closed else set()
+    closed -= {e.alert.id for e in queue}
+    closed = {a for a in closed if not ledger.delivered(channel.key, f"{a}:raised")}
     for event in events:
         if not channel.handles(event) or event.id in seen:
             continue

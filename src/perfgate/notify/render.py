@@ -226,17 +226,19 @@ def plain_text(event: Event, links: Links) -> str:
         names, extra = placed_with(a)
         if names:
             text += f"; placed here because {', '.join(slack_code(n) for n in names)}{_more(extra)} changed here"
-        if a.direction == "regression" and a.id:
+        if a.direction == "regression" and a.id and a.status == "active":
             text += f"; once understood: `{ack_hint(a)}`"
     elif event.kind == "again":
         n = event.related
         text = (f":repeat: {where} regressed again: {pct(n.magnitude)} at "
                 f"{link(short(n.commit), commit_url(links, n.commit))} (after {pct(a.magnitude)} at {short(a.commit)})")
     elif event.reason == "undone":
-        text = (f":white_check_mark: Undone: {where} {pct(a.magnitude)} at {short(a.commit)}, by "
-                f"{pct(event.related.magnitude)} at {short(event.related.commit)}")
+        fix = event.related
+        text = (f":white_check_mark: Undone: {where} {pct(a.magnitude)} at "
+                f"{link(short(a.commit), commit_url(links, a.commit))}, by {pct(fix.magnitude)} at "
+                f"{link(short(fix.commit), commit_url(links, fix.commit))}")
     else:
-        text = (f":ballot_box_with_check: Acknowledged: {where} {pct(a.magnitude)} at {short(a.commit)} "
-                f"was accepted; it is not undone")
+        text = (f":ballot_box_with_check: Acknowledged: {where} {pct(a.magnitude)} at "
+                f"{link(short(a.commit), commit_url(links, a.commit))} was accepted; it is not undone")
     trend = trend_url(links, a)
     return text + (f" · {link('trend', trend)}" if trend else "")
