@@ -53,6 +53,8 @@ def test_the_runs_column_counts_every_run_not_the_ones_shown(store, capsys):
     row = next(line for line in out.splitlines() if "work" in line)
     assert " 16 " in row and " 4 " not in row, row
     assert "last 4 runs (--limit 0 for every run)" in out
+    assert main(["history", "work", "--limit", "4", "--store", store]) == 0     # one benchmark's points too
+    assert "the last 4 of 16 runs (--limit 0 for every run)" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("option", [["--measure", "nosuch"], ["--branch", ""], ["--testbed", "other"]])

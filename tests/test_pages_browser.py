@@ -211,8 +211,8 @@ def test_hover_reads_the_commit_and_a_click_opens_it(site, page):
     assert label.startswith("Chart of latency: ") and "last change +30" in label and "main @ tb" in label
     points = page.locator("section.measure").first.locator("details.points")
     points.locator("summary").click()
-    runs = page.evaluate("window.PERFGATE_PAGE.series.filter(s => s.measure === 'latency')"
-                         ".reduce((t, s) => t + s.value.length, 0)")
+    runs = page.evaluate("window.PERFGATE_PAGE.series.filter(s => s.measure === 'latency' && s.branch === 'main'"
+                         " && s.testbed === 'tb').reduce((t, s) => t + s.value.length, 0)")   # the ticked series
     assert points.locator("tbody tr").count() == runs
     assert commit(STEP_AT)[:12] in points.inner_text()
 
@@ -227,9 +227,12 @@ def test_toggling_a_branch_hides_its_lines(site, page):
     pr = f"{BRANCH_PR} @ tb"
     # A row's link shows its own series: only its branch and testbed are ticked, the rest a click away.
     assert page.evaluate(legend) == {"main @ tb": True, pr: False, "main @ arm <i>64</i>": False}
+    label = page.locator("section.measure[data-measure='latency'] .chart").get_attribute("aria-label")
+    assert "main @ tb" in label and pr not in label          # what a screen reader hears follows the ticks
     page.locator("input[data-kind='testbed'][data-value='arm <i>64</i>']").check()
     page.locator(f"input[data-kind='branch'][data-value='{BRANCH_PR}']").check()
     assert page.evaluate(legend).get(pr, True) is True
+    assert pr in page.locator("section.measure[data-measure='latency'] .chart").get_attribute("aria-label")
     page.locator(f"input[data-kind='branch'][data-value='{BRANCH_PR}']").uncheck()
     selected = page.evaluate(legend)
     assert selected[pr] is False and selected["main @ tb"] is True

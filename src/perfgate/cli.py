@@ -24,7 +24,7 @@ from perfgate.store import DEFAULT_STORE
 EPILOG = """\
 exit codes:
   0  success (for check/compare/detect: no regression)
-  1  a regression was found (check, compare, detect, fit --check)
+  1  a regression was found (check, compare, detect, fit --check; ingest and publish with --fail-on-alert)
   2  usage or input error: the message names the file, the place and the reason
   130, 143  interrupted (Ctrl-C) or terminated (SIGTERM): nothing partial was written
 

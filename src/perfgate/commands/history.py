@@ -70,6 +70,8 @@ def run(args: argparse.Namespace) -> int:
         for key, pts in series.items():
             before = pts[:len(pts) - len(shown[key])]
             _print_points(key, shown[key], before[-1].value if before else None)
+            if lengths[key] > len(shown[key]):
+                out.print(f"[dim]the last {len(shown[key])} of {lengths[key]} runs (--limit 0 for every run)[/dim]")
     else:
         _print_summary(shown, lengths)
         if any(lengths[k] > len(pts) for k, pts in shown.items()):

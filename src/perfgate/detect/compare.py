@@ -159,8 +159,9 @@ class Comparison:
         widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
         lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
         lines.insert(1, "  ".join("-" * w for w in widths))
+        compared = sum(1 for v in self.verdicts if v.note not in ("missing in base", "missing in head"))
         summary = (f"{len(self.findings('regression'))} regression(s), {len(self.findings('improvement'))} "
-                   f"improvement(s) among {len(self.verdicts)} comparison(s) (a throughput tied to its latency is "
+                   f"improvement(s) among {compared} comparison(s) (a throughput tied to its latency is "
                    f"one finding); {self.rate_text()}")
         return "\n".join([*self.warnings, *lines, summary, *self.notes])
 

@@ -18,7 +18,7 @@ import tempfile
 from datetime import datetime, timezone
 from importlib.resources import files
 from pathlib import Path
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
 import numpy as np
 import orjson
@@ -70,8 +70,8 @@ def _web_url(url: str | None, option: str, example: str) -> str:
     """An http(s) address a page links to, without its trailing slash ('' when not given)."""
     if not url:
         return ""
-    if not url.startswith(("https://", "http://")):
-        raise PerfgateError(f"{option} {url}: give an http(s) URL such as {example}")
+    if not url.startswith(("https://", "http://")) or urlsplit(url).query or urlsplit(url).fragment:
+        raise PerfgateError(f"{option} {url}: give an http(s) URL without ?query or #fragment, such as {example}")
     return url.rstrip("/")
 
 
@@ -85,10 +85,10 @@ def _entry_id(f: Finding) -> str:
     return _urn(k.branch, k.testbed, k.benchmark, k.measure, f.first_commit)
 
 
-def undone_regressions(found: list[Finding]) -> dict[str, str]:
+def undone_regressions(found: list[Finding]) -> dict[str, Finding]:
     """Each regression a later improvement of its series won back at least half of (the rule
-    notify closes an issue by), by its feed entry's id -> that improvement's first commit."""
-    out: dict[str, str] = {}
+    notify closes an issue by), by its feed entry's id -> that improvement."""
+    out: dict[str, Finding] = {}
     by_series: dict[SeriesKey, list[Finding]] = {}
     for f in found:
         by_series.setdefault(f.key, []).append(f)
@@ -99,7 +99,7 @@ def undone_regressions(found: list[Finding]) -> dict[str, str]:
                 fix = next((g for g in changes[i + 1:] if g.cp.direction == "improvement"
                             and wins_back(g.cp.magnitude, f.cp.magnitude)), None)
                 if fix is not None:
-                    out[_entry_id(f)] = fix.first_commit
+                    out[_entry_id(f)] = fix
     return out
 
 
@@ -111,6 +111,7 @@ def publish_site(store: Store, out_dir: str | Path, *, title: str, branch: str |
     ``assets/``, ``data/``, ``regressions.xml`` (Atom) and ``data.json``.  ``workers``: processes
     that build the benchmark pages (default: one per CPU, up to 4, from PARALLEL_FROM series)."""
     repo = _web_url(repo_url, "--repo-url", "https://github.com/OWNER/REPO")
+    site = _web_url(site_url, "--site-url", "https://OWNER.github.io/REPO")
     thresholds = thresholds or load_thresholds()
     with heap.loading():                    # 10,000 series of 200 runs: two million long-lived points
         series = store.all_series(branch=branch)
@@ -168,12 +169,18 @@ def publish_site(store: Store, out_dir: str | Path, *, title: str, branch: str |
     loader = PackageLoader("perfgate.report", "templates")
     html_env = Environment(loader=loader, autoescape=select_autoescape(["html", "xml", "j2"]), finalize=html_text)
     xml_env = Environment(loader=loader, autoescape=True, finalize=xml_text)
-    site = _web_url(site_url, "--site-url", "https://OWNER.github.io/REPO")
+    undone = undone_regressions(all_findings)
+
+    def updated_of(f: Finding) -> str:
+        """An entry changes when its regression is undone: feed readers then see it again."""
+        fix = undone.get(_entry_id(f))
+        return (fix.when if fix else f.when) or ""
+
     context = dict(title=title, project=store.project, now=now, regressions=regressions, page_url=benchmark_url,
                    site_url=site, feed_id=_urn(store.project, "regressions"), entry_id=_entry_id,
                    # the feed changes when its content does, not on every build
-                   feed_updated=max((f.when for f in regressions if f.when), default="") or newest_run or now,
-                   undone=undone_regressions(all_findings))
+                   feed_updated=max((updated_of(f) for f in regressions), default="") or newest_run or now,
+                   undone=undone, updated_of=updated_of)
     for name in ("index.html", "benchmark.html", "sweep.html", "regressions.xml"):
         env = xml_env if name.endswith(".xml") else html_env
         _write_atomic(out / name, env.get_template(f"{name}.j2").render(**context))

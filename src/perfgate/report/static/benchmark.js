@@ -54,7 +54,14 @@
       var selected = {};
       P.series.forEach(function (s) { selected[combo(s)] = !!(on.branch[s.branch] && on.testbed[s.testbed]); });
       Object.keys(charts).forEach(function (m) { charts[m].setOption({legend: {selected: selected}}); });
+      // what a screen reader hears, and the points table, follow the ticks as the chart does
+      panels.forEach(function (x) {
+        var shown = x.list.filter(function (s) { return selected[combo(s)]; });
+        x.box.setAttribute("aria-label", describe(x.measure, shown));
+        x.points.replaceWith(x.points = pointsTable(P, shown));
+      });
     }
+    var panels = [];
 
     var host = document.getElementById("measures");
     measures.forEach(function (m) {
@@ -66,8 +73,10 @@
       panel.appendChild(box);
       panel.appendChild(picked);
       panel.appendChild(evidence(P, list));
-      panel.appendChild(pointsTable(P, list));
+      var points = pointsTable(P, list);
+      panel.appendChild(points);
       host.appendChild(panel);
+      panels.push({measure: m, list: list, box: box, points: points});
       charts[m] = chart(P, box, picked, list, combos);
     });
     applyToggles();
@@ -192,6 +201,7 @@
 
   // What the chart shows, for a screen reader: each series' runs, latest value and last change.
   function describe(m, list) {
+    if (!list.length) return "Chart of " + m + ": no series ticked above.";
     return "Chart of " + m + ": " + list.map(function (s) {
       var n = s.value.length, last = s.change_points[s.change_points.length - 1];
       return combo(s) + ", " + n + " run(s), latest " + PG.human(s.value[n - 1], s.scale) +
