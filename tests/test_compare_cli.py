@@ -64,7 +64,10 @@ def test_sides_of_different_checks_are_said_not_to_be_measured_together(cli, sto
         store.add_runs([side("check/main", "a", 1, 1.0, "c1"), side("check/pr", "b", 2, 2.0, "c1"),
                         side("check/main", "a", 3, 3.0, "c2")])
         ids = {(r.branch, r.start_time): r.run_id for r in store.runs()}
-    mixed = cli("compare", "--base-branch", "check/main", "--head-branch", "check/pr")
+    # from branches, the head's own check's base is taken (the newest base is a later check's)
+    by_branch = cli("compare", "--base-branch", "check/main", "--head-branch", "check/pr", "--json")
+    assert json.loads(by_branch.stdout)["base"]["commit"] == "a" and "not measured together" not in by_branch.stdout
+    mixed = cli("compare", "--base", ids[("check/main", 3.0)], "--head", ids[("check/pr", 2.0)])
     assert "not measured together" in mixed.stdout, mixed.stdout
     paired = cli("compare", "--base", ids[("check/main", 1.0)], "--head", ids[("check/pr", 2.0)])
     assert "not measured together" not in paired.stdout

@@ -52,6 +52,22 @@ def _pick(store, run_id: str | None, branch: str | None, side: str):
     return newest[0].run_id, store.get_run(newest[0].run_id)
 
 
+PAIR_SEARCH = 50   # runs of the base branch searched for the head's own check
+
+
+def _base_of_same_check(store, branch: str, head):
+    """(run id, run) of ``branch``'s newest run measured in the same check as ``head`` — the pair
+    the check interleaved — or None when there is none among its newest runs."""
+    check = head.context.get("check_id")
+    if not check:
+        return None
+    for summary in store.runs(branch=branch, limit=PAIR_SEARCH):
+        run = store.get_run(summary.run_id)
+        if run.context.get("check_id") == check:
+            return summary.run_id, run
+    return None
+
+
 def _not_measured_together(base, head) -> str:
     """A warning when the two runs are sides of different checks: not interleaved, so their wall
     times may differ by the machine's state alone (compare once read three false improvements
@@ -72,8 +88,14 @@ def run(args: argparse.Namespace) -> int:
 
     thresholds = load_thresholds(args.thresholds)
     with store_from(args) as store:
-        base_id, base = _pick(store, args.base, args.base_branch, "base")
-        head_id, head = _pick(store, args.head, args.head_branch, "head")
+        if args.base:
+            base_id, base = _pick(store, args.base, args.base_branch, "base")
+            head_id, head = _pick(store, args.head, args.head_branch, "head")
+        else:
+            head_id, head = _pick(store, args.head, args.head_branch, "head")
+            # From a branch, a check's head is compared with its own base, not a later check's.
+            paired = _base_of_same_check(store, args.base_branch, head) if args.base_branch else None
+            base_id, base = paired or _pick(store, args.base, args.base_branch, "base")
     if base_id == head_id:
         raise PerfgateError(f"base and head are the same run ({base_id}): nothing to compare")
     comparison = compare_runs(base, head, thresholds, args.alpha)
