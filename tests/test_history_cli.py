@@ -33,6 +33,7 @@ def test_the_oldest_point_shown_is_compared_with_the_run_before_it(store, capsys
     assert main(["history", "work", "--limit", "0", "--store", store]) == 0
     first = next(line for line in capsys.readouterr().out.splitlines() if "0000000000" in line)
     assert first.rstrip(" │").endswith("—")      # the very first run has nothing before it
+    assert first.split("│")[5].strip() == "1"    # no raw samples: one value, as compare and the pages count it
 
 
 def test_the_cv_is_run_to_run_noise_not_the_regression(store, capsys):

@@ -106,8 +106,9 @@ def _print_points(key: SeriesKey, pts: list[Point], prev: float | None) -> None:
         table.add_column(col, justify="left" if col in ("when (UTC)", "commit") else "right")
     for p in pts:
         rng = f"{human(p.lower, key.measure)} … {human(p.upper, key.measure)}" if p.lower is not None else "—"
-        table.add_row(_when(p.time), terminal(p.commit[:12]), human(p.value, key.measure), rng, str(len(p.samples)),
-                      percent(p.value / prev) if prev else "—")
+        # a value without raw samples is one sample, as compare and the pages count it
+        table.add_row(_when(p.time), terminal(p.commit[:12]), human(p.value, key.measure), rng,
+                      str(len(p.samples) or 1), percent(p.value / prev) if prev else "—")
         prev = p.value
     out.print(table)
 
