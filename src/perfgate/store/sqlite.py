@@ -384,27 +384,25 @@ class SqliteStore(Store):
 
     @_guarded
     def series_length(self, key: SeriesKey) -> int:
+        where, args = self._series_rows(key)
+        return self.db.execute("SELECT COUNT(*)" + where, args).fetchone()[0]
+
+    def _series_rows(self, key: SeriesKey) -> tuple[str, list[Any]]:
+        """``FROM … WHERE …`` selecting one series' (run, metric) rows, and its arguments."""
         p = self._project_id
-        return self.db.execute(
-            "SELECT COUNT(*) FROM run r JOIN metric x ON x.run_id = r.id"
-            " AND x.benchmark_id = (SELECT id FROM benchmark WHERE project_id = ? AND name = ?)"
-            " AND x.measure_id = (SELECT id FROM measure WHERE project_id = ? AND name = ?)"
-            " WHERE r.project_id = ? AND r.branch_id = (SELECT id FROM branch WHERE project_id = ? AND name = ?)"
-            " AND r.testbed_id = (SELECT id FROM testbed WHERE project_id = ? AND name = ?)",
-            [p, key.benchmark, p, key.measure, p, p, key.branch, p, key.testbed]).fetchone()[0]
+        sql = (" FROM run r JOIN metric x ON x.run_id = r.id"
+               " AND x.benchmark_id = (SELECT id FROM benchmark WHERE project_id = ? AND name = ?)"
+               " AND x.measure_id = (SELECT id FROM measure WHERE project_id = ? AND name = ?)"
+               " WHERE r.project_id = ? AND r.branch_id = (SELECT id FROM branch WHERE project_id = ? AND name = ?)"
+               " AND r.testbed_id = (SELECT id FROM testbed WHERE project_id = ? AND name = ?)")
+        return sql, [p, key.benchmark, p, key.measure, p, p, key.branch, p, key.testbed]
 
     def _series_points(self, key: SeriesKey, newest: int | None = None) -> list[Point]:
         """One series' points, oldest first; with ``newest``, only that many of the latest: the
         testbed's runs are read newest first (run_branch backwards), one probe each, until that many
         have the metric (30 points of a 1,000-run series without reading the other 970)."""
-        p = self._project_id
-        sql = ("SELECT r.uuid, r.commit_hash, r.start_time, x.value, x.lower_value, x.upper_value, x.samples, x.attrs"
-               " FROM run r JOIN metric x ON x.run_id = r.id"
-               " AND x.benchmark_id = (SELECT id FROM benchmark WHERE project_id = ? AND name = ?)"
-               " AND x.measure_id = (SELECT id FROM measure WHERE project_id = ? AND name = ?)"
-               " WHERE r.project_id = ? AND r.branch_id = (SELECT id FROM branch WHERE project_id = ? AND name = ?)"
-               " AND r.testbed_id = (SELECT id FROM testbed WHERE project_id = ? AND name = ?)")
-        args = [p, key.benchmark, p, key.measure, p, p, key.branch, p, key.testbed]
+        where, args = self._series_rows(key)
+        sql = "SELECT r.uuid, r.commit_hash, r.start_time, x.value, x.lower_value, x.upper_value, x.samples, x.attrs" + where
         if newest is None:
             return [_point(*row) for row in self.db.execute(sql + " ORDER BY r.start_time, r.id", args).fetchall()]
         rows = self.db.execute(sql + " ORDER BY r.start_time DESC, r.id DESC LIMIT ?", [*args, newest]).fetchall()
