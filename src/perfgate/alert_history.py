@@ -5,6 +5,7 @@ improvement undid.  Pure; ``notify`` (when to close an issue), ``alerts`` and th
 from __future__ import annotations
 
 import math
+from typing import Protocol, Sequence
 
 from perfgate.model import Alert
 
@@ -18,14 +19,9 @@ def oldest_first(alerts: list[Alert]) -> list[Alert]:
     return sorted(reversed(alerts), key=lambda a: a.created or 0.0)
 
 
-def undoes(fix: Alert, regression: Alert) -> bool:
+def wins_back(fix: float, regression: float) -> bool:
     """Whether an improvement takes back at least half of a regression (either sign convention:
     magnitudes are relative changes of the measure, whichever way is better)."""
-    return wins_back(fix.magnitude, regression.magnitude)
-
-
-def wins_back(fix: float, regression: float) -> bool:
-    """``undoes`` on two relative changes (a change point's as much as an alert's)."""
     r, f = regression, fix
     if not (math.isfinite(r) and math.isfinite(f)) or r == 0:
         return False
@@ -33,15 +29,27 @@ def wins_back(fix: float, regression: float) -> bool:
     return abs(combined) <= abs(r) / 2 or (combined > 0) != (r > 0)
 
 
+class Change(Protocol):
+    direction: str
+    magnitude: float
+
+
+def undoing(changes: Sequence[Change]) -> dict[int, int]:
+    """One series' changes in order (alerts, change points): each regression's position -> the
+    position of the first later improvement that wins back at least half of it."""
+    found: dict[int, int] = {}
+    for i, change in enumerate(changes):
+        if change.direction == "regression":
+            fix = next((j for j in range(i + 1, len(changes)) if changes[j].direction == "improvement"
+                        and wins_back(changes[j].magnitude, change.magnitude)), None)
+            if fix is not None:
+                found[i] = fix
+    return found
+
+
 def undone_by(alerts: list[Alert]) -> dict[str, Alert]:
     """Each regression's id -> the first later improvement of its series that undoes it."""
-    ordered = oldest_first(alerts)
-    found: dict[str, Alert] = {}
-    for i, alert in enumerate(ordered):
-        if alert.direction != "regression":
-            continue
-        later = [b for b in ordered[i + 1:] if series_of(b) == series_of(alert)]
-        fix = next((b for b in later if b.direction == "improvement" and undoes(b, alert)), None)
-        if fix is not None:
-            found[alert.id] = fix
-    return found
+    by_series: dict[tuple[str, str, str, str], list[Alert]] = {}
+    for alert in oldest_first(alerts):
+        by_series.setdefault(series_of(alert), []).append(alert)
+    return {changes[i].id: changes[j] for changes in by_series.values() for i, j in undoing(changes).items()}

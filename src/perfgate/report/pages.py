@@ -28,7 +28,7 @@ from perfgate import heap
 from perfgate.errors import PerfgateError
 from perfgate.escape import html_text, xml_text
 from perfgate.outputs import write_atomic
-from perfgate.alert_history import wins_back
+from perfgate.alert_history import undoing
 from perfgate.report.series_data import (STATES, Finding, chart_data, column, findings, iso, summarise,
                                          with_siblings_changes)
 from perfgate.report.sweeps import collect, split_name, sweep_page, sweep_summary
@@ -88,19 +88,11 @@ def _entry_id(f: Finding) -> str:
 def undone_regressions(found: list[Finding]) -> dict[str, Finding]:
     """Each regression a later improvement of its series won back at least half of (the rule
     notify closes an issue by), by its feed entry's id -> that improvement."""
-    out: dict[str, Finding] = {}
     by_series: dict[SeriesKey, list[Finding]] = {}
-    for f in found:
+    for f in sorted(found, key=lambda f: f.cp.index):
         by_series.setdefault(f.key, []).append(f)
-    for changes in by_series.values():
-        changes.sort(key=lambda f: f.cp.index)
-        for i, f in enumerate(changes):
-            if f.cp.direction == "regression":
-                fix = next((g for g in changes[i + 1:] if g.cp.direction == "improvement"
-                            and wins_back(g.cp.magnitude, f.cp.magnitude)), None)
-                if fix is not None:
-                    out[_entry_id(f)] = fix
-    return out
+    return {_entry_id(changes[i]): changes[j] for changes in by_series.values()
+            for i, j in undoing([f.cp for f in changes]).items()}
 
 
 def publish_site(store: Store, out_dir: str | Path, *, title: str, branch: str | None = None,
