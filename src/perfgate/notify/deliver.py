@@ -48,15 +48,15 @@ def deliver_channel(channel: Channel, events: list[Event], ledger: Ledger, skip_
     waiting = ledger.spooled(channel.key)
     queue = [s.event for s in waiting]
     seen = {e.id for e in queue}
+    done = {e.id for e in events if channel.handles(e) and ledger.delivered(channel.key, e.id)}
     # Closed alerts this channel never heard of; one it was told of (or has spooled) still hears
     # how it ended.
     closed = {e.alert.id for e in events if e.kind == "closed"} if skip_closed else set()
-    closed -= {e.alert.id for e in queue}
-    closed = {a for a in closed if not ledger.delivered(channel.key, f"{a}:raised")}
+    closed -= {e.alert.id for e in queue} | {e.alert.id for e in events if e.id in done}
     for event in events:
         if not channel.handles(event) or event.id in seen:
             continue
-        if ledger.delivered(channel.key, event.id):
+        if event.id in done:
             report.already += 1
             continue
         if event.alert.id in closed:
