@@ -17,7 +17,6 @@ from perfgate.errors import EXIT_OK, InputError, PerfgateError
 from perfgate.github.client import GitHub
 from perfgate.github.routing import CONCLUSIONS, comment_body, find_pull, upsert_comment
 from perfgate.output import emit_json, err
-from perfgate.redact import Secret
 
 NAME = "comment"
 HELP = "post the PR check's verdicts as a sticky comment and a check run (the fork-safe workflow)"
@@ -40,21 +39,11 @@ def run(args: argparse.Namespace) -> int:
     token = os.environ.get("GITHUB_TOKEN") or os.environ.get("GH_TOKEN")
     if not token:
         raise PerfgateError("no token: set GITHUB_TOKEN (the workflow's github.token)")
-    Secret(token).check_header_safe("GITHUB_TOKEN")
-    if not re.fullmatch(r"[0-9a-f]{40}", args.head_sha):
-        raise InputError("--head-sha", "", f"{args.head_sha!r} is not a 40-character commit SHA")
-    jobs = []
-    for folder in sorted(Path(args.artifacts).glob("perfgate-pr-*")):
-        m = _JOB.match(folder.name)
-        if not m or not (folder / "comment.md").is_file():
-            err.print(f"comment: skipping {folder.name}: not a perfgate-pr-<job> folder with comment.md")
-            continue
-        outcome = (folder / "outcome").read_text().strip() if (folder / "outcome").is_file() else "error"
-        jobs.append((m.group(1), (folder / "comment.md").read_text(encoding="utf-8", errors="replace"), outcome))
-    if not jobs:
-        raise InputError(args.artifacts, "", "no perfgate-pr-<job>/comment.md found")
-    gh = GitHub(args.repo, token)
+    gh = GitHub(args.repo, token)   # refuses a repository name or a token no header can carry
     try:
+        if not re.fullmatch(r"[0-9a-f]{40}", args.head_sha):
+            raise InputError("--head-sha", "", f"{args.head_sha!r} is not a 40-character commit SHA")
+        jobs = _jobs(Path(args.artifacts))
         number = find_pull(gh, args.head_sha, args.head_repo)
         if number is None:
             err.print(f"comment: no single open pull request has head {args.head_sha[:7]} from "
@@ -76,3 +65,18 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         emit_json({"pull_request": number, "posted": posted})
     return EXIT_OK
+
+
+def _jobs(artifacts: Path) -> list[tuple[str, str, str]]:
+    """(job, comment text, outcome) of each ``perfgate-pr-<job>/`` folder of the artifacts."""
+    jobs = []
+    for folder in sorted(artifacts.glob("perfgate-pr-*")):
+        m = _JOB.match(folder.name)
+        if not m or not (folder / "comment.md").is_file():
+            err.print(f"comment: skipping {folder.name}: not a perfgate-pr-<job> folder with comment.md")
+            continue
+        outcome = (folder / "outcome").read_text().strip() if (folder / "outcome").is_file() else "error"
+        jobs.append((m.group(1), (folder / "comment.md").read_text(encoding="utf-8", errors="replace"), outcome))
+    if not jobs:
+        raise InputError(str(artifacts), "", "no perfgate-pr-<job>/comment.md found")
+    return jobs
