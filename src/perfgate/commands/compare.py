@@ -99,8 +99,9 @@ def run(args: argparse.Namespace) -> int:
     if base_id == head_id:
         raise PerfgateError(f"base and head are the same run ({base_id}): nothing to compare")
     comparison = compare_runs(base, head, thresholds, args.alpha)
-    if _not_measured_together(base, head):
-        comparison.warnings.append(_not_measured_together(base, head))
+    apart = _not_measured_together(base, head)
+    if apart:
+        comparison.warnings.append(apart)
     write_markdown(args, comparison)
     if args.json:
         emit_json(asdict(comparison) | {"regressions": len(comparison.regressions),
