@@ -109,6 +109,11 @@ class Verdict:
         return f" [{pct(self.ci_low)}, {pct(self.ci_high)}]"
 
 
+# The note of a benchmark only one side has: not a comparison, and said apart (one_sided_notes).
+MISSING_IN_BASE, MISSING_IN_HEAD = "missing in base", "missing in head"
+ONE_SIDED = (MISSING_IN_BASE, MISSING_IN_HEAD)
+
+
 @dataclass
 class Comparison:
     verdicts: list[Verdict]
@@ -159,7 +164,7 @@ class Comparison:
         widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
         lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
         lines.insert(1, "  ".join("-" * w for w in widths))
-        compared = sum(1 for v in self.verdicts if v.note not in ("missing in base", "missing in head"))
+        compared = sum(1 for v in self.verdicts if v.note not in ONE_SIDED)
         summary = (f"{len(self.findings('regression'))} regression(s), {len(self.findings('improvement'))} "
                    f"improvement(s) among {compared} comparison(s) (a throughput tied to its latency is "
                    f"one finding); {self.rate_text()}")
@@ -257,7 +262,7 @@ def _judge(benchmark: str, measure: str, b: np.ndarray, h: np.ndarray, threshold
                 raw_median(b) if b.size else None, raw_median(h) if h.size else None,
                 None, None, None, None, None, None, None, threshold, lower)
     if b.size == 0 or h.size == 0:
-        v.note = "missing in base" if b.size == 0 else "missing in head"
+        v.note = MISSING_IN_BASE if b.size == 0 else MISSING_IN_HEAD
         return v
     if v.base_median and v.base_median != 0:
         v.ratio = v.head_median / v.base_median
@@ -411,8 +416,8 @@ def one_sided_notes(verdicts: Sequence[Verdict]) -> list[str]:
     """Benchmarks only one side has, said in a line each way: as rows they read
     "insufficient-data" among the collapsed comparisons, where a removed benchmark went unseen."""
     notes = []
-    for note, words in (("missing in base", "new in head (nothing to compare with)"),
-                        ("missing in head", "gone in head (no longer measured)")):
+    for note, words in ((MISSING_IN_BASE, "new in head (nothing to compare with)"),
+                        (MISSING_IN_HEAD, "gone in head (no longer measured)")):
         names = sorted({v.benchmark for v in verdicts if v.note == note})
         if names:
             shown = ", ".join(names[:10]) + (f" and {len(names) - 10} more" if len(names) > 10 else "")
