@@ -151,8 +151,9 @@ def evidence_table(alert: Alert, links: Links) -> str:
     if past_the_limit(alert) > 1:
         streak = markdown_code(f"{short(alert.commit_range[0])}..{short(alert.commit_range[-1])}")
         rows.insert(6, ("past the limit", f"{past_the_limit(alert)} values in a row ({streak})"))
-    if levels(alert):
-        rows.append(("level before → after", levels(alert)))
+    level = levels(alert)
+    if level:
+        rows.append(("level before → after", level))
     lines = ["| | |", "| --- | --- |"] + [f"| {k} | {v} |" for k, v in rows]  # every value escaped above
     return "\n".join(lines)
 
@@ -205,15 +206,18 @@ def plain_text(event: Event, links: Links) -> str:
     def link(text: str, url: str) -> str:
         return f"<{url}|{text}>" if url else text
 
+    def commit(sha: str) -> str:
+        return link(short(sha), commit_url(links, sha))
+
     where = f"{slack_code(a.benchmark)} [{slack_code(a.measure)}] on {slack_code(f'{a.branch}@{a.testbed}')}"
     if event.kind == "raised":
         icon = ":rotating_light:" if a.direction == "regression" else ":chart_with_downwards_trend:"
         ci = f" (95% CI {pct(a.ci_low)} … {pct(a.ci_high)})" if a.ci_low is not None and a.ci_high is not None else ""
-        size = f"{pct(a.magnitude)}{ci}" + (f" ({levels(a)})" if levels(a) else "")
+        level = levels(a)
+        size = f"{pct(a.magnitude)}{ci}" + (f" ({level})" if level else "")
         if a.kind == "threshold":
             size += " over its baseline"
-        text = (f"{icon} Performance {a.direction}: {where} {size} at "
-                f"{link(short(a.commit), commit_url(links, a.commit))}")
+        text = f"{icon} Performance {a.direction}: {where} {size} at {commit(a.commit)}"
         suspects = a.suspects()
         if len(suspects) > 1:
             text += f" (one of {len(suspects)} commits: {link('range', range_url(links, a))})"
@@ -230,15 +234,14 @@ def plain_text(event: Event, links: Links) -> str:
             text += f"; once understood: `{ack_hint(a)}`"
     elif event.kind == "again":
         n = event.related
-        text = (f":repeat: {where} regressed again: {pct(n.magnitude)} at "
-                f"{link(short(n.commit), commit_url(links, n.commit))} (after {pct(a.magnitude)} at {short(a.commit)})")
+        text = (f":repeat: {where} regressed again: {pct(n.magnitude)} at {commit(n.commit)} "
+                f"(after {pct(a.magnitude)} at {short(a.commit)})")
     elif event.reason == "undone":
         fix = event.related
-        text = (f":white_check_mark: Undone: {where} {pct(a.magnitude)} at "
-                f"{link(short(a.commit), commit_url(links, a.commit))}, by {pct(fix.magnitude)} at "
-                f"{link(short(fix.commit), commit_url(links, fix.commit))}")
+        text = (f":white_check_mark: Undone: {where} {pct(a.magnitude)} at {commit(a.commit)}, by "
+                f"{pct(fix.magnitude)} at {commit(fix.commit)}")
     else:
-        text = (f":ballot_box_with_check: Acknowledged: {where} {pct(a.magnitude)} at "
-                f"{link(short(a.commit), commit_url(links, a.commit))} was accepted; it is not undone")
+        text = (f":ballot_box_with_check: Acknowledged: {where} {pct(a.magnitude)} at {commit(a.commit)} "
+                f"was accepted; it is not undone")
     trend = trend_url(links, a)
     return text + (f" · {link('trend', trend)}" if trend else "")
