@@ -116,6 +116,43 @@ def test_shards_record_on_their_own_testbeds_and_together_cover_the_range(repo, 
     assert {r[0] for r in runs if r[1].endswith("shard-1-of-2")} == {shas[0], shas[2], shas[4]}
 
 
+def test_shards_measured_on_separate_runners_merge_into_one_history(repo, cli, tmp_path):
+    """The backfill workflow's path: each runner has a store of its own and exports it as history
+    files; the folders are merged (as download-artifact's merge-multiple does) and imported once.
+    Nothing clashes, every commit arrives on its shard's testbed, and importing again adds nothing."""
+    root, shas = repo
+    merged = tmp_path / "merged"
+    for i in (1, 2):
+        runner_store = {"PERFGATE_STORE": f"sqlite:{tmp_path / f'shard{i}.db'}"}
+        cli("backfill", "main", "--root", str(root), "--runner", "host", "--shard", f"{i}/2", check=True,
+            env=runner_store)
+        cli("sync", "--export", str(tmp_path / f"shard{i}"), check=True, env=runner_store)
+        for src in (tmp_path / f"shard{i}").rglob("*.json"):
+            dest = merged / src.relative_to(tmp_path / f"shard{i}")
+            assert not dest.exists(), f"{dest} written by both shards"
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            dest.write_bytes(src.read_bytes())
+    target = {"PERFGATE_STORE": f"sqlite:{tmp_path / 'history.db'}"}
+    first = json.loads(cli("sync", "--import", str(merged), "--json", check=True, env=target).stdout)
+    again = json.loads(cli("sync", "--import", str(merged), "--json", check=True, env=target).stdout)
+    runs = _runs(tmp_path / "history.db")
+    assert sorted(r[0] for r in runs) == sorted(shas)
+    assert {r[0] for r in runs if r[1].endswith("~shard-2-of-2")} == {shas[1], shas[3], shas[5]}
+    assert first["runs_added"] == len(shas) and again["runs_added"] == 0
+
+
+def test_a_shard_with_no_commit_of_a_short_range_succeeds_and_leaves_a_store_to_export(repo, cli, store_path,
+                                                                                     tmp_path):
+    """A matrix of 7 runners over 6 commits: the 7th has nothing to do.  That is not an error (it
+    would fail the workflow), and its empty store still exports, so the merge job gets every shard."""
+    root, _ = repo
+    proc = cli("backfill", "main", "--root", str(root), "--runner", "host", "--shard", "7/7")
+    assert proc.returncode == 0, proc.stderr
+    assert "shard 7/7 has no commit of the 6 in main" in proc.stderr
+    assert _runs(store_path) == []
+    cli("sync", "--export", str(tmp_path / "out"), check=True)
+
+
 def test_sharded_instruction_counts_join_one_series_on_the_image_testbed(tmp_path):
     """Wall time stays on the shard's testbed; instruction counts (the same pinned image gives
     the same count on any machine) are also recorded on the image's testbed, one series for all shards."""

@@ -133,11 +133,14 @@ def run(args: argparse.Namespace) -> int:
     root = Path(git(args.root.resolve(), "rev-parse", "--show-toplevel"))
     commits = list_commits(root, args.range, first_parent=args.first_parent)
     commits = every(commits, args.every)
-    shard_of = parse_shard(args.shard) if args.shard else None
-    if shard_of:
-        commits = shard(commits, *shard_of)
     if not commits:
         raise PerfgateError(f"range {args.range!r}: no commits")
+    shard_of = parse_shard(args.shard) if args.shard else None
+    if shard_of:
+        in_range = len(commits)
+        commits = shard(commits, *shard_of)
+        if not commits:  # a matrix wider than a short range: this runner has nothing to do, no error
+            err.print(f"perfgate backfill: shard {args.shard} has no commit of the {in_range} in {escape(args.range)}")
     branch = args.branch or default_branch(root, args.range)
     return backfill(args, root, commits, branch, shard_of)
 
