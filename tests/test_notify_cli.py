@@ -200,6 +200,9 @@ def test_a_new_channel_can_start_from_the_regressions_still_open(cli, store_path
     sent = {r["alert"]["benchmark"] for r in receiver.processed.values()}
     assert sent == {"render", "parse"} and len(receiver.processed) == 2   # the open one, and the fix
     assert len(report["skipped"]) == 4                                     # raised+closed of acked and fixed
+    assert report["skipped_alerts"] == sorted([alerts[0].id, alerts[1].id])
+    text = cli("notify", "--channel", f"webhook:{receiver.url}", "--skip-closed", "--ledger", str(tmp_path / "n2.db"))
+    assert "4 event(s) of 2 alert(s) closed before this channel heard of them" in text.stdout
     again = cli("notify", "--channel", f"webhook:{receiver.url}", "--json", "--ledger", str(tmp_path / "new.db"))
     assert json.loads(again.stdout)["channels"][0]["delivered"] == [] and len(receiver.processed) == 2
 

@@ -96,8 +96,7 @@ def run(args: argparse.Namespace) -> int:
             if r.spooled:
                 line += f", {len(r.spooled)} spooled (target down; sent by the next run)"
             if r.skipped:
-                alerts_skipped = len({e.split(":", 1)[0] for e in r.skipped})
-                line += (f", {len(r.skipped)} event(s) of {alerts_skipped} alert(s) closed before this channel heard "
+                line += (f", {len(r.skipped)} event(s) of {len(r.skipped_alerts)} alert(s) closed before this channel heard "
                          f"of them recorded without sending (--skip-closed)")
             out.print(escape(line))
             for event_id, reason in r.rejected:

@@ -27,11 +27,12 @@ class ChannelReport:
     rejected: list[tuple[str, str]] = field(default_factory=list)   # (event id, reason)
     already: int = 0                                       # delivered by earlier runs
     skipped: list[str] = field(default_factory=list)      # closed history a new channel was spared
+    skipped_alerts: set[str] = field(default_factory=set)  # the alerts those events belong to
 
     def to_json(self) -> dict:
         return {"channel": self.channel, "delivered": self.delivered, "spooled": self.spooled,
                 "rejected": [{"event": e, "reason": r} for e, r in self.rejected], "already_delivered": self.already,
-                "skipped": self.skipped}
+                "skipped": self.skipped, "skipped_alerts": sorted(self.skipped_alerts)}
 
 
 def deliver_all(alerts: list[Alert], channels: list[Channel], ledger: Ledger,
@@ -62,6 +63,7 @@ def deliver_channel(channel: Channel, events: list[Event], ledger: Ledger, skip_
         if event.alert.id in closed:
             ledger.record(channel.key, event.id, None)
             report.skipped.append(event.id)
+            report.skipped_alerts.add(event.alert.id)
             continue
         queue.append(event)
         seen.add(event.id)
