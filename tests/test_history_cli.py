@@ -64,3 +64,21 @@ def test_filters_that_match_nothing_say_so(option, store, capsys):
     assert main(["history", *option, "--store", store]) == 2
     err = capsys.readouterr().err
     assert f"no series matches --{option[0][2:]} {option[1]!r}" in err, err
+
+
+def test_the_testbed_lines_tell_testbeds_apart_and_leave_the_toolchain_to_json(tmp_path, capsys):
+    # A container testbed's fingerprint once filled five terminal lines (every package version).
+    fp = {"cpu_model": "AMD EPYC", "cpus": 2, "image": "base", "image_digest": "sha256:" + "ab" * 32,
+          "image_tag": "perfgate/base:07c44fc5b403", "kernel": "6.18", "os": "Linux",
+          "harness": {"hyperfine": "1.19.0-1+b3", "valgrind": "1:3.24.0-3"}}
+    path = tmp_path / "h.db"
+    with SqliteStore(path) as s:
+        s.add_runs([Run("default", "main", "a" * 40, Bed("docker-base-1", fp), [Metric("work", "latency", 1e6)])])
+    assert main(["history", "--store", f"sqlite:{path}"]) == 0
+    out = capsys.readouterr().out
+    line = next(x for x in out.splitlines() if x.startswith("testbed docker-base-1:"))
+    assert "cpu_model=AMD EPYC" in line and "image=base" in line and "image_digest=sha256:abababababab…" in line
+    assert "hyperfine" not in out and "kernel=" not in out and "image_tag=" not in out
+    assert "--json" in out.splitlines()[-1]
+    assert main(["history", "--store", f"sqlite:{path}", "--json"]) == 0
+    assert capsys.readouterr().out.count("1.19.0-1+b3") == 1

@@ -113,8 +113,22 @@ def _print_points(key: SeriesKey, pts: list[Point], prev: float | None) -> None:
     out.print(table)
 
 
+# Facts that tell testbeds apart stay under the table; the toolchain's package versions, the image's
+# id and tag, the kernel and the OS (five lines a testbed in a terminal) are in --json.
+_DETAIL_ONLY = ("harness", "image_id", "image_tag", "kernel", "os")
+
+
 def _print_testbeds(fingerprints: dict[str, dict]) -> None:
+    detailed = False
     for name, fp in sorted(fingerprints.items()):
         if fp:
-            facts = ", ".join(f"{k}={v}" for k, v in sorted(fp.items()) if v not in (None, ""))
+            facts = ", ".join(f"{k}={_short(k, v)}" for k, v in sorted(fp.items())
+                              if v not in (None, "") and k not in _DETAIL_ONLY)
+            detailed = detailed or any(k in fp for k in _DETAIL_ONLY)
             out.print(f"[dim]testbed {terminal(name)}: {terminal(facts)}[/dim]")
+    if detailed:
+        out.print("[dim](the toolchain's versions, image id, kernel and OS of each testbed: --json)[/dim]")
+
+
+def _short(key: str, value: object) -> object:
+    return f"{value[:19]}…" if key == "image_digest" and isinstance(value, str) and len(value) > 19 else value
