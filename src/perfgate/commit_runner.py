@@ -15,9 +15,7 @@ is left behind when the process is killed).  Two runners measure it:
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
-import tempfile
 import time
 from contextlib import contextmanager
 from pathlib import Path
@@ -28,21 +26,19 @@ from perfgate.containers.runner import Limits, SuiteResult, read_output
 from perfgate.errors import InputError, PerfgateError
 from perfgate.fingerprint import host_fingerprint, testbed_name
 from perfgate.model import Testbed
+from perfgate.tempdirs import temporary_folder
 
 
 @contextmanager
 def exported_tree(root: Path, sha: str) -> Iterator[Path]:
     """The tree of ``sha`` in a fresh temporary folder, removed afterwards."""
-    tmp = Path(tempfile.mkdtemp(prefix=f"perfgate-{sha[:10]}-"))
-    try:
+    with temporary_folder(f"perfgate-{sha[:10]}-") as tmp:
         archive = subprocess.run(["git", "-C", str(root), "archive", "--format=tar", sha],
                                  capture_output=True)
         if archive.returncode != 0:
             raise PerfgateError(f"git archive {sha[:12]} failed in {root}: {archive.stderr.decode().strip()}")
         subprocess.run(["tar", "-x", "-C", str(tmp)], input=archive.stdout, check=True)
         yield tmp
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def suites_at(tree: Path, wanted: list[str] | None = None) -> list[Suite]:
@@ -126,9 +122,8 @@ class HostRunner:
             raise InputError(str(suite.manifest), f"profiles.{profile}", "this suite has no such profile")
         env = {**os.environ, "PERFGATE_PROFILE": profile, "PERFGATE_VARIANT": variant,
                **suite.variants.get(variant, {})}
-        out_dir = Path(tempfile.mkdtemp(prefix="perfgate-out-"))
-        env["PERFGATE_OUT"] = str(out_dir)
-        try:
+        with temporary_folder("perfgate-out-") as out_dir:
+            env["PERFGATE_OUT"] = str(out_dir)
             if suite.build.strip():
                 self._sh(suite, suite.build, env, "build")
             start = time.time()
@@ -141,8 +136,6 @@ class HostRunner:
             context = {"suite": suite.name, "variant": variant, "profile": profile, "adapter": adapter,
                        "runner": "host", "command": suite.commands[profile]}
             return SuiteResult(metrics, context, start, time.time())
-        finally:
-            shutil.rmtree(out_dir, ignore_errors=True)
 
     @staticmethod
     def _sh(suite: Suite, command: str, env: dict[str, str], place: str) -> subprocess.CompletedProcess:
