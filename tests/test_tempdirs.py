@@ -1,6 +1,6 @@
 """A temporary folder is removed whole even when SIGTERM (a cancelled CI job) lands while it is
 being removed: the signal acts once the removal is done.  Before, a signal in that moment left
-the folder behind (1 run in ~30 of tests/test_backfill.py's SIGTERM test)."""
+the folder behind (seen once in tests/test_backfill.py's SIGTERM test)."""
 
 from __future__ import annotations
 

@@ -18,11 +18,25 @@ _UNWINDING = {signal.SIGINT, signal.SIGTERM}
 
 @contextmanager
 def _held() -> Iterator[None]:
-    before = signal.pthread_sigmask(signal.SIG_BLOCK, _UNWINDING)
+    """Ctrl-C and SIGTERM are noted, not acted on, until the block ends.  (Not by masking them:
+    with a second thread alive the kernel hands the signal to that thread, and Python still runs
+    the handler in the main one.)"""
+    noted: list[int] = []
+    try:
+        previous = {s: signal.signal(s, lambda signum, frame: noted.append(signum)) for s in _UNWINDING}
+    except ValueError:   # not the main thread, where no handler runs anyway
+        previous = {}
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+        for s in noted[:1]:
+            handler = previous.get(s)
+            if callable(handler):
+                handler(s, None)
+            elif handler == signal.SIG_DFL:
+                signal.raise_signal(s)
 
 
 @contextmanager
