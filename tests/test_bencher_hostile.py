@@ -8,6 +8,7 @@ import base64
 import csv
 import io
 import json
+import re
 import subprocess
 from urllib.parse import quote
 
@@ -233,6 +234,7 @@ def test_publish_all_sets_a_refused_run_aside(cli, fake, tmp_path):
     assert len(reasons) == 1 and "git hash" in reasons[0].read_text()
     again = cli("publish", "--to", to, "--all", "--no-thresholds", env=env(tmp_path))
     assert again.returncode == 0 and "nothing to publish" in again.stderr
+    assert "1 run(s) refused earlier are not sent again" in " ".join(again.stderr.split())
 
 
 def test_a_refused_branch_sets_only_its_run_aside(cli, fake, tmp_path):
@@ -339,3 +341,90 @@ def test_two_secrets_sharing_a_piece_hide_one_value_as_one_mask():
     register(Secret(token))
     assert redact(f"x {token} y") == "x *** y"
     assert redact("sent ghp_otherTOKENsharing0123456789abcdefXYZ") == "sent ***"
+
+
+# --- the audit of stop 43: refused, torn and concurrent --------------------------------------------
+
+def test_a_refused_run_is_named_by_each_later_publish_all_and_sent_by_run_id(cli, fake, tmp_path):
+    # `publish --all` said only "nothing to publish" after a refusal, so a fixable one (a start
+    # point not there yet) was dropped in silence; and each refusal left one more copy aside.
+    to = f"bencher+{fake.url}/demo"
+    ingest_bmf(cli, tmp_path, 0, 100.0)
+    cli("publish", "--to", to, "--all", "--no-thresholds", env=env(tmp_path), check=True)
+    ingest_bmf(cli, tmp_path, 5, 100.0, branch="pr-1")
+    pr = ["--branch", "pr-1", "--no-thresholds"]
+    refused = cli("publish", "--to", to, "--all", *pr, "--start-point-branch", "nosuch", env=env(tmp_path))
+    assert refused.returncode == 2 and "Start point branch not found: nosuch" in refused.stderr
+    assert [r["version"]["hash"] for r in fake.reports_of("demo")] == [commit(0, "main")]
+    later = cli("publish", "--to", to, "--all", *pr, env=env(tmp_path))
+    said = " ".join(later.stderr.split())
+    assert later.returncode == 0 and "1 run(s) refused earlier are not sent again" in said, later.stderr
+    run_id = re.search(r"perfgate publish --run (\S+)", said).group(1)
+    for _ in range(2):   # refused again: still one copy aside, not two
+        again = cli("publish", "--to", to, "--run", run_id, *pr, "--start-point-branch", "nosuch", env=env(tmp_path))
+        assert again.returncode == 2
+    aside = tmp_path / "spool" / "rejected"
+    assert len(list(aside.glob("*.json"))) == 1 and len(list(aside.glob("*.reason.txt"))) == 1
+    sent = cli("publish", "--to", to, "--run", run_id, *pr, "--start-point-branch", "main", env=env(tmp_path))
+    assert sent.returncode == 0, sent.stderr
+    assert [r["version"]["hash"] for r in fake.reports_of("demo")] == [commit(0, "main"), commit(5, "pr-1")]
+    assert list(aside.iterdir()) == []                     # accepted now: the set-aside copy is gone
+    quiet = cli("publish", "--to", to, "--all", *pr, env=env(tmp_path))
+    assert "refused earlier" not in quiet.stderr and "nothing to publish" in quiet.stderr
+
+
+def test_a_torn_line_in_the_spool_records_neither_blocks_nor_swallows_the_next(cli, fake, tmp_path):
+    to = f"bencher+{fake.url}/demo"
+    ingest_bmf(cli, tmp_path, 0, 100.0)
+    cli("publish", "--to", to, "--all", "--no-thresholds", env=env(tmp_path), check=True)
+    spool = tmp_path / "spool"
+    for name in ("published.jsonl", "sent.jsonl"):
+        with open(spool / name, "a") as f:
+            f.write('{"target": "http://torn')            # a crash in the middle of a line
+    ingest_bmf(cli, tmp_path, 1, 100.0)
+    proc = cli("publish", "--to", to, "--all", "--no-thresholds", env=env(tmp_path))
+    assert proc.returncode == 0 and "published.jsonl:2: not JSON, skipped" in proc.stderr, proc.stderr
+    for name in ("published.jsonl", "sent.jsonl"):
+        lines = (spool / name).read_text().splitlines()
+        assert json.loads(lines[-1])["target"].endswith("/demo"), lines  # the new record is whole
+    assert Spool(spool).was_sent(f"{fake.url}/demo", json.loads((spool / "sent.jsonl").read_text()
+                                                               .splitlines()[-1])["key"])
+    again = cli("publish", "--to", to, "--all", "--no-thresholds", env=env(tmp_path))
+    assert again.returncode == 0 and "nothing to publish" in again.stderr
+    assert len(fake.reports_of("demo")) == 2
+
+
+def test_an_unreadable_spool_entry_is_set_aside_and_the_runs_behind_it_are_sent(cli, fake, tmp_path):
+    to = f"bencher+{fake.url}/demo"
+    fake.down = True
+    for i in (0, 1):
+        ingest_bmf(cli, tmp_path, i, 100.0)
+        cli("publish", "--to", to, "--no-thresholds", env=env(tmp_path), check=True)
+    first, second = Spool(tmp_path / "spool").pending()
+    first.path.write_text(first.path.read_text()[:40])     # torn
+    fake.down = False
+    proc = cli("publish", "--to", to, "--flush", env=env(tmp_path))
+    said = "".join(proc.stderr.split())     # the console wraps long paths
+    assert proc.returncode == 2 and "unreadablespoolentry" in said and first.path.name in said
+    assert [r["version"]["hash"] for r in fake.reports_of("demo")] == [commit(1, "main")]
+    kept = tmp_path / "spool" / "rejected" / first.path.name
+    assert kept.exists() and "unreadable" in kept.with_suffix(".reason.txt").read_text()
+
+
+def test_two_flushes_at_once_send_each_spooled_run_once(cli, fake, tmp_path):
+    to = f"bencher+{fake.url}/demo"
+    fake.down = True
+    for i in range(4):
+        ingest_bmf(cli, tmp_path, i, 100.0)
+        cli("publish", "--to", to, "--no-thresholds", env=env(tmp_path), check=True)
+    fake.down = False
+    flush = [str(ROOT / ".venv/bin/perfgate"), "publish", "--to", to, "--flush", "--json"]
+    procs = [subprocess.Popen(flush, env={**__import__("os").environ, **env(tmp_path)}, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    sent = []
+    for p in procs:
+        out, errs = p.communicate(timeout=120)
+        assert p.returncode == 0, errs
+        sent += [s["hash"] for s in json.loads(out)["flushed"]["sent"]]
+    assert sorted(sent) == sorted(commit(i, "main") for i in range(4))   # each once, by one of them
+    assert len([r for r in fake.requests if r["op"] == "run_post"]) == 4

@@ -296,6 +296,10 @@ class FakeBencher(FakeServer):
         return 201, self.render_report(report), {}
 
     def _branch_for_run(self, project: dict, name: str, start: dict | None) -> dict:
+        # A start point that does not exist refuses the run before anything changes (the
+        # server's transaction): the branch and its head stay as they were.
+        if start and start.get("branch"):
+            self._start_version(project, start)
         branch = self._find("branches", project, name)
         if branch is None:
             branch = self._create("branches", project, name)
@@ -309,17 +313,8 @@ class FakeBencher(FakeServer):
             self.heads[head["uuid"]] = head
             branch["head"] = head["uuid"]
         if start and start.get("branch"):
-            base = self._find("branches", project, start["branch"])
-            if base is None:
-                raise HttpError(404, f"Start point branch not found: {start['branch']}")
+            base, number = self._start_version(project, start)
             base_head = self.heads[base["head"]]
-            versions = base_head["versions"]
-            if start.get("hash"):
-                if start["hash"] not in versions:
-                    raise HttpError(404, f"Start point hash not found on {base['name']}: {start['hash']}")
-                number = versions[start["hash"]]
-            else:
-                number = max(versions.values(), default=0)
             sv = {"number": number}
             if start.get("hash"):
                 sv["hash"] = start["hash"]
@@ -329,6 +324,18 @@ class FakeBencher(FakeServer):
                     if b == base["uuid"]:
                         self.thresholds[(branch["uuid"], t, m)] = {**th, "uuid": new_uuid(), "branch": branch["uuid"]}
         return branch
+
+    def _start_version(self, project: dict, start: dict) -> tuple[dict, int]:
+        """The start point's branch and version number, or the 404 the server answers."""
+        base = self._find("branches", project, start["branch"])
+        if base is None:
+            raise HttpError(404, f"Start point branch not found: {start['branch']}")
+        versions = self.heads[base["head"]]["versions"]
+        if start.get("hash"):
+            if start["hash"] not in versions:
+                raise HttpError(404, f"Start point hash not found on {base['name']}: {start['hash']}")
+            return base, versions[start["hash"]]
+        return base, max(versions.values(), default=0)
 
     def _start_matches(self, project: dict, branch: dict, start: dict) -> bool:
         sb, _, sv = self.heads[branch["head"]]["start"]

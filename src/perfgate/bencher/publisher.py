@@ -71,6 +71,7 @@ class Publisher:
         report, server_now = self.client.request_dated("POST", "/v0/run", json=body)
         outcome = self._published(body, report, server_now)
         self.spool.mark_sent(self.target, outcome.idempotency_key)
+        self.spool.forget_rejected(outcome.idempotency_key)   # a run refused once, accepted now
         return outcome
 
     @shaped("the report POST /v0/run returned")
@@ -85,7 +86,13 @@ class Publisher:
                         alerts=found, duplicate=earlier)
 
     def flush(self) -> FlushResult:
+        with self.spool.turn():
+            return self._flush()
+
+    def _flush(self) -> FlushResult:
         result = FlushResult()
+        for path, reason in self.spool.unreadable():
+            result.rejected.append((str(self.spool.set_aside_unreadable(path, reason)), reason))
         entries = self.spool.pending(self.target)
         for i, entry in enumerate(entries):
             try:
@@ -106,7 +113,11 @@ class Publisher:
         what the flush of older spooled runs did.  A run the server refuses is set aside (outcome
         ``rejected``) and the next one is sent; a refusal of the token or the project raises
         (earlier runs are on the server, nothing after it is sent)."""
-        flushed = self.flush()
+        with self.spool.turn():
+            return self._publish(bodies)
+
+    def _publish(self, bodies: list[dict[str, Any]]) -> tuple[list[Outcome], FlushResult]:
+        flushed = self._flush()
         outcomes: list[Outcome] = []
         for i, body in enumerate(bodies):
             if flushed.remaining:

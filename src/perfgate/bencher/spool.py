@@ -13,6 +13,7 @@ idempotency key in its body makes the server keep it exactly once.
 
 from __future__ import annotations
 
+import fcntl
 import functools
 import json
 import os
@@ -20,9 +21,10 @@ import re
 import socket
 import tempfile
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 from urllib.parse import urlsplit
 
 from perfgate.errors import InputError
@@ -63,35 +65,77 @@ class Spool:
         entries = [self._read(self.dir / name) for name in self._names()]
         return [e for e in entries if target is None or same_target(e.target, target)]
 
+    def unreadable(self) -> list[tuple[Path, str]]:
+        """Entries no one can read (torn, foreign), each with the reason."""
+        found = []
+        for name in self._names():
+            try:
+                self._read(self.dir / name)
+            except InputError as e:
+                found.append((self.dir / name, e.reason))
+        return found
+
     def remove(self, entry: Entry) -> None:
         entry.path.unlink(missing_ok=True)
 
     def reject(self, entry: Entry, reason: str) -> Path:
         """Move an entry the server refused (4xx) aside, with the reason, so it blocks nothing."""
-        rejected = self.dir / "rejected"
-        rejected.mkdir(parents=True, exist_ok=True)
-        dest = rejected / entry.path.name
+        self.forget_rejected(str(entry.body.get("idempotency_key") or ""))
+        dest = self._rejected_dir() / entry.path.name
         os.replace(entry.path, dest)
         dest.with_suffix(".reason.txt").write_text(reason + "\n", encoding="utf-8")
         return dest
 
     def put_rejected(self, target: str, body: dict[str, Any], reason: str) -> Path:
-        """Set aside a run the server refused, with the reason, as :meth:`reject` does."""
-        rejected = self.dir / "rejected"
-        rejected.mkdir(parents=True, exist_ok=True)
+        """Set aside a run the server refused, with the reason, as :meth:`reject` does.  A run
+        refused again replaces its earlier copy."""
         key = str(body.get("idempotency_key") or "nokey")
-        dest = rejected / f"{time.time_ns():020d}-000000-{key}.json"
+        self.forget_rejected(key)
+        dest = self._rejected_dir() / f"{time.time_ns():020d}-000000-{key}.json"
         _write_atomic(dest, json.dumps({"format": FORMAT, "target": target, "body": body}, sort_keys=True, indent=1))
         dest.with_suffix(".reason.txt").write_text(reason + "\n", encoding="utf-8")
         return dest
+
+    def set_aside_unreadable(self, path: Path, reason: str) -> Path:
+        """A spool entry no one can read goes to ``rejected/`` with the reason, so the runs
+        queued behind it are still sent and the file itself is kept."""
+        dest = self._rejected_dir() / path.name
+        os.replace(path, dest)
+        dest.with_suffix(".reason.txt").write_text(reason + "\n", encoding="utf-8")
+        return dest
+
+    def forget_rejected(self, key: str) -> None:
+        """Drop the set-aside copy of a run once it is refused again or accepted."""
+        folder = self.dir / "rejected"
+        if not key or not folder.is_dir():
+            return
+        for copy in folder.glob(f"*-{key}.json"):
+            copy.with_suffix(".reason.txt").unlink(missing_ok=True)
+            copy.unlink(missing_ok=True)
+
+    def _rejected_dir(self) -> Path:
+        folder = self.dir / "rejected"
+        folder.mkdir(parents=True, exist_ok=True)
+        return folder
 
     def mark_sent(self, target: str, key: str) -> None:
         """Remember that the server confirmed the run with this idempotency key."""
         if not key:
             return
         self.dir.mkdir(parents=True, exist_ok=True)
-        with open(self.dir / SENT, "a", encoding="utf-8") as f:
-            f.write(json.dumps({"target": target, "key": key}) + "\n")
+        append_line(self.dir / SENT, json.dumps({"target": target, "key": key}))
+
+    @contextmanager
+    def turn(self) -> Iterator[None]:
+        """One sender at a time: two flushes at once would each send every spooled run (the
+        server keeps one, by its idempotency key, but both report it sent)."""
+        self.dir.mkdir(parents=True, exist_ok=True)
+        with open(self.dir / ".lock", "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
 
     def was_sent(self, target: str, key: str) -> bool:
         path = self.dir / SENT
@@ -115,12 +159,25 @@ class Spool:
         try:
             doc = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError) as e:
-            raise InputError(str(path), "", f"unreadable spool entry ({e}); move it away to continue") from None
+            raise InputError(str(path), "", f"unreadable spool entry ({e})") from None
         if not isinstance(doc, dict) or doc.get("format") != FORMAT:
             raise InputError(str(path), "format", f"not a perfgate spool entry of format {FORMAT}")
         if not isinstance(doc.get("target"), str) or not isinstance(doc.get("body"), dict):
-            raise InputError(str(path), "target/body", "missing; move the file away to continue")
+            raise InputError(str(path), "target/body", "missing: not a perfgate spool entry")
         return Entry(path, doc["target"], doc["body"])
+
+
+def append_line(path: Path, line: str) -> None:
+    """Append one line of a ``.jsonl`` record, durably.  A line torn by a crash is ended first,
+    so the new record does not run on from it and get lost with it."""
+    with open(path, "a+b") as f:
+        if f.tell() > 0:
+            f.seek(-1, os.SEEK_END)
+            if f.read(1) != b"\n":
+                f.write(b"\n")
+        f.write(line.encode("utf-8") + b"\n")
+        f.flush()
+        os.fsync(f.fileno())
 
 
 def _write_atomic(dest: Path, data: str) -> None:

@@ -22,7 +22,7 @@ from perfgate.escape import terminal
 from perfgate.bencher.payload import StartPoint
 from perfgate.bencher.publisher import FlushResult, Outcome
 from perfgate.bencher.redact import Secret
-from perfgate.bencher.spool import Spool, same_target
+from perfgate.bencher.spool import Spool, append_line, same_target
 from perfgate.errors import EXIT_OK, EXIT_REGRESSION, EXIT_USAGE, PerfgateError
 from perfgate.output import emit_json, err, out
 from perfgate.store import open_store
@@ -109,26 +109,29 @@ class Ledger:
     def __init__(self, spool: Spool, target: str):
         self.path, self.target = spool.dir / LEDGER, target
 
-    def done(self) -> set[str]:
+    def done(self) -> dict[str, bool]:
+        """Each run handed over, and whether the server refused it (the latest line wins)."""
         if not self.path.exists():
-            return set()
-        found = set()
+            return {}
+        found: dict[str, bool] = {}
         for n, line in enumerate(self.path.read_text(encoding="utf-8").splitlines(), start=1):
             try:
                 entry = json.loads(line)
             except ValueError:
-                raise PerfgateError(f"{self.path}:{n}: not JSON; delete the line to continue") from None
-            if same_target(str(entry.get("target")), self.target):
-                found.add(entry.get("run"))
+                # A line torn by a crash: its run is sent again, and the server's idempotency
+                # key keeps it once.  Refusing to publish over it would stop every later run.
+                err.print(f"[yellow]warning:[/] {terminal(str(self.path))}:{n}: not JSON, skipped "
+                          "(its run, if any, is published again; Bencher keeps it once)")
+                continue
+            if isinstance(entry, dict) and same_target(str(entry.get("target")), self.target):
+                found[entry.get("run")] = bool(entry.get("refused"))
         return found
 
-    def add(self, run_ids: list[str]) -> None:
+    def add(self, run_ids: list[str], refused: set[str]) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.path, "a", encoding="utf-8") as f:
-            for run_id in run_ids:
-                f.write(json.dumps({"target": self.target, "run": run_id}) + "\n")
-            f.flush()
-            os.fsync(f.fileno())
+        for run_id in run_ids:
+            line = {"target": self.target, "run": run_id, **({"refused": True} if run_id in refused else {})}
+            append_line(self.path, json.dumps(line))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -139,6 +142,7 @@ def run(args: argparse.Namespace) -> int:
                                 "--store sqlite:PATH and the Bencher server as --to")
         args.to = args.store  # flushing needs no local store: the Bencher store is the target
     spool = Spool(args.spool)
+    refused_before: list[str] = []
     target = _target(args, spool)
     ledger = Ledger(spool, target.publisher.target)
     with target:
@@ -153,13 +157,21 @@ def run(args: argparse.Namespace) -> int:
                     local_ids = [s.run_id for s in reversed(summaries)]  # oldest first
                     if args.all:
                         done = ledger.done()
+                        refused_before = [i for i in local_ids if done.get(i)]
                         local_ids = [i for i in local_ids if i not in done]
                 runs = [local.get_run(i) for i in local_ids]
             if not runs and not args.all:
                 raise PerfgateError("no local runs to publish with these filters")
             target.add_runs(runs)
             outcomes, flushed = target.last_outcomes, target.last_flush or FlushResult()
-            ledger.add(local_ids)
+            # A refused run is not sent again by --all (a short hash is refused every time), but
+            # each later --all names it, and --run ID sends it once its cause is fixed.
+            ledger.add(local_ids, {i for i, o in zip(local_ids, outcomes) if o.status == "rejected"})
+        if refused_before:
+            err.print(f"[yellow]note:[/] {len(refused_before)} run(s) refused earlier are not sent again "
+                      f"(reasons in {terminal(str(spool.dir / 'rejected'))}); once the cause is fixed: "
+                      f"perfgate publish --run {' --run '.join(refused_before[:3])}"
+                      + (" …" if len(refused_before) > 3 else ""))
         return _report(args, target.publisher.target, local_ids, outcomes, flushed, target.publisher.created)
 
 
