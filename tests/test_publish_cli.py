@@ -236,3 +236,17 @@ def test_ingest_and_history_straight_into_a_bencher_store(cli, fake, tmp_path, f
     assert report["version"]["hash"] == commit(1) and len(report["results"]) >= 2
     history = json.loads(cli("history", "--store", to, "--json", env=env(tmp_path), check=True).stdout)
     assert {s["benchmark"] for s in history} == {fake.dims["benchmarks"][r["benchmark"]]["name"] for r in report["results"]}
+
+
+def test_in_github_actions_a_spooled_run_leaves_a_warning_on_the_run(cli, fake, tmp_path):
+    # The job stays green (the next publish sends the run), but in CI the spool goes with the
+    # runner unless the workflow keeps it: the run's summary says that runs wait.
+    ingest_bmf(cli, tmp_path, 0, 100.0)
+    fake.down = True
+    proc = cli("publish", "--to", f"bencher+{fake.url}/demo", "--no-thresholds",
+               env={**env(tmp_path), "GITHUB_ACTIONS": "true"})
+    assert proc.returncode == 0
+    [warning] = [line for line in proc.stdout.splitlines() if line.startswith("::warning title=perfgate publish::")]
+    assert "1 run(s) wait in the spool" in warning and str(tmp_path / "spool") in warning
+    quiet = cli("publish", "--to", f"bencher+{fake.url}/demo", "--no-thresholds", env=env(tmp_path))
+    assert "::warning" not in quiet.stdout + quiet.stderr

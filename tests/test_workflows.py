@@ -120,9 +120,24 @@ def test_main_fails_on_errors_and_keeps_a_durable_history():
     assert "acknowledge" in data["on"]["workflow_dispatch"]["inputs"]
     pushes = [s for j in data["jobs"].values() for s in j["steps"] if (s.get("with") or {}).get("push-data") == "true"]
     assert len(pushes) >= 3  # runs, alerts, acknowledgements all reach the data branch
-    # The history never depends on the cache; only notify's mutable ledger is cached.
+    # The history never depends on the cache; only notify's mutable ledger and the Bencher spool are.
     cached = [s["with"]["path"] for j in data["jobs"].values() for s in j["steps"] if "actions/cache" in s.get("uses", "")]
-    assert cached and set(cached) == {".perfgate/notify.db"}
+    assert cached and set(cached) == {".perfgate/notify.db", ".perfgate/spool"}
+
+
+@pytest.mark.parametrize("path", [ROOT / ".github/workflows/main.yml", ROOT / ".github/workflows/backfill.yml"])
+def test_the_bencher_spool_outlives_the_runner(path):
+    # Runs spooled while Bencher was down went with the runner: each publish to Bencher now sits
+    # between a restore and a save (even on failure) of the spool, under one key for both workflows.
+    steps = [s for j in _load(path)["jobs"].values() for s in j["steps"]]
+    [publish] = [i for i, s in enumerate(steps) if "publish --to bencher" in (s.get("with") or {}).get("command", "")]
+    restores = [i for i, s in enumerate(steps) if "actions/cache/restore" in s.get("uses", "")
+                and s["with"]["path"] == ".perfgate/spool"]
+    saves = [i for i, s in enumerate(steps) if "actions/cache/save" in s.get("uses", "")
+             and s["with"]["path"] == ".perfgate/spool"]
+    assert len(restores) == len(saves) == 1 and restores[0] < publish < saves[0]
+    assert steps[saves[0]]["if"].startswith("always()")
+    assert steps[restores[0]]["with"]["restore-keys"] == "perfgate-spool-"
 
 
 def test_dependabot_watches_the_action_pins():

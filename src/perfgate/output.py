@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Any
 
@@ -23,3 +24,13 @@ def emit_json(obj: Any) -> None:
     else:                           # a text-only stream (a test's StringIO)
         sys.stdout.write(data.decode())
     sys.stdout.flush()
+
+
+def actions_warning(title: str, message: str, json_mode: bool) -> None:
+    """A warning annotation on the run's summary when running in GitHub Actions (nothing
+    elsewhere): for what leaves the job green but has not happened yet.  On stderr under
+    ``--json``, so stdout stays one JSON document."""
+    if os.environ.get("GITHUB_ACTIONS") != "true":
+        return
+    escaped = message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    print(f"::warning title={title}::{escaped}", file=sys.stderr if json_mode else sys.stdout)

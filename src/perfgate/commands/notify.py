@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 from pathlib import Path
 
 from rich.markup import escape
 
 from perfgate.commands._common import store_from
 from perfgate.errors import EXIT_OK, EXIT_USAGE, PerfgateError
-from perfgate.output import emit_json, err, out
+from perfgate.output import actions_warning, emit_json, err, out
 
 NAME = "notify"
 HELP = "deliver alerts (new, again, closed) to GitHub issues, commit statuses and webhooks, exactly once"
@@ -101,18 +100,12 @@ def run(args: argparse.Namespace) -> int:
             out.print(escape(line))
             for event_id, reason in r.rejected:
                 err.print(f"[red]refused[/red] {escape(event_id)}: {escape(reason)}")
-    spooled = [(r.channel, len(r.spooled)) for r in reports if r.spooled]
-    if spooled and os.environ.get("GITHUB_ACTIONS") == "true":
-        # A target down is not the job's fault (exit 0: the next run sends them), but nobody has
-        # been told yet: say so where the run's summary shows it.
-        for channel, count in spooled:
-            print(f"::warning title=perfgate notify::{count} alert message(s) to {_annotation(channel)} not "
-                  f"delivered (target down); spooled, the next run sends them",
-                  file=sys.stderr if args.json else sys.stdout)
+    # A target down is not the job's fault (exit 0: the next run sends them), but nobody has been
+    # told yet: say so where the run's summary shows it.
+    for r in reports:
+        if r.spooled:
+            actions_warning("perfgate notify", f"{len(r.spooled)} alert message(s) to {r.channel} not delivered "
+                            "(target down); spooled, the next run sends them", args.json)
     # Refused events (a wrong token or repository) are a usage error; the next run retries them.
     return EXIT_USAGE if rejected else EXIT_OK
 
-
-def _annotation(text: str) -> str:
-    """Text inside a workflow command: its own escapes, so a name cannot end it early."""
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")

@@ -24,7 +24,7 @@ from perfgate.bencher.publisher import FlushResult, Outcome
 from perfgate.bencher.redact import Secret
 from perfgate.bencher.spool import Spool, append_line, same_target
 from perfgate.errors import EXIT_OK, EXIT_REGRESSION, EXIT_USAGE, PerfgateError
-from perfgate.output import emit_json, err, out
+from perfgate.output import actions_warning, emit_json, err, out
 from perfgate.store import open_store
 from perfgate.store.bencher import BencherStore, parse_spec
 
@@ -204,6 +204,9 @@ def _report(args: argparse.Namespace, target: str, local_ids: list[str], outcome
     if spooled or flushed.remaining:
         err.print(f"[yellow]warning:[/] Bencher unreachable ({terminal(flushed.error or 'no answer')}); "
                   f"{spooled + flushed.remaining} run(s) wait in the spool; run 'perfgate publish --flush' later")
+        actions_warning("perfgate publish", f"Bencher unreachable: {spooled + flushed.remaining} run(s) wait in "
+                        f"the spool ({Spool(args.spool).dir}); the next publish "
+                        "sends them if the spool is kept", args.json)
     if flushed.rejected or any(o.status == "rejected" for o in outcomes):
         return EXIT_USAGE
     if args.fail_on_alert and alerts:
