@@ -147,17 +147,20 @@ def test_pull_request_start_point(fake, tmp_path):
 class _Test(SimpleNamespace):
     def __init__(self, test, **kw):
         super().__init__(test=test, **{"min_sample_size": None, "max_sample_size": None, "window": None,
-                                        "lower_boundary": None, "upper_boundary": None, **kw})
+                                        "lower_boundary": None, "upper_boundary": None, "consecutive": 1, **kw})
 
 
 class _Stub:
-    """Stands in for perfgate.thresholds.Thresholds (only measure_tests() is used)."""
+    """Stands in for perfgate.thresholds.Thresholds (measure_tests() and for_series().test)."""
 
     def __init__(self, tests):
         self.tests = tests
 
     def measure_tests(self):
         return self.tests
+
+    def for_series(self, benchmark, measure):
+        return SimpleNamespace(test=self.tests.get(measure))
 
 
 def test_thresholds_become_bencher_models_and_alerts_come_back(fake, tmp_path):
@@ -298,3 +301,19 @@ def test_measures_read_back_by_slug_keep_a_stated_direction(fake, tmp_path):
     assert not Measure.named("ops (bigger is better)").lower_is_better
     assert [p.value for p in store.series(SeriesKey("main", "ci-x86", "sort 1e6", "ops (bigger is better)"))] == \
         [5.0, 6.0, 7.0]
+
+
+def test_one_value_past_bencher_limit_is_no_alert_where_the_measure_wants_two_in_a_row(fake, tmp_path):
+    # Bencher alerts on every value past its limit; perfgate's wall time wants two in a row
+    # (``consecutive = 2``), so one noisy run paged people through a Bencher store but not SQLite.
+    twice = _Stub({"latency": _Test("percentage", upper_boundary=0.05, consecutive=2)})
+    store = make_store(fake, tmp_path, thresholds=twice)
+    store.add_runs([make_run(i, 100.0) for i in range(4)] + [make_run(4, 120.0), make_run(5, 100.0)])
+    assert len(fake.alerts) == 1 and store.alerts() == []            # one noisy value, then back
+    store.add_runs([make_run(6, 120.0)])
+    assert store.alerts() == []                                       # the newest: one so far
+    store.add_runs([make_run(7, 121.0)])
+    (alert,) = store.alerts()                                         # two in a row: a regression
+    assert alert.commit == commit(6) and alert.commit_range == (commit(6), commit(7))
+    once = make_store(fake, tmp_path, thresholds=_Stub({"latency": _Test("percentage", upper_boundary=0.05)}))
+    assert len(once.alerts()) == 2                                    # consecutive = 1: each streak

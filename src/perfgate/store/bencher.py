@@ -249,7 +249,8 @@ class BencherStore(Store):
         for alert in self._one_per_streak(remote):
             twin = next((a for a in local if a.same_regression(alert)), None)
             if twin is None:
-                found.append(alert)
+                if "fewer_than_consecutive" not in alert.details:
+                    found.append(alert)
             else:
                 twin.details = {**twin.details, "bencher_alerts": alert.details["bencher_alerts"]}
         found = [a for a in found if status is None or a.status == status]
@@ -257,7 +258,10 @@ class BencherStore(Store):
 
     def _one_per_streak(self, remote: list[Alert]) -> list[Alert]:
         """Bencher's alerts merged per run of alerting values of a series: the first one stands
-        for them all, its ``commit_range`` the run's commits, active while any of them is."""
+        for them all, its ``commit_range`` the run's commits, active while any of them is.  A run
+        shorter than the measure's ``consecutive`` (thresholds/: 2 for wall time, one noisy value
+        is not a regression) is marked ``fewer_than_consecutive``: :meth:`alerts` lists it only
+        through a perfgate alert of the same regression, as ``detect`` raises none for it alone."""
         groups: dict[tuple, list[Alert]] = {}
         for a in remote:
             groups.setdefault((a.branch, a.testbed, a.benchmark, a.measure, a.direction), []).append(a)
@@ -277,6 +281,8 @@ class BencherStore(Store):
             for a in members:
                 n = next((i for i, s in enumerate(streaks) if a.commit in s), -1 - len(by_streak))
                 by_streak.setdefault(n, []).append(a)
+            test = self.thresholds.for_series(benchmark, measure).test if self.thresholds else None
+            needed = test.consecutive if test else 1
             for n, group in by_streak.items():
                 group.sort(key=lambda a: (streaks[n].index(a.commit) if n >= 0 else 0, a.created or 0.0))
                 head = group[0]
@@ -284,6 +290,8 @@ class BencherStore(Store):
                 head.commit_range = tuple(streaks[n]) if n >= 0 else (head.commit,)
                 head.status = "active" if any(a.status == "active" for a in group) else head.status
                 head.details = {**head.details, "bencher_alerts": [a.id for a in group]}
+                if n >= 0 and len(streaks[n]) < needed:
+                    head.details["fewer_than_consecutive"] = needed
                 merged.append(head)
         return merged
 
