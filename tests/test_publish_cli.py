@@ -250,3 +250,50 @@ def test_in_github_actions_a_spooled_run_leaves_a_warning_on_the_run(cli, fake, 
     assert "1 run(s) wait in the spool" in warning and str(tmp_path / "spool") in warning
     quiet = cli("publish", "--to", f"bencher+{fake.url}/demo", "--no-thresholds", env=env(tmp_path))
     assert "::warning" not in quiet.stdout + quiet.stderr
+
+
+def _stepped_history_on_bencher(fake, tmp_path, rules_text):
+    import random
+
+    from fake_bencher.fixtures import make_run, make_store
+
+    from perfgate.thresholds import load_thresholds
+
+    rng = random.Random(5)
+    values = [100.0 * (1.15 if i >= 30 else 1.0) * rng.lognormvariate(0, 0.02) for i in range(42)]
+    rules = tmp_path / "thresholds.toml"
+    rules.write_text(rules_text)
+    make_store(fake, tmp_path, thresholds=load_thresholds(rules)).add_runs([make_run(i, v) for i, v in enumerate(values)])
+    return rules
+
+
+def test_bencher_alerting_on_every_value_after_a_step_is_the_step_counted_once(cli, fake, tmp_path):
+    # Bencher's limit does not restart at a change point: with a long baseline it alerts on every
+    # value from the step on, and detect listed a "threshold" entry beside the change point.
+    rules = _stepped_history_on_bencher(
+        fake, tmp_path, '[measure.latency]\ntest = "percentage"\nupper_boundary = 0.08\nmax_sample_size = 64\n')
+    to = f"bencher+{fake.url}/demo"
+    doc = json.loads(cli("detect", "--store", to, "--thresholds", str(rules), "--json", env=env(tmp_path)).stdout)
+    (series,) = doc["series"]
+    assert [e["kind"] for e in series["change_points"]] == ["change_point"], series["change_points"]
+    assert [a["kind"] for a in doc["new_alerts"]] == ["change_point"]
+
+
+def test_a_pull_request_branch_does_not_raise_main_s_change_again(cli, fake, tmp_path):
+    # Bencher lends a branch started from main main's history up to its start point: detect found
+    # main's step in it and raised it a second time, on the pull request's branch.
+    rules = _stepped_history_on_bencher(fake, tmp_path, '[measure.latency]\ntest = "percentage"\n'
+                                        'upper_boundary = 0.08\nmax_sample_size = 8\n')
+    ingest_bmf(cli, tmp_path, 50, 115.0, branch="pr-1")
+    from fake_bencher.fixtures import commit as bencher_commit
+    cli("publish", "--to", f"bencher+{fake.url}/demo", "--branch", "pr-1", "--start-point-branch", "main",
+        "--start-point-hash", bencher_commit(41), "--no-thresholds", env=env(tmp_path), check=True)
+    to = f"bencher+{fake.url}/demo"
+    doc = json.loads(cli("detect", "--store", to, "--thresholds", str(rules), "--json", env=env(tmp_path)).stdout)
+    by_branch = {s["branch"]: s for s in doc["series"] if s["measure"] == "latency"}
+    assert by_branch["pr-1"]["points"] > 1                     # main's history is there, as the baseline
+    assert [e.get("inherited") for e in by_branch["pr-1"]["change_points"] if e["kind"] == "change_point"] == [True]
+    assert "alert" not in by_branch["pr-1"]["change_points"][0]
+    assert [(a["branch"], a["kind"]) for a in doc["new_alerts"]] == [("main", "change_point")]
+    listed = json.loads(cli("alerts", "--store", to, "--json", env=env(tmp_path), check=True).stdout)
+    assert {a["branch"] for a in listed} == {"main"}

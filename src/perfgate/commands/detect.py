@@ -114,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
             raise StoreError(f"{e}; 'perfgate detect --no-record' reports without recording") from None
         new_ids = {id(a) for a in new}
         for r in reports + changed:
-            for a, cp in zip(r["alerts"], r["entries"]):
+            for a, cp in zip(r["alerts"], [e for e in r["entries"] if not e.get("inherited")]):
                 cp["alert"] = {"new": id(a) in new_ids, "id": a.id or None}
         # Saved only when every series is in scope and the alerts were recorded: a series skipped
         # next time must have had its alerts raised.
@@ -347,6 +347,11 @@ def _report(key: SeriesKey, points: list[Point], settings: SeriesThresholds, cha
             # A threshold alert raised on these runs before the change was found is this regression.
             details[REGIME_HEAD] = [p.commit for p in points[cp.index_low:]]
         entries.append(entry)
+        if points[cp.index].attrs.get("inherited"):
+            # In the history a Bencher start point lends this branch: the other branch's change,
+            # alerted there, and the baseline this branch's own runs are judged against.
+            entry["inherited"] = True
+            continue
         alerts.append(Alert(key.branch, key.testbed, key.benchmark, key.measure, points[cp.index].commit,
                             cp.direction, cp.magnitude, cp.ci_low, cp.ci_high, cp.p_value, "change_point",
                             points[cp.index - 1].commit, tuple(entry["commit_range"]), details))
@@ -371,13 +376,20 @@ def _report(key: SeriesKey, points: list[Point], settings: SeriesThresholds, cha
                      "upper_limit": last.limits.upper if last.limits else None, "alert": last.alert,
                      "consecutive": consecutive}
     if points and not (flags and flags[-1]) and points[-1].attrs.get("bencher_alert"):
-        # Bencher alerted on the newest value (its own threshold model): that verdict counts too.
-        flags, consecutive = [p.attrs.get("bencher_alert") for p in points[start:]], 1
-        threshold = {"test": "bencher", "value": points[-1].value, "alert": flags[-1], "source": "bencher"}
+        # Bencher alerted on the newest value (its own threshold model): that verdict counts too,
+        # by the measure's rule of values in a row.
+        flags = [p.attrs.get("bencher_alert") for p in points[start:]]
+        consecutive = settings.test.consecutive if settings.test is not None else 1
+        threshold = {"test": "bencher", "value": points[-1].value, "alert": flags[-1], "source": "bencher",
+                     "consecutive": consecutive}
     first = len(flags)      # the first of the newest values past the same limit (none: len)
     while first > 0 and flags[-1] and flags[first - 1] == flags[-1]:
         first -= 1
-    if len(flags) - first >= consecutive:
+    # Bencher's limit does not restart at a change point as perfgate's does: its alerts on the
+    # values from the step on are the change point's regression, counted once.
+    of_the_change = bool(cps) and (threshold or {}).get("source") == "bencher" and \
+        start + first <= cps[-1].index_high
+    if len(flags) - first >= consecutive and not of_the_change:
         # One regression, one alert: the newest value ends a run of values beyond the same limit
         # (at least ``consecutive`` of them, ≥ 1), and the alert names the first of them (every
         # detect after another slow run finds the same first commit, so the alert is raised once).
@@ -642,6 +654,8 @@ def _print_found(found: list[tuple[dict, dict]], nseries: int, no_record: bool) 
             conf += f", placed where {len(e['placed_with'])} sibling(s) changed"
         alert = e.get("alert", {})
         status = "—" if no_record else ("NEW " if alert.get("new") else "known ") + (alert.get("id") or "")[:8]
+        if e.get("inherited"):
+            status = "start point's"      # the branch it started from: alerted there, not here
         colour = "red" if e["direction"] == "regression" else "green"
         table.add_row(terminal(r["benchmark"]), terminal(r["measure"]), terminal(f"{r['branch']}@{r['testbed']}"),
                       terminal(e["first_commit"][:12]),

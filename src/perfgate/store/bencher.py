@@ -74,6 +74,7 @@ class BencherStore(Store):
         self._dims: dict[str, list[dict]] | None = None
         # Perf rows fetched by series_keys(), reused by series(): history is read once, not twice.
         self._rows: dict[SeriesKey, list[dict]] = {}
+        self._own: dict[str, set[str]] = {}   # branch -> its own reports' ids
         target = self.publisher.target.encode()
         self.memory = AlertMemory(self.publisher.spool.dir / "alerts" / f"{hashlib.sha1(target).hexdigest()[:12]}.json")
 
@@ -109,7 +110,7 @@ class BencherStore(Store):
         return self.last_flush
 
     def _forget(self) -> None:
-        self._dims, self._rows = None, {}
+        self._dims, self._rows, self._own = None, {}, {}
 
     @property
     def last_alerts(self) -> list[BencherAlert]:
@@ -178,11 +179,22 @@ class BencherStore(Store):
             rows = [m for r in found for m in r["metrics"]]
         rows = list(rows)
         rows.sort(key=lambda m: (m["start_time"], m["version"]["number"], m["iteration"]))
-        # Bencher's own verdict on each value rides along: alerts() merges its streaks.
+        own = self._own_reports(key.branch)
+        # Bencher's own verdict on each value rides along: alerts() merges its streaks.  A branch
+        # started from another (a pull request's, with --start-point-branch) also holds that
+        # branch's history up to its start point: those values are marked, so that a change in
+        # them is not raised again as this branch's.
         return [Point(m["report"], m["version"].get("hash") or "", epoch(m["start_time"]), float(m["metric"]["value"]),
                       m["metric"].get("lower_value"), m["metric"].get("upper_value"),
-                      attrs={"bencher_alert": m["alert"]["limit"]} if m.get("alert") else {})
+                      attrs={**({"bencher_alert": m["alert"]["limit"]} if m.get("alert") else {}),
+                             **({} if m["report"] in own else {"inherited": True})})
                 for m in rows]
+
+    def _own_reports(self, branch: str) -> set[str]:
+        """The reports made on ``branch`` itself (not those its start point lends it)."""
+        if branch not in self._own:
+            self._own[branch] = {r.run_id for r in self.runs(branch=branch)}
+        return self._own[branch]
 
     @shaped("the reports")
     def runs(self, *, branch=None, limit=None) -> list[RunSummary]:
