@@ -317,3 +317,20 @@ def test_one_value_past_bencher_limit_is_no_alert_where_the_measure_wants_two_in
     assert alert.commit == commit(6) and alert.commit_range == (commit(6), commit(7))
     once = make_store(fake, tmp_path, thresholds=_Stub({"latency": _Test("percentage", upper_boundary=0.05)}))
     assert len(once.alerts()) == 2                                    # consecutive = 1: each streak
+
+
+def test_a_change_raised_again_after_the_alert_memory_is_lost_keeps_its_id(fake, tmp_path):
+    # perfgate's own alerts on a Bencher store live in a file beside the spool; a job without it
+    # (a fresh checkout) raised every known change again under new ids, and notify paged again.
+    from perfgate.model import Alert
+
+    def change():
+        return Alert("main", "ci-x86", "sort 1e6", "latency", commit(4), "regression", 0.2, 0.15, 0.25, 1e-4,
+                     commit_range=(commit(3), commit(4)))
+
+    (first,) = make_store(fake, tmp_path).record_alerts([change()])
+    (elsewhere,) = make_store(fake, tmp_path / "fresh-checkout").record_alerts([change()])
+    assert elsewhere.id == first.id
+    other = make_store(fake, tmp_path / "x", project="other")
+    (another_project,) = other.record_alerts([change()])
+    assert another_project.id != first.id

@@ -63,12 +63,20 @@ class AlertMemory:
                     same.take_findings(alert)
                     changed = True
                 continue
-            alert.id, alert.created, alert.status = str(uuid.uuid4()), time.time(), "active"
+            alert.id, alert.created, alert.status = self._id_of(alert), time.time(), "active"
             new.append(alert)
             held[key].append(alert)
         if new or changed:
             self._save(known + new)
         return new
+
+    def _id_of(self, alert: Alert) -> str:
+        """Named by what it is, not drawn at random: a job that lost this file (a fresh checkout,
+        an evicted cache) raises the same change under the same id, and ``notify``'s ledger knows
+        it was delivered.  (The file keeps what no id can: acknowledgements.)"""
+        what = "\x1f".join((self.path.stem, alert.branch, alert.testbed, alert.benchmark, alert.measure, alert.kind,
+                            alert.direction, alert.commit))
+        return str(uuid.uuid5(uuid.NAMESPACE_URL, "perfgate-alert:" + what))
 
     def acknowledge(self, alert_id: str) -> Alert | None:
         known = self.load()
