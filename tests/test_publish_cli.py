@@ -297,3 +297,24 @@ def test_a_pull_request_branch_does_not_raise_main_s_change_again(cli, fake, tmp
     assert [(a["branch"], a["kind"]) for a in doc["new_alerts"]] == [("main", "change_point")]
     listed = json.loads(cli("alerts", "--store", to, "--json", env=env(tmp_path), check=True).stdout)
     assert {a["branch"] for a in listed} == {"main"}
+
+
+def test_the_fake_bencher_serves_from_a_shell_for_trying_by_hand(cli, tmp_path):
+    import socket
+    import subprocess
+    import sys
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = subprocess.Popen([sys.executable, str(ROOT / "tests/fake_bencher/serve.py"), str(port)],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert "fake Bencher at" in server.stdout.readline()
+        ingest_bmf(cli, tmp_path, 0, 100.0)
+        proc = cli("publish", "--to", f"bencher+http://127.0.0.1:{port}/tried", env=env(tmp_path))
+        assert proc.returncode == 0 and "published run" in proc.stderr, proc.stderr
+    finally:
+        server.terminate()
+        out, _ = server.communicate(timeout=30)
+    assert "0 contract problem(s)" in out
