@@ -150,6 +150,13 @@ def test_pull_request_start_point_flags(cli, fake, tmp_path):
         "--no-thresholds", env=env(tmp_path), check=True)
     assert posts(fake)[-1]["start_point"] == {"branch": "main", "hash": commit(1, "main"),
                                               "clone_thresholds": True, "max_versions": 10}
+    history = json.loads(cli("history", "--store", to, "--branch", "pr-12", "--json", env=env(tmp_path)).stdout)
+    assert len(history[0]["points"]) == 3               # main's first two versions lent, then its own
+    ingest_bmf(cli, tmp_path, 10, 100.0, branch="pr-13")
+    cli("publish", "--to", to, "--branch", "pr-13", "--start-point-branch", "main", "--start-point-hash",
+        commit(2, "main"), "--start-point-max-versions", "1", "--no-thresholds", env=env(tmp_path), check=True)
+    history = json.loads(cli("history", "--store", to, "--branch", "pr-13", "--json", env=env(tmp_path)).stdout)
+    assert [p["commit"] for p in history[0]["points"]] == [commit(2, "main"), commit(10, "pr-13")]
     usage = cli("publish", "--to", to, "--start-point-hash", "abc", env=env(tmp_path))
     assert usage.returncode == 2 and "need --start-point-branch" in usage.stderr
 

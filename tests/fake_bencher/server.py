@@ -319,6 +319,9 @@ class FakeBencher(FakeServer):
             if start.get("hash"):
                 sv["hash"] = start["hash"]
             self.heads[branch["head"]]["start"] = (base["uuid"], base_head["uuid"], sv)
+            # "The maximum number of historical branch versions to include ... The default is 255."
+            max_versions = start.get("max_versions")
+            self.heads[branch["head"]]["lend"] = 255 if max_versions is None else max_versions
             if start.get("clone_thresholds"):
                 for (b, t, m), th in list(self.thresholds.items()):
                     if b == base["uuid"]:
@@ -359,7 +362,10 @@ class FakeBencher(FakeServer):
         rows = []
         if head["start"]:
             sb, sh, sv = head["start"]
-            rows += self._history(sb, sh, testbed, bench, measure, up_to=sv["number"])
+            lent = self._history(sb, sh, testbed, bench, measure, up_to=sv["number"])
+            versions = sorted({r["version"]["number"] for r, _ in lent})[-head.get("lend", 255):] \
+                if head.get("lend", 255) else []
+            rows += [(r, row) for r, row in lent if r["version"]["number"] in set(versions)]
         for r in self.reports:
             if r["head"] != head["uuid"] or r["testbed"] != testbed:
                 continue
