@@ -185,6 +185,17 @@ def test_context_ignore_rules_leave_files_out_of_the_image_and_the_key(tmp_path)
     assert _key_and_names(suite)[0] == key
 
 
+def test_perfgate_s_own_state_in_the_repository_is_never_in_the_context(tmp_path):
+    # The default history (.perfgate/history.db) sits in the repository: each run changed it, so
+    # each run built a new image with the history copied in.
+    suite = _repo_suite(tmp_path, "")
+    key, names = _key_and_names(suite)
+    for state in (".perfgate/history.db", ".perfgate/spool/sent.jsonl", ".venv/bin/python"):
+        (tmp_path / state).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / state).write_text("changes with every run\n")
+    assert _key_and_names(suite) == (key, names)
+
+
 @pytest.mark.parametrize("extra, place, reason", [
     ('context = "everything"\n', "context", "use 'suite'"),
     ('context_ignore = ["docs"]\n', "context_ignore", "only applies with context = 'repo'"),

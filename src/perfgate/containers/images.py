@@ -38,7 +38,10 @@ KEY_LABEL = "org.perfgate.key"
 INSTALLED_LABEL = "org.perfgate.installed"
 BENCH_UID = 1000
 # Build outputs and caches that must not leak from a developer's folder into the image.
-SKIP_NAMES = {".git", "target", "__pycache__", ".pytest_cache", ".benchmarks", "build", "node_modules"}
+# Never part of a build context: build outputs, and perfgate's own state (.perfgate: the default
+# history, spool and tools; a context holding it changed with every run, so every run rebuilt).
+SKIP_NAMES = {".git", "target", "__pycache__", ".pytest_cache", ".benchmarks", "build", "node_modules",
+              ".perfgate", ".venv"}
 HARNESS_PACKAGES = ("valgrind", "hyperfine", "time", "libbenchmark-dev", "g++", "rustc", "cargo",
                     "python3", "python3-pytest-benchmark")
 
