@@ -242,3 +242,22 @@ def test_the_base_bootstrap_uses_sudo_where_unprivileged_mmdebstrap_would_be_blo
     assert images.bootstrap_prefix() == []                                   # no password-less sudo
     monkeypatch.setenv("PERFGATE_BOOTSTRAP_SUDO", "never")
     assert images.bootstrap_prefix() == []
+
+
+def test_a_suite_whose_output_is_criterion_s_folder_is_read(tmp_path):
+    # The criterion adapter reads target/criterion; `run` refused a folder as "wrote no 'criterion'".
+    import shutil
+
+    from perfgate.containers.manifest import Suite
+    from perfgate.containers.runner import read_output
+
+    suite = Suite("crit", tmp_path, "rust", "criterion", "criterion", {"quick": "cargo bench"})
+    out = tmp_path / "out"
+    shutil.copytree(ROOT / "tests/fixtures/criterion/target/criterion", out / "criterion")
+    adapter, parsed = read_output(suite, out, "")
+    assert adapter == "criterion" and "fib_recursive_15" in {m.benchmark for m in parsed.metrics}
+    assert all(m.samples for m in parsed.metrics if m.measure == "latency")
+    shutil.rmtree(out / "criterion")
+    (out / "target").mkdir()
+    with pytest.raises(InputError, match=r"wrote no 'criterion' in \$PERFGATE_OUT; it wrote target/"):
+        read_output(suite, out, "")

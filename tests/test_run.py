@@ -45,3 +45,4 @@ def test_run_with_an_unknown_variant_exits_2_before_building(tmp_path, cli):
     proc = cli("run", "--root", str(root), "--branch", "main", "--commit", "c0ffee", "--variant", "nope")
     assert proc.returncode == 2
     assert "bench.toml:variants: no variant 'nope'" in proc.stderr
+

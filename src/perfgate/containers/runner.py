@@ -191,6 +191,8 @@ def read_output(suite: Suite, out_dir: Path, stdout: str) -> tuple[str, Any]:
     output = out_dir / (suite.output if suite.output != "-" else "stdout.txt")
     if suite.output == "-":
         output.write_text(stdout)
-    elif not output.is_file():
-        raise InputError(str(suite.manifest), "output", f"the command wrote no {suite.output!r} in $PERFGATE_OUT")
+    elif not output.exists():   # a file, or a folder for the adapters that read one (criterion's)
+        wrote = sorted(str(p.relative_to(out_dir)) + ("/" if p.is_dir() else "") for p in out_dir.iterdir())
+        seen = f"; it wrote {', '.join(wrote[:10])}{' …' if len(wrote) > 10 else ''}" if wrote else "; it wrote nothing there"
+        raise InputError(str(suite.manifest), "output", f"the command wrote no {suite.output!r} in $PERFGATE_OUT{seen}")
     return parse_file(str(output), suite.adapter)
