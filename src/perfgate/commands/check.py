@@ -37,6 +37,7 @@ from pathlib import Path
 from perfgate.escape import terminal
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
+from perfgate.check_branches import check_branch
 from perfgate.commands.run import add_suite_options
 from perfgate.commands._common import add_markdown_option, check_identity, check_markdown_target, store_from, write_markdown
 from perfgate.containers import engine, images
@@ -172,17 +173,13 @@ class Outcome:
     looks: list[dict] = field(default_factory=list)
 
 
-# Each side is recorded on a branch of its own, named after its ref: a check's base is not a run
-# of main (recorded at check time, at an older commit, it would end main's series and be judged
-# as main's newest run by detect).
-CHECK_BRANCH = "check/{}"
 
 
 def run(args: argparse.Namespace) -> int:
     plan = Plan.from_args(args)
     check_markdown_target(args)
     for side in ("base", "head"):  # each becomes the branch of a stored run
-        check_identity("branch", CHECK_BRANCH.format(getattr(args, side)), f"--{side}")
+        check_identity("branch", check_branch(getattr(args, side)), f"--{side}")
     with store_from(args, create=True):
         pass  # a store that cannot be used is said now, not after every round has run
     root = Path(_git(args.root.resolve(), "rev-parse", "--show-toplevel"))
@@ -378,7 +375,7 @@ def _measure(args: argparse.Namespace, plan: Plan, thresholds, root: Path, trees
     runs = {}
     for side in ("base", "head"):
         rs = results[side]
-        runs[side] = Run(args.project, CHECK_BRANCH.format(getattr(args, side)), shas[side], testbed, pool(rs),
+        runs[side] = Run(args.project, check_branch(getattr(args, side)), shas[side], testbed, pool(rs),
                          start_time=min(r.start_time for r in rs), end_time=max(r.end_time for r in rs),
                          adapter="+".join(sorted({r.context["adapter"] for r in rs})),
                          context={"check": True, "side": side, "check_id": check_id, "rounds": done,

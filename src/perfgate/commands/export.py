@@ -14,9 +14,11 @@ import sys
 from dataclasses import asdict
 
 from perfgate.adapters.bmf import to_bmf
+from perfgate.check_branches import is_check_branch
 from perfgate.commands._common import store_from
 from perfgate.errors import EXIT_OK, PerfgateError
-from perfgate.escape import csv_cell
+from perfgate.output import err
+from perfgate.escape import csv_cell, terminal
 from perfgate.outputs import write_atomic
 from perfgate.model import Run
 
@@ -30,7 +32,7 @@ EPILOG = """examples:
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--format", required=True, choices=["bmf", "json", "csv"])
-    p.add_argument("--run", dest="run_id", help="export this run id (default: bmf the newest run, others all runs)")
+    p.add_argument("--run", dest="run_id", help="export this run id (default: bmf the newest run not of a check/ branch, others all runs)")
     p.add_argument("--branch", help="only runs of this branch")
     p.add_argument("-o", "--output", help="write to this file instead of stdout")
 
@@ -57,7 +59,13 @@ def run(args: argparse.Namespace) -> int:
         if args.run_id:
             runs = [(args.run_id, store.get_run(args.run_id))]
         else:
-            summaries = store.runs(branch=args.branch, limit=1 if args.format == "bmf" else None)
+            one = args.format == "bmf"
+            summaries = store.runs(branch=args.branch, limit=1 if one and args.branch else None)
+            if one:   # the newest run, said on stderr; a check's A/B runs only when named by --branch
+                summaries = [s for s in summaries if args.branch or not is_check_branch(s.branch)][:1]
+                for s in summaries:
+                    err.print(f"export: run {s.run_id} ({terminal(s.branch)}@{s.commit[:12]} on "
+                              f"{terminal(s.testbed)}); --run ID or --branch for another")
             runs = [(s.run_id, store.get_run(s.run_id)) for s in reversed(summaries)]
     if not runs:
         raise PerfgateError("no runs to export with these filters")

@@ -24,6 +24,7 @@ import numpy as np
 import orjson
 from jinja2 import Environment, PackageLoader, select_autoescape
 
+from perfgate.check_branches import is_check_branch
 from perfgate import heap
 from perfgate.errors import PerfgateError
 from perfgate.escape import html_text, xml_text
@@ -107,6 +108,8 @@ def publish_site(store: Store, out_dir: str | Path, *, title: str, branch: str |
     thresholds = thresholds or load_thresholds()
     with heap.loading():                    # 10,000 series of 200 runs: two million long-lived points
         series = store.all_series(branch=branch)
+    if branch is None:                      # a pull request's A/B runs are not a trend
+        series = {k: pts for k, pts in series.items() if not is_check_branch(k.branch)}
     alerts: dict[SeriesKey, list] = {}
     for a in store.alerts():
         alerts.setdefault(SeriesKey(a.branch, a.testbed, a.benchmark, a.measure), []).append(a)
