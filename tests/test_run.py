@@ -46,3 +46,25 @@ def test_run_with_an_unknown_variant_exits_2_before_building(tmp_path, cli):
     assert proc.returncode == 2
     assert "bench.toml:variants: no variant 'nope'" in proc.stderr
 
+
+def test_uncommitted_changes_are_measured_said_and_marked(tmp_path, cli, base_image):  # noqa: F811
+    # `run` measures the working tree and records HEAD: edits not committed passed for HEAD's
+    # performance, with no word (check warned; run did not).
+    import subprocess
+
+    root = make_tiny_root(tmp_path / "repo")
+    git = ["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@example.org"]
+    subprocess.run([*git, "init", "-q", "-b", "main"], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "first"], check=True)
+    (root / "benches" / "spin" / "spin.py").write_text(
+        (root / "benches" / "spin" / "spin.py").read_text() + "\n# edited, not committed\n")
+    proc = cli("run", "--root", str(root), "--cpuset", "1", "--no-probes", "--json", cwd=root)
+    assert proc.returncode == 0, proc.stderr
+    said = " ".join(proc.stderr.split())
+    assert "uncommitted changes: they are measured and recorded as commit" in said
+    from perfgate.store.sqlite import SqliteStore
+    with SqliteStore(tmp_path / "history.db") as store:
+        [summary] = store.runs()
+        assert store.get_run(summary.run_id).context["uncommitted_changes"] is True
+

@@ -45,3 +45,8 @@ def current_branch() -> str | None:
     # In a GitHub pull request the checkout is detached; the head ref names the branch.
     return (os.environ.get("GITHUB_HEAD_REF") or os.environ.get("GITHUB_REF_NAME")
             or _git("rev-parse", "--abbrev-ref", "HEAD"))
+
+
+def uncommitted_changes(root: str) -> bool:
+    """Whether tracked files under ``root``'s checkout differ from its HEAD (False outside one)."""
+    return bool(_git("-C", root, "status", "--porcelain", "--untracked-files=no"))

@@ -18,6 +18,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from perfgate.escape import terminal
+from perfgate.gitinfo import uncommitted_changes
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -76,6 +77,13 @@ def run(args: argparse.Namespace) -> int:
     suites = discover(root / "benches", args.suite)
     plan = [(s, v) for s in suites for v in s.variant_names(args.variant)]
     branch, commit = given_branch_and_commit(args)
+    # The working tree is what is built and measured; recorded under HEAD, edits not committed
+    # would pass for HEAD's performance.  Said, and kept in each run's context.
+    dirty = args.commit is None and uncommitted_changes(str(root))
+    if dirty:
+        err.print(f"[yellow]warning:[/yellow] the working tree has uncommitted changes: they are measured and "
+                  f"recorded as commit {commit[:12]} (HEAD), marked uncommitted_changes in each run's context; "
+                  "commit them first, or record on a scratch --branch")
 
     engine.ensure_engine()
     built = images.build_all(root, suites, log=err.print)
@@ -102,7 +110,8 @@ def run(args: argparse.Namespace) -> int:
                     raise PerfgateError(f"{suite.manifest}: benchmark {dup[0]!r} measure {dup[1]!r} appears twice")
                 run_ = Run(args.project, branch, commit, testbeds[(tool.tag, suite.memory)], result.metrics,
                            start_time=result.start_time, end_time=result.end_time, adapter=result.context["adapter"],
-                           context={**result.context, "repeat": repeat, "suite_image_digest": f"sha256:{suite_image.key}"})
+                           context={**result.context, "repeat": repeat, "suite_image_digest": f"sha256:{suite_image.key}",
+                                    **({"uncommitted_changes": True} if dirty else {})})
                 # Recorded as it finishes: a later suite's failure does not lose this one.
                 added += store.add_run(run_.with_key())
                 runs.append(run_)
