@@ -11,6 +11,7 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -106,6 +107,10 @@ def ensure_engine(timeout: float = 60) -> bool:
             PIDFILE.unlink(missing_ok=True)
             raise EngineError(f"dockerd exited with {proc.returncode}; see {STATE_DIR / 'dockerd.log'}")
         if is_running():
+            # Said, not done in silence: a root daemon now runs on this host, after perfgate exits.
+            sys.stderr.write(f"perfgate: no Docker engine was running; started dockerd (pid {proc.pid}, "
+                             f"--iptables=false --bridge=none, log {STATE_DIR / 'dockerd.log'}); it keeps "
+                             "running for the next run: 'python -m perfgate.containers.engine stop' stops it\n")
             return True
         time.sleep(0.5)
     raise EngineError(f"dockerd did not answer within {timeout:.0f} s; see {STATE_DIR / 'dockerd.log'}")
@@ -129,8 +134,6 @@ def stop_engine_we_started() -> bool:
 
 
 def main() -> None:  # python -m perfgate.containers.engine start|stop
-    import sys
-
     action = sys.argv[1] if len(sys.argv) > 1 else "start"
     if action == "start":
         started = ensure_engine()
