@@ -123,3 +123,16 @@ def test_a_sequential_check_states_the_rate_it_controls_not_one_looks_level():
     assert ("false discovery rate controlled at 0.05 over the sequential looks (this look's level 0.0022) "
             "(Benjamini–Hochberg), effects with 99.78% intervals") in md
     assert "controlled at 0.00217657" not in md and "controlled at 0.05 over the sequential looks" in c.render()
+
+
+def test_the_comment_counts_the_comparisons_the_terminal_counts():
+    # A benchmark only one side has is a row, not a comparison: the terminal said "among 5" and
+    # the comment "7 comparisons" for one check.
+    rng = np.random.default_rng(3)
+    base = {("kept", "latency"): _samples(rng, 1.0), ("gone", "latency"): _samples(rng, 1.0)}
+    head = {("kept", "latency"): _samples(rng, 1.0), ("new", "latency"): _samples(rng, 1.0)}
+    c = compare_samples(base, head)
+    assert c.compared == 1 and len(c.verdicts) == 3
+    md = comparison_markdown(c)
+    assert ": 1 comparisons, 0 improvement(s)" in md and "among 1 comparison(s)" in c.render()
+    assert "3 other row(s)" in md

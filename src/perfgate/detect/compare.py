@@ -111,6 +111,9 @@ class Verdict:
 
 # The note of a benchmark only one side has: not a comparison, and said apart (one_sided_notes).
 MISSING_IN_BASE, MISSING_IN_HEAD = "missing in base", "missing in head"
+# The intervals are each row's own; the verdicts are adjusted for the number of comparisons.
+INTERVALS_NOTE = ("each interval is its row's own, not adjusted for the others: an interval clear of 0 with "
+                  "q above the level is no-change")
 ONE_SIDED = (MISSING_IN_BASE, MISSING_IN_HEAD)
 
 
@@ -132,6 +135,11 @@ class Comparison:
             return f"false discovery rate controlled at {self.alpha:g}"
         return (f"false discovery rate controlled at {self.spent_over_looks:g} over the sequential looks "
                 f"(this look's level {self.alpha:.2g})")
+
+    @property
+    def compared(self) -> int:
+        """Comparisons made: a benchmark only one side has is listed, not compared."""
+        return sum(1 for v in self.verdicts if v.note not in ONE_SIDED)
 
     @property
     def regressions(self) -> list[Verdict]:
@@ -164,10 +172,9 @@ class Comparison:
         widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
         lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
         lines.insert(1, "  ".join("-" * w for w in widths))
-        compared = sum(1 for v in self.verdicts if v.note not in ONE_SIDED)
         summary = (f"{len(self.findings('regression'))} regression(s), {len(self.findings('improvement'))} "
-                   f"improvement(s) among {compared} comparison(s) (a throughput tied to its latency is "
-                   f"one finding); {self.rate_text()}")
+                   f"improvement(s) among {self.compared} comparison(s) (a throughput tied to its latency is "
+                   f"one finding); {self.rate_text()}; {INTERVALS_NOTE}")
         return "\n".join([*self.warnings, *lines, summary, *self.notes])
 
 
@@ -436,8 +443,9 @@ def capability_notes(verdicts: Sequence[Verdict], alpha: float, hypotheses: int)
                 f"rounds needs at least {rounds_test.MIN_ROUNDS} (use --rounds or --budget)"]
     usable = [n for n in counts if n >= rounds_test.MIN_ROUNDS]
     span = f"{usable[0]}" if len(usable) == 1 else f"{usable[0]}–{usable[-1]}"
-    notes = [f"a wall-time change is flagged when p ≤ {alpha:.3g}/{hypotheses} = {alpha / max(hypotheses, 1):.2g} "
-             f"(the first Benjamini–Hochberg rejection among {hypotheses} comparisons) with {span} rounds"]
+    notes = [f"with {span} rounds, a wall-time change is flagged from p ≤ {alpha / max(hypotheses, 1):.2g} "
+             f"({alpha:.3g}/{hypotheses}: the strictest Benjamini–Hochberg bar among {hypotheses} comparisons; "
+             f"each further change found lowers the bar for the next, so q ≤ {alpha:.3g} is the rule)"]
     short = [v for v in timed if (v.rounds or 0) < rounds_test.MIN_ROUNDS]
     if short:
         notes.append(f"{len(short)} measure(s) had fewer than {rounds_test.MIN_ROUNDS} rounds and cannot be flagged: "

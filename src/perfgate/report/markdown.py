@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from perfgate.detect.compare import Comparison, Verdict
+from perfgate.detect.compare import INTERVALS_NOTE, Comparison, Verdict
 from perfgate.escape import markdown_code, markdown_text
 from perfgate.units import human, p_cell, pct
 
@@ -76,8 +76,8 @@ def comparison_markdown(c: Comparison, title: str = "perfgate", key: str = "", l
              f"[trend pages]({links.pages_url})" if links.pages_url else ""]
     lines = [marker(key), f"### {markdown_text(title)}: {headline}", "",
              f"Head {head} against base {base} on testbed {markdown_code(c.head.get('testbed', '?'))}: "
-             f"{len(c.verdicts)} comparisons, {len(improvements)} improvement(s); {c.rate_text()} "
-             f"(Benjamini–Hochberg), effects with {(1 - c.alpha) * 100:.4g}% intervals; "
+             f"{c.compared} comparisons, {len(improvements)} improvement(s); {c.rate_text()} "
+             f"(Benjamini–Hochberg), effects with {(1 - c.alpha) * 100:.4g}% intervals ({INTERVALS_NOTE}); "
              f"a throughput and its latency are one finding."
              + (" " + " · ".join(w for w in where if w) if any(where) else ""), ""]
     quoted = [f"> {markdown_text(w)}" for w in c.warnings]
@@ -96,7 +96,7 @@ def comparison_markdown(c: Comparison, title: str = "perfgate", key: str = "", l
     if shown_flagged:
         lines += [_HEADER, *(_row(v, t) for v, t in shown_flagged), ""]
     if shown_rest:
-        lines += [f"<details><summary>{len(rest)} other comparison(s)</summary>", "", _HEADER,
+        lines += [f"<details><summary>{len(rest)} other row(s)</summary>", "", _HEADER,
                   *(_row(v, t) for v, t in shown_rest), "", "</details>", ""]
     left_out = len(flagged) - len(shown_flagged) + len(rest) - len(shown_rest)
     if left_out:
