@@ -106,6 +106,14 @@ def test_a_suite_only_one_side_has_is_said_and_errors_name_the_side(repo, cli, b
     proc = cli("check", "--root", str(repo), "--base", "HEAD~1", "--head", "HEAD", "--rounds", "3")
     assert proc.returncode == 2 and "head (HEAD) benches/spin/bench.toml" in proc.stderr, proc.stderr
     assert "perfgate-check-" not in proc.stderr
+    # A build that fails: its error named only the image tag and a log path.
+    toml = repo / "benches" / "spin" / "bench.toml"
+    git(repo, "checkout", "-q", "HEAD~1", "--", str(toml))
+    toml.write_text(toml.read_text().replace('adapter =', 'build = "exit 3"\nadapter =', 1))
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-q", "-am", "build breaks")
+    proc = cli("check", "--root", str(repo), "--base", "HEAD~2", "--head", "HEAD", "--rounds", "3")
+    said = " ".join(proc.stderr.split())
+    assert proc.returncode == 2 and "head (HEAD) suite 'spin': building perfgate/suite-spin" in said, proc.stderr
 
 
 def test_an_unknown_ref_is_a_usage_error(repo, cli):

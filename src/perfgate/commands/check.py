@@ -312,8 +312,14 @@ def _measure(args: argparse.Namespace, plan: Plan, thresholds, root: Path, trees
     for name in names:
         head_suite, base_suite = suites["head"][name], suites["base"][name]
         tool = images.build_image(docker_dir, head_suite.image, base_image, log=err.print)
-        built = {side: images.build_suite(s, tool, log=err.print, logs_dir=root / ".perfgate" / "logs")
-                 for side, s in (("base", base_suite), ("head", head_suite))}
+        built = {}
+        for side, s in (("base", base_suite), ("head", head_suite)):
+            try:
+                built[side] = images.build_suite(s, tool, log=err.print, logs_dir=root / ".perfgate" / "logs")
+            except PerfgateError as e:   # the build log's path names neither side nor ref
+                failed = PerfgateError(f"{side} ({getattr(args, side)}) suite {name!r}: {e}")
+                failed.exit_code = e.exit_code
+                raise failed from None
         testbed = testbed or container_testbed(head_suite.image, tool, args.cpuset, head_suite.memory)
         for variant in head_suite.variant_names(args.variant):
             if variant and variant not in base_suite.variants:
