@@ -426,3 +426,16 @@ def test_only_a_regression_still_there_is_an_alert_on_the_index():
     assert row["state"] == "alert" and row["alerts"] == 1
     data = chart_data(key, pts, None, [], [regression, fix], {f"r{i}": i for i in range(6)})
     assert [a["undone_at"] for a in data["alerts"]] == [f"{4:040x}", None]
+
+
+def test_the_index_cv_is_the_run_to_run_noise_as_history_s_not_a_missed_step():
+    # The index showed 34% where `history` showed 1.4% for one series: it took the plain CV of
+    # every value since the last change point, so a step the detector missed counted as noise.
+    from perfgate.detect.stats import run_to_run_cv
+    from perfgate.report.series_data import summarise
+    from perfgate.store import Point, SeriesKey
+
+    values = [6.1 * (1 + 0.01 * (-1) ** i) for i in range(8)] + [7.77 * (1 + 0.01 * (-1) ** i) for i in range(5)]
+    pts = [Point(f"r{i}", f"{i:040x}", 1000.0 + i, v) for i, v in enumerate(values)]
+    row = summarise(SeriesKey("main", "tb", "sum", "latency"), pts, [], [])
+    assert row["cv"] == pytest.approx(run_to_run_cv(values)) and row["cv"] < 0.05

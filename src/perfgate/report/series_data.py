@@ -16,7 +16,7 @@ import numpy as np
 
 from perfgate.alert_history import undone_by
 from perfgate.detect.changepoint import ChangePoint, detect_change_points
-from perfgate.detect.stats import coefficient_of_variation
+from perfgate.detect.stats import run_to_run_cv
 from perfgate.model import Alert, Measure
 from perfgate.store import Point, SeriesKey, raw_samples
 from perfgate.thresholds import SeriesThresholds
@@ -156,7 +156,7 @@ def summarise(key: SeriesKey, pts: list[Point], found: list[Finding], alerts: li
         "latest_commit": pts[-1].commit, "latest_time": iso(pts[-1].time),
         "delta": last.cp.magnitude if last else None, "delta_commit": last.first_commit if last else "",
         "direction": last.cp.direction if last else "",
-        "cv": coefficient_of_variation(regime), "state": state, "alerts": len(open_alerts), "spark": spark,
+        "cv": run_to_run_cv(regime), "state": state, "alerts": len(open_alerts), "spark": spark,
         "spark_text": spark_text,
     }
 
