@@ -621,3 +621,15 @@ def test_a_change_several_benchmarks_show_is_located_by_all_of_them():
                     moved += a != b
     assert moved >= 20
     assert exact_after >= exact_before + 5 and after < 0.8 * before
+
+
+def test_a_cold_first_run_does_not_hide_a_clean_step_in_a_short_history():
+    # A consumer's criterion history (an audit): 8 runs at 6.1 µs, then 10 at 7.77 µs, +26% with
+    # 1% noise, and its first run cold at 11.8 µs.  The rank test counted that run, far above
+    # both levels, against the step and vetoed it: no change point.
+    low = [6129.0, 6237.0, 6597.0, 6121.0, 6113.0, 6116.0, 6137.0, 6171.0]
+    high = [7771.0, 7768.0, 7803.0, 7738.0, 7763.0, 7770.0, 7790.0, 7750.0, 7760.0, 7780.0]
+    [cp] = detect_change_points([11803.0, *low, *high])
+    assert cp.index == 9 and 0.2 < cp.magnitude < 0.33
+    [cp] = detect_change_points([*low, 12300.0, *high])        # a spike on the step (placed on it)
+    assert cp.index in (8, 9)

@@ -390,9 +390,13 @@ class ChangePointDetector:
         z of 5–50 where the rank test saw 1–3 — most false alarms on short series came from that.
         ``scan``: the number of locations the candidate was chosen among (default every one)."""
         left, right = self._windows(y, lo, t, hi)
-        z_rank, p_rank = rank_test(left, right, inflation)
         sigma = self._sigma_at(t)
-        lw, rw = fenced(left, sigma), fenced(right, sigma)
+        fences = far_out_fences(left, sigma), far_out_fences(right, sigma)
+        # A value far out from both windows (a cold first run) says nothing about which side it
+        # is on, yet one such run beside a short regime outweighed a clean 26% step in the ranks.
+        ranked_left, ranked_right = inside_either(left, right, *fences)
+        z_rank, p_rank = rank_test(ranked_left, ranked_right, inflation)
+        lw, rw = np.clip(left, *fences[0]), np.clip(right, *fences[1])     # as fenced() clips
         z_t, p_t = mean_test(lw, rw, sigma, inflation)
         p = min(1.0, 2.0 * min(p_rank, p_t) * (scan or y.size))
         score = max(z_rank * z_rank, z_t * z_t)
@@ -401,7 +405,8 @@ class ChangePointDetector:
         effect = self.noise_.relative(hodges_lehmann(left, right))
         ok = (abs(effect) >= self.settings.min_effect
               and abs(step_beyond_trend(lw, rw, sigma, inflation)) >= DRIFT_GUARD_Z
-              and abs(z_rank) >= min(RANK_Z, RANK_SATURATION * extreme_rank_z(left.size, right.size, inflation)))
+              and abs(z_rank) >= min(RANK_Z, RANK_SATURATION * extreme_rank_z(ranked_left.size, ranked_right.size,
+                                                                              inflation)))
         return ok, score, p
 
     def _location_sigma(self, y: np.ndarray, lo: int, t: int, hi: int) -> float:
@@ -644,15 +649,35 @@ def quartiles(a: np.ndarray) -> tuple[float, float]:
     return out[0], out[1]
 
 
-def fenced(a: np.ndarray, sigma: float, fence: float = 3.0) -> np.ndarray:
-    """``a`` clipped to Tukey's far-out fences ``[Q1 - 3·IQR, Q3 + 3·IQR]`` of its own quartiles
-    (IQR floored at ``1.349·sigma``): spikes and tail values are tamed, both modes of a bimodal
-    window are kept (its IQR spans them), and nothing depends on neighbouring data."""
+def far_out_fences(a: np.ndarray, sigma: float, fence: float = 3.0) -> tuple[float, float]:
+    """Tukey's far-out fences ``[Q1 - 3·IQR, Q3 + 3·IQR]`` of ``a``'s own quartiles, the IQR
+    floored at ``1.349·sigma``; no fences (infinite) under 4 values."""
     if a.size < 4:
-        return a
+        return -math.inf, math.inf
     q1, q3 = quartiles(a)
     iqr = max(float(q3 - q1), 1.349 * sigma)
-    return np.clip(a, q1 - fence * iqr, q3 + fence * iqr)
+    return q1 - fence * iqr, q3 + fence * iqr
+
+
+def fenced(a: np.ndarray, sigma: float, fence: float = 3.0) -> np.ndarray:
+    """``a`` clipped to its far-out fences: spikes and tail values are tamed, both modes of a
+    bimodal window are kept (its IQR spans them), and nothing depends on neighbouring data."""
+    if a.size < 4:
+        return a
+    return np.clip(a, *far_out_fences(a, sigma, fence))
+
+
+def inside_either(a: np.ndarray, b: np.ndarray, fences_a: tuple[float, float],
+                  fences_b: tuple[float, float]) -> tuple[np.ndarray, np.ndarray]:
+    """``a`` and ``b`` without the values beyond the far-out fences of both (each window's
+    :func:`far_out_fences`).  A sticky second mode is kept: where it is common, its window's IQR
+    spans it."""
+    (la, ha), (lb, hb) = fences_a, fences_b
+
+    def kept(x: np.ndarray) -> np.ndarray:
+        return x[((x >= la) & (x <= ha)) | ((x >= lb) & (x <= hb))]
+
+    return kept(a), kept(b)
 
 
 def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
