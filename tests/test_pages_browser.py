@@ -360,3 +360,44 @@ def test_a_change_placed_at_a_siblings_commit_says_so_on_its_page(tmp_path, page
     assert "range c0099..c0107" in evidence     # its range still holds c0106, where it was found alone
     _shot(page, "benchmark-placed")
     assert not page.errors, page.errors
+
+
+def test_the_x_axis_can_be_the_commits_in_order(site, page):
+    # A time axis stretches a burst of runs and squeezes a quiet month; asv and Bencher also
+    # offer the commits in order, evenly spaced.
+    _open(page, (site / "index.html").as_uri())
+    page.locator("a.bench", has_text=BENCH).first.click()
+    page.wait_for_selector("html[data-ready='1']")
+    assert page.evaluate("window.PERFGATE_CHARTS.latency.getOption().xAxis[0].type") == "time"
+    ticked = page.evaluate("window.PERFGATE_CHARTS.latency.getOption().legend[0].selected")
+    page.locator("input[name='x-axis'][value='commits']").check()
+    option = "window.PERFGATE_CHARTS.latency.getOption()"
+    assert page.evaluate(f"{option}.xAxis[0].type") == "value"
+    assert page.evaluate(f"{option}.legend[0].selected") == ticked           # the ticks stay as they were
+    xs = page.evaluate("""() => {
+        const o = window.PERFGATE_CHARTS.latency.getOption(), P = window.PERFGATE_PAGE;
+        const list = P.series.filter(s => s.measure === 'latency');
+        const out = {};
+        list.forEach((s, k) => {
+            const pts = o.series.find(x => x.id === 'pts' + k).data.map(d => d.value[0]);
+            out[s.branch + ' @ ' + s.testbed] = {x: pts, commit: s.commit,
+                lines: (o.series.find(x => x.id === 'pts' + k).markLine.data || []).map(l => l.xAxis),
+                first: s.change_points.map(c => pts[c.index])};
+        });
+        return out;
+    }""")
+    main = xs["main @ tb"]
+    assert all(isinstance(v, int) for v in main["x"]) and main["x"] == sorted(main["x"])
+    assert len(set(main["x"])) == len(main["x"])
+    assert main["lines"] == main["first"] and main["lines"]                   # the change point moves with it
+    other = xs["main @ arm <i>64</i>"]
+    shared = set(main["commit"]) & set(other["commit"])
+    assert shared and all(main["x"][main["commit"].index(c)] == other["x"][other["commit"].index(c)] for c in shared)
+    label = page.evaluate("window.PERFGATE_CHARTS.latency.getModel().getComponent('xAxis', 0).axis.scale"
+                          ".getTicks().length") > 0
+    assert label and not page.errors, page.errors
+    _shot(page, "benchmark-commit-axis")
+    url = page.url + ("&" if "?" in page.url else "?") + "x=commits"
+    _open(page, url)
+    assert page.evaluate(f"{option}.xAxis[0].type") == "value"
+    assert page.locator("input[name='x-axis'][value='commits']").is_checked()

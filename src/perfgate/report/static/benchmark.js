@@ -63,6 +63,27 @@
     }
     var panels = [];
 
+    // The x axis: dates (a week without runs is a gap) or commits in the order they were first
+    // measured, evenly spaced (asv's and Bencher's other view); ?x=commits links to the latter.
+    var dated = P.series.every(function (s) { return s.time.every(function (t) { return !!t; }); });
+    var axis = {mode: dated && PG.param("x") !== "commits" ? "date" : "commits", rank: commitRanks(P)};
+    var axisBox = PG.el("fieldset", {}, PG.el("legend", {text: "x axis"}));
+    [["date", "date"], ["commits", "commits in order"]].forEach(function (kv) {
+      var rb = PG.el("input", {type: "radio", name: "x-axis", value: kv[0], checked: axis.mode === kv[0] && "checked",
+                               disabled: kv[0] === "date" && !dated && "disabled"});
+      rb.addEventListener("change", function () {
+        if (!rb.checked) return;
+        axis.mode = kv[0];
+        panels.forEach(function (x) {
+          charts[x.measure].dispose();
+          charts[x.measure] = chart(P, x.box, x.picked, x.list, combos, axis);
+        });
+        applyToggles();
+      });
+      axisBox.appendChild(PG.el("label", {}, rb, " " + kv[1]));
+    });
+    toggles.appendChild(axisBox);
+
     var host = document.getElementById("measures");
     measures.forEach(function (m) {
       var list = P.series.filter(function (s) { return s.measure === m; });
@@ -76,16 +97,40 @@
       var points = pointsTable(P, list);
       panel.appendChild(points);
       host.appendChild(panel);
-      panels.push({measure: m, list: list, box: box, points: points});
-      charts[m] = chart(P, box, picked, list, combos);
+      panels.push({measure: m, list: list, box: box, points: points, picked: picked});
+      charts[m] = chart(P, box, picked, list, combos, axis);
     });
     applyToggles();
     window.addEventListener("resize", function () { Object.keys(charts).forEach(function (m) { charts[m].resize(); }); });
     document.documentElement.dataset.ready = "1";
   }
 
-  function xs(s, byTime) {
-    return s.commit.map(function (_, i) { return byTime ? Date.parse(s.time[i]) : i; });
+  function xs(s, axis) {
+    return s.commit.map(function (c, i) { return axis.mode === "date" ? Date.parse(s.time[i]) : axis.rank[c]; });
+  }
+
+  // Each commit's place among all the page's commits, by when it was first measured (the same
+  // commit on two testbeds or branches is one place).
+  function commitRanks(P) {
+    var first = {};
+    P.runs.commit.forEach(function (c, r) {
+      var t = Date.parse(P.runs.time[r]);
+      t = isNaN(t) ? r : t;
+      if (!(c in first) || t < first[c][0] || (t === first[c][0] && r < first[c][1])) first[c] = [t, r];
+    });
+    var rank = {};
+    Object.keys(first).sort(function (a, b) { return first[a][0] - first[b][0] || first[a][1] - first[b][1]; })
+      .forEach(function (c, j) { rank[c] = j; });
+    return rank;
+  }
+
+  function commitAt(axis, v) {
+    if (!axis.commits) {
+      axis.commits = [];
+      Object.keys(axis.rank).forEach(function (c) { axis.commits[axis.rank[c]] = c; });
+    }
+    var c = axis.commits[v];
+    return c ? c.slice(0, 7) : "";
   }
 
   function tip(P, s, i) {
@@ -112,11 +157,11 @@
                            areaStyle: {color: color, opacity: opacity}}, common)];
   }
 
-  function chart(P, box, picked, list, combos) {
-    var byTime = list.every(function (s) { return s.time.every(function (t) { return !!t; }); });
+  function chart(P, box, picked, list, combos, axis) {
+    var byTime = axis.mode === "date";
     var series = [];
     list.forEach(function (s, k) {
-      var name = combo(s), color = COLORS[combos.indexOf(name) % COLORS.length], x = xs(s, byTime);
+      var name = combo(s), color = COLORS[combos.indexOf(name) % COLORS.length], x = xs(s, axis);
       if (s.lower.some(function (v) { return v != null; })) series = series.concat(band(name, "iv" + k, x, s.lower, s.upper, color, 0.13));
       if (s.band) {
         var none = s.value.map(function () { return null; });
@@ -176,9 +221,11 @@
       toolbox: {right: 10, feature: {dataZoom: {yAxisIndex: "none"}, restore: {}}},
       dataZoom: [{type: "inside", xAxisIndex: 0, filterMode: "none"}, {type: "slider", xAxisIndex: 0, filterMode: "none", bottom: 10}],
       // a date axis names the month beside each day ("Mar 5", not a bare "5")
-      xAxis: {type: byTime ? "time" : "value", name: byTime ? "" : "run", minInterval: byTime ? null : 1, scale: !byTime,
+      xAxis: {type: byTime ? "time" : "value", name: byTime ? "" : "commit", nameLocation: "middle", nameGap: 24,
+              minInterval: byTime ? null : 1, scale: !byTime,
               axisLabel: byTime ? {hideOverlap: true, formatter: {year: "{yyyy}", month: "{MMM} {yyyy}", day: "{MMM} {d}",
-                                                                  hour: "{MMM} {d} {HH}:{mm}", minute: "{HH}:{mm}"}} : {}},
+                                                                  hour: "{MMM} {d} {HH}:{mm}", minute: "{HH}:{mm}"}}
+                                : {hideOverlap: true, formatter: function (v) { return commitAt(axis, v); }}},
       yAxis: {type: "value", scale: true, axisLabel: {formatter: function (v) { return PG.human(v, list[0].scale); }}},
       series: series
     });
