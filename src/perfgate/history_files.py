@@ -13,29 +13,45 @@ stores, lands in the same file.  Reading validates everything before anything is
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
+import os
 import re
+import stat
+import tempfile
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from perfgate.errors import InputError
-from perfgate.model import Alert, Metric, Run, Testbed, time_problem
+from perfgate.model import Alert, Metric, Run, Testbed, identity_problem, time_problem
 
 FORMAT = 1
 _SAFE = re.compile(r"^[A-Za-z0-9._-]{1,128}$")
+# A run file holds its raw samples: a few MB at most.  Anything near this is not one.
+MAX_FILE_BYTES = 256 * 1024 * 1024
+ALERT_KINDS = ("change_point", "threshold")
+DIRECTIONS = ("regression", "improvement")
 
 
 def _name(value: str, what: str) -> str:
-    """A file-name-safe form of a commit, key or id (they are hex or uuids; anything else is refused)."""
+    """A file-name-safe form of a key or id (they are hex or uuids; anything else is refused)."""
     if not _SAFE.match(value) or value in (".", ".."):
         raise InputError(what, "", f"{value!r} cannot name a file (letters, digits, '.', '_', '-')")
     return value
 
 
+def commit_folder(commit: str) -> str:
+    """The folder of a commit's runs: the commit itself when it can name a file (a hash), else
+    ``_`` and a hash of it (a label such as ``release/1.0``; no commit starts with ``_``)."""
+    if _SAFE.match(commit) and commit not in (".", ".."):
+        return commit
+    return "_" + hashlib.sha256(commit.encode("utf-8", "surrogatepass")).hexdigest()[:40]
+
+
 def run_path(run: Run) -> Path:
-    return Path("runs") / _name(run.commit or "unknown", "run commit") / f"{_name(run.idempotency_key, 'run key')}.json"
+    return Path("runs") / commit_folder(run.commit or "unknown") / f"{_name(run.idempotency_key, 'run key')}.json"
 
 
 def run_to_json(run: Run) -> dict[str, Any]:
@@ -50,13 +66,25 @@ def _dump(data: dict[str, Any]) -> str:
 
 
 def write_if_absent(root: Path, rel: Path, data: dict[str, Any]) -> bool:
+    """Write the file unless it is there whole: one torn by a crash (not a history file) is
+    written again.  Through a temporary file of its own, so two exports into one folder at once
+    never share one."""
     path = root / rel
     if path.exists():
-        return False
+        try:
+            _load(path)
+            return False
+        except InputError:
+            pass
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(_dump(data), encoding="utf-8")
-    tmp.replace(path)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(_dump(data))
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
     return True
 
 
@@ -76,13 +104,26 @@ def export_alert(root: Path, alert: Alert) -> int:
 
 # --- reading ----------------------------------------------------------------------------------
 
+def _no_constant(name: str) -> float:
+    raise ValueError(f"{name} is not a JSON number")
+
+
 def _load(path: Path) -> dict[str, Any]:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        st = path.stat()
+        if not stat.S_ISREG(st.st_mode):      # a FIFO would hang the import, /dev/zero fill memory
+            raise InputError(str(path), "", "not a regular file")
+        if st.st_size > MAX_FILE_BYTES:
+            raise InputError(str(path), "", f"larger than {MAX_FILE_BYTES} bytes: not a history file")
+        text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
         raise InputError(str(path), "", f"cannot read: {e}") from None
+    try:
+        data = json.loads(text, parse_constant=_no_constant)   # NaN would not read back anywhere else
     except json.JSONDecodeError as e:
         raise InputError(str(path), f"line {e.lineno}", f"invalid JSON: {e.msg}") from None
+    except (ValueError, RecursionError) as e:    # a bare NaN, an integer of 5,000 digits, deep nesting
+        raise InputError(str(path), "", f"invalid JSON: {str(e)[:200]}") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise InputError(str(path), "format", f"expected a perfgate history file of format {FORMAT}")
     return data
@@ -99,11 +140,33 @@ def _get(d: Any, key: str, kind: type | tuple[type, ...], src: str, place: str, 
     return value
 
 
+def _finite(value: Any) -> float | None:
+    """``value`` as a float, or None when it is no finite number (an integer of 400 digits too)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    try:
+        x = float(value)
+    except OverflowError:
+        return None
+    return x if math.isfinite(x) else None
+
+
 def _number(d: Any, key: str, src: str, place: str, optional: bool = False) -> float | None:
     value = _get(d, key, (int, float), src, place, optional)
-    if value is not None and not math.isfinite(value):
+    if value is None:
+        return None
+    x = _finite(value)
+    if x is None:
         raise InputError(src, place, "not a finite number")
-    return None if value is None else float(value)
+    return x
+
+
+def _identity(kind: str, value: str, src: str, place: str) -> str:
+    """The names ``ingest`` would refuse are refused here too (markup, control characters, ...)."""
+    problem = identity_problem(kind, value)
+    if problem:
+        raise InputError(src, place, problem)
+    return value
 
 
 def _time(d: Any, key: str, src: str, place: str) -> float | None:
@@ -122,24 +185,32 @@ def read_run(path: Path) -> Run:
     for i, m in enumerate(_get(r, "metrics", list, src, "run.metrics")):
         place = f"run.metrics[{i}]"
         samples = _get(m, "samples", list, src, f"{place}.samples")
-        for j, x in enumerate(samples):
-            if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x):
+        values = [_finite(x) for x in samples]
+        for j, x in enumerate(values):
+            if x is None:
                 raise InputError(src, f"{place}.samples[{j}]", "not a finite number")
-        metrics.append(Metric(_get(m, "benchmark", str, src, f"{place}.benchmark"),
-                              _get(m, "measure", str, src, f"{place}.measure"),
-                              _number(m, "value", src, f"{place}.value"),
-                              _number(m, "lower", src, f"{place}.lower", optional=True),
-                              _number(m, "upper", src, f"{place}.upper", optional=True),
-                              tuple(float(x) for x in samples),
-                              _get(m, "attrs", dict, src, f"{place}.attrs")))
-    run = Run(_get(r, "project", str, src, "run.project"), _get(r, "branch", str, src, "run.branch"),
-              _get(r, "commit", str, src, "run.commit"),
-              Testbed(_get(tb, "name", str, src, "run.testbed.name"),
+        metric = Metric(_identity("benchmark", _get(m, "benchmark", str, src, f"{place}.benchmark"), src,
+                                  f"{place}.benchmark"),
+                        _identity("measure", _get(m, "measure", str, src, f"{place}.measure"), src, f"{place}.measure"),
+                        _number(m, "value", src, f"{place}.value"),
+                        _number(m, "lower", src, f"{place}.lower", optional=True),
+                        _number(m, "upper", src, f"{place}.upper", optional=True),
+                        tuple(values), _get(m, "attrs", dict, src, f"{place}.attrs"))
+        if (metric.lower is not None and metric.lower > metric.value) or \
+                (metric.upper is not None and metric.upper < metric.value):
+            raise InputError(src, place, f"its bounds [{metric.lower}, {metric.upper}] do not hold its value {metric.value}")
+        metrics.append(metric)
+    if not metrics:
+        raise InputError(src, "run.metrics", "a run without a metric")
+    run = Run(_identity("project", _get(r, "project", str, src, "run.project"), src, "run.project"),
+              _identity("branch", _get(r, "branch", str, src, "run.branch"), src, "run.branch"),
+              _identity("commit", _get(r, "commit", str, src, "run.commit"), src, "run.commit"),
+              Testbed(_identity("testbed", _get(tb, "name", str, src, "run.testbed.name"), src, "run.testbed.name"),
                       _get(tb, "fingerprint", dict, src, "run.testbed.fingerprint")),
               metrics, _time(r, "start_time", src, "run.start_time"), _time(r, "end_time", src, "run.end_time"),
               _get(r, "adapter", str, src, "run.adapter"), _get(r, "context", dict, src, "run.context"),
               _get(r, "idempotency_key", str, src, "run.idempotency_key"))
-    if path.stem != run.idempotency_key or path.parent.name != run.commit:
+    if path.stem != run.idempotency_key or path.parent.name != commit_folder(run.commit):
         raise InputError(src, "run.idempotency_key", "does not match the file's place runs/<commit>/<key>.json")
     return run
 
@@ -147,9 +218,13 @@ def read_run(path: Path) -> Run:
 def read_alert(path: Path) -> Alert:
     src = str(path)
     a = _get(_load(path), "alert", dict, src, "alert")
-    alert = Alert(_get(a, "branch", str, src, "alert.branch"), _get(a, "testbed", str, src, "alert.testbed"),
-                  _get(a, "benchmark", str, src, "alert.benchmark"), _get(a, "measure", str, src, "alert.measure"),
-                  _get(a, "commit", str, src, "alert.commit"), _get(a, "direction", str, src, "alert.direction"),
+    names = {kind: _identity(kind, _get(a, kind, str, src, f"alert.{kind}"), src, f"alert.{kind}")
+             for kind in ("branch", "testbed", "benchmark", "measure", "commit")}
+    for key, allowed in (("kind", ALERT_KINDS), ("direction", DIRECTIONS)):
+        if _get(a, key, str, src, f"alert.{key}") not in allowed:
+            raise InputError(src, f"alert.{key}", f"expected one of {', '.join(allowed)}")
+    alert = Alert(names["branch"], names["testbed"], names["benchmark"], names["measure"], names["commit"],
+                  _get(a, "direction", str, src, "alert.direction"),
                   _number(a, "magnitude", src, "alert.magnitude"),
                   _number(a, "ci_low", src, "alert.ci_low", optional=True),
                   _number(a, "ci_high", src, "alert.ci_high", optional=True),
@@ -167,7 +242,16 @@ def read_folder(root: Path) -> tuple[list[Run], list[Alert], set[str]]:
     """Every run, alert and acknowledgement under ``root``, validated (nothing is written)."""
     if not root.is_dir():
         raise InputError(str(root), "", "not a folder")
+    folders = [p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")]   # .git is expected
+    if folders and not any((root / part).is_dir() for part in ("runs", "alerts", "acks")):
+        raise InputError(str(root), "", "holds no runs/, alerts/ or acks/ folder: not a history exported by "
+                         "'perfgate sync --export' (artifacts merged without merge-multiple sit one folder down)")
     runs = [read_run(p) for p in sorted(root.glob("runs/*/*.json"))]
+    seen: dict[str, Path] = {}
+    for p, run in zip(sorted(root.glob("runs/*/*.json")), runs):
+        if run.idempotency_key in seen:   # one key, two runs: which one the store keeps is chance
+            raise InputError(str(p), "run.idempotency_key", f"the key of {seen[run.idempotency_key]} too")
+        seen[run.idempotency_key] = p
     alerts = [read_alert(p) for p in sorted(root.glob("alerts/*.json"))]
     acks = set()
     for p in sorted(root.glob("acks/*.json")):

@@ -36,21 +36,20 @@ def run(args: argparse.Namespace) -> int:
     if args.import_dir:
         runs, alerts, acks = history_files.read_folder(Path(args.import_dir))
         with store_from(args, create=True) as store:
-            restore = getattr(store, "restore_alerts", None)
-            if alerts and restore is None:
+            restore = getattr(store, "restore", None)
+            if restore is not None:     # one transaction: a failure leaves the store as it was
+                added, restored, acknowledged = restore(runs, alerts, acks)
+            elif alerts or acks:
                 raise PerfgateError(f"{type(store).__name__} cannot take alerts from files; import into a sqlite: store")
-            added = sum(store.add_runs(runs))
-            restored = restore(alerts) if alerts else 0
-            for alert in store.alerts(status="active") if acks else []:
-                if alert.id in acks:
-                    store.acknowledge(alert.id)
+            else:
+                added, restored, acknowledged = sum(store.add_runs(runs)), 0, 0
         report = {"runs": len(runs), "runs_added": added, "alerts": len(alerts), "alerts_added": restored,
-                  "acknowledged": len(acks)}
+                  "acknowledged": acknowledged}
         if args.json:
             emit_json(report)
         else:
             out.print(f"sync: {added} of {len(runs)} run(s) and {restored} of {len(alerts)} alert(s) were new; "
-                      f"{len(acks)} acknowledgement(s)")
+                      f"{acknowledged} of {len(acks)} acknowledgement(s) new")
         return EXIT_OK
     root = Path(args.export_dir)
     with store_from(args) as store:

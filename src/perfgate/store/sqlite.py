@@ -604,21 +604,45 @@ class SqliteStore(Store):
         return new
 
     @_guarded
-    def restore_alerts(self, alerts: list[Alert]) -> int:
-        """Insert alerts exactly as recorded elsewhere (same id, creation time and status), skipping
-        ids already here: how ``perfgate sync --import`` rebuilds a store from its files."""
-        added = 0
-        with self._write():
-            for a in alerts:
-                cur = self.db.execute(
-                    f"INSERT INTO alert (project_id, {self._ALERT_COLUMNS}) SELECT {', '.join('?' * 18)}"
-                    " WHERE NOT EXISTS (SELECT 1 FROM alert WHERE uuid = ? AND project_id = ?)",
-                    (self._project_id, a.id, a.kind, a.branch, a.testbed, a.benchmark, a.measure, a.commit,
-                     a.previous_commit, json.dumps(list(a.commit_range)), a.direction, a.magnitude, a.ci_low,
-                     a.ci_high, a.p_value, json.dumps(a.details, sort_keys=True, default=str), a.status, a.created,
-                     a.id, self._project_id))
-                added += cur.rowcount
-        return added
+    @_guarded
+    def restore(self, runs: list[Run], alerts: list[Alert], acks: set[str]) -> tuple[int, int, int]:
+        """``perfgate sync --import``: runs, alerts and acknowledgements as recorded elsewhere (same
+        ids, creation times and statuses), in one transaction: all of it or nothing.  An alert
+        whose regression is here already under another id (two jobs each detected the change) is
+        that alert: not added again, and an acknowledgement of either applies to it.  Returns the
+        runs, alerts and acknowledgements that were new."""
+        runs = [r.with_key() for r in runs]
+        self._writable()
+        try:
+            with self._write():
+                added = sum(self._insert_run(run) for run in runs)
+                restored, same_as = 0, {}
+                for a in alerts:
+                    row = self.db.execute(
+                        "SELECT uuid FROM alert WHERE project_id = ? AND (uuid = ? OR (kind = ? AND branch = ?"
+                        " AND testbed = ? AND benchmark = ? AND measure = ? AND commit_hash = ? AND direction = ?))",
+                        (self._project_id, a.id, a.kind, a.branch, a.testbed, a.benchmark, a.measure, a.commit,
+                         a.direction)).fetchone()
+                    if row is not None:
+                        same_as[a.id] = row[0]
+                        continue
+                    self.db.execute(
+                        f"INSERT INTO alert (project_id, {self._ALERT_COLUMNS}) VALUES ({', '.join('?' * 18)})",
+                        (self._project_id, a.id, a.kind, a.branch, a.testbed, a.benchmark, a.measure, a.commit,
+                         a.previous_commit, json.dumps(list(a.commit_range)), a.direction, a.magnitude, a.ci_low,
+                         a.ci_high, a.p_value, json.dumps(a.details, sort_keys=True, default=str), a.status,
+                         a.created))
+                    restored += 1
+                acknowledged = 0
+                for ack in sorted(acks):
+                    acknowledged += self.db.execute(
+                        "UPDATE alert SET status = 'acknowledged', acknowledged = COALESCE(acknowledged, ?)"
+                        " WHERE uuid = ? AND project_id = ? AND status = 'active'",
+                        (time.time(), same_as.get(ack, ack), self._project_id)).rowcount
+        except sqlite3.Error as e:
+            self._ids = {("project", self.project): self._project_id}
+            raise StoreError(f"{self.path}: nothing was written: {_reason(e, self.path)}") from None
+        return added, restored, acknowledged
 
     @_guarded
     def alerts(self, status: str | None = None) -> list[Alert]:
