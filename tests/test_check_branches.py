@@ -43,6 +43,15 @@ def test_detect_judges_main_and_leaves_the_check_branches_out(cli, store_with_ch
 def test_a_filter_that_matches_nothing_is_an_error_not_no_change_points(cli, store_with_checks):
     proc = cli("detect", "--benchmark", "wrok")
     assert proc.returncode == 2 and "no series matches --benchmark 'wrok'" in proc.stderr
+    only = _series("check/main", [5.0] * 12, start=400)    # a benchmark only a check measured
+    for r in only:
+        r.metrics[0].benchmark = "only-in-a-check"
+    with SqliteStore(store_with_checks) as s:
+        s.add_runs(only)
+    proc = cli("detect", "--benchmark", "only-in-a-check")
+    assert proc.returncode == 2 and "check/ branches only with --branch" in proc.stderr
+    empty = json.loads(cli("detect", "--branch=", "--json").stdout)   # an unset CI variable is no filter
+    assert {s["branch"] for s in empty["series"]} == {"main"}
 
 
 def test_the_trend_pages_leave_the_check_branches_out(store_with_checks, tmp_path):

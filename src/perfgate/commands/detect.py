@@ -105,13 +105,14 @@ def run(args: argparse.Namespace) -> int:
         with heap.loading():
             watermark = store.run_watermark()          # before reading: later runs count as new next time
             keys, kept, memos, saved_mark = _plan(store, args, thresholds)
+            if not args.branch:   # a check's A/B runs are judged by the check, not as a history
+                keys = [k for k in keys if not is_check_branch(k.branch)]
+                kept = [r for r in kept if not is_check_branch(r["branch"])]
             if not _whole_scope(args) and not keys:   # a typo in a filter is not "no change points"
                 filters = [f"--{k} {getattr(args, k)!r}" for k in ("branch", "testbed", "benchmark", "measure")
                            if getattr(args, k)]
-                raise PerfgateError(f"no series matches {', '.join(filters)} (perfgate history lists every series)")
-            if args.branch is None:   # a check's A/B runs are judged by the check, not as a history
-                keys = [k for k in keys if not is_check_branch(k.branch)]
-                kept = [r for r in kept if not is_check_branch(r["branch"])]
+                raise PerfgateError(f"no series matches {', '.join(filters)} (perfgate history lists every series; "
+                                    "check/ branches only with --branch)")
         if keys:
             _import_detectors()
         reports, kept, changed = _analysed(keys, kept, memos, thresholds, WorkerReads(store), args.jobs)
