@@ -231,7 +231,7 @@ def test_a_cancelled_job_sigterm_unwinds_like_ctrl_c(repo, store_path):
     cmd = [sys.executable, "-m", "perfgate.cli", "backfill", "main", "--root", str(root), "--runner", "host"]
     proc = _kill_midway(cmd, env, store_path, signal.SIGTERM)
     assert proc.returncode == 143, proc.stderr.read()
-    assert "perfgate: terminated; nothing partial was written" in proc.stderr.read()
+    assert "perfgate: terminated; what was finished before is kept, nothing partial was written" in proc.stderr.read()
     assert list(tmp.iterdir()) == []
     before = _runs(store_path)
     assert 2 <= len(before) < 6 and len({r[0] for r in before}) == len(before)

@@ -26,7 +26,8 @@ exit codes:
   0  success (for check/compare/detect: no regression)
   1  a regression was found (check, compare, detect, fit --check; ingest and publish with --fail-on-alert)
   2  usage or input error: the message names the file, the place and the reason
-  130, 143  interrupted (Ctrl-C) or terminated (SIGTERM): nothing partial was written
+  130, 143  interrupted (Ctrl-C) or terminated (SIGTERM): what was finished before (runs recorded
+            or sent) is kept whole, and nothing partial was written
 
 environment:
   PERFGATE_STORE     default for --store (e.g. bencher+https://api.bencher.dev/my-project)
@@ -143,7 +144,8 @@ def main(argv: list[str] | None = None) -> int:
         return e.exit_code
     except KeyboardInterrupt as e:
         how = "terminated" if isinstance(e, Terminated) else "interrupted"
-        print(f"perfgate: {how}; nothing partial was written", file=sys.stderr)
+        # Said as it is: a backfill's earlier commits, a publish's earlier runs are done and kept.
+        print(f"perfgate: {how}; what was finished before is kept, nothing partial was written", file=sys.stderr)
         return 143 if isinstance(e, Terminated) else 130
     finally:
         if on_main_thread:
