@@ -428,3 +428,18 @@ def test_two_flushes_at_once_send_each_spooled_run_once(cli, fake, tmp_path):
         sent += [s["hash"] for s in json.loads(out)["flushed"]["sent"]]
     assert sorted(sent) == sorted(commit(i, "main") for i in range(4))   # each once, by one of them
     assert len([r for r in fake.requests if r["op"] == "run_post"]) == 4
+
+
+def test_two_publish_all_at_once_send_each_run_once(cli, fake, tmp_path, store_path):
+    for i in range(6):
+        ingest_bmf(cli, tmp_path, i, 100.0)
+    publish = [str(ROOT / ".venv/bin/perfgate"), "publish", "--to", f"bencher+{fake.url}/demo", "--all",
+               "--no-thresholds", "--store", f"sqlite:{store_path}"]
+    procs = [subprocess.Popen(publish, env={**__import__("os").environ, **env(tmp_path)}, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    for p in procs:
+        _, errs = p.communicate(timeout=120)
+        assert p.returncode == 0, errs
+    assert len([r for r in fake.requests if r["op"] == "run_post"]) == 6      # each once, by one of them
+    lines = (tmp_path / "spool" / "published.jsonl").read_text().splitlines()
+    assert len(lines) == 6

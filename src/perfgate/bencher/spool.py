@@ -45,6 +45,7 @@ class Entry:
 class Spool:
     def __init__(self, directory: str | Path | None = None):
         self.dir = Path(directory or os.environ.get("PERFGATE_SPOOL") or DEFAULT_SPOOL)
+        self._turns = 0     # turn() taken and not yet given back, by this process
 
     def put(self, target: str, body: dict[str, Any]) -> Path:
         self.dir.mkdir(parents=True, exist_ok=True)
@@ -128,13 +129,23 @@ class Spool:
     @contextmanager
     def turn(self) -> Iterator[None]:
         """One sender at a time: two flushes at once would each send every spooled run (the
-        server keeps one, by its idempotency key, but both report it sent)."""
-        self.dir.mkdir(parents=True, exist_ok=True)
-        with open(self.dir / ".lock", "a") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
+        server keeps one, by its idempotency key, but both report it sent).  Taken again inside
+        itself, it is already held (``publish --all`` holds it from reading its ledger to writing it)."""
+        if self._turns:
+            self._turns += 1
             try:
                 yield
             finally:
+                self._turns -= 1
+            return
+        self.dir.mkdir(parents=True, exist_ok=True)
+        with open(self.dir / ".lock", "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            self._turns = 1
+            try:
+                yield
+            finally:
+                self._turns = 0
                 fcntl.flock(lock, fcntl.LOCK_UN)
 
     def was_sent(self, target: str, key: str) -> bool:

@@ -145,7 +145,9 @@ def run(args: argparse.Namespace) -> int:
     refused_before: list[str] = []
     target = _target(args, spool)
     ledger = Ledger(spool, target.publisher.target)
-    with target:
+    # The spool's turn is held from reading the ledger to writing it: two `publish --all` at once
+    # each sent every run (the server kept one of each, but both ledgers listed them all).
+    with target, spool.turn():
         if only_flush:
             flushed, outcomes, local_ids = target.flush(), [], []
         else:
