@@ -443,3 +443,23 @@ def test_two_publish_all_at_once_send_each_run_once(cli, fake, tmp_path, store_p
     assert len([r for r in fake.requests if r["op"] == "run_post"]) == 6      # each once, by one of them
     lines = (tmp_path / "spool" / "published.jsonl").read_text().splitlines()
     assert len(lines) == 6
+
+
+def test_foreign_lines_and_files_in_the_spool_give_an_error_or_a_warning_never_a_traceback(cli, fake, tmp_path):
+    to = f"bencher+{fake.url}/demo"
+    ingest_bmf(cli, tmp_path, 0, 100.0)
+    cli("publish", "--to", to, "--all", "--no-thresholds", env=env(tmp_path), check=True)
+    spool = tmp_path / "spool"
+    with open(spool / "published.jsonl", "ab") as f:
+        f.write(json.dumps({"target": f"{fake.url}/demo", "run": [1]}).encode() + b"\n\xff\xfe bytes\n")
+    with open(spool / "sent.jsonl", "ab") as f:
+        f.write(b"\xff\xfe\n")
+    ingest_bmf(cli, tmp_path, 1, 100.0)
+    proc = cli("publish", "--to", to, "--all", "--no-thresholds", env=env(tmp_path))
+    assert proc.returncode == 0 and "published run" in proc.stderr and "not JSON, skipped" in proc.stderr, proc.stderr
+    assert len(fake.reports_of("demo")) == 2
+    blocked = {**env(tmp_path), "PERFGATE_SPOOL": str(tmp_path / "a-file")}
+    (tmp_path / "a-file").write_text("not a folder")
+    proc = cli("publish", "--to", to, "--all", "--no-thresholds", env=blocked)
+    assert proc.returncode == 2 and "the spool must be a writable folder" in proc.stderr
+    assert "Traceback" not in proc.stderr

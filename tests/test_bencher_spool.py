@@ -12,13 +12,17 @@ from perfgate.bencher.spool import Spool
 from perfgate.errors import InputError
 
 
+# What POST /v0/run needs of a spooled body; the spool refuses to send less.
+BODY = {"results": ["{}"], "start_time": "2026-01-01T00:00:00Z", "end_time": "2026-01-01T00:00:01Z"}
+
+
 @pytest.mark.parametrize("clock", ["frozen", "backwards"])
 def test_order_survives_a_frozen_or_backward_clock(tmp_path, monkeypatch, clock):
     ticks = iter(range(10_000, 0, -1)) if clock == "backwards" else iter([5] * 100)
     monkeypatch.setattr(spool_mod.time, "time_ns", lambda: next(ticks))
     s = Spool(tmp_path)
     for i in range(30):
-        s.put("http://h/p", {"idempotency_key": idempotency_uuid("p", str(i)), "n": i})
+        s.put("http://h/p", {"idempotency_key": idempotency_uuid("p", str(i)), "n": i, **BODY})
     assert [e.body["n"] for e in s.pending("http://h/p")] == list(range(30))
     assert s.pending("http://other/p") == []
 
@@ -52,3 +56,17 @@ def test_idempotency_key_is_a_stable_uuid_per_project():
     a = idempotency_uuid("proj", "k1")
     assert a == idempotency_uuid("proj", "k1") and a != idempotency_uuid("other", "k1")
     assert len(a) == 36 and a[14] == "5"  # UUIDv5, the API's uuid format
+
+
+@pytest.mark.parametrize("body, problem", [
+    ({"branch": {"x": 1}}, "branch is not a string"),          # a TypeError in every publish, for good
+    ({"results": "x"}, "results is not a list"),
+    ({"idempotency_key": {"a": 1}}, "idempotency_key is not a string"),
+])
+def test_a_body_perfgate_did_not_write_is_unreadable_not_sent(tmp_path, body, problem):
+    path = Spool(tmp_path).put("http://h/p", {**BODY, "idempotency_key": idempotency_uuid("p", "k")})
+    doc = json.loads(path.read_text())
+    doc["body"].update(body)                     # written by something else
+    path.write_text(json.dumps(doc))
+    [(found, reason)] = Spool(tmp_path).unreadable()
+    assert found == path and problem in reason

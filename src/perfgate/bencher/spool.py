@@ -152,7 +152,7 @@ class Spool:
         path = self.dir / SENT
         if not key or not path.exists():
             return False
-        for line in path.read_text(encoding="utf-8").splitlines():
+        for line in read_lines(path):
             try:
                 entry = json.loads(line)
             except ValueError:
@@ -175,7 +175,30 @@ class Spool:
             raise InputError(str(path), "format", f"not a perfgate spool entry of format {FORMAT}")
         if not isinstance(doc.get("target"), str) or not isinstance(doc.get("body"), dict):
             raise InputError(str(path), "target/body", "missing: not a perfgate spool entry")
+        problem = _body_problem(doc["body"])
+        if problem:   # not sent as it is, with the user's token, to be refused there
+            raise InputError(str(path), "body", problem)
         return Entry(path, doc["target"], doc["body"])
+
+
+def _body_problem(body: dict[str, Any]) -> str | None:
+    """What makes a spooled body not one perfgate wrote for ``POST /v0/run``, or None."""
+    for key in ("project", "branch", "hash", "testbed", "start_time", "end_time", "idempotency_key"):
+        if key in body and not isinstance(body[key], str):
+            return f"{key} is not a string"
+    results = body.get("results")
+    if not isinstance(results, list) or not results or not all(isinstance(r, str) for r in results):
+        return "results is not a list of BMF documents"
+    for key in ("start_time", "end_time"):
+        if key not in body:
+            return f"{key} is missing"
+    return None
+
+
+def read_lines(path: Path) -> list[str]:
+    """The lines of a ``.jsonl`` record; bytes that are not UTF-8 become replacement characters,
+    so their line fails to parse and is skipped like a torn one."""
+    return path.read_bytes().decode("utf-8", errors="replace").splitlines() if path.exists() else []
 
 
 def append_line(path: Path, line: str) -> None:

@@ -22,7 +22,7 @@ from perfgate.escape import terminal
 from perfgate.bencher.payload import StartPoint
 from perfgate.bencher.publisher import FlushResult, Outcome
 from perfgate.bencher.redact import Secret
-from perfgate.bencher.spool import Spool, append_line, same_target
+from perfgate.bencher.spool import Spool, append_line, read_lines, same_target
 from perfgate.errors import EXIT_OK, EXIT_REGRESSION, EXIT_USAGE, PerfgateError
 from perfgate.output import actions_warning, emit_json, err, out
 from perfgate.store import open_store
@@ -111,10 +111,8 @@ class Ledger:
 
     def done(self) -> dict[str, bool]:
         """Each run handed over, and whether the server refused it (the latest line wins)."""
-        if not self.path.exists():
-            return {}
         found: dict[str, bool] = {}
-        for n, line in enumerate(self.path.read_text(encoding="utf-8").splitlines(), start=1):
+        for n, line in enumerate(read_lines(self.path), start=1):
             try:
                 entry = json.loads(line)
             except ValueError:
@@ -123,8 +121,9 @@ class Ledger:
                 err.print(f"[yellow]warning:[/] {terminal(str(self.path))}:{n}: not JSON, skipped "
                           "(its run, if any, is published again; Bencher keeps it once)")
                 continue
-            if isinstance(entry, dict) and same_target(str(entry.get("target")), self.target):
-                found[entry.get("run")] = bool(entry.get("refused"))
+            if isinstance(entry, dict) and isinstance(entry.get("run"), str) and \
+                    same_target(str(entry.get("target")), self.target):
+                found[entry["run"]] = bool(entry.get("refused"))
         return found
 
     def add(self, run_ids: list[str], refused: set[str]) -> None:
@@ -135,6 +134,17 @@ class Ledger:
 
 
 def run(args: argparse.Namespace) -> int:
+    try:
+        return _publish(args)
+    except OSError as e:
+        # The spool's files and folders: one that is a file where a folder belongs (or the
+        # reverse), or not writable.
+        where = e.filename or os.environ.get("PERFGATE_SPOOL") or args.spool or ".perfgate/spool"
+        raise PerfgateError(f"{where}: {e.strerror or e}; the spool must be a writable folder of perfgate's "
+                            "files (--spool, PERFGATE_SPOOL)") from None
+
+
+def _publish(args: argparse.Namespace) -> int:
     only_flush = args.flush and not args.run_ids and not args.all
     if args.store.startswith("bencher+"):
         if not (only_flush and not args.to):
