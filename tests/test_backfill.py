@@ -283,3 +283,26 @@ def test_a_commit_measured_by_perfgate_run_is_not_measured_again(repo, cli, stor
     out = json.loads(cli("backfill", "main", "--root", str(root), "--runner", "host", "--json", check=True).stdout)
     assert [j["commit"] for j in out["jobs"] if j["skipped"]] == [shas[2]]   # the full profile does not count
     assert out["runs_recorded"] == 5
+
+
+def test_neighbouring_commits_are_measured_far_apart_so_drift_is_no_step():
+    # Oldest first, a load rising during a demo's backfill drew a -11% step at a changelog commit.
+    from perfgate.commands.backfill import spread_order
+
+    for n in (1, 2, 6, 17, 64):
+        order = spread_order(list(range(n)))
+        assert sorted(order) == list(range(n))
+        when = {c: t for t, c in enumerate(order)}
+        if n >= 6:   # the first and second halves of the range are measured interleaved
+            assert sum(when[i] < n // 2 for i in range(n // 2)) <= n // 2 - n // 8
+            assert max(abs(when[i + 1] - when[i]) for i in range(n - 1)) >= n // 2 - 1
+
+
+def test_the_jobs_are_reported_in_commit_order_whatever_order_they_ran_in(repo, cli, store_path):
+    root, shas = repo
+    out = json.loads(cli("backfill", "main", "--root", str(root), "--runner", "host", "--json", check=True).stdout)
+    assert [j["commit"] for j in out["jobs"]] == shas
+    db = sqlite3.connect(store_path)
+    measured = [c for (c,) in db.execute("SELECT commit_hash FROM run ORDER BY id")]
+    db.close()
+    assert measured != shas and sorted(measured) == sorted(shas)      # not oldest first
