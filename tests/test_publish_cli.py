@@ -47,7 +47,7 @@ def env(tmp_path: Path, token: str = TOKEN) -> dict[str, str]:
 
 
 def ingest_bmf(cli, tmp_path: Path, i: int, latency: float, branch: str = "main") -> None:
-    f = tmp_path / f"bmf-{branch}-{i}.json"
+    f = tmp_path / f"bmf-{branch.replace('/', '_')}-{i}.json"
     f.write_text(json.dumps({"parse 1k": {"latency": {"value": latency}, "instructions": {"value": 2e6}}}))
     cli("ingest", str(f), "--adapter", "bmf", "--branch", branch, "--commit", commit(i, branch),
         "--testbed", "ci-x86", "--start-time", str(1_750_000_000 + 60 * i), check=True)
@@ -325,3 +325,16 @@ def test_the_fake_bencher_serves_from_a_shell_for_trying_by_hand(cli, tmp_path):
         server.terminate()
         out, _ = server.communicate(timeout=30)
     assert "0 contract problem(s)" in out
+
+
+def test_publish_leaves_a_check_s_runs_out_unless_its_branch_is_named(cli, fake, tmp_path):
+    # `check` records its sides in the same history (check/REF); `publish --all` sent them to Bencher.
+    to = f"bencher+{fake.url}/demo"
+    ingest_bmf(cli, tmp_path, 0, 100.0)
+    ingest_bmf(cli, tmp_path, 1, 100.0, branch="check/main")
+    cli("publish", "--to", to, "--all", "--no-thresholds", env=env(tmp_path), check=True)
+    assert [b["branch"] for b in posts(fake)] == ["main"]
+    cli("publish", "--to", to, "--no-thresholds", env=env(tmp_path), check=True)        # the newest: main's
+    assert [b["branch"] for b in posts(fake)] == ["main", "main"]
+    cli("publish", "--to", to, "--all", "--branch", "check/main", "--no-thresholds", env=env(tmp_path), check=True)
+    assert [b["branch"] for b in posts(fake)][-1] == "check/main"

@@ -23,6 +23,7 @@ from perfgate.bencher.payload import StartPoint
 from perfgate.bencher.publisher import FlushResult, Outcome
 from perfgate.bencher.redact import Secret
 from perfgate.bencher.spool import Spool, append_line, read_lines, same_target
+from perfgate.check_branches import is_check_branch
 from perfgate.errors import EXIT_OK, EXIT_REGRESSION, EXIT_USAGE, PerfgateError
 from perfgate.output import actions_warning, emit_json, err, out
 from perfgate.store import open_store
@@ -165,7 +166,10 @@ def _publish(args: argparse.Namespace) -> int:
                 if args.run_ids:
                     local_ids = list(args.run_ids)
                 else:
-                    summaries = local.runs(branch=args.branch, limit=None if args.all else 1)
+                    summaries = local.runs(branch=args.branch, limit=None if args.all or not args.branch else 1)
+                    if not args.branch:   # a check's A/B runs (check/REF) only when named by --branch
+                        summaries = [s for s in summaries if not is_check_branch(s.branch)]
+                        summaries = summaries if args.all else summaries[:1]
                     local_ids = [s.run_id for s in reversed(summaries)]  # oldest first
                     if args.all:
                         done = ledger.done()
