@@ -41,3 +41,11 @@ def test_a_rate_says_it_is_per_second():
 
     assert human(803_123, "throughput") == "803k ops/s"
     assert human(1.0e6, "throughput") == "1.00M ops/s" and human(None, "throughput") == "—"
+
+
+def test_a_percentage_past_ten_thousand_is_written_as_a_bound():
+    # check's MDE for 2 degrees of freedom overflowed to a 127-digit number that broke its table.
+    from perfgate.units import pct
+
+    assert pct(1.3e126, sign=False) == "> 10,000%" and pct(3.6e10) == "> +10,000%"
+    assert pct(99.99) == "+9999.00%" and pct(-0.5) == "-50.00%"

@@ -10,10 +10,17 @@ from rich.console import Console
 
 from perfgate.jsonio import dumps
 
-# Off a terminal (CI logs, pipes) rich would wrap tables at 80 columns; logs are read wide.
-_width = None if sys.stdout.isatty() else 160
-out = Console(highlight=False, width=_width)
-err = Console(stderr=True, highlight=False, width=None if sys.stderr.isatty() else 160)
+def _log_width(stream) -> int | None:
+    """Off a terminal (CI logs, pipes) rich would wrap tables at 80 columns; logs are read wide:
+    160, or $COLUMNS when it is set (a wide check table wrapped mid-row at 160)."""
+    if stream.isatty():
+        return None
+    columns = os.environ.get("COLUMNS", "")
+    return int(columns) if columns.isdigit() and 40 <= int(columns) <= 10_000 else 160
+
+
+out = Console(highlight=False, width=_log_width(sys.stdout))
+err = Console(stderr=True, highlight=False, width=_log_width(sys.stderr))
 
 
 def emit_json(obj: Any) -> None:

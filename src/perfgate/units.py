@@ -52,11 +52,16 @@ def percent(ratio: float | None) -> str:
     return f"{(ratio - 1) * 100:+.1f}%"
 
 
+PCT_CEILING = 100.0   # 10,000%: a change (or a detectable effect) past it is written as a bound
+
+
 def pct(x: float | None, sign: bool = True) -> str:
     """A relative change as a percentage, ``pct(0.0123) == "+1.23%"``; ``"—"`` for none or a
     non-finite value (``sign=False`` for magnitudes such as a detectable effect)."""
     if x is None or not math.isfinite(x):
         return "—"
+    if abs(x) >= PCT_CEILING:   # a detectable effect of 2 rounds overflowed to 127 digits
+        return ("> " if x > 0 else "< ") + (("+" if x > 0 else "-") if sign else "") + f"{PCT_CEILING * 100:,.0f}%"
     return f"{x * 100:+.2f}%" if sign else f"{x * 100:.2f}%"
 
 
