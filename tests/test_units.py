@@ -49,3 +49,16 @@ def test_a_percentage_past_ten_thousand_is_written_as_a_bound():
 
     assert pct(1.3e126, sign=False) == "> 10,000%" and pct(3.6e10) == "> +10,000%"
     assert pct(99.99) == "+9999.00%" and pct(-0.5) == "-50.00%"
+
+
+def test_logs_are_as_wide_as_columns_says(monkeypatch):
+    import io
+
+    from perfgate.output import _log_width
+
+    monkeypatch.setenv("COLUMNS", "250")
+    assert _log_width(io.StringIO()) == 250
+    monkeypatch.setenv("COLUMNS", "x")
+    assert _log_width(io.StringIO()) == 160
+    monkeypatch.delenv("COLUMNS")
+    assert _log_width(io.StringIO()) == 160
