@@ -374,3 +374,12 @@ def test_catch2_xml_refuses(case, edit, place, reason, tmp_path, store_path, cap
     bad = tmp_path / "catch2.xml"
     bad.write_text(text)
     assert_refused(bad, "catch2", place, reason, store_path, capsys)
+
+
+@pytest.mark.parametrize("adapter", ["auto", "hyperfine"])
+def test_an_empty_output_says_it_is_empty(tmp_path, store_path, capsys, adapter):
+    # hyperfine on a missing input leaves an empty --export-json file; "format not recognised;
+    # tried ..." did not say that nothing was written.
+    empty = tmp_path / "out.json"
+    empty.write_text("\n")
+    assert_refused(empty, adapter, "", "the file is empty", store_path, capsys)

@@ -109,6 +109,8 @@ def parse_file(path: str, adapter: str = "auto") -> tuple[str, Parsed]:
         parsed = module.parse_path(path)
     else:
         data = read_bytes(path)
+        if not data.strip():   # a harness that failed before writing (hyperfine on a missing input)
+            raise InputError(path, "", "the file is empty: the harness wrote nothing (did its command fail?)")
         text = decode_utf8(data, path)
         module = sniff(text, path) if adapter == "auto" else get_adapter(adapter)
         if hasattr(module, "parse_bytes"):  # a streaming parser: the text copy is not kept

@@ -92,6 +92,9 @@ def _target(args: argparse.Namespace, spool: Spool) -> BencherStore:
     if not args.to.startswith("bencher+"):
         raise PerfgateError(f"--to {args.to!r}: publish sends to a Bencher store (bencher+http(s)://...)")
     base_url, project = parse_spec(args.to, "--to")
+    if not os.environ.get("BENCHER_API_TOKEN"):   # a server that is down would spool without a word of it
+        err.print("[yellow]warning:[/] BENCHER_API_TOKEN is not set: runs go without a token (only an "
+                  "unclaimed Bencher project takes them)")
     store = BencherStore(base_url, project, Secret(os.environ.get("BENCHER_API_TOKEN")), spool=spool,
                          start_point=_start_point(args))
     if args.no_thresholds:
