@@ -122,6 +122,29 @@ def test_an_unknown_ref_is_a_usage_error(repo, cli):
     assert "--base 'no-such-ref': not a commit" in proc.stderr
 
 
+def test_each_suite_is_recorded_on_its_own_image_s_testbed():
+    # A check of perfgate itself recorded tree-alloc (C++ image) and swift-runtime (Swift image)
+    # on the first suite's Rust testbed: their check/ series sat apart from every other run of them.
+    import argparse
+
+    from perfgate.commands.check import side_runs
+    from perfgate.containers.runner import SuiteResult
+    from perfgate.model import Metric, Testbed
+
+    def result(suite, value):
+        return SuiteResult([Metric(f"{suite}-bench", "instructions", value)], {"suite": suite, "adapter": "bmf"}, 1.0, 2.0)
+
+    rust, cpp = Testbed("docker-rust-1", {"image": "rust"}), Testbed("docker-cpp-2", {"image": "cpp"})
+    results = {side: [result("executor", 1.0), result("tree", 2.0), result("executor", 1.0), result("tree", 2.0)]
+               for side in ("base", "head")}
+    args = argparse.Namespace(project="default", base="main", head="HEAD", profile="quick")
+    runs = side_runs(args, {"base": "a" * 40, "head": "b" * 40}, results, {"executor": rust, "tree": cpp}, 2, "x")
+    for side in ("base", "head"):
+        assert [(r.testbed.name, r.context["suites"], [m.benchmark for m in r.metrics]) for r in runs[side]] == \
+            [("docker-rust-1", ["executor"], ["executor-bench"]), ("docker-cpp-2", ["tree"], ["tree-bench"])]
+        assert all(r.context["check_id"] == "x" and r.branch == f"check/{getattr(args, side)}" for r in runs[side])
+
+
 def test_rounds_are_pooled_as_one_sample_each_in_order():
     from perfgate.commands.check import pool
     from perfgate.containers.runner import SuiteResult

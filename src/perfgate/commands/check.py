@@ -209,18 +209,20 @@ def run(args: argparse.Namespace) -> int:
                 shutil.rmtree(tree, ignore_errors=True)
             subprocess.run(["git", "-C", str(root), "worktree", "prune"], capture_output=True)
     with store_from(args, create=True) as store:
-        store.add_runs([runs["base"].with_key(), runs["head"].with_key()])
+        store.add_runs([r.with_key() for side in ("base", "head") for r in runs[side]])
+    testbeds = ", ".join(r.testbed.name for r in runs["base"])
     comparison = outcome.comparison
-    comparison.base = {"branch": args.base, "commit": shas["base"], "testbed": runs["base"].testbed.name}
-    comparison.head = {"branch": args.head, "commit": shas["head"], "testbed": runs["head"].testbed.name}
+    comparison.base = {"branch": args.base, "commit": shas["base"], "testbed": testbeds}
+    comparison.head = {"branch": args.head, "commit": shas["head"], "testbed": testbeds}
     write_markdown(args, comparison)
     if args.json:
         emit_json({"base": {"ref": args.base, "commit": shas["base"]}, "head": {"ref": args.head, "commit": shas["head"]},
                    "rounds": outcome.rounds, "sequential": plan.sequential, "stopped": outcome.stopped,
-                   "looks": outcome.looks, "testbed": runs["base"].testbed.name, "comparison": comparison,
-                   "exit_code": comparison.exit_code})
+                   "looks": outcome.looks, "testbed": runs["base"][0].testbed.name,
+                   "testbeds": {r.testbed.name: r.context["suites"] for r in runs["base"]},
+                   "comparison": comparison, "exit_code": comparison.exit_code})
     else:
-        _print(comparison, args, shas, runs["base"].testbed, outcome)
+        _print(comparison, args, shas, testbeds, outcome)
     return comparison.exit_code
 
 
@@ -308,7 +310,7 @@ def _measure(args: argparse.Namespace, plan: Plan, thresholds, root: Path, trees
     docker_dir = images.image_definitions(args.root.resolve())
     base_image = images.build_base(docker_dir, log=err.print)
     steps: list[tuple[Suite, Suite, str, images.Built, images.Built]] = []
-    testbed: Testbed | None = None
+    testbeds: dict[str, Testbed] = {}   # suite name -> the testbed it runs on (its image, its memory)
     for name in names:
         head_suite, base_suite = suites["head"][name], suites["base"][name]
         tool = images.build_image(docker_dir, head_suite.image, base_image, log=err.print)
@@ -320,7 +322,7 @@ def _measure(args: argparse.Namespace, plan: Plan, thresholds, root: Path, trees
                 failed = PerfgateError(f"{side} ({getattr(args, side)}) suite {name!r}: {e}")
                 failed.exit_code = e.exit_code
                 raise failed from None
-        testbed = testbed or container_testbed(head_suite.image, tool, args.cpuset, head_suite.memory)
+        testbeds[name] = container_testbed(head_suite.image, tool, args.cpuset, head_suite.memory)
         for variant in head_suite.variant_names(args.variant):
             if variant and variant not in base_suite.variants:
                 continue
@@ -376,28 +378,38 @@ def _measure(args: argparse.Namespace, plan: Plan, thresholds, root: Path, trees
                                 f"over up to {len(plan.levels)} looks (Pocock-type alpha spending); this look's "
                                 f"level {comparison.alpha:.2g}, which the q-values are judged against")
     comparison.notes.extend(one_sided)
-    assert testbed is not None
-    check_id = f"{shas['base'][:12]}..{shas['head'][:12]}@{started_at:.0f}"  # pairs the two runs in the store
-    runs = {}
+    check_id = f"{shas['base'][:12]}..{shas['head'][:12]}@{started_at:.0f}"  # pairs the runs in the store
+    return side_runs(args, shas, results, testbeds, done, check_id), Outcome(comparison, done, stopped, looks)
+
+
+def side_runs(args: argparse.Namespace, shas: dict[str, str], results: dict[str, list[SuiteResult]],
+              testbeds: dict[str, Testbed], rounds: int, check_id: str) -> dict[str, list[Run]]:
+    """The runs a check records: one a side and testbed.  Suites on different images (C++, Rust,
+    Swift) are different testbeds; one run of them all put every series on the first suite's."""
+    runs: dict[str, list[Run]] = {"base": [], "head": []}
     for side in ("base", "head"):
-        rs = results[side]
-        runs[side] = Run(args.project, check_branch(getattr(args, side)), shas[side], testbed, pool(rs),
-                         start_time=min(r.start_time for r in rs), end_time=max(r.end_time for r in rs),
-                         adapter="+".join(sorted({r.context["adapter"] for r in rs})),
-                         context={"check": True, "side": side, "check_id": check_id, "rounds": done,
-                                  "interleaved_with": shas["head" if side == "base" else "base"],
-                                  "suites": names, "profile": args.profile})
-    return runs, Outcome(comparison, done, stopped, looks)
+        for testbed in {tb.name: tb for tb in testbeds.values()}.values():
+            rs = [r for r in results[side] if testbeds[r.context["suite"]].name == testbed.name]
+            if not rs:
+                continue
+            runs[side].append(Run(
+                args.project, check_branch(getattr(args, side)), shas[side], testbed, pool(rs),
+                start_time=min(r.start_time for r in rs), end_time=max(r.end_time for r in rs),
+                adapter="+".join(sorted({r.context["adapter"] for r in rs})),
+                context={"check": True, "side": side, "check_id": check_id, "rounds": rounds,
+                         "interleaved_with": shas["head" if side == "base" else "base"],
+                         "suites": sorted({r.context["suite"] for r in rs}), "profile": args.profile}))
+    return runs
 
 
 def _rounds(results: dict[str, list[SuiteResult]]) -> dict[str, dict[tuple[str, str], list[list[float]]]]:
     return {side: per_round(rs) for side, rs in results.items()}
 
 
-def _print(comparison: Comparison, args: argparse.Namespace, shas: dict[str, str], testbed: Testbed,
+def _print(comparison: Comparison, args: argparse.Namespace, shas: dict[str, str], testbeds: str,
            outcome: Outcome) -> None:
     out.print(f"perfgate check: {terminal(args.head)} ({shas['head'][:12]}) against {terminal(args.base)} "
-              f"({shas['base'][:12]}), {outcome.rounds} interleaved rounds on {terminal(testbed.name)}")
+              f"({shas['base'][:12]}), {outcome.rounds} interleaved rounds on {terminal(testbeds)}")
     out.print(terminal(comparison.render(), keep_newlines=True))
     verdict = "FAIL: significant regression" if comparison.exit_code else "ok: no significant regression"
     out.print(f"{verdict} (MDE = smallest change each benchmark would show with 80% probability)")

@@ -63,8 +63,8 @@ def _base_of_same_check(store, branch: str, head):
         return None
     for summary in store.runs(branch=branch, limit=PAIR_SEARCH):
         run = store.get_run(summary.run_id)
-        if run.context.get("check_id") == check:
-            return summary.run_id, run
+        if run.context.get("check_id") == check and run.testbed.name == head.testbed.name:
+            return summary.run_id, run   # a check records a run a side and testbed
     return None
 
 
