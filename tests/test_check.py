@@ -82,6 +82,17 @@ def test_a_sequential_check_stops_when_the_regression_is_clear(repo, cli, base_i
 
 
 @docker
+@slow
+def test_a_budget_is_kept_from_the_first_round_and_counts_the_builds(repo, cli, base_image):  # noqa: F811
+    # It was first checked at the third round's look, with the builds not counted: 5m ran to 8m17s.
+    proc = cli("check", "--root", str(repo), "--base", "HEAD~1", "--head", "HEAD", "--budget", "1s",
+               "--cpuset", "1", "--no-probes", "--json")
+    report = json.loads(proc.stdout)
+    assert report["rounds"] == 1 and report["stopped"].startswith("budget of 1 s would be exceeded"), report["stopped"]
+    assert "before the first look" in report["comparison"]["notes"][0]
+
+
+@docker
 def test_a_suite_only_one_side_has_is_said_and_errors_name_the_side(repo, cli, base_image):  # noqa: F811
     """A PR that adds a suite, or deletes one, was compared in silence on the suites both have;
     an error inside a side's temporary checkout named a path already gone, not the side."""

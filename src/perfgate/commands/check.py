@@ -14,7 +14,8 @@ could have shown (see ``perfgate.detect.rounds`` for the maths and why this test
 Fixed (``--rounds N``, default 8) or sequential (``--budget 5m`` and/or ``--max-rounds N``):
 sequential checks look after every round from the third on, with the false-alarm rate kept by
 alpha spending over the looks, and stop when every benchmark is decided — flagged, or no change
-with an MDE below its ``min_effect`` — or when the next round would not fit in the budget.
+with an MDE below its ``min_effect`` — or when the next round would not fit in the budget (which
+counts the image builds, and is checked after every round).
 
 Exit 1 when a significant regression above the threshold is found, 0 otherwise.
 """
@@ -291,6 +292,7 @@ def _thresholds_path(args: argparse.Namespace, root: Path, sha: str, tmp: Path) 
 def _measure(args: argparse.Namespace, plan: Plan, thresholds, root: Path, trees: dict[str, Path],
              shas: dict[str, str]) -> tuple[dict[str, Run], Outcome]:
     """Build both sides on one toolchain image, run them interleaved round after round, judge."""
+    began = time.monotonic()     # the budget counts the builds too: a user waits for those as well
     suites = {side: {s.name: s for s in discover(tree / "benches", None)} for side, tree in trees.items()}
     names = sorted(set(suites["base"]) & set(suites["head"]))
     # A suite only one side has is not compared; said, so that deleting one is not a quiet pass.
@@ -353,15 +355,16 @@ def _measure(args: argparse.Namespace, plan: Plan, thresholds, root: Path, trees
             done = rnd + 1
             if not err.is_terminal:   # a CI log shows no progress bar: a line a round instead
                 err.print(f"round {done}/{plan.rounds} done, {time.monotonic() - started:.0f} s", markup=False)
-            if not plan.sequential or done < FIRST_LOOK:
-                continue
-            comparison, decided, look = judge(_rounds(results), thresholds, plan, flagged)
-            looks.append(look)
-            elapsed = time.monotonic() - started
-            if decided:
-                stopped = f"every benchmark decided after {done} rounds"
-                break
-            if plan.budget is not None and elapsed + (time.monotonic() - round_started) > plan.budget:
+            if plan.sequential and done >= FIRST_LOOK:
+                comparison, decided, look = judge(_rounds(results), thresholds, plan, flagged)
+                looks.append(look)
+                if decided:
+                    stopped = f"every benchmark decided after {done} rounds"
+                    break
+            # Each round, looked at or not: a budget of 5 minutes once ran to 8 (three rounds of
+            # 150 s, the first two before any look, and the image builds not counted).
+            if plan.budget is not None and \
+                    (time.monotonic() - began) + (time.monotonic() - round_started) > plan.budget:
                 stopped = f"budget of {plan.budget:g} s would be exceeded by another round (after {done} rounds)"
                 break
         else:
@@ -371,7 +374,8 @@ def _measure(args: argparse.Namespace, plan: Plan, thresholds, root: Path, trees
     done = len(results["base"]) // max(len(steps), 1)
     if comparison is None:  # a fixed check: one look, at the full level
         comparison = compare_rounds(*(_rounds(results)[s] for s in ("base", "head")), thresholds, alpha=plan.alpha)
-        comparison.notes.insert(0, f"{done} interleaved rounds of base and head")
+        comparison.notes.insert(0, f"{done} interleaved rounds of base and head"
+                                + (f" ({stopped}, before the first look)" if plan.sequential else ""))
     else:
         comparison.spent_over_looks = plan.alpha
         comparison.notes.append(f"sequential: {done} rounds, {stopped}; false discovery rate {plan.alpha:g} spent "
