@@ -218,3 +218,21 @@ def test_skip_closed_still_tells_a_channel_how_an_alert_it_heard_of_ended(cli, s
     proc = cli("notify", "--channel", f"webhook:{receiver.url}", "--skip-closed", "--json", *ledger)
     assert json.loads(proc.stdout)["channels"][0]["delivered"] == [f"{alert.id}:closed"]
     assert sorted(r["event"] for r in receiver.processed.values()) == ["closed", "raised"]
+
+
+def test_the_message_says_what_the_culprit_commit_is(cli, store_path, receiver, tmp_path):
+    # The demo's alert named 826b0d8af4 only; bisect knew it as "tree: audit every copied node".
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git = ["git", "-C", str(repo), "-c", "user.name=Ada <b>L</b>", "-c", "user.email=a@example.org"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "commit", "-q", "--allow-empty", "-m", "tree: audit every copied node @here"], check=True)
+    head = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
+    alert = make_alert(10)
+    alert.commit, alert.commit_range = head, (head,)
+    seed(store_path, alert)
+    proc = cli("notify", "--channel", f"webhook:{receiver.url}", "--ledger", str(tmp_path / "l.db"), cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    [body] = [r["text"] for r in receiver.processed.values()]
+    assert "`tree: audit every copied node @here (Ada " in body       # inline code: no mention, no markup
+    assert "<!here>" not in body and "<b>" not in body

@@ -16,6 +16,7 @@ from rich.markup import escape
 
 from perfgate.commands._common import store_from
 from perfgate.errors import EXIT_OK, EXIT_USAGE, PerfgateError
+from perfgate.gitinfo import commit_subjects
 from perfgate.output import actions_warning, emit_json, err, out
 
 NAME = "notify"
@@ -81,6 +82,8 @@ def run(args: argparse.Namespace) -> int:
                 channels.append(channel)
         with store_from(args) as store:
             alerts = store.alerts()
+        # What each culprit commit is, said beside its hash (when this checkout has it)
+        links.subjects.update(commit_subjects(a.commit for a in alerts))
         with Ledger(ledger_path(args)) as ledger:
             reports = deliver_all(alerts, channels, ledger, skip_closed=args.skip_closed)
     finally:

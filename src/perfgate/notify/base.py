@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable
 
 from perfgate.notify.events import Event
@@ -12,10 +12,12 @@ from perfgate.notify.events import Event
 
 @dataclass(frozen=True)
 class Links:
-    """Where a person reads more: the trend pages and the repository (both optional)."""
+    """Where a person reads more: the trend pages and the repository (both optional), and what
+    each culprit commit is (its subject and author, from the checkout, when it has them)."""
 
     pages_url: str = ""
     repo_url: str = ""
+    subjects: dict[str, str] = field(default_factory=dict)
 
 
 # What a channel may ask about earlier deliveries: the reference (an issue number, say) that
