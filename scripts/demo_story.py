@@ -191,11 +191,12 @@ class Perfgate:
         self.store, self.log = store, log
         self.build_seconds = 0.0      # image builds inside backfill and bisect (check's are not counted)
 
-    def __call__(self, *args: str, ok: tuple[int, ...] = (0,), show: bool = True, store: str | None = None):
+    def __call__(self, *args: str, ok: tuple[int, ...] = (0,), show: bool = True, store: str | None = None,
+                 cwd: Path | None = None):
         cmd = [sys.executable, "-m", "perfgate.cli", *args, "--store", store or self.store]
         print("$ perfgate " + " ".join(args), flush=True)
         started = time.monotonic()
-        proc = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, env={**os.environ, "COLUMNS": "160"})
+        proc = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, env={**os.environ, "COLUMNS": "160"}, cwd=cwd)
         self.log.append((" ".join(args[:2]), time.monotonic() - started))
         if show and "--json" not in args:
             print(proc.stdout, end="", flush=True)
@@ -372,9 +373,9 @@ def deliver(pg: Perfgate, work: Path, alerts: dict[str, dict]) -> bool:
     try:
         notify = ("notify", "--channel", f"webhook:{receiver.url}", "--ledger", str(work / "notify.db"),
                   "--pages-url", (work / "site").as_uri())
-        pg(*notify)
+        pg(*notify, cwd=work / "project")    # in the project's checkout, as CI runs it: commits get their subjects
         first = len(receiver.received)
-        pg(*notify)     # exactly once: a second run delivers nothing new
+        pg(*notify, cwd=work / "project")    # exactly once: a second run delivers nothing new
         if len(receiver.received) != first:
             raise DemoFailed(f"a second 'perfgate notify' delivered {len(receiver.received) - first} event(s) again")
     finally:
