@@ -373,9 +373,11 @@ def deliver(pg: Perfgate, work: Path, alerts: dict[str, dict]) -> bool:
     try:
         notify = ("notify", "--channel", f"webhook:{receiver.url}", "--ledger", str(work / "notify.db"),
                   "--pages-url", (work / "site").as_uri())
-        pg(*notify, cwd=work / "project")    # in the project's checkout, as CI runs it: commits get their subjects
+        # In the project's checkout, as CI runs it: each commit is named with its subject.
+        checkout = work / "project" if (work / "project").is_dir() else None
+        pg(*notify, cwd=checkout)
         first = len(receiver.received)
-        pg(*notify, cwd=work / "project")    # exactly once: a second run delivers nothing new
+        pg(*notify, cwd=checkout)     # exactly once: a second run delivers nothing new
         if len(receiver.received) != first:
             raise DemoFailed(f"a second 'perfgate notify' delivered {len(receiver.received) - first} event(s) again")
     finally:
