@@ -68,8 +68,8 @@ def test_a_store_failure_in_the_middle_writes_nothing(tmp_path):
 
 
 @pytest.mark.parametrize("make, reason", [
-    (lambda p: (p.unlink(), os.symlink("/dev/zero", p)), "not a regular file"),
-    (lambda p: (p.unlink(), os.mkfifo(p)), "not a regular file"),
+    (lambda p: (p.unlink(), os.symlink("/dev/zero", p)), "perfgate reads regular files"),
+    (lambda p: (p.unlink(), os.mkfifo(p)), "perfgate reads regular files"),
     (lambda p: p.write_text(p.read_text().replace('"attrs": {}', '"attrs": {"n": NaN}', 1)), "invalid JSON"),
     (lambda p: p.write_text(p.read_text().replace('"value": ', '"value": 1' + "0" * 400 + ", \"x\": ", 1)),
      "not a finite number"),

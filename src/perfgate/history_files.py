@@ -15,22 +15,20 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import os
 import re
-import stat
 import tempfile
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from perfgate import inputs
 from perfgate.errors import InputError
+from perfgate.inputs import finite_float
 from perfgate.model import Alert, Metric, Run, Testbed, identity_problem, time_problem
 
 FORMAT = 1
 _SAFE = re.compile(r"^[A-Za-z0-9._-]{1,128}$")
-# A run file holds its raw samples: a few MB at most.  Anything near this is not one.
-MAX_FILE_BYTES = 256 * 1024 * 1024
 ALERT_KINDS = ("change_point", "threshold")
 DIRECTIONS = ("regression", "improvement")
 
@@ -109,15 +107,7 @@ def _no_constant(name: str) -> float:
 
 
 def _load(path: Path) -> dict[str, Any]:
-    try:
-        st = path.stat()
-        if not stat.S_ISREG(st.st_mode):      # a FIFO would hang the import, /dev/zero fill memory
-            raise InputError(str(path), "", "not a regular file")
-        if st.st_size > MAX_FILE_BYTES:
-            raise InputError(str(path), "", f"larger than {MAX_FILE_BYTES} bytes: not a history file")
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise InputError(str(path), "", f"cannot read: {e}") from None
+    text = inputs.read_text(path)   # a regular file, bounded: a FIFO hung the import, /dev/zero filled memory
     try:
         data = json.loads(text, parse_constant=_no_constant)   # NaN would not read back anywhere else
     except json.JSONDecodeError as e:
@@ -140,22 +130,11 @@ def _get(d: Any, key: str, kind: type | tuple[type, ...], src: str, place: str, 
     return value
 
 
-def _finite(value: Any) -> float | None:
-    """``value`` as a float, or None when it is no finite number (an integer of 400 digits too)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    try:
-        x = float(value)
-    except OverflowError:
-        return None
-    return x if math.isfinite(x) else None
-
-
 def _number(d: Any, key: str, src: str, place: str, optional: bool = False) -> float | None:
     value = _get(d, key, (int, float), src, place, optional)
     if value is None:
         return None
-    x = _finite(value)
+    x = finite_float(value)
     if x is None:
         raise InputError(src, place, "not a finite number")
     return x
@@ -185,7 +164,7 @@ def read_run(path: Path) -> Run:
     for i, m in enumerate(_get(r, "metrics", list, src, "run.metrics")):
         place = f"run.metrics[{i}]"
         samples = _get(m, "samples", list, src, f"{place}.samples")
-        values = [_finite(x) for x in samples]
+        values = [finite_float(x) for x in samples]
         for j, x in enumerate(values):
             if x is None:
                 raise InputError(src, f"{place}.samples[{j}]", "not a finite number")

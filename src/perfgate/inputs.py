@@ -93,3 +93,15 @@ def finite_number(text: str, source: str, place: str, described: str) -> float:
     if not math.isfinite(value):
         raise InputError(source, place, f"{described} is not finite")
     return value
+
+
+def finite_float(value: object) -> float | None:
+    """A JSON value as a finite float, or None: a bool, not a number, not finite, or an integer
+    too large for a float (JSON has no limit on digits)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    try:
+        x = float(value)
+    except OverflowError:
+        return None
+    return x if math.isfinite(x) else None

@@ -11,12 +11,12 @@ from __future__ import annotations
 import csv
 import io
 import json
-import math
 from pathlib import Path
 from typing import Any
 
 from perfgate import inputs
 from perfgate.errors import InputError
+from perfgate.inputs import finite_float
 
 Samples = list[list[float]] | None
 
@@ -59,7 +59,7 @@ def _points(src: str, place: str, points: Any) -> tuple[list[float], Samples]:
             values.append(value)
             samples.append(run)
             continue
-        number = _finite(v)
+        number = finite_float(v)
         if number is None:
             shown = json.dumps(v) if not isinstance(v, list) else type(v).__name__
             raise InputError(src, f"{place}[{i}]", f"expected a finite number, got {shown[:40]}")
@@ -74,7 +74,7 @@ def _run_point(src: str, place: str, point: dict) -> tuple[float, list[float]]:
     if extra:
         raise InputError(src, place, f"unknown key {_short(extra[0])} (a point is a number or "
                                      '{"value": number, "samples": [numbers]})')
-    value = _finite(point.get("value"))
+    value = finite_float(point.get("value"))
     if value is None:
         raise InputError(src, f"{place}.value", "expected a finite number")
     raw = point.get("samples", [])
@@ -82,22 +82,11 @@ def _run_point(src: str, place: str, point: dict) -> tuple[float, list[float]]:
         raise InputError(src, f"{place}.samples", "expected a list of numbers")
     run = []
     for j, x in enumerate(raw):
-        number = _finite(x)
+        number = finite_float(x)
         if number is None:
             raise InputError(src, f"{place}.samples[{j}]", "expected a finite number")
         run.append(number)
     return value, run
-
-
-def _finite(v: Any) -> float | None:
-    """``v`` as a finite float, or None (a bool, not a number, or an integer too large for a float)."""
-    if isinstance(v, bool) or not isinstance(v, (int, float)):
-        return None
-    try:
-        x = float(v)
-    except OverflowError:
-        return None
-    return x if math.isfinite(x) else None
 
 
 def _short(cell: str, limit: int = 40) -> str:
