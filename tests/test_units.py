@@ -58,6 +58,8 @@ def test_logs_are_as_wide_as_columns_says(monkeypatch):
 
     monkeypatch.setenv("COLUMNS", "250")
     assert _log_width(io.StringIO()) == 250
+    monkeypatch.setenv("COLUMNS", "80")        # what many shells and CI runners export: not narrower
+    assert _log_width(io.StringIO()) == 160
     monkeypatch.setenv("COLUMNS", "x")
     assert _log_width(io.StringIO()) == 160
     monkeypatch.delenv("COLUMNS")

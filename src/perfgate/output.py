@@ -10,13 +10,17 @@ from rich.console import Console
 
 from perfgate.jsonio import dumps
 
+LOG_WIDTH = 160
+
+
 def _log_width(stream) -> int | None:
     """Off a terminal (CI logs, pipes) rich would wrap tables at 80 columns; logs are read wide:
-    160, or $COLUMNS when it is set (a wide check table wrapped mid-row at 160)."""
+    160, or a wider $COLUMNS (a wide check table wrapped mid-row at 160).  A narrower one, which
+    shells and CI runners often export as 80, would fold the tables logs are read for."""
     if stream.isatty():
         return None
     columns = os.environ.get("COLUMNS", "")
-    return int(columns) if columns.isdigit() and 40 <= int(columns) <= 10_000 else 160
+    return min(max(int(columns), LOG_WIDTH), 10_000) if columns.isdigit() else LOG_WIDTH
 
 
 out = Console(highlight=False, width=_log_width(sys.stdout))
