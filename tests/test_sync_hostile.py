@@ -137,4 +137,4 @@ def test_export_writes_a_torn_file_again(cli, tmp_path):
     torn.write_text(whole[:40])
     out = json.loads(cli("sync", "--export", str(data), "--json", env=src, check=True).stdout)
     assert out["runs_written"] == 1 and torn.read_text() == whole
-    assert not list(data.rglob(".tmp-*"))
+    assert not [p for p in data.rglob(".*") if p.is_file()]     # no temporary file left behind

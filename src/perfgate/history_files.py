@@ -15,9 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
-import tempfile
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -26,6 +24,7 @@ from perfgate import inputs
 from perfgate.errors import InputError
 from perfgate.inputs import finite_float
 from perfgate.model import Alert, Metric, Run, Testbed, identity_problem, time_problem
+from perfgate.outputs import write_atomic
 
 FORMAT = 1
 _SAFE = re.compile(r"^[A-Za-z0-9._-]{1,128}$")
@@ -65,8 +64,8 @@ def _dump(data: dict[str, Any]) -> str:
 
 def write_if_absent(root: Path, rel: Path, data: dict[str, Any]) -> bool:
     """Write the file unless it is there whole: one torn by a crash (not a history file) is
-    written again.  Through a temporary file of its own, so two exports into one folder at once
-    never share one."""
+    written again.  Atomically, through a temporary file of its own, so two exports into one
+    folder at once never share one."""
     path = root / rel
     if path.exists():
         try:
@@ -75,14 +74,7 @@ def write_if_absent(root: Path, rel: Path, data: dict[str, Any]) -> bool:
         except InputError:
             pass
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(_dump(data))
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomic(path, _dump(data))
     return True
 
 
@@ -225,9 +217,10 @@ def read_folder(root: Path) -> tuple[list[Run], list[Alert], set[str]]:
     if folders and not any((root / part).is_dir() for part in ("runs", "alerts", "acks")):
         raise InputError(str(root), "", "holds no runs/, alerts/ or acks/ folder: not a history exported by "
                          "'perfgate sync --export' (artifacts merged without merge-multiple sit one folder down)")
-    runs = [read_run(p) for p in sorted(root.glob("runs/*/*.json"))]
+    run_files = sorted(root.glob("runs/*/*.json"))
+    runs = [read_run(p) for p in run_files]
     seen: dict[str, Path] = {}
-    for p, run in zip(sorted(root.glob("runs/*/*.json")), runs):
+    for p, run in zip(run_files, runs):
         if run.idempotency_key in seen:   # one key, two runs: which one the store keeps is chance
             raise InputError(str(p), "run.idempotency_key", f"the key of {seen[run.idempotency_key]} too")
         seen[run.idempotency_key] = p

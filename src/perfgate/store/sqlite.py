@@ -17,8 +17,9 @@ import sys
 import time
 import uuid
 from array import array
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence, TypeVar
+from typing import Any, Callable, Iterable, Iterator, Sequence, TypeVar
 
 from perfgate import jsonio
 from perfgate.errors import StoreError
@@ -248,6 +249,17 @@ class SqliteStore(Store):
     def _write(self):
         return immediate(self.db, self._queue)
 
+    @contextmanager
+    def _all_or_nothing(self) -> Iterator[None]:
+        """One write transaction whose failure is a StoreError saying nothing was written."""
+        try:
+            with self._write():
+                yield
+        except sqlite3.Error as e:
+            # Ids cached inside the rolled-back transaction would point nowhere.
+            self._ids = {("project", self.project): self._project_id}
+            raise StoreError(f"{self.path}: nothing was written: {_reason(e, self.path)}") from None
+
     # --- dimensions ----------------------------------------------------------------------------
 
     def _dimension(self, table: str, name: str, **extra: Any) -> int:
@@ -287,14 +299,9 @@ class SqliteStore(Store):
         runs = [r.with_key() for r in runs]
         self._writable()
         added = []
-        try:
-            with self._write():
-                for run in runs:
-                    added.append(self._insert_run(run))
-        except sqlite3.Error as e:
-            # Ids cached inside the rolled-back transaction would point nowhere.
-            self._ids = {("project", self.project): self._project_id}
-            raise StoreError(f"{self.path}: nothing was written: {_reason(e, self.path)}") from None
+        with self._all_or_nothing():
+            for run in runs:
+                added.append(self._insert_run(run))
         return added
 
     def _insert_run(self, run: Run) -> bool:
@@ -604,7 +611,6 @@ class SqliteStore(Store):
         return new
 
     @_guarded
-    @_guarded
     def restore(self, runs: list[Run], alerts: list[Alert], acks: set[str]) -> tuple[int, int, int]:
         """``perfgate sync --import``: runs, alerts and acknowledgements as recorded elsewhere (same
         ids, creation times and statuses), in one transaction: all of it or nothing.  An alert
@@ -613,35 +619,31 @@ class SqliteStore(Store):
         runs, alerts and acknowledgements that were new."""
         runs = [r.with_key() for r in runs]
         self._writable()
-        try:
-            with self._write():
-                added = sum(self._insert_run(run) for run in runs)
-                restored, same_as = 0, {}
-                for a in alerts:
-                    row = self.db.execute(
-                        "SELECT uuid FROM alert WHERE project_id = ? AND (uuid = ? OR (kind = ? AND branch = ?"
-                        " AND testbed = ? AND benchmark = ? AND measure = ? AND commit_hash = ? AND direction = ?))",
-                        (self._project_id, a.id, a.kind, a.branch, a.testbed, a.benchmark, a.measure, a.commit,
-                         a.direction)).fetchone()
-                    if row is not None:
-                        same_as[a.id] = row[0]
-                        continue
-                    self.db.execute(
-                        f"INSERT INTO alert (project_id, {self._ALERT_COLUMNS}) VALUES ({', '.join('?' * 18)})",
-                        (self._project_id, a.id, a.kind, a.branch, a.testbed, a.benchmark, a.measure, a.commit,
-                         a.previous_commit, json.dumps(list(a.commit_range)), a.direction, a.magnitude, a.ci_low,
-                         a.ci_high, a.p_value, json.dumps(a.details, sort_keys=True, default=str), a.status,
-                         a.created))
-                    restored += 1
-                acknowledged = 0
-                for ack in sorted(acks):
-                    acknowledged += self.db.execute(
-                        "UPDATE alert SET status = 'acknowledged', acknowledged = COALESCE(acknowledged, ?)"
-                        " WHERE uuid = ? AND project_id = ? AND status = 'active'",
-                        (time.time(), same_as.get(ack, ack), self._project_id)).rowcount
-        except sqlite3.Error as e:
-            self._ids = {("project", self.project): self._project_id}
-            raise StoreError(f"{self.path}: nothing was written: {_reason(e, self.path)}") from None
+        with self._all_or_nothing():
+            added = sum(self._insert_run(run) for run in runs)
+            restored, same_as = 0, {}
+            for a in alerts:
+                row = self.db.execute(
+                    "SELECT uuid FROM alert WHERE project_id = ? AND (uuid = ? OR (kind = ? AND branch = ?"
+                    " AND testbed = ? AND benchmark = ? AND measure = ? AND commit_hash = ? AND direction = ?))",
+                    (self._project_id, a.id, a.kind, a.branch, a.testbed, a.benchmark, a.measure, a.commit,
+                     a.direction)).fetchone()
+                if row is not None:
+                    same_as[a.id] = row[0]
+                    continue
+                self.db.execute(
+                    f"INSERT INTO alert (project_id, {self._ALERT_COLUMNS}) VALUES ({', '.join('?' * 18)})",
+                    (self._project_id, a.id, a.kind, a.branch, a.testbed, a.benchmark, a.measure, a.commit,
+                     a.previous_commit, json.dumps(list(a.commit_range)), a.direction, a.magnitude, a.ci_low,
+                     a.ci_high, a.p_value, json.dumps(a.details, sort_keys=True, default=str), a.status,
+                     a.created))
+                restored += 1
+            acknowledged = 0
+            for ack in sorted(acks):
+                acknowledged += self.db.execute(
+                    "UPDATE alert SET status = 'acknowledged', acknowledged = COALESCE(acknowledged, ?)"
+                    " WHERE uuid = ? AND project_id = ? AND status = 'active'",
+                    (time.time(), same_as.get(ack, ack), self._project_id)).rowcount
         return added, restored, acknowledged
 
     @_guarded
