@@ -92,7 +92,7 @@ class Publisher:
     def _flush(self) -> FlushResult:
         result = FlushResult()
         for path, reason in self.spool.unreadable():
-            result.rejected.append((str(self.spool.set_aside_unreadable(path, reason)), reason))
+            result.rejected.append((str(self.spool.set_aside(path, reason)), reason))
         entries = self.spool.pending(self.target)
         for i, entry in enumerate(entries):
             try:

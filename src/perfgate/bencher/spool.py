@@ -82,10 +82,7 @@ class Spool:
     def reject(self, entry: Entry, reason: str) -> Path:
         """Move an entry the server refused (4xx) aside, with the reason, so it blocks nothing."""
         self.forget_rejected(str(entry.body.get("idempotency_key") or ""))
-        dest = self._rejected_dir() / entry.path.name
-        os.replace(entry.path, dest)
-        dest.with_suffix(".reason.txt").write_text(reason + "\n", encoding="utf-8")
-        return dest
+        return self.set_aside(entry.path, reason)
 
     def put_rejected(self, target: str, body: dict[str, Any], reason: str) -> Path:
         """Set aside a run the server refused, with the reason, as :meth:`reject` does.  A run
@@ -97,9 +94,9 @@ class Spool:
         dest.with_suffix(".reason.txt").write_text(reason + "\n", encoding="utf-8")
         return dest
 
-    def set_aside_unreadable(self, path: Path, reason: str) -> Path:
-        """A spool entry no one can read goes to ``rejected/`` with the reason, so the runs
-        queued behind it are still sent and the file itself is kept."""
+    def set_aside(self, path: Path, reason: str) -> Path:
+        """Move a spool entry to ``rejected/`` with the reason: one the server refused, or one no
+        one can read, so the runs queued behind it are still sent and the file itself is kept."""
         dest = self._rejected_dir() / path.name
         os.replace(path, dest)
         dest.with_suffix(".reason.txt").write_text(reason + "\n", encoding="utf-8")
@@ -124,7 +121,7 @@ class Spool:
         if not key:
             return
         self.dir.mkdir(parents=True, exist_ok=True)
-        append_line(self.dir / SENT, json.dumps({"target": target, "key": key}))
+        append_lines(self.dir / SENT, [json.dumps({"target": target, "key": key})])
 
     @contextmanager
     def turn(self) -> Iterator[None]:
@@ -201,15 +198,15 @@ def read_lines(path: Path) -> list[str]:
     return path.read_bytes().decode("utf-8", errors="replace").splitlines() if path.exists() else []
 
 
-def append_line(path: Path, line: str) -> None:
-    """Append one line of a ``.jsonl`` record, durably.  A line torn by a crash is ended first,
-    so the new record does not run on from it and get lost with it."""
+def append_lines(path: Path, lines: list[str]) -> None:
+    """Append lines to a ``.jsonl`` record, durably (one write, one fsync).  A line torn by a
+    crash is ended first, so the new records do not run on from it and get lost with it."""
     with open(path, "a+b") as f:
         if f.tell() > 0:
             f.seek(-1, os.SEEK_END)
             if f.read(1) != b"\n":
                 f.write(b"\n")
-        f.write(line.encode("utf-8") + b"\n")
+        f.write("".join(line + "\n" for line in lines).encode("utf-8"))
         f.flush()
         os.fsync(f.fileno())
 

@@ -22,7 +22,7 @@ from perfgate.escape import terminal
 from perfgate.bencher.payload import StartPoint
 from perfgate.bencher.publisher import FlushResult, Outcome
 from perfgate.bencher.redact import Secret
-from perfgate.bencher.spool import Spool, append_line, read_lines, same_target
+from perfgate.bencher.spool import Spool, append_lines, read_lines, same_target
 from perfgate.check_branches import is_check_branch
 from perfgate.errors import EXIT_OK, EXIT_REGRESSION, EXIT_USAGE, PerfgateError
 from perfgate.output import actions_warning, emit_json, err, out
@@ -132,9 +132,9 @@ class Ledger:
 
     def add(self, run_ids: list[str], refused: set[str]) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        for run_id in run_ids:
-            line = {"target": self.target, "run": run_id, **({"refused": True} if run_id in refused else {})}
-            append_line(self.path, json.dumps(line))
+        append_lines(self.path, [json.dumps({"target": self.target, "run": run_id,
+                                             **({"refused": True} if run_id in refused else {})})
+                                 for run_id in run_ids])
 
 
 def run(args: argparse.Namespace) -> int:
