@@ -52,13 +52,10 @@ def uncommitted_changes(root: str) -> bool:
     return bool(_git("-C", root, "status", "--porcelain", "--untracked-files=no"))
 
 
-def commit_subjects(shas, limit: int = 200) -> dict[str, str]:
-    """``sha -> "subject (author)"`` for the commits this checkout holds (at most ``limit`` of
-    them looked up); the others are left out."""
-    found = {}
-    for sha in list(dict.fromkeys(shas))[:limit]:
-        line = _git("log", "-1", "--format=%s%x1f%an", "--end-of-options", sha) if sha else None
-        if line and "\x1f" in line:
-            subject, author = line.split("\x1f", 1)
-            found[sha] = f"{subject[:120]} ({author[:60]})"
-    return found
+def commit_subject(sha: str) -> str | None:
+    """``"subject (author)"`` of a commit this checkout holds, else None."""
+    line = _git("log", "-1", "--format=%s%x1f%an", "--end-of-options", sha) if sha else None
+    if not line or "\x1f" not in line:
+        return None
+    subject, author = line.split("\x1f", 1)
+    return f"{subject[:120]} ({author[:60]})"

@@ -39,6 +39,7 @@ from perfgate.escape import terminal
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from perfgate.check_branches import check_branch
+from perfgate.gitinfo import uncommitted_changes
 from perfgate.commands.run import add_suite_options
 from perfgate.commands._common import add_markdown_option, check_identity, check_markdown_target, store_from, write_markdown
 from perfgate.containers import engine, images
@@ -255,8 +256,7 @@ def _warn_uncommitted(root: Path, shas: dict[str, str]) -> None:
     """A side that is the checked-out commit, in a tree with uncommitted changes: those changes
     are not what is measured (each side is built from its commit), which a user may not expect."""
     here = _git(root, "rev-parse", "HEAD")
-    dirty = _git(root, "status", "--porcelain", "--untracked-files=no")
-    if dirty and here in shas.values():
+    if here in shas.values() and uncommitted_changes(str(root)):
         err.print(f"[yellow]note:[/yellow] the working tree has uncommitted changes; check builds each side from "
                   f"its commit ({here[:12]} is HEAD), so they are not measured: commit them to check them")
 

@@ -9,6 +9,7 @@ down gets its events spooled and sent, in order, by a later run.
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 from pathlib import Path
 
@@ -16,7 +17,7 @@ from rich.markup import escape
 
 from perfgate.commands._common import store_from
 from perfgate.errors import EXIT_OK, EXIT_USAGE, PerfgateError
-from perfgate.gitinfo import commit_subjects
+from perfgate.gitinfo import commit_subject
 from perfgate.output import actions_warning, emit_json, err, out
 
 NAME = "notify"
@@ -71,7 +72,8 @@ def run(args: argparse.Namespace) -> int:
 
     if not args.channel:
         raise PerfgateError("notify: give at least one --channel (see perfgate notify --help)")
-    links = Links(args.pages_url, args.repo_url)
+    # A commit's subject, looked up in this checkout only for the messages sent, once each
+    links = Links(args.pages_url, args.repo_url, functools.lru_cache(maxsize=None)(commit_subject))
     channels = []
     try:
         for spec in args.channel:
@@ -82,8 +84,6 @@ def run(args: argparse.Namespace) -> int:
                 channels.append(channel)
         with store_from(args) as store:
             alerts = store.alerts()
-        # What each culprit commit is, said beside its hash (when this checkout has it)
-        links.subjects.update(commit_subjects(a.commit for a in alerts))
         with Ledger(ledger_path(args)) as ledger:
             reports = deliver_all(alerts, channels, ledger, skip_closed=args.skip_closed)
     finally:

@@ -13,11 +13,11 @@ from perfgate.notify.events import Event
 @dataclass(frozen=True)
 class Links:
     """Where a person reads more: the trend pages and the repository (both optional), and what
-    each culprit commit is (its subject and author, from the checkout, when it has them)."""
+    a culprit commit is (``subject_of``: its subject and author, or None when unknown)."""
 
     pages_url: str = ""
     repo_url: str = ""
-    subjects: dict[str, str] = field(default_factory=dict)
+    subject_of: Callable[[str], "str | None"] = field(default=lambda sha: None)
 
 
 # What a channel may ask about earlier deliveries: the reference (an issue number, say) that

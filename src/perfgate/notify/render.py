@@ -146,7 +146,7 @@ def evidence_table(alert: Alert, links: Links) -> str:
             ("evidence", f"{confidence(alert)}; found by the {alert.kind.replace('_', ' ')} test"
              + _where_siblings_md(alert)),
             ("first bad commit" if len(alert.suspects()) <= 1 else "commit range", culprit(alert, links)
-             + (f" {markdown_code(links.subjects[alert.commit])}" if links.subjects.get(alert.commit) else "")),
+             + (f" {markdown_code(subject)}" if (subject := links.subject_of(alert.commit)) else "")),
             ("last good commit", _md_link(markdown_code(short(last_good(alert))), commit_url(links, last_good(alert)))
              if last_good(alert) else "—")]
     if past_the_limit(alert) > 1:
@@ -219,8 +219,9 @@ def plain_text(event: Event, links: Links) -> str:
         if a.kind == "threshold":
             size += " over its baseline"
         text = f"{icon} Performance {a.direction}: {where} {size} at {commit(a.commit)}"
-        if links.subjects.get(a.commit):
-            text += f" {slack_code(links.subjects[a.commit])}"
+        subject = links.subject_of(a.commit)
+        if subject:
+            text += f" {slack_code(subject)}"
         suspects = a.suspects()
         if len(suspects) > 1:
             text += f" (one of {len(suspects)} commits: {link('range', range_url(links, a))})"
