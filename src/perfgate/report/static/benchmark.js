@@ -66,7 +66,9 @@
     // The x axis: dates (a week without runs is a gap) or commits in the order they were first
     // measured, evenly spaced (asv's and Bencher's other view); ?x=commits links to the latter.
     var dated = P.series.every(function (s) { return s.time.every(function (t) { return !!t; }); });
-    var axis = {mode: dated && PG.param("x") !== "commits" ? "date" : "commits", rank: commitRanks(P)};
+    var order = commitOrder(P), rank = {};
+    order.forEach(function (c, j) { rank[c] = j; });
+    var axis = {mode: dated && PG.param("x") !== "commits" ? "date" : "commits", commits: order, rank: rank};
     var axisBox = PG.el("fieldset", {}, PG.el("legend", {text: "x axis"}));
     [["date", "date"], ["commits", "commits in order"]].forEach(function (kv) {
       var rb = PG.el("input", {type: "radio", name: "x-axis", value: kv[0], checked: axis.mode === kv[0] && "checked",
@@ -109,26 +111,19 @@
     return s.commit.map(function (c, i) { return axis.mode === "date" ? Date.parse(s.time[i]) : axis.rank[c]; });
   }
 
-  // Each commit's place among all the page's commits, by when it was first measured (the same
-  // commit on two testbeds or branches is one place).
-  function commitRanks(P) {
+  // The page's commits in the order they were first measured (the same commit on two testbeds
+  // or branches is one place).
+  function commitOrder(P) {
     var first = {};
     P.runs.commit.forEach(function (c, r) {
       var t = Date.parse(P.runs.time[r]);
       t = isNaN(t) ? r : t;
       if (!(c in first) || t < first[c][0] || (t === first[c][0] && r < first[c][1])) first[c] = [t, r];
     });
-    var rank = {};
-    Object.keys(first).sort(function (a, b) { return first[a][0] - first[b][0] || first[a][1] - first[b][1]; })
-      .forEach(function (c, j) { rank[c] = j; });
-    return rank;
+    return Object.keys(first).sort(function (a, b) { return first[a][0] - first[b][0] || first[a][1] - first[b][1]; });
   }
 
   function commitAt(axis, v) {
-    if (!axis.commits) {
-      axis.commits = [];
-      Object.keys(axis.rank).forEach(function (c) { axis.commits[axis.rank[c]] = c; });
-    }
     var c = axis.commits[v];
     return c ? c.slice(0, 7) : "";
   }
