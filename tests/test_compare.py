@@ -147,3 +147,22 @@ def test_medians_far_from_the_paired_change_are_explained():
     [v] = c.verdicts
     assert abs(v.effect) < 0.05 and v.ratio > 1.5
     assert any("the change is the verdict's" in n for n in c.notes)
+
+
+def test_the_terminal_table_of_a_large_suite_keeps_its_findings_and_folds_the_quiet_rows():
+    # 60 benchmarks, one 20% slower: the regression is listed, the quiet rows nearest a finding
+    # after it, and the rest are counted (a check of a full suite printed 3,932 rows before).
+    base = {(f"b{i:02}", "latency"): samples(20, 0.01, i) for i in range(60)}
+    head = {(f"b{i:02}", "latency"): samples(20, 0.01, 100 + i, 1.2 if i == 7 else 1.0) for i in range(60)}
+    c = compare_samples(base, head, TH)
+    assert [v.benchmark for v in c.regressions] == ["b07"]
+    text = c.render()
+    lines = text.splitlines()
+    assert lines[2].startswith("b07") and "regression" in lines[2]
+    assert sum(line.startswith("b") and line.endswith(" no-change") for line in lines) == 30
+    assert "… 29 more no-change row(s) not shown (--all-rows lists them; --json has every row)" in text
+    everything = c.render(None)
+    assert sum(line.startswith("b") and line.endswith(" no-change") for line in everything.splitlines()) == 59 and "more no-change" not in everything
+    quiet = sorted((v for v in c.verdicts if v.verdict == "no-change"), key=lambda v: v.q_value)
+    shown = {line.split()[0] for line in lines if line.startswith("b") and line.endswith(" no-change")}
+    assert shown == {v.benchmark for v in quiet[:30]}         # the rows nearest a finding

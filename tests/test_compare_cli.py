@@ -71,3 +71,21 @@ def test_sides_of_different_checks_are_said_not_to_be_measured_together(cli, sto
     assert "not measured together" in mixed.stdout, mixed.stdout
     paired = cli("compare", "--base", ids[("check/main", 1.0)], "--head", ids[("check/pr", 2.0)])
     assert "not measured together" not in paired.stdout
+
+
+def test_the_terminal_folds_quiet_rows_past_thirty_unless_all_rows(cli, store_path):
+    def wide(commit: str, seed: int, t: float) -> Run:
+        rng = np.random.default_rng(seed)
+        return Run("default", "main", commit, Bed("tb"),
+                   [Metric(f"bench{i:02}", "latency", 1e6, samples=tuple(1e6 * (1 + 0.02 * rng.standard_normal(20))))
+                    for i in range(40)], start_time=t)
+
+    with SqliteStore(store_path) as store:
+        store.add_runs([wide("a1", 1, 1.0), wide("a2", 2, 2.0)])
+        ids = {r.commit: r.run_id for r in store.runs()}
+    folded = cli("compare", "--base", ids["a1"], "--head", ids["a2"])
+    assert folded.returncode == 0, folded.stderr
+    assert "more no-change row(s) not shown (--all-rows lists them" in folded.stdout
+    assert sum(line.startswith("bench") for line in folded.stdout.splitlines()) < 40
+    every = cli("compare", "--base", ids["a1"], "--head", ids["a2"], "--all-rows")
+    assert "not shown" not in every.stdout and all(f"bench{i:02}" in every.stdout for i in range(40))

@@ -72,6 +72,19 @@ def add_markdown_option(p: argparse.ArgumentParser) -> None:
                    help="also write the verdicts as a pull-request comment (GitHub Markdown) to FILE")
 
 
+def add_all_rows_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--all-rows", action="store_true",
+                   help="list every no-change row in the terminal table (by default the findings and the 30 "
+                        "no-change rows nearest to one)")
+
+
+def quiet_rows(args: argparse.Namespace) -> int | None:
+    """How many no-change rows the terminal table shows (``None``: all)."""
+    from perfgate.detect.compare import QUIET_ROWS
+
+    return None if args.all_rows else QUIET_ROWS
+
+
 def check_markdown_target(args: argparse.Namespace) -> None:
     """Refuse an unwritable --markdown before the verdicts are computed (they would be lost)."""
     if args.markdown:

@@ -41,7 +41,8 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from perfgate.check_branches import check_branch
 from perfgate.gitinfo import uncommitted_changes
 from perfgate.commands.run import add_suite_options
-from perfgate.commands._common import add_markdown_option, check_identity, check_markdown_target, store_from, write_markdown
+from perfgate.commands._common import (add_all_rows_option, add_markdown_option, check_identity, check_markdown_target,
+                                      quiet_rows, store_from, write_markdown)
 from perfgate.containers import engine, images
 from perfgate.containers.fingerprint import container_testbed
 from perfgate.containers.manifest import Suite, discover
@@ -69,6 +70,7 @@ EPILOG = """examples:
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_markdown_option(p)
+    add_all_rows_option(p)
     p.add_argument("--base", required=True, metavar="REF", help="the commit compared against (e.g. origin/main)")
     p.add_argument("--head", required=True, metavar="REF", help="the commit under test (e.g. HEAD)")
     p.add_argument("--rounds", type=int, default=DEFAULT_ROUNDS, metavar="N",
@@ -414,6 +416,6 @@ def _print(comparison: Comparison, args: argparse.Namespace, shas: dict[str, str
            outcome: Outcome) -> None:
     out.print(f"perfgate check: {terminal(args.head)} ({shas['head'][:12]}) against {terminal(args.base)} "
               f"({shas['base'][:12]}), {outcome.rounds} interleaved rounds on {terminal(testbeds)}")
-    out.print(terminal(comparison.render(), keep_newlines=True))
+    out.print(terminal(comparison.render(quiet_rows(args)), keep_newlines=True))
     verdict = "FAIL: significant regression" if comparison.exit_code else "ok: no significant regression"
     out.print(f"{verdict} (MDE = smallest change each benchmark would show with 80% probability)")

@@ -14,7 +14,8 @@ from __future__ import annotations
 import argparse
 from dataclasses import asdict
 
-from perfgate.commands._common import add_markdown_option, check_markdown_target, store_from, write_markdown
+from perfgate.commands._common import (add_all_rows_option, add_markdown_option, check_markdown_target, quiet_rows,
+                                      store_from, write_markdown)
 from perfgate.escape import terminal
 from perfgate.errors import PerfgateError
 from perfgate.output import emit_json, out
@@ -31,6 +32,7 @@ EPILOG = """examples:
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_markdown_option(p)
+    add_all_rows_option(p)
     p.add_argument("--base", metavar="RUN", help="run id of the base")
     p.add_argument("--head", metavar="RUN", help="run id of the head")
     p.add_argument("--base-branch", metavar="BRANCH", help="use the newest run of this branch as base")
@@ -110,5 +112,5 @@ def run(args: argparse.Namespace) -> int:
     else:
         out.print(terminal(f"head {head.branch}@{head.commit[:12]} against base {base.branch}@{base.commit[:12]}"),
                   highlight=False)
-        out.print(terminal(comparison.render(), keep_newlines=True), highlight=False)
+        out.print(terminal(comparison.render(quiet_rows(args)), keep_newlines=True), highlight=False)
     return comparison.exit_code

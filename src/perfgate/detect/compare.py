@@ -115,6 +115,8 @@ MISSING_IN_BASE, MISSING_IN_HEAD = "missing in base", "missing in head"
 INTERVALS_NOTE = ("each interval is its row's own, not adjusted for the others: an interval clear of 0 with "
                   "q above the level is no-change")
 ONE_SIDED = (MISSING_IN_BASE, MISSING_IN_HEAD)
+# No-change rows a terminal table shows by default (the findings are always all shown).
+QUIET_ROWS = 30
 
 
 @dataclass
@@ -161,10 +163,15 @@ class Comparison:
     def exit_code(self) -> int:
         return 1 if self.regressions else 0
 
-    def render(self) -> str:
-        """A plain-text table, worst first."""
+    def render(self, quiet_rows: int | None = QUIET_ROWS) -> str:
+        """A plain-text table, worst first: every finding and every row that could not be judged,
+        and at most ``quiet_rows`` no-change rows (those nearest to a finding; ``None``: all) — a
+        suite of thousands of benchmarks would otherwise bury its findings in a CI log."""
+        ordered = sorted(self.verdicts, key=_severity)
+        quiet = [v for v in ordered if v.verdict == "no-change"]
+        hidden = {id(v) for v in quiet[quiet_rows:]} if quiet_rows is not None else set()
         rows = [("benchmark", "measure", "base", "head", "change [CI]", "q", "MDE", "verdict")]
-        for v in sorted(self.verdicts, key=_severity):
+        for v in (v for v in ordered if id(v) not in hidden):
             rows.append((v.benchmark, v.measure, human(v.base_median, v.measure), human(v.head_median, v.measure),
                          pct(v.effect) + v.interval(),
                          "—" if v.q_value is None else p_cell(v.q_value), pct(v.mde, sign=False),
@@ -175,6 +182,8 @@ class Comparison:
         summary = (f"{len(self.findings('regression'))} regression(s), {len(self.findings('improvement'))} "
                    f"improvement(s) among {self.compared} comparison(s) (a throughput tied to its latency is "
                    f"one finding); {self.rate_text()}; {INTERVALS_NOTE}")
+        if hidden:
+            lines.append(f"… {len(hidden)} more no-change row(s) not shown (--all-rows lists them; --json has every row)")
         return "\n".join([*self.warnings, *lines, summary, *self.notes])
 
 
