@@ -633,3 +633,23 @@ def test_a_cold_first_run_does_not_hide_a_clean_step_in_a_short_history():
     assert cp.index == 9 and 0.2 < cp.magnitude < 0.33
     [cp] = detect_change_points([*low, 12300.0, *high])        # a spike on the step (placed on it)
     assert cp.index in (8, 9)
+
+
+def test_cold_runs_that_open_a_history_are_set_aside_and_hide_no_step():
+    # The same consumer's history as recorded: four runs before the quiet ones, three of them cold
+    # (11.8, 9.9 and 16.2 µs) and one warm (6.3), then 8 runs at 6.1 µs and 5 at 7.77.  Two cold
+    # runs in a row read as persistence (variances inflated about threefold): no change point.
+    low = [6129.0, 6237.0, 6597.0, 6121.0, 6113.0, 6116.0, 6137.0, 6171.0]
+    high = [7771.0, 7768.0, 7803.0, 7738.0, 7763.0]
+    detector = ChangePointDetector().fit([11803.0, 9912.0, 6310.0, 16204.0, *low, *high])
+    [cp] = detector.predict()
+    assert cp.index == 12 and 0.2 < cp.magnitude < 0.33
+    assert detector.noise_.set_aside[:5].tolist() == [True, True, False, True, False]
+    # Five runs at a level of their own are a regime, not a warm-up: their change is reported.
+    first = [11803.0, 11650.0, 11900.0, 11700.0, 11750.0]
+    assert [c.index for c in detect_change_points([*first, *low, *high])] == [5, 13]
+    # A bimodal benchmark that opens in the mode it visits again keeps that run.
+    rng = np.random.default_rng(5)
+    modes = np.where(rng.random(60) < 0.3, 4430.0, 4250.0) * (1 + 0.002 * rng.standard_normal(60))
+    modes[0] = 4440.0
+    assert not ChangePointDetector().fit(modes).noise_.set_aside.any()

@@ -76,7 +76,8 @@ from perfgate.detect.location import LOCATION_LEVEL, locate, split_scores
 from perfgate.detect.modes import without_mode_visits
 from perfgate.detect.noise import NoiseModel, lag1_autocorrelation, variance_inflation, wander_autocorrelation
 from perfgate.detect.pelt import pelt_l2
-from perfgate.detect.stats import hodges_lehmann, mean_test, normal_quantile, pooled_sd, rank_test, raw_median
+from perfgate.detect.stats import (far_out_fences, hodges_lehmann, mean_test, normal_quantile, pooled_sd, rank_test,
+                                  raw_median)
 from perfgate.thresholds import ChangePointSettings
 
 WINDOW = 90          # points each side used to judge a candidate (bounds the effect of slow drift)
@@ -636,27 +637,6 @@ def extreme_rank_z(na: int, nb: int, inflation: float) -> float:
     windows of these sizes can show."""
     u = na * nb / 2.0 - 0.5
     return u / math.sqrt(na * nb * (na + nb + 1) / 12.0 * inflation)
-
-
-def quartiles(a: np.ndarray) -> tuple[float, float]:
-    """First and third quartiles (linear interpolation, as numpy's default), from one sort."""
-    x = np.sort(a)
-    out = []
-    for q in (0.25, 0.75):
-        h = (x.size - 1) * q
-        k = int(h)
-        out.append(float(x[k] + (h - k) * (x[min(k + 1, x.size - 1)] - x[k])))
-    return out[0], out[1]
-
-
-def far_out_fences(a: np.ndarray, sigma: float, fence: float = 3.0) -> tuple[float, float]:
-    """Tukey's far-out fences ``[Q1 - 3·IQR, Q3 + 3·IQR]`` of ``a``'s own quartiles, the IQR
-    floored at ``1.349·sigma``; no fences (infinite) under 4 values."""
-    if a.size < 4:
-        return -math.inf, math.inf
-    q1, q3 = quartiles(a)
-    iqr = max(float(q3 - q1), 1.349 * sigma)
-    return q1 - fence * iqr, q3 + fence * iqr
 
 
 def fenced(a: np.ndarray, sigma: float, fence: float = 3.0) -> np.ndarray:

@@ -151,3 +151,24 @@ def benjamini_hochberg(pvalues: list[float] | np.ndarray) -> np.ndarray:
     q = np.empty(m)
     q[order] = np.minimum(q_sorted, 1.0)
     return q
+
+
+def quartiles(a: np.ndarray) -> tuple[float, float]:
+    """First and third quartiles (linear interpolation, as numpy's default), from one sort."""
+    x = np.sort(a)
+    out = []
+    for q in (0.25, 0.75):
+        h = (x.size - 1) * q
+        k = int(h)
+        out.append(float(x[k] + (h - k) * (x[min(k + 1, x.size - 1)] - x[k])))
+    return out[0], out[1]
+
+
+def far_out_fences(a: np.ndarray, sigma: float, fence: float = 3.0) -> tuple[float, float]:
+    """Tukey's far-out fences ``[Q1 - 3·IQR, Q3 + 3·IQR]`` of ``a``'s own quartiles, the IQR
+    floored at ``1.349·sigma``; no fences (infinite) under 4 values."""
+    if a.size < 4:
+        return -math.inf, math.inf
+    q1, q3 = quartiles(a)
+    iqr = max(float(q3 - q1), 1.349 * sigma)
+    return q1 - fence * iqr, q3 + fence * iqr
