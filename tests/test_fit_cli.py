@@ -225,3 +225,19 @@ def test_a_model_below_zero_where_costs_were_measured_is_flagged(fit, scaling):
     [total] = [p for p in fit_json(fit, str(scaling / "async-deinit-quick-quadratic.tsv"), "-y", "T")["phases"]]
     assert total["fit"]["below_zero"] == 43
     assert "below zero" not in fit(str(scaling / "synthetic-vo.tsv")).stdout
+
+
+def test_a_knee_model_that_wins_by_bic_is_the_headline(fit, scaling):
+    """The quick quadratic-queue table's first line was a polynomial of R² 0.25, below zero at 43
+    points, and the knee model that beats it by ΔBIC 140 came last: the knee model now leads,
+    with its own R², and the polynomial follows as what fits without a knee."""
+    proc = fit(str(scaling / "async-deinit-quick-quadratic.tsv"), "-y", "T", "--knee", "objects")
+    first, second = proc.stdout.splitlines()[:2]
+    assert first.startswith("Total: knee model ") and "knee at objects ≈ 3,007" in first
+    r2 = float(first.rsplit("R² = ", 1)[1])
+    assert 0.25 < r2 <= 1.0                             # better than the polynomial's 0.2525
+    assert second.strip().startswith("without a knee: 0.418⋅o²") and "(ΔBIC 140.1 worse)" in second
+    doc = fit_json(fit, str(scaling / "async-deinit-quick-quadratic.tsv"), "-y", "T", "--knee", "objects")
+    assert doc["phases"][0]["knee"]["r2"] == pytest.approx(r2, abs=1e-4)
+    plain = fit(str(scaling / "async-deinit-quick-linear.tsv"), "-y", "T", "--knee", "objects").stdout.splitlines()
+    assert plain[0].startswith("Total: 27⋅o, R² =") and any("no knee in objects" in line for line in plain)

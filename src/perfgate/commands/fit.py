@@ -313,10 +313,18 @@ def _expectations(path: str):
 def _print(results, names: dict[str, str], n: int, args: argparse.Namespace) -> None:
     width = max(len(label) for _, label, *_ in results)
     for key, label, y, fit, selection, knee, verdicts in results:
-        out.print(f"{label.ljust(width)}: {fit.summary()}", markup=False, soft_wrap=True)
+        pad = " " * (width + 2)
+        if knee is not None and knee.found:
+            # The knee model beat every model without one by BIC: it is the headline, and the
+            # best polynomial (whose R² can be poor, or its cost below zero) the comparison.
+            out.print(f"{label.ljust(width)}: {knee.describe(names.get(knee.param, knee.param))}"
+                      + (f"; R² = {knee.r2:.4f}" if knee.r2 is not None else ""), markup=False, soft_wrap=True)
+            out.print(f"{pad}without a knee: {fit.summary()} (ΔBIC {knee.delta_bic:.1f} worse)", markup=False,
+                      soft_wrap=True)
+        else:
+            out.print(f"{label.ljust(width)}: {fit.summary()}", markup=False, soft_wrap=True)
         cis = "  ".join(f"{t.label} {c:,.4g} [{lo:,.4g}, {hi:,.4g}]"
                         for t, c, lo, hi in zip(fit.terms, fit.coef, fit.ci_low, fit.ci_high))
-        pad = " " * (width + 2)
         out.print(f"{pad}95% CI: {cis}; weighted R² = {fit.r2_weighted:.4f}", markup=False, style="dim",
                   soft_wrap=True)
         if fit.below_zero:
@@ -327,7 +335,7 @@ def _print(results, names: dict[str, str], n: int, args: argparse.Namespace) -> 
                    f"ΔBIC {-delta:.1f} better, too little for its extra terms")
             out.print(f"{pad}chosen by BIC among {len(selection.ranking)} models; next best {runner.spec}: {why}",
                       markup=False, style="dim", soft_wrap=True)
-        if knee is not None and (args.knee or knee.found):
+        if knee is not None and args.knee and not knee.found:
             out.print(f"{pad}{knee.describe(names.get(knee.param, knee.param))}", markup=False, soft_wrap=True)
         for v in verdicts:
             mark = "ok" if v.ok else "VIOLATED"

@@ -56,6 +56,7 @@ class Knee:
     fitted: np.ndarray | None = field(default=None, repr=False)  # the knee model's predictions
     base: list[Term] = field(default_factory=list, repr=False)    # the knee model: base terms ...
     beta: np.ndarray | None = field(default=None, repr=False)     # ... their coefficients, then gamma
+    r2: float | None = None  # the knee model's R² (unweighted, as the fit summary's)
 
     def predict(self, params: dict[str, np.ndarray]) -> np.ndarray:
         """The knee model's cost at other parameter values (a curve to draw)."""
@@ -152,8 +153,11 @@ def find_knee(base: list[Term], params: dict[str, np.ndarray], y: np.ndarray, le
     effect = gamma * hinge(x[i_max], k, d) / pred if pred > 0 else 0.0
     found = delta > 0 and gamma > 0 and lo < k < hi
     labels = [t.label for t in base] + [f"({letter} − {k:,.0f})₊" + ("²" if d == 2 else "")]
+    fitted = Xk @ beta
+    spread = float(((y - y.mean()) ** 2).sum())
+    r2 = 1.0 - float(((y - fitted) ** 2).sum()) / spread if spread > 0 else None
     return Knee(letter, bool(found), float(k), float(best["low"]), float(best["high"]), d, gamma, slope,
-                float(delta), p_value, float(effect), format_formula(labels, beta), Xk @ beta, list(base), beta)
+                float(delta), p_value, float(effect), format_formula(labels, beta), fitted, list(base), beta, r2)
 
 
 def _search(X0: np.ndarray, x: np.ndarray, y: np.ndarray, w: np.ndarray, lo: float, hi: float) -> dict | None:
