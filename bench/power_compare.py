@@ -87,7 +87,7 @@ def wall(args: argparse.Namespace) -> None:
             caught[paired] += target.verdict == "regression"
             if target.verdict != "regression":
                 misses[paired].append(f"{target.effect:+.2%} q={target.q_value:.2g}")
-            false[paired] += sum(v.verdict != "no-change" for v in c.verdicts if v.benchmark != "loop-target")
+            false[paired] += sum(v.verdict in ("regression", "improvement") for v in c.verdicts if v.benchmark != "loop-target")
             effects[paired].append(target.effect)
     elapsed = time.perf_counter() - started
     print(f"wall time, {args.extra:.0%} extra work, {args.samples} samples a side (each the fastest of "

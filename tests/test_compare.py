@@ -99,7 +99,7 @@ def test_paired_cancels_shared_machine_state():
     key = ("b", "latency")
     unpaired = compare_samples({key: tuple(base)}, {key: tuple(head)}, TH).verdicts[0]
     paired = compare_samples({key: tuple(base)}, {key: tuple(head)}, TH, paired=True).verdicts[0]
-    assert unpaired.verdict == "no-change"
+    assert unpaired.verdict == "inconclusive"          # its interval reaches the 2% threshold
     assert paired.method == "wilcoxon-paired" and paired.verdict == "regression"
     assert paired.ci_low < 0.03 < paired.ci_high and paired.mde < unpaired.mde
     uneven = compare_samples({key: tuple(base)}, {key: tuple(head[:10])}, TH, paired=True).verdicts[0]
@@ -160,9 +160,42 @@ def test_the_terminal_table_of_a_large_suite_keeps_its_findings_and_folds_the_qu
     lines = text.splitlines()
     assert lines[2].startswith("b07") and "regression" in lines[2]
     assert sum(line.startswith("b") and line.endswith(" no-change") for line in lines) == 30
-    assert "… 29 more no-change row(s) not shown (--all-rows lists them; --json has every row)" in text
+    assert "… 29 more row(s) not shown (no-change; --all-rows lists them; --json has every row)" in text
     everything = c.render(None)
-    assert sum(line.startswith("b") and line.endswith(" no-change") for line in everything.splitlines()) == 59 and "more no-change" not in everything
+    assert sum(line.startswith("b") and line.endswith(" no-change") for line in everything.splitlines()) == 59
+    assert "not shown" not in everything
     quiet = sorted((v for v in c.verdicts if v.verdict == "no-change"), key=lambda v: v.q_value)
     shown = {line.split()[0] for line in lines if line.startswith("b") and line.endswith(" no-change")}
     assert shown == {v.benchmark for v in quiet[:30]}         # the rows nearest a finding
+
+
+def test_a_row_too_noisy_to_rule_out_its_threshold_is_inconclusive_not_no_change():
+    """An audit's check: `fib` +12.24% [-8.72%, +38.02%], MDE 69%, against a 2% threshold, read
+    "no-change" under "✅ No performance regression". A row is no-change only when its interval
+    lies within ± its threshold; otherwise it is inconclusive, and the headline counts it."""
+    from perfgate.report.markdown import comparison_markdown
+
+    quiet, noisy = ("sort", "latency"), ("fib", "latency")
+    c = compare_samples({quiet: samples(30, 0.01, 1), noisy: samples(6, 0.15, 2)},
+                        {quiet: samples(30, 0.01, 3), noisy: samples(6, 0.15, 4, 1.10)}, TH)
+    by = {v.benchmark: v for v in c.verdicts}
+    assert by["sort"].verdict == "no-change" and -0.02 < by["sort"].ci_low < by["sort"].ci_high < 0.02
+    assert by["fib"].verdict == "inconclusive" and by["fib"].ci_high > 0.02 and c.exit_code == 0
+    assert [v.benchmark for v in c.inconclusive] == ["fib"]
+    text = c.render()
+    assert "1 of 2 comparison(s) inconclusive: their interval reaches their threshold" in text
+    assert text.index("fib") < text.index("sort")                  # inconclusive rows come first
+    md = comparison_markdown(c)
+    assert "⚠️ **No performance regression found; 1 of 2 comparison(s) inconclusive**" in md
+    assert "✅" not in md and "| 🟡 `fib` |" in md and "1 of them inconclusive" in md
+    clean = compare_samples({quiet: samples(30, 0.01, 1)}, {quiet: samples(30, 0.01, 3)}, TH)
+    assert "✅ **No performance regression**" in comparison_markdown(clean)
+    assert not clean.inconclusive and "comparison(s) inconclusive" not in clean.render()
+
+
+def test_significant_below_threshold_is_no_change_only_when_the_interval_stays_inside_it():
+    key = ("b", "latency")
+    tight = compare_samples({key: samples(60, 0.002, 5)}, {key: samples(60, 0.002, 6, 1.01)}, TH).verdicts[0]
+    assert tight.verdict == "no-change" and "below the 2.0% threshold" in tight.note and tight.ci_high < 0.02
+    loose = compare_samples({key: samples(16, 0.01, 7)}, {key: samples(16, 0.01, 8, 1.015)}, TH).verdicts[0]
+    assert loose.q_value <= 0.05 and loose.ci_high >= 0.02 and loose.verdict == "inconclusive"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from perfgate.units import confidence_text, human, p_cell, p_text
@@ -51,16 +53,19 @@ def test_a_percentage_past_ten_thousand_is_written_as_a_bound():
     assert pct(99.99) == "+9999.00%" and pct(-0.5) == "-50.00%"
 
 
-def test_logs_are_as_wide_as_columns_says(monkeypatch):
-    import io
+def test_logs_write_lines_whole_whatever_columns_says():
+    """Off a terminal, lines were folded at 160 columns (or $COLUMNS): a check table's verdict
+    "(significant but below the ⏎1.0% threshold)" and detect's table cells were split in CI logs."""
+    import subprocess
+    import sys
 
-    from perfgate.output import _log_width
-
-    monkeypatch.setenv("COLUMNS", "250")
-    assert _log_width(io.StringIO()) == 250
-    monkeypatch.setenv("COLUMNS", "80")        # what many shells and CI runners export: not narrower
-    assert _log_width(io.StringIO()) == 160
-    monkeypatch.setenv("COLUMNS", "x")
-    assert _log_width(io.StringIO()) == 160
-    monkeypatch.delenv("COLUMNS")
-    assert _log_width(io.StringIO()) == 160
+    code = ("from rich.table import Table\nfrom perfgate.output import out\nout.print('note ' + 'x' * 400)\n"
+            "t = Table()\nt.add_column('a')\nt.add_column('b')\nt.add_row('y' * 150, 't_test limit, ' + 'z' * 150)\n"
+            "out.print(t)")
+    for columns in ("80", "250", "x"):
+        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                              env={**os.environ, "COLUMNS": columns})
+        lines = proc.stdout.splitlines()
+        assert lines[0] == "note " + "x" * 400
+        [row] = [line for line in lines if "yyy" in line]
+        assert "t_test limit, " + "z" * 150 in row

@@ -10,17 +10,15 @@ from rich.console import Console
 
 from perfgate.jsonio import dumps
 
-LOG_WIDTH = 160
+LOG_WIDTH = 10_000
 
 
 def _log_width(stream) -> int | None:
-    """Off a terminal (CI logs, pipes) rich would wrap tables at 80 columns; logs are read wide:
-    160, or a wider $COLUMNS (a wide check table wrapped mid-row at 160).  A narrower one, which
-    shells and CI runners often export as 80, would fold the tables logs are read for."""
-    if stream.isatty():
-        return None
-    columns = os.environ.get("COLUMNS", "")
-    return min(max(int(columns), LOG_WIDTH), 10_000) if columns.isdigit() else LOG_WIDTH
+    """Off a terminal (CI logs, pipes) rich would wrap at 80 columns, and any width at all folds
+    a wide table's rows or a long note mid-word (a check table wrapped at 160, a detect table
+    split a cell over two rows): logs are read by viewers that wrap lines themselves, so lines
+    are written whole.  On a terminal, its own width."""
+    return None if stream.isatty() else LOG_WIDTH
 
 
 out = Console(highlight=False, width=_log_width(sys.stdout))

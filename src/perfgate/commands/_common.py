@@ -74,12 +74,12 @@ def add_markdown_option(p: argparse.ArgumentParser) -> None:
 
 def add_all_rows_option(p: argparse.ArgumentParser) -> None:
     p.add_argument("--all-rows", action="store_true",
-                   help="list every no-change row in the terminal table (by default the findings and the 30 "
-                        "no-change rows nearest to one)")
+                   help="list every unflagged row in the terminal table (by default the findings and the 30 "
+                        "unflagged rows nearest to one, inconclusive first)")
 
 
 def quiet_rows(args: argparse.Namespace) -> int | None:
-    """How many no-change rows the terminal table shows (``None``: all)."""
+    """How many unflagged rows the terminal table shows (``None``: all)."""
     from perfgate.detect.compare import QUIET_ROWS
 
     return None if args.all_rows else QUIET_ROWS

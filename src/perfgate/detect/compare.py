@@ -41,8 +41,11 @@ The maths, per (benchmark, measure), on the log of the raw samples (so effects a
   comparison — 50 benchmarks at α = 0.05 would otherwise raise 2–3 false alarms per PR;
 * verdict: ``regression`` / ``improvement`` when ``q ≤ α`` and ``|effect| ≥ min_effect`` (the
   series' change point threshold from ``thresholds/``), in the measure's bad / good direction;
-  ``no-change`` otherwise; ``insufficient-data`` when a side has fewer than ``MIN_SAMPLES``
-  samples (unless the measure is deterministic, below);
+  otherwise ``no-change`` when the effect's interval lies inside ``±min_effect`` (a change of
+  the threshold's size is ruled out either way), and ``inconclusive`` when it reaches the
+  threshold (too noisy, or too few rounds, to tell: a regression that size could be there);
+  ``insufficient-data`` when a side has fewer than ``MIN_SAMPLES`` samples (unless the measure
+  is deterministic, below);
 * minimum detectable effect: the shift this pair could detect with 80% power at level α,
   ``exp((z_{1-α/2} + z_{0.8}) · s · sqrt(1/n_b + 1/n_h)) - 1`` with ``s`` the pooled robust
   (MAD) standard deviation of the log samples — Mann–Whitney has ≥ 86% of the t-test's
@@ -80,7 +83,7 @@ TIED_MEASURES = ("latency", "throughput")
 class Verdict:
     benchmark: str
     measure: str
-    verdict: str               # regression | improvement | no-change | insufficient-data
+    verdict: str               # regression | improvement | no-change | inconclusive | insufficient-data
     n_base: int
     n_head: int
     base_median: float | None
@@ -113,9 +116,11 @@ class Verdict:
 MISSING_IN_BASE, MISSING_IN_HEAD = "missing in base", "missing in head"
 # The intervals are each row's own; the verdicts are adjusted for the number of comparisons.
 INTERVALS_NOTE = ("each interval is its row's own, not adjusted for the others: an interval clear of 0 with "
-                  "q above the level is no-change")
+                  "q above the level is no finding; no-change means the interval lies within ± the threshold, "
+                  "inconclusive that it reaches it")
 ONE_SIDED = (MISSING_IN_BASE, MISSING_IN_HEAD)
-# No-change rows a terminal table shows by default (the findings are always all shown).
+# Unflagged rows (inconclusive, then no-change) a terminal table shows by default; the findings
+# and the rows that could not be judged are always all shown.
 QUIET_ROWS = 30
 
 
@@ -151,6 +156,19 @@ class Comparison:
     def improvements(self) -> list[Verdict]:
         return [v for v in self.verdicts if v.verdict == "improvement"]
 
+    @property
+    def inconclusive(self) -> list[Verdict]:
+        """Rows whose interval reaches their threshold, each tied pair counted once."""
+        return [v for v in self.verdicts if v.verdict == "inconclusive" and tied_to(self.verdicts, v) is None]
+
+    def inconclusive_text(self) -> str:
+        """What the inconclusive rows mean, counted; "" when there are none."""
+        n = len(self.inconclusive)
+        if not n:
+            return ""
+        return (f"{n} of {self.compared} comparison(s) inconclusive: their interval reaches their threshold, so a "
+                f"regression that size could be there unseen (more samples or rounds would decide them)")
+
     def findings(self, verdict: str) -> list[tuple[Verdict, list[Verdict]]]:
         """Verdicts of one kind grouped so measures tied by construction make one finding:
         ``(primary, [tied verdicts folded into it])``."""
@@ -165,10 +183,11 @@ class Comparison:
 
     def render(self, quiet_rows: int | None = QUIET_ROWS) -> str:
         """A plain-text table, worst first: every finding and every row that could not be judged,
-        and at most ``quiet_rows`` no-change rows (those nearest to a finding; ``None``: all) — a
-        suite of thousands of benchmarks would otherwise bury its findings in a CI log."""
-        ordered = sorted(self.verdicts, key=_severity)
-        quiet = [v for v in ordered if v.verdict == "no-change"]
+        and at most ``quiet_rows`` unflagged rows (inconclusive first, each kind nearest to a
+        finding first; ``None``: all) — a suite of thousands of benchmarks would otherwise bury
+        its findings in a CI log."""
+        ordered = sorted(self.verdicts, key=severity)
+        quiet = [v for v in ordered if v.verdict in ("inconclusive", "no-change")]
         hidden = {id(v) for v in quiet[quiet_rows:]} if quiet_rows is not None else set()
         rows = [("benchmark", "measure", "base", "head", "change [CI]", "q", "MDE", "verdict")]
         for v in (v for v in ordered if id(v) not in hidden):
@@ -180,15 +199,19 @@ class Comparison:
         lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
         lines.insert(1, "  ".join("-" * w for w in widths))
         summary = (f"{len(self.findings('regression'))} regression(s), {len(self.findings('improvement'))} "
-                   f"improvement(s) among {self.compared} comparison(s) (a throughput tied to its latency is "
-                   f"one finding); {self.rate_text()}; {INTERVALS_NOTE}")
+                   f"improvement(s), {len(self.inconclusive)} inconclusive among {self.compared} comparison(s) (a "
+                   f"throughput tied to its latency is one finding); {self.rate_text()}; {INTERVALS_NOTE}")
         if hidden:
-            lines.append(f"… {len(hidden)} more no-change row(s) not shown (--all-rows lists them; --json has every row)")
-        return "\n".join([*self.warnings, *lines, summary, *self.notes])
+            unsure = sum(1 for v in quiet if id(v) in hidden and v.verdict == "inconclusive")
+            kinds = f"{unsure} inconclusive, {len(hidden) - unsure} no-change" if unsure else "no-change"
+            lines.append(f"… {len(hidden)} more row(s) not shown ({kinds}; --all-rows lists them; --json has every row)")
+        unsure = [self.inconclusive_text()] if self.inconclusive else []
+        return "\n".join([*self.warnings, *lines, summary, *unsure, *self.notes])
 
 
-def _severity(v: Verdict) -> tuple:
-    order = {"regression": 0, "improvement": 1, "no-change": 2, "insufficient-data": 3}
+def severity(v: Verdict) -> tuple:
+    """Tables' order: findings, rows not judged, inconclusive, no-change; by q within each."""
+    order = {"regression": 0, "improvement": 1, "insufficient-data": 2, "inconclusive": 3, "no-change": 4}
     return order[v.verdict], v.q_value if v.q_value is not None else 2.0, v.benchmark, v.measure
 
 
@@ -261,7 +284,7 @@ def decide(verdicts: list[Verdict], alpha: float) -> None:
             worse = v.effect > 0 if v.lower_is_better else v.effect < 0
             v.verdict = "regression" if worse else "improvement"
         else:
-            v.verdict = "no-change"
+            v.verdict = "no-change" if _rules_out(v) else "inconclusive"
             if qi <= alpha:
                 v.note = f"significant but below the {v.threshold:.1%} threshold"
     for v in verdicts:
@@ -269,6 +292,14 @@ def decide(verdicts: list[Verdict], alpha: float) -> None:
             primary = secondary[id(v)]
             v.q_value, v.verdict = primary.q_value, primary.verdict
             v.note = f"judged with its {primary.measure}: one finding"
+
+
+def _rules_out(v: Verdict) -> bool:
+    """Whether ``v``'s interval rules out a change of its threshold's size either way (an
+    equivalence test at the interval's level): only then is an unflagged row "no-change"."""
+    if v.ci_low is None or v.ci_high is None:
+        return False
+    return -v.threshold < v.ci_low and v.ci_high < v.threshold
 
 
 def _judge(benchmark: str, measure: str, b: np.ndarray, h: np.ndarray, threshold: float, alpha: float,

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from perfgate.detect.compare import INTERVALS_NOTE, Comparison, Verdict
+from perfgate.detect.compare import INTERVALS_NOTE, Comparison, Verdict, severity
 from perfgate.escape import markdown_code, markdown_text
 from perfgate.units import human, p_cell, pct
 
@@ -49,7 +49,8 @@ def _row(v: Verdict, tied: list[Verdict] = ()) -> str:
     # a tied measure (throughput from the same timings) is the same finding: shown in its row
     also = "".join(f" ({markdown_text(t.measure)} {pct(t.effect)})" for t in tied)
     q = "—" if v.q_value is None else p_cell(v.q_value)
-    icon = {"regression": "🔴", "improvement": "🟢", "no-change": "⚪", "insufficient-data": "❔"}[v.verdict]
+    icon = {"regression": "🔴", "improvement": "🟢", "no-change": "⚪", "inconclusive": "🟡",
+            "insufficient-data": "❔"}[v.verdict]
     verdict = v.verdict + (f" ({v.note})" if v.note else "")
     # only findings stand out
     change = f"**{pct(v.effect)}**" if v.verdict in ("regression", "improvement") else pct(v.effect)
@@ -66,8 +67,13 @@ def comparison_markdown(c: Comparison, title: str = "perfgate", key: str = "", l
                         max_chars: int = MAX_CHARS) -> str:
     links = links or Links()
     regressions, improvements = c.findings("regression"), c.findings("improvement")
+    unsure = len(c.inconclusive)
     if regressions:
         headline = f"❌ **{len(regressions)} performance regression(s)**"
+    elif unsure:
+        # No regression was found, but not every row could have seen one: said in the headline,
+        # not left to a grey row in a folded table.
+        headline = f"⚠️ **No performance regression found; {unsure} of {c.compared} comparison(s) inconclusive**"
     else:
         headline = "✅ **No performance regression**"
     base = f"{links.commit(c.base.get('commit', '?'))} ({markdown_code(c.base.get('branch', '?'))})"
@@ -81,13 +87,16 @@ def comparison_markdown(c: Comparison, title: str = "perfgate", key: str = "", l
              f"a throughput and its latency are one finding."
              + (" " + " · ".join(w for w in where if w) if any(where) else ""), ""]
     quoted = [f"> {markdown_text(w)}" for w in c.warnings]
+    if unsure:
+        quoted.append(f"> 🟡 {markdown_text(c.inconclusive_text())}")
     quoted += [f"> **{markdown_text(n)}**" if "cannot" in n else f"> {markdown_text(n)}" for n in c.notes]
     if quoted:
         # The blank line ends the blockquote: without it GitHub renders the table inside it.
         lines += [*quoted, ""]
     flagged = regressions + improvements          # (verdict, the measures tied to it)
     shown_ids = {id(x) for v, tied in flagged for x in (v, *tied)}
-    rest = [(v, []) for v in c.verdicts if id(v) not in shown_ids]
+    # in the terminal's order: inconclusive rows first, each kind nearest to a finding first
+    rest = [(v, []) for v in sorted(c.verdicts, key=severity) if id(v) not in shown_ids]
     # Rows are added while they fit under max_chars; what does not fit is counted and pointed to.
     budget = max_chars - sum(len(x) + 1 for x in lines) - 600
     shown_flagged = _fit(flagged, budget)
@@ -96,7 +105,8 @@ def comparison_markdown(c: Comparison, title: str = "perfgate", key: str = "", l
     if shown_flagged:
         lines += [_HEADER, *(_row(v, t) for v, t in shown_flagged), ""]
     if shown_rest:
-        lines += [f"<details><summary>{len(rest)} other row(s)</summary>", "", _HEADER,
+        lines += [f"<details><summary>{len(rest)} other row(s)"
+                  + (f", {unsure} of them inconclusive" if unsure else "") + "</summary>", "", _HEADER,
                   *(_row(v, t) for v, t in shown_rest), "", "</details>", ""]
     left_out = len(flagged) - len(shown_flagged) + len(rest) - len(shown_rest)
     if left_out:
