@@ -195,3 +195,27 @@ def test_reported_mde_is_what_simulation_on_the_runs_own_noise_catches_80_percen
         assert simulated / 1.5 <= v.mde <= simulated * 1.5, (key, v.mde, simulated)
         checked += 1
     assert checked == len(judged)
+
+
+def test_a_row_whose_medians_tell_another_story_than_its_paired_change_is_marked():
+    """An audit read `squares 94.6 ms → 93.5 ms` beside a change of -5.48%, and a note under the
+    table that did not say which rows it meant.  The machine slowed for the head's rounds in
+    between; the paired change cancels that drift, the pooled medians do not."""
+    from perfgate.report.markdown import comparison_markdown
+
+    rng = np.random.default_rng(8)
+    drift = [1.0, 1.0, 1.3, 1.3, 1.3, 1.0]          # both sides of rounds 3-5 ran on a slower machine
+    base = {("drifting", "latency"): [list(1e6 * f * (1 + 0.01 * rng.standard_normal(10))) for f in drift],
+            ("steady", "latency"): [list(1e6 * (1 + 0.01 * rng.standard_normal(10))) for _ in drift]}
+    # head 1% faster in the same machine states, but its first round ran slow as well
+    head = {("drifting", "latency"): [list(1e6 * f * (1.3 if r == 0 else 1.0) * 0.99 * (1 + 0.01 * rng.standard_normal(10)))
+                                      for r, f in enumerate(drift)],
+            ("steady", "latency"): [list(1e6 * (1 + 0.01 * rng.standard_normal(10))) for _ in drift]}
+    c = compare_rounds(base, head, TH)
+    by = {v.benchmark: v for v in c.verdicts}
+    assert by["drifting"].medians_apart() and not by["steady"].medians_apart()
+    text = c.render()
+    [row] = [line for line in text.splitlines() if line.startswith("drifting")]
+    assert "] †" in row and "†" not in next(line for line in text.splitlines() if line.startswith("steady"))
+    assert any(n.startswith("† 1 row(s) where the base and head medians") for n in c.notes)
+    assert "] †" in comparison_markdown(c)

@@ -102,6 +102,16 @@ class Verdict:
     round_sd: float | None = None  # sd of the per-round log ratios (compare_rounds)
     note: str = ""
 
+    def medians_apart(self) -> bool:
+        """Whether the sides' medians and the paired change differ by more than
+        :data:`APART` (a check row on a drifting machine): such rows are marked ``†``."""
+        return (self.method == "paired-t-rounds" and bool(self.ratio) and self.effect is not None
+                and abs((self.ratio - 1) - self.effect) > APART)
+
+    def change_cell(self) -> str:
+        """The change, its interval, and ``†`` when the medians beside it tell another story."""
+        return pct(self.effect) + self.interval() + (" †" if self.medians_apart() else "")
+
     def interval(self) -> str:
         """`` [low, high]`` of the effect for a table, ``""`` without one; an interval the samples
         cannot bound (too few of them for the confidence level: −100% … ∞) says so instead."""
@@ -112,6 +122,8 @@ class Verdict:
         return f" [{pct(self.ci_low)}, {pct(self.ci_high)}]"
 
 
+# How far (in points) a check row's medians may tell another story than its paired change unmarked.
+APART = 0.05
 # The note of a benchmark only one side has: not a comparison, and said apart (one_sided_notes).
 MISSING_IN_BASE, MISSING_IN_HEAD = "missing in base", "missing in head"
 # The intervals are each row's own; the verdicts are adjusted for the number of comparisons.
@@ -192,7 +204,7 @@ class Comparison:
         rows = [("benchmark", "measure", "base", "head", "change [CI]", "q", "MDE", "verdict")]
         for v in (v for v in ordered if id(v) not in hidden):
             rows.append((v.benchmark, v.measure, human(v.base_median, v.measure), human(v.head_median, v.measure),
-                         pct(v.effect) + v.interval(),
+                         v.change_cell(),
                          "—" if v.q_value is None else p_cell(v.q_value), pct(v.mde, sign=False),
                          v.verdict + (f" ({v.note})" if v.note else "")))
         widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
@@ -449,11 +461,10 @@ def compare_rounds(base: Mapping[tuple[str, str], Sequence[Sequence[float]]],
     comparison = Comparison(verdicts, alpha)
     comparison.notes.extend(one_sided_notes(verdicts))
     comparison.notes.extend(capability_notes(verdicts, alpha, hypotheses))
-    apart = [v for v in verdicts if v.method == "paired-t-rounds" and v.ratio and v.effect is not None
-             and abs((v.ratio - 1) - v.effect) > 0.05]
+    apart = [v for v in verdicts if v.medians_apart()]
     if apart:
         comparison.notes.append(
-            f"{len(apart)} row(s) where the base and head medians and the change differ by more than 5 points: the "
+            f"† {len(apart)} row(s) where the base and head medians and the change differ by more than 5 points: the "
             f"medians pool every sample of a side, the change pairs each round's base with its head, so the "
             f"machine's drift between rounds cancels in it; the change is the verdict's")
     return comparison

@@ -45,7 +45,7 @@ class Links:
 
 
 def _row(v: Verdict, tied: list[Verdict] = ()) -> str:
-    ci = v.interval()
+    ci = v.interval() + (" †" if v.medians_apart() else "")
     # a tied measure (throughput from the same timings) is the same finding: shown in its row
     also = "".join(f" ({markdown_text(t.measure)} {pct(t.effect)})" for t in tied)
     q = "—" if v.q_value is None else p_cell(v.q_value)
