@@ -219,3 +219,18 @@ def test_a_row_whose_medians_tell_another_story_than_its_paired_change_is_marked
     assert "] †" in row and "†" not in next(line for line in text.splitlines() if line.startswith("steady"))
     assert any(n.startswith("† 1 row(s) where the base and head medians") for n in c.notes)
     assert "] †" in comparison_markdown(c)
+
+
+def test_the_notes_name_each_measures_rounds_and_tie_only_measures_that_are_tied():
+    """An audit's check: "with 3–8 rounds, a wall-time change is flagged …" — the 3 was peak RSS,
+    measured in the probe rounds only — and "a throughput tied to its latency is one finding"
+    with no throughput measured."""
+    rng = np.random.default_rng(9)
+    b, h = synthetic(rng, 8)
+    rb, rh = synthetic(rng, 3)
+    c = compare_rounds({("w", "latency"): b, ("w", "peak-rss"): rb}, {("w", "latency"): h, ("w", "peak-rss"): rh}, TH)
+    assert any(n.startswith("with rounds latency 8, peak-rss 3, a change is flagged from p ≤") for n in c.notes)
+    assert "throughput" not in c.render()
+    tied = compare_rounds(*suite(rng, 6, benchmarks=2), TH)
+    assert any(n.startswith("with 6 rounds, a change is flagged") for n in tied.notes)
+    assert "a throughput tied to its latency is one finding" in tied.render()

@@ -169,6 +169,11 @@ class Comparison:
         return [v for v in self.verdicts if v.verdict == "improvement"]
 
     @property
+    def has_tied_pairs(self) -> bool:
+        """Whether any benchmark has both a latency and a throughput (one finding between them)."""
+        return any(tied_to(self.verdicts, v) is not None for v in self.verdicts)
+
+    @property
     def inconclusive(self) -> list[Verdict]:
         """Rows whose interval reaches their threshold, each tied pair counted once."""
         return [v for v in self.verdicts if v.verdict == "inconclusive" and tied_to(self.verdicts, v) is None]
@@ -210,9 +215,10 @@ class Comparison:
         widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
         lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
         lines.insert(1, "  ".join("-" * w for w in widths))
+        tied = " (a throughput tied to its latency is one finding)" if self.has_tied_pairs else ""
         summary = (f"{len(self.findings('regression'))} regression(s), {len(self.findings('improvement'))} "
-                   f"improvement(s), {len(self.inconclusive)} inconclusive among {self.compared} comparison(s) (a "
-                   f"throughput tied to its latency is one finding); {self.rate_text()}; {INTERVALS_NOTE}")
+                   f"improvement(s), {len(self.inconclusive)} inconclusive among {self.compared} comparison(s)"
+                   f"{tied}; {self.rate_text()}; {INTERVALS_NOTE}")
         if hidden:
             unsure = sum(1 for v in quiet if id(v) in hidden and v.verdict == "inconclusive")
             kinds = f"{unsure} inconclusive, {len(hidden) - unsure} no-change" if unsure else "no-change"
@@ -492,9 +498,19 @@ def capability_notes(verdicts: Sequence[Verdict], alpha: float, hypotheses: int)
     if counts[-1] < rounds_test.MIN_ROUNDS:
         return [f"this check cannot flag any wall-time change: {counts[-1]} round(s), and the paired t across "
                 f"rounds needs at least {rounds_test.MIN_ROUNDS} (use --rounds or --budget)"]
-    usable = [n for n in counts if n >= rounds_test.MIN_ROUNDS]
-    span = f"{usable[0]}" if len(usable) == 1 else f"{usable[0]}–{usable[-1]}"
-    notes = [f"with {span} rounds, a wall-time change is flagged from p ≤ {alpha / max(hypotheses, 1):.2g} "
+    # Probes (peak RSS) run in fewer rounds than the timings: each measure's rounds are named.
+    by_measure: dict[str, list[int]] = {}
+    for v in timed:
+        if (v.rounds or 0) >= rounds_test.MIN_ROUNDS:
+            by_measure.setdefault(v.measure, []).append(v.rounds)
+
+    def span(ns: list[int]) -> str:
+        return f"{min(ns)}" if min(ns) == max(ns) else f"{min(ns)}–{max(ns)}"
+
+    spans = {m: span(ns) for m, ns in by_measure.items()}
+    rounds = (f"{next(iter(spans.values()))} rounds" if len(set(spans.values())) == 1 else
+              "rounds " + ", ".join(f"{m} {r}" for m, r in sorted(spans.items())))
+    notes = [f"with {rounds}, a change is flagged from p ≤ {alpha / max(hypotheses, 1):.2g} "
              f"({alpha:.3g}/{hypotheses}: the strictest Benjamini–Hochberg bar among {hypotheses} comparisons; "
              f"each further change found lowers the bar for the next, so q ≤ {alpha:.3g} is the rule)"]
     short = [v for v in timed if (v.rounds or 0) < rounds_test.MIN_ROUNDS]

@@ -83,8 +83,8 @@ def comparison_markdown(c: Comparison, title: str = "perfgate", key: str = "", l
     lines = [marker(key), f"### {markdown_text(title)}: {headline}", "",
              f"Head {head} against base {base} on testbed {markdown_code(c.head.get('testbed', '?'))}: "
              f"{c.compared} comparisons, {len(improvements)} improvement(s); {c.rate_text()} "
-             f"(Benjamini–Hochberg), effects with {(1 - c.alpha) * 100:.4g}% intervals ({INTERVALS_NOTE}); "
-             f"a throughput and its latency are one finding."
+             f"(Benjamini–Hochberg), effects with {(1 - c.alpha) * 100:.4g}% intervals ({INTERVALS_NOTE})"
+             + ("; a throughput and its latency are one finding." if c.has_tied_pairs else ".")
              + (" " + " · ".join(w for w in where if w) if any(where) else ""), ""]
     quoted = [f"> {markdown_text(w)}" for w in c.warnings]
     if unsure:
