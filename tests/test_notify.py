@@ -11,7 +11,7 @@ import pytest
 from fake_github.fixtures import FAST, REPO, TOKEN, fake_github, make_alert, receiver, sha  # noqa: F401
 
 from perfgate.model import Alert
-from perfgate.notify.base import Links
+from perfgate.notify.base import Channel, Links
 from perfgate.notify.deliver import deliver_all
 from perfgate.notify.events import Event, derive_events
 from perfgate.notify.github_issues import GitHubIssuesChannel
@@ -485,3 +485,48 @@ def test_a_threshold_alert_gives_its_numbers_not_a_dash():
     assert "+27.09% over its baseline" in text and numbers in text and "; —" not in text
     table = render.evidence_table(alert, LINKS)
     assert f"| evidence | {numbers}; found by the threshold test |" in table
+
+
+def test_a_threshold_alert_a_change_point_takes_over_is_sent_again_as_an_update(tmp_path, receiver, fake_github):
+    """An audit: a webhook got "+28.80% over its baseline" from a threshold alert; the change
+    point found two runs later took that alert over (same id, +30.41% with its interval) and no
+    one was told.  Each channel that heard of the first finding now hears of the better one; a
+    channel that first hears of the alert after the update gets the raised message alone."""
+    first = make_alert(10, span=2)
+    first = Alert(**{**first.__dict__, "kind": "threshold", "magnitude": 0.288, "ci_low": None, "ci_high": None,
+                     "p_value": None, "details": {"test": "t_test", "value": 128.8, "baseline": 100.0,
+                                                  "baseline_size": 20, "upper_limit": 110.0, "lower_limit": None}})
+    store, (threshold,) = stored(tmp_path, [first])
+    with Ledger(tmp_path / "notify.db") as ledger:
+        channels = [webhook(receiver), github(GitHubIssuesChannel, fake_github)]
+        deliver_all(store.alerts(), channels, ledger)
+        store.record_alerts([make_alert(10, magnitude=0.3041)])
+        (took_over,) = store.alerts()
+        assert took_over.id == threshold.id and took_over.details["superseded"] == "threshold"
+        hook, issues = deliver_all(store.alerts(), channels, ledger)
+        update = f"{threshold.id}:updated:change_point@{sha(10)}"
+        assert hook.delivered == [update] and issues.delivered == [update]
+        assert [e.kind for e in derive_events(store.alerts())] == ["raised", "updated"]
+        sent = receiver.processed[idempotency_key(derive_events(store.alerts())[1])]
+        assert sent["event"] == "updated" and sent["alert"]["magnitude"] == pytest.approx(0.3041)
+        assert "Updated: `sort 1e6` [`latency`] on `main@ci-x86`: the threshold alert was confirmed by a change " \
+               "point" in sent["text"] and "+30.41% (95% CI +24.33% … +36.49%)" in sent["text"]
+        (comment,) = fake_github.comments[1]
+        assert comment["body"].startswith("Updated: the threshold alert was confirmed by a change point") \
+            and "+30.41%" in comment["body"] and fake_github.issues[1]["state"] == "open"
+        assert deliver_all(store.alerts(), channels, ledger)[0].delivered == []
+
+    class Late(Channel):                               # a channel added after the update
+        kind, sent = "late", []
+
+        def handles(self, event):
+            return True
+
+        def deliver(self, event, refs):
+            self.sent.append(event)
+
+    with Ledger(tmp_path / "new.db") as fresh:
+        late = Late("x")
+        (report,) = deliver_all(store.alerts(), [late], fresh)
+        assert report.delivered == [f"{threshold.id}:raised"] and late.sent[0].alert.magnitude == pytest.approx(0.3041)
+        assert fresh.delivered(late.key, update)

@@ -65,6 +65,10 @@ def deliver_channel(channel: Channel, events: list[Event], ledger: Ledger, skip_
             report.skipped.append(event.id)
             report.skipped_alerts.add(event.alert.id)
             continue
+        if event.kind == "updated" and f"{event.alert.id}:raised" not in done:
+            # its "raised" goes out now and already says what the update would
+            ledger.record(channel.key, event.id, None)
+            continue
         queue.append(event)
         seen.add(event.id)
     down: str | None = None

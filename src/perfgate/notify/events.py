@@ -1,8 +1,12 @@
 """What there is to tell about the alerts in a store: pure, no I/O.
 
-Three kinds of event, each with an id stable across runs (the ledger's key):
+Four kinds of event, each with an id stable across runs (the ledger's key):
 
 - ``raised`` — every alert, once (``<alert>:raised``);
+- ``updated`` — an alert a later finding took over, keeping its id: a threshold alert that a change
+  point now places and sizes, or a change found alone now placed at its siblings' commit
+  (``<alert>:updated:<kind>@<commit>``), so that those told of the first finding hear of the
+  better one;
 - ``again`` — a regression alert still active (not acknowledged, not undone) when the same series regresses again
   (``<earlier alert>:again:<new alert>``), so the people on the first issue hear of it;
 - ``closed`` — a regression alert that was acknowledged, or undone by a later improvement of the
@@ -22,7 +26,7 @@ from perfgate.model import Alert
 
 @dataclass(frozen=True)
 class Event:
-    kind: str                      # raised | again | closed
+    kind: str                      # raised | updated | again | closed
     alert: Alert
     related: Alert | None = None   # again: the new alert; closed: the alert that undid it
     reason: str = ""               # closed: "acknowledged" | "undone"
@@ -31,6 +35,8 @@ class Event:
     def id(self) -> str:
         if self.kind == "again":
             return f"{self.alert.id}:again:{self.related.id}"
+        if self.kind == "updated":
+            return f"{self.alert.id}:updated:{self.alert.kind}@{self.alert.commit}"
         return f"{self.alert.id}:{self.kind}"
 
     def to_json(self) -> dict[str, Any]:
@@ -60,6 +66,8 @@ def derive_events(alerts: list[Alert]) -> list[Event]:
     closed_at: dict[str, int] = {}
     for position, alert in enumerate(ordered):
         events.append(Event("raised", alert))
+        if alert.details.get("superseded"):
+            events.append(Event("updated", alert))
         if alert.direction == "regression":
             # Tell the series' earlier regressions that are still open at this point.
             for earlier in ordered[:position]:

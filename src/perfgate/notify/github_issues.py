@@ -35,8 +35,9 @@ class GitHubIssuesChannel(Channel):
         if number is None:  # nothing was ever opened for it (e.g. the channel was added later)
             return None
         marker = render.EVENT_MARKER.format(event.id)
-        body = render.again_comment(event, self.links) if event.kind == "again" else \
-            render.closed_comment(event, self.links)
+        comment = {"again": render.again_comment, "updated": render.updated_comment}.get(event.kind,
+                                                                                          render.closed_comment)
+        body = comment(event, self.links)
         self.gh.ensure(lambda: True if self.gh.has_comment(number, marker) else None,
                        lambda: self.gh.comment(number, body))
         if event.kind == "closed":

@@ -189,6 +189,19 @@ def again_comment(event: Event, links: Links) -> str:
                       EVENT_MARKER.format(event.id)])
 
 
+def updated_comment(event: Event, links: Links) -> str:
+    a = event.alert
+    return "\n".join([f"Updated: {_what_was_superseded(a)}; it is now {pct(a.magnitude)} at "
+                      f"{culprit(a, links)}.", "", evidence_table(a, links), "", EVENT_MARKER.format(event.id)])
+
+
+def _what_was_superseded(alert: Alert) -> str:
+    was = alert.details.get("superseded", "")
+    if was == "threshold":
+        return "the threshold alert was confirmed by a change point, which places and sizes it"
+    return f"the change {was} was placed at the commit where other benchmarks changed too"
+
+
 def closed_comment(event: Event, links: Links) -> str:
     if event.reason == "undone" and event.related is not None:
         fix = event.related
@@ -236,6 +249,10 @@ def plain_text(event: Event, links: Links) -> str:
             text += f"; placed here because {', '.join(slack_code(n) for n in names)}{_more(extra)} changed here"
         if a.direction == "regression" and a.id and a.status == "active":
             text += f"; once understood: `{ack_hint(a)}`"
+    elif event.kind == "updated":
+        ci = f" (95% CI {pct(a.ci_low)} … {pct(a.ci_high)})" if a.ci_low is not None and a.ci_high is not None else ""
+        text = (f":arrows_counterclockwise: Updated: {where}: {_what_was_superseded(a)}; it is now "
+                f"{pct(a.magnitude)}{ci} at {commit(a.commit)}; {confidence(a)}")
     elif event.kind == "again":
         n = event.related
         text = (f":repeat: {where} regressed again: {pct(n.magnitude)} at {commit(n.commit)} "
