@@ -202,7 +202,7 @@ def test_hover_reads_the_commit_and_a_click_opens_it(site, page):
     assert "(p " in evidence and "1.0000" not in evidence and "100.00%" not in evidence
     # the alert's p-value underflowed (as an instruction count's does): a bound, never "p = 0"
     alert = page.locator("section.measure").first.locator("table.evidence tr", has_text="alert (active)").inner_text()
-    assert "change point regression +30" in alert and "p < 1e-15" in alert and "p = 0" not in alert
+    assert "change point regression +30" in alert and "% as alerted" in alert and "p < 1e-15" in alert and "p = 0" not in alert
 
     # Without a mouse: the chart is an image named by what it shows, and its points are a table.
     chart = page.locator("section.measure").first.locator(".chart")
@@ -396,6 +396,15 @@ def test_the_x_axis_can_be_the_commits_in_order(site, page):
     label = page.evaluate("window.PERFGATE_CHARTS.latency.getModel().getComponent('xAxis', 0).axis.scale"
                           ".getTicks().length") > 0
     assert label and not page.errors, page.errors
+    # the axis ends at the first and last commit measured: no empty slots past them (an audit saw four)
+    extent = page.evaluate("window.PERFGATE_CHARTS.latency.getModel().getComponent('xAxis', 0).axis.scale.getExtent()")
+    every = [x for pts in xs.values() for x in pts["x"]]
+    assert extent[0] in every and extent[1] in every           # (of the series ticked: a measured commit)
+    # a change point's size sits mid-line, between the levels (an alert's pin on the first new
+    # point covered it at the top)
+    labels = page.evaluate("""() => window.PERFGATE_CHARTS.latency.getOption().series.filter(x => x.markLine)
+        .flatMap(x => x.markLine.data.map(l => l.label.position))""")
+    assert labels and set(labels) == {"insideMiddleTop"}
     _shot(page, "benchmark-commit-axis")
     url = page.url + ("&" if "?" in page.url else "?") + "x=commits"
     _open(page, url)

@@ -177,7 +177,10 @@
           "] " + PG.human(c.before, s.scale) + " → " + PG.human(c.after, s.scale) + ", " +
           PG.confidence(c.p_value) + "; first at " + c.first_commit.slice(0, 12) + ", range " + c.commit_range +
           whereSiblings(c);
-        return {xAxis: x[c.index], evidence: name + ": " + text, label: {formatter: PG.pct(c.magnitude)},
+        // the size at the middle of the line, between the two levels where no point is (at its
+        // top end the first new point's alert pin covered it)
+        return {xAxis: x[c.index], evidence: name + ": " + text,
+                label: {formatter: PG.pct(c.magnitude), position: "insideMiddleTop"},
                 lineStyle: {color: c.direction === "regression" ? "#c0362c" : "#1f7a4d", type: "dashed", width: 2}};
       });
       var areas = s.change_points.map(function (c) {
@@ -218,6 +221,8 @@
       // a date axis names the month beside each day ("Mar 5", not a bare "5")
       xAxis: {type: byTime ? "time" : "value", name: byTime ? "" : "commit", nameLocation: "middle", nameGap: 24,
               minInterval: byTime ? null : 1, scale: !byTime,
+              // commits end at the last one measured (a rounded bound left empty commit slots)
+              min: byTime ? null : "dataMin", max: byTime ? null : "dataMax",
               axisLabel: byTime ? {hideOverlap: true, formatter: {year: "{yyyy}", month: "{MMM} {yyyy}", day: "{MMM} {d}",
                                                                   hour: "{MMM} {d} {HH}:{mm}", minute: "{HH}:{mm}"}}
                                 : {hideOverlap: true, formatter: function (v) { return commitAt(axis, v); }}},
@@ -299,7 +304,7 @@
       });
       s.alerts.forEach(function (a) {
         rows.push([a.direction === "regression" ? "bad" : "good", "alert (" + alertStatus(a) + ")", combo(s), a.commit,
-                   PG.kindText(a.kind) + " " + a.direction + " " + PG.pct(a.magnitude), "",
+                   PG.kindText(a.kind) + " " + a.direction + " " + PG.pct(a.magnitude) + " as alerted", "",
                    (a.p_value != null ? PG.pText(a.p_value) + " · " : "") + "id " + a.id + whereSiblings(a)]);
       });
     });
