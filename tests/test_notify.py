@@ -511,6 +511,7 @@ def test_a_threshold_alert_a_change_point_takes_over_is_sent_again_as_an_update(
         assert sent["event"] == "updated" and sent["alert"]["magnitude"] == pytest.approx(0.3041)
         assert "Updated: `sort 1e6` [`latency`] on `main@ci-x86`: the threshold alert was confirmed by a change " \
                "point" in sent["text"] and "+30.41% (95% CI +24.33% … +36.49%)" in sent["text"]
+        assert "(was +28.80%)" in sent["text"] and f"`{ack_hint_of(threshold)}`" in sent["text"]
         (comment,) = fake_github.comments[1]
         assert comment["body"].startswith("Updated: the threshold alert was confirmed by a change point") \
             and "+30.41%" in comment["body"] and fake_github.issues[1]["state"] == "open"
@@ -530,3 +531,50 @@ def test_a_threshold_alert_a_change_point_takes_over_is_sent_again_as_an_update(
         (report,) = deliver_all(store.alerts(), [late], fresh)
         assert report.delivered == [f"{threshold.id}:raised"] and late.sent[0].alert.magnitude == pytest.approx(0.3041)
         assert fresh.delivered(late.key, update)
+
+
+def ack_hint_of(alert):
+    return f"perfgate alerts --ack {alert.id}"
+
+
+def threshold_alert(i: int, magnitude: float = 0.2675) -> Alert:
+    a = make_alert(i, span=2)
+    return Alert(**{**a.__dict__, "kind": "threshold", "magnitude": magnitude, "ci_low": None, "ci_high": None,
+                    "p_value": None, "details": {"test": "t_test", "value": 126.75, "baseline": 100.0,
+                                                 "baseline_size": 20, "upper_limit": 110.0, "lower_limit": None}})
+
+
+def test_an_update_follows_a_raised_message_that_waited_in_the_spool(tmp_path, receiver):
+    """An audit: the webhook was down when the threshold alert was raised; once it was back, the
+    spooled (out of date) threshold message went out, and the update was recorded as sent."""
+    store, (a,) = stored(tmp_path, [threshold_alert(10)])
+    receiver.down = True
+    with Ledger(tmp_path / "notify.db") as ledger:
+        assert deliver_all(store.alerts(), [webhook(receiver)], ledger)[0].spooled == [f"{a.id}:raised"]
+        store.record_alerts([make_alert(11, magnitude=0.2777)])           # a change point takes it over
+        receiver.down = False
+        (report,) = deliver_all(store.alerts(), [webhook(receiver)], ledger)
+    assert report.delivered == [f"{a.id}:raised", f"{a.id}:updated:change_point@{sha(11)}"]
+    assert "(was +26.75% at " in receiver.processed[idempotency_key(derive_events(store.alerts())[1])]["text"]
+
+
+def test_a_closed_alert_gets_no_update_and_bisect_updates_an_open_one(tmp_path, receiver):
+    store, (a, b) = stored(tmp_path, [threshold_alert(10), make_alert(20, benchmark="parse", span=4)])
+    ledger = Ledger(tmp_path / "notify.db")
+    deliver_all(store.alerts(), [webhook(receiver)], ledger)
+    store.acknowledge(a.id)
+    store.record_alerts([make_alert(10, magnitude=0.3)])                  # takes over the acknowledged one
+    assert [e.kind for e in derive_events(store.alerts()) if e.alert.id == a.id] == ["raised", "closed"]
+    # bisect narrows b's four commits to one (what `perfgate bisect` writes)
+    (b,) = [x for x in store.alerts() if x.id == b.id]
+    b.details = {**b.details, "bisect": {"commit_before": b.commit, "steps": []}}
+    b.commit, b.commit_range = sha(22), (sha(22),)
+    store.update_alert(b)
+    (update,) = [e for e in derive_events(store.alerts()) if e.kind == "updated"]
+    with ledger:
+        (report,) = deliver_all(store.alerts(), [webhook(receiver)], ledger)
+    assert report.delivered == [update.id, f"{a.id}:closed"]
+    text = receiver.processed[idempotency_key(update)]["text"]
+    assert update.id == f"{b.id}:updated:change_point@{sha(22)}"
+    assert "Updated: `parse` [`latency`] on `main@ci-x86`: bisect narrowed it to one commit" in text
+    assert f"(was at `{sha(20)[:10]}`)" in text

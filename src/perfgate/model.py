@@ -364,10 +364,13 @@ class Alert:
     def take_findings(self, other: "Alert") -> None:
         """Become ``other``'s description of the change, keeping this alert's id, status and time."""
         superseded = "threshold" if self.kind == "threshold" else f"found alone at {self.commit}"
+        # what those told of this alert were told, for the update that follows
+        size = self.magnitude if isinstance(self.magnitude, (int, float)) and math.isfinite(self.magnitude) else None
+        was = {"commit": self.commit, "magnitude": size}
         for name in ("commit", "direction", "magnitude", "ci_low", "ci_high", "p_value", "kind", "previous_commit",
                      "commit_range"):
             setattr(self, name, getattr(other, name))
-        self.details = {**other.details, "superseded": superseded}
+        self.details = {**other.details, "superseded": superseded, "superseded_from": was}
 
     def same_change(self, other: "Alert") -> bool:
         """Whether two alerts describe the same change of the same series."""

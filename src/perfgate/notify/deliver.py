@@ -49,6 +49,7 @@ def deliver_channel(channel: Channel, events: list[Event], ledger: Ledger, skip_
     waiting = ledger.spooled(channel.key)
     queue = [s.event for s in waiting]
     seen = {e.id for e in queue}
+    spooled = frozenset(seen)
     done = {e.id for e in events if channel.handles(e) and ledger.delivered(channel.key, e.id)}
     # Closed alerts this channel never heard of; one it was told of (or has spooled) still hears
     # how it ended.
@@ -65,8 +66,9 @@ def deliver_channel(channel: Channel, events: list[Event], ledger: Ledger, skip_
             report.skipped.append(event.id)
             report.skipped_alerts.add(event.alert.id)
             continue
-        if event.kind == "updated" and f"{event.alert.id}:raised" not in done:
-            # its "raised" goes out now and already says what the update would
+        if event.kind == "updated" and f"{event.alert.id}:raised" not in done | spooled:
+            # its "raised" goes out now and already says what the update would (a spooled one
+            # was written before the update, and is followed by it)
             ledger.record(channel.key, event.id, None)
             continue
         queue.append(event)

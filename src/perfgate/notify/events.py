@@ -3,10 +3,10 @@
 Four kinds of event, each with an id stable across runs (the ledger's key):
 
 - ``raised`` — every alert, once (``<alert>:raised``);
-- ``updated`` — an alert a later finding took over, keeping its id: a threshold alert that a change
-  point now places and sizes, or a change found alone now placed at its siblings' commit
-  (``<alert>:updated:<kind>@<commit>``), so that those told of the first finding hear of the
-  better one;
+- ``updated`` — an open alert a later finding took over, keeping its id: a threshold alert that a
+  change point now places and sizes, a change found alone now placed at its siblings' commit, or
+  a range that bisect narrowed to one commit (``<alert>:updated:<kind>@<commit>``), so that those
+  told of the first finding hear of the better one;
 - ``again`` — a regression alert still active (not acknowledged, not undone) when the same series regresses again
   (``<earlier alert>:again:<new alert>``), so the people on the first issue hear of it;
 - ``closed`` — a regression alert that was acknowledged, or undone by a later improvement of the
@@ -59,6 +59,20 @@ def _alert(doc: dict[str, Any]) -> Alert:
     return Alert(**{**doc, "commit_range": tuple(doc.get("commit_range") or ())})
 
 
+def updated(alert: Alert) -> dict | None:
+    """What an alert said before a later finding changed it — ``{"why", "commit", "magnitude"}``,
+    the newest change first (bisect runs after detect) — or None when nothing did."""
+    bisect = alert.details.get("bisect")
+    if isinstance(bisect, dict) and bisect.get("commit_before") not in (None, alert.commit):
+        return {"why": "bisect", "commit": bisect["commit_before"], "magnitude": None}
+    superseded = alert.details.get("superseded")
+    if not superseded:
+        return None
+    was = alert.details.get("superseded_from") or {}
+    return {"why": "threshold" if superseded == "threshold" else "placed", "commit": was.get("commit"),
+            "magnitude": was.get("magnitude")}
+
+
 def derive_events(alerts: list[Alert]) -> list[Event]:
     ordered = oldest_first(alerts)
     events: list[Event] = []
@@ -66,7 +80,7 @@ def derive_events(alerts: list[Alert]) -> list[Event]:
     closed_at: dict[str, int] = {}
     for position, alert in enumerate(ordered):
         events.append(Event("raised", alert))
-        if alert.details.get("superseded"):
+        if updated(alert) and alert.status == "active" and alert.id not in fixes:
             events.append(Event("updated", alert))
         if alert.direction == "regression":
             # Tell the series' earlier regressions that are still open at this point.

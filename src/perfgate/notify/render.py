@@ -11,7 +11,7 @@ from urllib.parse import quote
 from perfgate.escape import markdown_code, slack_code, visible
 from perfgate.model import Alert
 from perfgate.notify.base import Links
-from perfgate.notify.events import Event
+from perfgate.notify.events import Event, updated
 from perfgate.units import confidence_text, human, p_text, pct
 
 ALERT_MARKER = "<!-- perfgate-alert:{} -->"
@@ -191,15 +191,29 @@ def again_comment(event: Event, links: Links) -> str:
 
 def updated_comment(event: Event, links: Links) -> str:
     a = event.alert
-    return "\n".join([f"Updated: {_what_was_superseded(a)}; it is now {pct(a.magnitude)} at "
-                      f"{culprit(a, links)}.", "", evidence_table(a, links), "", EVENT_MARKER.format(event.id)])
+    return "\n".join([f"Updated: {update_reason(a)}; it is now {pct(a.magnitude)} at {culprit(a, links)}"
+                      f"{was_text(a, markdown_code)}.", "", evidence_table(a, links), "",
+                      EVENT_MARKER.format(event.id)])
 
 
-def _what_was_superseded(alert: Alert) -> str:
-    was = alert.details.get("superseded", "")
-    if was == "threshold":
+def update_reason(alert: Alert) -> str:
+    """Why an alert was updated (:func:`perfgate.notify.events.updated`)."""
+    why = (updated(alert) or {}).get("why")
+    if why == "bisect":
+        return "bisect narrowed it to one commit"
+    if why == "threshold":
         return "the threshold alert was confirmed by a change point, which places and sizes it"
-    return f"the change {was} was placed at the commit where other benchmarks changed too"
+    return "the change was placed at the commit where other benchmarks changed too"
+
+
+def was_text(alert: Alert, code) -> str:
+    """`` (was +10.67% at abc1234)``: what the alert said before, where it differs."""
+    was = updated(alert) or {}
+    size, commit = was.get("magnitude"), was.get("commit")
+    parts = [pct(size)] if isinstance(size, (int, float)) and abs(size - alert.magnitude) >= 5e-5 else []
+    if commit and commit != alert.commit:
+        parts.append(f"at {code(short(commit))}")
+    return f" (was {' '.join(parts)})" if parts else ""
 
 
 def closed_comment(event: Event, links: Links) -> str:
@@ -224,14 +238,18 @@ def plain_text(event: Event, links: Links) -> str:
         return link(short(sha), commit_url(links, sha))
 
     where = f"{slack_code(a.benchmark)} [{slack_code(a.measure)}] on {slack_code(f'{a.branch}@{a.testbed}')}"
-    if event.kind == "raised":
+    if event.kind in ("raised", "updated"):
         icon = ":rotating_light:" if a.direction == "regression" else ":chart_with_downwards_trend:"
         ci = f" (95% CI {pct(a.ci_low)} … {pct(a.ci_high)})" if a.ci_low is not None and a.ci_high is not None else ""
         level = levels(a)
         size = f"{pct(a.magnitude)}{ci}" + (f" ({level})" if level else "")
         if a.kind == "threshold":
             size += " over its baseline"
-        text = f"{icon} Performance {a.direction}: {where} {size} at {commit(a.commit)}"
+        if event.kind == "raised":
+            text = f"{icon} Performance {a.direction}: {where} {size} at {commit(a.commit)}"
+        else:
+            text = (f":arrows_counterclockwise: Updated: {where}: {update_reason(a)}; it is now {size} at "
+                    f"{commit(a.commit)}")
         subject = links.subject_of(a.commit)
         if subject:
             text += f" {slack_code(subject)}"
@@ -240,6 +258,8 @@ def plain_text(event: Event, links: Links) -> str:
             text += f" (one of {len(suspects)} commits: {link('range', range_url(links, a))})"
         elif past_the_limit(a) > 1:
             text += f" ({past_the_limit(a)} values in a row past its limit)"
+        if event.kind == "updated":
+            text += was_text(a, slack_code)
         text += f"; {confidence(a)}"
         names, extra = siblings(a)
         if names:
@@ -249,10 +269,6 @@ def plain_text(event: Event, links: Links) -> str:
             text += f"; placed here because {', '.join(slack_code(n) for n in names)}{_more(extra)} changed here"
         if a.direction == "regression" and a.id and a.status == "active":
             text += f"; once understood: `{ack_hint(a)}`"
-    elif event.kind == "updated":
-        ci = f" (95% CI {pct(a.ci_low)} … {pct(a.ci_high)})" if a.ci_low is not None and a.ci_high is not None else ""
-        text = (f":arrows_counterclockwise: Updated: {where}: {_what_was_superseded(a)}; it is now "
-                f"{pct(a.magnitude)}{ci} at {commit(a.commit)}; {confidence(a)}")
     elif event.kind == "again":
         n = event.related
         text = (f":repeat: {where} regressed again: {pct(n.magnitude)} at {commit(n.commit)} "
