@@ -263,3 +263,14 @@ def test_a_regression_a_later_improvement_undid_is_listed_as_undone(cli, store_p
     assert listed["improvement"]["undone_by"] is None
     table = cli("alerts", check=True).stdout
     assert f"active, undone at {listed['improvement']['commit'][:12]}" in " ".join(table.split()), table
+
+
+def test_cold_first_runs_stay_out_of_the_threshold_tests_baseline(cli, store_path):
+    """An audit: three cold runs at twice the level opened a history; the t-test's baseline kept
+    them, its limit sat at 2.2-2.7x the level for the whole first regime, and a +20% step two runs
+    old raised nothing (no change point can yet: a regime is five runs)."""
+    values = [2.0e6, 2.1e6, 1.95e6, *series(15, 12), *(series(2, 13) * 1.2)]
+    record(store_path, values)
+    proc = cli("detect", "--json")
+    assert proc.returncode == 1, proc.stderr
+    assert [(a["kind"], a["commit"]) for a in json.loads(proc.stdout)["new_alerts"]] == [("threshold", "c0018")]

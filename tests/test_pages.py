@@ -439,3 +439,22 @@ def test_the_index_cv_is_the_run_to_run_noise_as_history_s_not_a_missed_step():
     pts = [Point(f"r{i}", f"{i:040x}", 1000.0 + i, v) for i, v in enumerate(values)]
     row = summarise(SeriesKey("main", "tb", "sum", "latency"), pts, [], [])
     assert row["cv"] == pytest.approx(run_to_run_cv(values)) and row["cv"] < 0.05
+
+
+def test_the_band_leaves_cold_first_runs_out_of_its_baseline():
+    """As detect's threshold test does: three cold runs at twice the level held the t-test's
+    upper limit at 2.2-2.7x the level over the whole first regime of the chart."""
+    from perfgate.report.series_data import findings
+    from perfgate.store import Point, SeriesKey
+    from perfgate.thresholds import load_thresholds
+
+    rng = np.random.default_rng(3)
+    values = [2.0e6, 2.1e6, 1.95e6, *(1e6 * (1 + 0.01 * rng.standard_normal(25)))]
+    key = SeriesKey("main", "tb", "sort", "latency")
+    pts = [Point(f"r{i}", f"c{i}", float(i), v) for i, v in enumerate(values)]
+    settings = load_thresholds(None).for_series("sort", "latency")
+    found, warm_up = findings(key, pts, settings)
+    assert found == [] and warm_up == 3
+    [band] = bands([(settings.test, values, [float(i) for i in range(len(values))], [warm_up])])
+    upper = [u for u in band["upper"][3:] if u is not None and not math.isnan(u)]
+    assert upper and max(upper) < 1.1e6

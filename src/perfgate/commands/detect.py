@@ -365,7 +365,9 @@ def _report(key: SeriesKey, points: list[Point], settings: SeriesThresholds, cha
                             cp.direction, cp.magnitude, cp.ci_low, cp.ci_high, cp.p_value, "change_point",
                             points[cp.index - 1].commit, tuple(entry["commit_range"]), details))
     threshold = None
-    start = cps[-1].index if cps else 0
+    # Cold first runs set aside by the change point search stay out of the baseline too: a cold
+    # run at twice the level widened the limits for the whole first regime.
+    start = cps[-1].index if cps else changes.detector.noise_.warm_up
     flags: list[str | None] = []
     saved = None
     consecutive = 1     # values in a row beyond the same limit that raise an alert

@@ -53,7 +53,9 @@ WIDEST = 1e-100      # |y| at most 1e100: its squares and their sums over any se
 
 class NoiseModel:
     """``NoiseModel(min_segment).fit(values, samples=None)`` exposes ``y``, ``sigma``, ``winsorized``,
-    ``local_sigma``, ``log_scale`` and ``set_aside`` (the runs :meth:`_weigh` set aside).
+    ``local_sigma``, ``log_scale``, ``set_aside`` (the runs :meth:`_weigh` and
+    :meth:`_set_aside_warm_up` set aside) and ``warm_up`` (how many first runs the latter covers,
+    which threshold tests leave out of their baseline too).
     ``min_segment``: the shortest regime the detector reports, which winsorizing must keep."""
 
     def __init__(self, min_segment: int = 5):
@@ -65,6 +67,7 @@ class NoiseModel:
     def fit(self, values: np.ndarray, samples: Sequence[Sequence[float]] | None = None) -> "NoiseModel":
         x = np.asarray(values, dtype=float)
         self.set_aside = np.zeros(x.size, dtype=bool)   # runs whose samples show a disturbance
+        self.warm_up = 0    # the first runs, up to the last cold one set aside (_set_aside_warm_up)
         self.log_scale = bool(x.size and np.all(x > 0))
         self.level = raw_median(x) if x.size else 0.0
         # A median of 0 leaves the values in their own units.
@@ -166,6 +169,7 @@ class NoiseModel:
                     self.y = np.where(np.r_[cold, np.zeros(y.size - k, bool)], np.median(y[k:k + m]), y)
                     self.set_aside = self.set_aside.copy()
                     self.set_aside[:k] |= cold
+                    self.warm_up = k
                     return True
         return False
 

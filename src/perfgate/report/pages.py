@@ -228,13 +228,14 @@ class _Job:
         rows, all_found = [], []
         mine = self.ids[index::count]
         settings = {k: self.thresholds.for_series(k.benchmark, k.measure) for pid in mine for k in self.pages[pid]}
-        found_in = {k: with_siblings_changes(k, self.shown[k], findings(k, self.shown[k], settings[k]),
-                                             self.alerts.get(k, [])) for k in settings}
-        # All bands of this part in one batch: batching is what makes them fast.  Each starts again
-        # at its series' change points, as detect's threshold test does.
+        searched = {k: findings(k, self.shown[k], settings[k]) for k in settings}
+        found_in = {k: with_siblings_changes(k, self.shown[k], searched[k][0], self.alerts.get(k, [])) for k in settings}
+        # All bands of this part in one batch: batching is what makes them fast.  Each starts after
+        # its series' cold first runs and again at its change points, as detect's threshold test does.
         tested = [k for k in settings if settings[k].test is not None]
         band_of = dict(zip(tested, bands([(settings[k].test, [p.value for p in self.shown[k]],
-                                           [p.time for p in self.shown[k]], [f.cp.index for f in found_in[k]])
+                                           [p.time for p in self.shown[k]],
+                                           [searched[k][1], *(f.cp.index for f in found_in[k])])
                                           for k in tested])))
         for pid in mine:
             keys = self.pages[pid]

@@ -15,7 +15,7 @@ from datetime import datetime, timezone
 import numpy as np
 
 from perfgate.alert_history import undone_by
-from perfgate.detect.changepoint import ChangePoint, detect_change_points
+from perfgate.detect.changepoint import ChangePoint, ChangePointDetector
 from perfgate.detect.stats import run_to_run_cv
 from perfgate.model import Alert, Measure
 from perfgate.store import Point, SeriesKey, raw_samples
@@ -71,10 +71,12 @@ class Finding:
                                     "siblings": self.siblings or [], "placed_with": self.placed_with or []}
 
 
-def findings(key: SeriesKey, pts: list[Point], settings: SeriesThresholds) -> list[Finding]:
-    cps = detect_change_points([p.value for p in pts], settings.change_point,
-                               Measure.named(key.measure).lower_is_better, raw_samples(pts))
-    return [_finding(key, pts, cp) for cp in cps]
+def findings(key: SeriesKey, pts: list[Point], settings: SeriesThresholds) -> tuple[list[Finding], int]:
+    """The series' change points located in its commits, and how many cold first runs the search
+    set aside (the threshold band leaves them out of its baseline, as ``detect`` does)."""
+    detector = ChangePointDetector(settings.change_point, Measure.named(key.measure).lower_is_better)
+    cps = detector.fit([p.value for p in pts], raw_samples(pts)).predict()
+    return [_finding(key, pts, cp) for cp in cps], detector.noise_.warm_up
 
 
 def _finding(key: SeriesKey, pts: list[Point], cp: ChangePoint, siblings: list[str] | None = None,
