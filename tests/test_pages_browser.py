@@ -410,3 +410,14 @@ def test_the_x_axis_can_be_the_commits_in_order(site, page):
     _open(page, url)
     assert page.evaluate(f"{option}.xAxis[0].type") == "value"
     assert page.locator("input[name='x-axis'][value='commits']").is_checked()
+
+
+def test_the_pages_write_levels_as_the_terminal_does(site, page):
+    # an audit saw "10.00 ms → 12.8 ms": 9.997 ms rounded up kept a digit too many
+    from perfgate.units import human
+
+    _open(page, (site / "index.html").as_uri())
+    cases = [(9.997e6, "time", "latency"), (1.5e6, "time", "latency"), (99.96e3, "time", "latency"),
+             (123456789, "count", "instructions"), (3 * 1024 ** 2, "bytes", "peak-rss")]
+    shown = page.evaluate("cases => cases.map(c => PG.human(c[0], c[1]))", [[v, s] for v, s, _ in cases])
+    assert shown == [human(v, m) for v, _, m in cases] and shown[0] == "10.0 ms"

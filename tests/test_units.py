@@ -11,6 +11,8 @@ from perfgate.units import confidence_text, human, p_cell, p_text
 
 @pytest.mark.parametrize("value, measure, text", [
     (1.5e6, "latency", "1.50 ms"),
+    (9.997e6, "latency", "10.0 ms"),             # was "10.00 ms" beside "12.8 ms"
+    (99.96e3, "latency", "100 µs"),
     (250, "latency", "250 ns"),
     (123456789, "instructions", "123M"),
     (3 * 1024 ** 2, "peak-rss", "3.00 MiB"),

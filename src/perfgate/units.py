@@ -31,6 +31,8 @@ def human(value: float | None, measure: str = "", significant: int = 3) -> str:
             whole = len(str(int(abs(scaled))))
             digits = 0 if unit in ("", "B", "ns") and float(scaled).is_integer() else significant - whole
             text = f"{scaled:.{max(digits, 0)}f}"
+            if digits > 0 and len(str(int(abs(float(text))))) > whole:   # 9.997 rounds to "10.00": "10.0"
+                text = f"{scaled:.{digits - 1}f}"
             return f"{text} {unit}".rstrip() if unit not in ("k", "M", "G") else f"{text}{unit}"
     return str(value)
 

@@ -38,6 +38,8 @@ var PG = (function () {
         var x = v / f, whole = String(Math.trunc(Math.abs(x))).length;
         var digits = (unit === "" || unit === "B" || unit === "ns") && Number.isInteger(x) ? 0 : Math.max(3 - whole, 0);
         var text = x.toFixed(digits);
+        // 9.997 rounds to "10.00": one digit fewer, "10.0", as perfgate.units.human
+        if (digits > 0 && String(Math.trunc(Math.abs(Number(text)))).length > whole) text = x.toFixed(digits - 1);
         return scale === "count" ? text + unit : text + " " + unit;
       }
     }
