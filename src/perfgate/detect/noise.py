@@ -159,12 +159,19 @@ class NoiseModel:
         if m < 4 or y.size < 3 * m:      # fences need 4 values
             return False
         gap = 3 * 1.349 * self.sigma     # the fences' half-width at their floor
+        # every later run's extremes, from each of the first runs on: most series stop here, with
+        # no first run clear of the runs after it
+        later_max = np.maximum.accumulate(y[:0:-1])[::-1][:m]
+        later_min = np.minimum.accumulate(y[:0:-1])[::-1][:m]
+        head = y[:m - 1]
+        if not np.any((head > later_max[:m - 1] + gap) | (head < later_min[:m - 1] - gap)):
+            return False
         for k in range(m - 1, 0, -1):
             low, high = far_out_fences(y[k:k + m], self.sigma)
             if not low <= y[k] <= high:
                 continue
             warm = (y[:k] >= low) & (y[:k] <= high)
-            for cold in (y[:k] > max(high, y[k:].max() + gap), y[:k] < min(low, y[k:].min() - gap)):
+            for cold in (y[:k] > max(high, later_max[k - 1] + gap), y[:k] < min(low, later_min[k - 1] - gap)):
                 if cold[-1] and np.all(cold | warm):
                     self.y = np.where(np.r_[cold, np.zeros(y.size - k, bool)], np.median(y[k:k + m]), y)
                     self.set_aside = self.set_aside.copy()
