@@ -194,10 +194,10 @@ def _sequential(base_all, head_all, most):
     from conftest import ROOT
 
     plan = Plan.from_args(argparse.Namespace(alpha=0.05, budget=None, max_rounds=most, rounds=10))
-    flagged = {}
+    flagged, settled = {}, {}
     for n in range(FIRST_LOOK, most + 1):
         rounds = {"base": {k: v[:n] for k, v in base_all.items()}, "head": {k: v[:n] for k, v in head_all.items()}}
-        comparison, decided, look = judge(rounds, load_thresholds(ROOT / "thresholds"), plan, flagged)
+        comparison, decided, look = judge(rounds, load_thresholds(ROOT / "thresholds"), plan, flagged, settled)
         if decided:
             break
     return comparison, n
@@ -267,3 +267,39 @@ def test_thresholds_come_from_the_base_commit_unless_the_head_is_opted_in(tmp_pa
     git(bare, "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-q", "-m", "x")
     (bare / "thresholds").mkdir()
     assert _thresholds_path(args, bare, git(bare, "rev-parse", "HEAD"), tmp_path / "n") is None
+
+
+def test_a_sequential_check_stops_by_the_verdicts_rule_and_is_not_held_up_by_probes():
+    """An audit: probes (peak RSS) run in the first 3 rounds only, so a sequential check could
+    never decide them and always ran to --max-rounds, their 3 rounds judged again at each later
+    look's smaller level (an interval four times wider, "inconclusive"); and it stopped "every
+    benchmark decided" beside an inconclusive row, the stop rule (an MDE) not the verdicts'."""
+    import numpy as np
+    from conftest import ROOT
+    from test_rounds import suite, synthetic
+
+    from perfgate.detect.compare import compare_rounds
+    from perfgate.thresholds import load_thresholds
+
+    rng = np.random.default_rng(31)
+    base, head = suite(rng, 20, benchmarks=3, pair=0.002, within=0.005)
+    for i in range(3):
+        b, h = synthetic(rng, 3, machine=0.001, pair=0.001, within=0.001)
+        base[(f"bm{i}", "peak-rss")], head[(f"bm{i}", "peak-rss")] = b, h
+    comparison, used = _sequential(base, head, 20)
+    assert used < 20
+    rss = [v for v in comparison.verdicts if v.measure == "peak-rss"]
+    assert rss and all(v.rounds == 3 and v.verdict == "no-change" for v in rss)
+    fixed = compare_rounds({k: v[:3] for k, v in base.items() if k[1] == "peak-rss"},
+                           {k: v[:3] for k, v in head.items() if k[1] == "peak-rss"},
+                           load_thresholds(ROOT / "thresholds"), alpha=Plan_levels()[0])
+    assert {(v.benchmark, v.ci_low, v.ci_high) for v in rss} == {(v.benchmark, v.ci_low, v.ci_high) for v in fixed.verdicts}
+    assert not [v for v in comparison.verdicts if v.verdict == "inconclusive" and v.rounds == used]
+
+
+def Plan_levels():
+    import argparse
+
+    from perfgate.commands.check import Plan
+
+    return Plan.from_args(argparse.Namespace(alpha=0.05, budget=None, max_rounds=20, rounds=10)).levels

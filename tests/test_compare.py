@@ -187,7 +187,8 @@ def test_a_row_too_noisy_to_rule_out_its_threshold_is_inconclusive_not_no_change
     assert text.index("fib") < text.index("sort")                  # inconclusive rows come first
     md = comparison_markdown(c)
     assert "⚠️ **No performance regression found; 1 of 2 comparison(s) inconclusive**" in md
-    assert "✅" not in md and "| 🟡 `fib` |" in md and "1 of them inconclusive" in md
+    assert "✅" not in md and "| 🟡 `fib` |" in md and "**Inconclusive** (1)" in md
+    assert md.index("| 🟡 `fib` |") < md.index("<details>")      # in sight, the no-change rows folded
     clean = compare_samples({quiet: samples(30, 0.01, 1)}, {quiet: samples(30, 0.01, 3)}, TH)
     assert "✅ **No performance regression**" in comparison_markdown(clean)
     assert not clean.inconclusive and "comparison(s) inconclusive" not in clean.render()
@@ -199,3 +200,14 @@ def test_significant_below_threshold_is_no_change_only_when_the_interval_stays_i
     assert tight.verdict == "no-change" and "below the 2.0% threshold" in tight.note and tight.ci_high < 0.02
     loose = compare_samples({key: samples(16, 0.01, 7)}, {key: samples(16, 0.01, 8, 1.015)}, TH).verdicts[0]
     assert loose.q_value <= 0.05 and loose.ci_high >= 0.02 and loose.verdict == "inconclusive"
+
+
+def test_inconclusive_looks_at_the_bad_side_only():
+    """An audit: `peak-rss -0.21% [-0.60%, +0.18%]` against a 0.5% threshold read inconclusive and
+    counted under "a regression that size could be there unseen", which its interval rules out."""
+    key = ("b", "latency")
+    faster = compare_samples({key: samples(8, 0.03, 9)}, {key: samples(8, 0.03, 10, 0.985)}, TH).verdicts[0]
+    assert faster.ci_low < -0.02 and faster.ci_high < 0.02 and faster.verdict == "no-change"
+    rate = ("b", "throughput")                      # higher is better: the bad side is below
+    slower = compare_samples({rate: samples(8, 0.03, 9)}, {rate: samples(8, 0.03, 10, 0.985)}, TH).verdicts[0]
+    assert slower.ci_low < -0.02 and slower.verdict == "inconclusive"

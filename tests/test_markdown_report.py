@@ -135,4 +135,18 @@ def test_the_comment_counts_the_comparisons_the_terminal_counts():
     assert c.compared == 1 and len(c.verdicts) == 3
     md = comparison_markdown(c)
     assert ": 1 comparisons, 0 improvement(s)" in md and "among 1 comparison(s)" in c.render()
-    assert "3 other row(s)" in md
+    assert "<summary>3 row(s)</summary>" in md       # no table above it: not "3 other row(s)"
+
+
+def test_each_note_is_a_paragraph_and_a_failing_headline_counts_the_inconclusive_rows():
+    # consecutive "> " lines render as one run-on paragraph in CommonMark (an audit's job summary)
+    rng = np.random.default_rng(4)
+    base = {("slow", "latency"): _samples(rng, 1.0), ("noisy", "latency"): tuple(rng.lognormal(0, 0.2, 5)),
+            ("gone", "latency"): _samples(rng, 1.0)}
+    head = {("slow", "latency"): _samples(rng, 1.3), ("noisy", "latency"): tuple(rng.lognormal(0, 0.2, 5))}
+    c = compare_samples(base, head)
+    assert c.regressions and c.inconclusive and c.notes
+    md = comparison_markdown(c)
+    assert "❌ **1 performance regression(s)**; 1 of 2 comparison(s) inconclusive" in md
+    quote = md[md.index("\n> ") + 1:md.index("\n\n", md.index("\n> "))].split("\n")
+    assert len(quote) >= 3 and all(line.startswith("> ") for line in quote[::2]) and set(quote[1::2]) == {">"}

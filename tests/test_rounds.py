@@ -114,7 +114,6 @@ def test_mde_grows_with_comparisons_and_shrinks_with_rounds():
     assert rounds.mde(0.03, 6, 0.05, 28) > rounds.mde(0.03, 6, 0.05, 1)
     assert rounds.mde(0.03, 12, 0.05, 28) < rounds.mde(0.03, 6, 0.05, 28)
     assert rounds.mde(0.03, 1, 0.05, 28) is None
-    assert rounds.stat_mde(0.03, 6, 0.05, 28) <= rounds.mde(0.03, 6, 0.05, 28, 0.02)
 
 
 def test_spending_levels_sum_to_alpha_and_decrease():
@@ -213,7 +212,7 @@ def test_a_row_whose_medians_tell_another_story_than_its_paired_change_is_marked
             ("steady", "latency"): [list(1e6 * (1 + 0.01 * rng.standard_normal(10))) for _ in drift]}
     c = compare_rounds(base, head, TH)
     by = {v.benchmark: v for v in c.verdicts}
-    assert by["drifting"].medians_apart() and not by["steady"].medians_apart()
+    assert by["drifting"].medians_apart and not by["steady"].medians_apart
     text = c.render()
     [row] = [line for line in text.splitlines() if line.startswith("drifting")]
     assert "] †" in row and "†" not in next(line for line in text.splitlines() if line.startswith("steady"))

@@ -13,9 +13,10 @@ could have shown (see ``perfgate.detect.rounds`` for the maths and why this test
 
 Fixed (``--rounds N``, default 8) or sequential (``--budget 5m`` and/or ``--max-rounds N``):
 sequential checks look after every round from the third on, with the false-alarm rate kept by
-alpha spending over the looks, and stop when every benchmark is decided — flagged, or no change
-with an MDE below its ``min_effect`` — or when the next round would not fit in the budget (which
-counts the image builds, and is checked after every round).
+alpha spending over the looks, and stop when every benchmark still getting rounds is decided —
+flagged, or no-change (its interval rules out a regression of its ``min_effect``) — or when the
+next round would not fit in the budget (which counts the image builds, and is checked after
+every round).
 
 Exit 1 when a significant regression above the threshold is found, 0 otherwise.
 """
@@ -224,32 +225,40 @@ def run(args: argparse.Namespace) -> int:
                    "rounds": outcome.rounds, "sequential": plan.sequential, "stopped": outcome.stopped,
                    "looks": outcome.looks, "testbed": runs["base"][0].testbed.name,
                    "testbeds": {r.testbed.name: r.context["suites"] for r in runs["base"]},
-                   "comparison": comparison, "exit_code": comparison.exit_code})
+                   "comparison": comparison, "counts": comparison.counts(), "exit_code": comparison.exit_code})
     else:
         _print(comparison, args, shas, testbeds, outcome)
     return comparison.exit_code
 
 
 def judge(rounds: dict[str, dict[tuple[str, str], list[list[float]]]], thresholds, plan: Plan,
-          flagged: dict[tuple[str, str], Verdict]) -> tuple[Comparison, bool, dict]:
+          flagged: dict[tuple[str, str], Verdict],
+          settled: dict[tuple[str, str], Verdict] | None = None) -> tuple[Comparison, bool, dict]:
     """One look after a round: the comparison at this look's level, whether every benchmark is
-    decided, and a summary of the look.  ``flagged`` keeps what earlier looks flagged."""
+    decided, and a summary of the look.  ``flagged`` keeps what earlier looks flagged;
+    ``settled`` each row's verdict at the last look that had new rounds of it: a probe measured
+    in the first rounds only keeps the verdict of its last round (at a later look's smaller
+    level the same rounds gave a wider interval, and an inconclusive row no round could decide).
+    A benchmark is decided once it is flagged or no-change, the verdicts' own rule; the
+    inconclusive rows still getting rounds are what the next round is for."""
+    settled = {} if settled is None else settled
     n = max(len(r) for side in rounds.values() for r in side.values())   # probes stop after PROBE_ROUNDS
     level = plan.levels[n - FIRST_LOOK] if plan.sequential else plan.alpha
     comparison = compare_rounds(rounds["base"], rounds["head"], thresholds, alpha=level)
-    hypotheses = sum(1 for v in comparison.verdicts if v.p_value is not None and tied_to(comparison.verdicts, v) is None)
     undecided = []
     for i, v in enumerate(comparison.verdicts):
         key = (v.benchmark, v.measure)
         if key in flagged:
             comparison.verdicts[i] = flagged[key]
             continue
+        if key in settled and settled[key].rounds == v.rounds and v.rounds < n:   # no new round of it
+            comparison.verdicts[i] = settled[key]
+            continue
+        settled[key] = v
         if v.verdict in ("regression", "improvement"):
             flagged[key] = v
-        elif v.method == "paired-t-rounds" and v.p_value is not None and tied_to(comparison.verdicts, v) is None:
-            resolvable = rounds_test.stat_mde(v.round_sd, v.rounds, level, hypotheses)
-            if resolvable is None or resolvable > v.threshold:
-                undecided.append(f"{v.benchmark} {v.measure}")
+        elif v.verdict == "inconclusive" and v.rounds == n and tied_to(comparison.verdicts, v) is None:
+            undecided.append(f"{v.benchmark} {v.measure}")
     look = {"round": n, "level": level, "flagged": len(flagged), "undecided": len(undecided)}
     return comparison, not undecided, look
 
@@ -333,6 +342,7 @@ def _measure(args: argparse.Namespace, plan: Plan, thresholds, root: Path, trees
             steps.append((base_suite, head_suite, variant, built["base"], built["head"]))
     results: dict[str, list[SuiteResult]] = {"base": [], "head": []}
     flagged: dict[tuple[str, str], Verdict] = {}
+    settled: dict[tuple[str, str], Verdict] = {}
     looks: list[dict] = []
     comparison, stopped = None, f"{plan.rounds} rounds run"
     started, started_at = time.monotonic(), time.time()
@@ -358,7 +368,7 @@ def _measure(args: argparse.Namespace, plan: Plan, thresholds, root: Path, trees
             if not err.is_terminal:   # a CI log shows no progress bar: a line a round instead
                 err.print(f"round {done}/{plan.rounds} done, {time.monotonic() - started:.0f} s", markup=False)
             if plan.sequential and done >= FIRST_LOOK:
-                comparison, decided, look = judge(_rounds(results), thresholds, plan, flagged)
+                comparison, decided, look = judge(_rounds(results), thresholds, plan, flagged, settled)
                 looks.append(look)
                 if decided:
                     stopped = f"every benchmark decided after {done} rounds"
@@ -418,6 +428,6 @@ def _print(comparison: Comparison, args: argparse.Namespace, shas: dict[str, str
               f"({shas['base'][:12]}), {outcome.rounds} interleaved rounds on {terminal(testbeds)}")
     out.print(terminal(comparison.render(quiet_rows(args)), keep_newlines=True))
     verdict = "FAIL: significant regression" if comparison.exit_code else "ok: no significant regression"
-    if not comparison.exit_code and comparison.inconclusive:
+    if comparison.inconclusive:
         verdict += f", {len(comparison.inconclusive)} of {comparison.compared} comparison(s) inconclusive"
     out.print(f"{verdict} (MDE = smallest change each benchmark would show with 80% probability)")

@@ -108,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(asdict(comparison) | {"regressions": len(comparison.regressions),
                                         "improvements": len(comparison.improvements),
-                                        "exit_code": comparison.exit_code})
+                                        "counts": comparison.counts(), "exit_code": comparison.exit_code})
     else:
         out.print(terminal(f"head {head.branch}@{head.commit[:12]} against base {base.branch}@{base.commit[:12]}"),
                   highlight=False)

@@ -41,9 +41,10 @@ The maths, per (benchmark, measure), on the log of the raw samples (so effects a
   comparison — 50 benchmarks at α = 0.05 would otherwise raise 2–3 false alarms per PR;
 * verdict: ``regression`` / ``improvement`` when ``q ≤ α`` and ``|effect| ≥ min_effect`` (the
   series' change point threshold from ``thresholds/``), in the measure's bad / good direction;
-  otherwise ``no-change`` when the effect's interval lies inside ``±min_effect`` (a change of
-  the threshold's size is ruled out either way), and ``inconclusive`` when it reaches the
-  threshold (too noisy, or too few rounds, to tell: a regression that size could be there);
+  otherwise ``no-change`` when the effect's interval stays short of ``min_effect`` on the
+  measure's bad side (a regression of the threshold's size is ruled out), and ``inconclusive``
+  when it reaches it (too noisy, or too few rounds, to tell: a regression that size could be
+  there);
   ``insufficient-data`` when a side has fewer than ``MIN_SAMPLES`` samples (unless the measure
   is deterministic, below);
 * minimum detectable effect: the shift this pair could detect with 80% power at level α,
@@ -101,16 +102,13 @@ class Verdict:
     rounds: int | None = None  # interleaved rounds judged (compare_rounds)
     round_sd: float | None = None  # sd of the per-round log ratios (compare_rounds)
     note: str = ""
-
-    def medians_apart(self) -> bool:
-        """Whether the sides' medians and the paired change differ by more than
-        :data:`APART` (a check row on a drifting machine): such rows are marked ``†``."""
-        return (self.method == "paired-t-rounds" and bool(self.ratio) and self.effect is not None
-                and abs((self.ratio - 1) - self.effect) > APART)
+    # the sides' medians and the paired change differ by more than APART (a check row on a
+    # drifting machine; set by compare_rounds): such rows are marked †
+    medians_apart: bool = False
 
     def change_cell(self) -> str:
         """The change, its interval, and ``†`` when the medians beside it tell another story."""
-        return pct(self.effect) + self.interval() + (" †" if self.medians_apart() else "")
+        return pct(self.effect) + self.interval() + (" †" if self.medians_apart else "")
 
     def interval(self) -> str:
         """`` [low, high]`` of the effect for a table, ``""`` without one; an interval the samples
@@ -128,8 +126,8 @@ APART = 0.05
 MISSING_IN_BASE, MISSING_IN_HEAD = "missing in base", "missing in head"
 # The intervals are each row's own; the verdicts are adjusted for the number of comparisons.
 INTERVALS_NOTE = ("each interval is its row's own, not adjusted for the others: an interval clear of 0 with "
-                  "q above the level is no finding; no-change means the interval lies within ± the threshold, "
-                  "inconclusive that it reaches it")
+                  "q above the level is no finding; no-change means the interval stays short of the threshold on "
+                  "the bad side, inconclusive that it reaches it")
 ONE_SIDED = (MISSING_IN_BASE, MISSING_IN_HEAD)
 # Unflagged rows (inconclusive, then no-change) a terminal table shows by default; the findings
 # and the rows that could not be judged are always all shown.
@@ -168,6 +166,11 @@ class Comparison:
     def improvements(self) -> list[Verdict]:
         return [v for v in self.verdicts if v.verdict == "improvement"]
 
+    def counts(self) -> dict[str, int]:
+        """The comparison in numbers, as the headline gives them (for ``--json``)."""
+        return {"compared": self.compared, "regressions": len(self.findings("regression")),
+                "improvements": len(self.findings("improvement")), "inconclusive": len(self.inconclusive)}
+
     @property
     def has_tied_pairs(self) -> bool:
         """Whether any benchmark has both a latency and a throughput (one finding between them)."""
@@ -175,7 +178,7 @@ class Comparison:
 
     @property
     def inconclusive(self) -> list[Verdict]:
-        """Rows whose interval reaches their threshold, each tied pair counted once."""
+        """Rows whose interval reaches their threshold on the bad side, each tied pair counted once."""
         return [v for v in self.verdicts if v.verdict == "inconclusive" and tied_to(self.verdicts, v) is None]
 
     def inconclusive_text(self) -> str:
@@ -183,8 +186,9 @@ class Comparison:
         n = len(self.inconclusive)
         if not n:
             return ""
-        return (f"{n} of {self.compared} comparison(s) inconclusive: their interval reaches their threshold, so a "
-                f"regression that size could be there unseen (more samples or rounds would decide them)")
+        return (f"{n} of {self.compared} comparison(s) inconclusive: their interval reaches their threshold on the "
+                f"bad side, so a regression that size could be there unseen (more samples or rounds would decide "
+                f"them)")
 
     def findings(self, verdict: str) -> list[tuple[Verdict, list[Verdict]]]:
         """Verdicts of one kind grouped so measures tied by construction make one finding:
@@ -218,7 +222,8 @@ class Comparison:
         tied = " (a throughput tied to its latency is one finding)" if self.has_tied_pairs else ""
         summary = (f"{len(self.findings('regression'))} regression(s), {len(self.findings('improvement'))} "
                    f"improvement(s), {len(self.inconclusive)} inconclusive among {self.compared} comparison(s)"
-                   f"{tied}; {self.rate_text()}; {INTERVALS_NOTE}")
+                   f"{tied}; {self.rate_text()}; effects with {(1 - self.alpha) * 100:.4g}% intervals, "
+                   f"{INTERVALS_NOTE}")
         if hidden:
             unsure = sum(1 for v in quiet if id(v) in hidden and v.verdict == "inconclusive")
             kinds = f"{unsure} inconclusive, {len(hidden) - unsure} no-change" if unsure else "no-change"
@@ -302,7 +307,7 @@ def decide(verdicts: list[Verdict], alpha: float) -> None:
             worse = v.effect > 0 if v.lower_is_better else v.effect < 0
             v.verdict = "regression" if worse else "improvement"
         else:
-            v.verdict = "no-change" if _rules_out(v) else "inconclusive"
+            v.verdict = "no-change" if _rules_out_regression(v) else "inconclusive"
             if qi <= alpha:
                 v.note = f"significant but below the {v.threshold:.1%} threshold"
     for v in verdicts:
@@ -312,12 +317,14 @@ def decide(verdicts: list[Verdict], alpha: float) -> None:
             v.note = f"judged with its {primary.measure}: one finding"
 
 
-def _rules_out(v: Verdict) -> bool:
-    """Whether ``v``'s interval rules out a change of its threshold's size either way (an
-    equivalence test at the interval's level): only then is an unflagged row "no-change"."""
+def _rules_out_regression(v: Verdict) -> bool:
+    """Whether ``v``'s interval rules out a regression of its threshold's size (a one-sided
+    non-inferiority test at the interval's level): only then is an unflagged row "no-change".
+    A gate asks whether a regression could be there; an improvement that could be larger than
+    the threshold is no reason to warn."""
     if v.ci_low is None or v.ci_high is None:
         return False
-    return -v.threshold < v.ci_low and v.ci_high < v.threshold
+    return v.ci_high < v.threshold if v.lower_is_better else v.ci_low > -v.threshold
 
 
 def _judge(benchmark: str, measure: str, b: np.ndarray, h: np.ndarray, threshold: float, alpha: float,
@@ -467,7 +474,10 @@ def compare_rounds(base: Mapping[tuple[str, str], Sequence[Sequence[float]]],
     comparison = Comparison(verdicts, alpha)
     comparison.notes.extend(one_sided_notes(verdicts))
     comparison.notes.extend(capability_notes(verdicts, alpha, hypotheses))
-    apart = [v for v in verdicts if v.medians_apart()]
+    for v in verdicts:
+        v.medians_apart = (v.method == "paired-t-rounds" and bool(v.ratio) and v.effect is not None
+                           and abs((v.ratio - 1) - v.effect) > APART)
+    apart = [v for v in verdicts if v.medians_apart]
     if apart:
         comparison.notes.append(
             f"† {len(apart)} row(s) where the base and head medians and the change differ by more than 5 points: the "

@@ -143,8 +143,3 @@ def spending_levels(alpha: float, looks: int) -> list[float]:
     looks; they sum to ``alpha``."""
     spent = [alpha * math.log1p((math.e - 1) * k / looks) for k in range(looks + 1)]
     return [spent[k] - spent[k - 1] for k in range(1, looks + 1)]
-
-
-def stat_mde(sd: float, rounds: int, level: float, comparisons: int, power: float = POWER) -> float | None:
-    """:func:`mde` without the ``min_effect`` floor: what the test alone can resolve."""
-    return mde(sd, rounds, level, comparisons, min_effect=None, power=power) if rounds >= MIN_ROUNDS else None

@@ -45,7 +45,7 @@ class Links:
 
 
 def _row(v: Verdict, tied: list[Verdict] = ()) -> str:
-    ci = v.interval() + (" †" if v.medians_apart() else "")
+    ci = v.interval() + (" †" if v.medians_apart else "")
     # a tied measure (throughput from the same timings) is the same finding: shown in its row
     also = "".join(f" ({markdown_text(t.measure)} {pct(t.effect)})" for t in tied)
     q = "—" if v.q_value is None else p_cell(v.q_value)
@@ -69,7 +69,8 @@ def comparison_markdown(c: Comparison, title: str = "perfgate", key: str = "", l
     regressions, improvements = c.findings("regression"), c.findings("improvement")
     unsure = len(c.inconclusive)
     if regressions:
-        headline = f"❌ **{len(regressions)} performance regression(s)**"
+        headline = f"❌ **{len(regressions)} performance regression(s)**" + (
+            f"; {unsure} of {c.compared} comparison(s) inconclusive" if unsure else "")
     elif unsure:
         # No regression was found, but not every row could have seen one: said in the headline,
         # not left to a grey row in a folded table.
@@ -86,29 +87,40 @@ def comparison_markdown(c: Comparison, title: str = "perfgate", key: str = "", l
              f"(Benjamini–Hochberg), effects with {(1 - c.alpha) * 100:.4g}% intervals ({INTERVALS_NOTE})"
              + ("; a throughput and its latency are one finding." if c.has_tied_pairs else ".")
              + (" " + " · ".join(w for w in where if w) if any(where) else ""), ""]
-    quoted = [f"> {markdown_text(w)}" for w in c.warnings]
+    quoted = [markdown_text(w) for w in c.warnings]
     if unsure:
-        quoted.append(f"> 🟡 {markdown_text(c.inconclusive_text())}")
-    quoted += [f"> **{markdown_text(n)}**" if "cannot" in n else f"> {markdown_text(n)}" for n in c.notes]
+        quoted.append(f"🟡 {markdown_text(c.inconclusive_text())}")
+    quoted += [f"**{markdown_text(n)}**" if "cannot" in n else markdown_text(n) for n in c.notes]
     if quoted:
-        # The blank line ends the blockquote: without it GitHub renders the table inside it.
-        lines += [*quoted, ""]
+        # Each note a paragraph of the quote (consecutive "> " lines are one paragraph in
+        # CommonMark); the blank line after it ends the quote, or GitHub puts the table inside it.
+        lines += ["\n>\n".join(f"> {q}" for q in quoted), ""]
     flagged = regressions + improvements          # (verdict, the measures tied to it)
     shown_ids = {id(x) for v, tied in flagged for x in (v, *tied)}
-    # in the terminal's order: inconclusive rows first, each kind nearest to a finding first
-    rest = [(v, []) for v in sorted(c.verdicts, key=severity) if id(v) not in shown_ids]
+    # in the terminal's order, each kind nearest to a finding first; the inconclusive rows in
+    # sight (the headline warns of them), the rest folded
+    ordered = [v for v in sorted(c.verdicts, key=severity) if id(v) not in shown_ids]
+    unsure_rows = [(v, []) for v in ordered if v.verdict == "inconclusive"]
+    rest = [(v, []) for v in ordered if v.verdict != "inconclusive"]
     # Rows are added while they fit under max_chars; what does not fit is counted and pointed to.
     budget = max_chars - sum(len(x) + 1 for x in lines) - 600
     shown_flagged = _fit(flagged, budget)
     budget -= sum(len(_row(v, t)) + 1 for v, t in shown_flagged) + len(_HEADER)
-    shown_rest = _fit(rest, budget - len(_HEADER) - 80) if len(shown_flagged) == len(flagged) else []
+    shown_unsure = _fit(unsure_rows, budget - len(_HEADER) - 80) if len(shown_flagged) == len(flagged) else []
+    budget -= sum(len(_row(v, t)) + 1 for v, t in shown_unsure) + len(_HEADER) + 80
+    shown_rest = _fit(rest, budget - len(_HEADER) - 80) if len(shown_unsure) == len(unsure_rows) and \
+        len(shown_flagged) == len(flagged) else []
     if shown_flagged:
         lines += [_HEADER, *(_row(v, t) for v, t in shown_flagged), ""]
+    if shown_unsure:
+        lines += [f"**Inconclusive** ({len(unsure_rows)}): a regression of the threshold's size could be there "
+                  f"unseen.", "", _HEADER, *(_row(v, t) for v, t in shown_unsure), ""]
     if shown_rest:
-        lines += [f"<details><summary>{len(rest)} other row(s)"
-                  + (f", {unsure} of them inconclusive" if unsure else "") + "</summary>", "", _HEADER,
+        other = "other " if shown_flagged or shown_unsure else ""
+        lines += [f"<details><summary>{len(rest)} {other}row(s)</summary>", "", _HEADER,
                   *(_row(v, t) for v, t in shown_rest), "", "</details>", ""]
-    left_out = len(flagged) - len(shown_flagged) + len(rest) - len(shown_rest)
+    left_out = (len(flagged) - len(shown_flagged) + len(unsure_rows) - len(shown_unsure)
+                + len(rest) - len(shown_rest))
     if left_out:
         see = f"[{links.summary_note}]({links.run_url})" if links.run_url else links.summary_note
         lines.append(f"**{left_out} comparison(s) not shown** to stay under GitHub's comment size limit; "
