@@ -530,6 +530,7 @@ def test_a_threshold_alert_a_change_point_takes_over_is_sent_again_as_an_update(
         late = Late("x")
         (report,) = deliver_all(store.alerts(), [late], fresh)
         assert report.delivered == [f"{threshold.id}:raised"] and late.sent[0].alert.magnitude == pytest.approx(0.3041)
+        assert report.folded == [update]
         assert fresh.delivered(late.key, update)
 
 

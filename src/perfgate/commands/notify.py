@@ -95,6 +95,8 @@ def run(args: argparse.Namespace) -> int:
     else:
         for r in reports:
             line = f"{r.channel}: {len(r.delivered)} delivered, {r.already} already delivered"
+            if r.folded:
+                line += f", {len(r.folded)} update(s) already in the raised message sent now"
             if r.spooled:
                 line += f", {len(r.spooled)} spooled (target down; sent by the next run)"
             if r.skipped:

@@ -28,11 +28,12 @@ class ChannelReport:
     already: int = 0                                       # delivered by earlier runs
     skipped: list[str] = field(default_factory=list)      # closed history a new channel was spared
     skipped_alerts: set[str] = field(default_factory=set)  # the alerts those events belong to
+    folded: list[str] = field(default_factory=list)       # updates their raised message, sent now, already says
 
     def to_json(self) -> dict:
         return {"channel": self.channel, "delivered": self.delivered, "spooled": self.spooled,
                 "rejected": [{"event": e, "reason": r} for e, r in self.rejected], "already_delivered": self.already,
-                "skipped": self.skipped, "skipped_alerts": sorted(self.skipped_alerts)}
+                "skipped": self.skipped, "skipped_alerts": sorted(self.skipped_alerts), "folded": self.folded}
 
 
 def deliver_all(alerts: list[Alert], channels: list[Channel], ledger: Ledger,
@@ -70,6 +71,7 @@ def deliver_channel(channel: Channel, events: list[Event], ledger: Ledger, skip_
             # its "raised" goes out now and already says what the update would (a spooled one
             # was written before the update, and is followed by it)
             ledger.record(channel.key, event.id, None)
+            report.folded.append(event.id)
             continue
         queue.append(event)
         seen.add(event.id)
