@@ -150,3 +150,18 @@ def test_each_note_is_a_paragraph_and_a_failing_headline_counts_the_inconclusive
     assert "❌ **1 performance regression(s)**; 1 of 2 comparison(s) inconclusive" in md
     quote = md[md.index("\n> ") + 1:md.index("\n\n", md.index("\n> "))].split("\n")
     assert len(quote) >= 3 and all(line.startswith("> ") for line in quote[::2]) and set(quote[1::2]) == {">"}
+
+
+def test_the_inconclusive_table_counts_a_tied_pair_once_as_the_headline_does():
+    # the demo's comment said "4 of 16 comparison(s) inconclusive" above "Inconclusive (7)"
+    from test_rounds import TH, suite
+
+    from perfgate.detect.compare import compare_rounds
+
+    c = compare_rounds(*suite(np.random.default_rng(5), 4, benchmarks=3, within=0.3), TH)
+    n = len(c.inconclusive)
+    assert n and sum(v.verdict == "inconclusive" for v in c.verdicts) > n      # tied pairs among them
+    md = comparison_markdown(c)
+    assert f"{n} of {c.compared} comparison(s) inconclusive" in md and f"**Inconclusive** ({n})" in md
+    table = md[md.index("**Inconclusive**"):md.index("<details>")]
+    assert table.count("| 🟡 ") == n and ("(throughput " in table or "(latency " in table)

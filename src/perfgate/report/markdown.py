@@ -99,9 +99,10 @@ def comparison_markdown(c: Comparison, title: str = "perfgate", key: str = "", l
     shown_ids = {id(x) for v, tied in flagged for x in (v, *tied)}
     # in the terminal's order, each kind nearest to a finding first; the inconclusive rows in
     # sight (the headline warns of them), the rest folded
-    ordered = [v for v in sorted(c.verdicts, key=severity) if id(v) not in shown_ids]
-    unsure_rows = [(v, []) for v in ordered if v.verdict == "inconclusive"]
-    rest = [(v, []) for v in ordered if v.verdict != "inconclusive"]
+    # (a tied pair in one row, as a finding's: the headline counts it once)
+    unsure_rows = sorted(c.findings("inconclusive"), key=lambda row: severity(row[0]))
+    shown_ids |= {id(x) for v, tied in unsure_rows for x in (v, *tied)}
+    rest = [(v, []) for v in sorted(c.verdicts, key=severity) if id(v) not in shown_ids]
     # Rows are added while they fit under max_chars; what does not fit is counted and pointed to.
     budget = max_chars - sum(len(x) + 1 for x in lines) - 600
     shown_flagged = _fit(flagged, budget)
