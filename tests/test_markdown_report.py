@@ -165,3 +165,19 @@ def test_the_inconclusive_table_counts_a_tied_pair_once_as_the_headline_does():
     assert f"{n} of {c.compared} comparison(s) inconclusive" in md and f"**Inconclusive** ({n})" in md
     table = md[md.index("**Inconclusive**"):md.index("<details>")]
     assert table.count("| 🟡 ") == n and ("(throughput " in table or "(latency " in table)
+
+
+def test_a_comparison_that_could_not_be_judged_takes_the_green_headline_away():
+    # an audit: "2 base rounds but 1 head rounds: not judged" under "✅ No performance regression"
+    from test_rounds import TH
+
+    from perfgate.detect.compare import compare_rounds
+
+    rng = np.random.default_rng(6)
+    rounds = [list(1e6 * (1 + 0.001 * rng.standard_normal(10))) for _ in range(8)]
+    c = compare_rounds({("ok", "latency"): rounds, ("cut", "latency"): rounds},
+                       {("ok", "latency"): rounds, ("cut", "latency"): rounds[:7]}, TH)
+    assert [v.benchmark for v in c.unjudged] == ["cut"] and not c.inconclusive
+    md = comparison_markdown(c)
+    assert "⚠️ **No performance regression found; 1 of 2 comparison(s) not judged**" in md and "✅" not in md
+    assert c.counts()["not_judged"] == 1

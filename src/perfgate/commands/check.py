@@ -428,6 +428,6 @@ def _print(comparison: Comparison, args: argparse.Namespace, shas: dict[str, str
               f"({shas['base'][:12]}), {outcome.rounds} interleaved rounds on {terminal(testbeds)}")
     out.print(terminal(comparison.render(quiet_rows(args)), keep_newlines=True))
     verdict = "FAIL: significant regression" if comparison.exit_code else "ok: no significant regression"
-    if comparison.inconclusive:
-        verdict += f", {len(comparison.inconclusive)} of {comparison.compared} comparison(s) inconclusive"
+    if comparison.undecided_count():
+        verdict += f", {comparison.undecided_count()}"
     out.print(f"{verdict} (MDE = smallest change each benchmark would show with 80% probability)")

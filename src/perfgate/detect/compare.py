@@ -169,7 +169,8 @@ class Comparison:
     def counts(self) -> dict[str, int]:
         """The comparison in numbers, as the headline gives them (for ``--json``)."""
         return {"compared": self.compared, "regressions": len(self.findings("regression")),
-                "improvements": len(self.findings("improvement")), "inconclusive": len(self.inconclusive)}
+                "improvements": len(self.findings("improvement")), "inconclusive": len(self.inconclusive),
+                "not_judged": len(self.unjudged)}
 
     @property
     def has_tied_pairs(self) -> bool:
@@ -180,6 +181,19 @@ class Comparison:
     def inconclusive(self) -> list[Verdict]:
         """Rows whose interval reaches their threshold on the bad side, each tied pair counted once."""
         return [v for v in self.verdicts if v.verdict == "inconclusive" and tied_to(self.verdicts, v) is None]
+
+    @property
+    def unjudged(self) -> list[Verdict]:
+        """Comparisons that could not be judged at all (too few samples or rounds, unequal round
+        counts, non-positive values); a benchmark only one side has is not a comparison."""
+        return [v for v in self.verdicts if v.verdict == "insufficient-data" and v.note not in ONE_SIDED]
+
+    def undecided_count(self) -> str:
+        """``"4 of 16 comparison(s) inconclusive, 1 not judged"`` for the headlines; "" when none."""
+        parts = [f"{len(self.inconclusive)} of {self.compared} comparison(s) inconclusive"] if self.inconclusive else []
+        if self.unjudged:
+            parts.append(f"{len(self.unjudged)} {'' if parts else f'of {self.compared} comparison(s) '}not judged")
+        return ", ".join(parts)
 
     def inconclusive_text(self) -> str:
         """What the inconclusive rows mean, counted; "" when there are none."""

@@ -67,14 +67,13 @@ def comparison_markdown(c: Comparison, title: str = "perfgate", key: str = "", l
                         max_chars: int = MAX_CHARS) -> str:
     links = links or Links()
     regressions, improvements = c.findings("regression"), c.findings("improvement")
-    unsure = len(c.inconclusive)
+    unsure, undecided = len(c.inconclusive), c.undecided_count()
     if regressions:
-        headline = f"❌ **{len(regressions)} performance regression(s)**" + (
-            f"; {unsure} of {c.compared} comparison(s) inconclusive" if unsure else "")
-    elif unsure:
+        headline = f"❌ **{len(regressions)} performance regression(s)**" + (f"; {undecided}" if undecided else "")
+    elif undecided:
         # No regression was found, but not every row could have seen one: said in the headline,
         # not left to a grey row in a folded table.
-        headline = f"⚠️ **No performance regression found; {unsure} of {c.compared} comparison(s) inconclusive**"
+        headline = f"⚠️ **No performance regression found; {undecided}**"
     else:
         headline = "✅ **No performance regression**"
     base = f"{links.commit(c.base.get('commit', '?'))} ({markdown_code(c.base.get('branch', '?'))})"
