@@ -178,8 +178,6 @@ class Outcome:
     looks: list[dict] = field(default_factory=list)
 
 
-
-
 def run(args: argparse.Namespace) -> int:
     plan = Plan.from_args(args)
     check_markdown_target(args)
@@ -428,6 +426,7 @@ def _print(comparison: Comparison, args: argparse.Namespace, shas: dict[str, str
               f"({shas['base'][:12]}), {outcome.rounds} interleaved rounds on {terminal(testbeds)}")
     out.print(terminal(comparison.render(quiet_rows(args)), keep_newlines=True))
     verdict = "FAIL: significant regression" if comparison.exit_code else "ok: no significant regression"
-    if comparison.undecided_count():
-        verdict += f", {comparison.undecided_count()}"
+    undecided = comparison.undecided_text()
+    if undecided:
+        verdict += f", {undecided}"
     out.print(f"{verdict} (MDE = smallest change each benchmark would show with 80% probability)")

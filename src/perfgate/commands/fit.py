@@ -317,8 +317,8 @@ def _print(results, names: dict[str, str], n: int, args: argparse.Namespace) -> 
         if knee is not None and knee.found:
             # The knee model beat every model without one by BIC: it is the headline, and the
             # best polynomial (whose R² can be poor, or its cost below zero) the comparison.
-            out.print(f"{label.ljust(width)}: {knee.describe(names.get(knee.param, knee.param))}"
-                      + (f"; R² = {knee.r2:.4f}" if knee.r2 is not None else ""), markup=False, soft_wrap=True)
+            out.print(f"{label.ljust(width)}: {knee.describe(names.get(knee.param, knee.param))}; R² = {knee.r2:.4f}",
+                      markup=False, soft_wrap=True)
             out.print(f"{pad}without a knee: {fit.summary()} (ΔBIC {knee.delta_bic:.1f} worse)", markup=False,
                       soft_wrap=True)
         else:

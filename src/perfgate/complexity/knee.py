@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import stats
 
-from perfgate.complexity.regression import bic, format_formula, variance_weights, weighted_lstsq
+from perfgate.complexity.regression import bic, format_formula, r_squared, variance_weights, weighted_lstsq
 from perfgate.complexity.terms import Term, design_matrix
 from perfgate.units import p_text
 
@@ -56,7 +56,7 @@ class Knee:
     fitted: np.ndarray | None = field(default=None, repr=False)  # the knee model's predictions
     base: list[Term] = field(default_factory=list, repr=False)    # the knee model: base terms ...
     beta: np.ndarray | None = field(default=None, repr=False)     # ... their coefficients, then gamma
-    r2: float | None = None  # the knee model's R² (unweighted, as the fit summary's)
+    r2: float | None = None  # the knee model's R² (unweighted, as the fit summary's); None: no search
 
     def predict(self, params: dict[str, np.ndarray]) -> np.ndarray:
         """The knee model's cost at other parameter values (a curve to draw)."""
@@ -154,8 +154,7 @@ def find_knee(base: list[Term], params: dict[str, np.ndarray], y: np.ndarray, le
     found = delta > 0 and gamma > 0 and lo < k < hi
     labels = [t.label for t in base] + [f"({letter} − {k:,.0f})₊" + ("²" if d == 2 else "")]
     fitted = Xk @ beta
-    spread = float(((y - y.mean()) ** 2).sum())
-    r2 = 1.0 - float(((y - fitted) ** 2).sum()) / spread if spread > 0 else None
+    r2, _ = r_squared(y, fitted, Xk.shape[1])
     return Knee(letter, bool(found), float(k), float(best["low"]), float(best["high"]), d, gamma, slope,
                 float(delta), p_value, float(effect), format_formula(labels, beta), fitted, list(base), beta, r2)
 

@@ -107,8 +107,12 @@ class Verdict:
     medians_apart: bool = False
 
     def change_cell(self) -> str:
-        """The change, its interval, and ``†`` when the medians beside it tell another story."""
-        return pct(self.effect) + self.interval() + (" †" if self.medians_apart else "")
+        """The change and :meth:`marked_interval`."""
+        return pct(self.effect) + self.marked_interval()
+
+    def marked_interval(self) -> str:
+        """:meth:`interval`, and ``†`` when the medians beside the change tell another story."""
+        return self.interval() + (" †" if self.medians_apart else "")
 
     def interval(self) -> str:
         """`` [low, high]`` of the effect for a table, ``""`` without one; an interval the samples
@@ -188,7 +192,7 @@ class Comparison:
         counts, non-positive values); a benchmark only one side has is not a comparison."""
         return [v for v in self.verdicts if v.verdict == "insufficient-data" and v.note not in ONE_SIDED]
 
-    def undecided_count(self) -> str:
+    def undecided_text(self) -> str:
         """``"4 of 16 comparison(s) inconclusive, 1 not judged"`` for the headlines; "" when none."""
         parts = [f"{len(self.inconclusive)} of {self.compared} comparison(s) inconclusive"] if self.inconclusive else []
         if self.unjudged:
@@ -242,8 +246,8 @@ class Comparison:
             unsure = sum(1 for v in quiet if id(v) in hidden and v.verdict == "inconclusive")
             kinds = f"{unsure} inconclusive, {len(hidden) - unsure} no-change" if unsure else "no-change"
             lines.append(f"… {len(hidden)} more row(s) not shown ({kinds}; --all-rows lists them; --json has every row)")
-        unsure = [self.inconclusive_text()] if self.inconclusive else []
-        return "\n".join([*self.warnings, *lines, summary, *unsure, *self.notes])
+        meaning = self.inconclusive_text()
+        return "\n".join([*self.warnings, *lines, summary, *([meaning] if meaning else []), *self.notes])
 
 
 def severity(v: Verdict) -> tuple:

@@ -45,7 +45,7 @@ class Links:
 
 
 def _row(v: Verdict, tied: list[Verdict] = ()) -> str:
-    ci = v.interval() + (" †" if v.medians_apart else "")
+    ci = v.marked_interval()
     # a tied measure (throughput from the same timings) is the same finding: shown in its row
     also = "".join(f" ({markdown_text(t.measure)} {pct(t.effect)})" for t in tied)
     q = "—" if v.q_value is None else p_cell(v.q_value)
@@ -67,7 +67,7 @@ def comparison_markdown(c: Comparison, title: str = "perfgate", key: str = "", l
                         max_chars: int = MAX_CHARS) -> str:
     links = links or Links()
     regressions, improvements = c.findings("regression"), c.findings("improvement")
-    unsure, undecided = len(c.inconclusive), c.undecided_count()
+    undecided = c.undecided_text()
     if regressions:
         headline = f"❌ **{len(regressions)} performance regression(s)**" + (f"; {undecided}" if undecided else "")
     elif undecided:
@@ -87,7 +87,7 @@ def comparison_markdown(c: Comparison, title: str = "perfgate", key: str = "", l
              + ("; a throughput and its latency are one finding." if c.has_tied_pairs else ".")
              + (" " + " · ".join(w for w in where if w) if any(where) else ""), ""]
     quoted = [markdown_text(w) for w in c.warnings]
-    if unsure:
+    if c.inconclusive:
         quoted.append(f"🟡 {markdown_text(c.inconclusive_text())}")
     quoted += [f"**{markdown_text(n)}**" if "cannot" in n else markdown_text(n) for n in c.notes]
     if quoted:
