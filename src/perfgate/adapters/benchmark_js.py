@@ -25,7 +25,7 @@ EXPECTS = ("text lines 'NAME x 1,234 ops/sec ±1.5% (90 runs sampled)', or a JSO
 MARKERS = (" ops/sec ", "runs sampled", '"hz"', '"stats"', '"sample"', '"rme"')
 NS = 1e9
 _NUMBER = r"[0-9][0-9,]*(?:\.[0-9]+)?"
-_LINE = re.compile(rf"^(\S.*?) x ({_NUMBER}) ops/sec \xb1([0-9.]+)% \((\d+) runs? sampled\)\s*$")
+_LINE = re.compile(rf"^(\S.*?) x ({_NUMBER}) ops/sec \xb1([0-9]+(?:\.[0-9]+)?)% \((\d+) runs? sampled\)\s*$")
 
 
 def sniff(text: str) -> bool:
