@@ -324,11 +324,13 @@ TEXT_CASES = [
     ("catch2", 17, "                                         1e999 ns    781.639 ns    817.137 ns ", "infinite"),
     ("catch2", 17, "                                         1.0 ns    781.639 ns    817.137 ns ", "does not contain"),
     ("catch2", 45, "test cases: 2 | 1 passed | 1 failed", "failed"),
+    ("catch2", 17, "                                         1.2.3 ns    781.639 ns    817.137 ns ", "not a number"),
     ("iai-callgrind", 2, f"  Instructions:   {'9' * 400}|1802   (No change)", "infinite"),
     ("iai-callgrind", 3, "  Instructions:   1802|1802   (No change)", "appears twice"),
     ("iai-callgrind", 1, "fib::fib_group::bench\x00 short:10", "control"),
     ("iai-callgrind", 1, "fib::fib_group::<svg onload=x> short:10", "HTML"),
     ("iai-callgrind", 2, "  Instructions:   fast|1802   (No change)", "unreadable"),
+    ("iai-callgrind", 2, "  Instructions:   1.2.3|1802   (No change)", "not a number"),
     ("benchmark-js", 1, "Array#join x fast ops/sec ±11.20% (29 runs sampled)", "unreadable"),
     # two numbers run together (found by the fuzz test): a ValueError from float() before
     ("benchmark-js", 1, "Array#join x 27,680 ops/sec ±14.9419.52% (29 runs sampled)", "unreadable"),

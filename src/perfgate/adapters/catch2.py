@@ -65,7 +65,11 @@ def _named(found: list[Row], source: str) -> list[Metric]:
 
 
 def _ns(value: str, unit: str, source: str, place: str) -> float:
-    return scaled(check_number(float(value), source, place), NS[unit], source, place)
+    try:
+        number = float(value)
+    except ValueError:   # "1.2.3": the pattern takes digits and dots
+        raise InputError(source, place, f"{value!r} is not a number") from None
+    return scaled(check_number(number, source, place), NS[unit], source, place)
 
 
 def _parse_console(text: str, source: str) -> list[Row]:
