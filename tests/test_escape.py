@@ -8,6 +8,7 @@ import os
 import re
 import xml.etree.ElementTree as ET
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
@@ -86,3 +87,12 @@ def test_slack_code_is_the_name_itself_or_inert_text(text):
         assert html.unescape(s[1:-1]) == visible(text)
     else:
         assert s == slack_text(text)
+
+
+@pytest.mark.parametrize("text", ["\\[", "a\\[", "\\\\[", "\\[b]", "\\[/]", "[b]\\"])
+def test_a_backslash_before_a_bracket_is_shown(text):
+    # rich read "\[" with no tag after it as an escaped bracket and dropped the backslash (the
+    # fuzz test found it in a clean-clone run)
+    buf = io.StringIO()
+    Console(file=buf, width=10_000, color_system=None, highlight=False).print(terminal(text), soft_wrap=True)
+    assert buf.getvalue().replace("\u2060", "").rstrip("\n") == text
