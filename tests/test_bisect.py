@@ -184,3 +184,17 @@ def test_the_printed_title_keeps_the_measure_in_brackets(capsys):
             "last_good_commit": "b" * 40, "subject": "slower", "alert": "a" * 36}, {"c" * 40: "slower"})
     out = " ".join(capsys.readouterr().out.split())      # the title wraps at the table's width
     assert "python3 bench_sum.py 50000 2 [instructions], 3 candidate commit(s)" in out, out
+
+
+def test_a_commit_subject_reaches_the_terminal_as_text(capsys):
+    # The subjects were escaped for rich's markup only: an escape sequence in a commit subject
+    # reached the terminal as one, and "\[" lost its backslash.
+    from perfgate.commands.bisect import _print
+
+    subject = "fix \x1b[2J\\[parser] loop"
+    _print({"benchmark": "b", "measure": "instructions", "candidates": 2, "decided_by": "instructions",
+            "method": "deterministic", "steps": [{"commit": "c" * 40, "side": "bad", "position": 1.0, "agreement": 1.0}],
+            "first_bad_commit": "c" * 40, "last_good_commit": "b" * 40, "subject": subject, "alert": "a" * 36},
+           {"c" * 40: subject})
+    out = capsys.readouterr().out.replace("\u2060", "")
+    assert "\x1b" not in out and "fix \\x1b[2J\\[parser] loop" in out

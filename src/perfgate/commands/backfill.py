@@ -32,11 +32,11 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from rich.markup import escape
 from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
                            TimeRemainingColumn)
 
 from perfgate.commands._common import store_from
+from perfgate.escape import terminal
 from perfgate.commands.run import default_cpuset
 from perfgate.commits import Commit, git, list_commits, every, parse_shard, shard
 from perfgate.containers.manifest import PROFILES, Suite
@@ -141,7 +141,7 @@ def run(args: argparse.Namespace) -> int:
         in_range = len(commits)
         commits = shard(commits, *shard_of)
         if not commits:  # a matrix wider than a short range: this runner has nothing to do, no error
-            err.print(f"perfgate backfill: shard {args.shard} has no commit of the {in_range} in {escape(args.range)}")
+            err.print(f"perfgate backfill: shard {args.shard} has no commit of the {in_range} in {terminal(args.range)}")
     branch = args.branch or default_branch(root, args.range)
     return backfill(args, root, commits, branch, shard_of)
 
@@ -160,7 +160,7 @@ def backfill(args: argparse.Namespace, root: Path, commits: list[Commit], branch
         task = progress.add_task("backfill", total=len(commits))
         position = {c.sha: i for i, c in enumerate(commits)}
         for n, commit in enumerate(spread_order(commits)):
-            progress.update(task, description=escape(f"{commit.sha[:10]} {commit.subject[:40]}"))
+            progress.update(task, description=terminal(f"{commit.sha[:10]} {commit.subject[:40]}"))
             with exported_tree(root, commit.sha) as tree:
                 for suite in suites_at(tree, args.suite):
                     for variant in _variants(suite, args.variant):
@@ -189,7 +189,7 @@ def backfill(args: argparse.Namespace, root: Path, commits: list[Commit], branch
     if args.json:
         emit_json(summary)
     else:
-        out.print(f"perfgate backfill {escape(args.range)}: {len(commits)} commit(s) on {escape(branch)}; "
+        out.print(f"perfgate backfill {terminal(args.range)}: {len(commits)} commit(s) on {terminal(branch)}; "
                   f"recorded {recorded} run(s), skipped {skipped} already recorded "
                   f"({time.monotonic() - started:.0f} s, of which {runner.build_seconds:.0f} s building images)")
     return EXIT_OK

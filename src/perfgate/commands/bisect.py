@@ -27,10 +27,10 @@ import argparse
 import statistics
 from pathlib import Path
 
-from rich.markup import escape
 from rich.table import Table
 
 from perfgate.commands._common import find_alert, store_from
+from perfgate.escape import terminal
 from perfgate.commands.backfill import PORTABLE_MEASURES, add_commit_runner_options, make_runner, run_key
 from perfgate.commits import Commit, commits_between, git
 from perfgate.errors import EXIT_OK, PerfgateError
@@ -154,7 +154,7 @@ class _Bisector:
         by_sha = {c.sha: c for c in candidates}
         while not search.done:
             sha = search.next()
-            err.print(f"bisect: measuring {sha[:12]} {escape(by_sha[sha].subject[:60])} "
+            err.print(f"bisect: measuring {sha[:12]} {terminal(by_sha[sha].subject[:60])} "
                       f"({search.hi - search.lo - 1} commit(s) left in the range)")
             if self.method == "deterministic":
                 verdict = judge_value(self._value(by_sha[sha], record=True), good, bad)
@@ -215,15 +215,15 @@ def _update(store: Store, alert: Alert, search, measure: str, candidates: list[C
 
 def _print(report: dict, subject: dict[str, str]) -> None:
     # escaped whole: rich took "[instructions]" for a style tag and dropped it
-    table = Table(title=escape(f"perfgate bisect: {report['benchmark']} [{report['measure']}], ") +
+    table = Table(title=terminal(f"perfgate bisect: {report['benchmark']} [{report['measure']}], ") +
                         f"{report['candidates']} candidate commit(s), decided by {report['decided_by']} "
                         f"({report['method']})", title_justify="left")
     for col in ("commit", "subject", "verdict", "position (0 good, 1 bad)", "agreement"):
         table.add_column(col, overflow="fold")
     for step in report["steps"]:
         colour = "red" if step["side"] == "bad" else "green"
-        table.add_row(step["commit"][:12], escape(subject.get(step["commit"], "")[:50]),
+        table.add_row(step["commit"][:12], terminal(subject.get(step["commit"], "")[:50]),
                       f"[{colour}]{step['side']}[/{colour}]", f"{step['position']:.3f}", f"{step['agreement']:.0%}")
     out.print(table)
-    out.print(f"first bad commit: {report['first_bad_commit'][:12]} {escape(report['subject'])} "
+    out.print(f"first bad commit: {report['first_bad_commit'][:12]} {terminal(report['subject'])} "
               f"(last good {report['last_good_commit'][:12]}); alert {report['alert'][:8]} updated")

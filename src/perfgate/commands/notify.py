@@ -13,7 +13,7 @@ import functools
 import os
 from pathlib import Path
 
-from rich.markup import escape
+from perfgate.escape import terminal
 
 from perfgate.commands._common import store_from
 from perfgate.errors import EXIT_OK, EXIT_USAGE, PerfgateError
@@ -79,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
         for spec in args.channel:
             channel = parse_channel(spec, links)
             if channel is None:
-                err.print(f"{escape(spec)}: the variable is not set; that channel is skipped")
+                err.print(f"{terminal(spec)}: the variable is not set; that channel is skipped")
             else:
                 channels.append(channel)
         with store_from(args) as store:
@@ -102,9 +102,9 @@ def run(args: argparse.Namespace) -> int:
             if r.skipped:
                 line += (f", {len(r.skipped)} event(s) of {len(r.skipped_alerts)} alert(s) closed before this channel heard "
                          f"of them recorded without sending (--skip-closed)")
-            out.print(escape(line))
+            out.print(terminal(line))
             for event_id, reason in r.rejected:
-                err.print(f"[red]refused[/red] {escape(event_id)}: {escape(reason)}")
+                err.print(f"[red]refused[/red] {terminal(event_id)}: {terminal(reason)}")
     # A target down is not the job's fault (exit 0: the next run sends them), but nobody has been
     # told yet: say so where the run's summary shows it.
     for r in reports:
