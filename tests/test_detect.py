@@ -631,8 +631,21 @@ def test_a_cold_first_run_does_not_hide_a_clean_step_in_a_short_history():
     high = [7771.0, 7768.0, 7803.0, 7738.0, 7763.0, 7770.0, 7790.0, 7750.0, 7760.0, 7780.0]
     [cp] = detect_change_points([11803.0, *low, *high])
     assert cp.index == 9 and 0.2 < cp.magnitude < 0.33
-    [cp] = detect_change_points([*low, 12300.0, *high])        # a spike on the step (placed on it)
-    assert cp.index in (8, 9)
+    [cp] = detect_change_points([*low, 12300.0, *high])        # a spike on the run before the step
+    assert cp.index in (8, 9) and cp.index_low <= 8 and cp.index_high >= 9
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_spike_next_to_a_step_leaves_the_change_in_its_range(seed):
+    # The spike may be the run before the step or the new regime's first run: the likelihood
+    # cannot tell, and the range used to be the spike's run alone (the wrong commit, "exact").
+    rng = np.random.default_rng(seed)
+    base = np.r_[100 + rng.normal(0, 1, 60), 110 + rng.normal(0, 1, 60)]
+    for run, value in ((59, 125.0), (59, 90.0), (60, 95.0), (60, 125.0)):
+        x = base.copy()
+        x[run] = value
+        [cp] = detect_change_points(x)
+        assert cp.index_low <= 60 <= cp.index_high and cp.index_high - cp.index_low <= 2, (run, value, cp)
 
 
 def test_cold_runs_that_open_a_history_are_set_aside_and_hide_no_step():

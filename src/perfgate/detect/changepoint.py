@@ -525,7 +525,7 @@ class ChangePointDetector:
         loc_sigma = self._location_sigma(y, lo, cps[i], hi)
         if within is not None:
             t, t_low, t_high, l_low, l_high = locate(yw, lo, hi, cps[i], self.settings.min_segment, loc_sigma,
-                                                      inflation, within)
+                                                      inflation, within, self.noise_.clipped)
             p_adj = self._judge(y, lo, t, hi, inflation, scan)[2]
         else:
             t, t_low, t_high, l_low, l_high, p_adj = self._refine(y, yw, lo, hi, cps[i], loc_sigma, inflation)
@@ -558,7 +558,8 @@ class ChangePointDetector:
         half_width = LOCATE_WINDOW
         while True:
             t, t_low, t_high, l_low, l_high = locate(yw, max(lo, t0 - half_width), min(hi, t0 + half_width), t0,
-                                                      self.settings.min_segment, loc_sigma, inflation)
+                                                      self.settings.min_segment, loc_sigma, inflation,
+                                                      spikes=self.noise_.clipped)
             ok, _, p_adj = self._judge(y, lo, t, hi, inflation)
             if ok or t == t0:
                 break

@@ -21,13 +21,18 @@ SIEGMUND_RHO = 0.5826  # -zeta(1/2) / sqrt(2 pi): a Gaussian walk's overshoot, i
 
 
 def locate(yw: np.ndarray, lo: int, hi: int, t0: int, m: int, sigma: float,
-            inflation: float, within: tuple[int, int] | None = None) -> tuple[int, int, int, int, int]:
+            inflation: float, within: tuple[int, int] | None = None,
+            spikes: np.ndarray | None = None) -> tuple[int, int, int, int, int]:
     """``(t, low, high, likeliest_low, likeliest_high)``: the best split of ``yw[lo:hi]`` near
     ``t0`` by the two-sample likelihood ratio; the first and last splits whose ratio is within
     :func:`location_level` of the best (a 95% set for the location, taken whole: a weak step's
     likelihood is ragged, and the runs next to the best alone held its true run 0.8 of the time);
     and the splits next to the best within ``LOCATION_LEVEL`` of it.  With ``within = (a, b)``,
-    splits at a..b only."""
+    splits at a..b only.  A run marked in ``spikes`` next to the best split could be on either
+    side of it: a spike on the run before a step looks like the new level and draws the split
+    (the range was that run alone), one on the run after a step draws it the other way.  The
+    range then also holds the split on the spike's other side (the likeliest runs, where siblings
+    look, stay as the likelihood has them: widened too, they cost the suite corpus a change)."""
     n = hi - lo
     ts, lr = split_scores(yw, lo, hi, sigma, inflation)
     ts = ts - lo
@@ -50,8 +55,14 @@ def locate(yw: np.ndarray, lo: int, hi: int, t0: int, m: int, sigma: float,
     # the step in (inflated) noise deviations, from the best split's ratio and its two sides' sizes
     step = math.sqrt(lr[best] * n / (ts[best] * (n - ts[best])))
     inside = np.flatnonzero(lr >= lr[best] - location_level(step))
-    return (lo + int(ts[best]), lo + int(ts[inside[0]]), lo + int(ts[inside[-1]]),
-            lo + int(ts[a]), lo + int(ts[b]))
+    t = lo + int(ts[best])
+    low, high, l_low, l_high = lo + int(ts[inside[0]]), lo + int(ts[inside[-1]]), lo + int(ts[a]), lo + int(ts[b])
+    if spikes is not None:
+        if spikes[t - 1] and t - 1 > lo:
+            low = min(low, t - 1)
+        if spikes[t] and t + 1 < hi:
+            high = max(high, t + 1)
+    return t, low, high, l_low, l_high
 
 
 def location_level(step: float, coverage: float = LOCATION_COVERAGE) -> float:

@@ -180,6 +180,11 @@ class NoiseModel:
                     return True
         return False
 
+    @property
+    def clipped(self) -> np.ndarray:
+        """The runs winsorizing clipped: spikes and tail values beyond the far-out fences."""
+        return self.winsorized != self.y
+
     def relative(self, shift: float) -> float:
         """A shift of ``y`` as a relative change of the raw values (new / old - 1); infinite for a
         ratio past the largest float."""
