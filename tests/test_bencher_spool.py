@@ -9,7 +9,7 @@ import pytest
 from perfgate.bencher import spool as spool_mod
 from perfgate.bencher.payload import idempotency_uuid
 from perfgate.bencher.spool import Spool
-from perfgate.errors import InputError
+from perfgate.errors import InputError, PerfgateError
 
 
 # What POST /v0/run needs of a spooled body; the spool refuses to send less.
@@ -34,7 +34,7 @@ def test_a_failed_write_leaves_nothing(tmp_path, monkeypatch):
         raise OSError("disk full")
 
     monkeypatch.setattr(spool_mod.os, "replace", boom)
-    with pytest.raises(OSError):
+    with pytest.raises(PerfgateError, match=rf"{tmp_path}/.*\.json: cannot write: disk full; nothing was written"):
         s.put("http://h/p", {"n": 1})
     assert list(tmp_path.iterdir()) == []
 

@@ -9,8 +9,6 @@ Writes are atomic: a temporary file, fsynced, then renamed over the old one.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 import time
 import uuid
 from dataclasses import asdict
@@ -18,6 +16,7 @@ from pathlib import Path
 
 from perfgate.errors import InputError, StoreError
 from perfgate.model import Alert
+from perfgate.outputs import write_atomic
 
 
 class AlertMemory:
@@ -35,16 +34,7 @@ class AlertMemory:
 
     def _save(self, alerts: list[Alert]) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".tmp-alerts-")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump([asdict(a) for a in alerts], f, indent=1, default=str)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, self.path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_atomic(self.path, json.dumps([asdict(a) for a in alerts], indent=1, default=str), mode=0o600)
 
     def record(self, alerts: list[Alert]) -> list[Alert]:
         """The alerts that are new.  One regression, one alert: a change point of a regression

@@ -19,7 +19,6 @@ import json
 import os
 import re
 import socket
-import tempfile
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -28,6 +27,7 @@ from typing import Any, Iterator
 from urllib.parse import urlsplit
 
 from perfgate.errors import InputError
+from perfgate.outputs import write_atomic
 
 DEFAULT_SPOOL = ".perfgate/spool"
 SENT = "sent.jsonl"   # idempotency keys the server confirmed: tells a resend from a new run
@@ -57,7 +57,7 @@ class Spool:
         if newest and name <= newest[-1]:  # clock went backwards: stay after the newest
             name = f"{int(newest[-1][:20]) + 1:020d}-{counter % 1_000_000:06d}-{key}.json"
         data = json.dumps({"format": FORMAT, "target": target, "body": body}, sort_keys=True, indent=1)
-        _write_atomic(self.dir / name, data)
+        write_atomic(self.dir / name, data, mode=0o600)
         return self.dir / name
 
     def pending(self, target: str | None = None) -> list[Entry]:
@@ -90,7 +90,8 @@ class Spool:
         key = str(body.get("idempotency_key") or "nokey")
         self.forget_rejected(key)
         dest = self._rejected_dir() / f"{time.time_ns():020d}-000000-{key}.json"
-        _write_atomic(dest, json.dumps({"format": FORMAT, "target": target, "body": body}, sort_keys=True, indent=1))
+        write_atomic(dest, json.dumps({"format": FORMAT, "target": target, "body": body}, sort_keys=True, indent=1),
+                     mode=0o600)
         dest.with_suffix(".reason.txt").write_text(reason + "\n", encoding="utf-8")
         return dest
 
@@ -209,19 +210,6 @@ def append_lines(path: Path, lines: list[str]) -> None:
         f.write("".join(line + "\n" for line in lines).encode("utf-8"))
         f.flush()
         os.fsync(f.fileno())
-
-
-def _write_atomic(dest: Path, data: str) -> None:
-    fd, tmp = tempfile.mkstemp(dir=dest.parent, prefix=".tmp-", suffix=".json")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, dest)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def same_target(a: str, b: str) -> bool:

@@ -63,10 +63,6 @@ def _js(var: str, data: object) -> bytes:
     return b"window." + var.encode() + b"=" + orjson.dumps(data, option=orjson.OPT_SERIALIZE_NUMPY) + b";\n"
 
 
-def _write_atomic(path: Path, text: str) -> None:
-    write_atomic(path, text)
-
-
 def _web_url(url: str | None, option: str, example: str) -> str:
     """An http(s) address a page links to, without its trailing slash ('' when not given)."""
     if not url:
@@ -178,11 +174,11 @@ def publish_site(store: Store, out_dir: str | Path, *, title: str, branch: str |
                    undone=undone, updated_of=updated_of)
     for name in ("index.html", "benchmark.html", "sweep.html", "regressions.xml"):
         env = xml_env if name.endswith(".xml") else html_env
-        _write_atomic(out / name, env.get_template(f"{name}.j2").render(**context))
+        write_atomic(out / name, env.get_template(f"{name}.j2").render(**context))
     by_series: dict[tuple, list[dict]] = {}
     for f in all_findings:
         by_series.setdefault((f.key.benchmark, f.key.measure, f.key.branch, f.key.testbed), []).append(f.as_dict())
-    _write_atomic(out / "data.json", orjson.dumps(
+    write_atomic(out / "data.json", orjson.dumps(
         [r | {"change_points": by_series.get((r["benchmark"], r["measure"], r["branch"], r["testbed"]), [])}
          for r in rows], option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY).decode())
     return {"series": len(rows), "benchmarks": n_pages, "sweeps": len(sweeps),
