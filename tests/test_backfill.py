@@ -306,3 +306,23 @@ def test_the_jobs_are_reported_in_commit_order_whatever_order_they_ran_in(repo, 
     measured = [c for (c,) in db.execute("SELECT commit_hash FROM run ORDER BY id")]
     db.close()
     assert measured != shas and sorted(measured) == sorted(shas)      # not oldest first
+
+
+def test_two_suites_that_name_a_benchmark_alike_are_refused_not_merged(repo, cli, store_path):
+    # An adopter copied a suite (its hyperfine command and so its benchmark names unchanged): the
+    # two suites' runs became one series, and the step between them read as a change.
+    root, shas = repo
+    twin = root / "benches" / "toy2"
+    twin.mkdir()
+    for f in (root / "benches" / "toy").iterdir():
+        text = f.read_text()
+        (twin / f.name).write_text(text.replace('name = "toy"', 'name = "toy2"') if f.name == "bench.toml" else text)
+    subprocess.run(["git", "-C", str(root), "add", "-A"], check=True)
+    subprocess.run(["git", "-C", str(root), "commit", "-qm", "a second suite"], check=True)
+    proc = cli("backfill", "HEAD~1..HEAD", "--root", str(root), "--runner", "host")
+    assert proc.returncode == 2, proc.stderr
+    assert "toy2/bench.toml: benchmark 'toy/loop'" in proc.stderr and "already a series of suite 'toy'" in proc.stderr
+    assert "this run was not recorded" in proc.stderr and "Traceback" not in proc.stderr
+    # the first suite's run of that commit stays; the twin added nothing to its series
+    (series,) = json.loads(cli("history", "toy/loop", "--measure", "instructions", "--json", check=True).stdout)
+    assert len(series["points"]) == 1

@@ -8,9 +8,25 @@ import os
 from perfgate.errors import InputError, PerfgateError
 from perfgate.fingerprint import host_fingerprint, testbed_name
 from perfgate.gitinfo import current_branch, current_commit, resolve_commit
-from perfgate.model import Alert, Testbed, identity_problem
+from perfgate.model import Alert, Run, Testbed, identity_problem
 from perfgate.outputs import check_writable, write_atomic
-from perfgate.store import Store, open_store
+from perfgate.store import SeriesKey, Store, open_store
+
+
+def refuse_shared_series(store: Store, run: Run, manifest: object) -> None:
+    """Refuse a suite's run whose benchmark is already a series of another suite on its branch and
+    testbed: the two would be one series, a step between them a false change (two suites on one
+    image running one hyperfine command, or pytest files of the same name)."""
+    suite = run.context.get("suite")
+    if not isinstance(suite, str):
+        return
+    for m in run.metrics:
+        others = store.series_suites(SeriesKey(run.branch, run.testbed.name, m.benchmark, m.measure)) - {suite}
+        if others:
+            raise PerfgateError(
+                f"{manifest}: benchmark {m.benchmark!r} ({m.measure}) is already a series of suite "
+                f"{sorted(others)[0]!r} on branch {run.branch!r} and testbed {run.testbed.name!r}; two suites "
+                "would share it: give one suite's benchmarks other names (this run was not recorded)")
 
 
 def add_run_identity(p: argparse.ArgumentParser) -> None:

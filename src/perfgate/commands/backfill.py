@@ -35,7 +35,7 @@ from pathlib import Path
 from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
                            TimeRemainingColumn)
 
-from perfgate.commands._common import store_from
+from perfgate.commands._common import refuse_shared_series, store_from
 from perfgate.escape import terminal
 from perfgate.commands.run import default_cpuset
 from perfgate.commits import Commit, git, list_commits, every, parse_shard, shard
@@ -240,5 +240,6 @@ def _record(store, args, branch: str, commit: Commit, suite: Suite, variant: str
                             context={**context, "from_testbed": testbed.name},
                             idempotency_key=run_key(args.project, branch, commit.sha, suite.name, variant,
                                                     args.profile, portable.name)))
+    refuse_shared_series(store, runs[0], suite.manifest)
     # Both land together or not at all.
     return sum(store.add_runs(runs)[:1])

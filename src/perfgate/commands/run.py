@@ -22,7 +22,7 @@ from perfgate.gitinfo import uncommitted_changes
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from perfgate.commands._common import given_branch_and_commit, store_from
+from perfgate.commands._common import given_branch_and_commit, refuse_shared_series, store_from
 from perfgate.containers import engine, images
 from perfgate.containers.fingerprint import container_testbed
 from perfgate.containers.manifest import PROFILES, discover
@@ -112,6 +112,7 @@ def run(args: argparse.Namespace) -> int:
                            start_time=result.start_time, end_time=result.end_time, adapter=result.context["adapter"],
                            context={**result.context, "repeat": repeat, "suite_image_digest": f"sha256:{suite_image.key}",
                                     **({"uncommitted_changes": True} if dirty else {})})
+                refuse_shared_series(store, run_, suite.manifest)
                 # Recorded as it finishes: a later suite's failure does not lose this one.
                 added += store.add_run(run_.with_key())
                 runs.append(run_)

@@ -81,6 +81,11 @@ class Store(ABC):
         variant and profile each measured).  A store that cannot tell returns none."""
         return []
 
+    def series_suites(self, key: SeriesKey) -> set[str]:
+        """The suites whose runs make up one series (``run``, ``backfill`` and ``bisect`` record
+        theirs).  A store that cannot tell returns none."""
+        return set()
+
     @abstractmethod
     def series_keys(self, *, branch: str | None = None, testbed: str | None = None,
                     benchmark: str | None = None, measure: str | None = None) -> list[SeriesKey]:

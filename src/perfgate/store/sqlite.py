@@ -390,6 +390,12 @@ class SqliteStore(Store):
         return self._series_points(key, count)
 
     @_guarded
+    def series_suites(self, key: SeriesKey) -> set[str]:
+        where, args = self._series_rows(key)
+        rows = self.db.execute("SELECT DISTINCT json_extract(r.context, '$.suite')" + where, args).fetchall()
+        return {suite for (suite,) in rows if isinstance(suite, str)}
+
+    @_guarded
     def series_length(self, key: SeriesKey) -> int:
         where, args = self._series_rows(key)
         return self.db.execute("SELECT COUNT(*)" + where, args).fetchone()[0]
