@@ -326,3 +326,10 @@ def test_two_suites_that_name_a_benchmark_alike_are_refused_not_merged(repo, cli
     # the first suite's run of that commit stays; the twin added nothing to its series
     (series,) = json.loads(cli("history", "toy/loop", "--measure", "instructions", "--json", check=True).stdout)
     assert len(series["points"]) == 1
+
+
+def test_a_suite_named_at_none_of_the_commits_is_an_error(repo, cli, store_path):
+    root, _ = repo
+    proc = cli("backfill", "main", "--root", str(root), "--runner", "host", "--suite", "nosuch")
+    assert proc.returncode == 2 and "--suite 'nosuch': at none of the 6 commit(s); suites found: toy" in proc.stderr
+    assert not store_path.exists() or _count(store_path) == 0

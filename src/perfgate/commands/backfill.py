@@ -153,6 +153,7 @@ def backfill(args: argparse.Namespace, root: Path, commits: list[Commit], branch
     runner = make_runner(args, root)
     recorded = skipped = 0
     planned: list[dict] = []
+    seen: set[str] = set()      # the suites of the commits' trees, for a --suite named at none of them
     started = time.monotonic()
     with store_from(args, create=True) as store, Progress(
             TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -162,7 +163,9 @@ def backfill(args: argparse.Namespace, root: Path, commits: list[Commit], branch
         for n, commit in enumerate(spread_order(commits)):
             progress.update(task, description=terminal(f"{commit.sha[:10]} {commit.subject[:40]}"))
             with exported_tree(root, commit.sha) as tree:
-                for suite in suites_at(tree, args.suite):
+                found = suites_at(tree)
+                seen.update(s.name for s in found)
+                for suite in (s for s in found if not args.suite or s.name in args.suite):
                     for variant in _variants(suite, args.variant):
                         testbed = runner.testbed(suite)
                         if shard_of:
@@ -192,6 +195,10 @@ def backfill(args: argparse.Namespace, root: Path, commits: list[Commit], branch
         out.print(f"perfgate backfill {terminal(args.range)}: {len(commits)} commit(s) on {terminal(branch)}; "
                   f"recorded {recorded} run(s), skipped {skipped} already recorded "
                   f"({time.monotonic() - started:.0f} s, of which {runner.build_seconds:.0f} s building images)")
+    missing = sorted(set(args.suite or ()) - seen) if commits else []
+    if missing:
+        raise PerfgateError(f"--suite {', '.join(map(repr, missing))}: at none of the {len(commits)} commit(s); "
+                            f"suites found: {', '.join(sorted(seen)) or 'none (no benches/)'}")
     return EXIT_OK
 
 
