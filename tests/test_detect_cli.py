@@ -190,3 +190,19 @@ def test_csv_points_with_raw_samples(cli, tmp_path):
     assert bad.returncode == 2 and "line 3" in bad.stderr and "sample 2 'fast' is not a number" in bad.stderr
     f.write_text("value,samples\n1.0,1.0 inf\n")
     assert "sample 2 'inf' is not finite" in cli("detect", "--series", str(f)).stderr
+
+
+def test_thresholds_naming_no_series_are_warned_of_with_the_likely_name(cli, tmp_path):
+    # An adopter's [measure.latncy] left latency without its test, and detect said nothing.
+    (tmp_path / "b.json").write_text('{"fib": {"latency": {"value": 100.0}, "throughput": {"value": 5.0}}}')
+    cli("ingest", str(tmp_path / "b.json"), "--branch", "main", "--commit", "abc1234", "--testbed", "t", check=True)
+    (tmp_path / "t.toml").write_text('[measure.latncy]\ntest = "t_test"\nupper_boundary = 0.99\n'
+                                     '[measure.peak-rss]\ntest = "t_test"\nupper_boundary = 0.99\n'
+                                     '[benchmark."fibb".latency]\ntest = "t_test"\nupper_boundary = 0.99\n'
+                                     '[benchmark."fib".throughput]\ntest = "t_test"\nlower_boundary = 0.99\n')
+    proc = cli("detect", "--thresholds", str(tmp_path / "t.toml"))
+    assert proc.returncode == 0, proc.stderr
+    assert "[measure.latncy] matches no series in the store; did you mean 'latency'?" in proc.stderr
+    assert "[benchmark.\"fibb\".latency] matches no series in the store; did you mean 'fib'?" in proc.stderr
+    # a measure perfgate knows but this store does not measure yet, and a table that matches: no word
+    assert "peak-rss" not in proc.stderr and "throughput" not in proc.stderr

@@ -35,6 +35,7 @@ Exit 1 when any series has a regression change point.
 from __future__ import annotations
 
 import argparse
+import difflib
 import hashlib
 import json
 import math
@@ -48,7 +49,7 @@ from rich.table import Table
 from perfgate.commands._common import add_series_filters, store_from
 from perfgate import heap
 from perfgate.errors import EXIT_OK, EXIT_REGRESSION, PerfgateError, StoreError
-from perfgate.model import REGIME_HEAD, Alert, Measure, suspects
+from perfgate.model import KNOWN_MEASURES, REGIME_HEAD, Alert, Measure, suspects
 from perfgate.output import emit_json, err, out
 from perfgate.parallel import MIN_ITEMS, default_workers, map_in_processes
 from perfgate.series_files import read_series_file
@@ -102,6 +103,7 @@ def run(args: argparse.Namespace) -> int:
     with store_from(args) as store:
         if not args.no_record:
             store.expect_writes()            # its integrity check runs beside the work below
+        _warn_unmatched(store, thresholds)
         with heap.loading():
             watermark = store.run_watermark()          # before reading: later runs count as new next time
             keys, kept, memos, saved_mark = _plan(store, args, thresholds)
@@ -140,6 +142,23 @@ def run(args: argparse.Namespace) -> int:
     else:
         _print_store(reports, len(reports), new, args.no_record)
     return EXIT_REGRESSION if regressions else EXIT_OK
+
+
+def _warn_unmatched(store, thresholds) -> None:
+    """Name the thresholds' tables that match no series: a misspelled measure or benchmark would
+    leave its series on the defaults without a word.  A measure perfgate knows may simply not be
+    measured yet; only the others are looked up."""
+    def warn(table: str, hint: list[str]) -> None:
+        err.print(f"[yellow]warning:[/] {terminal(thresholds.source)}: {terminal(table)} matches no series in the "
+                  f"store{'; did you mean ' + terminal(repr(hint[0])) + '?' if hint else ''}")
+
+    for measure in sorted(thresholds.measures):
+        if measure not in KNOWN_MEASURES and not store.series_keys(measure=measure):
+            warn(f"[measure.{measure}]", difflib.get_close_matches(measure, KNOWN_MEASURES, 1))
+    for bench, measure in sorted(thresholds.benchmarks):
+        if not store.series_keys(benchmark=bench, measure=measure):
+            names = sorted({k.benchmark for k in store.series_keys(measure=measure)})
+            warn(f"[benchmark.{json.dumps(bench)}.{measure}]", difflib.get_close_matches(bench, names, 1))
 
 
 def _import_detectors() -> None:
