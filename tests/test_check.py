@@ -108,6 +108,10 @@ def test_a_suite_only_one_side_has_is_said_and_errors_name_the_side(repo, cli, b
     assert proc.returncode in (0, 1), proc.stderr
     assert "suite extra is new in HEAD: not compared (its base has no such suite)" in json.loads(proc.stdout)["comparison"]["notes"]
     assert "uncommitted changes" in proc.stderr and "round 3/3 done" in proc.stderr
+    # Named, a suite only the head has is one error that says so (it was a note, then an error).
+    proc = cli("check", "--root", str(repo), "--base", "HEAD~1", "--head", "HEAD", "--suite", "extra")
+    assert proc.returncode == 2 and "--suite 'extra': the suite is new in HEAD: its base has none" in proc.stderr
+    assert "note:" not in proc.stderr, proc.stderr
     proc = cli("check", "--root", str(repo), "--base", "HEAD", "--head", "HEAD~1", "--rounds", "3",
                "--no-probes", "--cpuset", "1", "--json")
     assert "suite extra is gone in HEAD~1: its benchmarks are no longer measured" in proc.stderr

@@ -181,3 +181,12 @@ def test_a_comparison_that_could_not_be_judged_takes_the_green_headline_away():
     md = comparison_markdown(c)
     assert "⚠️ **No performance regression found; 1 of 2 comparison(s) not judged**" in md and "✅" not in md
     assert c.counts()["not_judged"] == 1
+
+
+def test_a_side_given_as_its_hash_is_not_named_twice():
+    rng = np.random.default_rng(3)
+    c = compare_samples({("a", "latency"): _samples(rng, 1.0)}, {("a", "latency"): _samples(rng, 1.0)})
+    c.base = {"commit": "ddfc7ae" + "0" * 33, "branch": "ddfc7ae", "testbed": "tb"}
+    c.head = {"commit": "95b9cda" + "1" * 33, "branch": "my-branch", "testbed": "tb"}
+    md = comparison_markdown(c)
+    assert "Head `95b9cda` (`my-branch`) against base `ddfc7ae` on testbed" in md, md

@@ -304,18 +304,22 @@ def _measure(args: argparse.Namespace, plan: Plan, thresholds, root: Path, trees
     began = time.monotonic()     # the budget counts the builds too: a user waits for those as well
     suites = {side: {s.name: s for s in discover(tree / "benches", None)} for side, tree in trees.items()}
     names = sorted(set(suites["base"]) & set(suites["head"]))
-    # A suite only one side has is not compared; said, so that deleting one is not a quiet pass.
-    one_sided = [f"suite {n} is new in {args.head}: not compared (its base has no such suite)"
-                 for n in sorted(set(suites["head"]) - set(suites["base"]))]
-    one_sided += [f"suite {n} is gone in {args.head}: its benchmarks are no longer measured"
-                  for n in sorted(set(suites["base"]) - set(suites["head"]))]
-    for note in one_sided:
-        err.print(f"[yellow]note:[/yellow] {terminal(note)}")
+    for n in args.suite or ():
+        if n not in names:
+            where = (f"new in {args.head}: its base has none to compare with" if n in suites["head"] else
+                     f"gone in {args.head}" if n in suites["base"] else f"in neither {args.base} nor {args.head}")
+            raise PerfgateError(f"--suite {n!r}: the suite is {where}")
+    one_sided: list[str] = []
     if args.suite:
-        missing = [n for n in args.suite if n not in names]
-        if missing:
-            raise PerfgateError(f"suite {missing[0]!r} is not in both {args.base} and {args.head}")
         names = [n for n in names if n in args.suite]
+    else:
+        # A suite only one side has is not compared; said, so that deleting one is not a quiet pass.
+        one_sided += [f"suite {n} is new in {args.head}: not compared (its base has no such suite)"
+                      for n in sorted(set(suites["head"]) - set(suites["base"]))]
+        one_sided += [f"suite {n} is gone in {args.head}: its benchmarks are no longer measured"
+                      for n in sorted(set(suites["base"]) - set(suites["head"]))]
+        for note in one_sided:
+            err.print(f"[yellow]note:[/yellow] {terminal(note)}")
     if not names:
         raise PerfgateError(f"no suite exists in both {args.base} and {args.head}")
     docker_dir = images.image_definitions(args.root.resolve())

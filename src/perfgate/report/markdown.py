@@ -63,6 +63,12 @@ _HEADER = ("| benchmark | measure | base | head | change [CI] | q | smallest det
            "|---|---|--:|--:|--:|--:|--:|---|")
 
 
+def _side(run: dict, links: Links) -> str:
+    """A side's commit, and the ref it was given as unless that is the commit's hash itself."""
+    commit, ref = run.get("commit", "?"), run.get("branch", "?")
+    return links.commit(commit) + ("" if commit.startswith(ref) else f" ({markdown_code(ref)})")
+
+
 def comparison_markdown(c: Comparison, title: str = "perfgate", key: str = "", links: Links | None = None,
                         max_chars: int = MAX_CHARS) -> str:
     links = links or Links()
@@ -76,8 +82,7 @@ def comparison_markdown(c: Comparison, title: str = "perfgate", key: str = "", l
         headline = f"⚠️ **No performance regression found; {undecided}**"
     else:
         headline = "✅ **No performance regression**"
-    base = f"{links.commit(c.base.get('commit', '?'))} ({markdown_code(c.base.get('branch', '?'))})"
-    head = f"{links.commit(c.head.get('commit', '?'))} ({markdown_code(c.head.get('branch', '?'))})"
+    base, head = _side(c.base, links), _side(c.head, links)
     where = [f"[workflow run]({links.run_url})" if links.run_url else "",
              f"[trend pages]({links.pages_url})" if links.pages_url else ""]
     lines = [marker(key), f"### {markdown_text(title)}: {headline}", "",
