@@ -8,7 +8,7 @@ import pytest
 
 from conftest import ROOT
 from perfgate.containers.fingerprint import container_testbed
-from perfgate.containers.images import Built, suite_dockerfile
+from perfgate.containers.images import Built, build_image, suite_dockerfile
 from perfgate.containers.manifest import discover, load_suite
 from perfgate.containers.runner import Limits, docker_run_args, probe_script
 from perfgate.errors import InputError
@@ -261,3 +261,9 @@ def test_a_suite_whose_output_is_criterion_s_folder_is_read(tmp_path):
     (out / "target").mkdir()
     with pytest.raises(InputError, match=r"wrote no 'criterion' in \$PERFGATE_OUT; it wrote target/"):
         read_output(suite, out, "")
+
+
+def test_an_image_with_no_definition_names_the_images_there():
+    with pytest.raises(InputError, match=r"image 'c' \(a suite's bench.toml 'image'\) has no Dockerfile; "
+                                         r"the images here: base, cpp, python, rust, swift"):
+        build_image(ROOT / "docker", "c", None)

@@ -172,7 +172,9 @@ def build_image(docker_dir: Path, image: str, base: Built, log=print) -> Built:
         return base
     folder = docker_dir / "images" / image
     if not (folder / "Dockerfile").is_file():
-        raise InputError(str(folder / "Dockerfile"), "", f"missing: image {image!r} has no Dockerfile")
+        known = sorted(p.parent.name for p in (docker_dir / "images").glob("*/Dockerfile"))
+        raise InputError(str(folder / "Dockerfile"), "", f"missing: image {image!r} (a suite's bench.toml "
+                         f"'image') has no Dockerfile; the images here: {', '.join(['base', *known])}")
     h = hashlib.sha256(b"perfgate-image-v1\0" + base.key.encode())
     _hash_files(h, folder)
     key = h.hexdigest()
