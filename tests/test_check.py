@@ -54,6 +54,8 @@ def test_a_slower_head_fails_the_check(repo, cli, base_image):  # noqa: F811
     base_ir = history[("python3 spin.py 30000", "instructions", "check/HEAD~1")]["points"][0]
     head_ir = history[("python3 spin.py 30000", "instructions", "check/HEAD")]["points"][0]
     assert len(base_ir["samples"]) == 3 and head_ir["value"] > 1.5 * base_ir["value"]   # probes: first 3 rounds
+    # peak RSS every round: 3 left its interval wider than its threshold, inconclusive in every check
+    assert len(history[("python3 spin.py 30000", "peak-rss", "check/HEAD")]["points"][0]["samples"]) == 6
     assert history[("python3 spin.py 30000", "latency", "check/HEAD")]["testbed"] == \
         history[("python3 spin.py 30000", "latency", "check/HEAD~1")]["testbed"]
     assert not git(repo, "worktree", "list").count("\n")  # the temporary worktrees are gone
@@ -111,7 +113,7 @@ def test_a_suite_only_one_side_has_is_said_and_errors_name_the_side(repo, cli, b
     # Named, a suite only the head has is one error that says so (it was a note, then an error).
     proc = cli("check", "--root", str(repo), "--base", "HEAD~1", "--head", "HEAD", "--suite", "extra")
     assert proc.returncode == 2 and "--suite 'extra': the suite is new in HEAD: its base has none" in proc.stderr
-    assert "note:" not in proc.stderr, proc.stderr
+    assert "not compared" not in proc.stderr, proc.stderr
     proc = cli("check", "--root", str(repo), "--base", "HEAD", "--head", "HEAD~1", "--rounds", "3",
                "--no-probes", "--cpuset", "1", "--json")
     assert "suite extra is gone in HEAD~1: its benchmarks are no longer measured" in proc.stderr
@@ -274,7 +276,7 @@ def test_thresholds_come_from_the_base_commit_unless_the_head_is_opted_in(tmp_pa
 
 
 def test_a_sequential_check_stops_by_the_verdicts_rule_and_is_not_held_up_by_probes():
-    """An audit: probes (peak RSS) run in the first 3 rounds only, so a sequential check could
+    """An audit: probes (peak RSS then, instruction counts now) ran in the first 3 rounds only, so a sequential check could
     never decide them and always ran to --max-rounds, their 3 rounds judged again at each later
     look's smaller level (an interval four times wider, "inconclusive"); and it stopped "every
     benchmark decided" beside an inconclusive row, the stop rule (an MDE) not the verdicts'."""

@@ -109,6 +109,16 @@ def test_probe_script_quotes_arguments():
     assert "'a b; rm -rf /'" in script  # one quoted argument, never shell code
 
 
+def test_a_peak_rss_only_probe_runs_no_valgrind_and_reads_no_count(tmp_path):
+    from perfgate.containers.runner import parse_probes
+
+    script = probe_script(load_suite_probes(), instructions=False)
+    assert "valgrind" not in script and "/usr/bin/time -f %M" in script
+    (tmp_path / ".probe-0.rss").write_text("2048\n")
+    [rss] = parse_probes(load_suite_probes(), tmp_path, "bench.toml", instructions=False)
+    assert (rss.measure, rss.value) == ("peak-rss", 2048 * 1024.0)
+
+
 def load_suite_probes():
     from perfgate.containers.manifest import Probe
 

@@ -4,7 +4,7 @@
 builds both refs' suites on the *same* toolchain image (the one defined by this checkout's
 ``docker/``), then runs them interleaved — base head, head base, base head, … (the first side
 alternates, so running second is no advantage) — so slow drifts of the machine hit both sides
-alike.  Probes (instruction counts, peak RSS) run in the first 3 rounds only.  Every raw sample of every round is kept (each side's run stores one sample per round,
+alike.  Instruction counts are probed in the first 3 rounds only, peak RSS every round.  Every raw sample of every round is kept (each side's run stores one sample per round,
 the round's median, and the raw samples of each round in ``attrs["round_samples"]``), and
 ``perfgate.detect.compare.compare_rounds`` judges every benchmark with the round as the pairing
 unit: a paired t on the per-round log ratios head/base, Benjamini–Hochberg across all
@@ -56,7 +56,7 @@ from perfgate.output import emit_json, err, out
 from perfgate.thresholds import Thresholds, load_thresholds
 
 DEFAULT_ROUNDS = 8   # tree-alloc's quick profile: about 5 minutes on a loaded 2-core machine
-PROBE_ROUNDS = 3     # probes run in the first rounds only (a paired t on peak RSS needs 3)
+PROBE_ROUNDS = 3     # instruction counts are probed in the first rounds only (exact: 3 show it)
 MIN_ROUNDS = 3       # a paired t on 2 degrees of freedom; fewer cannot reach the levels BH needs
 FIRST_LOOK = 3       # sequential checks look from this round on
 DEFAULT_MAX_ROUNDS = 20
@@ -234,13 +234,13 @@ def judge(rounds: dict[str, dict[tuple[str, str], list[list[float]]]], threshold
           settled: dict[tuple[str, str], Verdict] | None = None) -> tuple[Comparison, bool, dict]:
     """One look after a round: the comparison at this look's level, whether every benchmark is
     decided, and a summary of the look.  ``flagged`` keeps what earlier looks flagged;
-    ``settled`` each row's verdict at the last look that had new rounds of it: a probe measured
-    in the first rounds only keeps the verdict of its last round (at a later look's smaller
+    ``settled`` each row's verdict at the last look that had new rounds of it: an instruction
+    count, probed in the first rounds only, keeps the verdict of its last round (at a later look's smaller
     level the same rounds gave a wider interval, and an inconclusive row no round could decide).
     A benchmark is decided once it is flagged or no-change, the verdicts' own rule; the
     inconclusive rows still getting rounds are what the next round is for."""
     settled = {} if settled is None else settled
-    n = max(len(r) for side in rounds.values() for r in side.values())   # probes stop after PROBE_ROUNDS
+    n = max(len(r) for side in rounds.values() for r in side.values())   # instructions stop after PROBE_ROUNDS
     level = plan.levels[n - FIRST_LOOK] if plan.sequential else plan.alpha
     comparison = compare_rounds(rounds["base"], rounds["head"], thresholds, alpha=level)
     undecided = []
@@ -360,11 +360,13 @@ def _measure(args: argparse.Namespace, plan: Plan, thresholds, root: Path, trees
                 for side, suite, built in order if rnd % 2 == 0 else order[::-1]:
                     progress.update(task, description=terminal(f"round {rnd + 1}/{plan.rounds}: {side} {suite.name}"
                                                              f"{'/' + variant if variant else ''}"))
-                    # Probes (valgrind instruction counts, peak RSS) are exact or nearly so: the first
-                    # PROBE_ROUNDS rounds settle them, later rounds are spent on wall time.
+                    # Valgrind's instruction counts repeat exactly: the first PROBE_ROUNDS rounds
+                    # settle them.  Peak RSS varies by a few percent run to run, and 3 rounds left
+                    # its interval wider than its 5% threshold (every check read it inconclusive):
+                    # it is measured every round, a run of the probe without valgrind.
                     results[side].append(run_suite(suite, built.tag, variant=variant, profile=args.profile,
                                                    limits=Limits(args.cpuset, suite.memory, suite.timeout),
-                                                   probes=not args.no_probes and rnd < PROBE_ROUNDS))
+                                                   probes=not args.no_probes, instructions=rnd < PROBE_ROUNDS))
                     progress.advance(task)
             done = rnd + 1
             if not err.is_terminal:   # a CI log shows no progress bar: a line a round instead

@@ -98,20 +98,22 @@ def writable_dir(parent: Path | None = None) -> Path:
     return path
 
 
-def probe_script(probes: tuple[Probe, ...]) -> str:
-    """Shell script running each probe under valgrind, then under GNU time, into $PERFGATE_OUT."""
+def probe_script(probes: tuple[Probe, ...], instructions: bool = True) -> str:
+    """Shell script running each probe under valgrind (unless not ``instructions``), then under
+    GNU time, into $PERFGATE_OUT."""
     lines = ["set -u"]
     for i, probe in enumerate(probes):
         argv = " ".join(shlex.quote(a) for a in probe.argv)
-        lines.append(f"setarch -R valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null "
-                     f"--log-file={OUT}/.probe-{i}.vg {argv} >/dev/null 2>{OUT}/.probe-{i}.err "
-                     f"|| echo $? > {OUT}/.probe-{i}.failed")
+        if instructions:
+            lines.append(f"setarch -R valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null "
+                         f"--log-file={OUT}/.probe-{i}.vg {argv} >/dev/null 2>{OUT}/.probe-{i}.err "
+                         f"|| echo $? > {OUT}/.probe-{i}.failed")
         lines.append(f"/usr/bin/time -f %M -o {OUT}/.probe-{i}.rss {argv} >/dev/null 2>>{OUT}/.probe-{i}.err "
                      f"|| echo $? >> {OUT}/.probe-{i}.failed")
     return "\n".join(lines) + "\n"
 
 
-def parse_probes(probes: tuple[Probe, ...], out_dir: Path, source: str) -> list[Metric]:
+def parse_probes(probes: tuple[Probe, ...], out_dir: Path, source: str, instructions: bool = True) -> list[Metric]:
     metrics = []
     for i, probe in enumerate(probes):
         failed = out_dir / f".probe-{i}.failed"
@@ -119,16 +121,16 @@ def parse_probes(probes: tuple[Probe, ...], out_dir: Path, source: str) -> list[
             detail = (out_dir / f".probe-{i}.err").read_text(errors="replace").strip()[-1500:]
             raise InputError(source, f"probe {probe.benchmark!r}",
                              f"command {shlex.join(probe.argv)!r} failed (exit {failed.read_text().split()[0]}): {detail}")
-        log = (out_dir / f".probe-{i}.vg").read_text(errors="replace")
-        found = _IREFS.findall(log)
-        if not found:
-            raise InputError(source, f"probe {probe.benchmark!r}", "valgrind reported no instruction count")
+        if instructions:
+            found = _IREFS.findall((out_dir / f".probe-{i}.vg").read_text(errors="replace"))
+            if not found:
+                raise InputError(source, f"probe {probe.benchmark!r}", "valgrind reported no instruction count")
+            metrics.append(Metric(probe.benchmark, "instructions", float(int(found[-1].replace(",", "")))))
         rss_text = (out_dir / f".probe-{i}.rss").read_text().strip().splitlines()
         try:
             rss_kib = int(rss_text[-1])
         except (IndexError, ValueError):
             raise InputError(source, f"probe {probe.benchmark!r}", f"GNU time wrote no peak RSS: {rss_text!r}") from None
-        metrics.append(Metric(probe.benchmark, "instructions", float(int(found[-1].replace(",", "")))))
         metrics.append(Metric(probe.benchmark, "peak-rss", float(rss_kib * 1024)))
     return metrics
 
@@ -142,9 +144,10 @@ class SuiteResult:
 
 
 def run_suite(suite: Suite, tag: str, *, variant: str, profile: str, limits: Limits,
-              work_dir: Path | None = None, probes: bool = True) -> SuiteResult:
+              work_dir: Path | None = None, probes: bool = True, instructions: bool = True) -> SuiteResult:
     """Run one suite (one variant, one profile) in image ``tag``: the harness command, then the
-    probes.  Benchmark names get the ``<variant>/`` prefix.  Raises on any failure, so a broken
+    probes (their peak RSS only, not ``instructions``: valgrind's count repeats exactly, and a
+    check spends its later rounds without it).  Benchmark names get the ``<variant>/`` prefix.  Raises on any failure, so a broken
     run is never recorded half."""
     if profile not in suite.commands:
         raise InputError(str(suite.manifest), f"profiles.{profile}", "this suite has no such profile")
@@ -162,11 +165,13 @@ def run_suite(suite: Suite, tag: str, *, variant: str, profile: str, limits: Lim
         metrics = parsed.metrics
         probe_seconds = 0.0
         if probes and suite.probes:
-            finished = run_container(tag, ["sh", "-c", probe_script(suite.probes)], out_dir, env, limits, unconfined=True)
+            finished = run_container(tag, ["sh", "-c", probe_script(suite.probes, instructions)], out_dir, env, limits,
+                                     unconfined=instructions)
             probe_seconds = finished.seconds
             have = {(m.benchmark, m.measure) for m in metrics}
             # The harness's own figure wins when it already reports a measure for that benchmark.
-            metrics += [m for m in parse_probes(suite.probes, out_dir, where) if (m.benchmark, m.measure) not in have]
+            metrics += [m for m in parse_probes(suite.probes, out_dir, where, instructions)
+                        if (m.benchmark, m.measure) not in have]
         if variant:
             for m in metrics:
                 m.benchmark = f"{variant}/{m.benchmark}"
