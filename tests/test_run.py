@@ -68,3 +68,25 @@ def test_uncommitted_changes_are_measured_said_and_marked(tmp_path, cli, base_im
         [summary] = store.runs()
         assert store.get_run(summary.run_id).context["uncommitted_changes"] is True
 
+
+
+def test_a_suite_git_does_not_track_is_found(tmp_path):
+    # An adopter's suite folder was ignored by a .gitignore line meant for a binary ("wc"): run
+    # measured it and recorded it as HEAD, which has no such suite, without a word.
+    import subprocess
+
+    from perfgate.gitinfo import untracked
+
+    root = make_tiny_root(tmp_path / "repo")
+    for name in ("wc", "extra"):
+        (root / "benches" / name).mkdir()
+        (root / "benches" / name / "bench.toml").write_text("")
+    (root / ".gitignore").write_text("wc\n")
+    git = ["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@example.org"]
+    subprocess.run([*git, "init", "-q", "-b", "main"], check=True)
+    subprocess.run([*git, "add", "benches/spin", ".gitignore"], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "first"], check=True)
+    manifests = [f"benches/{n}/bench.toml" for n in ("spin", "wc", "extra")]
+    assert untracked(str(root), manifests) == ["benches/wc/bench.toml", "benches/extra/bench.toml"]
+    assert untracked(str(root / "benches"), ["spin/bench.toml", "wc/bench.toml"]) == ["wc/bench.toml"]
+    assert untracked(str(tmp_path), ["x/bench.toml"]) == []       # not a checkout: nothing to say

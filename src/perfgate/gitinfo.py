@@ -52,6 +52,16 @@ def uncommitted_changes(root: str) -> bool:
     return bool(_git("-C", root, "status", "--porcelain", "--untracked-files=no"))
 
 
+def untracked(root: str, paths: list[str]) -> list[str]:
+    """Those of ``paths`` (files under ``root``'s checkout) that git does not track: new, or
+    ignored.  None of them outside a checkout."""
+    if not paths or _git("-C", root, "rev-parse", "--is-inside-work-tree") != "true":
+        return []
+    tracked = set((_git("-C", root, "ls-files", "--full-name", "-z", "--", *paths) or "").split("\0"))
+    prefix = _git("-C", root, "rev-parse", "--show-prefix") or ""
+    return [p for p in paths if prefix + p not in tracked]
+
+
 def commit_subject(sha: str) -> str | None:
     """``"subject (author)"`` of a commit this checkout holds, else None."""
     line = _git("log", "-1", "--format=%s%x1f%an", "--end-of-options", sha) if sha else None

@@ -18,7 +18,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from perfgate.escape import terminal
-from perfgate.gitinfo import uncommitted_changes
+from perfgate.gitinfo import uncommitted_changes, untracked
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -84,6 +84,11 @@ def run(args: argparse.Namespace) -> int:
         err.print(f"[yellow]warning:[/yellow] the working tree has uncommitted changes: they are measured and "
                   f"recorded as commit {commit[:12]} (HEAD), marked uncommitted_changes in each run's context; "
                   "commit them first, or record on a scratch --branch")
+
+    if args.commit is None:
+        for manifest in untracked(str(root), [str(s.manifest.relative_to(root)) for s in suites]):
+            err.print(f"[yellow]warning:[/yellow] {terminal(manifest)} is not tracked by git (new, or ignored): its "
+                      f"suite is measured and recorded as commit {commit[:12]} (HEAD), which does not have it")
 
     engine.ensure_engine()
     built = images.build_all(root, suites, log=err.print)
