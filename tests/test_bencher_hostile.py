@@ -180,6 +180,10 @@ def test_one_alert_per_regression_bencher(cli, fake, tmp_path):
     alerts = json.loads(cli("alerts", "--store", to, "--json", env=env(tmp_path)).stdout)
     assert len(alerts) == 1, alerts                    # perfgate's and Bencher's, merged
     assert alerts[0]["commit"] == commit(8, "main") and alerts[0]["details"]["bencher_alerts"]
+    # Bencher's alert on the newest value is the change's: said so, not "it alerts once 1 in a row are"
+    said = " ".join(cli("detect", "--store", to, "--thresholds", str(thresholds), "--measure", "latency",
+                        env=env(tmp_path)).stdout.split())
+    assert f"past its bencher limit; part of the change found at {commit(8, 'main')[:12]}, alerted as that change" in said
 
 
 def test_one_alert_per_regression_bencher_detect_after_every_run(cli, fake, tmp_path, monkeypatch):

@@ -419,6 +419,8 @@ def _report(key: SeriesKey, points: list[Point], settings: SeriesThresholds, cha
     # values from the step on are the change point's regression, counted once.
     of_the_change = bool(cps) and (threshold or {}).get("source") == "bencher" and \
         start + first <= cps[-1].index_high
+    if of_the_change and threshold is not None:
+        threshold["of_change_at"] = points[cps[-1].index].commit
     if len(flags) - first >= consecutive and not of_the_change:
         # One regression, one alert: the newest value ends a run of values beyond the same limit
         # (at least ``consecutive`` of them, ≥ 1), and the alert names the first of them (every
@@ -661,8 +663,10 @@ def _print_pending(reports: list[dict]) -> None:
                and not any(e.get("kind") == "threshold" for e in r["change_points"])]
     for r in pending[:PENDING_SHOWN]:
         t = r["threshold"]
+        then = (f"part of the change found at {t['of_change_at'][:12]}, alerted as that change" if t.get("of_change_at")
+                else f"it alerts once {t.get('consecutive', 1)} in a row are")
         out.print(terminal(f"{r['benchmark']} [{r['measure']}] {r['branch']}@{r['testbed']}: the newest value is past "
-                           f"its {t['test']} limit; it alerts once {t.get('consecutive', 1)} in a row are"))
+                           f"its {t['test']} limit; {then}"))
     if len(pending) > PENDING_SHOWN:
         out.print(f"and {len(pending) - PENDING_SHOWN} more series with the newest value past its limit")
 
