@@ -89,3 +89,19 @@ def test_the_terminal_folds_quiet_rows_past_thirty_unless_all_rows(cli, store_pa
     assert sum(line.startswith("bench") for line in folded.stdout.splitlines()) < 40
     every = cli("compare", "--base", ids["a1"], "--head", ids["a2"], "--all-rows")
     assert "not shown" not in every.stdout and all(f"bench{i:02}" in every.stdout for i in range(40))
+
+
+def test_a_branch_whose_newest_run_is_one_suites_says_the_others_are_not_compared(cli, store_path):
+    # An adopter's compare read one suite of two: main's newest run was the other suite's.
+    def suite_run(branch, commit, seed, t, suite):
+        r = run(branch, commit, 1.0, seed, t)
+        r.context = {"suite": suite}
+        return r
+
+    with SqliteStore(store_path) as store:
+        store.add_runs([suite_run("main", "a", 1, 1.0, "py"), suite_run("main", "a", 2, 2.0, "wc"),
+                        suite_run("pr", "b", 3, 3.0, "wc")])
+    proc = cli("compare", "--base-branch", "main", "--head-branch", "pr")
+    said = " ".join(proc.stdout.split())
+    assert "--base-branch main: its newest run is suite wc's; the run(s) of suite py at the same commit a" in said
+    assert "--head-branch pr" not in said

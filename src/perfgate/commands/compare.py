@@ -54,6 +54,18 @@ def _pick(store, run_id: str | None, branch: str | None, side: str):
     return newest[0].run_id, store.get_run(newest[0].run_id)
 
 
+def _other_runs_note(store, run, side: str) -> str:
+    """A warning when the run a --base-branch/--head-branch picked is one suite's of several
+    recorded at its commit (a run per suite): the other suites are not compared, and said so."""
+    suite = run.context.get("suite")
+    others = sorted({c["suite"] for c in store.run_contexts(run.branch, run.commit, run.testbed.name)
+                     if isinstance(c.get("suite"), str) and c["suite"] != suite})
+    if not suite or not others:
+        return ""
+    return (f"warning: --{side}-branch {run.branch}: its newest run is suite {suite}'s; the run(s) of suite "
+            f"{', '.join(others)} at the same commit {run.commit[:12]} are not compared (--{side} RUN picks one)")
+
+
 PAIR_SEARCH = 50   # runs of the base branch searched for the head's own check
 
 
@@ -98,12 +110,14 @@ def run(args: argparse.Namespace) -> int:
             # From a branch, a check's head is compared with its own base, not a later check's.
             paired = _base_of_same_check(store, args.base_branch, head) if args.base_branch else None
             base_id, base = paired or _pick(store, args.base, args.base_branch, "base")
+        # A commit's suites are recorded as a run each: the newest is one suite's.
+        partial = [_other_runs_note(store, picked, side) for side, picked, branch in
+                   (("base", base, args.base_branch), ("head", head, args.head_branch)) if branch]
     if base_id == head_id:
         raise PerfgateError(f"base and head are the same run ({base_id}): nothing to compare")
     comparison = compare_runs(base, head, thresholds, args.alpha)
     apart = _not_measured_together(base, head)
-    if apart:
-        comparison.warnings.append(apart)
+    comparison.warnings += [w for w in (*partial, apart) if w]
     write_markdown(args, comparison)
     if args.json:
         emit_json(asdict(comparison) | {"regressions": len(comparison.regressions),
