@@ -57,3 +57,11 @@ def test_tests_it_does_not_compute_are_judged_one_at_a_time():
         got = verdicts(test, values, [float(i) for i in range(6)])
         assert got.alerts == [r.alert for r in reference] and got.last == reference[-1]
     assert verdicts(TESTS[0], []) == ([], None)
+
+
+def test_a_baseline_larger_than_the_series_is_sized_by_the_series():
+    # Arrays were sized by max_sample_size alone: 10^8 took 10 GB on a 12-run series.
+    values = [100.0, 101.0, 99.0, 100.5, 99.5, 100.0, 100.2, 99.8, 130.0, 131.0, 100.0, 100.3]
+    huge = verdicts(ThresholdTest("t_test", upper_boundary=0.99, max_sample_size=10 ** 8), values)
+    fitting = verdicts(ThresholdTest("t_test", upper_boundary=0.99, max_sample_size=len(values)), values)
+    assert huge.alerts == fitting.alerts and "upper" in huge.alerts

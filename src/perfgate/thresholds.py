@@ -48,6 +48,8 @@ _PROBABILITY_TESTS = ("z_score", "t_test", "log_normal")
 # Top-level tables of thresholds/ files read by other parts of perfgate (``perfgate fit --check``).
 OTHER_SECTIONS = ("complexity",)
 MAX_SETTINGS_BYTES = 4 * 1024 * 1024  # a settings file is a few kB; anything near this is a mistake
+MAX_COUNT = 1_000_000       # sample sizes, runs in a row, a regime's runs: more than any history holds
+MAX_WINDOW = 2 ** 32 - 1    # seconds: Bencher's own bound (an unsigned 32-bit count, 136 years)
 
 
 @dataclass(frozen=True)
@@ -203,7 +205,7 @@ def _change_point(src: str, place: str, body: Any) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, value in body.items():
         if key == "min_segment":
-            out[key] = _int(src, f"{place}.{key}", value, minimum=2)
+            out[key] = _int(src, f"{place}.{key}", value, minimum=2, maximum=MAX_COUNT)
         else:
             v = _number(src, f"{place}.{key}", value)
             if key == "min_effect" and not 0 <= v < 10:
@@ -224,7 +226,8 @@ def _test(src: str, place: str, body: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {"test": test}
     for key in ("min_sample_size", "max_sample_size", "window", "consecutive"):
         if key in body:
-            out[key] = _int(src, f"{place}.{key}", body[key], minimum=1 if key in ("window", "consecutive") else 2)
+            out[key] = _int(src, f"{place}.{key}", body[key], minimum=1 if key in ("window", "consecutive") else 2,
+                            maximum=MAX_WINDOW if key == "window" else MAX_COUNT)
     if out.get("min_sample_size") and out.get("max_sample_size") and out["min_sample_size"] > out["max_sample_size"]:
         raise InputError(src, place, "min_sample_size is larger than max_sample_size")
     for key in ("lower_boundary", "upper_boundary"):
@@ -246,7 +249,7 @@ def _number(src: str, place: str, value: Any) -> float:
     return float(value)
 
 
-def _int(src: str, place: str, value: Any, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise InputError(src, place, f"expected a whole number ≥ {minimum}, got {value!r}")
+def _int(src: str, place: str, value: Any, minimum: int, maximum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not minimum <= value <= maximum:
+        raise InputError(src, place, f"expected a whole number from {minimum} to {maximum:,}, got {value!r}")
     return value

@@ -45,7 +45,9 @@ def verdicts(test: ThresholdTest, values: Sequence[float], times: Sequence[float
     if not _windowed(test) or not np.all(np.isfinite(v)):
         results = evaluate_series(test, values, times, judged)
         return Verdicts([r.alert for r in results], results[-1] if results else None)
-    m = test.max_sample_size
+    # A baseline holds at most every value: arrays sized by the setting alone took 10 GB for a
+    # thresholds file's max_sample_size of 10^8 on a 12-run series.
+    m = min(test.max_sample_size, v.size)
     clean = [float(x) for x, alert in zip(v, judged) if alert is None]   # the values that raised no alert
     alerts: list[str | None] = []
     i = len(judged)
