@@ -351,6 +351,34 @@ def test_text_adapter_refuses(adapter, lineno, line, reason, tmp_path, store_pat
     assert_refused(bad, adapter, f"line {lineno}", reason, store_path, capsys)
 
 
+# (adapter, fixture, bytes kept): an audit cut each mid-line; recorded, a scaling table's 97669568
+# read 976, and the other formats silently lost the benchmarks after the cut
+CUT_CASES = [
+    ("scaling-tsv", FIX / "scaling-tsv" / "synthetic-knee.tsv", -6),
+    ("rust-libtest", TEXT_FIXTURES["rust-libtest"], -20),
+    ("catch2", TEXT_FIXTURES["catch2"], 1200),
+    ("iai-callgrind", FIX / "iai-callgrind" / "first-run.txt", 150),
+    ("benchmark-js", BJS_TEXT, -30),
+]
+
+
+@pytest.mark.parametrize("adapter,fixture,keep", CUT_CASES, ids=[c[0] for c in CUT_CASES])
+def test_a_text_output_cut_mid_line_is_refused(adapter, fixture, keep, tmp_path, store_path, capsys):
+    data = fixture.read_bytes()[:keep]
+    assert not data.endswith(b"\n")
+    bad = tmp_path / "cut.txt"
+    bad.write_bytes(data)
+    last = data.count(b"\n") + 1
+    assert_refused(bad, adapter, f"line {last}", "ends mid-line: the output was cut short", store_path, capsys)
+
+
+def test_a_catch2_benchmark_cut_before_its_mean_row_is_refused(tmp_path, store_path, capsys):
+    lines = TEXT_FIXTURES["catch2"].read_text().splitlines()
+    bad = tmp_path / "cut.txt"
+    bad.write_text("\n".join(lines[:16]) + "\n")          # cut at a line end, after "fib 15"'s first row
+    assert_refused(bad, "catch2", "line 16", "has no mean and std dev rows: the output was cut short", store_path, capsys)
+
+
 def test_catch2_console_fixture_lines_are_where_the_cases_expect():
     lines = TEXT_FIXTURES["catch2"].read_text().splitlines()
     assert lines[15].startswith("fib 15 ") and lines[16].split()[1] in ("ns", "us") and lines[44].startswith("test cases:")

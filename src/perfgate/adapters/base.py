@@ -50,6 +50,15 @@ def read_text(path: str | Path, max_bytes: int | None = None) -> str:
     return inputs.read_text(path, max_bytes)
 
 
+def check_complete_lines(text: str, source: str) -> None:
+    """Refuse a text output whose last line has no line end: it was cut short (a killed job, a
+    full disk, a copy stopped early), and its last value may be a prefix of the real one (a
+    scaling table's 97669568 ns read as 976)."""
+    if text and not text.endswith(("\n", "\r")):
+        raise InputError(source, f"line {text.count(chr(10)) + 1}", "ends mid-line: the output was cut short, and its "
+                         "last value may be cut too; a complete output ends with a line end")
+
+
 class DuplicateKey(ValueError):
     def __init__(self, key: str):
         super().__init__(key)

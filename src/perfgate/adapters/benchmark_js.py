@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import re
 
-from perfgate.adapters.base import (Parsed, check_name, check_number, check_samples, join, load_json, require,
-                                    scaled)
+from perfgate.adapters.base import (Parsed, check_complete_lines, check_name, check_number, check_samples, join,
+                                    load_json, require, scaled)
 from perfgate.errors import InputError
 from perfgate.model import Metric
 
@@ -38,6 +38,7 @@ def sniff(text: str) -> bool:
 def parse(text: str, source: str) -> Parsed:
     if text.lstrip().startswith("["):
         return Parsed(_parse_json(text, source), {"harness": "benchmark-js"})
+    check_complete_lines(text, source)
     metrics = []
     for lineno, line in enumerate(text.splitlines(), start=1):
         place = f"line {lineno}"

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
-from perfgate.adapters.base import Parsed, check_name, check_number, scaled
+from perfgate.adapters.base import Parsed, check_complete_lines, check_name, check_number, scaled
 from perfgate.errors import InputError
 from perfgate.model import Metric
 
@@ -44,6 +44,7 @@ def parse(text: str, source: str) -> Parsed:
     if text.lstrip().startswith("<"):
         found = _parse_xml(text, source)
     else:
+        check_complete_lines(text, source)
         found = _parse_console(text, source)
     return Parsed(_named(found, source), {"harness": "catch2"})
 
@@ -91,7 +92,10 @@ def _parse_console(text: str, source: str) -> list[Row]:
         if _HEADER.match(line):
             in_table = True
         row = _ROW1.match(line) if in_table else None
-        if row and k + 2 < len(lines):
+        if row and k + 2 >= len(lines):
+            raise InputError(source, place, f"benchmark {row.group(1).strip()[:80]!r} has no mean and std dev rows: "
+                             "the output was cut short")
+        if row:
             mean_row, sd_row = _ROW23.match(lines[k + 1]), _ROW23.match(lines[k + 2])
             if not (mean_row and sd_row):
                 raise InputError(source, f"line {k + 2}", "expected the mean and std dev rows of benchmark "

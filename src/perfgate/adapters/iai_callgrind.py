@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from perfgate.adapters.base import Parsed, check_name, check_number
+from perfgate.adapters.base import Parsed, check_complete_lines, check_name, check_number
 from perfgate.errors import InputError
 from perfgate.model import Metric
 
@@ -41,6 +41,7 @@ def measure_of(event: str) -> str:
 
 
 def parse(text: str, source: str) -> Parsed:
+    check_complete_lines(text, source)
     metrics: list[Metric] = []
     bench = ""
     seen: set[str] = set()

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from perfgate.adapters.base import Parsed, check_name, check_number
+from perfgate.adapters.base import Parsed, check_complete_lines, check_name, check_number
 from perfgate.errors import InputError
 from perfgate.model import Metric
 
@@ -37,6 +37,7 @@ def _number(text: str, source: str, place: str) -> float:
 
 
 def parse(text: str, source: str) -> Parsed:
+    check_complete_lines(text, source)
     metrics = []
     for lineno, line in enumerate(text.splitlines(), start=1):
         place = f"line {lineno}"

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from perfgate.adapters.base import Parsed, check_name
+from perfgate.adapters.base import Parsed, check_complete_lines, check_name
 from perfgate.errors import InputError
 from perfgate.inputs import finite_number
 from perfgate.model import Metric
@@ -114,6 +114,7 @@ def _number(text: str, source: str, line: int, column: str, *, allow_negative: b
 
 
 def parse_table(text: str, source: str) -> ScalingTable:
+    check_complete_lines(text, source)
     comments, rows = _comments_then_rows(text, source)
     named = [(n, c) for n, c in comments if c]
     if not named:
