@@ -16,10 +16,13 @@ import httpx
 
 from perfgate import __version__
 from perfgate.errors import PerfgateError
+from perfgate.escape import visible
 from perfgate.retry import RetryPolicy, parse_retry_after
 from perfgate.redact import redact, redacting_logger
 
 log = redacting_logger("perfgate.notify")
+TOTAL_TIMEOUTS = 3          # a request and its whole answer: at most this many request timeouts
+MAX_BODY = 32 * 2 ** 20     # GitHub's largest answers here (a page of 100 issues) are well under 1 MiB
 
 
 class DeliveryError(PerfgateError):
@@ -70,7 +73,7 @@ class Http:
         for attempt in range(attempts):
             retry_after = None
             try:
-                response = self._http.request(method, url, json=json, params=params, headers=headers)
+                response = self._exchange(method, url, json=json, params=params, headers=headers)
             except httpx.TransportError as e:
                 # Only the class and text: the exception's chain holds the request and its headers.
                 last = f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
@@ -94,6 +97,23 @@ class Http:
                 self._sleep(wait)
         raise DeliveryUnreachable(f"{where}: no answer after {attempts} attempt(s); last error: {last}", retry_after)
 
+    def _exchange(self, method: str, url: str, **kw: Any) -> httpx.Response:
+        """One request, its whole answer read within ``TOTAL_TIMEOUTS`` request timeouts and
+        ``MAX_BODY`` bytes: httpx's read timeout restarts with every chunk, so a server sending a
+        byte every half second held ``notify`` for ever."""
+        deadline = time.monotonic() + TOTAL_TIMEOUTS * self.policy.timeout
+        with self._http.stream(method, url, **kw) as streamed:
+            body = bytearray()
+            for chunk in streamed.iter_bytes():     # decoded (gzip): the answer below is plain
+                body += chunk
+                if len(body) > MAX_BODY:
+                    raise httpx.ReadError(f"the answer is larger than {MAX_BODY // 2 ** 20} MiB")
+                if time.monotonic() > deadline:
+                    raise httpx.ReadTimeout(f"the answer took over {TOTAL_TIMEOUTS * self.policy.timeout:g} s")
+            headers = [(k, v) for k, v in streamed.headers.multi_items()
+                       if k.lower() not in ("content-encoding", "content-length", "transfer-encoding")]
+            return httpx.Response(streamed.status_code, headers=headers, content=bytes(body), request=streamed.request)
+
     def pause(self, attempt: int, retry_after: float | None = None) -> None:
         """The wait before retry ``attempt`` of a caller's own loop (same policy, same jitter)."""
         self._sleep(self.policy.wait(attempt, retry_after, self._rng))
@@ -110,6 +130,7 @@ def _message(response: httpx.Response) -> str:
         body = response.json()
     except ValueError:
         body = None
+    # Shown in errors and warnings: a server's escape sequences are written out, not sent to the terminal.
     if isinstance(body, dict) and isinstance(body.get("message"), str):
-        return redact(body["message"])
-    return redact(response.text.strip()[:300] or response.reason_phrase or "no message")
+        return visible(redact(body["message"][:300]))
+    return visible(redact(response.text.strip()[:300] or response.reason_phrase or "no message"))

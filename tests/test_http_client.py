@@ -1,0 +1,81 @@
+"""The alert channels' HTTP client against a local server that answers badly: slowly, hugely,
+or with escape sequences (an audit's cases), and a gzip answer read as GitHub sends it."""
+
+from __future__ import annotations
+
+import gzip
+import http.server
+import json
+import threading
+import time
+
+import pytest
+
+from perfgate import http_client
+from perfgate.http_client import DeliveryUnreachable, Http
+from perfgate.retry import RetryPolicy
+
+
+class _Handler(http.server.BaseHTTPRequestHandler):
+    def log_message(self, *args) -> None:
+        pass
+
+    def _answer(self, status: int, body: bytes, **headers: str) -> None:
+        self.send_response(status)
+        for key, value in {"Content-Length": str(len(body)), **headers}.items():
+            self.send_header(key, value)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_GET(self) -> None:
+        if self.path == "/gzip":
+            self._answer(200, gzip.compress(json.dumps({"ok": [1, 2, 3]}).encode()), **{"Content-Encoding": "gzip"})
+        elif self.path == "/drip":      # headers at once, then a byte every 0.2 s
+            self.send_response(200)
+            self.send_header("Content-Length", "100000")
+            self.end_headers()
+            for _ in range(200):
+                self.wfile.write(b"x")
+                self.wfile.flush()
+                time.sleep(0.2)
+        elif self.path == "/escapes":
+            self._answer(500, b"\x1b[31mred\x1b]8;;http://x\x07")
+        elif self.path == "/huge":
+            self._answer(200, b"x" * (2 * 2 ** 20))
+
+
+@pytest.fixture(scope="module")
+def server():
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{srv.server_port}"
+    srv.shutdown()
+
+
+def _client(url: str) -> Http:
+    return Http("test", base_url=url, policy=RetryPolicy(attempts=1, timeout=1.0), sleep=lambda s: None)
+
+
+def test_a_gzip_answer_is_read_whole(server):
+    assert _client(server).request("GET", "/gzip").json() == {"ok": [1, 2, 3]}
+
+
+def test_an_answer_sent_a_byte_at_a_time_ends_at_the_deadline(server):
+    # httpx's read timeout restarts with each chunk: notify waited over 200 s on such a webhook.
+    began = time.monotonic()
+    with pytest.raises(DeliveryUnreachable, match="ReadTimeout: the answer took over 3 s"):
+        _client(server).request("GET", "/drip")
+    assert time.monotonic() - began < 6
+
+
+def test_an_answer_over_the_size_bound_is_not_kept(server, monkeypatch):
+    monkeypatch.setattr(http_client, "MAX_BODY", 2 ** 20)
+    with pytest.raises(DeliveryUnreachable, match="larger than 1 MiB"):
+        _client(server).request("GET", "/huge")
+
+
+def test_a_servers_escape_sequences_are_written_out_in_the_error(server):
+    with pytest.raises(DeliveryUnreachable) as info:
+        _client(server).request("GET", "/escapes")
+    assert "\x1b" not in str(info.value) and "\x07" not in str(info.value)
+    assert "HTTP 500: \\x1b[31mred\\x1b]8;;http://x\\x07" in str(info.value)
