@@ -904,3 +904,19 @@ def test_fuzz_extreme_magnitudes_are_analysed_without_floating_point_errors(valu
             compare_samples({("b", measure): values[:half]}, {("b", measure): values[half:2 * half]}, paired=True)
             rounds = [values[i:i + 3] for i in range(0, 3 * (half // 3), 3)]
             compare_rounds({("b", measure): rounds}, {("b", measure): rounds[::-1]})
+
+
+@pytest.mark.parametrize("name", ["file:zz.db", ":memory:", "a?b#c.db"])
+def test_a_store_path_is_taken_literally(name, tmp_path, cli):
+    # An audit: SQLite read "file:zz.db" as a URI (zz.db written, the literal name locked and
+    # looked for, so reads said "no perfgate history there") and ":memory:" as no file (runs
+    # "recorded" and lost); the notify ledger the same.
+    store = f"sqlite:{name}"
+    cli("ingest", str(HYPERFINE), "--store", store, "--branch", "main", "--commit", COMMIT, "--testbed", "t",
+        cwd=tmp_path, check=True)
+    assert (tmp_path / name).is_file()
+    listed = cli("history", "--store", store, "--json", cwd=tmp_path, check=True)
+    assert len(json.loads(listed.stdout)) == 2
+    ledger = cli("notify", "--store", store, "--ledger", name + ".notify", "--channel", "webhook:http://127.0.0.1:9/x",
+                 cwd=tmp_path)
+    assert ledger.returncode == 0 and (tmp_path / (name + ".notify")).is_file(), ledger.stderr

@@ -58,7 +58,8 @@ class Ledger:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._lock = os.open(f"{self.path}.lock", os.O_RDWR | os.O_CREAT, 0o600)
             fcntl.flock(self._lock, fcntl.LOCK_EX)  # released by close (or by the process dying)
-            self.db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+            # a file: URI, so the path is literal ("file:x" and ":memory:" are names, as for the history)
+            self.db = sqlite3.connect(self.path.resolve().as_uri(), uri=True, timeout=30, isolation_level=None)
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.executescript(SCHEMA)
         except (OSError, sqlite3.Error) as e:

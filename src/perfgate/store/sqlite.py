@@ -161,8 +161,11 @@ class SqliteStore(Store):
 
     def _connect(self) -> sqlite3.Connection:
         timeout = BUSY_TIMEOUT_MS / 1000
+        # Always a file: URI made from the path, so the path is taken literally. Given as it is,
+        # SQLite read "file:x.db" as a URI (x.db written, "file:x.db" locked and looked for) and
+        # ":memory:" as no file at all (runs "recorded" and lost).
         if not self.read_only:
-            return sqlite3.connect(self.path, isolation_level=None, timeout=timeout)
+            return sqlite3.connect(self.path.resolve().as_uri(), uri=True, isolation_level=None, timeout=timeout)
         uri = f"{self.path.resolve().as_uri()}?mode=ro"
         db = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=timeout)
         try:
