@@ -206,3 +206,16 @@ def test_thresholds_naming_no_series_are_warned_of_with_the_likely_name(cli, tmp
     assert "[benchmark.\"fibb\".latency] matches no series in the store; did you mean 'fib'?" in proc.stderr
     # a measure perfgate knows but this store does not measure yet, and a table that matches: no word
     assert "peak-rss" not in proc.stderr and "throughput" not in proc.stderr
+
+
+def test_a_csv_series_with_a_bom_is_read_and_a_column_given_twice_is_refused(cli, tmp_path):
+    # An audit: Excel's "CSV UTF-8" (a BOM first) read "no `value` column in header ['\\ufeffvalue']",
+    # and `value,value` was taken silently.
+    bom = tmp_path / "bom.csv"
+    bom.write_bytes("\ufeffvalue\n".encode() + b"".join(b"%d\n" % v for v in [10] * 20 + [20] * 20))
+    proc = cli("detect", "--series", str(bom), "--json")
+    assert proc.returncode == 1 and json.loads(proc.stdout)["change_points"][0]["index"] == 20, proc.stderr
+    twice = tmp_path / "twice.csv"
+    twice.write_text("value,value\n10,11\n10,11\n")
+    proc = cli("detect", "--series", str(twice))
+    assert proc.returncode == 2 and "twice.csv:line 1: column `value` appears twice in the header" in proc.stderr

@@ -24,7 +24,7 @@ Samples = list[list[float]] | None
 def read_series_file(path: Path) -> tuple[bool, list[tuple[list[Any] | None, list[float], Samples]]]:
     """``(is_batch, [(index labels or None, values, each point's raw samples or None)])`` from a
     CSV or JSON series file."""
-    text = inputs.read_text(path)  # a regular file or -, bounded
+    text = inputs.read_text(path).removeprefix("\ufeff")  # a regular file or -, bounded; Excel's "CSV UTF-8" BOM
     if path.suffix.lower() == ".json" or text.lstrip().startswith("["):
         return _read_json(str(path), text)
     return False, [_read_csv(str(path), text)]
@@ -107,6 +107,9 @@ def _read_csv(src: str, text: str) -> tuple[list[Any] | None, list[float], Sampl
     if not rows:
         raise InputError(src, "line 1", "empty file; expected a header with a `value` column")
     header = [h.strip().lower() for h in rows[0]]
+    twice = sorted({h for h in header if h in ("value", "index", "samples") and header.count(h) > 1})
+    if twice:
+        raise InputError(src, "line 1", f"column `{twice[0]}` appears twice in the header: which one is meant?")
     if "value" not in header:
         raise InputError(src, "line 1", f"no `value` column in header {rows[0]!r} (expected `value` or `index,value`)")
     vi, ii = header.index("value"), header.index("index") if "index" in header else None
