@@ -67,6 +67,11 @@ def test_a_store_failure_in_the_middle_writes_nothing(tmp_path):
         assert store.runs() == []
 
 
+def _metric_twice(doc: dict) -> dict:
+    doc["run"]["metrics"].append(dict(doc["run"]["metrics"][0]))
+    return doc
+
+
 @pytest.mark.parametrize("make, reason", [
     (lambda p: (p.unlink(), os.symlink("/dev/zero", p)), "perfgate reads regular files"),
     (lambda p: (p.unlink(), os.mkfifo(p)), "perfgate reads regular files"),
@@ -79,6 +84,9 @@ def test_a_store_failure_in_the_middle_writes_nothing(tmp_path):
      "run.branch: name contains HTML markup"),
     (lambda p: p.write_text(p.read_text().replace('"branch": "main"', '"branch": "ma\\u202ein"', 1)),
      "invisible formatting character"),
+    # an audit: a metric given twice was a raw "UNIQUE constraint failed" naming the store
+    (lambda p: p.write_text(json.dumps(_metric_twice(json.loads(p.read_text())))),
+     "run.metrics[1]: benchmark 'sort' measure 'latency' appears twice"),
 ])
 def test_a_hostile_run_file_is_refused_by_name_and_nothing_is_written(cli, tmp_path, make, reason):
     data = tmp_path / "data"

@@ -153,6 +153,7 @@ def read_run(path: Path) -> Run:
     r = _get(_load(path), "run", dict, src, "run")
     tb = _get(r, "testbed", dict, src, "run.testbed")
     metrics = []
+    seen: set[tuple[str, str]] = set()
     for i, m in enumerate(_get(r, "metrics", list, src, "run.metrics")):
         place = f"run.metrics[{i}]"
         samples = _get(m, "samples", list, src, f"{place}.samples")
@@ -170,6 +171,9 @@ def read_run(path: Path) -> Run:
         if (metric.lower is not None and metric.lower > metric.value) or \
                 (metric.upper is not None and metric.upper < metric.value):
             raise InputError(src, place, f"its bounds [{metric.lower}, {metric.upper}] do not hold its value {metric.value}")
+        if (metric.benchmark, metric.measure) in seen:
+            raise InputError(src, place, f"benchmark {metric.benchmark!r} measure {metric.measure!r} appears twice")
+        seen.add((metric.benchmark, metric.measure))
         metrics.append(metric)
     if not metrics:
         raise InputError(src, "run.metrics", "a run without a metric")
