@@ -271,6 +271,9 @@ def test_criterion_missing_file_and_empty_directory(tmp_path, store_path, capsys
     missing = root / "fib_iterative" / "10" / "new" / "sample.json"
     missing.unlink()
     assert_refused(root, "criterion", "", "missing", store_path, capsys, named=missing)
+    missing.symlink_to("/dev/zero")       # an audit: this was "missing" too
+    assert_refused(root, "criterion", "", "is a character device; perfgate reads regular files", store_path, capsys,
+                   named=missing)
     empty = tmp_path / "empty"
     empty.mkdir()
     assert_refused(empty, "criterion", "", "no criterion results", store_path, capsys)

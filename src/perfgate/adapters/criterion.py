@@ -83,7 +83,7 @@ def _metric(new_dir: Path) -> Metric:
     docs = {}
     for filename in FILES:
         file = new_dir / filename
-        if not file.is_file():
+        if not file.exists() and not file.is_symlink():   # anything else there: read_text says what it is
             raise InputError(str(file), "", f"missing: a criterion result directory holds {', '.join(FILES)}")
         docs[filename] = load_json(read_text(file), str(file))
 
