@@ -659,6 +659,24 @@ def test_full_disk_under_the_store_is_an_error_and_the_store_stays_whole(tmp_pat
         subprocess.run(["umount", str(full)], check=True)
 
 
+def test_a_notify_ledger_that_cannot_be_made_on_a_full_disk_leaves_no_empty_file(tmp_path, store_path):
+    # An audit: notify on a full disk was a clean error, but left a 0-byte notify.db behind.
+    _filled_store(store_path, runs=2)
+    full = tmp_path / "full"
+    if os.geteuid() != 0 or not _tiny_tmpfs(full):
+        pytest.skip("cannot mount a tiny tmpfs here")
+    try:
+        _fill(full)
+        proc = perfgate("notify", "--channel", "webhook:http://127.0.0.1:9/x", "--ledger", str(full / "notify.db"),
+                        store=store_path)
+        err = proc.stderr.decode()
+        assert proc.returncode == 2 and "cannot open the delivery ledger" in err, err
+        clean(err)
+        assert not (full / "notify.db").exists()
+    finally:
+        subprocess.run(["umount", str(full)], check=True)
+
+
 def test_a_migration_that_runs_out_of_disk_leaves_the_old_store_whole(tmp_path, monkeypatch):
     """Migration 4 copies every metric into a new table before dropping the old one; on a full disk
     the copy fails, the store stays at version 3 with every run, and it migrates once there is room."""

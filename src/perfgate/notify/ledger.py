@@ -54,6 +54,7 @@ class Spooled:
 class Ledger:
     def __init__(self, path: str | Path):
         self.path = Path(path)
+        existed = self.path.exists()
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._lock = os.open(f"{self.path}.lock", os.O_RDWR | os.O_CREAT, 0o600)
@@ -63,6 +64,8 @@ class Ledger:
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.executescript(SCHEMA)
         except (OSError, sqlite3.Error) as e:
+            if not existed and self.path.is_file() and self.path.stat().st_size == 0:
+                self.path.unlink()      # a full disk left an empty ledger behind
             raise PerfgateError(f"{self.path}: cannot open the delivery ledger ({e})") from None
 
     def close(self) -> None:
