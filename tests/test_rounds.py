@@ -233,3 +233,20 @@ def test_the_notes_name_each_measures_rounds_and_tie_only_measures_that_are_tied
     tied = compare_rounds(*suite(rng, 6, benchmarks=2), TH)
     assert any(n.startswith("with 6 rounds, a change is flagged") for n in tied.notes)
     assert "a throughput tied to its latency is one finding" in tied.render()
+
+
+def test_a_folded_latency_that_points_the_other_way_says_so():
+    # The demo's check: throughput (CPU time) -5.7%, a regression; latency (wall time, noisier)
+    # -8.4%, faster, printed "regression" beside its own negative change with no word.
+    from perfgate.report.markdown import comparison_markdown
+
+    rng = np.random.default_rng(9)
+    base, head = suite(rng, 8, benchmarks=4, target_effect=0.10, pair=0.01, within=0.02)
+    for k in [k for k in base if k[1] == "latency"]:
+        base[k] = [x * np.exp(rng.normal(0, 0.6)) for x in base[k]]
+        head[k] = [x * np.exp(rng.normal(0, 0.6)) * (0.5 if k[0] == "bm0" else 1.0) for x in head[k]]
+    c = compare_rounds(base, head, TH)
+    lat = next(v for v in c.verdicts if (v.benchmark, v.measure) == ("bm0", "latency"))
+    assert lat.effect < 0 and lat.verdict == "regression"
+    assert lat.note.endswith("; its own change points the other way"), lat.note
+    assert "(latency -" in comparison_markdown(c) and ", less precise, not judged)" in comparison_markdown(c)

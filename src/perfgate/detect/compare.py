@@ -332,7 +332,17 @@ def decide(verdicts: list[Verdict], alpha: float) -> None:
         if id(v) in secondary:
             primary = secondary[id(v)]
             v.q_value, v.verdict = primary.q_value, primary.verdict
-            v.note = f"judged with its {primary.measure}: one finding"
+            v.note = f"judged with its {primary.measure}, the more precise: one finding"
+            if _worse(v) is not None and _worse(primary) is not None and _worse(v) != _worse(primary):
+                # wall time and a CPU-time rate of the same repetitions can disagree on a loaded machine
+                v.note += "; its own change points the other way"
+
+
+def _worse(v: Verdict) -> bool | None:
+    """Whether ``v``'s change points to a regression (None: no change measured)."""
+    if v.effect is None or v.effect == 0:
+        return None
+    return v.effect > 0 if v.lower_is_better else v.effect < 0
 
 
 def _rules_out_regression(v: Verdict) -> bool:
