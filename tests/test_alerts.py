@@ -274,3 +274,31 @@ def test_cold_first_runs_stay_out_of_the_threshold_tests_baseline(cli, store_pat
     proc = cli("detect", "--json")
     assert proc.returncode == 1, proc.stderr
     assert [(a["kind"], a["commit"]) for a in json.loads(proc.stdout)["new_alerts"]] == [("threshold", "c0018")]
+
+
+def test_the_alerts_table_says_what_commits_a_change_could_be(cli, store_path, tmp_path):
+    # A first-time user's audit of the demo: before bisect, each alert named the changelog commit
+    # at the end of a thinned backfill's gap, with nothing to say the culprit could be earlier.
+    import subprocess
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.org"]
+    subprocess.run([*git, "init", "-q", "-b", "main"], check=True)
+    for i in range(4):
+        subprocess.run([*git, "commit", "-q", "--allow-empty", "-m", f"c{i}"], check=True)
+    shas = subprocess.run([*git, "rev-list", "--reverse", "HEAD"], capture_output=True, text=True,
+                          check=True).stdout.split()
+    with SqliteStore(store_path) as store:
+        store.record_alerts([
+            Alert("main", "tb", "gap", "instructions", shas[3], "regression", 0.1, kind="change_point",
+                  previous_commit=shas[0], commit_range=(shas[3],)),
+            Alert("main", "tb", "wide", "latency", shas[2], "regression", 0.1, kind="change_point",
+                  previous_commit=shas[1], commit_range=(shas[1], shas[2], shas[3])),
+            Alert("main", "tb", "next", "latency", shas[1], "regression", 0.1, ci_low=0.0995, ci_high=0.1005,
+                  kind="change_point", previous_commit=shas[0], commit_range=(shas[1],))])
+    rows = {line.split("│")[4].strip(): line for line in cli("alerts", cwd=repo, check=True).stdout.splitlines()
+            if line.count("│") > 5}
+    assert f"3 commits after {shas[0][:8]}" in rows["gap"]
+    assert f"{shas[1][:8]}..{shas[3][:8]}" in rows["wide"]
+    assert "exact" in rows["next"] and "+10.00% [+9.95%, +10.05%]" in rows["next"]      # not [+9.9%, +10.1%]

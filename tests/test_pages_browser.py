@@ -395,6 +395,9 @@ def test_the_x_axis_can_be_the_commits_in_order(site, page):
     assert shared and all(main["x"][main["commit"].index(c)] == other["x"][other["commit"].index(c)] for c in shared)
     label = page.evaluate("window.PERFGATE_CHARTS.latency.getModel().getComponent('xAxis', 0).axis.scale"
                           ".getTicks().length") > 0
+    y_labels = page.evaluate("window.PERFGATE_CHARTS.latency.getModel().getComponent('yAxis', 0).axis"
+                             ".getViewLabels().map(l => l.formattedLabel)")
+    assert len(y_labels) >= 3 and len(set(y_labels)) == len(y_labels), y_labels     # each tick reads apart
     assert label and not page.errors, page.errors
     # the axis ends at the first and last commit measured: no empty slots past them (an audit saw four)
     extent = page.evaluate("window.PERFGATE_CHARTS.latency.getModel().getComponent('xAxis', 0).axis.scale.getExtent()")
@@ -421,3 +424,8 @@ def test_the_pages_write_levels_as_the_terminal_does(site, page):
              (123456789, "count", "instructions"), (3 * 1024 ** 2, "bytes", "peak-rss")]
     shown = page.evaluate("cases => cases.map(c => PG.human(c[0], c[1]))", [[v, s] for v, s, _ in cases])
     assert shown == [human(v, m) for v, _, m in cases] and shown[0] == "10.0 ms"
+    # A first-time user's audit: the y axis round a 1.5% step read 13.9M, 13.9M, 13.8M, 13.8M.
+    ticks = page.evaluate("() => { const sig = PG.axisDigits([13.72e6, 13.93e6, null]);"
+                          " return [13.75e6, 13.8e6, 13.85e6, 13.9e6].map(v => PG.human(v, 'count', sig)); }")
+    assert ticks == ["13.75M", "13.80M", "13.85M", "13.90M"]
+    assert page.evaluate("PG.axisDigits([1e6, 5e6])") == 3 and page.evaluate("PG.axisDigits([7, 7])") == 3

@@ -62,6 +62,13 @@ def untracked(root: str, paths: list[str]) -> list[str]:
     return [p for p in paths if prefix + p not in tracked]
 
 
+def commits_after(older: str, newer: str) -> int | None:
+    """How many commits ``newer`` is after ``older`` in this checkout (1: its child), or None when
+    the checkout cannot tell (not a repository, a commit it does not have)."""
+    count = _git("rev-list", "--count", "--end-of-options", f"{older}..{newer}") if older and newer else None
+    return int(count) if count and count.isdigit() else None
+
+
 def commit_subject(sha: str) -> str | None:
     """``"subject (author)"`` of a commit this checkout holds, else None."""
     line = _git("log", "-1", "--format=%s%x1f%an", "--end-of-options", sha) if sha else None

@@ -15,6 +15,7 @@ from rich.table import Table
 
 from perfgate.commands._common import find_alerts, short_ids, store_from
 from perfgate.errors import EXIT_OK
+from perfgate.gitinfo import commits_after
 from perfgate.alert_history import undone_by
 from perfgate.output import emit_json, err, out
 
@@ -58,17 +59,28 @@ def run(args: argparse.Namespace) -> int:
     short = short_ids(every)       # unique among all alerts, so that --ack takes them as shown
     table = Table(title=f"perfgate alerts ({args.status})", title_justify="left")
     table.add_column("id", no_wrap=True)
-    for col in ("raised (UTC)", "kind", "benchmark", "measure", "branch@testbed", "commit", "change", "direction",
-                "status"):
+    for col in ("raised (UTC)", "kind", "benchmark", "measure", "branch@testbed", "first commit", "could be", "change",
+                "direction", "status"):
         table.add_column(col, overflow="fold")
     for a in alerts:
         when = datetime.fromtimestamp(a.created, timezone.utc).strftime("%Y-%m-%d %H:%M") if a.created else "—"
-        ci = f" [{a.ci_low * 100:+.1f}%, {a.ci_high * 100:+.1f}%]" if a.ci_low is not None else ""
+        ci = f" [{a.ci_low * 100:+.2f}%, {a.ci_high * 100:+.2f}%]" if a.ci_low is not None else ""
         colour = "red" if a.direction == "regression" else "green"
         # found only where sibling series changed, or placed at their commit: its message and page name them
         kind = a.kind + (" (siblings)" if a.siblings else " (placed)" if a.placed_with else "")
         table.add_row(terminal(short[a.id]), when, terminal(kind), terminal(a.benchmark), terminal(a.measure), terminal(f"{a.branch}@{a.testbed}"),
-                      terminal(a.commit[:12]), f"{a.magnitude * 100:+.2f}%{ci}", f"[{colour}]{terminal(a.direction)}[/{colour}]",
+                      terminal(a.commit[:12]), terminal(could_be(a)), f"{a.magnitude * 100:+.2f}%{ci}", f"[{colour}]{terminal(a.direction)}[/{colour}]",
                       terminal(a.status + (f", undone at {fixes[a.id].commit[:12]}" if a.id in fixes else "")))
     out.print(table)
     return EXIT_OK
+
+
+def could_be(a) -> str:
+    """The commits the alert's change could have started at, as ``detect`` shows them; a first
+    commit measured some commits after the one before it (a thinned backfill) says so, which
+    ``bisect`` narrows: the demo's alerts named a changelog commit at the end of each gap."""
+    suspects = a.suspects()
+    if len(suspects) > 1:
+        return f"{suspects[0][:8]}..{suspects[-1][:8]}"
+    gap = commits_after(a.previous_commit, a.commit)
+    return f"{gap} commits after {a.previous_commit[:8]}" if gap and gap > 1 else "exact"

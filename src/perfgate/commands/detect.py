@@ -678,7 +678,7 @@ def _print_found(found: list[tuple[dict, dict]], nseries: int, no_record: bool) 
         table.add_column(col, overflow="fold")
     for r, e in found:
         rng = suspects(e.get("kind", "change_point"), e["first_commit"], e.get("commit_range"))
-        ci = (f" [{e['ci_low'] * 100:+.1f}%, {e['ci_high'] * 100:+.1f}%]" if e.get("ci_low") is not None else "")
+        ci = (f" [{e['ci_low'] * 100:+.2f}%, {e['ci_high'] * 100:+.2f}%]" if e.get("ci_low") is not None else "")
         conf = confidence_text(e["p_value"]) if "confidence" in e else f"{e['test']} limit"
         if e.get("kind") == "threshold" and len(e.get("commit_range") or ()) > 1:
             conf += f", {len(e['commit_range'])} values in a row past it"

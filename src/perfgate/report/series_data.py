@@ -59,7 +59,7 @@ class Finding:
     @property
     def summary(self) -> str:
         c = self.cp
-        return (f"{c.magnitude * 100:+.1f}% [{c.ci_low * 100:+.1f}%, {c.ci_high * 100:+.1f}%] "
+        return (f"{c.magnitude * 100:+.2f}% [{c.ci_low * 100:+.2f}%, {c.ci_high * 100:+.2f}%] "
                 f"({human(c.before, self.key.measure)} → {human(c.after, self.key.measure)}), "
                 f"confidence {confidence_text(c.p_value)} ({p_text(c.p_value)})"
                 + (f", tested here because {', '.join(self.siblings)} changed here" if self.siblings else "")

@@ -173,7 +173,7 @@
         });
       }
       var lines = s.change_points.map(function (c) {
-        var text = c.direction + " " + PG.pct(c.magnitude) + " [" + PG.pct(c.ci_low) + ", " + PG.pct(c.ci_high) +
+        var text = c.direction + " " + PG.pct(c.magnitude, 2) + " [" + PG.pct(c.ci_low, 2) + ", " + PG.pct(c.ci_high, 2) +
           "] " + PG.human(c.before, s.scale) + " → " + PG.human(c.after, s.scale) + ", " +
           PG.confidence(c.p_value) + "; first at " + c.first_commit.slice(0, 12) + ", range " + c.commit_range +
           whereSiblings(c);
@@ -191,7 +191,7 @@
         var i = s.commit.indexOf(a.commit);
         if (i < 0) return null;
         return {coord: [x[i], s.value[i]], evidence: name + ": alert " + a.id + " (" + alertStatus(a) + "), " + PG.kindText(a.kind) + " " +
-                a.direction + " " + PG.pct(a.magnitude) + (a.ci_low != null ? " [" + PG.pct(a.ci_low) + ", " + PG.pct(a.ci_high) + "]" : "") +
+                a.direction + " " + PG.pct(a.magnitude, 2) + (a.ci_low != null ? " [" + PG.pct(a.ci_low, 2) + ", " + PG.pct(a.ci_high, 2) + "]" : "") +
                 (a.p_value != null ? ", " + PG.pText(a.p_value) : "") + " at " + a.commit.slice(0, 12) +
                 whereSiblings(a),
                 itemStyle: {color: a.status !== "active" || a.undone_at ? "#98a2b3" : a.direction === "regression" ? "#c0362c" : "#1f7a4d"}};
@@ -205,6 +205,7 @@
         markPoint: {symbol: "pin", symbolSize: 34, data: pins, label: {formatter: "!"}}
       });
     });
+    var sig = PG.axisDigits([].concat.apply([], list.map(function (s) { return s.value.concat(s.lower, s.upper); })));
     var c = echarts.init(box, null, {renderer: "canvas"});
     c.setOption({
       animation: false, color: COLORS,
@@ -226,7 +227,7 @@
               axisLabel: byTime ? {hideOverlap: true, formatter: {year: "{yyyy}", month: "{MMM} {yyyy}", day: "{MMM} {d}",
                                                                   hour: "{MMM} {d} {HH}:{mm}", minute: "{HH}:{mm}"}}
                                 : {hideOverlap: true, formatter: function (v) { return commitAt(axis, v); }}},
-      yAxis: {type: "value", scale: true, axisLabel: {formatter: function (v) { return PG.human(v, list[0].scale); }}},
+      yAxis: {type: "value", scale: true, axisLabel: {formatter: function (v) { return PG.human(v, list[0].scale, sig); }}},
       series: series
     });
     c.on("click", function (p) {
@@ -298,13 +299,13 @@
     list.forEach(function (s) {
       s.change_points.forEach(function (c) {
         rows.push([c.direction === "regression" ? "bad" : "good", "change point", combo(s), c.first_commit,
-                   c.direction + " " + PG.pct(c.magnitude) + " [" + PG.pct(c.ci_low) + ", " + PG.pct(c.ci_high) + "]",
+                   c.direction + " " + PG.pct(c.magnitude, 2) + " [" + PG.pct(c.ci_low, 2) + ", " + PG.pct(c.ci_high, 2) + "]",
                    PG.human(c.before, s.scale) + " → " + PG.human(c.after, s.scale),
                    PG.confidence(c.p_value) + " · range " + c.commit_range + whereSiblings(c)]);
       });
       s.alerts.forEach(function (a) {
         rows.push([a.direction === "regression" ? "bad" : "good", "alert (" + alertStatus(a) + ")", combo(s), a.commit,
-                   PG.kindText(a.kind) + " " + a.direction + " " + PG.pct(a.magnitude) + " as alerted", "",
+                   PG.kindText(a.kind) + " " + a.direction + " " + PG.pct(a.magnitude, 2) + " as alerted", "",
                    (a.p_value != null ? PG.pText(a.p_value) + " · " : "") + "id " + a.id + whereSiblings(a)]);
       });
     });

@@ -28,15 +28,17 @@ var PG = (function () {
     count: [[1e9, "G"], [1e6, "M"], [1e3, "k"], [1, ""]]
   };
   // Mirrors perfgate.units.human: three significant digits, at least the integer part.
-  function human(v, scale) {
+  // ``sig``: significant digits (3, as perfgate.units.human, unless an axis needs more)
+  function human(v, scale, sig) {
     if (v == null || !isFinite(v)) return "—";
-    if (scale === "rate") return human(v, "count") + " ops/s";   // as perfgate.units.human for throughput
+    sig = sig || 3;
+    if (scale === "rate") return human(v, "count", sig) + " ops/s";   // as perfgate.units.human for throughput
     var steps = SCALES[scale] || SCALES.count;
     for (var i = 0; i < steps.length; i++) {
       var f = steps[i][0], unit = steps[i][1];
       if (Math.abs(v) >= f || f === 1) {
         var x = v / f, whole = String(Math.trunc(Math.abs(x))).length;
-        var digits = (unit === "" || unit === "B" || unit === "ns") && Number.isInteger(x) ? 0 : Math.max(3 - whole, 0);
+        var digits = (unit === "" || unit === "B" || unit === "ns") && Number.isInteger(x) ? 0 : Math.max(sig - whole, 0);
         var text = x.toFixed(digits);
         // 9.997 rounds to "10.00": one digit fewer, "10.0", as perfgate.units.human
         if (digits > 0 && String(Math.trunc(Math.abs(Number(text)))).length > whole) text = x.toFixed(digits - 1);
@@ -44,6 +46,15 @@ var PG = (function () {
       }
     }
     return String(v);
+  }
+  // The significant digits an axis over ``values`` needs for its ticks (about a fifth of its
+  // span apart) to read apart: 3 wrote 13.9M, 13.9M, 13.8M, 13.8M round a 1.5% step.
+  function axisDigits(values) {
+    var lo = Infinity, hi = -Infinity;
+    values.forEach(function (v) { if (v != null && isFinite(v)) { lo = Math.min(lo, v); hi = Math.max(hi, v); } });
+    if (!(hi > lo)) return 3;
+    var top = Math.max(Math.abs(lo), Math.abs(hi));
+    return Math.min(Math.max(3, Math.floor(Math.log10(top)) - Math.floor(Math.log10((hi - lo) / 5)) + 1), 8);
   }
   function pct(x, digits) {
     if (x == null || !isFinite(x)) return "—";
@@ -88,6 +99,6 @@ var PG = (function () {
     main.appendChild(el("p", {class: "none"}, what + " — go back to the ", el("a", {href: "index.html", text: "index"}), "."));
     document.documentElement.dataset.ready = "1";
   }
-  return {esc: esc, el: el, human: human, pct: pct, confidence: confidence, pText: pText, kindText: kindText, param: param, load: load, commitUrl: commitUrl,
+  return {esc: esc, el: el, human: human, axisDigits: axisDigits, pct: pct, confidence: confidence, pText: pText, kindText: kindText, param: param, load: load, commitUrl: commitUrl,
           commitNode: commitNode, notFound: notFound};
 })();
