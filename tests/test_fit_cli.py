@@ -14,7 +14,8 @@ import pytest
 
 from perfgate.cli import main
 
-SEEDS_LINE = re.compile(r"^(Scheduling|Execution|Total)\s*: .+, R² = -?\d\.\d{4}, Adjusted R² = -?\d\.\d{4}$", re.M)
+SEEDS_LINE = re.compile(r"^(Scheduling|Execution|Total)\s*: .+, R² = -?\d\.\d{4}, Adjusted R² = -?\d\.\d{4}"
+                        r" \(weighted, as fitted: -?\d\.\d{4}\)$", re.M)
 
 
 @pytest.fixture

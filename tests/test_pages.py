@@ -108,6 +108,9 @@ def test_a_sweep_is_fitted_per_commit_and_its_knee_found_where_it_appeared(histo
     cli("pages", "--out", str(site), check=True)
     [sweep] = [s for s in map(_js, (site / "data" / "s").glob("*.js")) if s["name"] == SWEEP]
     assert (sweep["branch"], sweep["testbed"]) == ("main", "tb")
+    # the index names the knee's measure (the demo's read "objects ≈ 2.09k" of another measure)
+    [line] = [s for s in _js(site / "data" / "index.js")["sweeps"] if s["name"] == SWEEP]
+    assert line["knee"].startswith("total-ns: objects ≈ ")
     [m] = sweep["measures"]
     assert m["measure"] == "total-ns" and len(m["fits"]) == SWEEP_COMMITS
     for i, f in enumerate(m["fits"]):

@@ -247,8 +247,12 @@ def test_the_scaling_page_shows_the_knee(site, page):
     _open(page, (site / "index.html").as_uri())
     page.locator("a.sweep", has_text=SWEEP).click()
     page.wait_for_selector("html[data-ready='1']")
-    note = page.locator(".knee-note").inner_text()
-    assert "knee at objects ≈ " in note and "grows quadratically" in note
+    # The knee model leads (a first-time user's audit: the polynomial it beats by BIC was the
+    # headline, with its unweighted R²), the polynomial follows.
+    headline = page.locator("#latest-formula").inner_text()
+    assert "knee at objects ≈ " in headline and "grows quadratically" in headline and "; R² 0." in headline
+    note = page.locator(".knee-note").first.inner_text()
+    assert note.startswith("Without a knee: ") and "weighted as fitted 0." in note and "worse" in note
     labels = page.evaluate("""() => window.PERFGATE_CHARTS.curve.getOption().series
         .flatMap(s => (s.markLine && s.markLine.data) || []).map(d => d.xAxis)""")
     assert len(labels) == 1 and 6000 < labels[0] < 10000

@@ -322,11 +322,13 @@ def _print(results, names: dict[str, str], n: int, args: argparse.Namespace) -> 
             out.print(f"{pad}without a knee: {fit.summary()} (ΔBIC {knee.delta_bic:.1f} worse)", markup=False,
                       soft_wrap=True)
         else:
-            out.print(f"{label.ljust(width)}: {fit.summary()}", markup=False, soft_wrap=True)
+            # The seeds' R² (unweighted) first, then the one in the fit's own metric: a relative
+            # fit over costs spanning decades read "R² = 0.0150" beside a weighted 0.9774.
+            fitted = f" (weighted, as fitted: {fit.r2_weighted:.4f})" if fit.weighting != "none" else ""
+            out.print(f"{label.ljust(width)}: {fit.summary()}{fitted}", markup=False, soft_wrap=True)
         cis = "  ".join(f"{t.label} {c:,.4g} [{lo:,.4g}, {hi:,.4g}]"
                         for t, c, lo, hi in zip(fit.terms, fit.coef, fit.ci_low, fit.ci_high))
-        out.print(f"{pad}95% CI: {cis}; weighted R² = {fit.r2_weighted:.4f}", markup=False, style="dim",
-                  soft_wrap=True)
+        out.print(f"{pad}95% CI: {cis}", markup=False, style="dim", soft_wrap=True)
         if fit.below_zero:
             out.print(f"{pad}warning: {fit.below_zero_text()}", markup=False, style="yellow", soft_wrap=True)
         if selection is not None and len(selection.ranking) > 1:

@@ -115,7 +115,8 @@ def fit_commit(rows, measure: str) -> dict | None:
     x_letter = knee_in or next(iter(params))
     others = [k for k in params if k != x_letter]
     return {
-        "formula": fit.formula(), "r2": fit.r2, "adj_r2": fit.adj_r2, "n": fit.n, "warning": fit.below_zero_text(),
+        "formula": fit.formula(), "r2": fit.r2, "adj_r2": fit.adj_r2, "r2_weighted": fit.r2_weighted, "n": fit.n,
+        "warning": fit.below_zero_text(),
         "terms": [{"term": t.spec, "label": t.label, "coef": float(c), "ci_low": float(lo), "ci_high": float(hi)}
                   for t, c, lo, hi in zip(fit.terms, fit.coef, fit.ci_low, fit.ci_high)],
         "knee": _knee(knee, names, measure),
@@ -132,7 +133,7 @@ def _knee(knee, names: dict[str, str], measure: str) -> dict | None:
     if knee.found:
         d |= {"location": float(knee.location), "low": float(knee.low), "high": float(knee.high),
               "degree": knee.degree, "slope_below": float(knee.slope_below), "formula": knee.formula,
-              "p_value": float(knee.p_value), "effect": float(knee.effect),
+              "p_value": float(knee.p_value), "effect": float(knee.effect), "r2": float(knee.r2),
               "text": knee.describe(names.get(knee.param, knee.param))}
     return d
 
@@ -188,9 +189,10 @@ def sweep_page(sweep: Sweep) -> dict:
 
 def sweep_summary(page: dict) -> dict:
     """The index's line for a sweep: its latest model and knee."""
-    latest = [m["fits"][-1] for m in page["measures"]]
-    knees = [f["knee"] for f in latest if f["knee"] and f["knee"]["found"]]
+    # each knee with its measure: the page opens on another measure, whose knee may differ
+    knees = [(m["measure"], m["fits"][-1]["knee"]) for m in page["measures"]
+             if m["fits"][-1]["knee"] and m["fits"][-1]["knee"]["found"]]
     return {"name": page["name"], "branch": page["branch"], "testbed": page["testbed"],
             "commits": max((len(m["fits"]) for m in page["measures"]), default=0),
             "models": [{"measure": m["measure"], "formula": m["fits"][-1]["formula"]} for m in page["measures"]],
-            "knee": (f"{knees[0]['param']} ≈ {human(knees[0]['location'])}" if knees else "")}
+            "knee": "; ".join(f"{measure}: {k['param']} ≈ {human(k['location'])}" for measure, k in knees)}

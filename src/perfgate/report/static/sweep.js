@@ -42,15 +42,23 @@
   function show(S, M) {
     var fits = M.fits, latest = fits[fits.length - 1];
     $("xname").textContent = latest.x;
-    $("latest-formula").textContent = M.measure + " ≈ " + latest.formula + "   (R² " + latest.r2.toFixed(4) +
-      ", " + latest.n + " points, commit " + short(latest.commit) + ")";
+    // As `perfgate fit`: the knee model leads when it beat every model without a knee by BIC (the
+    // polynomial then drew under most points past the knee), the polynomial follows.
+    var knee = latest.knee && latest.knee.found ? latest.knee : null;
+    var polynomial = latest.formula + " (R² " + latest.r2.toFixed(4) +
+      (latest.r2_weighted != null ? ", weighted as fitted " + latest.r2_weighted.toFixed(4) : "") + ")";
+    $("latest-formula").textContent = M.measure + ": " + (knee ? knee.text + "; R² " + knee.r2.toFixed(4) : "≈ " + polynomial) +
+      "   (" + latest.n + " points, commit " + short(latest.commit) + ")";
     var note = $("knee-note");
     note.textContent = "";
-    if (latest.warning) note.appendChild(PG.el("div", {class: "knee-note", text: "Note: " + latest.warning}));
-    if (latest.knee) {
-      note.appendChild(PG.el("div", {class: "knee-note", text: latest.knee.found ? latest.knee.text :
+    if (knee) {
+      note.appendChild(PG.el("div", {class: "knee-note", text: "Without a knee: " + polynomial +
+        ", ΔBIC " + knee.delta_bic.toFixed(1) + " worse"}));
+    } else if (latest.knee) {
+      note.appendChild(PG.el("div", {class: "knee-note", text:
         "No knee in " + latest.knee.param + " (ΔBIC " + latest.knee.delta_bic.toFixed(1) + " for the best knee model)"}));
     }
+    if (latest.warning) note.appendChild(PG.el("div", {class: "knee-note", text: "Note (the model without a knee): " + latest.warning}));
     curve(chartIn("curve"), latest, M.measure, null);
     ["commit-a", "commit-b"].forEach(function (id, side) {
       var sel = $(id), fresh = sel.cloneNode(false);
