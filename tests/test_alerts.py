@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import re
+import shutil
+import sys
 
 import numpy as np
 import pytest
@@ -297,8 +300,26 @@ def test_the_alerts_table_says_what_commits_a_change_could_be(cli, store_path, t
                   previous_commit=shas[1], commit_range=(shas[1], shas[2], shas[3])),
             Alert("main", "tb", "next", "latency", shas[1], "regression", 0.1, ci_low=0.0995, ci_high=0.1005,
                   kind="change_point", previous_commit=shas[0], commit_range=(shas[1],))])
-    rows = {line.split("│")[4].strip(): line for line in cli("alerts", cwd=repo, check=True).stdout.splitlines()
-            if line.count("│") > 5}
+    shown = cli("alerts", cwd=repo, check=True).stdout
+    rows = {line.split("│")[2].strip(): line for line in shown.splitlines() if line.count("│") > 5}
     assert f"3 commits after {shas[0][:8]}" in rows["gap"]
     assert f"{shas[1][:8]}..{shas[3][:8]}" in rows["wide"]
-    assert "exact" in rows["next"] and "+10.00% [+9.95%, +10.05%]" in rows["next"]      # not [+9.9%, +10.1%]
+    assert "exact" in rows["next"] and "+10.00%" in rows["next"] and "[+9.95%, +10.05%]" in shown   # not [+9.9%, +10.1%]
+
+
+@pytest.mark.skipif(not shutil.which("script"), reason="needs util-linux's script for a terminal")
+def test_a_narrow_terminal_lists_each_alert_as_a_block_with_no_word_broken(store_path, tmp_path):
+    # A 100-column terminal cut "regression" into "regress"/"ion" and names mid-token.
+    import subprocess
+
+    with SqliteStore(store_path) as store:
+        store.record_alerts([Alert("main", "tb", "BM_Total/pointer/65536", "instructions", "c" * 40, "regression",
+                                   0.106, ci_low=0.1057, ci_high=0.1063, kind="change_point", previous_commit="b" * 40,
+                                   commit_range=("c" * 40,))])
+    command = f"stty cols 100; {sys.executable} -m perfgate.cli alerts --store sqlite:{store_path}"
+    shown = subprocess.run(["script", "-qc", command, "/dev/null"], capture_output=True, text=True, timeout=60,
+                           cwd=tmp_path).stdout
+    plain = re.sub(r"\x1b\[[0-9;]*m", "", shown)
+    assert "regression, change point  +10.60% [+10.57%, +10.63%]  active" in plain, plain
+    assert "BM_Total/pointer/65536 [instructions] main@tb" in plain and "first commit cccccccccccc" in plain
+    assert max(len(line) for line in plain.splitlines()) <= 100

@@ -57,22 +57,41 @@ def run(args: argparse.Namespace) -> int:
         out.print(f"no {'' if args.status == 'all' else args.status + ' '}alerts")
         return EXIT_OK
     short = short_ids(every)       # unique among all alerts, so that --ack takes them as shown
+    rows = [_row(a, short[a.id], fixes) for a in alerts]
+    if out.width < WIDE:
+        # Ten columns do not fit a narrow terminal: a 100-column one read "regr…" and "instruc"/"tions".
+        out.print(f"[italic]perfgate alerts ({args.status})[/italic]")
+        for r in rows:
+            out.print(f"{r['id']}  {r['what']}  {r['change'].replace(chr(10), ' ')}  {r['status']}")
+            out.print(f"          {r['benchmark']} \\[{r['measure']}] {r['branch@testbed']}", style="bold")
+            out.print(f"          first commit {r['first commit']} ({r['could be']}), raised {r['raised (UTC)']} UTC",
+                      style="dim")
+        return EXIT_OK
     table = Table(title=f"perfgate alerts ({args.status})", title_justify="left")
-    table.add_column("id", no_wrap=True)
-    for col in ("raised (UTC)", "kind", "benchmark", "measure", "branch@testbed", "first commit", "could be", "change",
-                "direction", "status"):
-        table.add_column(col, overflow="fold")
-    for a in alerts:
-        when = datetime.fromtimestamp(a.created, timezone.utc).strftime("%Y-%m-%d %H:%M") if a.created else "—"
-        ci = f" [{a.ci_low * 100:+.2f}%, {a.ci_high * 100:+.2f}%]" if a.ci_low is not None else ""
-        colour = "red" if a.direction == "regression" else "green"
-        # found only where sibling series changed, or placed at their commit: its message and page name them
-        kind = a.kind + (" (siblings)" if a.siblings else " (placed)" if a.placed_with else "")
-        table.add_row(terminal(short[a.id]), when, terminal(kind), terminal(a.benchmark), terminal(a.measure), terminal(f"{a.branch}@{a.testbed}"),
-                      terminal(a.commit[:12]), terminal(could_be(a)), f"{a.magnitude * 100:+.2f}%{ci}", f"[{colour}]{terminal(a.direction)}[/{colour}]",
-                      terminal(a.status + (f", undone at {fixes[a.id].commit[:12]}" if a.id in fixes else "")))
+    for col in rows[0]:
+        table.add_column(col, overflow="fold", no_wrap=col in ("id", "measure", "first commit", "could be"))
+    for r in rows:
+        table.add_row(*r.values())
     out.print(table)
     return EXIT_OK
+
+
+WIDE = 150     # the table's width with typical names; narrower terminals get a block per alert
+
+
+def _row(a, short_id: str, fixes: dict) -> dict[str, str]:
+    """One alert's cells, rich markup with every name escaped."""
+    when = datetime.fromtimestamp(a.created, timezone.utc).strftime("%Y-%m-%d %H:%M") if a.created else "—"
+    ci = f"\n[{a.ci_low * 100:+.2f}%, {a.ci_high * 100:+.2f}%]" if a.ci_low is not None else ""
+    colour = "red" if a.direction == "regression" else "green"
+    # found only where sibling series changed, or placed at their commit: its message and page name them
+    kind = a.kind.replace("_", " ") + (" (siblings)" if a.siblings else " (placed)" if a.placed_with else "")
+    return {"id": terminal(short_id), "benchmark": terminal(a.benchmark), "measure": terminal(a.measure),
+            "branch@testbed": terminal(f"{a.branch}@{a.testbed}"), "first commit": terminal(a.commit[:12]),
+            "could be": terminal(could_be(a)), "change": f"[{colour}]{a.magnitude * 100:+.2f}%[/{colour}]{ci}",
+            "what": f"[{colour}]{terminal(a.direction)}[/{colour}], {terminal(kind)}",
+            "status": terminal(a.status + (f", undone at {fixes[a.id].commit[:12]}" if a.id in fixes else "")),
+            "raised (UTC)": when}
 
 
 def could_be(a) -> str:
