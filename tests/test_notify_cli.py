@@ -63,7 +63,7 @@ def test_every_alert_reaches_every_channel_once(cli, store_path, fake_github, re
         store.acknowledge(a.id)
     proc = cli("notify", *channels(receiver), env=env_for(fake_github))
     assert proc.returncode == 0, proc.stderr
-    assert "webhook:127.0.0.1" in proc.stdout and "1 delivered, 3 already delivered" in proc.stdout
+    assert "webhook:127.0.0.1" in proc.stdout and "1 message(s) sent, 3 event(s) told before" in proc.stdout
     assert fake_github.issues[1]["state"] == "closed" and fake_github.issues[2]["state"] == "open"
     assert len(receiver.processed) == 4 and len(fake_github.issues) == 2
     assert secrets_absent(proc.stdout + proc.stderr, receiver)

@@ -94,9 +94,12 @@ def run(args: argparse.Namespace) -> int:
         emit_json({"alerts": len(alerts), "channels": [r.to_json() for r in reports]})
     else:
         for r in reports:
-            line = f"{r.channel}: {len(r.delivered)} delivered, {r.already} already delivered"
+            # Messages sent now, events told before: a second run read "8 already delivered" after
+            # "5 delivered", the 3 updates told inside raised messages counted only the second time.
+            line = f"{r.channel}: {len(r.delivered)} message(s) sent"
             if r.folded:
-                line += f", {len(r.folded)} update(s) already in the raised message sent now"
+                line += f" (telling {len(r.folded)} update(s) in the raised message sent with them)"
+            line += f", {r.already} event(s) told before"
             if r.spooled:
                 line += f", {len(r.spooled)} spooled (target down; sent by the next run)"
             if r.skipped:
