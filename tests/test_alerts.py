@@ -110,6 +110,9 @@ def test_ack_unknown_id_is_a_clear_error(cli, store_path):
     record(store_path, series(10, 7))
     proc = cli("alerts", "--ack", "no-such-id")
     assert proc.returncode == 2 and "no alert 'no-such-id'" in proc.stderr
+    # the history searched is named: the demo's copied hint ran against the default one
+    said = " ".join(proc.stderr.split())
+    assert f"in {store_path};" in said and "(another history: --store or PERFGATE_STORE)" in said
 
 
 def test_ack_with_one_unknown_id_acknowledges_none(cli, store_path):

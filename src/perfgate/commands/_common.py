@@ -140,7 +140,10 @@ def find_alerts(store: Store, refs: list[str]) -> list[Alert]:
     for ref in refs:
         matches = [a for a in every if a.id == ref or a.id.startswith(ref)]
         if not matches:
-            raise PerfgateError(f"no alert {ref!r}; 'perfgate alerts' lists them")
+            # named with its history: a hint copied from an alert message ran against the default one
+            where = getattr(store, "path", None) or getattr(store, "project", "")
+            raise PerfgateError(f"no alert {ref!r} in {where or 'this history'}; 'perfgate alerts' lists them "
+                                "(another history: --store or PERFGATE_STORE)")
         if len(matches) > 1 and not any(a.id == ref for a in matches):
             raise PerfgateError(f"alert prefix {ref!r} is ambiguous ({len(matches)} alerts); give more characters")
         found.append(next((a for a in matches if a.id == ref), matches[0]))
