@@ -86,6 +86,10 @@ def test_bisect_names_the_planted_commit_from_instruction_counts(planted, cli, s
     # A later backfill of the whole range skips them.
     again = json.loads(cli("backfill", "main", "--root", str(root), "--runner", "host", "--json", check=True).stdout)
     assert again["runs_skipped"] == 7 and again["runs_recorded"] == 5
+    # Bisected again: nothing to search (it printed an empty table titled "1 candidate commit(s)").
+    proc = cli("bisect", alert["id"][:8], "--root", str(root), "--runner", "host", check=True)
+    assert f"its change is at one commit already, {shas[5][:12]}" in " ".join(proc.stdout.split())
+    assert "nothing to bisect" in proc.stdout and "candidate commit(s)" not in proc.stdout
 
 
 def test_bisect_of_a_wall_time_alert_uses_the_instruction_count_when_it_changed_too(planted, cli, store_path):

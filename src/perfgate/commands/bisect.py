@@ -80,6 +80,17 @@ def run(args: argparse.Namespace) -> int:
         candidates = commits_between(root, good_commit, bad_commit)
         if not candidates:
             raise PerfgateError(f"alert {alert.id[:8]}: {bad_commit[:12]} does not descend from {good_commit[:12]}")
+        if len(candidates) == 1:
+            # already one commit (bisected before, or measured commit by commit): said, not a table
+            # of no steps titled "1 candidate commit(s)"
+            said = (f"alert {alert.id[:8]}: its change is at one commit already, {bad_commit[:12]} "
+                    f"{candidates[0].subject} (last good {good_commit[:12]}); nothing to bisect")
+            if args.json:
+                emit_json({"alert": alert.id, "first_bad_commit": bad_commit, "last_good_commit": good_commit,
+                           "candidates": 1, "steps": []})
+            else:
+                out.print(terminal(said))
+            return EXIT_OK
         good, context = _level(store, series, good_commit)
         bad, bad_context = _level(store, series, bad_commit)
         if good is None or bad is None:
