@@ -433,3 +433,9 @@ def test_the_pages_write_levels_as_the_terminal_does(site, page):
                           " return [13.75e6, 13.8e6, 13.85e6, 13.9e6].map(v => PG.human(v, 'count', sig)); }")
     assert ticks == ["13.75M", "13.80M", "13.85M", "13.90M"]
     assert page.evaluate("PG.axisDigits([1e6, 5e6])") == 3 and page.evaluate("PG.axisDigits([7, 7])") == 3
+    # names wrap after their separators, never inside a number ("objects=4" / "000"), and copy whole
+    html, text = page.evaluate("() => { const d = document.createElement('div');"
+                               " d.appendChild(PG.breakable('copy_array/values=100,objects=4000'));"
+                               " return [d.innerHTML, d.textContent]; }")
+    assert html == "copy_<wbr>array/<wbr>values=<wbr>100,<wbr>objects=<wbr>4000"
+    assert text == "copy_array/values=100,objects=4000"

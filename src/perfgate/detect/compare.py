@@ -16,9 +16,11 @@ round, the round as the pairing unit, a paired t across rounds (:mod:`perfgate.d
 has the maths and why), and an MDE that knows how many comparisons Benjamini–Hochberg spreads
 its level over; :attr:`Comparison.notes` says plainly what the configuration cannot detect.
 
-Tied measures: a benchmark's latency and throughput answer one question, so they are one
-hypothesis in Benjamini–Hochberg (the more precise of the two stands for both, see
-:func:`tied_to`) and one finding (:meth:`Comparison.findings`).
+Tied measures: a benchmark's latency and a throughput that is its reciprocal (the same timings,
+round by round) answer one question, so they are one hypothesis in Benjamini–Hochberg and one
+finding (:meth:`Comparison.findings`, :func:`tied_to`).  A throughput timed otherwise (Google
+Benchmark's items/s from CPU time beside a wall-time latency; a suite's own rate) is a question
+of its own.
 
 ``Comparison.verdicts`` holds one :class:`Verdict` per (benchmark, measure) present in either
 run; ``Comparison.regressions`` the significant regressions above threshold and
@@ -75,9 +77,10 @@ MIN_SAMPLES = 3
 DETERMINISTIC_MEASURES = ("instructions",)
 DETERMINISTIC_TOLERANCE = 1e-4   # 0.01%: a handful of instructions in a million
 POWER = 0.8
-# Measures that answer one question about one benchmark (throughput = work / time per item, from
-# the same repetitions): one hypothesis, one finding.
+# Measures that answer one question about one benchmark when one is the other's reciprocal
+# (throughput = work / time per item, from the same timings): one hypothesis, one finding.
 TIED_MEASURES = ("latency", "throughput")
+RECIPROCAL = 1e-3   # effects and interval ends that cancel to within 0.1%: the same timings
 
 
 @dataclass
@@ -290,25 +293,30 @@ def compare_samples(base: Mapping[tuple[str, str], Sequence[float]], head: Mappi
 
 
 def tied_to(verdicts: Sequence[Verdict], v: Verdict) -> Verdict | None:
-    """The verdict that stands for ``v``'s benchmark when ``v`` is the secondary of a tied pair
-    (latency and throughput of one benchmark), else ``None``.
+    """The latency that stands for ``v``'s benchmark when ``v`` is a throughput that is its
+    reciprocal (:func:`reciprocal`), else ``None``.
 
-    The primary is the more precise of the two — the smaller spread of its per-round ratios —
-    else latency.  Choosing by precision, never by effect or p-value, keeps the test valid (a
-    t-statistic's spread estimate is independent of its mean).  It matters: Google Benchmark's
-    items/s is computed from CPU time and its latency from wall time, and on a loaded machine
-    the wall time of the same repetitions varied eight-fold while the CPU-time rate moved 3%."""
-    if v.measure not in TIED_MEASURES or v.p_value is None:
+    Only a reciprocal pair is one question.  Google Benchmark's items/s comes from CPU time and
+    its latency from wall time: on a loaded machine they moved +23% and -8% for one change, and
+    a wall-time regression (waiting, not computing) would not show in CPU time at all; a suite's
+    own rate (executor-latency's iterations per second, set by its sleeps) is no reciprocal of
+    its delay.  Tied, the more precise of such a pair decided both, and a delay whose own
+    interval reached +49% read "no-change"."""
+    if v.measure != "throughput" or v.p_value is None:
         return None
-    pair = [o for o in verdicts if o.benchmark == v.benchmark and o.measure in TIED_MEASURES and o.p_value is not None]
-    if len(pair) < 2:
-        return None
+    latency = next((o for o in verdicts if o.benchmark == v.benchmark and o.measure == "latency"
+                    and o.p_value is not None), None)
+    return latency if latency is not None and reciprocal(latency, v) else None
 
-    def rank(o: Verdict) -> tuple:
-        return (o.round_sd if o.round_sd is not None else math.inf, TIED_MEASURES.index(o.measure))
 
-    primary = min(pair, key=rank)
-    return None if primary is v else primary
+def reciprocal(a: Verdict, b: Verdict) -> bool:
+    """Whether ``a`` and ``b`` are one timing seen two ways (time per item, items per time): their
+    log ratios cancel, so their effects do and their intervals mirror each other."""
+    ends = (a.effect, b.effect, a.ci_low, a.ci_high, b.ci_low, b.ci_high)
+    if None in ends or min(ends) <= -1:
+        return False
+    pairs = ((a.effect, b.effect), (a.ci_low, b.ci_high), (a.ci_high, b.ci_low))
+    return all(abs(math.log1p(x) + math.log1p(y)) <= RECIPROCAL for x, y in pairs)
 
 
 def decide(verdicts: list[Verdict], alpha: float) -> None:
@@ -332,17 +340,7 @@ def decide(verdicts: list[Verdict], alpha: float) -> None:
         if id(v) in secondary:
             primary = secondary[id(v)]
             v.q_value, v.verdict = primary.q_value, primary.verdict
-            v.note = f"judged with its {primary.measure}, the more precise: one finding"
-            if _worse(v) is not None and _worse(primary) is not None and _worse(v) != _worse(primary):
-                # wall time and a CPU-time rate of the same repetitions can disagree on a loaded machine
-                v.note += "; its own change points the other way"
-
-
-def _worse(v: Verdict) -> bool | None:
-    """Whether ``v``'s change points to a regression (None: no change measured)."""
-    if v.effect is None or v.effect == 0:
-        return None
-    return v.effect > 0 if v.lower_is_better else v.effect < 0
+            v.note = f"the reciprocal of its {primary.measure}: one finding"
 
 
 def _rules_out_regression(v: Verdict) -> bool:

@@ -46,9 +46,8 @@ class Links:
 
 def _row(v: Verdict, tied: list[Verdict] = ()) -> str:
     ci = v.marked_interval()
-    # a tied measure (throughput from the same timings) is the same finding: shown in its row,
-    # said to be the less precise and not judged (its change may even point the other way)
-    also = "".join(f" ({markdown_text(t.measure)} {pct(t.effect)}, less precise, not judged)" for t in tied)
+    # a tied measure (a throughput, the reciprocal of the same timings) is the same finding: shown in its row
+    also = "".join(f" ({markdown_text(t.measure)} {pct(t.effect)})" for t in tied)
     q = "—" if v.q_value is None else p_cell(v.q_value)
     icon = {"regression": "🔴", "improvement": "🟢", "no-change": "⚪", "inconclusive": "🟡",
             "insufficient-data": "❔"}[v.verdict]

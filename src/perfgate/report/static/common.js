@@ -22,6 +22,16 @@ var PG = (function () {
     }
     return e;
   }
+  // A name that may wrap only after its separators (/ , = : _ .), never inside a number: the
+  // index wrapped "objects=4" / "000".  Text nodes and <wbr>, so a copied name stays the name.
+  function breakable(text) {
+    var frag = document.createDocumentFragment();
+    String(text).split(/(?<=[\/,=:_.])/).forEach(function (part, i) {
+      if (i) frag.appendChild(document.createElement("wbr"));
+      frag.appendChild(document.createTextNode(part));
+    });
+    return frag;
+  }
   var SCALES = {
     time: [[1e9, "s"], [1e6, "ms"], [1e3, "µs"], [1, "ns"]],
     bytes: [[Math.pow(1024, 3), "GiB"], [Math.pow(1024, 2), "MiB"], [1024, "KiB"], [1, "B"]],
@@ -99,6 +109,6 @@ var PG = (function () {
     main.appendChild(el("p", {class: "none"}, what + " — go back to the ", el("a", {href: "index.html", text: "index"}), "."));
     document.documentElement.dataset.ready = "1";
   }
-  return {esc: esc, el: el, human: human, axisDigits: axisDigits, pct: pct, confidence: confidence, pText: pText, kindText: kindText, param: param, load: load, commitUrl: commitUrl,
+  return {esc: esc, el: el, breakable: breakable, human: human, axisDigits: axisDigits, pct: pct, confidence: confidence, pText: pText, kindText: kindText, param: param, load: load, commitUrl: commitUrl,
           commitNode: commitNode, notFound: notFound};
 })();

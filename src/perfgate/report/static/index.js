@@ -80,10 +80,10 @@
     var good = r.delta == null ? "" : r.direction === "improvement" ? "good" : "bad";
     return PG.el("tr", {class: "series-row", "data-state": r.state},
       PG.el("td", {}, PG.el("span", {class: "state " + r.state, text: r.state + (r.alerts ? " (" + r.alerts + ")" : "")})),
-      PG.el("td", {class: "name"}, PG.el("a", {href: link(r), class: "bench", text: r.benchmark})),
+      PG.el("td", {class: "name"}, PG.el("a", {href: link(r), class: "bench"}, PG.breakable(r.benchmark))),
       PG.el("td", {text: r.measure}),
       PG.el("td", {text: r.branch}),
-      PG.el("td", {text: r.testbed}),
+      PG.el("td", {class: "nowrap", text: r.testbed}),
       PG.el("td", {}, spark(r.spark, r.spark_text)),
       PG.el("td", {class: "num", text: r.latest_text}),
       PG.el("td", {class: "num " + good, title: r.delta_commit ? "since " + r.delta_commit : null, text: delta}),
