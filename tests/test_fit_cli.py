@@ -242,3 +242,25 @@ def test_a_knee_model_that_wins_by_bic_is_the_headline(fit, scaling):
     assert doc["phases"][0]["knee"]["r2"] == pytest.approx(r2, abs=1e-4)
     plain = fit(str(scaling / "async-deinit-quick-linear.tsv"), "-y", "T", "--knee", "objects").stdout.splitlines()
     assert plain[0].startswith("Total: 27⋅o, R² =") and any("no knee in objects" in line for line in plain)
+
+
+def test_a_suites_stored_run_is_checked_against_its_suites_expectation(fit, scaling, store_path):
+    # An audit: runs recorded by `perfgate run` name their benchmarks without the suite, so
+    # "async-deinit/*" matched nothing and `fit --from-store … --check` exited 0 on a known knee.
+    from conftest import ROOT
+
+    from perfgate.adapters import parse_file
+    from perfgate.model import Run, Testbed
+    from perfgate.store.sqlite import SqliteStore
+
+    _, parsed = parse_file(str(scaling / "async-deinit-quick-quadratic.tsv"), "scaling-tsv")
+    with SqliteStore(store_path) as store:
+        store.add_run(Run("default", "main", "c0ffee", Testbed("tb"), parsed.metrics, context={"suite": "async-deinit"}))
+    check = ("-y", "T", "--knee", "objects", "--check", str(ROOT / "thresholds" / "complexity.toml"))
+    for name in ("async_array", "async-deinit/async_array"):       # as recorded, or with its suite
+        proc = fit("--from-store", name, *check)
+        assert proc.returncode == 1 and "VIOLATED" in proc.stdout, (name, proc.stdout, proc.stderr)
+    # A check that matches no expectation checks nothing: an error, not a pass.
+    proc = fit(str(scaling / "async-deinit-quick-quadratic.tsv"), *check, "--benchmark", "other/async_array")
+    assert proc.returncode == 2 and "no complexity expectation matches benchmark 'other/async_array'" in proc.stderr
+    assert "async-deinit/*" in proc.stderr

@@ -95,8 +95,13 @@ def run(args: argparse.Namespace) -> int:
     names = {c[0].lower(): c for c in table.params}
     candidates = _candidates(args, params)
     benchmark = args.benchmark or table.name
-    expectations = _expectations(args.check) if args.check is not None else []
-    expectations = [e for e in expectations if e.matches(benchmark)]
+    every = _expectations(args.check) if args.check is not None else []
+    expectations = [e for e in every if e.matches(benchmark)]
+    if args.check is not None and not expectations:
+        # a gate that checks nothing must not pass: a stored run named without its suite matched
+        # no "async-deinit/*" and fit --check exited 0 on a known quadratic knee
+        raise PerfgateError(f"--check: no complexity expectation matches benchmark {benchmark!r} (patterns: "
+                            f"{', '.join(sorted({e.pattern for e in every})) or 'none'}); name it with --benchmark")
     knee_letter = _knee_letter(args.knee, bool(expectations), params, table)
     baseline_phases = {key: y for key, _, y in _phases(baseline, args.phases)} if baseline is not None else {}
     results = []
@@ -127,8 +132,6 @@ def run(args: argparse.Namespace) -> int:
                    "recorded": recorded, "violated": violated})
     else:
         _print(results, names, len(table), args)
-        if args.check is not None and not expectations:
-            err.print(f"no complexity expectation matches benchmark {benchmark!r}", markup=False, soft_wrap=True)
         if recorded:
             err.print(f"recorded {recorded['metrics']} complexity metrics for {benchmark} "
                       f"as a run of {recorded['branch']}@{recorded['commit'][:12]}", markup=False, soft_wrap=True)
@@ -205,15 +208,19 @@ def _noise_scale(candidates, params, y: np.ndarray, y_base: np.ndarray, robust: 
 
 def _from_store(args: argparse.Namespace) -> ScalingTable:
     name, _, commit = args.from_store.partition("@")
-    prefix = name + "/"
     with store_from(args) as store:
         for summary in store.runs():
             if commit and not summary.commit.startswith(commit):
                 continue
             run = store.get_run(summary.run_id)
-            points = [m for m in run.metrics if m.benchmark.startswith(prefix) and "parameters" in m.attrs]
+            # Named as recorded, or with its suite first (as complexity.toml's patterns and the
+            # pages name it): the table then carries the suite, so --check finds its expectation.
+            suite = run.context.get("suite")
+            own = name.removeprefix(f"{suite}/") if isinstance(suite, str) else name
+            points = [m for m in run.metrics if m.benchmark.startswith(own + "/") and "parameters" in m.attrs]
             if points:
-                return _table_from_metrics(name, points, f"{args.store} run {summary.run_id}")
+                full = f"{suite}/{own}" if isinstance(suite, str) else own
+                return _table_from_metrics(full, points, f"{args.store} run {summary.run_id}")
     at = f" at commit {commit}" if commit else ""
     raise PerfgateError(f"no scaling run of {name!r}{at} in {args.store} (ingest one with --adapter scaling-tsv)")
 
