@@ -250,3 +250,20 @@ def test_the_notes_name_each_measures_rounds_and_tie_only_measures_that_are_tied
     tied = compare_rounds(*suite(rng, 6, benchmarks=2), TH)
     assert any(n.startswith("with 6 rounds, a change is flagged") for n in tied.notes)
     assert "a throughput tied to its latency is one finding" in tied.render()
+
+
+def test_a_measure_that_dips_to_zero_is_judged_on_its_differences():
+    # async-deinit's Δ columns (cost minus a baseline) go to or below zero: every such row read
+    # "non-positive values; cannot compare relative changes", a 9× jump among them.
+    rng = np.random.default_rng(8)
+    base = {("pt", "total-ns"): [list(50_000 + 30_000 * rng.standard_normal(9)) for _ in range(8)],
+            ("flat", "total-ns"): [list(50_000 + 30_000 * rng.standard_normal(9)) for _ in range(8)]}
+    head = {("pt", "total-ns"): [list(450_000 + 30_000 * rng.standard_normal(9)) for _ in range(8)],
+            ("flat", "total-ns"): [list(50_000 + 30_000 * rng.standard_normal(9)) for _ in range(8)]}
+    base[("pt", "total-ns")][0][0] = -1_000.0                     # one sample below zero
+    c = compare_rounds(base, head, TH)
+    jump = next(v for v in c.verdicts if v.benchmark == "pt")
+    assert jump.method == "paired-t-rounds-differences" and jump.verdict == "regression"
+    assert 7 < jump.effect < 9 and jump.ci_low < jump.effect < jump.ci_high     # 400k over a 50k level
+    flat = next(v for v in c.verdicts if v.benchmark == "flat")
+    assert flat.verdict in ("no-change", "inconclusive") and flat.ci_low < 0 < flat.ci_high

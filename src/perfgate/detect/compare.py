@@ -460,9 +460,14 @@ def compare_rounds(base: Mapping[tuple[str, str], Sequence[Sequence[float]]],
         h_rounds = [np.asarray(r, float) for r in head.get(key, ()) if len(r)]
         flat_b = np.concatenate(b_rounds) if b_rounds else np.array([])
         flat_h = np.concatenate(h_rounds) if h_rounds else np.array([])
-        exact = measure in DETERMINISTIC_MEASURES or not (flat_b.size and flat_h.size) \
-            or np.any(flat_b <= 0) or np.any(flat_h <= 0) \
-            or (flat_b.size >= 2 and flat_h.size >= 2 and np.ptp(flat_b) == 0 and np.ptp(flat_h) == 0)
+        # Values at or below zero (a Δ column) have no log ratio: their rounds' differences are
+        # judged instead, relative to the base's level (a 9× jump went "not judged" before).
+        signed = bool(flat_b.size and flat_h.size) and (np.any(flat_b <= 0) or np.any(flat_h <= 0)) \
+            and measure not in DETERMINISTIC_MEASURES and raw_median(flat_b) > 0
+        exact = not signed and (measure in DETERMINISTIC_MEASURES or not (flat_b.size and flat_h.size)
+                                or np.any(flat_b <= 0) or np.any(flat_h <= 0)
+                                or (flat_b.size >= 2 and flat_h.size >= 2 and np.ptp(flat_b) == 0
+                                    and np.ptp(flat_h) == 0))
         if exact:  # missing, non-positive or exact values: the cheap paths of the sample comparison
             v = _judge(benchmark, measure, flat_b, flat_h, threshold, alpha)
             v.rounds = min(len(b_rounds), len(h_rounds))
@@ -479,8 +484,9 @@ def compare_rounds(base: Mapping[tuple[str, str], Sequence[Sequence[float]]],
             v.note = f"{len(b_rounds)} base rounds but {len(h_rounds)} head rounds: not judged"
             verdicts.append(v)
             continue
-        v.method = "paired-t-rounds"
-        d = rounds_test.round_shifts(b_rounds, h_rounds)
+        v.method = "paired-t-rounds-differences" if signed else "paired-t-rounds"
+        d = (rounds_test.round_differences(b_rounds, h_rounds, raw_median(flat_b)) if signed
+             else rounds_test.round_shifts(b_rounds, h_rounds))
         test = rounds_test.paired_t(d, alpha)
         if test is None:
             v.verdict, v.p_value, v.effect, v.ci_low, v.ci_high = "insufficient-data", None, None, None, None
@@ -488,14 +494,17 @@ def compare_rounds(base: Mapping[tuple[str, str], Sequence[Sequence[float]]],
             v.note = f"cannot flag anything with {v.rounds} round(s): a paired t needs ≥ {rounds_test.MIN_ROUNDS}"
         else:
             v.p_value = test.p_value
-            v.effect = relative_change(test.shift)
-            v.ci_low, v.ci_high = relative_change(test.ci_low), relative_change(test.ci_high)
+            as_change = (lambda x: x) if signed else relative_change     # differences are relative already
+            v.effect = as_change(test.shift)
+            v.ci_low, v.ci_high = as_change(test.ci_low), as_change(test.ci_high)
             spread[len(verdicts)] = (test.sd, test.rounds)
             v.round_sd = test.sd
         verdicts.append(v)
     hypotheses = sum(1 for v in verdicts if v.p_value is not None and tied_to(verdicts, v) is None)
     for i, (sd, n) in spread.items():
         verdicts[i].mde = rounds_test.mde(sd, n, alpha, hypotheses, verdicts[i].threshold)
+        if verdicts[i].mde is not None and verdicts[i].method == "paired-t-rounds-differences":
+            verdicts[i].mde = math.log1p(verdicts[i].mde)     # a shift of the differences, not exp(shift) - 1
     decide(verdicts, alpha)
     comparison = Comparison(verdicts, alpha)
     comparison.notes.extend(one_sided_notes(verdicts))

@@ -96,6 +96,17 @@ def round_shifts(base_rounds: Sequence[Sequence[float]], head_rounds: Sequence[S
     return np.array([round_shift(b, h) for b, h in zip(base_rounds, head_rounds)])
 
 
+def round_differences(base_rounds: Sequence[Sequence[float]], head_rounds: Sequence[Sequence[float]],
+                      scale: float) -> np.ndarray:
+    """Each round's head − base (trimmed means of the raw samples) over ``scale``: the shift of a
+    measure that is not positive throughout (a scaling table's Δ columns, cost minus a baseline,
+    can dip to or below zero), which no log ratio can take, relative to the base's level."""
+    if len(base_rounds) != len(head_rounds):
+        raise ValueError(f"{len(base_rounds)} base rounds but {len(head_rounds)} head rounds")
+    return np.array([(stats.trim_mean(np.asarray(h, float), TRIM) - stats.trim_mean(np.asarray(b, float), TRIM)) / scale
+                     for b, h in zip(base_rounds, head_rounds)])
+
+
 def paired_t(d: np.ndarray, alpha: float) -> RoundTest | None:
     """The paired t on per-round log ratios; ``None`` with fewer than :data:`MIN_ROUNDS` rounds."""
     n = d.size
