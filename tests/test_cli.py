@@ -68,3 +68,12 @@ def test_a_direction_given_to_detect_without_a_series_file_is_refused(tmp_path, 
     assert main(["detect", "--higher-is-better", "--store", f"sqlite:{tmp_path / 'h.db'}"]) == 2
     assert "--higher-is-better applies to --series only" in capsys.readouterr().err
     assert not (tmp_path / "h.db").exists()
+
+
+@pytest.mark.parametrize("verb", verb_names())
+def test_a_verbs_help_shows_no_markup_meant_for_sphinx(verb, capsys):
+    # A first-time user read ``asv run A..B``, :func:`spread_order` and **Resumable.** in --help.
+    with pytest.raises(SystemExit):
+        main([verb, "--help"])
+    text = capsys.readouterr().out
+    assert "``" not in text and ":func:`" not in text and ":mod:`" not in text and "**" not in text, text

@@ -10,6 +10,7 @@ import importlib
 import importlib.util
 import os
 import pkgutil
+import re
 import signal
 import sys
 import threading
@@ -56,6 +57,14 @@ DEFAULT_ORDER = 50
 def _command_module(name: str) -> ModuleType | None:
     module = importlib.import_module(f"{commands.__name__}.{name}")
     return module if hasattr(module, "NAME") and hasattr(module, "run") else None
+
+
+def plain_doc(text: str) -> str:
+    """A module docstring as ``--help`` shows it: reST markup read by Sphinx is not for a
+    terminal (``asv run A..B``, :func:`spread_order`, **Resumable.** were shown as written)."""
+    text = re.sub(r":(?:func|mod|meth|class|attr|data|exc):`~?([^`]+)`", lambda m: m.group(1).split(".")[-1], text)
+    text = re.sub(r"``([^`]+)``", r"\1", text)
+    return re.sub(r"\*\*([^*]+)\*\*", r"\1", text).strip()
 
 
 def _summaries() -> list[tuple[str, str, int]]:
@@ -110,7 +119,7 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
     modules = [_command_module(name) for name in ([verb] if verb in verb_names() else verb_names())]
     for module in sorted((m for m in modules if m is not None), key=lambda m: getattr(m, "ORDER", DEFAULT_ORDER)):
         sub = verbs.add_parser(module.NAME, parents=[common], help=module.HELP,
-                               description=(module.__doc__ or module.HELP).strip(),
+                               description=plain_doc(module.__doc__ or module.HELP),
                                epilog=getattr(module, "EPILOG", None),
                                formatter_class=argparse.RawDescriptionHelpFormatter)
         module.add_arguments(sub)
