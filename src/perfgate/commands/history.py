@@ -102,7 +102,9 @@ def _print_summary(series: dict[SeriesKey, list[Point]], lengths: dict[SeriesKey
 def _print_points(key: SeriesKey, pts: list[Point], prev: float | None) -> None:
     """The points shown, oldest first; ``prev``: the value of the run before the first of them."""
     table = Table(title=f"{terminal(key.label())}   {sparkline([p.value for p in pts])}", title_justify="left")
-    for col in ("when (UTC)", "commit", "value", "range", "samples", "vs prev"):
+    # "bounds", as the harness gave them (hyperfine's mean ± sd, criterion's interval): called
+    # "range", they read as hyperfine's min … max printed just above
+    for col in ("when (UTC)", "commit", "value", "harness bounds", "samples", "vs prev"):
         table.add_column(col, justify="left" if col in ("when (UTC)", "commit") else "right")
     for p in pts:
         rng = f"{human(p.lower, key.measure)} … {human(p.upper, key.measure)}" if p.lower is not None else "—"
