@@ -230,7 +230,7 @@ def test_a_change_alerted_alone_and_placed_later_is_not_raised_again(cli, store_
     assert alert.placed_with == ["a [latency]"] and alert.details["superseded"] == "found alone at c0106"
     assert "c0106" in alert.commit_range
     rows = [line for line in cli("alerts", env={"COLUMNS": "200"}).stdout.splitlines() if " b " in line]
-    assert rows and "change_point (placed)" in rows[0]
+    assert rows and "change point (placed)" in rows[0]
 
 
 def test_two_weak_steps_found_apart_are_placed_together_where_both_are_likeliest(cli, store_path):

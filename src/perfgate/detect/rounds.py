@@ -103,7 +103,11 @@ def round_differences(base_rounds: Sequence[Sequence[float]], head_rounds: Seque
     can dip to or below zero), which no log ratio can take, relative to the base's level."""
     if len(base_rounds) != len(head_rounds):
         raise ValueError(f"{len(base_rounds)} base rounds but {len(head_rounds)} head rounds")
-    return np.array([(stats.trim_mean(np.asarray(h, float), TRIM) - stats.trim_mean(np.asarray(b, float), TRIM)) / scale
+    # Scaled before any sum: values near the largest float overflowed a mean, and a level 1e-300
+    # under them a quotient (the floor keeps every scaled value within 1e100).
+    largest = max((float(np.max(np.abs(r))) for r in (*base_rounds, *head_rounds) if len(r)), default=0.0)
+    scale = max(scale, largest * 1e-100)
+    return np.array([stats.trim_mean(np.asarray(h, float) / scale, TRIM) - stats.trim_mean(np.asarray(b, float) / scale, TRIM)
                      for b, h in zip(base_rounds, head_rounds)])
 
 
