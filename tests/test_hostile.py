@@ -16,6 +16,7 @@ import sys
 import tempfile
 import warnings
 import xml.etree.ElementTree as ET
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -611,6 +612,19 @@ def _fill(disk: Path) -> None:
             pass
 
 
+@contextmanager
+def _full_disk(tmp_path: Path):
+    """A 16 KiB tmpfs filled to its last block, unmounted after (skips where none can be mounted)."""
+    full = tmp_path / "full"
+    if os.geteuid() != 0 or not _tiny_tmpfs(full):
+        pytest.skip("cannot mount a tiny tmpfs here (see test_full_disk_simulated)")
+    try:
+        _fill(full)
+        yield full
+    finally:
+        subprocess.run(["umount", str(full)], check=True)
+
+
 def _ingest_is_refused_for_a_full_disk(store: Path) -> None:
     proc = perfgate("ingest", str(HYPERFINE), "--branch", "main", "--commit", COMMIT, store=store)
     err = proc.stderr.decode()
@@ -621,11 +635,7 @@ def _ingest_is_refused_for_a_full_disk(store: Path) -> None:
 @pytest.mark.parametrize("verb", ["export", "pages", "compare-markdown"])
 def test_full_disk_leaves_no_partial_output(verb, tmp_path, store_path):
     _filled_store(store_path, runs=30)
-    full = tmp_path / "full"
-    if os.geteuid() != 0 or not _tiny_tmpfs(full):
-        pytest.skip("cannot mount a tiny tmpfs here (see test_full_disk_simulated)")
-    try:
-        _fill(full)
+    with _full_disk(tmp_path) as full:
         if verb == "export":
             args = ["export", "--format", "json", "-o", str(full / "out.json")]
         elif verb == "pages":
@@ -638,8 +648,6 @@ def test_full_disk_leaves_no_partial_output(verb, tmp_path, store_path):
         clean(err)
         left = [p for p in full.rglob("*") if p.is_file() and p.name != "filler"]
         assert left == [], left
-    finally:
-        subprocess.run(["umount", str(full)], check=True)
 
 
 def test_full_disk_under_the_store_is_an_error_and_the_store_stays_whole(tmp_path):
@@ -662,19 +670,13 @@ def test_full_disk_under_the_store_is_an_error_and_the_store_stays_whole(tmp_pat
 def test_a_notify_ledger_that_cannot_be_made_on_a_full_disk_leaves_no_empty_file(tmp_path, store_path):
     # An audit: notify on a full disk was a clean error, but left a 0-byte notify.db behind.
     _filled_store(store_path, runs=2)
-    full = tmp_path / "full"
-    if os.geteuid() != 0 or not _tiny_tmpfs(full):
-        pytest.skip("cannot mount a tiny tmpfs here")
-    try:
-        _fill(full)
+    with _full_disk(tmp_path) as full:
         proc = perfgate("notify", "--channel", "webhook:http://127.0.0.1:9/x", "--ledger", str(full / "notify.db"),
                         store=store_path)
         err = proc.stderr.decode()
         assert proc.returncode == 2 and "cannot open the delivery ledger" in err, err
         clean(err)
         assert not (full / "notify.db").exists()
-    finally:
-        subprocess.run(["umount", str(full)], check=True)
 
 
 def test_a_migration_that_runs_out_of_disk_leaves_the_old_store_whole(tmp_path, monkeypatch):
