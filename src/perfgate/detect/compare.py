@@ -77,10 +77,9 @@ MIN_SAMPLES = 3
 DETERMINISTIC_MEASURES = ("instructions",)
 DETERMINISTIC_TOLERANCE = 1e-4   # 0.01%: a handful of instructions in a million
 POWER = 0.8
-# Measures that answer one question about one benchmark when one is the other's reciprocal
-# (throughput = work / time per item, from the same timings): one hypothesis, one finding.
-TIED_MEASURES = ("latency", "throughput")
-RECIPROCAL = 1e-3   # effects and interval ends that cancel to within 0.1%: the same timings
+# A latency and a throughput that is its reciprocal (work / time per item, from the same timings)
+# answer one question: one hypothesis, one finding.  Their effects and interval ends cancel to:
+RECIPROCAL = 1e-3
 
 
 @dataclass
