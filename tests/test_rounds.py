@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from perfgate.detect import rounds
-from perfgate.detect.compare import compare_rounds
+from perfgate.detect.compare import compare_rounds, tied_to
 from perfgate.thresholds import load_thresholds
 
 from conftest import ROOT
@@ -267,3 +267,23 @@ def test_a_measure_that_dips_to_zero_is_judged_on_its_differences():
     assert 7 < jump.effect < 9 and jump.ci_low < jump.effect < jump.ci_high     # 400k over a 50k level
     flat = next(v for v in c.verdicts if v.benchmark == "flat")
     assert flat.verdict in ("no-change", "inconclusive") and flat.ci_low < 0 < flat.ci_high
+    # a difference may pass −100% (50k to −20k): an interval all the same, not "unbounded"
+    head[("flat", "total-ns")] = [list(-20_000 + 30_000 * rng.standard_normal(9)) for _ in range(8)]
+    drop = next(v for v in compare_rounds(base, head, TH).verdicts if v.benchmark == "flat")
+    assert drop.effect < -1 and drop.interval().startswith(" [-1") and "unbounded" not in drop.interval()
+
+
+def test_a_rate_that_nearly_mirrors_its_latency_is_not_tied_and_counts_are_in_one_unit():
+    # An audit: Google Benchmark's CPU-time rate mirrored its wall-time latency within 0.1% on a
+    # quiet run (tied: 22 hypotheses) and not on a loaded one (28), and check and compare
+    # disagreed on one pair; "8 of 28 inconclusive" counted tied pairs once above, twice below.
+    rng = np.random.default_rng(12)
+    base, head = suite(rng, 8, benchmarks=3, pair=0.01, within=0.02)
+    for side in (base, head):
+        for k in [k for k in side if k[1] == "throughput" and k[0] != "bm2"]:
+            side[k] = [[x * (1 + 1e-4 * rng.standard_normal()) for x in r] for r in side[k]]
+    c = compare_rounds(base, head, TH)
+    tied = [v for v in c.verdicts if tied_to(c.verdicts, v) is not None]
+    assert [(v.benchmark, v.measure) for v in tied] == [("bm2", "throughput")]     # the exact mirror only
+    assert c.compared == len(c.verdicts) - 1 and len(c.inconclusive) <= c.compared
+    assert f"among {c.compared} comparison(s)" in c.render()
