@@ -666,3 +666,14 @@ def test_cold_runs_that_open_a_history_are_set_aside_and_hide_no_step():
     modes = np.where(rng.random(60) < 0.3, 4430.0, 4250.0) * (1 + 0.002 * rng.standard_normal(60))
     modes[0] = 4440.0
     assert not ChangePointDetector().fit(modes).noise_.set_aside.any()
+
+
+def test_a_spike_after_ordinary_first_runs_is_no_warm_up():
+    # Round 28: the suite corpus's series opened with three ordinary runs, then a spike at twice
+    # the level; round 26 set the spike aside as a cold run, and two false changes followed.
+    rng = np.random.default_rng(3)
+    values = 100.0 * np.exp(0.05 * rng.standard_normal(80))
+    values[3] = 200.0
+    assert not ChangePointDetector().fit(values).noise_.set_aside.any()
+    values[0] = 200.0                                     # a history that opens cold is a warm-up
+    assert ChangePointDetector().fit(values).noise_.set_aside[:4].tolist() == [True, False, False, True]
