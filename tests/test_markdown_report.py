@@ -57,9 +57,11 @@ def _many(n_regressed: int, n_steady: int, warnings=()):
 def test_a_warning_does_not_swallow_the_table():
     c = _many(1, 1, warnings=["base and head ran on different testbeds"])
     lines = comparison_markdown(c).splitlines()
-    w = next(i for i, line in enumerate(lines) if line.startswith("> "))
-    assert lines[w + 1] == ""                       # the blockquote ends before the table starts
-    assert lines[w + 2].startswith("| benchmark |")
+    w = next(i for i, line in enumerate(lines) if line.startswith("> base and head ran on different testbeds"))
+    end = next(i for i in range(w, len(lines)) if not lines[i].startswith(">"))
+    assert lines[end] == ""                         # the blockquote ends before the table starts
+    assert lines[end + 1].startswith("| benchmark |")
+    assert "> thresholds \\(the smallest change flagged" in "\n".join(lines) and "latency 2.00%" in lines[end - 1]
 
 
 def test_a_huge_comparison_is_capped_and_points_to_the_rest():
