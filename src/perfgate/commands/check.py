@@ -4,8 +4,9 @@
 builds both refs' suites on the *same* toolchain image (the one defined by this checkout's
 ``docker/``), then runs them interleaved — base head, head base, base head, … (the first side
 alternates, so running second is no advantage) — so slow drifts of the machine hit both sides
-alike.  Instruction counts are probed in the first 3 rounds only, peak RSS every round.  Every raw sample of every round is kept (each side's run stores one sample per round,
-the round's median, and the raw samples of each round in ``attrs["round_samples"]``), and
+alike.  Instruction counts are probed in the first 3 rounds only, peak RSS every round.  Every
+raw sample of every round is kept (each side's run stores one sample per round, the round's
+median, and the raw samples of each round in ``attrs["round_samples"]``), and
 ``perfgate.detect.compare.compare_rounds`` judges every benchmark with the round as the pairing
 unit: a paired t on the per-round log ratios head/base, Benjamini–Hochberg across all
 comparisons, exact comparison of instruction counts, and the smallest change each benchmark
