@@ -467,3 +467,15 @@ def test_foreign_lines_and_files_in_the_spool_give_an_error_or_a_warning_never_a
     proc = cli("publish", "--to", to, "--all", "--no-thresholds", env=blocked)
     assert proc.returncode == 2 and "the spool must be a writable folder" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_measures_bencher_takes_for_one_are_refused_before_anything_is_sent(cli, fake, tmp_path):
+    # An audit: "latency" and "Latency" of one benchmark became two points of one Bencher series
+    # from one run, and detect read them as alternating values.
+    run = tmp_path / "case.json"
+    run.write_text('{"b1": {"latency": {"value": 10}, "Latency": {"value": 11}}}')
+    proc = cli("ingest", str(run), "--adapter", "bmf", "--store", f"bencher+{fake.url}/demo", "--branch", "main",
+               "--commit", commit(0, "main"), "--testbed", "tb1", env=env(tmp_path))
+    said = " ".join(proc.stderr.split())
+    assert proc.returncode == 2 and "benchmark 'b1': measures 'latency' and 'Latency' are one measure to Bencher" in said
+    assert "nothing was published" in said and not posts(fake)

@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import json
+import re
 import time
 import uuid
 from dataclasses import dataclass
@@ -20,6 +21,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from perfgate.adapters.bmf import to_bmf
+from perfgate.errors import InputError
 from perfgate.model import Run
 
 # Fixed namespace: the same (project, key) gives the same UUID on every machine, forever.
@@ -73,10 +75,29 @@ def threshold_models(thresholds: Any, measures: set[str]) -> dict[str, dict[str,
             if name in measures and test is not None}
 
 
+def measure_slug(name: str) -> str:
+    """A measure's name as Bencher tells measures apart: case and punctuation aside."""
+    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+
+
+def _measures_apart(run: Run) -> None:
+    """Refuse a run two of whose measures of one benchmark Bencher would take for one: `latency`
+    and `Latency` became two points of one series, from one run (an audit), and detect then read
+    the alternating values as noise or a change."""
+    seen: dict[tuple[str, str], str] = {}
+    for m in run.metrics:
+        other = seen.setdefault((m.benchmark, measure_slug(m.measure)), m.measure)
+        if other != m.measure:
+            raise InputError(f"run of {run.branch}@{run.commit[:12]}", f"benchmark {m.benchmark!r}",
+                             f"measures {other!r} and {m.measure!r} are one measure to Bencher, which tells measures "
+                             "apart by case-folded slug: rename one (nothing was published)")
+
+
 def new_run(run: Run, project: str, *, start_point: StartPoint | None = None,
             thresholds: Any = None) -> dict[str, Any]:
     """The ``JsonNewRun`` body for ``run`` in Bencher project ``project`` (slug or UUID)."""
     run.with_key()
+    _measures_apart(run)
     body: dict[str, Any] = {
         "project": project,
         "branch": run.branch,
