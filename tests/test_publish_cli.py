@@ -338,3 +338,15 @@ def test_publish_leaves_a_check_s_runs_out_unless_its_branch_is_named(cli, fake,
     assert [b["branch"] for b in posts(fake)] == ["main", "main"]
     cli("publish", "--to", to, "--all", "--branch", "check/main", "--no-thresholds", env=env(tmp_path), check=True)
     assert [b["branch"] for b in posts(fake)][-1] == "check/main"
+
+
+def test_runs_spooled_for_a_mistyped_target_are_named_by_later_publishes(cli, fake, tmp_path):
+    # An audit: --to with a port nobody listens on read as an outage and spooled the run; later
+    # publishes to the right URL said "nothing to publish" and never named it again.
+    ingest_bmf(cli, tmp_path, 0, 100.0)
+    wrong = cli("publish", "--to", "bencher+http://127.0.0.1:9/demo", "--no-thresholds", env=env(tmp_path))
+    assert wrong.returncode == 0 and "spooled" in wrong.stderr, wrong.stderr
+    right = cli("publish", "--to", f"bencher+{fake.url}/demo", "--flush", env=env(tmp_path), check=True)
+    said = " ".join(right.stderr.split())
+    assert "1 run(s) wait in the spool for another target (http://127.0.0.1:9/demo), perhaps a mistyped --to" in said
+    assert TOKEN not in right.stderr

@@ -191,7 +191,21 @@ def _publish(args: argparse.Namespace) -> int:
                       f"(reasons in {terminal(str(spool.dir / 'rejected'))}); once the cause is fixed: "
                       f"perfgate publish --run {' --run '.join(refused_before[:3])}"
                       + (" …" if len(refused_before) > 3 else ""))
-        return _report(args, target.publisher.target, local_ids, outcomes, flushed, target.publisher.created)
+        code = _report(args, target.publisher.target, local_ids, outcomes, flushed, target.publisher.created)
+        _other_targets(spool, target.publisher.target)
+        return code
+
+
+def _other_targets(spool: Spool, target: str) -> None:
+    """Say that runs wait in the spool for another server or project: a mistyped --to (a host that
+    does not resolve reads as an outage) spooled runs that later publishes never named."""
+    others = sorted({e.target for e in spool.pending() if not same_target(e.target, target)})
+    if others:
+        count = sum(1 for e in spool.pending() if e.target in others)
+        err.print(f"[yellow]note:[/] {count} run(s) wait in the spool for another target "
+                  f"({terminal(', '.join(others[:3]))}{' …' if len(others) > 3 else ''}), perhaps a mistyped --to: "
+                  f"'perfgate publish --to bencher+THAT --flush' sends them, deleting their files in "
+                  f"{terminal(str(spool.dir))} drops them")
 
 
 def _report(args: argparse.Namespace, target: str, local_ids: list[str], outcomes: list[Outcome],
