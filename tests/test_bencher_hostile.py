@@ -80,6 +80,8 @@ def _b64_core(text: str, urlsafe: bool = False) -> str:
     (base64.b64encode(("Bearer " + ENCODABLE).encode()).decode(), _b64_core("Bearer " + ENCODABLE)),
     (base64.urlsafe_b64encode(("x" + ENCODABLE).encode()).decode(), _b64_core("x" + ENCODABLE, urlsafe=True)),
     (base64.b64encode(ENCODABLE.encode()).decode(), base64.b64encode(ENCODABLE.encode()).decode()[:16]),
+    ("h=" + OTHER.encode().hex(), OTHER.encode().hex()),                     # hex (an audit's echo)
+    ("H=" + OTHER.encode().hex().upper(), OTHER.encode().hex().upper()),
 ])
 def test_redaction_catches_transformed_tokens(shown, trace):
     register(Secret(OTHER))

@@ -6,8 +6,8 @@ client passes through :func:`redact`, and the ``perfgate.bencher`` and ``perfgat
 carry a filter that redacts records too (belt and braces: a server may echo the header back).
 
 :func:`redact` hides more than the exact secret, because servers and proxies transform what they
-echo: any case, percent-encoded, base64 (standard or URL-safe, at any byte offset, as inside an
-encoded ``Authorization`` header), any ``Bearer``/``Basic`` credential whoever's it is, and any
+echo: any case, percent-encoded, hex, base64 (standard or URL-safe, at any byte offset, as inside
+an encoded ``Authorization`` header), any ``Bearer``/``Basic`` credential whoever's it is, and any
 run of at least :data:`MIN_PIECE` characters of the secret — a message cut in the middle of the
 secret still shows none of it.
 """
@@ -88,9 +88,10 @@ def redact(text: object, *secrets: Secret | str) -> str:
 
 @functools.lru_cache(maxsize=64)
 def _encodings(value: str) -> tuple[re.Pattern[str], ...]:
-    """Case-insensitive patterns of the exact, percent-encoded and base64 forms of ``value``."""
-    forms = {value, quote(value, safe=""), quote(value)}
+    """Case-insensitive patterns of the exact, percent-encoded, hex and base64 forms of ``value``."""
     raw = value.encode()
+    # hex too: a server echoed a token as hex (an audit), and hex is no encoding a word takes
+    forms = {value, quote(value, safe=""), quote(value), raw.hex()}
     for offset in range(3):  # base64 of the secret preceded by 0, 1 or 2 other bytes
         for enc in (base64.b64encode, base64.urlsafe_b64encode):
             text = enc(b"\0" * offset + raw).decode().rstrip("=")
