@@ -136,6 +136,15 @@ def check_name(name: Any, source: str, place: str) -> str:
     return name
 
 
+def parse_number(text: str, source: str, place: str) -> float:
+    """``text`` read as a number, refused by its place when it is none: a pattern of digits and
+    dots also takes "1.2.3", where ``float`` raised a bare ValueError."""
+    try:
+        return float(text)
+    except ValueError:
+        raise InputError(source, place, f"{text[:40]!r} is not a number") from None
+
+
 def check_number(value: Any, source: str, place: str, *, allow_negative: bool = False) -> float:
     if isinstance(value, int) and not isinstance(value, bool):
         try:  # JSON integers are unbounded; one too big for a float is out of range, not a crash

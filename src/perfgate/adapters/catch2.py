@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
-from perfgate.adapters.base import Parsed, check_complete_lines, check_name, check_number, scaled
+from perfgate.adapters.base import Parsed, check_complete_lines, check_name, check_number, parse_number, scaled
 from perfgate.errors import InputError
 from perfgate.model import Metric
 
@@ -66,11 +66,7 @@ def _named(found: list[Row], source: str) -> list[Metric]:
 
 
 def _ns(value: str, unit: str, source: str, place: str) -> float:
-    try:
-        number = float(value)
-    except ValueError:   # "1.2.3": the pattern takes digits and dots
-        raise InputError(source, place, f"{value!r} is not a number") from None
-    return scaled(check_number(number, source, place), NS[unit], source, place)
+    return scaled(check_number(parse_number(value, source, place), source, place), NS[unit], source, place)
 
 
 def _parse_console(text: str, source: str) -> list[Row]:
@@ -163,11 +159,7 @@ def _xml_number(el: ET.Element, key: str, source: str, place: str) -> float:
     raw = el.get(key)
     if raw is None:
         raise InputError(source, place, f"missing attribute {key!r}")
-    try:
-        value = float(raw)
-    except ValueError:
-        raise InputError(source, f"{place}.{key}", f"{raw[:40]!r} is not a number") from None
-    return check_number(value, source, f"{place}.{key}")
+    return check_number(parse_number(raw, source, f"{place}.{key}"), source, f"{place}.{key}")
 
 
 def _xml_int(el: ET.Element, key: str, source: str, place: str) -> int | None:

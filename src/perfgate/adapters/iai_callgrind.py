@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from perfgate.adapters.base import Parsed, check_complete_lines, check_name, check_number
+from perfgate.adapters.base import Parsed, check_complete_lines, check_name, check_number, parse_number
 from perfgate.errors import InputError
 from perfgate.model import Metric
 
@@ -67,11 +67,7 @@ def parse(text: str, source: str) -> Parsed:
         if measure in seen:
             raise InputError(source, place, f"event {event.group(1)!r} appears twice for {bench!r}")
         seen.add(measure)
-        try:
-            number = float(event.group(2))
-        except ValueError:   # "1.2.3": the pattern takes digits and dots
-            raise InputError(source, place, f"{event.group(2)!r} is not a number") from None
-        value = check_number(number, source, f"{place} ({event.group(1)})")
+        value = check_number(parse_number(event.group(2), source, place), source, f"{place} ({event.group(1)})")
         attrs = {"event": event.group(1)}
         if event.group(4) and event.group(4).strip("*"):  # a first run prints only asterisks
             attrs["comparison"] = event.group(4)
