@@ -82,6 +82,9 @@ POWER = 0.8
 # rounding: within 0.1% tied Google Benchmark's CPU-time rate to its wall time on a quiet run
 # and not on a loaded one, so the counts changed from run to run and between check and compare.
 RECIPROCAL = 1e-9
+# check's two tests across rounds: of log ratios, and of differences (a measure that dips to 0)
+ROUNDS, DIFFERENCES = "paired-t-rounds", "paired-t-rounds-differences"
+ROUND_METHODS = (ROUNDS, DIFFERENCES)
 
 
 @dataclass
@@ -124,7 +127,7 @@ class Verdict:
         if self.ci_low is None or self.ci_high is None:
             return ""
         # a change of differences (a Δ column's) may pass −100%; a ratio's cannot
-        if not math.isfinite(self.ci_high) or (self.ci_low <= -1.0 and self.method != "paired-t-rounds-differences"):
+        if not math.isfinite(self.ci_high) or (self.ci_low <= -1.0 and self.method != DIFFERENCES):
             return " [unbounded: too few samples]"
         return f" [{pct(self.ci_low)}, {pct(self.ci_high)}]"
 
@@ -463,12 +466,12 @@ def compare_rounds(base: Mapping[tuple[str, str], Sequence[Sequence[float]]],
         h_rounds = [np.asarray(r, float) for r in head.get(key, ()) if len(r)]
         flat_b = np.concatenate(b_rounds) if b_rounds else np.array([])
         flat_h = np.concatenate(h_rounds) if h_rounds else np.array([])
+        both = bool(flat_b.size and flat_h.size)
+        nonpositive = both and bool(np.any(flat_b <= 0) or np.any(flat_h <= 0))
         # Values at or below zero (a Δ column) have no log ratio: their rounds' differences are
         # judged instead, relative to the base's level (a 9× jump went "not judged" before).
-        signed = bool(flat_b.size and flat_h.size) and (np.any(flat_b <= 0) or np.any(flat_h <= 0)) \
-            and measure not in DETERMINISTIC_MEASURES and raw_median(flat_b) > 0
-        exact = not signed and (measure in DETERMINISTIC_MEASURES or not (flat_b.size and flat_h.size)
-                                or np.any(flat_b <= 0) or np.any(flat_h <= 0)
+        signed = nonpositive and measure not in DETERMINISTIC_MEASURES and raw_median(flat_b) > 0
+        exact = not signed and (measure in DETERMINISTIC_MEASURES or not both or nonpositive
                                 or (flat_b.size >= 2 and flat_h.size >= 2 and np.ptp(flat_b) == 0
                                     and np.ptp(flat_h) == 0))
         if exact:  # missing, non-positive or exact values: the cheap paths of the sample comparison
@@ -487,7 +490,7 @@ def compare_rounds(base: Mapping[tuple[str, str], Sequence[Sequence[float]]],
             v.note = f"{len(b_rounds)} base rounds but {len(h_rounds)} head rounds: not judged"
             verdicts.append(v)
             continue
-        v.method = "paired-t-rounds-differences" if signed else "paired-t-rounds"
+        v.method = DIFFERENCES if signed else ROUNDS
         d = (rounds_test.round_differences(b_rounds, h_rounds, raw_median(flat_b)) if signed
              else rounds_test.round_shifts(b_rounds, h_rounds))
         test = rounds_test.paired_t(d, alpha)
@@ -506,15 +509,15 @@ def compare_rounds(base: Mapping[tuple[str, str], Sequence[Sequence[float]]],
     hypotheses = sum(1 for v in verdicts if v.p_value is not None and tied_to(verdicts, v) is None)
     for i, (sd, n) in spread.items():
         verdicts[i].mde = rounds_test.mde(sd, n, alpha, hypotheses, verdicts[i].threshold)
-        if verdicts[i].mde is not None and verdicts[i].method == "paired-t-rounds-differences":
+        if verdicts[i].mde is not None and verdicts[i].method == DIFFERENCES:
             verdicts[i].mde = math.log1p(verdicts[i].mde)     # a shift of the differences, not exp(shift) - 1
     decide(verdicts, alpha)
     comparison = Comparison(verdicts, alpha)
     comparison.notes.extend(one_sided_notes(verdicts) + threshold_notes(verdicts))
     comparison.notes.extend(capability_notes(verdicts, alpha, hypotheses))
     for v in verdicts:
-        v.medians_apart = (v.method in ("paired-t-rounds", "paired-t-rounds-differences") and bool(v.ratio)
-                           and v.effect is not None and abs((v.ratio - 1) - v.effect) > APART)
+        v.medians_apart = (v.method in ROUND_METHODS and bool(v.ratio) and v.effect is not None
+                           and abs((v.ratio - 1) - v.effect) > APART)
     apart = [v for v in verdicts if v.medians_apart]
     if apart:
         comparison.notes.append(
@@ -555,7 +558,7 @@ def threshold_notes(verdicts: Sequence[Verdict]) -> list[str]:
 
 def capability_notes(verdicts: Sequence[Verdict], alpha: float, hypotheses: int) -> list[str]:
     """Plain statements of what the configuration could not detect."""
-    timed = [v for v in verdicts if v.method in ("paired-t-rounds", "paired-t-rounds-differences")]
+    timed = [v for v in verdicts if v.method in ROUND_METHODS]
     if not timed:
         return []
     counts = sorted({v.rounds or 0 for v in timed})
