@@ -199,10 +199,10 @@ def _publish(args: argparse.Namespace) -> int:
 def _other_targets(spool: Spool, target: str) -> None:
     """Say that runs wait in the spool for another server or project: a mistyped --to (a host that
     does not resolve reads as an outage) spooled runs that later publishes never named."""
-    others = sorted({e.target for e in spool.pending() if not same_target(e.target, target)})
+    elsewhere = [e for e in spool.pending() if not same_target(e.target, target)]   # each file read once
+    others = sorted({e.target for e in elsewhere})
     if others:
-        count = sum(1 for e in spool.pending() if e.target in others)
-        err.print(f"[yellow]note:[/] {count} run(s) wait in the spool for another target "
+        err.print(f"[yellow]note:[/] {len(elsewhere)} run(s) wait in the spool for another target "
                   f"({terminal(', '.join(others[:3]))}{' …' if len(others) > 3 else ''}), perhaps a mistyped --to: "
                   f"'perfgate publish --to bencher+THAT --flush' sends them, deleting their files in "
                   f"{terminal(str(spool.dir))} drops them")

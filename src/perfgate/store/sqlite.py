@@ -164,9 +164,10 @@ class SqliteStore(Store):
         # Always a file: URI made from the path, so the path is taken literally. Given as it is,
         # SQLite read "file:x.db" as a URI (x.db written, "file:x.db" locked and looked for) and
         # ":memory:" as no file at all (runs "recorded" and lost).
+        uri = self.path.resolve().as_uri()
         if not self.read_only:
-            return sqlite3.connect(self.path.resolve().as_uri(), uri=True, isolation_level=None, timeout=timeout)
-        uri = f"{self.path.resolve().as_uri()}?mode=ro"
+            return sqlite3.connect(uri, uri=True, isolation_level=None, timeout=timeout)
+        uri += "?mode=ro"
         db = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=timeout)
         try:
             db.execute("PRAGMA user_version").fetchone()
