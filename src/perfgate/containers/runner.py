@@ -147,8 +147,8 @@ def run_suite(suite: Suite, tag: str, *, variant: str, profile: str, limits: Lim
               work_dir: Path | None = None, probes: bool = True, instructions: bool = True) -> SuiteResult:
     """Run one suite (one variant, one profile) in image ``tag``: the harness command, then the
     probes (their peak RSS only, not ``instructions``: valgrind's count repeats exactly, and a
-    check spends its later rounds without it).  Benchmark names get the ``<variant>/`` prefix.  Raises on any failure, so a broken
-    run is never recorded half."""
+    check spends its later rounds without it).  Benchmark names get the ``<variant>/`` prefix.
+    Raises on any failure, so a broken run is never recorded half."""
     if profile not in suite.commands:
         raise InputError(str(suite.manifest), f"profiles.{profile}", "this suite has no such profile")
     env = {"PERFGATE_PROFILE": profile, "PERFGATE_VARIANT": variant, **suite.variants.get(variant, {})}

@@ -150,9 +150,9 @@ class NoiseModel:
         ``min_segment`` runs after them (a cold run) or inside them (a warm one, kept), the first
         and the last of them cold (warm runs then a slow one are a spike, not a warm-up: set
         aside, one in the suite corpus's autocorrelated noise changed its persistence estimate
-        and raised two false changes).  No change can be reported among them, yet their level weighed in every
-        test of the first real regime: two in a row read as persistence and inflated every
-        variance about threefold, and four hid a clean +26% step.  Each takes the level of the
+        and raised two false changes).  No change can be reported among them, yet their level
+        weighed in every test of the first real regime: two in a row read as persistence and
+        inflated every variance about threefold, and four hid a clean +26% step.  Each takes the level of the
         runs after them.  The cold runs must also lie that far beyond every later run (a bimodal
         benchmark's first runs in a mode it visits again are no warm-up), and the first run after
         them inside the fences, so that a regime of ``min_segment`` runs is never cut short.
