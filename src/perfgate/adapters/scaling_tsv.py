@@ -219,3 +219,30 @@ def parse(text: str, source: str) -> Parsed:
     context = {"harness": "scaling-tsv", "suite_args": table.args, "scaling_benchmark": table.name,
                "delta": table.delta}
     return Parsed(metrics, context)
+
+
+def table_from_metrics(name: str, metrics: list[Metric], source: str) -> ScalingTable:
+    """The table of recorded points (metrics with ``attrs["parameters"]``, as :func:`parse` makes
+    them): a row for each sample (or the value) of each parameter combination."""
+    by_point: dict[str, dict[str, Metric]] = {}
+    for m in metrics:
+        by_point.setdefault(m.benchmark, {})[m.measure] = m
+    measures = sorted({m.measure for m in metrics})
+    unit = measures[0].rsplit("-", 1)[-1] if "-" in measures[0] else ""
+    params: dict[str, list[float]] = {}
+    phases: dict[str, list[float]] = {meas.rsplit("-", 1)[0]: [] for meas in measures}
+    for point in by_point.values():
+        first = next(iter(point.values()))
+        rows = len(first.samples) or 1
+        for meas in measures:
+            m = point.get(meas)
+            values = list(m.samples) or [m.value] if m else []
+            if len(values) != rows:
+                raise InputError(source, first.benchmark, f"measure {meas!r} has {len(values)} points, expected {rows}")
+            phases[meas.rsplit("-", 1)[0]].extend(values)
+        for k, v in first.attrs["parameters"].items():
+            params.setdefault(k, []).extend([float(v)] * rows)
+    arrays = {k: np.array(v) for k, v in params.items()}
+    n = len(next(iter(arrays.values())))
+    return ScalingTable(name, "", arrays, {k: np.array(v) for k, v in phases.items()}, unit or "ns", False,
+                        source, np.arange(1, n + 1))

@@ -26,12 +26,12 @@ from pathlib import Path
 import numpy as np
 
 from perfgate.adapters.base import read_text
-from perfgate.adapters.scaling_tsv import ScalingTable, combine, parse_inputs, parse_table
+from perfgate.adapters.scaling_tsv import ScalingTable, combine, parse_inputs, parse_table, table_from_metrics
 from perfgate.commands._common import add_run_identity, resolve_identity, store_from
 from perfgate.complexity.expectations import Verdict, check, parse_expectations
 from perfgate.complexity.analysis import analyse
 from perfgate.complexity.regression import WEIGHTINGS, Fit, FitError
-from perfgate.complexity.terms import DEFAULT_SPEC, TermError, letters, parse_terms
+from perfgate.complexity.terms import DEFAULT_SPEC, TermError, default_terms, letters, parse_terms
 from perfgate.errors import EXIT_OK, EXIT_REGRESSION, InputError, PerfgateError
 from perfgate.model import Metric, Run
 from perfgate.output import emit_json, err, out
@@ -220,35 +220,9 @@ def _from_store(args: argparse.Namespace) -> ScalingTable:
             points = [m for m in run.metrics if m.benchmark.startswith(own + "/") and "parameters" in m.attrs]
             if points:
                 full = f"{suite}/{own}" if isinstance(suite, str) else own
-                return _table_from_metrics(full, points, f"{args.store} run {summary.run_id}")
+                return table_from_metrics(full, points, f"{args.store} run {summary.run_id}")
     at = f" at commit {commit}" if commit else ""
     raise PerfgateError(f"no scaling run of {name!r}{at} in {args.store} (ingest one with --adapter scaling-tsv)")
-
-
-def _table_from_metrics(name: str, metrics: list[Metric], source: str) -> ScalingTable:
-    """Rows from recorded points: each sample (or the value) of each parameter combination."""
-    by_point: dict[str, dict[str, Metric]] = {}
-    for m in metrics:
-        by_point.setdefault(m.benchmark, {})[m.measure] = m
-    measures = sorted({m.measure for m in metrics})
-    unit = measures[0].rsplit("-", 1)[-1] if "-" in measures[0] else ""
-    params: dict[str, list[float]] = {}
-    phases: dict[str, list[float]] = {meas.rsplit("-", 1)[0]: [] for meas in measures}
-    for point in by_point.values():
-        first = next(iter(point.values()))
-        rows = len(first.samples) or 1
-        for meas in measures:
-            m = point.get(meas)
-            values = list(m.samples) or [m.value] if m else []
-            if len(values) != rows:
-                raise InputError(source, first.benchmark, f"measure {meas!r} has {len(values)} points, expected {rows}")
-            phases[meas.rsplit("-", 1)[0]].extend(values)
-        for k, v in first.attrs["parameters"].items():
-            params.setdefault(k, []).extend([float(v)] * rows)
-    arrays = {k: np.array(v) for k, v in params.items()}
-    n = len(next(iter(arrays.values())))
-    return ScalingTable(name, "", arrays, {k: np.array(v) for k, v in phases.items()}, unit or "ns", False,
-                        source, np.arange(1, n + 1))
 
 
 def _filter(table: ScalingTable, args: argparse.Namespace) -> ScalingTable:
@@ -282,12 +256,12 @@ def _phases(table: ScalingTable, spec: str | None) -> list[tuple[str, str, np.nd
 
 
 def _candidates(args: argparse.Namespace, params: dict[str, np.ndarray]):
+    if not args.params:
+        return default_terms(params)
     try:
-        terms = parse_terms(args.params or DEFAULT_SPEC)
+        terms = parse_terms(args.params)
     except TermError as e:
         raise PerfgateError(f"-p {args.params}: {e}") from None
-    if not args.params:
-        terms = [t for t in terms if letters([t]) <= set(params)]
     missing = letters(terms) - set(params)
     if missing:
         raise PerfgateError(f"-p {args.params}: the data has no parameter for {', '.join(sorted(missing))} "

@@ -40,3 +40,12 @@ def analyse(terms: list[Term], params: dict[str, np.ndarray], y: np.ndarray, *, 
         found = find_knee(linear_base(fit.terms, knee), params, y, knee, start=fit.fitted,
                           robust_weights=fit.robust_weights, weighting=weighting, noise_scale=noise_scale)
     return Analysis(fit, selection, found)
+
+
+def knee_letter(names: dict[str, str], params: dict[str, np.ndarray]) -> str | None:
+    """The knee is searched in objects when the sweep has them (the seeds' question), else in
+    the parameter spanning most orders of magnitude."""
+    if "o" in names and names["o"] == "objects":
+        return "o"
+    spans = {k: np.ptp(np.log10(np.maximum(v, 1e-300))) for k, v in params.items() if np.all(v > 0)}
+    return max(spans, key=spans.get) if spans else None

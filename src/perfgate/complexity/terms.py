@@ -94,3 +94,9 @@ def design_matrix(terms: list[Term], params: dict[str, np.ndarray]) -> np.ndarra
                         f"(it has: {', '.join(sorted(params)) or 'none'})")
     n = len(next(iter(params.values()))) if params else 0
     return np.column_stack([t.column(params, n) for t in terms]) if terms else np.empty((n, 0))
+
+
+def default_terms(params) -> list[Term]:
+    """The terms ``perfgate fit`` chooses among when none are given: those of ``DEFAULT_SPEC``
+    whose parameters the data has."""
+    return [t for t in parse_terms(DEFAULT_SPEC) if letters([t]) <= set(params)]

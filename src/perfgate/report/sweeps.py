@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from perfgate.complexity.terms import DEFAULT_SPEC, TermError, design_matrix, letters, parse_terms
+from perfgate.complexity.terms import TermError, default_terms, design_matrix
 from perfgate.store import Point, SeriesKey
 from perfgate.units import human
 
@@ -85,27 +85,18 @@ def _table(rows: list[tuple[dict[str, float], list[float]]]) -> tuple[dict[str, 
     return ({letter_of[n]: n for n in names}, {letter_of[n]: np.array(v) for n, v in xs.items()}, np.array(ys))
 
 
-def knee_letter(names: dict[str, str], params: dict[str, np.ndarray]) -> str | None:
-    """The knee is searched in objects when the sweep has them (the seeds' question), else in
-    the parameter spanning most orders of magnitude."""
-    if "o" in names and names["o"] == "objects":
-        return "o"
-    spans = {k: np.ptp(np.log10(np.maximum(v, 1e-300))) for k, v in params.items() if np.all(v > 0)}
-    return max(spans, key=spans.get) if spans else None
-
-
 def fit_commit(rows, measure: str) -> dict | None:
     """The fit of one commit's points of one measure: model, coefficients with their intervals,
     knee, and the points and model curve to draw.  None when the data cannot support a fit."""
     # Imported here: the fitting code pulls in statsmodels (~2 s to import), and most builds have
     # no sweep at all.
-    from perfgate.complexity.analysis import analyse
+    from perfgate.complexity.analysis import analyse, knee_letter
     from perfgate.complexity.regression import FitError
 
     names, params, y = _table(rows)
     if len(y) < 4 or any(np.isnan(v).any() for v in params.values()) or not np.all(np.isfinite(y)):
         return None
-    terms = [t for t in parse_terms(DEFAULT_SPEC) if letters([t]) <= set(params)]
+    terms = default_terms(params)
     knee_in = knee_letter(names, params)
     try:
         found = analyse(terms, params, y, auto=True, knee=knee_in)
