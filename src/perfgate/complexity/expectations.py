@@ -32,6 +32,7 @@ from __future__ import annotations
 import fnmatch
 import tomllib
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 from scipy import stats
@@ -39,6 +40,7 @@ from scipy import stats
 from perfgate.complexity.knee import Knee
 from perfgate.complexity.regression import Fit
 from perfgate.errors import InputError
+from perfgate.inputs import read_text
 from perfgate.units import p_text
 
 ORDERS = {"constant": 0, "linear": 1, "quadratic": 2, "cubic": 3}
@@ -74,11 +76,16 @@ class Verdict:
     confidence: float = 0.0  # 1 − p of that excess being real
     judged_up_to: float | None = None    # the largest size judged: min(up_to, largest measured)
     extrapolation: str = ""              # what the fit says beyond the data (not judged)
+    # the share of the cost that would break the expectation, as estimated whether significant
+    # or not (0 when the fit has no term or knee beyond the expected order): what the rounds of a
+    # check compare, head against base
+    share: float = 0.0
 
     def as_dict(self) -> dict:
         return {"pattern": self.expectation.pattern, "expected": self.expectation.text, "phase": self.phase,
                 "ok": self.ok, "reason": self.reason, "effect": self.effect, "confidence": self.confidence,
-                "judged_up_to": self.judged_up_to, "extrapolation": self.extrapolation or None}
+                "judged_up_to": self.judged_up_to, "extrapolation": self.extrapolation or None,
+                "share": self.share}
 
 
 def parse_expectations(text: str, source: str) -> list[Expectation]:
@@ -152,16 +159,19 @@ def check(exp: Expectation, phase: str, fit: Fit, knee: Knee | None, params: dic
         if far is not None and far[0] > 0:
             extrapolation = (f"extrapolation, not judged: the fit's {far[2]} would add {far[0]:.0%} at "
                              f"{exp.param} = {exp.up_to:,.0f}, {exp.up_to / x_max:.1f}× the largest measured")
-    verdict = dict(judged_up_to=at_x, extrapolation=extrapolation)
+    near = excess_share(at_x)
+    steeper = knee is not None and knee.found and knee.param == letter and (knee.degree or 0) > exp.order \
+        and knee.location < at_x
+    # as the verdict reads it: a knee beyond the order first, else the polynomial's excess terms
+    share = knee.effect if steeper else near[0] if near is not None else 0.0
+    verdict = dict(judged_up_to=at_x, extrapolation=extrapolation, share=share)
 
-    if knee is not None and knee.found and knee.param == letter and (knee.degree or 0) > exp.order \
-            and knee.location < at_x and knee.effect > exp.tolerance:
+    if steeper and knee.effect > exp.tolerance:
         return Verdict(exp, phase, False,
                        f"the cost turns {ORDER_NAMES.get(knee.degree, knee.degree)} above {exp.param} ≈ "
                        f"{knee.location:,.0f} (95% interval {knee.low:,.0f} … {knee.high:,.0f}), adding "
                        f"{knee.effect:.0%} at {x_max:,.0f} ({p_text(knee.p_value)}); expected {exp.text}{note}",
                        knee.effect, 1 - knee.p_value, **verdict)
-    near = excess_share(at_x)
     if near is not None:
         effect, p, names = near
         if effect > exp.tolerance and p < ALPHA:
@@ -170,6 +180,17 @@ def check(exp: Expectation, phase: str, fit: Fit, knee: Knee | None, params: dic
                            f"({p_text(p)}); expected {exp.text}{note}", effect, 1 - p, **verdict)
     asked = f" (expected up to {exp.up_to:,.0f}{note})" if beyond else ""
     return Verdict(exp, phase, True, f"consistent with {judged}{asked}", **verdict)
+
+
+def expectations_of(thresholds: Path | None) -> list[Expectation]:
+    """The expectations beside a check's thresholds: ``complexity.toml`` of a thresholds folder,
+    or the ``[complexity]`` tables of a thresholds file; none without either."""
+    if thresholds is None:
+        return []
+    path = thresholds / "complexity.toml" if thresholds.is_dir() else thresholds
+    if not path.is_file():
+        return []
+    return parse_expectations(read_text(str(path)), str(path))
 
 
 def for_benchmark(expectations: list[Expectation], benchmark: str) -> list[Expectation]:
