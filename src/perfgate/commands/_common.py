@@ -107,13 +107,14 @@ def check_markdown_target(args: argparse.Namespace) -> None:
         check_writable(args.markdown, "--markdown")
 
 
-def write_markdown(args: argparse.Namespace, comparison) -> None:
-    """Write the PR comment when --markdown was given (imported lazily: it pulls in scipy)."""
+def write_markdown(args: argparse.Namespace, comparison, complexity=()) -> None:
+    """Write the PR comment when --markdown was given (imported lazily: it pulls in scipy);
+    ``complexity``: the scaling tables' rows (``ComplexityRow``), if any."""
     if args.markdown:
         from perfgate.report.markdown import comparison_markdown
 
         write_atomic(args.markdown, comparison_markdown(comparison, key=os.environ.get("PERFGATE_COMMENT_KEY", ""),
-                                                        links=github_links()))
+                                                        links=github_links(), complexity=complexity))
 
 
 def github_links():

@@ -19,7 +19,11 @@ flagged, or no-change (its interval rules out a regression of its ``min_effect``
 next round would not fit in the budget (which counts the image builds, and is checked after
 every round).
 
-Exit 1 when a significant regression above the threshold is found, 0 otherwise.
+A suite whose output is a scaling table is also fitted as a whole on each side, its knee shown
+and the base's complexity expectations judged on both (``perfgate.complexity.compare``).
+
+Exit 1 when a significant regression above the threshold is found, or a complexity expectation
+the base keeps is broken by the head; 0 otherwise.
 """
 
 from __future__ import annotations
@@ -128,14 +132,33 @@ def pool(results: list[SuiteResult]) -> list[Metric]:
     """One metric per (benchmark, measure) from several rounds: one sample per round (the median
     of that round's raw samples), and every raw sample, round by round, in
     ``attrs["round_samples"]`` — samples taken back to back in one round share the machine's state,
-    so they narrow that round's estimate and are not independent of each other."""
+    so they narrow that round's estimate and are not independent of each other.  A scaling
+    point keeps its parameters, so ``fit --from-store`` can fit a check's side."""
+    parameters = {(m.benchmark, m.measure): m.attrs["parameters"] for r in results for m in r.metrics
+                  if "parameters" in m.attrs}
     metrics = []
     for (b, meas), rounds in per_round(results).items():
         vals = [statistics.median(r) for r in rounds]
+        point = {"parameters": parameters[(b, meas)]} if (b, meas) in parameters else {}
         metrics.append(Metric(b, meas, statistics.median(vals), min(vals), max(vals), tuple(vals),
                               attrs={"rounds": len(vals), "raw_samples": sum(map(len, rounds)),
-                                     "round_samples": rounds}))
+                                     "round_samples": rounds, **point}))
     return metrics
+
+
+def scaling_points(results: list[SuiteResult]) -> list[Metric]:
+    """Each scaling point of one side once, named with its suite first (as ``complexity.toml``'s
+    patterns name it), its value the median over the rounds of each round's median."""
+    values: dict[tuple[str, str], list[float]] = defaultdict(list)
+    parameters: dict[tuple[str, str], dict] = {}
+    for r in results:
+        for m in r.metrics:
+            if isinstance(m.attrs.get("parameters"), dict):
+                key = (f"{r.context['suite']}/{m.benchmark}", m.measure)
+                values[key].append(statistics.median(m.samples or (m.value,)))
+                parameters[key] = m.attrs["parameters"]
+    return [Metric(b, meas, statistics.median(v), attrs={"parameters": parameters[(b, meas)]})
+            for (b, meas), v in values.items()]
 
 
 def rounds_of(run: Run) -> dict[tuple[str, str], list[list[float]]]:
@@ -177,6 +200,12 @@ class Outcome:
     rounds: int
     stopped: str                     # why the rounds ended
     looks: list[dict] = field(default_factory=list)
+    complexity: list = field(default_factory=list)   # ComplexityRow of each scaling table and measure
+
+    @property
+    def exit_code(self) -> int:
+        """1 on a significant regression, or on a complexity expectation the head breaks."""
+        return 1 if self.comparison.exit_code or any(r.broken for r in self.complexity) else 0
 
 
 def run(args: argparse.Namespace) -> int:
@@ -197,6 +226,7 @@ def run(args: argparse.Namespace) -> int:
         side = "head" if args.head_thresholds else "base"
         path = _thresholds_path(args, root, shas[side], Path(tmp))
         thresholds = load_thresholds(path) if path else Thresholds()  # a bad file fails before any run
+        expectations = _expectations(path)
     engine.ensure_engine()
     with tempfile.TemporaryDirectory(prefix="perfgate-check-") as tmp:
         trees = {}
@@ -204,7 +234,7 @@ def run(args: argparse.Namespace) -> int:
             for side, sha in shas.items():
                 trees[side] = Path(tmp) / side
                 _git(root, "worktree", "add", "--detach", "--force", str(trees[side]), sha)
-            runs, outcome = _measure(args, plan, thresholds, root, trees, shas)
+            runs, outcome = _measure(args, plan, thresholds, expectations, root, trees, shas)
         except PerfgateError as e:
             raise _named_by_side(e, trees, args) from None
         finally:
@@ -218,16 +248,17 @@ def run(args: argparse.Namespace) -> int:
     comparison = outcome.comparison
     comparison.base = {"branch": args.base, "commit": shas["base"], "testbed": testbeds}
     comparison.head = {"branch": args.head, "commit": shas["head"], "testbed": testbeds}
-    write_markdown(args, comparison)
+    write_markdown(args, comparison, outcome.complexity)
     if args.json:
         emit_json({"base": {"ref": args.base, "commit": shas["base"]}, "head": {"ref": args.head, "commit": shas["head"]},
                    "rounds": outcome.rounds, "sequential": plan.sequential, "stopped": outcome.stopped,
                    "looks": outcome.looks, "testbed": runs["base"][0].testbed.name,
                    "testbeds": {r.testbed.name: r.context["suites"] for r in runs["base"]},
-                   "comparison": comparison, "counts": comparison.counts(), "exit_code": comparison.exit_code})
+                   "comparison": comparison, "counts": comparison.counts(),
+                   "complexity": [r.as_dict() for r in outcome.complexity], "exit_code": outcome.exit_code})
     else:
         _print(comparison, args, shas, testbeds, outcome)
-    return comparison.exit_code
+    return outcome.exit_code
 
 
 def judge(rounds: dict[str, dict[tuple[str, str], list[list[float]]]], thresholds, plan: Plan,
@@ -260,6 +291,14 @@ def judge(rounds: dict[str, dict[tuple[str, str], list[list[float]]]], threshold
             undecided.append(f"{v.benchmark} {v.measure}")
     look = {"round": n, "level": level, "flagged": len(flagged), "undecided": len(undecided)}
     return comparison, not undecided, look
+
+
+def _expectations(thresholds: Path | None) -> list:
+    """The complexity expectations beside the thresholds (imported here: the fitting code pulls
+    in statsmodels, and every perfgate command imports this module)."""
+    from perfgate.complexity.expectations import expectations_of
+
+    return expectations_of(thresholds)
 
 
 def _warn_uncommitted(root: Path, shas: dict[str, str]) -> None:
@@ -299,8 +338,8 @@ def _thresholds_path(args: argparse.Namespace, root: Path, sha: str, tmp: Path) 
     return tmp / "thresholds"
 
 
-def _measure(args: argparse.Namespace, plan: Plan, thresholds, root: Path, trees: dict[str, Path],
-             shas: dict[str, str]) -> tuple[dict[str, Run], Outcome]:
+def _measure(args: argparse.Namespace, plan: Plan, thresholds, expectations: list, root: Path,
+             trees: dict[str, Path], shas: dict[str, str]) -> tuple[dict[str, Run], Outcome]:
     """Build both sides on one toolchain image, run them interleaved round after round, judge."""
     began = time.monotonic()     # the budget counts the builds too: a user waits for those as well
     suites = {side: {s.name: s for s in discover(tree / "benches", None)} for side, tree in trees.items()}
@@ -400,7 +439,17 @@ def _measure(args: argparse.Namespace, plan: Plan, thresholds, root: Path, trees
                                 f"level {comparison.alpha:.2g}, which the q-values are judged against")
     comparison.notes.extend(one_sided)
     check_id = f"{shas['base'][:12]}..{shas['head'][:12]}@{started_at:.0f}"  # pairs the runs in the store
-    return side_runs(args, shas, results, testbeds, done, check_id), Outcome(comparison, done, stopped, looks)
+    points = {side: scaling_points(rs) for side, rs in results.items()}
+    complexity = []
+    if points["base"] and points["head"]:
+        from perfgate.complexity.compare import compare_complexity   # statsmodels: only for scaling suites
+
+        # each round ran every step once a side, in order: a round's own points bear a violation out
+        each = {side: [scaling_points(rs[i * len(steps):(i + 1) * len(steps)]) for i in range(done)]
+                for side, rs in results.items()}
+        complexity = compare_complexity(points["base"], points["head"], expectations, each["base"], each["head"])
+    return (side_runs(args, shas, results, testbeds, done, check_id),
+            Outcome(comparison, done, stopped, looks, complexity))
 
 
 def side_runs(args: argparse.Namespace, shas: dict[str, str], results: dict[str, list[SuiteResult]],
@@ -432,7 +481,15 @@ def _print(comparison: Comparison, args: argparse.Namespace, shas: dict[str, str
     out.print(f"perfgate check: {terminal(args.head)} ({shas['head'][:12]}) against {terminal(args.base)} "
               f"({shas['base'][:12]}), {outcome.rounds} interleaved rounds on {terminal(testbeds)}")
     out.print(terminal(comparison.render(quiet_rows(args)), keep_newlines=True))
-    verdict = "FAIL: significant regression" if comparison.exit_code else "ok: no significant regression"
+    if outcome.complexity:
+        out.print("complexity, each side's scaling points fitted as perfgate fit fits them "
+                  "(medians over the rounds; expectations of the base's complexity.toml):", markup=False)
+        for row in outcome.complexity:
+            out.print(terminal("\n".join("  " + line for line in row.lines()), keep_newlines=True), markup=False)
+    broken = [r for r in outcome.complexity if r.broken]
+    failures = (["significant regression"] if comparison.exit_code else []) + \
+        ([f"complexity expectation broken in {len(broken)} table measure(s)"] if broken else [])
+    verdict = f"FAIL: {', '.join(failures)}" if failures else "ok: no significant regression"
     undecided = comparison.undecided_text()
     if undecided:
         verdict += f", {undecided}"

@@ -6,20 +6,25 @@ comparison (so 50 benchmarks do not raise 2–3 false alarms per pull request), 
 this pair of runs could have detected given its noise, and a verdict.  A change must be
 significant (q ≤ alpha) AND at least the series' min_effect from thresholds/ to count.
 
-Exit 1 when a significant regression above threshold is found, 0 otherwise, 2 on bad input.
+Runs with scaling points (a scaling table's rows) also get each table fitted on either side, its
+knee shown and its complexity expectations judged (as ``perfgate check`` does).
+
+Exit 1 when a significant regression above threshold is found, or a complexity expectation the
+base keeps is broken by the head; 0 otherwise, 2 on bad input.
 """
 
 from __future__ import annotations
 
 import argparse
 from dataclasses import asdict
+from pathlib import Path
 
 from perfgate.commands._common import (add_all_rows_option, add_markdown_option, check_markdown_target, quiet_rows,
                                       store_from, write_markdown)
 from perfgate.escape import terminal
 from perfgate.errors import PerfgateError
 from perfgate.output import emit_json, out
-from perfgate.thresholds import load_thresholds
+from perfgate.thresholds import default_path, load_thresholds
 
 NAME = "compare"
 HELP = "compare a head run against a base run (effect sizes, FDR-controlled verdicts; exit 1 on regression)"
@@ -118,13 +123,36 @@ def run(args: argparse.Namespace) -> int:
     comparison = compare_runs(base, head, thresholds, args.alpha)
     apart = _not_measured_together(base, head)
     comparison.warnings += [w for w in (*partial, apart) if w]
-    write_markdown(args, comparison)
+    complexity = _complexity(base, head, args.thresholds)
+    broken = [r for r in complexity if r.broken]
+    exit_code = 1 if comparison.exit_code or broken else 0
+    write_markdown(args, comparison, complexity)
     if args.json:
         emit_json(asdict(comparison) | {"regressions": len(comparison.regressions),
                                         "improvements": len(comparison.improvements),
-                                        "counts": comparison.counts(), "exit_code": comparison.exit_code})
+                                        "counts": comparison.counts(),
+                                        "complexity": [r.as_dict() for r in complexity], "exit_code": exit_code})
     else:
         out.print(terminal(f"head {head.branch}@{head.commit[:12]} against base {base.branch}@{base.commit[:12]}"),
                   highlight=False)
         out.print(terminal(comparison.render(quiet_rows(args)), keep_newlines=True), highlight=False)
-    return comparison.exit_code
+        if complexity:
+            out.print("complexity, each run's scaling points fitted as perfgate fit fits them:", markup=False)
+            for row in complexity:
+                out.print(terminal("\n".join("  " + line for line in row.lines()), keep_newlines=True), markup=False)
+        if broken:
+            out.print(f"FAIL: complexity expectation broken in {len(broken)} table measure(s)", markup=False)
+    return exit_code
+
+
+def _complexity(base, head, thresholds: str | None) -> list:
+    """Each scaling table both runs measured, fitted on either side, its expectations judged
+    (imported only when both runs have scaling points: the fitting code pulls in statsmodels)."""
+    if not any("parameters" in m.attrs for m in base.metrics) or \
+            not any("parameters" in m.attrs for m in head.metrics):
+        return []
+    from perfgate.complexity.compare import compare_complexity, run_points
+    from perfgate.complexity.expectations import expectations_of
+
+    path = Path(thresholds) if thresholds else default_path()
+    return compare_complexity(run_points(base), run_points(head), expectations_of(path))

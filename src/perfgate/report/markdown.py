@@ -11,10 +11,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Sequence
 
 from perfgate.detect.compare import INTERVALS_NOTE, Comparison, Verdict, severity
 from perfgate.escape import markdown_code, markdown_text
 from perfgate.units import human, p_cell, pct
+
+if TYPE_CHECKING:   # the rows come from perfgate.complexity, whose fitting code is slow to import
+    from perfgate.complexity.compare import ComplexityRow
 
 MARKER = "<!-- perfgate-comment -->"  # lets a workflow find and update its own comment
 # GitHub refuses comments over 65,536 characters; stay clear of it with room for the workflow's marker.
@@ -70,12 +74,15 @@ def _side(run: dict, links: Links) -> str:
 
 
 def comparison_markdown(c: Comparison, title: str = "perfgate", key: str = "", links: Links | None = None,
-                        max_chars: int = MAX_CHARS) -> str:
+                        max_chars: int = MAX_CHARS, complexity: Sequence[ComplexityRow] = ()) -> str:
     links = links or Links()
     regressions, improvements = c.findings("regression"), c.findings("improvement")
     undecided = c.undecided_text()
-    if regressions:
-        headline = f"❌ **{len(regressions)} performance regression(s)**" + (f"; {undecided}" if undecided else "")
+    broken = [r for r in complexity if r.broken]
+    if regressions or broken:
+        failures = ([f"{len(regressions)} performance regression(s)"] if regressions else []) + \
+            ([f"complexity expectation broken in {len(broken)} table measure(s)"] if broken else [])
+        headline = f"❌ **{'; '.join(failures)}**" + (f"; {undecided}" if undecided else "")
     elif undecided:
         # No regression was found, but not every row could have seen one: said in the headline,
         # not left to a grey row in a folded table.
@@ -99,6 +106,7 @@ def comparison_markdown(c: Comparison, title: str = "perfgate", key: str = "", l
         # Each note a paragraph of the quote (consecutive "> " lines are one paragraph in
         # CommonMark); the blank line after it ends the quote, or GitHub puts the table inside it.
         lines += ["\n>\n".join(f"> {q}" for q in quoted), ""]
+    lines += _complexity_section(complexity)
     flagged = regressions + improvements          # (verdict, the measures tied to it)
     shown_ids = {id(x) for v, tied in flagged for x in (v, *tied)}
     # in the terminal's order, each kind nearest to a finding first; the inconclusive rows in
@@ -131,6 +139,37 @@ def comparison_markdown(c: Comparison, title: str = "perfgate", key: str = "", l
         lines.append(f"**{left_out} comparison(s) not shown** to stay under GitHub's comment size limit; "
                      f"every row is in {see} and the run's artifact.")
     return "\n".join(lines) + "\n"
+
+
+_STATUS = {"broken": "❌ broken by head", "violated on both": "⚠️ violated on both sides",
+           "inconclusive": "⚠️ inconclusive", "fixed": "✅ fixed by head",
+           "ok": "✅ kept", "fitted": "no expectation"}
+
+
+def _complexity_section(rows: Sequence[ComplexityRow]) -> list[str]:
+    """The scaling tables: each side's model and knee, and what became of the expectations.
+    A table whose expectations a side breaks, or with a knee, is in sight; the rest folded."""
+    if not rows:
+        return []
+    header = ["| scaling table | measure | base | head | expectations |", "|---|---|---|---|---|"]
+
+    def row(r: ComplexityRow) -> str:
+        sides = [markdown_text("; ".join([s.model or f"no fit: {s.error}", *s.unconfirmed()])) for s in (r.base, r.head)]
+        why = f": {markdown_text(r.detail())}" if r.detail() else ""
+        return f"| {markdown_code(r.table)} | {markdown_code(r.measure)} | {sides[0]} | {sides[1]} | " \
+               f"{_STATUS[r.status]}{why} |"
+
+    loud = [r for r in rows if r.status in ("broken", "violated on both", "inconclusive", "fixed") or r.knee_text()]
+    quiet = [r for r in rows if r not in loud]
+    lines = ["**Complexity**: each side's scaling points fitted as `perfgate fit` fits them (the median of "
+             "each point over the rounds; terms chosen by BIC, a knee searched; expectations from the base's "
+             "`complexity.toml`). A knee's interval is the fit's precision, narrower than run to run.", ""]
+    if loud:
+        lines += [*header, *map(row, loud), ""]
+    if quiet:
+        lines += [f"<details><summary>{len(quiet)} {'other ' if loud else ''}scaling table measure(s), "
+                  f"nothing changed</summary>", "", *header, *map(row, quiet), "", "</details>", ""]
+    return lines
 
 
 def _fit(rows: list[tuple[Verdict, list[Verdict]]], budget: int) -> list[tuple[Verdict, list[Verdict]]]:

@@ -1,0 +1,247 @@
+"""Complexity in a pull-request check: each side's scaling tables fitted as ``perfgate fit`` fits
+them (terms chosen by BIC, a knee searched), and the complexity expectations judged on both.
+
+Judged point by point, a knee that moved from 2,070 to 608 objects is hundreds of rows flagged;
+here it is one row per table and measure: each side's model and knee, and what became of each
+expectation.  A head that breaks an expectation its base keeps fails the check; one its base
+already broke is said, and left to the per-point rows (the pull request did not cause it).
+
+A sweep's points are measured one after another, so load on a noisy machine bends a whole
+stretch of a run's curve, and the fit's p-values (which take the points' noise as independent)
+call the bend a quadratic term: A/A sweeps of a linear loop on a loaded host were "violated" on
+one side in 4 of 15 pairs.  A check runs every round as a full sweep of both sides, back to
+back, so the rounds are the replicates, as they are for the per-point rows: a violation counts
+only when the rounds' fit together shows it and so do more than half of the rounds' own fits,
+and the head breaks an expectation only when, round by round, the share of its cost beyond the
+expected order exceeds the base's by more than the tolerance (a one-sided paired t at 5%).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+from scipy import stats
+
+from perfgate.adapters.scaling_tsv import ScalingTable, table_from_metrics
+from perfgate.complexity.analysis import analyse, knee_letter
+from perfgate.complexity.expectations import Expectation, Verdict, check, for_benchmark
+from perfgate.complexity.regression import FitError
+from perfgate.complexity.terms import TermError, default_terms
+from perfgate.errors import InputError
+from perfgate.model import Metric, Run
+from perfgate.units import p_text
+
+MIN_POINTS = 4   # fewer parameter combinations than this cannot show a shape
+ALPHA = 0.05     # the paired test's level, as the expectations' own
+SHARE_CAP = 10.0  # a share past 1,000% (a fit whose cost nears zero) counts as 1,000%
+
+
+@dataclass
+class SideFit:
+    """One side's fit of one table's measure, and its verdict on each expectation."""
+    model: str                       # "knee at objects ≈ 2,070 (95% …), then quadratic" or "27⋅o, no knee"
+    knee: dict | None = None         # the knee found (location, low, high, degree, …), None if none
+    verdicts: list[Verdict] = field(default_factory=list)
+    error: str = ""                  # why no fit could be made (then model is "")
+    # each round's own verdicts, aligned with ``verdicts`` (None: that round could not be fitted);
+    # empty when there were no rounds, or no violation on either side to bear out
+    rounds: list[list[Verdict] | None] = field(default_factory=list)
+
+    def round_count(self, i: int) -> tuple[int, int]:
+        """(rounds whose own fit violates expectation i, rounds fitted)."""
+        fitted = [r[i] for r in self.rounds if r is not None]
+        return sum(not v.ok for v in fitted), len(fitted)
+
+    def violated(self) -> list[Verdict]:
+        """The violations that count: the pooled fit's, each also in more than half of the
+        rounds when there were rounds."""
+        return [v for i, v in enumerate(self.verdicts)
+                if not v.ok and (not self.rounds or 2 * self.round_count(i)[0] > self.round_count(i)[1])]
+
+    def unconfirmed(self) -> list[str]:
+        """``"linear in objects: violated in the rounds together, in 1 of 8 rounds alone"``
+        for each pooled violation the rounds did not bear out."""
+        counted = self.violated()
+        return [f"{v.expectation.text}: violated in the rounds together, in {self.round_count(i)[0]} of "
+                f"{self.round_count(i)[1]} rounds alone (not counted)"
+                for i, v in enumerate(self.verdicts) if not v.ok and v not in counted]
+
+
+@dataclass
+class ComplexityRow:
+    """A scaling table's measure on both sides."""
+    table: str                       # "async-deinit/quadratic-queue/async_array"
+    measure: str                     # "total-ns"
+    base: SideFit
+    head: SideFit
+
+    @property
+    def broken(self) -> list[Verdict]:
+        """The head's violations of expectations the base keeps (with rounds on both sides,
+        only those whose share beyond the expected order rose, round by round, past the
+        tolerance: :meth:`paired`)."""
+        if self.base.error:
+            return []
+        kept = {v.expectation for v in self.base.verdicts} - {v.expectation for v in self.base.violated()}
+        broken = []
+        for i, v in enumerate(self.head.verdicts):
+            if v in self.head.violated() and v.expectation in kept:
+                rise = self.paired(i)
+                if rise is None or rise[1] < ALPHA:
+                    broken.append(v)
+        return broken
+
+    def paired(self, i: int) -> tuple[float, float] | None:
+        """(mean rise of expectation i's share, head over base, round by round; the one-sided
+        p-value that it exceeds the tolerance), or None without two rounds fitted on both sides."""
+        pairs = [(h[i].share, b[i].share) for h, b in zip(self.head.rounds, self.base.rounds)
+                 if h is not None and b is not None]
+        if len(pairs) < 2:
+            return None
+        rise = np.array([min(h, SHARE_CAP) - min(b, SHARE_CAP) for h, b in pairs])
+        excess = rise.mean() - self.head.verdicts[i].expectation.tolerance
+        spread = rise.std(ddof=1) / np.sqrt(len(rise))
+        if spread == 0:
+            return float(rise.mean()), 0.0 if excess > 0 else 1.0
+        return float(rise.mean()), float(stats.t.sf(excess / spread, len(rise) - 1))
+
+    @property
+    def status(self) -> str:
+        """broken; violated on both; inconclusive (the head's violation did not stand out from the
+        base round by round); fixed; ok (every expectation kept); fitted (none to judge)."""
+        if self.broken:
+            return "broken"
+        head_bad, base_bad = self.head.violated(), self.base.violated()
+        if head_bad:
+            return "violated on both" if base_bad or self.base.error else "inconclusive"
+        if base_bad:
+            return "fixed"
+        return "ok" if self.head.verdicts else "fitted"
+
+    def knee_text(self) -> str:
+        """``"knee 2,070 → 608 objects"``, or a knee that only one side has; "" when neither has
+        one.  No claim that a knee moved: its 95% interval is the fit's precision, and knees of
+        runs of one commit fall outside each other's intervals (README, "Complexity")."""
+        b, h = self.base.knee, self.head.knee
+        if b and h:
+            return f"knee {b['location']:,.0f} → {h['location']:,.0f} {h['param']}"
+        if h:
+            return f"a knee at {h['location']:,.0f} {h['param']} in head only"
+        if b:
+            return f"the base's knee at {b['location']:,.0f} {b['param']} is not in head"
+        return ""
+
+    def detail(self) -> str:
+        """Why: a broken expectation's reason, else the knees; "" when there is nothing to say."""
+        if self.broken:
+            return "; ".join(v.reason for v in self.broken)
+        if self.status == "inconclusive":
+            rises = [(v, self.paired(i)) for i, v in enumerate(self.head.verdicts) if v in self.head.violated()]
+            return "; ".join(f"the head's fit breaks {v.expectation.text}, but round by round its share beyond "
+                             f"that order rose {rise:+.0%} over the base's ({p_text(p)} that it rose past the "
+                             f"tolerance of {v.expectation.tolerance:.0%})" for v, (rise, p) in rises)
+        return self.knee_text()
+
+    def verdict_text(self) -> str:
+        """The status in words, then the detail."""
+        text = {"broken": "BROKEN by head", "violated on both": "violated on both sides (already at base)",
+                "fixed": "fixed by head (the base broke an expectation the head keeps)",
+                "inconclusive": "inconclusive",
+                "ok": "expectations kept on both sides", "fitted": "no expectation matches"}[self.status]
+        return f"{text}: {self.detail()}" if self.detail() else text
+
+    def lines(self) -> list[str]:
+        """The row for a terminal: its verdict, then each side's model."""
+        return [f"{self.table} {self.measure}: {self.verdict_text()}",
+                *(f"  {side}: {fit.model or 'no fit: ' + fit.error}" + "".join(f"; {u}" for u in fit.unconfirmed())
+                  for side, fit in (("base", self.base), ("head", self.head)))]
+
+    def as_dict(self) -> dict:
+        return {"table": self.table, "measure": self.measure, "status": self.status,
+                "base": _side_dict(self.base), "head": _side_dict(self.head),
+                "broken": [v.as_dict() for v in self.broken], "knees": self.knee_text() or None}
+
+
+def compare_complexity(base: Sequence[Metric], head: Sequence[Metric], expectations: Sequence[Expectation],
+                       base_rounds: Sequence[Sequence[Metric]] = (),
+                       head_rounds: Sequence[Sequence[Metric]] = ()) -> list[ComplexityRow]:
+    """One row per scaling table and measure both sides measured.  Points are metrics with
+    ``attrs["parameters"]`` named ``TABLE/param=value,…``; each point is one row of its side's
+    table (its value: a check gives the median over its rounds).  ``*_rounds``: each round's
+    own points, in round order, which bear a violation out (none: the pooled fit alone decides)."""
+    sides = {"base": _tables(base), "head": _tables(head)}
+    rounds = {"base": [_tables(r) for r in base_rounds], "head": [_tables(r) for r in head_rounds]}
+    rows = []
+    for table in sorted(set(sides["base"]) & set(sides["head"])):
+        wanted = for_benchmark(list(expectations), table)
+        fitted = {side: _fit_side(sides[side][table], wanted) for side in sides}
+        for measure in sorted(set(fitted["base"]) & set(fitted["head"])):
+            row = ComplexityRow(table, measure, fitted["base"][measure], fitted["head"][measure])
+            if any(not v.ok for v in row.base.verdicts + row.head.verdicts):
+                for side, fit in (("base", row.base), ("head", row.head)):
+                    fit.rounds = [_fit_side(r[table], wanted).get(measure) if table in r else None
+                                  for r in rounds[side]]
+                    fit.rounds = [r.verdicts if r is not None and not r.error else None for r in fit.rounds]
+            rows.append(row)
+    return rows
+
+
+def run_points(run: Run) -> list[Metric]:
+    """A recorded run's scaling points, named with its suite first when it ran one suite (as
+    ``complexity.toml``'s patterns name them), each point's value one row."""
+    suites = run.context.get("suites") or [run.context.get("suite")]
+    prefix = f"{suites[0]}/" if len(suites) == 1 and isinstance(suites[0], str) else ""
+    return [Metric(prefix + m.benchmark, m.measure, m.value, attrs={"parameters": m.attrs["parameters"]})
+            for m in run.metrics if isinstance(m.attrs.get("parameters"), dict)]
+
+
+def _tables(metrics: Sequence[Metric]) -> dict[str, list[Metric]]:
+    tables: dict[str, list[Metric]] = {}
+    for m in metrics:
+        if isinstance(m.attrs.get("parameters"), dict) and "/" in m.benchmark:
+            tables.setdefault(m.benchmark.rsplit("/", 1)[0], []).append(m)
+    return tables
+
+
+def _fit_side(points: list[Metric], expectations: list[Expectation]) -> dict[str, SideFit]:
+    """Each measure of one side's table fitted, by its measure name."""
+    name = points[0].benchmark.rsplit("/", 1)[0]
+    try:
+        table = table_from_metrics(name, points, name)
+    except InputError as e:
+        return {m.measure: SideFit("", error=e.reason) for m in points}
+    units = {m.measure.rsplit("-", 1)[0]: m.measure for m in points}
+    return {units[phase]: _fit_measure(table, y, phase, expectations) for phase, y in table.phases.items()}
+
+
+def _fit_measure(table: ScalingTable, y: np.ndarray, phase: str, expectations: list[Expectation]) -> SideFit:
+    if len(table) < MIN_POINTS:
+        return SideFit("", error=f"{len(table)} point(s), too few to fit")
+    try:
+        params = table.letters()
+        names = {letter: column for column in table.params for letter in [column[0].lower()]}
+        found = analyse(default_terms(params), params, y, auto=True, knee=knee_letter(names, params))
+    except (FitError, TermError, InputError, np.linalg.LinAlgError) as e:
+        return SideFit("", error=str(e))
+    knee = found.knee if found.knee is not None and found.knee.found else None
+    knee_dict = None
+    if knee is not None:
+        param = names.get(knee.param, knee.param)
+        knee_dict = {**knee.as_dict(), "param": param}
+        shape = "quadratic" if knee.degree == 2 else "steeper"
+        model = (f"knee at {param} ≈ {knee.location:,.0f} (95% {knee.low:,.0f} … {knee.high:,.0f}), "
+                 f"then {shape}, +{knee.effect:.0%} at the largest")
+    else:
+        model = found.fit.formula() + (", no knee" if found.knee is not None else "")
+    verdicts = [check(e, phase, found.fit, found.knee, params) for e in expectations]
+    return SideFit(model, knee_dict, verdicts)
+
+
+def _side_dict(side: SideFit) -> dict:
+    return {"model": side.model or None, "knee": side.knee, "error": side.error or None,
+            "verdicts": [v.as_dict() | ({"rounds_violated": side.round_count(i)[0],
+                                         "rounds_fitted": side.round_count(i)[1]} if side.rounds else {})
+                         for i, v in enumerate(side.verdicts)],
+            "violated": [v.expectation.text for v in side.violated()]}

@@ -1,0 +1,195 @@
+"""Complexity in the pull-request check: a scaling table fitted on both sides, its knee shown and
+its expectations judged, so that a head turning a linear cost quadratic fails as "complexity
+expectation broken", not only as hundreds of per-point rows.  On the queue's recorded runs
+(``tests/fixtures/scaling-tsv``), through ``perfgate compare``, and in a real ``perfgate check``
+of a scaling suite built and run in the pinned image."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from perfgate.adapters import scaling_tsv
+from perfgate.complexity.compare import compare_complexity
+from perfgate.complexity.expectations import parse_expectations
+from perfgate.detect.compare import Comparison
+from perfgate.report.markdown import comparison_markdown
+from test_containers_docker import base_image, make_tiny_root  # noqa: F401 - fixture re-used
+
+FIXTURES = Path(__file__).parent / "fixtures" / "scaling-tsv"
+LINEAR, QUADRATIC = FIXTURES / "async-deinit-quick-linear.tsv", FIXTURES / "async-deinit-quick-quadratic.tsv"
+EXPECT = parse_expectations('[complexity."async-deinit/*"]\nobjects = "linear"\n', "complexity.toml")
+
+
+def points(path: Path, name: str = "async-deinit/async_array"):
+    metrics = scaling_tsv.parse(path.read_text(), str(path)).metrics
+    for m in metrics:
+        m.benchmark = f"{name}/{m.benchmark.split('/', 1)[1]}"
+    return metrics
+
+
+def test_a_head_turning_quadratic_breaks_the_expectation_its_base_keeps():
+    rows = compare_complexity(points(LINEAR), points(QUADRATIC), EXPECT)
+    assert [(r.table, r.measure, r.status) for r in rows] == [
+        ("async-deinit/async_array", "schedule-ns", "broken"), ("async-deinit/async_array", "total-ns", "broken")]
+    total = rows[1]
+    assert total.base.knee is None and "no knee" in total.base.model
+    assert 2_500 < total.head.knee["location"] < 3_500 and total.head.knee["degree"] == 2
+    assert total.broken[0].expectation == EXPECT[0] and "turns quadratic" in total.broken[0].reason
+    assert total.verdict_text().startswith("BROKEN by head: the cost turns quadratic above objects ≈ ")
+
+
+def test_a_base_already_broken_does_not_fail_the_head_and_a_fix_is_said():
+    both = compare_complexity(points(QUADRATIC), points(QUADRATIC), EXPECT)
+    assert {r.status for r in both} == {"violated on both"} and not any(r.broken for r in both)
+    assert both[1].knee_text() == f"knee {both[1].base.knee['location']:,.0f} → {both[1].head.knee['location']:,.0f} objects"
+    fixed = compare_complexity(points(QUADRATIC), points(LINEAR), EXPECT)
+    assert {r.status for r in fixed} == {"fixed"} and not any(r.broken for r in fixed)
+    assert "is not in head" in fixed[1].knee_text()
+    kept = compare_complexity(points(LINEAR), points(LINEAR), EXPECT)
+    assert {r.status for r in kept} == {"ok"} and all(r.knee_text() == "" for r in kept)
+    unmatched = compare_complexity(points(LINEAR, "other/async_array"), points(QUADRATIC, "other/async_array"), EXPECT)
+    assert {r.status for r in unmatched} == {"fitted"} and not any(r.broken for r in unmatched)
+    assert "in head only" in unmatched[1].knee_text()
+
+
+def test_a_violation_counts_only_when_more_than_half_of_the_rounds_bear_it_out():
+    """A burst of load bends one round's sweep, which the pooled fit can call quadratic; a change
+    in the code bends every round."""
+    linear, quadratic = points(LINEAR), points(QUADRATIC)
+    one_round = compare_complexity(linear, quadratic, EXPECT, [linear] * 3, [linear, linear, quadratic])
+    assert {r.status for r in one_round} == {"ok"} and not any(r.broken for r in one_round)
+    assert one_round[1].head.unconfirmed() == [
+        "linear in objects: violated in the rounds together, in 1 of 3 rounds alone (not counted)"]
+    assert "in 1 of 3 rounds alone" in one_round[1].lines()[2]
+    most = compare_complexity(linear, quadratic, EXPECT, [linear] * 4, [quadratic, quadratic, linear, quadratic])
+    assert {r.status for r in most} == {"broken"} and most[1].head.unconfirmed() == []
+    rise, p = most[1].paired(0)
+    assert 0.7 < rise < 0.8 and p < 0.05      # three rounds of four rose by ~99%, one by none
+    # two of three: a violation, but round by round no clear rise over the base (p ≈ 0.1)
+    unsure = compare_complexity(linear, quadratic, EXPECT, [linear] * 3, [quadratic, linear, quadratic])
+    assert {r.status for r in unsure} == {"inconclusive"} and not any(r.broken for r in unsure)
+    assert "round by round its share beyond that order rose +66% over the base's" in unsure[1].verdict_text()
+    # the base's violation is re-judged the same way: one round of three does not make it broken
+    rows = compare_complexity(quadratic, quadratic, EXPECT, [linear, linear, quadratic], [quadratic] * 3)
+    assert {r.status for r in rows} == {"inconclusive"}   # two rounds of three rose: not enough
+    rows = compare_complexity(quadratic, quadratic, EXPECT, [linear, linear, quadratic, linear], [quadratic] * 4)
+    assert {r.status for r in rows} == {"broken"}
+
+
+def test_only_tables_both_sides_measured_are_compared_and_too_few_points_say_so():
+    assert compare_complexity(points(LINEAR, "a/x"), points(QUADRATIC, "b/x"), EXPECT) == []
+    few = [m for m in points(LINEAR) if m.benchmark.endswith(("objects=4762", "objects=616", "objects=4000"))][:4]
+    rows = compare_complexity(few, points(QUADRATIC), EXPECT)
+    assert rows and all("too few to fit" in r.base.error for r in rows)
+    assert all(r.status != "broken" for r in rows)   # nothing the base keeps is known to be broken
+
+
+def test_the_comment_leads_with_the_broken_expectation_and_folds_the_tables_that_kept_theirs():
+    broken = compare_complexity(points(LINEAR), points(QUADRATIC), EXPECT)
+    kept = compare_complexity(points(LINEAR, "async-deinit/tree"), points(LINEAR, "async-deinit/tree"), EXPECT)
+    text = comparison_markdown(Comparison([], 0.05), complexity=broken + kept)
+    assert "❌ **complexity expectation broken in 2 table measure(s)**" in text
+    shown, folded = text.split("<details>")
+    assert "❌ broken by head: the cost turns quadratic" in shown and "`async-deinit/tree`" not in shown
+    assert folded.count("✅ kept") == 2
+    assert "✅ **No performance regression**" in comparison_markdown(Comparison([], 0.05), complexity=kept)
+
+
+def test_compare_of_two_recorded_scaling_runs_fails_on_a_broken_expectation(cli, tmp_path):
+    thresholds = tmp_path / "complexity.toml"
+    thresholds.write_text('[complexity."async_array"]\nobjects = "linear"\n')
+    cli("ingest", str(LINEAR), "--branch", "main", "--commit", "a" * 40, check=True)
+    cli("ingest", str(QUADRATIC), "--branch", "pr", "--commit", "b" * 40, check=True)
+    comment = tmp_path / "comment.md"
+    proc = cli("compare", "--base-branch", "main", "--head-branch", "pr", "--thresholds", str(thresholds),
+               "--markdown", str(comment))
+    assert proc.returncode == 1, proc.stderr
+    assert "async_array total-ns: BROKEN by head" in proc.stdout
+    assert "FAIL: complexity expectation broken in 2 table measure(s)" in proc.stdout
+    assert "complexity expectation broken" in comment.read_text()
+    report = json.loads(cli("compare", "--base-branch", "main", "--head-branch", "pr", "--thresholds",
+                            str(thresholds), "--json").stdout)
+    assert report["exit_code"] == 1 and [r["status"] for r in report["complexity"]] == ["broken", "broken"]
+    back = cli("compare", "--base-branch", "pr", "--head-branch", "main", "--thresholds", str(thresholds), "--json")
+    assert [r["status"] for r in json.loads(back.stdout)["complexity"]] == ["fixed", "fixed"]
+
+
+# A scaling suite of the tiny repository: the cost of each size, best of 5, as a scaling table.
+# The head's cost turns quadratic past 2,000 objects (an extra scan of what lies beyond).
+GROW = """\
+import sys, time
+quadratic = sys.argv[1] == "quadratic"
+print("# grow\\n#\\n# objects total(ns)")
+for objects in range(200, 8001, 200):
+    best = None
+    for _ in range(5):
+        start = time.perf_counter_ns()
+        total = 0
+        for i in range(objects):
+            total += i * i % 7
+        if quadratic and objects > 2000:
+            for _ in range((objects - 2000) // 40):
+                total += sum(range(objects - 2000))
+        elapsed = time.perf_counter_ns() - start
+        best = elapsed if best is None else min(best, elapsed)
+    print(f"{objects}\\t{best}")
+"""
+
+
+def git(repo, *args):
+    return subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.org", *args],
+                          check=True, capture_output=True, text=True).stdout.strip()
+
+
+@pytest.mark.docker
+@pytest.mark.slow
+def test_check_of_a_scaling_suite_fails_a_head_that_turns_quadratic(tmp_path, cli, base_image):  # noqa: F811
+    root = make_tiny_root(tmp_path / "repo", alloc_probe=False)
+    subprocess.run(["rm", "-r", str(root / "benches" / "spin")], check=True)
+    suite = root / "benches" / "grow"
+    suite.mkdir(parents=True)
+    (suite / "grow.py").write_text(GROW)
+    (suite / "bench.toml").write_text(textwrap.dedent("""\
+        name = "grow"
+        image = "base"
+        adapter = "scaling-tsv"
+        output = "-"
+
+        [profiles.quick]
+        command = "python3 grow.py linear"
+        """))
+    (root / "thresholds").mkdir()
+    (root / "thresholds" / "complexity.toml").write_text('[complexity."grow/*"]\nobjects = "linear"\n')
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", ".")
+    git(root, "commit", "-q", "-m", "linear")
+    (suite / "bench.toml").write_text((suite / "bench.toml").read_text().replace("grow.py linear", "grow.py quadratic"))
+    git(root, "commit", "-q", "-am", "quadratic past 2,000 objects")
+
+    comment = tmp_path / "comment.md"
+    proc = cli("check", "--root", str(root), "--base", "HEAD~1", "--head", "HEAD", "--rounds", "3", "--cpuset", "1",
+               "--no-probes", "--json", "--markdown", str(comment))
+    assert proc.returncode == 1, proc.stderr
+    report = json.loads(proc.stdout)
+    [row] = report["complexity"]
+    assert (row["table"], row["measure"], row["status"]) == ("grow/grow", "total-ns", "broken"), row
+    # the base's loop can show a slope that steps up (still linear); the head's cost turns quadratic
+    assert (row["base"]["knee"] or {}).get("degree", 1) == 1, row
+    assert row["head"]["knee"]["degree"] == 2 and 1_000 < row["head"]["knee"]["location"] < 3_500, row
+    assert "complexity expectation broken in 1 table measure(s)" in comment.read_text()
+    # the check's stored side keeps its points' parameters: fit --from-store can fit it
+    fit = cli("fit", "--from-store", f"grow@{git(root, 'rev-parse', 'HEAD')[:12]}", "--knee", "objects")
+    assert fit.returncode == 0 and "knee at objects ≈" in fit.stdout, fit.stderr
+
+    same = cli("check", "--root", str(root), "--base", "HEAD~1", "--head", "HEAD~1", "--rounds", "3", "--cpuset", "1",
+               "--no-probes", "--json")
+    [row] = json.loads(same.stdout)["complexity"]
+    # A/A: the expectation is kept on both sides (a knee where the slope steps up, which a run of
+    # this loop can show, is still linear)
+    assert row["status"] == "ok" and not row["broken"], row
+    assert all((k or {}).get("degree", 1) == 1 for k in (row["base"]["knee"], row["head"]["knee"])), row
