@@ -1,0 +1,102 @@
+"""`perfgate detect` raises a threshold streak that completed at any run it judges for the first
+time, also one a later run ended: runs recorded many at a time (a backfill, an ingest of a batch)
+alert as they would have had detect run after each of them."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from perfgate.model import Metric, Run
+from perfgate.model import Testbed as Bed
+from perfgate.store.sqlite import SqliteStore
+
+# The adopter's backfill: wall times at their level, three at +50% (past the t-test's limit; two in
+# a row alert), then one back under it.
+LEVEL = 1e6 * (1 + 0.01 * np.random.default_rng(1).standard_normal(46))
+LEVEL[40:43] *= 1.5
+
+
+def add(store_path, start: int, stop: int) -> None:
+    """Runs ``start`` .. ``stop - 1`` of :data:`LEVEL`, commit i named ``c{i:04d}``."""
+    with SqliteStore(store_path) as store:
+        store.add_runs([Run("default", "main", f"c{i:04d}", Bed("tb"), [Metric("b", "latency", float(LEVEL[i]))],
+                            start_time=1_700_000_000.0 + i) for i in range(start, stop)])
+
+
+def detect(cli, *args: str) -> tuple[int, dict]:
+    proc = cli("detect", "--json", *args)
+    assert proc.returncode in (0, 1), proc.stderr
+    return proc.returncode, json.loads(proc.stdout)
+
+
+def alerts(cli) -> list[dict]:
+    return json.loads(cli("alerts", "--status", "all", "--json", check=True).stdout)
+
+
+def test_a_streak_a_later_run_ended_alerts_when_its_runs_come_in_one_batch(cli, store_path):
+    add(store_path, 0, 44)
+    code, data = detect(cli)
+    assert code == 1
+    [alert] = data["new_alerts"]
+    assert (alert["kind"], alert["direction"], alert["commit"]) == ("threshold", "regression", "c0040")
+    assert alert["commit_range"] == ["c0040", "c0041", "c0042"]
+    assert alert["details"]["ended_at"] == "c0043" and alert["magnitude"] > 0.4
+    [entry] = data["series"][0]["change_points"]
+    assert entry["kind"] == "threshold" and entry["ended_at"] == "c0043" and entry["alert"]["new"]
+    # the newest value is back within its limit: nothing pending, and the streak's end is said
+    text = cli("detect", "--no-record").stdout
+    assert "ended at c0043" in text and "newest value is past" not in text
+    listed = cli("alerts", check=True, env={"COLUMNS": "200"}).stdout
+    assert "ended at c0043" in listed
+
+
+def test_a_streak_of_a_batch_added_since_the_last_detect_alerts(cli, store_path):
+    add(store_path, 0, 40)
+    assert detect(cli)[0] == 0
+    add(store_path, 40, 44)
+    code, data = detect(cli)
+    assert code == 1 and [(a["commit"], a["details"]["ended_at"]) for a in data["new_alerts"]] == [("c0040", "c0043")]
+
+
+def test_detect_again_raises_the_ended_streak_no_second_time(cli, store_path):
+    add(store_path, 0, 44)
+    assert detect(cli)[0] == 1
+    [first] = alerts(cli)
+    assert detect(cli)[0] == 0                  # nothing new
+    add(store_path, 44, 46)
+    code, data = detect(cli)
+    assert (code, data["new_alerts"], data["series"][0]["change_points"]) == (0, [], [])
+    code, data = detect(cli, "--full")      # judged again from the start: the same alert, known
+    assert code == 0 and data["new_alerts"] == []
+    assert [e["alert"] for e in data["series"][0]["change_points"]] == [{"new": False, "id": first["id"]}]
+    assert [a["id"] for a in alerts(cli)] == [first["id"]]
+
+
+def test_one_run_at_a_time_alerts_the_streak_as_before(cli, store_path):
+    """detect after each run: the second value in a row past the limit raises the alert, which
+    names the run so far; the runs after it raise nothing new and do not rewrite it."""
+    add(store_path, 0, 40)
+    assert detect(cli)[0] == 0
+    raised = []
+    for i in range(40, 46):
+        add(store_path, i, i + 1)
+        code, data = detect(cli)
+        raised += [(i, code, a["commit"], a["commit_range"]) for a in data["new_alerts"]]
+    assert raised == [(41, 1, "c0040", ["c0040", "c0041"])]
+    [alert] = alerts(cli)
+    assert "ended_at" not in alert["details"] and alert["commit_range"] == ["c0040", "c0041"]
+
+
+def test_a_streak_judged_before_is_not_raised_when_the_thresholds_change(cli, store_path, tmp_path):
+    """Runs an earlier detect judged are not judged anew for alerts: a streak too short for the
+    old thresholds does not alert when they are tightened, only streaks in later runs do."""
+    loose, tight = tmp_path / "loose.toml", tmp_path / "tight.toml"
+    rule = '[measure.latency]\ntest = "t_test"\nupper_boundary = 0.99\nmin_sample_size = 10\nconsecutive = {}\n'
+    loose.write_text(rule.format(4))
+    tight.write_text(rule.format(2))
+    add(store_path, 0, 44)
+    assert detect(cli, "--thresholds", str(loose))[0] == 0
+    code, data = detect(cli, "--thresholds", str(tight))
+    assert (code, data["new_alerts"]) == (0, [])
