@@ -56,7 +56,7 @@ from perfgate.series_files import read_series_file
 from perfgate.store import Point, SeriesKey, raw_samples
 from perfgate.store.worker_reads import WorkerReads
 from perfgate.check_branches import is_check_branch
-from perfgate.thresholds import SeriesThresholds, load_thresholds
+from perfgate.thresholds import SeriesThresholds, ThresholdTest, load_thresholds
 from perfgate.units import confidence_text, p_text
 
 # The detectors pull in scipy and ruptures; they are imported when the verb runs, so that
@@ -180,7 +180,7 @@ REGIME_HEAD_RUNS = 100
 
 # Part of each saved report's settings mark: bump it when the analysis changes, so that the
 # reports kept from an older perfgate are recomputed.
-ANALYSIS_VERSION = "18"
+ANALYSIS_VERSION = "19"
 
 
 def _whole_scope(args: argparse.Namespace) -> bool:
@@ -213,8 +213,8 @@ def _plan(store, args: argparse.Namespace, thresholds) -> tuple[list[SeriesKey],
             now = marks[(key.benchmark, key.measure)] = _settings_mark(thresholds, key)
         if key in changed or settings != now:
             keys.append(key)
-            if settings == now and report.get("threshold_memo"):
-                memos[key] = report["threshold_memo"]
+            # its verdicts stand under the same settings; the runs it saw were judged under any
+            memos[key] = (report.get("threshold_memo") if settings == now else None) or {"points": report["points"]}
         else:
             kept.append(_restored(report))
     return sorted(keys), kept, memos, mark
@@ -396,15 +396,16 @@ def _report(key: SeriesKey, points: list[Point], settings: SeriesThresholds, cha
         regime, times = values[start:], [p.time for p in points[start:]]
         judged = _judged(memo, start, regime, times)
         judgement = verdicts(settings.test, regime, times, judged)
-        last = judgement.last
         flags = judged + judgement.alerts
         consecutive = settings.test.consecutive
-        saved = _threshold_memo(start, regime, times, flags)
-        threshold = {"test": settings.test.test, "value": last.value, "baseline_size": last.baseline_size,
-                     "baseline": last.limits.baseline if last.limits else None,
-                     "lower_limit": last.limits.lower if last.limits else None,
-                     "upper_limit": last.limits.upper if last.limits else None, "alert": last.alert,
-                     "consecutive": consecutive}
+        since = _new_from(memo, len(points))
+        saved = _threshold_memo(start, regime, times, flags) | {"points": len(points), "since": since}
+        threshold = _verdict(settings.test, judgement.last)
+        # Runs recorded many at a time: a streak that a later one of them ended alerts all the same.
+        for a, b in _ended_streaks(flags, consecutive, since - start):
+            entry, alert = _ended_streak(key, points, settings.test, start, a, b, flags, lower)
+            entries.append(entry)
+            alerts.append(alert)
     if points and not (flags and flags[-1]) and points[-1].attrs.get("bencher_alert"):
         # Bencher alerted on the newest value (its own threshold model): that verdict counts too,
         # by the measure's rule of values in a row.
@@ -425,25 +426,93 @@ def _report(key: SeriesKey, points: list[Point], settings: SeriesThresholds, cha
         # One regression, one alert: the newest value ends a run of values beyond the same limit
         # (at least ``consecutive`` of them, ≥ 1), and the alert names the first of them (every
         # detect after another slow run finds the same first commit, so the alert is raised once).
-        i0 = start + first
-        above = flags[-1] == "upper"
-        direction = "regression" if above == lower else "improvement"
-        # Against the test's own baseline (alerted values excluded), else the values before the run.
-        before = [v for v, f in zip(values[start:start + first], flags[:first]) if f is None] or values[:i0]
-        base = (threshold or {}).get("baseline") or (sum(before) / len(before) if before else None)
-        magnitude = points[-1].value / base - 1 if base else math.nan
-        streak = tuple(p.commit for p in points[i0:])
-        entry = {"kind": "threshold", "index": i0, "first_commit": points[i0].commit, "commit_range": list(streak),
-                 "direction": direction, "magnitude": magnitude, **threshold}
+        magnitude = _size(points[-1].value, threshold.get("baseline"), values, flags, start, first)
+        entry, alert = _streak_alert(key, points, start + first, len(points), flags[-1] == "upper", lower,
+                                     magnitude, threshold)
         entries.append(entry)
-        alerts.append(Alert(key.branch, key.testbed, key.benchmark, key.measure, points[i0].commit, direction,
-                            magnitude, kind="threshold", previous_commit=points[i0 - 1].commit if i0 > 0 else "",
-                            commit_range=streak, details=threshold))
+        alerts.append(alert)
     return {"branch": key.branch, "testbed": key.testbed, "benchmark": key.benchmark, "measure": key.measure,
             "points": len(points), "change_points": entries, "threshold": threshold, "entries": entries,
             "alerts": alerts, "inflation": changes.detector.inflation_,
             "siblings_mark": (siblings or {}).get("mark", ""),
             "threshold_memo": saved, "likelihoods": _likelihoods_saved(points, changes.alone, changes.likelihoods)}
+
+
+def _verdict(test: ThresholdTest, result) -> dict[str, Any]:
+    """A value's threshold verdict (a ``ThresholdResult``) as reports and alerts keep it."""
+    lim = result.limits
+    return {"test": test.test, "value": result.value, "baseline_size": result.baseline_size,
+            "baseline": lim.baseline if lim else None, "lower_limit": lim.lower if lim else None,
+            "upper_limit": lim.upper if lim else None, "alert": result.alert, "consecutive": test.consecutive}
+
+
+def _new_from(memo: Any, n: int) -> int:
+    """The first of the series' ``n`` runs that no earlier analysis judged (``memo``: what the last
+    one saved): a streak past the limit that completed before it raised its alert then, or (judged
+    under other thresholds) never will.  The same runs again (the siblings' re-test of a report)
+    keep that report's first new run; none known (a new series, ``--full``, a filter): the first."""
+    try:
+        seen = memo["points"]
+        if type(seen) is not int or not 0 <= seen <= n:
+            return 0
+        since = memo.get("since", n) if seen == n else seen
+        return since if type(since) is int and 0 <= since <= n else n
+    except (KeyError, TypeError, AttributeError):
+        return 0
+
+
+def _ended_streaks(flags: list[str | None], consecutive: int, since: int) -> list[tuple[int, int]]:
+    """The runs of values past the same limit, ``flags[a:b]``, that a later value ended and whose
+    ``consecutive``-th value is at ``since`` or after: a detect after each run raised each there.
+    (A streak the newest value is part of is not one of them: it alerts as the series' own.)"""
+    # From one value before the first start that completes at ``since``: a streak cut short there
+    # (it began earlier) reads as completing before ``since``, as it did.
+    lo = max(0, since - consecutive)
+    streaks: list[list[int]] = []
+    for i in (i for i in range(lo, len(flags)) if flags[i]):
+        if streaks and streaks[-1][1] == i and flags[i - 1] == flags[i]:
+            streaks[-1][1] = i + 1
+        else:
+            streaks.append([i, i + 1])
+    return [(a, b) for a, b in streaks if b < len(flags) and b - a >= consecutive and a + consecutive - 1 >= since]
+
+
+def _ended_streak(key: SeriesKey, points: list[Point], test: ThresholdTest, start: int, a: int, b: int,
+                  flags: list[str | None], lower: bool) -> tuple[dict[str, Any], Alert]:
+    """The report entry and alert of the regime's streak ``flags[a:b]``: what a detect raised at its
+    ``consecutive``-th value (that value's verdict and size), with every value of the streak and
+    the run that ended it (``ended_at``)."""
+    from perfgate.detect.threshold_tests import evaluate_series
+
+    values = [p.value for p in points]
+    j = start + a + test.consecutive - 1
+    [result] = evaluate_series(test, values[start:j + 1], [p.time for p in points[start:j + 1]], flags[:j - start])
+    details = _verdict(test, result) | {"ended_at": points[start + b].commit}
+    magnitude = _size(result.value, details["baseline"], values, flags, start, a)
+    return _streak_alert(key, points, start + a, start + b, flags[a] == "upper", lower, magnitude, details)
+
+
+def _size(value: float, baseline: float | None, values: list[float], flags: list[str | None], start: int,
+          first: int) -> float:
+    """A threshold alert's size: ``value`` against the test's own baseline, else the mean of the
+    regime's values before its streak (``flags[first]`` on) that raised no alert, else of all before."""
+    before = [v for v, f in zip(values[start:start + first], flags[:first]) if f is None] or values[:start + first]
+    base = baseline or (sum(before) / len(before) if before else None)
+    return value / base - 1 if base else math.nan
+
+
+def _streak_alert(key: SeriesKey, points: list[Point], i0: int, end: int, above: bool, lower: bool,
+                  magnitude: float, details: dict[str, Any]) -> tuple[dict[str, Any], Alert]:
+    """The report entry and alert of the values ``points[i0:end]`` past the same limit (``above``
+    it: the upper one).  One regression, one alert: it names the first of them, which every detect
+    that sees the streak finds again (so the store raises it once)."""
+    direction = "regression" if above == lower else "improvement"
+    streak = tuple(p.commit for p in points[i0:end])
+    entry = {"kind": "threshold", "index": i0, "first_commit": points[i0].commit, "commit_range": list(streak),
+             "direction": direction, "magnitude": magnitude, **details}
+    return entry, Alert(key.branch, key.testbed, key.benchmark, key.measure, points[i0].commit, direction, magnitude,
+                        kind="threshold", previous_commit=points[i0 - 1].commit if i0 > 0 else "",
+                        commit_range=streak, details=details)
 
 
 def _entry(points: list[Point], cp) -> dict[str, Any]:
@@ -660,7 +729,7 @@ def _print_pending(reports: list[dict]) -> None:
     """The series whose newest value is past its threshold test's limit but has not alerted: its
     test alerts once ``consecutive`` values in a row are (wall time: 2)."""
     pending = [r for r in reports if (r.get("threshold") or {}).get("alert")
-               and not any(e.get("kind") == "threshold" for e in r["change_points"])]
+               and not any(e.get("kind") == "threshold" and "ended_at" not in e for e in r["change_points"])]
     for r in pending[:PENDING_SHOWN]:
         t = r["threshold"]
         then = (f"part of the change found at {t['of_change_at'][:12]}, alerted as that change" if t.get("of_change_at")
@@ -682,6 +751,8 @@ def _print_found(found: list[tuple[dict, dict]], nseries: int, no_record: bool) 
         conf = confidence_text(e["p_value"]) if "confidence" in e else f"{e['test']} limit"
         if e.get("kind") == "threshold" and len(e.get("commit_range") or ()) > 1:
             conf += f", {len(e['commit_range'])} values in a row past it"
+        if e.get("ended_at"):
+            conf += f", ended at {e['ended_at'][:12]}"
         if e.get("siblings"):
             conf += f" where {len(e['siblings'])} sibling(s) changed"
         elif e.get("placed_with"):
