@@ -487,6 +487,17 @@ def test_a_threshold_alert_gives_its_numbers_not_a_dash():
     assert f"| evidence | {numbers}; found by the threshold test |" in table
 
 
+def test_a_threshold_streak_that_ended_says_so():
+    from perfgate.notify import render
+
+    alert = make_alert(10)
+    alert = Alert(**{**alert.__dict__, "kind": "threshold", "ci_low": None, "ci_high": None, "p_value": None,
+                     "details": {"test": "t_test", "value": 29.27e6, "baseline": 23.03e6, "baseline_size": 20,
+                                 "upper_limit": 23.55e6, "ended_at": "c0043"}})
+    assert render.threshold_numbers(alert) == ("streak 29.27 ms against a baseline of 20 runs of 23.03 ms, past its "
+                                               "t_test limit 23.55 ms; a later run ended it")
+
+
 def test_a_threshold_alert_a_change_point_takes_over_is_sent_again_as_an_update(tmp_path, receiver, fake_github):
     """An audit: a webhook got "+28.80% over its baseline" from a threshold alert; the change
     point found two runs later took that alert over (same id, +30.41% with its interval) and no

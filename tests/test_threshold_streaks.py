@@ -7,7 +7,9 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 
+from perfgate.commands.detect import _ended_streaks
 from perfgate.model import Metric, Run
 from perfgate.model import Testbed as Bed
 from perfgate.store.sqlite import SqliteStore
@@ -70,7 +72,7 @@ def test_detect_again_raises_the_ended_streak_no_second_time(cli, store_path):
     assert (code, data["new_alerts"], data["series"][0]["change_points"]) == (0, [], [])
     code, data = detect(cli, "--full")      # judged again from the start: the same alert, known
     assert code == 0 and data["new_alerts"] == []
-    assert [e["alert"] for e in data["series"][0]["change_points"]] == [{"new": False, "id": first["id"]}]
+    assert [e["alert"]["new"] for e in data["series"][0]["change_points"]] == [False]
     assert [a["id"] for a in alerts(cli)] == [first["id"]]
 
 
@@ -100,3 +102,19 @@ def test_a_streak_judged_before_is_not_raised_when_the_thresholds_change(cli, st
     assert detect(cli, "--thresholds", str(loose))[0] == 0
     code, data = detect(cli, "--thresholds", str(tight))
     assert (code, data["new_alerts"]) == (0, [])
+
+
+U, L = "upper", "lower"
+
+
+@pytest.mark.parametrize("flags, since, streaks", [
+    ([None, U, U, U, None], 0, [(1, 4)]),
+    ([None, U, U, U, None], 2, [(1, 4)]),         # completed at the first new value
+    ([None, U, U, U, None], 3, []),               # completed at a value judged before
+    ([None, U, U, U, U, None], 4, []),            # ... however long it ran on after
+    ([U, U, L, L, None], 0, [(0, 2), (2, 4)]),    # a streak past the other limit ends one too
+    ([None, U, None, U, U], 0, []),               # one value is no streak; the newest values' own alert
+    ([U, U, U], 0, []),
+])
+def test_ended_streaks_completed_at_a_new_value(flags, since, streaks):
+    assert _ended_streaks(flags, 2, since) == streaks

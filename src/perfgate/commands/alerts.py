@@ -90,8 +90,16 @@ def _row(a, short_id: str, fixes: dict) -> dict[str, str]:
             "branch@testbed": terminal(f"{a.branch}@{a.testbed}"), "first commit": terminal(a.commit[:12]),
             "could be": terminal(could_be(a)), "change": f"[{colour}]{a.magnitude * 100:+.2f}%[/{colour}]{ci}",
             "what": f"[{colour}]{terminal(a.direction)}[/{colour}], {terminal(kind)}",
-            "status": terminal(a.status + (f", undone at {fixes[a.id].commit[:12]}" if a.id in fixes else "")),
+            "status": terminal(a.status + (f", undone at {fixes[a.id].commit[:12]}" if a.id in fixes else "")
+                               + (f", streak ended at {ended_at(a)[:12]}" if ended_at(a) else "")),
             "raised (UTC)": when}
+
+
+def ended_at(a) -> str:
+    """The run that ended a threshold alert's streak, when ``detect`` saw it end in the runs it
+    judged at once (a backfill); '' for a streak it alerted on as the newest runs."""
+    ended = (a.details or {}).get("ended_at") if a.kind == "threshold" else None
+    return ended if isinstance(ended, str) else ""
 
 
 def could_be(a) -> str:

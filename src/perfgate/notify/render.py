@@ -89,7 +89,8 @@ def confidence(alert: Alert) -> str:
 
 def threshold_numbers(alert: Alert) -> str:
     """What a threshold alert compared: the newest value, the baseline it is a change from and
-    the limit it passed ('' when the alert did not keep them)."""
+    the limit it passed ('' when the alert did not keep them).  A streak that ``detect`` saw end
+    in the runs it judged at once (``ended_at``) gives its value where it alerted, and says so."""
     d, m = alert.details, alert.measure
     value, base, size = d.get("value"), d.get("baseline"), d.get("baseline_size")
     upper, lower = d.get("upper_limit"), d.get("lower_limit")
@@ -99,7 +100,9 @@ def threshold_numbers(alert: Alert) -> str:
     runs = f" of {size} runs" if isinstance(size, int) else ""
     passed = (f", past its {d.get('test', 'threshold')} limit {human(limit, m, 4)}"
               if isinstance(limit, (int, float)) else "")
-    return f"newest {human(value, m, 4)} against a baseline{runs} of {human(base, m, 4)}{passed}"
+    ended = d.get("ended_at")
+    return (f"{'streak' if ended else 'newest'} {human(value, m, 4)} against a baseline{runs} of {human(base, m, 4)}"
+            f"{passed}{'; a later run ended it' if ended else ''}")
 
 
 def levels(alert: Alert) -> str:
