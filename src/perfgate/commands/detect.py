@@ -5,7 +5,10 @@ searched for change points — the first commit of each new regime, the commits 
 (when runs are too noisy to pin it to one), its size with a confidence interval and how sure
 perfgate is — and the newest value is judged by the series' threshold test from thresholds/
 against the history since the last change point, values that alerted excluded; it alerts once
-the test's ``consecutive`` values in a row are past the same limit (wall time: 2).
+the test's ``consecutive`` values in a row are past the same limit (wall time: 2).  Every value the
+last detect did not judge is judged so, one after another: a streak that completed at one of them
+alerts even when a later one ended it (runs recorded many at a time), as detect after each run
+would have alerted on it.
 
 Each series is then tested again where its siblings — the other series of its branch and testbed
 in scope — changed: at those few places, fixed in advance by another series, a step too small for
