@@ -5,10 +5,9 @@ searched for change points — the first commit of each new regime, the commits 
 (when runs are too noisy to pin it to one), its size with a confidence interval and how sure
 perfgate is — and the newest value is judged by the series' threshold test from thresholds/
 against the history since the last change point, values that alerted excluded; it alerts once
-the test's ``consecutive`` values in a row are past the same limit (wall time: 2).  Every value the
-last detect did not judge is judged so, one after another: a streak that completed at one of them
-alerts even when a later one ended it (runs recorded many at a time), as detect after each run
-would have alerted on it.
+the test's ``consecutive`` values in a row are past the same limit (wall time: 2).  Runs recorded
+many at a time are judged one after another: a streak that completed at a run the last detect did
+not see alerts even when a later run ended it, as a detect after each run would have.
 
 Each series is then tested again where its siblings — the other series of its branch and testbed
 in scope — changed: at those few places, fixed in advance by another series, a step too small for
