@@ -1,0 +1,126 @@
+"""How often a pull-request check's complexity verdict is wrong, with and without the rounds rule.
+
+A Python sweep (objects 200..8,000, best of 5 per size) is run as a check runs it: ROUNDS full
+sweeps a side, each point's median over them fitted, and the expectation "linear in objects"
+judged on both sides (``perfgate.complexity.compare``).  A/A pairs run the linear loop on both
+sides; planted pairs run a head whose cost turns quadratic past 2,000 objects.  Each pair is
+scored twice: by the pooled fit alone (``fit --check``'s rule) and with the rounds rule (a
+violation counts only when more than half of the rounds' own fits show it too).
+
+    .venv/bin/python bench/complexity_check_rounds.py --pairs 20 --rounds 3 --load 2
+
+Run on the host (not in the pinned image), with ``--load N`` processes that busy-loop in bursts
+(a random 0.05–0.5 s on, as long off) beside it: a noisy machine, as CI runners are, whose load
+bends stretches of a sweep.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+
+from perfgate.adapters import scaling_tsv  # noqa: E402
+from perfgate.complexity.compare import compare_complexity  # noqa: E402
+from perfgate.complexity.expectations import parse_expectations  # noqa: E402
+from perfgate.model import Metric  # noqa: E402
+
+SWEEP = """\
+import sys, time
+quadratic = sys.argv[1] == "quadratic"
+print("# grow\\n#\\n# objects total(ns)")
+for objects in range(200, 8001, 200):
+    best = None
+    for _ in range(5):
+        start = time.perf_counter_ns()
+        total = 0
+        for i in range(objects):
+            total += i * i % 7
+        if quadratic and objects > 2000:
+            for _ in range((objects - 2000) // 40):
+                total += sum(range(objects - 2000))
+        best = min(best or 10**18, time.perf_counter_ns() - start)
+    print(f"{objects}\\t{best}")
+"""
+EXPECT = parse_expectations('[complexity."grow/*"]\nobjects = "linear"\n', "complexity.toml")
+
+
+BURSTS = """\
+import random, sys, time
+rng = random.Random(int(sys.argv[1]))
+while True:
+    on = rng.uniform(0.05, 0.5)
+    end = time.perf_counter() + on
+    while time.perf_counter() < end:
+        pass
+    time.sleep(rng.uniform(0.05, 0.5))
+"""
+
+
+def sweep(script: Path, kind: str) -> list[Metric]:
+    out = subprocess.run([sys.executable, str(script), kind], capture_output=True, text=True, check=True).stdout
+    return [Metric(f"grow/{m.benchmark}", m.measure, m.value, attrs=m.attrs) for m in scaling_tsv.parse(out, "sweep").metrics]
+
+
+def pooled(each: list[list[Metric]]) -> list[Metric]:
+    """Each point's median over the rounds, as a check pools them."""
+    return [Metric(ms[0].benchmark, ms[0].measure, statistics.median(m.value for m in ms), attrs=ms[0].attrs)
+            for ms in zip(*each)]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--pairs", type=int, default=12, help="pairs of each kind (default: %(default)s)")
+    parser.add_argument("--rounds", type=int, default=3, help="sweeps a side, as check --rounds (default: %(default)s)")
+    parser.add_argument("--load", type=int, default=0, help="processes busy in bursts beside it (default: none)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        script = Path(tmp) / "grow.py"
+        script.write_text(SWEEP)
+        (Path(tmp) / "bursts.py").write_text(BURSTS)
+        hogs = [subprocess.Popen([sys.executable, str(Path(tmp) / "bursts.py"), str(random.randrange(10**6))])
+                for _ in range(args.load)]
+        try:
+            counts = _pairs(args, script)
+        finally:
+            for hog in hogs:
+                hog.kill()
+    print(f"{args.pairs} pairs of each kind, {args.rounds} rounds a side, {args.load} bursty load process(es)\n")
+    print("| pairs | rule | broken (fails the check) | inconclusive | fixed | violated on both | ok |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for kind, rules in counts.items():
+        for rule, c in rules.items():
+            name = "pooled fit alone" if rule == "pooled" else "with the rounds (perfgate check)"
+            print(f"| {kind} | {name} | {c['broken']} | {c['inconclusive']} | {c['fixed']} | "
+                  f"{c['violated on both']} | {c['ok']} |")
+
+
+def _pairs(args: argparse.Namespace, script: Path) -> dict:
+    counts = {kind: {"pooled": Counter(), "rounds": Counter()} for kind in ("A/A", "planted")}
+    for i in range(args.pairs):
+        for kind, head in (("A/A", "linear"), ("planted", "quadratic")):
+            rounds: dict[str, list[list[Metric]]] = {"base": [], "head": []}
+            for r in range(args.rounds):   # interleaved, the first side alternating, as check runs them
+                order = [("base", "linear"), ("head", head)]
+                for side, what in order if r % 2 == 0 else order[::-1]:
+                    rounds[side].append(sweep(script, what))
+            base, head_points = pooled(rounds["base"]), pooled(rounds["head"])
+            [alone] = compare_complexity(base, head_points, EXPECT)
+            [checked] = compare_complexity(base, head_points, EXPECT, rounds["base"], rounds["head"])
+            counts[kind]["pooled"][alone.status] += 1
+            counts[kind]["rounds"][checked.status] += 1
+            if kind == "A/A" and checked.status != "ok":   # what a false verdict looked like
+                print("\n".join(checked.lines()), file=sys.stderr)
+        print(f"pair {i + 1}/{args.pairs} done", file=sys.stderr)
+    return counts
+
+
+if __name__ == "__main__":
+    main()
