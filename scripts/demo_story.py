@@ -17,7 +17,8 @@ performance changes, and perfgate finding each one at its commit.
 4. ``perfgate notify --channel webhook:...`` delivers the alerts to a receiver started here
    (skipped, and said so, when this perfgate has no ``notify`` verb).
 5. ``perfgate check`` on a pull-request branch that regresses must fail and write its comment;
-   ``perfgate fit --check`` on the quadratic commit must break the linearity expectation;
+   ``perfgate fit --check`` on the quadratic commit must break the linearity expectation, and so
+   must ``perfgate check`` of that commit against the one before it;
    ``perfgate pages`` builds the trend pages with the project's thresholds, as detect had them.
 
 Exit 0 only when every planted change is found at its planted commit, the fix is recognised as
@@ -320,6 +321,16 @@ def tell(work: Path, pg: Perfgate, every_n: int) -> str:
     last_good = next(r["alert"]["previous_commit"] for r in results if r["alert"]["benchmark"].endswith(DEINIT))
     say(f"perfgate fit --check at {short(last_good)}, before it: linear, the expectation holds")
     pg(*fit, "--from-store", f"async_array@{last_good}", ok=(0,))
+    say(f"perfgate check: the quadratic commit as a pull request against {short(last_good)} (its table fitted whole)")
+    checked = json.loads(pg("check", "--root", str(repo), "--base", last_good, "--head", quad, "--suite",
+                            "async-deinit", "--rounds", "3", "--json", ok=(1,), show=False,
+                            store=f"sqlite:{work / 'pr-check.db'}").stdout)
+    broken = [r for r in checked["complexity"] if r["status"] == "broken"]
+    if not broken:
+        raise DemoFailed("perfgate check of the quadratic commit broke no complexity expectation: "
+                         + "; ".join(f"{r['table']} {r['measure']}: {r['status']}" for r in checked["complexity"]))
+    for r in checked["complexity"]:
+        print(f"   {r['table']} {r['measure']}: {r['status']}; base {r['base']['model']}; head {r['head']['model']}")
 
     say("perfgate pages")
     site = work / "site"
