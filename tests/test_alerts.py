@@ -310,6 +310,28 @@ def test_the_alerts_table_says_what_commits_a_change_could_be(cli, store_path, t
     assert "exact" in rows["next"] and "+10.00%" in rows["next"] and "[+9.95%, +10.05%]" in shown   # not [+9.9%, +10.1%]
 
 
+def test_detect_says_what_commits_a_change_could_be_after_a_thinned_backfill(cli, store_path, tmp_path):
+    # detect's table said "exact" where alerts said "3 commits after …" for the same change
+    import subprocess
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.org"]
+    subprocess.run([*git, "init", "-q", "-b", "main"], check=True)
+    for i in range(180):
+        subprocess.run([*git, "commit", "-q", "--allow-empty", "-m", f"c{i}"], check=True)
+    shas = subprocess.run([*git, "rev-list", "--reverse", "HEAD"], capture_output=True, text=True,
+                          check=True).stdout.split()
+    measured = shas[::3]                                   # backfill --every 3
+    values = series(len(measured), 5, step_at=40, factor=1.5)
+    with SqliteStore(store_path) as store:
+        store.add_runs([Run("default", "main", sha, Bed("tb"), [Metric("sort", "latency", float(v))],
+                            start_time=1_700_000_000.0 + i) for i, (sha, v) in enumerate(zip(measured, values))])
+    shown = cli("detect", cwd=repo, env={"COLUMNS": "250"}).stdout
+    [row] = [line for line in shown.splitlines() if "sort" in line and "│" in line]
+    assert measured[40][:12] in row and f"3 commits after {measured[39][:8]}" in row, shown
+
+
 @pytest.mark.skipif(not shutil.which("script"), reason="needs util-linux's script for a terminal")
 def test_a_narrow_terminal_lists_each_alert_as_a_block_with_no_word_broken(store_path, tmp_path):
     # A 100-column terminal cut "regression" into "regress"/"ion" and names mid-token.

@@ -69,6 +69,17 @@ def commits_after(older: str, newer: str) -> int | None:
     return int(count) if count and count.isdigit() else None
 
 
+def could_be(suspects, previous: str) -> str:
+    """The commits a change could have started at, for a table: a range of ``suspects`` (oldest
+    first), or, when its first commit is exact but was measured some commits after ``previous``
+    (a thinned backfill), that gap, which ``bisect`` narrows: the demo's alerts named a changelog
+    commit at the end of each gap."""
+    if len(suspects) > 1:
+        return f"{suspects[0][:8]}..{suspects[-1][:8]}"
+    gap = commits_after(previous, suspects[0]) if previous and suspects else None
+    return f"{gap} commits after {previous[:8]}" if gap and gap > 1 else "exact"
+
+
 def commit_subject(sha: str) -> str | None:
     """``"subject (author)"`` of a commit this checkout holds, else None."""
     line = _git("log", "-1", "--format=%s%x1f%an", "--end-of-options", sha) if sha else None

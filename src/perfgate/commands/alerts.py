@@ -15,7 +15,7 @@ from rich.table import Table
 
 from perfgate.commands._common import find_alerts, short_ids, store_from
 from perfgate.errors import EXIT_OK
-from perfgate.gitinfo import commits_after
+from perfgate.gitinfo import could_be
 from perfgate.alert_history import undone_by
 from perfgate.output import emit_json, err, out
 
@@ -88,7 +88,8 @@ def _row(a, short_id: str, fixes: dict) -> dict[str, str]:
     kind = a.kind.replace("_", " ") + (" (siblings)" if a.siblings else " (placed)" if a.placed_with else "")
     return {"id": terminal(short_id), "benchmark": terminal(a.benchmark), "measure": terminal(a.measure),
             "branch@testbed": terminal(f"{a.branch}@{a.testbed}"), "first commit": terminal(a.commit[:12]),
-            "could be": terminal(could_be(a)), "change": f"[{colour}]{a.magnitude * 100:+.2f}%[/{colour}]{ci}",
+            "could be": terminal(could_be(a.suspects(), a.previous_commit)),
+            "change": f"[{colour}]{a.magnitude * 100:+.2f}%[/{colour}]{ci}",
             "what": f"[{colour}]{terminal(a.direction)}[/{colour}], {terminal(kind)}",
             "status": terminal(a.status + (f", undone at {fixes[a.id].commit[:12]}" if a.id in fixes else "")
                                + (f", streak ended at {ended_at(a)[:12]}" if ended_at(a) else "")),
@@ -102,12 +103,3 @@ def ended_at(a) -> str:
     return ended if isinstance(ended, str) else ""
 
 
-def could_be(a) -> str:
-    """The commits the alert's change could have started at, as ``detect`` shows them; a first
-    commit measured some commits after the one before it (a thinned backfill) says so, which
-    ``bisect`` narrows: the demo's alerts named a changelog commit at the end of each gap."""
-    suspects = a.suspects()
-    if len(suspects) > 1:
-        return f"{suspects[0][:8]}..{suspects[-1][:8]}"
-    gap = commits_after(a.previous_commit, a.commit)
-    return f"{gap} commits after {a.previous_commit[:8]}" if gap and gap > 1 else "exact"

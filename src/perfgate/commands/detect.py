@@ -58,6 +58,7 @@ from perfgate.series_files import read_series_file
 from perfgate.store import Point, SeriesKey, raw_samples
 from perfgate.store.worker_reads import WorkerReads
 from perfgate.check_branches import is_check_branch
+from perfgate.gitinfo import could_be
 from perfgate.thresholds import SeriesThresholds, ThresholdTest, load_thresholds
 from perfgate.units import confidence_text, p_text
 
@@ -765,8 +766,7 @@ def _print_found(found: list[tuple[dict, dict]], nseries: int, no_record: bool) 
             status = "start point's"      # the branch it started from: alerted there, not here
         colour = "red" if e["direction"] == "regression" else "green"
         table.add_row(terminal(r["benchmark"]), terminal(r["measure"]), terminal(f"{r['branch']}@{r['testbed']}"),
-                      terminal(e["first_commit"][:12]),
-                      terminal(f"{rng[0][:8]}..{rng[-1][:8]}") if len(rng) > 1 else "exact",
+                      terminal(e["first_commit"][:12]), terminal(could_be(rng, e.get("previous_commit", ""))),
                       f"{e['magnitude'] * 100:+.2f}%{ci}", terminal(conf), f"[{colour}]{e['direction']}[/{colour}]",
                       terminal(status))
     out.print(table)
