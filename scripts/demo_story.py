@@ -244,7 +244,7 @@ def main() -> int:
     args = p.parse_args()
     work = args.work.resolve()
     for name in ("project", "history.db", "history.db-wal", "history.db-shm", "notify.db", "pr-check.db", "site",
-                 "pr-comment.md", "fit-quadratic.svg"):
+                 "pr-comment.md", "pr-comment-quadratic.md", "fit-quadratic.svg"):
         target = work / name
         shutil.rmtree(target) if target.is_dir() else target.unlink(missing_ok=True)
     work.mkdir(parents=True, exist_ok=True)
@@ -323,7 +323,8 @@ def tell(work: Path, pg: Perfgate, every_n: int) -> str:
     pg(*fit, "--from-store", f"async_array@{last_good}", ok=(0,))
     say(f"perfgate check: the quadratic commit as a pull request against {short(last_good)} (its table fitted whole)")
     checked = json.loads(pg("check", "--root", str(repo), "--base", last_good, "--head", quad, "--suite",
-                            "async-deinit", "--rounds", "3", "--json", ok=(1,), show=False,
+                            "async-deinit", "--rounds", "3", "--json", "--markdown", str(work / "pr-comment-quadratic.md"),
+                            ok=(1,), show=False,
                             store=f"sqlite:{work / 'pr-check.db'}").stdout)
     broken = [r for r in checked["complexity"] if r["status"] == "broken"]
     if not broken:
@@ -433,6 +434,7 @@ def summary(results, planted, by_commit, work: Path, comment: Path, svg: Path, s
     lines += ["", "Where to look:",
               f"  trend pages        {site / 'index.html'}",
               f"  pull-request check {comment}",
+              f"  quadratic as a PR  {work / 'pr-comment-quadratic.md'}",
               f"  cost model + knee  {svg}",
               f"  history            perfgate history --store sqlite:{work / 'history.db'}"]
     return "\n".join(lines)
