@@ -8,9 +8,11 @@ Each trial draws ``R`` recorded rounds (without replacement when enough were rec
 and head inside each round at random (under no change the two sides are exchangeable, so this is
 still an A/A round), and plants a relative slowdown ``effect`` on one benchmark chosen at random
 (its latency samples × (1 + effect), its throughput ÷ (1 + effect)).  Every candidate gives one
-p-value per benchmark, on the more precise of its latency and throughput as check chooses
-(every other measure — instruction counts, heap bytes, peak RSS — counts as a hypothesis with
-p = 1, as it would in check when unchanged), Benjamini–Hochberg at 0.05 over them, and we count how often the
+p-value per benchmark, on the more precise of its latency and throughput, as check chose when this
+was written (check now ties a throughput to its latency only when it is the latency's exact
+reciprocal, ``tied_to`` in ``src/perfgate/detect/compare.py``, and judges any other throughput as a
+hypothesis of its own); every other measure — instruction counts, heap bytes, peak RSS — counts as
+a hypothesis with p = 1, as it would in check when unchanged; Benjamini–Hochberg at 0.05 over them, and we count how often the
 planted benchmark is flagged (power) and how often anything is flagged when nothing was planted
 (A/A false-alarm rate, target ≤ 0.05).
 
@@ -109,7 +111,8 @@ def main() -> None:
                             h = [x * (1 + effect) if measure == "latency" else x / (1 + effect) for x in h]
                         sides[k] = (b, h)
                 # one hypothesis per benchmark: the more precise of its latency and throughput
-                # (chosen by the spread of per-round ratios, as check does, never by effect)
+                # (chosen by the spread of per-round ratios, never by effect; check's rule when this
+                # was written, see the module doc)
                 primary = {bench: min((k for k in sides if k[0] == bench),
                                       key=lambda k: _diffs(*sides[k], "trim").std(ddof=1)) for bench in timed}
                 for name, test in CANDIDATES.items():
