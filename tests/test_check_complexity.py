@@ -81,6 +81,30 @@ def test_a_violation_counts_only_when_more_than_half_of_the_rounds_bear_it_out()
     assert {r.status for r in rows} == {"broken"}
 
 
+def halved(metrics):
+    """The same costs at half the objects: the knee at half the size."""
+    out = []
+    for m in metrics:
+        params = {**m.attrs["parameters"], "objects": m.attrs["parameters"]["objects"] / 2}
+        name = m.benchmark.rsplit("/", 1)[0] + "/" + ",".join(f"{k}={v:g}" for k, v in params.items())
+        out.append(type(m)(name, m.measure, m.value, attrs={"parameters": params}))
+    return out
+
+
+def test_a_knee_moved_when_the_rounds_own_knees_moved():
+    quadratic, earlier = points(QUADRATIC), halved(points(QUADRATIC))
+    rows = compare_complexity(quadratic, earlier, EXPECT, [quadratic] * 4, [earlier] * 4)
+    total = rows[1]
+    assert total.status == "violated on both"
+    assert total.base.round_knees() == [total.base.knee["location"]] * 4
+    assert total.knee_text().startswith(f"knee {total.base.knee['location']:,.0f} → {total.head.knee['location']:,.0f} "
+                                        f"objects (moved: rounds' knees ")
+    assert "p = 0.029" in total.knee_text()          # 4 rounds against 4, every one apart: 2/70
+    three = compare_complexity(quadratic, earlier, EXPECT, [quadratic] * 3, [earlier] * 3)[1]
+    assert "(not shown to move: " in three.knee_text() and "p = 0.1" in three.knee_text()   # 2/20
+    assert "moved" not in compare_complexity(quadratic, earlier, EXPECT)[1].knee_text()   # no rounds: no claim
+
+
 def test_only_tables_both_sides_measured_are_compared_and_too_few_points_say_so():
     assert compare_complexity(points(LINEAR, "a/x"), points(QUADRATIC, "b/x"), EXPECT) == []
     few = [m for m in points(LINEAR) if m.benchmark.endswith(("objects=4762", "objects=616", "objects=4000"))][:4]

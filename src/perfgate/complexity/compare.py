@@ -45,14 +45,18 @@ class SideFit:
     knee: dict | None = None         # the knee found (location, low, high, degree, …), None if none
     verdicts: list[Verdict] = field(default_factory=list)
     error: str = ""                  # why no fit could be made (then model is "")
-    # each round's own verdicts, aligned with ``verdicts`` (None: that round could not be fitted);
-    # empty when there were no rounds, or no violation on either side to bear out
-    rounds: list[list[Verdict] | None] = field(default_factory=list)
+    # each round's own fit, in round order (None: that round could not be fitted); empty when
+    # there were no rounds, or neither side had a violation to bear out or a knee to place
+    rounds: list[SideFit | None] = field(default_factory=list)
 
     def round_count(self, i: int) -> tuple[int, int]:
         """(rounds whose own fit violates expectation i, rounds fitted)."""
-        fitted = [r[i] for r in self.rounds if r is not None]
+        fitted = [r.verdicts[i] for r in self.rounds if r is not None]
         return sum(not v.ok for v in fitted), len(fitted)
+
+    def round_knees(self) -> list[float]:
+        """Where the rounds' own fits put the knee, in the rounds that found one."""
+        return [r.knee["location"] for r in self.rounds if r is not None and r.knee]
 
     def violated(self) -> list[Verdict]:
         """The violations that count: the pooled fit's, each also in more than half of the
@@ -96,7 +100,7 @@ class ComplexityRow:
     def paired(self, i: int) -> tuple[float, float] | None:
         """(mean rise of expectation i's share, head over base, round by round; the one-sided
         p-value that it exceeds the tolerance), or None without two rounds fitted on both sides."""
-        pairs = [(h[i].share, b[i].share) for h, b in zip(self.head.rounds, self.base.rounds)
+        pairs = [(h.verdicts[i].share, b.verdicts[i].share) for h, b in zip(self.head.rounds, self.base.rounds)
                  if h is not None and b is not None]
         if len(pairs) < 2:
             return None
@@ -122,16 +126,27 @@ class ComplexityRow:
 
     def knee_text(self) -> str:
         """``"knee 2,070 → 608 objects"``, or a knee that only one side has; "" when neither has
-        one.  No claim that a knee moved: its 95% interval is the fit's precision, and knees of
-        runs of one commit fall outside each other's intervals (README, "Complexity")."""
+        one.  A knee's own 95% interval is the fit's precision, and knees of runs of one commit
+        fall outside each other's intervals (README, "Complexity"), so whether it moved is judged
+        on the rounds' own knees (:meth:`knee_moved`)."""
         b, h = self.base.knee, self.head.knee
         if b and h:
-            return f"knee {b['location']:,.0f} → {h['location']:,.0f} {h['param']}"
+            return f"knee {b['location']:,.0f} → {h['location']:,.0f} {h['param']}" + self.knee_moved()
         if h:
             return f"a knee at {h['location']:,.0f} {h['param']} in head only"
         if b:
             return f"the base's knee at {b['location']:,.0f} {b['param']} is not in head"
         return ""
+
+    def knee_moved(self) -> str:
+        """Whether the rounds' own knees moved, head against base (Mann–Whitney, two-sided, exact:
+        the rounds are few, at 5%): ``" (moved: rounds' knees 2,041–2,102 → 598–631, p = 0.0002)"``; "" without rounds."""
+        base, head = self.base.round_knees(), self.head.round_knees()
+        if len(base) < 2 or len(head) < 2:
+            return ""
+        p = float(stats.mannwhitneyu(base, head, alternative="two-sided", method="exact").pvalue)
+        spans = f"rounds' knees {min(base):,.0f}–{max(base):,.0f} → {min(head):,.0f}–{max(head):,.0f}"
+        return f" (moved: {spans}, {p_text(p)})" if p < ALPHA else f" (not shown to move: {spans}, {p_text(p)})"
 
     def detail(self) -> str:
         """Why: a broken expectation's reason, else the knees; "" when there is nothing to say."""
@@ -161,7 +176,8 @@ class ComplexityRow:
     def as_dict(self) -> dict:
         return {"table": self.table, "measure": self.measure, "status": self.status,
                 "base": _side_dict(self.base), "head": _side_dict(self.head),
-                "broken": [v.as_dict() for v in self.broken], "knees": self.knee_text() or None}
+                "broken": [v.as_dict() for v in self.broken], "knees": self.knee_text() or None,
+                "round_knees": {"base": self.base.round_knees(), "head": self.head.round_knees()}}
 
 
 def compare_complexity(base: Sequence[Metric], head: Sequence[Metric], expectations: Sequence[Expectation],
@@ -179,11 +195,10 @@ def compare_complexity(base: Sequence[Metric], head: Sequence[Metric], expectati
         fitted = {side: _fit_side(sides[side][table], wanted) for side in sides}
         for measure in sorted(set(fitted["base"]) & set(fitted["head"])):
             row = ComplexityRow(table, measure, fitted["base"][measure], fitted["head"][measure])
-            if any(not v.ok for v in row.base.verdicts + row.head.verdicts):
+            if any(not v.ok for v in row.base.verdicts + row.head.verdicts) or row.base.knee or row.head.knee:
                 for side, fit in (("base", row.base), ("head", row.head)):
-                    fit.rounds = [_fit_side(r[table], wanted).get(measure) if table in r else None
-                                  for r in rounds[side]]
-                    fit.rounds = [r.verdicts if r is not None and not r.error else None for r in fit.rounds]
+                    each = [_fit_side(r[table], wanted).get(measure) if table in r else None for r in rounds[side]]
+                    fit.rounds = [r if r is not None and not r.error else None for r in each]
             rows.append(row)
     return rows
 
