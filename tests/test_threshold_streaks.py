@@ -118,3 +118,20 @@ U, L = "upper", "lower"
 ])
 def test_ended_streaks_completed_at_a_new_value(flags, since, streaks):
     assert _ended_streaks(flags, 2, since) == streaks
+
+
+def test_a_backfill_of_quiet_series_raises_no_ended_streak_that_chance_explains(cli, store_path):
+    """Judged one by one, two wall times in a row past a 99% limit come up by chance (0.3 per
+    1,000 values): 200 quiet series of 300 runs in one batch raised 20 such ended streaks, each a
+    false alert about the past.  After the fact, a streak must stand out beyond what chance gives
+    over the batch's runs (`_stands_out`); the adopter's +50% streak above still does."""
+    rng = np.random.default_rng(5)
+    values = 1e6 * np.exp(0.02 * rng.standard_normal((300, 40)))
+    with SqliteStore(store_path) as store:
+        store.add_runs([Run("default", "main", f"c{i:05d}", Bed("tb"),
+                            [Metric(f"bench{b:02d}", "latency", float(v)) for b, v in enumerate(row)],
+                            start_time=1_700_000_000.0 + i) for i, row in enumerate(values)])
+    _, data = detect(cli)
+    passed = [(s["benchmark"], e["first_commit"]) for s in data["series"] for e in s["change_points"]
+              if "ended_at" in e]
+    assert passed == []

@@ -41,6 +41,7 @@ import difflib
 import hashlib
 import json
 import math
+import statistics
 from array import array
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -404,8 +405,11 @@ def _report(key: SeriesKey, points: list[Point], settings: SeriesThresholds, cha
         since = _new_from(memo, len(points))
         saved = _threshold_memo(start, regime, times, flags) | {"points": len(points), "since": since}
         threshold = _verdict(settings.test, judgement.last)
-        # Runs recorded many at a time: a streak that a later one of them ended alerts all the same.
+        # Runs recorded many at a time: a streak that a later one of them ended alerts all the same,
+        # when it stands out beyond what chance gives over that many runs.
         for a, b in _ended_streaks(flags, consecutive, since - start):
+            if not _stands_out(regime, flags, a, b, len(flags) - (since - start)):
+                continue
             entry, alert = _ended_streak(key, points, settings.test, start, a, b, flags, lower)
             entries.append(entry)
             alerts.append(alert)
@@ -478,6 +482,34 @@ def _ended_streaks(flags: list[str | None], consecutive: int, since: int) -> lis
         else:
             streaks.append([i, i + 1])
     return [(a, b) for a, b in streaks if b < len(flags) and b - a >= consecutive and a + consecutive - 1 >= since]
+
+
+ENDED_STREAK_ALPHA = 0.01   # chance that a batch of runs of a quiet series raises an ended streak
+
+
+def _stands_out(regime: list[float], flags: list[str | None], a: int, b: int, judged: int) -> bool:
+    """Whether the ended streak ``regime[a:b]`` stands out from the rest of its regime, beyond
+    what chance gives over the ``judged`` runs of the batch.  Judged one by one, a run of values
+    past a 99% limit comes up by chance (0.3 per 1,000 values of wall time, two in a row): a
+    detect after each run raises those as they come, but a backfill's first detect would raise
+    every one of a history at once (20 on 200 quiet series of 300 runs).  Looked at after the
+    fact, the streak's mean must be beyond the median of the regime's other values that raised
+    nothing (before and after it: the batch has both) by the one-sided ``ENDED_STREAK_ALPHA /
+    judged`` quantile of Student's t, in logs of positive values (noise is multiplicative)."""
+    from scipy.stats import t     # loaded with the detectors already
+
+    others = [v for i, (v, f) in enumerate(zip(regime, flags)) if f is None and not a <= i < b]
+    streak = regime[a:b]
+    if len(others) < 3:
+        return True                    # nothing to weigh it against: as a detect after each run
+    if min(others + streak) > 0:
+        others, streak = [math.log(v) for v in others], [math.log(v) for v in streak]
+    shift = (statistics.fmean(streak) - statistics.median(others)) * (1 if flags[a] == "upper" else -1)
+    spread = statistics.stdev(others)
+    if spread == 0:
+        return shift > 0
+    needed = float(t.isf(ENDED_STREAK_ALPHA / max(judged, 1), len(others) - 1))
+    return shift / (spread * math.sqrt(1 / len(streak) + 1 / len(others))) >= needed
 
 
 def _ended_streak(key: SeriesKey, points: list[Point], test: ThresholdTest, start: int, a: int, b: int,
