@@ -50,11 +50,15 @@ def main() -> None:
         with SqliteStore(store) as s:
             s.add_runs(history(args.benchmarks, args.runs, args.noise, args.step, args.seed))
         elapsed, _, data = detect(store)
-    found = [int(c["first_commit"][1:]) for s in data["series"] for c in s["change_points"]]
+    entries = [c for s in data["series"] for c in s["change_points"]]
+    found = [int(c["first_commit"][1:]) for c in entries]
+    ended = sum("ended_at" in c for c in entries)
     middle = args.runs // 2
     print(f"{args.benchmarks} benchmarks x {args.runs} runs, every one {args.step:+.1%} from commit {middle} in "
-          f"{args.noise:.0%} noise: detect {elapsed:.1f} s; {len(found)} changes reported, "
-          f"{sum(t == middle for t in found)} at that commit, {sum(abs(t - middle) <= 5 for t in found)} within 5 commits")
+          f"{args.noise:.0%} noise: detect {elapsed:.1f} s; {len(found)} changes reported "
+          f"({sum(c.get('kind') == 'change_point' for c in entries)} change points, {ended} threshold streaks "
+          f"a later run ended), {sum(t == middle for t in found)} at that commit, "
+          f"{sum(abs(t - middle) <= 5 for t in found)} within 5 commits")
 
 
 if __name__ == "__main__":
