@@ -81,13 +81,18 @@ def test_skipped_series_keep_their_report_and_a_new_step_still_alerts(cli, store
     assert [a["commit"] for a in json.loads(proc.stdout)["new_alerts"] if a["kind"] == "change_point"] == ["tb-0100"]
 
 
-def test_no_record_and_filters_save_no_state(cli, store_path):
+def test_no_record_saves_no_state_and_a_filter_saves_its_series_reports_but_no_watermark(cli, store_path):
     rng = np.random.default_rng(5)
     add(store_path, 0, 40, {"x": 1e6 * (1 + 0.01 * rng.standard_normal(40))})
     cli("detect", "--no-record", check=True)
-    cli("detect", "--benchmark", "x", check=True)
     with SqliteStore(store_path) as store:
         assert store.detect_state() == (None, {})
+    # which runs a detect of some series judged is kept (a later one judges only newer runs), but
+    # not the watermark, which says every series was analysed up to it
+    cli("detect", "--benchmark", "x", check=True)
+    with SqliteStore(store_path) as store:
+        mark, saved = store.detect_state()
+    assert mark is None and [(k.benchmark, r["points"]) for k, (_, r) in saved.items()] == [("x", 40)]
 
 
 def test_reports_kept_from_an_older_analysis_are_recomputed(cli, store_path):

@@ -55,7 +55,7 @@ from perfgate.containers.manifest import Suite, discover
 from perfgate.containers.runner import Limits, SuiteResult, run_suite
 from perfgate.detect.compare import Comparison, Verdict, compare_rounds, tied_to
 from perfgate.detect import rounds as rounds_test
-from perfgate.errors import PerfgateError
+from perfgate.errors import InputError, PerfgateError
 from perfgate.model import Metric, Run, Testbed
 from perfgate.output import emit_json, err, out
 from perfgate.thresholds import Thresholds, load_thresholds
@@ -225,8 +225,18 @@ def run(args: argparse.Namespace) -> int:
         # The gate comes from the base commit, so the change under test cannot loosen it.
         side = "head" if args.head_thresholds else "base"
         path = _thresholds_path(args, root, shas[side], Path(tmp))
-        thresholds = load_thresholds(path) if path else Thresholds()  # a bad file fails before any run
-        expectations = _expectations(path)
+        try:
+            thresholds = load_thresholds(path) if path else Thresholds()  # a bad file fails before any run
+            expectations = _expectations(path)
+        except InputError as e:
+            if args.thresholds:
+                raise
+            # the file is the commit's, extracted to a folder gone by the time the error is read
+            where = e.source.replace(f"{tmp}/", "")
+            other = ("judge with the base's instead: leave out --head-thresholds" if args.head_thresholds else
+                     "a pull request that fixes it can be judged with its own: --head-thresholds")
+            raise InputError(f"{where} of the {side} commit {shas[side][:12]}", e.place,
+                             f"{e.reason} (fix it there; {other})") from None
     engine.ensure_engine()
     with tempfile.TemporaryDirectory(prefix="perfgate-check-") as tmp:
         trees = {}

@@ -140,8 +140,10 @@ def run(args: argparse.Namespace) -> int:
             out.print("complexity, each run's scaling points fitted as perfgate fit fits them:", markup=False)
             for row in complexity:
                 out.print(terminal("\n".join("  " + line for line in row.lines()), keep_newlines=True), markup=False)
-        if broken:
-            out.print(f"FAIL: complexity expectation broken in {len(broken)} table measure(s)", markup=False)
+        failures = (["significant regression"] if comparison.exit_code else []) + \
+            ([f"complexity expectation broken in {len(broken)} table measure(s)"] if broken else [])
+        if failures:
+            out.print(f"FAIL: {', '.join(failures)}", markup=False)
     return exit_code
 
 
@@ -155,4 +157,5 @@ def _complexity(base, head, thresholds: str | None) -> list:
     from perfgate.complexity.expectations import expectations_of
 
     path = Path(thresholds) if thresholds else default_path()
-    return compare_complexity(run_points(base), run_points(head), expectations_of(path))
+    (base_points, base_rounds), (head_points, head_rounds) = run_points(base), run_points(head)
+    return compare_complexity(base_points, head_points, expectations_of(path), base_rounds, head_rounds)

@@ -131,13 +131,18 @@ def run(args: argparse.Namespace) -> int:
         for r in reports + changed:
             for a, cp in zip(r["alerts"], [e for e in r["entries"] if not e.get("inherited")]):
                 cp["alert"] = {"new": id(a) in new_ids, "id": a.id or None}
-        # Saved only when every series is in scope and the alerts were recorded: a series skipped
-        # next time must have had its alerts raised.
+        # The watermark is saved only when every series is in scope and the alerts were recorded:
+        # a series skipped next time must have had its alerts raised.  A detect of some series
+        # saves their reports alone (which runs it judged).
         state = {_key(r): r for r in reports + changed}
         # Nothing new (no run since, no report changed): nothing to save, so nothing is written.
         if _whole_scope(args) and not args.no_record and watermark is not None and (state or watermark != saved_mark):
             store.save_detect_state(watermark, {key: (_settings_mark(thresholds, key), _saved(r))
                                                 for key, r in state.items()})
+        elif not _whole_scope(args) and not args.no_record and state:
+            # a detect of some series keeps their reports (what runs it judged), not the watermark
+            store.save_detect_state(None, {key: (_settings_mark(thresholds, key), _saved(r))
+                                           for key, r in state.items()})
     reports = sorted(reports + kept, key=lambda r: (r["branch"], r["testbed"], r["benchmark"], r["measure"]))
     regressions = [a for a in new if a.direction == "regression"]
     if args.json:
@@ -201,13 +206,19 @@ def _plan(store, args: argparse.Namespace, thresholds) -> tuple[list[SeriesKey],
     threshold verdicts saved for those analysed again because they have new runs, and the saved
     watermark: only series with runs newer than it, or whose settings changed, are analysed again
     (all of them with --full, with a filter, or when the store keeps no state)."""
-    if not _whole_scope(args) or args.full:
-        return store.series_keys(branch=args.branch, testbed=args.testbed, benchmark=args.benchmark,
-                                 measure=args.measure), [], {}, None
     mark, saved = store.detect_state()
-    since = store.series_keys_since(mark) if mark is not None else None
+    whole = _whole_scope(args) and not args.full
+    since = store.series_keys_since(mark) if whole and mark is not None else None
     if since is None:
-        return store.series_keys(), [], {}, mark
+        keys = store.series_keys(branch=args.branch, testbed=args.testbed, benchmark=args.benchmark,
+                                 measure=args.measure)
+        # Every series analysed in full, but the runs an earlier detect of it saw are not new to
+        # this one: a streak they ended raised its alert then, or never will (the shipped workflow
+        # runs `detect --branch main`, and an upgrade raised a backfill's old streaks).  --full
+        # judges every streak of the current regime.
+        memos = {} if args.full else {k: {"points": saved[k][1]["points"]} for k in keys
+                                      if k in saved and isinstance(saved[k][1].get("points"), int)}
+        return keys, [], memos, (mark if whole else None)
     changed = set(since)
     keys, kept, memos = [k for k in since if k not in saved], [], {}
     marks: dict[tuple[str, str], str] = {}      # one per benchmark and measure, not per series

@@ -117,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
             fit, selection, knee = found.fit, found.selection, found.knee
         except (FitError, TermError) as e:
             raise PerfgateError(f"{table.source}: {label}: {e}") from None
-        verdicts = [check(e, label, fit, knee, params) for e in expectations]
+        verdicts = [check(e, label, fit, knee, params, names) for e in expectations]
         results.append((key, label, y, fit, selection, knee, verdicts))
 
     if args.plot:
@@ -213,13 +213,15 @@ def _from_store(args: argparse.Namespace) -> ScalingTable:
             if commit and not summary.commit.startswith(commit):
                 continue
             run = store.get_run(summary.run_id)
-            # Named as recorded, or with its suite first (as complexity.toml's patterns and the
-            # pages name it): the table then carries the suite, so --check finds its expectation.
-            suite = run.context.get("suite")
-            own = name.removeprefix(f"{suite}/") if isinstance(suite, str) else name
+            # Named as recorded, or with its suite first (as complexity.toml's patterns, the pages
+            # and check name it): the table then carries the suite, so --check finds its expectation.
+            # A check's side records its suites as a list.
+            suites = [s for s in run.context.get("suites") or [run.context.get("suite")] if isinstance(s, str)]
+            suite = next((s for s in suites if name.startswith(f"{s}/")), suites[0] if len(suites) == 1 else None)
+            own = name.removeprefix(f"{suite}/") if suite else name
             points = [m for m in run.metrics if m.benchmark.startswith(own + "/") and "parameters" in m.attrs]
             if points:
-                full = f"{suite}/{own}" if isinstance(suite, str) else own
+                full = f"{suite}/{own}" if suite else own
                 return table_from_metrics(full, points, f"{args.store} run {summary.run_id}")
     at = f" at commit {commit}" if commit else ""
     raise PerfgateError(f"no scaling run of {name!r}{at} in {args.store} (ingest one with --adapter scaling-tsv)")

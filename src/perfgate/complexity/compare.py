@@ -35,6 +35,7 @@ from perfgate.units import p_text
 
 MIN_POINTS = 4   # fewer parameter combinations than this cannot show a shape
 ALPHA = 0.05     # the paired test's level, as the expectations' own
+NONPOSITIVE_SHARE = 0.1   # from this share of values at or below zero, a column is fitted unweighted
 SHARE_CAP = 10.0  # a share past 1,000% (a fit whose cost nears zero) counts as 1,000%
 
 
@@ -86,8 +87,8 @@ class ComplexityRow:
         """The head's violations of expectations the base keeps (with rounds on both sides,
         only those whose share beyond the expected order rose, round by round, past the
         tolerance: :meth:`paired`)."""
-        if self.base.error:
-            return []
+        if self.base.error or not self.head.rounds:
+            return []   # without rounds no violation is borne out: noise bends a single sweep
         kept = {v.expectation for v in self.base.verdicts} - {v.expectation for v in self.base.violated()}
         broken = []
         for i, v in enumerate(self.head.verdicts):
@@ -114,7 +115,8 @@ class ComplexityRow:
     @property
     def status(self) -> str:
         """broken; violated on both; inconclusive (the head's violation did not stand out from the
-        base round by round); fixed; ok (every expectation kept); fitted (none to judge)."""
+        base round by round, or there were no rounds); fixed; ok (every expectation kept); not
+        checked (expectations match, the data cannot judge them); fitted (none matches)."""
         if self.broken:
             return "broken"
         head_bad, base_bad = self.head.violated(), self.base.violated()
@@ -122,7 +124,9 @@ class ComplexityRow:
             return "violated on both" if base_bad or self.base.error else "inconclusive"
         if base_bad:
             return "fixed"
-        return "ok" if self.head.verdicts else "fitted"
+        if not self.head.verdicts:
+            return "fitted"
+        return "ok" if any(v.checked for v in self.head.verdicts) else "not checked"
 
     def knee_text(self) -> str:
         """``"knee 2,070 → 608 objects"``, or a knee that only one side has; "" when neither has
@@ -153,10 +157,16 @@ class ComplexityRow:
         if self.broken:
             return "; ".join(v.reason for v in self.broken)
         if self.status == "inconclusive":
+            if not self.head.rounds:
+                return "; ".join(f"the head's fit breaks {v.expectation.text} ({v.reason}), but these runs have no "
+                                 f"rounds to bear it out, and noise can bend a single sweep"
+                                 for v in self.head.violated())
             rises = [(v, self.paired(i)) for i, v in enumerate(self.head.verdicts) if v in self.head.violated()]
             return "; ".join(f"the head's fit breaks {v.expectation.text}, but round by round its share beyond "
                              f"that order rose {rise:+.0%} over the base's ({p_text(p)} that it rose past the "
                              f"tolerance of {v.expectation.tolerance:.0%})" for v, (rise, p) in rises)
+        if self.status == "not checked":
+            return "; ".join(sorted({v.reason for v in self.head.verdicts}))
         return self.knee_text()
 
     def verdict_text(self) -> str:
@@ -164,7 +174,8 @@ class ComplexityRow:
         text = {"broken": "BROKEN by head", "violated on both": "violated on both sides (already at base)",
                 "fixed": "fixed by head (the base broke an expectation the head keeps)",
                 "inconclusive": "inconclusive",
-                "ok": "expectations kept on both sides", "fitted": "no expectation matches"}[self.status]
+                "ok": "expectations kept on both sides", "not checked": "not checked",
+                "fitted": "no expectation matches"}[self.status]
         return f"{text}: {self.detail()}" if self.detail() else text
 
     def lines(self) -> list[str]:
@@ -203,13 +214,20 @@ def compare_complexity(base: Sequence[Metric], head: Sequence[Metric], expectati
     return rows
 
 
-def run_points(run: Run) -> list[Metric]:
+def run_points(run: Run) -> tuple[list[Metric], list[list[Metric]]]:
     """A recorded run's scaling points, named with its suite first when it ran one suite (as
-    ``complexity.toml``'s patterns name them), each point's value one row."""
+    ``complexity.toml``'s patterns name them), each point's value one row; and, for a check's
+    side (each point's ``round_samples``), each round's points (the median of its samples)."""
     suites = run.context.get("suites") or [run.context.get("suite")]
     prefix = f"{suites[0]}/" if len(suites) == 1 and isinstance(suites[0], str) else ""
-    return [Metric(prefix + m.benchmark, m.measure, m.value, attrs={"parameters": m.attrs["parameters"]})
-            for m in run.metrics if isinstance(m.attrs.get("parameters"), dict)]
+    scaling = [m for m in run.metrics if isinstance(m.attrs.get("parameters"), dict)]
+    pooled = [Metric(prefix + m.benchmark, m.measure, m.value, attrs={"parameters": m.attrs["parameters"]})
+              for m in scaling]
+    counts = {len(m.attrs.get("round_samples") or ()) for m in scaling}
+    if len(counts) != 1 or counts == {0}:
+        return pooled, []
+    return pooled, [[Metric(p.benchmark, p.measure, float(np.median(m.attrs["round_samples"][i])), attrs=p.attrs)
+                     for p, m in zip(pooled, scaling)] for i in range(counts.pop())]
 
 
 def _tables(metrics: Sequence[Metric]) -> dict[str, list[Metric]]:
@@ -237,7 +255,12 @@ def _fit_measure(table: ScalingTable, y: np.ndarray, phase: str, expectations: l
     try:
         params = table.letters()
         names = {letter: column for column in table.params for letter in [column[0].lower()]}
-        found = analyse(default_terms(params), params, y, auto=True, knee=knee_letter(names, params))
+        # Relative weights (1/cost²) take costs for positive: a Δ column whose trend crosses zero
+        # got its largest weights where the fitted cost nears zero, and a knee there.  A few values
+        # at or below zero are the noise of small sizes (2–4% of async-deinit's quick Δ columns).
+        weighting = "relative" if np.mean(y <= 0) < NONPOSITIVE_SHARE else "none"
+        found = analyse(default_terms(params), params, y, auto=True, knee=knee_letter(names, params),
+                        weighting=weighting)
     except (FitError, TermError, InputError, np.linalg.LinAlgError) as e:
         return SideFit("", error=str(e))
     knee = found.knee if found.knee is not None and found.knee.found else None
@@ -250,7 +273,9 @@ def _fit_measure(table: ScalingTable, y: np.ndarray, phase: str, expectations: l
                  f"then {shape}, +{knee.effect:.0%} at the largest")
     else:
         model = found.fit.formula() + (", no knee" if found.knee is not None else "")
-    verdicts = [check(e, phase, found.fit, found.knee, params) for e in expectations]
+    verdicts = [check(e, phase, found.fit, found.knee, params, names) for e in expectations]
+    if knee is not None and any(not v.ok and not v.reason.startswith("the cost turns") for v in verdicts):
+        model += f"; without a knee {found.fit.formula()}"   # the model the verdict's terms are of
     return SideFit(model, knee_dict, verdicts)
 
 

@@ -80,12 +80,13 @@ class Verdict:
     # or not (0 when the fit has no term or knee beyond the expected order): what the rounds of a
     # check compare, head against base
     share: float = 0.0
+    checked: bool = True                 # False: the data cannot judge it (no such parameter, or fixed)
 
     def as_dict(self) -> dict:
         return {"pattern": self.expectation.pattern, "expected": self.expectation.text, "phase": self.phase,
                 "ok": self.ok, "reason": self.reason, "effect": self.effect, "confidence": self.confidence,
                 "judged_up_to": self.judged_up_to, "extrapolation": self.extrapolation or None,
-                "share": self.share}
+                "share": self.share, "checked": self.checked}
 
 
 def parse_expectations(text: str, source: str) -> list[Expectation]:
@@ -123,13 +124,16 @@ def _number(value: object, source: str, place: str) -> float | None:
     return float(value)
 
 
-def check(exp: Expectation, phase: str, fit: Fit, knee: Knee | None, params: dict[str, np.ndarray]) -> Verdict:
-    """The verdict of one expectation on one phase's fit (``params`` keyed by letter)."""
+def check(exp: Expectation, phase: str, fit: Fit, knee: Knee | None, params: dict[str, np.ndarray],
+          names: dict[str, str] | None = None) -> Verdict:
+    """The verdict of one expectation on one phase's fit (``params`` keyed by letter; ``names``:
+    each letter's column, so that ``opcount`` is not judged on ``objects`` for sharing its letter)."""
     letter = exp.param[0].lower()
-    if letter not in params:
-        return Verdict(exp, phase, True, f"the data has no parameter {exp.param!r}; not checked")
+    if letter not in params or (names is not None and names.get(letter) != exp.param):
+        return Verdict(exp, phase, True, f"the data has no parameter {exp.param!r}; not checked", checked=False)
     if np.ptp(params[letter]) == 0:
-        return Verdict(exp, phase, True, f"{exp.param} is fixed at {params[letter][0]:g} in this data; not checked")
+        return Verdict(exp, phase, True, f"{exp.param} is fixed at {params[letter][0]:g} in this data; not checked",
+                       checked=False)
     x_max = float(np.max(params[letter]))
     at_x = min(exp.up_to, x_max) if exp.up_to is not None else x_max
     beyond = exp.up_to is not None and exp.up_to > 1.05 * x_max

@@ -142,13 +142,14 @@ def comparison_markdown(c: Comparison, title: str = "perfgate", key: str = "", l
 
 
 _STATUS = {"broken": "❌ broken by head", "violated on both": "⚠️ violated on both sides",
-           "inconclusive": "⚠️ inconclusive", "fixed": "✅ fixed by head",
+           "inconclusive": "⚠️ inconclusive", "not checked": "⚠️ not checked", "fixed": "✅ fixed by head",
            "ok": "✅ kept", "fitted": "no expectation"}
 
 
 def _complexity_section(rows: Sequence[ComplexityRow]) -> list[str]:
     """The scaling tables: each side's model and knee, and what became of the expectations.
-    A table whose expectations a side breaks, or with a knee, is in sight; the rest folded."""
+    A table whose expectations a side breaks or cannot judge, or whose knee moved, is in sight;
+    the rest folded."""
     if not rows:
         return []
     header = ["| scaling table | measure | base | head | expectations |", "|---|---|---|---|---|"]
@@ -159,7 +160,8 @@ def _complexity_section(rows: Sequence[ComplexityRow]) -> list[str]:
         return f"| {markdown_code(r.table)} | {markdown_code(r.measure)} | {sides[0]} | {sides[1]} | " \
                f"{_STATUS[r.status]}{why} |"
 
-    loud = [r for r in rows if r.status in ("broken", "violated on both", "inconclusive", "fixed") or r.knee_text()]
+    loud = [r for r in rows if r.status in ("broken", "violated on both", "inconclusive", "fixed", "not checked")
+            or r.knee_moved().startswith(" (moved")]
     quiet = [r for r in rows if r not in loud]
     lines = ["**Complexity**: each side's scaling points fitted as `perfgate fit` fits them (the median of "
              "each point over the rounds; terms chosen by BIC, a knee searched; expectations from the base's "
@@ -167,8 +169,9 @@ def _complexity_section(rows: Sequence[ComplexityRow]) -> list[str]:
     if loud:
         lines += [*header, *map(row, loud), ""]
     if quiet:
-        lines += [f"<details><summary>{len(quiet)} {'other ' if loud else ''}scaling table measure(s), "
-                  f"nothing changed</summary>", "", *header, *map(row, quiet), "", "</details>", ""]
+        lines += [f"<details><summary>{len(quiet)} {'other ' if loud else ''}scaling table measure(s): "
+                  f"expectations kept or none to judge, no knee shown to move</summary>", "", *header,
+                  *map(row, quiet), "", "</details>", ""]
     return lines
 
 

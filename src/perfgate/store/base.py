@@ -167,11 +167,14 @@ class Store(ABC):
         return None
 
     def detect_state(self) -> tuple[int | None, dict[SeriesKey, tuple[str, dict[str, Any]]]]:
-        """``(watermark, {series: (settings, report)})`` saved by the last full-scope detect."""
+        """``(watermark, {series: (settings, report)})``: the watermark of the last full-scope
+        detect (None before one), and each series' report as the last detect of it saved it."""
         return None, {}
 
-    def save_detect_state(self, watermark: int, reports: dict[SeriesKey, tuple[str, dict[str, Any]]]) -> None:  # noqa: B027
-        """Replace the saved watermark and the reports of the given series (others are kept)."""
+    def save_detect_state(self, watermark: int | None,  # noqa: B027
+                          reports: dict[SeriesKey, tuple[str, dict[str, Any]]]) -> None:
+        """Replace the reports of the given series (others are kept), and the saved watermark
+        unless it is None (a detect of some series only)."""
 
     def expect_writes(self) -> None:  # noqa: B027 - optional: only stores that check before writing
         """The verb will write: what the first write needs may start now, beside its work."""

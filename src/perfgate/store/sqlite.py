@@ -486,19 +486,18 @@ class SqliteStore(Store):
     def detect_state(self) -> tuple[int | None, dict[SeriesKey, tuple[str, dict[str, Any]]]]:
         mark = self.db.execute("SELECT last_run FROM detect_mark WHERE project_id = ?",
                                (self._project_id,)).fetchone()
-        if mark is None:
-            return None, {}
         rows = self.db.execute("SELECT branch, testbed, benchmark, measure, settings, report FROM detect_state"
                                " WHERE project_id = ?", (self._project_id,)).fetchall()
-        return mark[0], {SeriesKey(b, t, bm, m): (s, jsonio.loads(r)) for b, t, bm, m, s, r in rows}
+        return (mark[0] if mark else None), {SeriesKey(b, t, bm, m): (s, jsonio.loads(r)) for b, t, bm, m, s, r in rows}
 
     @_guarded
-    def save_detect_state(self, watermark: int, reports: dict[SeriesKey, tuple[str, dict[str, Any]]]) -> None:
+    def save_detect_state(self, watermark: int | None, reports: dict[SeriesKey, tuple[str, dict[str, Any]]]) -> None:
         self._writable()
         with self._write():
-            self.db.execute("INSERT INTO detect_mark (project_id, last_run) VALUES (?, ?)"
-                            " ON CONFLICT (project_id) DO UPDATE SET last_run = excluded.last_run",
-                            (self._project_id, watermark))
+            if watermark is not None:
+                self.db.execute("INSERT INTO detect_mark (project_id, last_run) VALUES (?, ?)"
+                                " ON CONFLICT (project_id) DO UPDATE SET last_run = excluded.last_run",
+                                (self._project_id, watermark))
             self.db.executemany(
                 "INSERT OR REPLACE INTO detect_state (project_id, branch, testbed, benchmark, measure, settings, report)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?)",
