@@ -429,6 +429,11 @@ def test_only_a_regression_still_there_is_an_alert_on_the_index():
     assert row["state"] == "alert" and row["alerts"] == 1
     data = chart_data(key, pts, None, [], [regression, fix], {f"r{i}": i for i in range(6)})
     assert [a["undone_at"] for a in data["alerts"]] == [f"{4:040x}", None]
+    # a threshold streak a backfill's later run ended says so, as perfgate alerts does
+    streak = Alert("main", "tb", "sort", "latency", f"{1:040x}", "regression", 0.5, id="s1", kind="threshold",
+                   details={"ended_at": f"{3:040x}"})
+    data = chart_data(key, pts, None, [], [streak], {f"r{i}": i for i in range(6)})
+    assert [a["ended_at"] for a in data["alerts"]] == [f"{3:040x}"]
 
 
 def test_the_index_cv_is_the_run_to_run_noise_as_history_s_not_a_missed_step():

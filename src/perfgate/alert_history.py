@@ -53,3 +53,10 @@ def undone_by(alerts: list[Alert]) -> dict[str, Alert]:
     for alert in oldest_first(alerts):
         by_series.setdefault(series_of(alert), []).append(alert)
     return {changes[i].id: changes[j] for changes in by_series.values() for i, j in undoing(changes).items()}
+
+
+def ended_at(a) -> str:
+    """The run that ended a threshold alert's streak, when ``detect`` saw it end in the runs it
+    judged at once (a backfill); '' for a streak it alerted on as the newest runs."""
+    ended = (a.details or {}).get("ended_at") if a.kind == "threshold" else None
+    return ended if isinstance(ended, str) else ""

@@ -16,7 +16,7 @@ from rich.table import Table
 from perfgate.commands._common import find_alerts, short_ids, store_from
 from perfgate.errors import EXIT_OK
 from perfgate.gitinfo import could_be
-from perfgate.alert_history import undone_by
+from perfgate.alert_history import ended_at, undone_by
 from perfgate.output import emit_json, err, out
 
 NAME = "alerts"
@@ -94,12 +94,5 @@ def _row(a, short_id: str, fixes: dict) -> dict[str, str]:
             "status": terminal(a.status + (f", undone at {fixes[a.id].commit[:12]}" if a.id in fixes else "")
                                + (f", streak ended at {ended_at(a)[:12]}" if ended_at(a) else "")),
             "raised (UTC)": when}
-
-
-def ended_at(a) -> str:
-    """The run that ended a threshold alert's streak, when ``detect`` saw it end in the runs it
-    judged at once (a backfill); '' for a streak it alerted on as the newest runs."""
-    ended = (a.details or {}).get("ended_at") if a.kind == "threshold" else None
-    return ended if isinstance(ended, str) else ""
 
 

@@ -14,7 +14,7 @@ from datetime import datetime, timezone
 
 import numpy as np
 
-from perfgate.alert_history import undone_by
+from perfgate.alert_history import ended_at, undone_by
 from perfgate.detect.changepoint import ChangePoint, ChangePointDetector
 from perfgate.detect.stats import run_to_run_cv
 from perfgate.model import Alert, Measure
@@ -179,7 +179,8 @@ def chart_data(key: SeriesKey, pts: list[Point], band: dict | None, found: list[
                     "magnitude": a.magnitude, "ci_low": a.ci_low, "ci_high": a.ci_high, "p_value": a.p_value,
                     "status": a.status, "commit_range": list(a.commit_range), "created": iso(a.created),
                     "siblings": a.siblings, "placed_with": a.placed_with,
-                    "undone_at": fixes[a.id].commit if a.id in fixes else None}
+                    "undone_at": fixes[a.id].commit if a.id in fixes else None,
+                    "ended_at": ended_at(a) or None}
                    for a in alerts],
     }
     if any(p.lower is not None or p.upper is not None for p in pts):

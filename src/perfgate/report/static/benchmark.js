@@ -281,9 +281,11 @@
     return box;
   }
 
-  // "active, undone at X": a later improvement won back at least half of it (notify closes its issue).
+  // "active, undone at X": a later improvement won back at least half of it (notify closes its issue);
+  // "active, streak ended at X": a threshold streak a later run of a backfill ended.
   function alertStatus(a) {
-    return a.status + (a.undone_at ? ", undone at " + a.undone_at.slice(0, 12) : "");
+    return a.status + (a.undone_at ? ", undone at " + a.undone_at.slice(0, 12) : "") +
+      (a.ended_at ? ", streak ended at " + a.ended_at.slice(0, 12) : "");
   }
 
   // A change (or its alert) found by testing this series where sibling series changed names them,
