@@ -6,9 +6,11 @@ import argparse
 import os
 
 from perfgate.errors import InputError, PerfgateError
+from perfgate.escape import terminal
 from perfgate.fingerprint import host_fingerprint, testbed_name
 from perfgate.gitinfo import current_branch, current_commit, resolve_commit
 from perfgate.model import Alert, Run, Testbed, identity_problem
+from perfgate.output import out
 from perfgate.outputs import check_writable, write_atomic
 from perfgate.store import SeriesKey, Store, open_store
 
@@ -115,6 +117,22 @@ def write_markdown(args: argparse.Namespace, comparison, complexity=()) -> None:
 
         write_atomic(args.markdown, comparison_markdown(comparison, key=os.environ.get("PERFGATE_COMMENT_KEY", ""),
                                                         links=github_links(), complexity=complexity))
+
+
+def print_complexity(rows, heading: str) -> None:
+    """The scaling tables' rows (``ComplexityRow``) under ``heading``, for a terminal."""
+    if rows:
+        out.print(heading, markup=False)
+        for row in rows:
+            out.print(terminal("\n".join("  " + line for line in row.lines()), keep_newlines=True), markup=False)
+
+
+def failures(comparison, complexity=()) -> list[str]:
+    """What fails a comparison: ``["significant regression", "complexity expectation broken in 2
+    table measure(s)"]``, either, or none."""
+    broken = [r for r in complexity if r.broken]
+    return (["significant regression"] if comparison.exit_code else []) + \
+        ([f"complexity expectation broken in {len(broken)} table measure(s)"] if broken else [])
 
 
 def github_links():

@@ -48,7 +48,7 @@ from perfgate.check_branches import check_branch
 from perfgate.gitinfo import uncommitted_changes
 from perfgate.commands.run import add_suite_options
 from perfgate.commands._common import (add_all_rows_option, add_markdown_option, check_identity, check_markdown_target,
-                                      quiet_rows, store_from, write_markdown)
+                                      failures, print_complexity, quiet_rows, store_from, write_markdown)
 from perfgate.containers import engine, images
 from perfgate.containers.fingerprint import container_testbed
 from perfgate.containers.manifest import Suite, discover
@@ -491,15 +491,10 @@ def _print(comparison: Comparison, args: argparse.Namespace, shas: dict[str, str
     out.print(f"perfgate check: {terminal(args.head)} ({shas['head'][:12]}) against {terminal(args.base)} "
               f"({shas['base'][:12]}), {outcome.rounds} interleaved rounds on {terminal(testbeds)}")
     out.print(terminal(comparison.render(quiet_rows(args)), keep_newlines=True))
-    if outcome.complexity:
-        out.print("complexity, each side's scaling points fitted as perfgate fit fits them "
-                  "(medians over the rounds; expectations of the base's complexity.toml):", markup=False)
-        for row in outcome.complexity:
-            out.print(terminal("\n".join("  " + line for line in row.lines()), keep_newlines=True), markup=False)
-    broken = [r for r in outcome.complexity if r.broken]
-    failures = (["significant regression"] if comparison.exit_code else []) + \
-        ([f"complexity expectation broken in {len(broken)} table measure(s)"] if broken else [])
-    verdict = f"FAIL: {', '.join(failures)}" if failures else "ok: no significant regression"
+    print_complexity(outcome.complexity, "complexity, each side's scaling points fitted as perfgate fit fits them "
+                                         "(medians over the rounds; expectations of the base's complexity.toml):")
+    failing = failures(comparison, outcome.complexity)
+    verdict = f"FAIL: {', '.join(failing)}" if failing else "ok: no significant regression"
     undecided = comparison.undecided_text()
     if undecided:
         verdict += f", {undecided}"

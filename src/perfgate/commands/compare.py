@@ -19,8 +19,8 @@ import argparse
 from dataclasses import asdict
 from pathlib import Path
 
-from perfgate.commands._common import (add_all_rows_option, add_markdown_option, check_markdown_target, quiet_rows,
-                                      store_from, write_markdown)
+from perfgate.commands._common import (add_all_rows_option, add_markdown_option, check_markdown_target, failures,
+                                      print_complexity, quiet_rows, store_from, write_markdown)
 from perfgate.escape import terminal
 from perfgate.errors import PerfgateError
 from perfgate.output import emit_json, out
@@ -124,8 +124,7 @@ def run(args: argparse.Namespace) -> int:
     apart = _not_measured_together(base, head)
     comparison.warnings += [w for w in (*partial, apart) if w]
     complexity = _complexity(base, head, args.thresholds)
-    broken = [r for r in complexity if r.broken]
-    exit_code = 1 if comparison.exit_code or broken else 0
+    exit_code = 1 if failures(comparison, complexity) else 0
     write_markdown(args, comparison, complexity)
     if args.json:
         emit_json(asdict(comparison) | {"regressions": len(comparison.regressions),
@@ -136,14 +135,10 @@ def run(args: argparse.Namespace) -> int:
         out.print(terminal(f"head {head.branch}@{head.commit[:12]} against base {base.branch}@{base.commit[:12]}"),
                   highlight=False)
         out.print(terminal(comparison.render(quiet_rows(args)), keep_newlines=True), highlight=False)
-        if complexity:
-            out.print("complexity, each run's scaling points fitted as perfgate fit fits them:", markup=False)
-            for row in complexity:
-                out.print(terminal("\n".join("  " + line for line in row.lines()), keep_newlines=True), markup=False)
-        failures = (["significant regression"] if comparison.exit_code else []) + \
-            ([f"complexity expectation broken in {len(broken)} table measure(s)"] if broken else [])
-        if failures:
-            out.print(f"FAIL: {', '.join(failures)}", markup=False)
+        print_complexity(complexity, "complexity, each run's scaling points fitted as perfgate fit fits them:")
+        failing = failures(comparison, complexity)
+        if failing:
+            out.print(f"FAIL: {', '.join(failing)}", markup=False)
     return exit_code
 
 
