@@ -32,23 +32,7 @@ from perfgate.complexity.compare import compare_complexity  # noqa: E402
 from perfgate.complexity.expectations import parse_expectations  # noqa: E402
 from perfgate.model import Metric  # noqa: E402
 
-SWEEP = """\
-import sys, time
-quadratic = sys.argv[1] == "quadratic"
-print("# grow\\n#\\n# objects total(ns)")
-for objects in range(200, 8001, 200):
-    best = None
-    for _ in range(5):
-        start = time.perf_counter_ns()
-        total = 0
-        for i in range(objects):
-            total += i * i % 7
-        if quadratic and objects > 2000:
-            for _ in range((objects - 2000) // 40):
-                total += sum(range(objects - 2000))
-        best = min(best or 10**18, time.perf_counter_ns() - start)
-    print(f"{objects}\\t{best}")
-"""
+SWEEP = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "scaling-suite" / "grow.py"
 EXPECT = parse_expectations('[complexity."grow/*"]\nobjects = "linear"\n', "complexity.toml")
 
 
@@ -83,7 +67,7 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         script = Path(tmp) / "grow.py"
-        script.write_text(SWEEP)
+        script.write_text(SWEEP.read_text())
         (Path(tmp) / "bursts.py").write_text(BURSTS)
         hogs = [subprocess.Popen([sys.executable, str(Path(tmp) / "bursts.py"), str(random.randrange(10**6))])
                 for _ in range(args.load)]

@@ -282,19 +282,23 @@ def test_cold_first_runs_stay_out_of_the_threshold_tests_baseline(cli, store_pat
     assert [(a["kind"], a["commit"]) for a in json.loads(proc.stdout)["new_alerts"]] == [("threshold", "c0018")]
 
 
-def test_the_alerts_table_says_what_commits_a_change_could_be(cli, store_path, tmp_path):
-    # A first-time user's audit of the demo: before bisect, each alert named the changelog commit
-    # at the end of a thinned backfill's gap, with nothing to say the culprit could be earlier.
+def empty_commits(repo, n: int) -> tuple:
+    """A git repository of ``n`` empty commits, and their hashes, oldest first."""
     import subprocess
 
-    repo = tmp_path / "repo"
     repo.mkdir()
     git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.org"]
     subprocess.run([*git, "init", "-q", "-b", "main"], check=True)
-    for i in range(4):
+    for i in range(n):
         subprocess.run([*git, "commit", "-q", "--allow-empty", "-m", f"c{i}"], check=True)
-    shas = subprocess.run([*git, "rev-list", "--reverse", "HEAD"], capture_output=True, text=True,
-                          check=True).stdout.split()
+    return repo, subprocess.run([*git, "rev-list", "--reverse", "HEAD"], capture_output=True, text=True,
+                                check=True).stdout.split()
+
+
+def test_the_alerts_table_says_what_commits_a_change_could_be(cli, store_path, tmp_path):
+    # A first-time user's audit of the demo: before bisect, each alert named the changelog commit
+    # at the end of a thinned backfill's gap, with nothing to say the culprit could be earlier.
+    repo, shas = empty_commits(tmp_path / "repo", 4)
     with SqliteStore(store_path) as store:
         store.record_alerts([
             Alert("main", "tb", "gap", "instructions", shas[3], "regression", 0.1, kind="change_point",
@@ -312,16 +316,7 @@ def test_the_alerts_table_says_what_commits_a_change_could_be(cli, store_path, t
 
 def test_detect_says_what_commits_a_change_could_be_after_a_thinned_backfill(cli, store_path, tmp_path):
     # detect's table said "exact" where alerts said "3 commits after …" for the same change
-    import subprocess
-
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.org"]
-    subprocess.run([*git, "init", "-q", "-b", "main"], check=True)
-    for i in range(180):
-        subprocess.run([*git, "commit", "-q", "--allow-empty", "-m", f"c{i}"], check=True)
-    shas = subprocess.run([*git, "rev-list", "--reverse", "HEAD"], capture_output=True, text=True,
-                          check=True).stdout.split()
+    repo, shas = empty_commits(tmp_path / "repo", 180)
     measured = shas[::3]                                   # backfill --every 3
     values = series(len(measured), 5, step_at=40, factor=1.5)
     with SqliteStore(store_path) as store:

@@ -159,26 +159,8 @@ def test_an_expectation_is_judged_on_its_own_parameter_and_one_the_data_lacks_is
     assert "⚠️ not checked" in comparison_markdown(Comparison([], 0.05), complexity=rows).split("<details>")[0]
 
 
-# A scaling suite of the tiny repository: the cost of each size, best of 5, as a scaling table.
-# The head's cost turns quadratic past 2,000 objects (an extra scan of what lies beyond).
-GROW = """\
-import sys, time
-quadratic = sys.argv[1] == "quadratic"
-print("# grow\\n#\\n# objects total(ns)")
-for objects in range(200, 8001, 200):
-    best = None
-    for _ in range(5):
-        start = time.perf_counter_ns()
-        total = 0
-        for i in range(objects):
-            total += i * i % 7
-        if quadratic and objects > 2000:
-            for _ in range((objects - 2000) // 40):
-                total += sum(range(objects - 2000))
-        elapsed = time.perf_counter_ns() - start
-        best = elapsed if best is None else min(best, elapsed)
-    print(f"{objects}\\t{best}")
-"""
+# A scaling suite for the tiny repository: a Python sweep whose head can turn quadratic past 2,000
+GROW = Path(__file__).parent / "fixtures" / "scaling-suite" / "grow.py"
 
 
 def git(repo, *args):
@@ -193,7 +175,7 @@ def test_check_of_a_scaling_suite_fails_a_head_that_turns_quadratic(tmp_path, cl
     subprocess.run(["rm", "-r", str(root / "benches" / "spin")], check=True)
     suite = root / "benches" / "grow"
     suite.mkdir(parents=True)
-    (suite / "grow.py").write_text(GROW)
+    (suite / "grow.py").write_text(GROW.read_text())
     (suite / "bench.toml").write_text(textwrap.dedent("""\
         name = "grow"
         image = "base"
