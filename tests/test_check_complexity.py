@@ -155,8 +155,15 @@ def test_an_expectation_is_judged_on_its_own_parameter_and_one_the_data_lacks_is
     rows = compare_complexity(points(LINEAR), points(QUADRATIC), expect, [points(LINEAR)] * 3,
                               [points(QUADRATIC)] * 3)
     assert {r.status for r in rows} == {"not checked"} and not any(r.broken for r in rows)
-    assert rows[1].verdict_text() == "not checked: the data has no parameter 'opcount'; not checked"
+    assert rows[1].verdict_text().startswith("not checked: the data has no parameter 'opcount'; a knee at ")
     assert "⚠️ not checked" in comparison_markdown(Comparison([], 0.05), complexity=rows).split("<details>")[0]
+    # beside an expectation the data can judge, the typo is still in sight (it read "✅ kept")
+    both = parse_expectations('[complexity."async-deinit/*"]\nopcount = "linear"\nvalues = "linear"\n', "c.toml")
+    rows = compare_complexity(points(LINEAR), points(LINEAR), both, [points(LINEAR)] * 3, [points(LINEAR)] * 3)
+    assert {r.status for r in rows} == {"ok"} and all(r.notable() for r in rows)
+    assert rows[1].verdict_text() == "expectations kept on both sides: not checked: the data has no parameter 'opcount'"
+    shown = comparison_markdown(Comparison([], 0.05), complexity=rows)
+    assert "<details>" not in shown and "not checked: the data has no parameter 'opcount'" in shown
 
 
 # A scaling suite for the tiny repository: a Python sweep whose head can turn quadratic past 2,000
@@ -239,3 +246,15 @@ def test_a_broken_complexity_file_on_the_base_is_named_as_the_base_commits_befor
     assert f"thresholds/complexity.toml of the base commit {sha}:complexity.\"x/*\".objects: 'linaer' is not one of" \
         in proc.stderr, proc.stderr
     assert "--head-thresholds" in proc.stderr and "perfgate-thresholds-" not in proc.stderr
+
+
+def test_a_pattern_matching_no_table_is_named():
+    from perfgate.complexity.compare import unmatched_note
+
+    typo = parse_expectations('[complexity."async-denit/*"]\nobjects = "linear"\n', "complexity.toml")
+    rows = compare_complexity(points(LINEAR), points(LINEAR), typo)
+    assert {r.status for r in rows} == {"fitted"}
+    assert unmatched_note(typo, rows) == ("complexity: pattern(s) 'async-denit/*' match none of the 1 scaling "
+                                          "table(s) compared (async-deinit/async_array); an expectation there "
+                                          "checks nothing")
+    assert unmatched_note(EXPECT, compare_complexity(points(LINEAR), points(LINEAR), EXPECT)) == ""

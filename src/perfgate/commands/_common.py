@@ -109,14 +109,15 @@ def check_markdown_target(args: argparse.Namespace) -> None:
         check_writable(args.markdown, "--markdown")
 
 
-def write_markdown(args: argparse.Namespace, comparison, complexity=()) -> None:
+def write_markdown(args: argparse.Namespace, comparison, complexity=(), complexity_about: str = "") -> None:
     """Write the PR comment when --markdown was given (imported lazily: it pulls in scipy);
-    ``complexity``: the scaling tables' rows (``ComplexityRow``), if any."""
+    ``complexity``: the scaling tables' rows (``ComplexityRow``), if any, made as ``complexity_about`` says."""
     if args.markdown:
         from perfgate.report.markdown import comparison_markdown
 
         write_atomic(args.markdown, comparison_markdown(comparison, key=os.environ.get("PERFGATE_COMMENT_KEY", ""),
-                                                        links=github_links(), complexity=complexity))
+                                                        links=github_links(), complexity=complexity,
+                                                        complexity_about=complexity_about))
 
 
 def print_complexity(rows, heading: str) -> None:

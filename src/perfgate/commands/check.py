@@ -258,7 +258,7 @@ def run(args: argparse.Namespace) -> int:
     comparison = outcome.comparison
     comparison.base = {"branch": args.base, "commit": shas["base"], "testbed": testbeds}
     comparison.head = {"branch": args.head, "commit": shas["head"], "testbed": testbeds}
-    write_markdown(args, comparison, outcome.complexity)
+    write_markdown(args, comparison, outcome.complexity, _complexity_about(args))
     if args.json:
         emit_json({"base": {"ref": args.base, "commit": shas["base"]}, "head": {"ref": args.head, "commit": shas["head"]},
                    "rounds": outcome.rounds, "sequential": plan.sequential, "stopped": outcome.stopped,
@@ -301,6 +301,14 @@ def judge(rounds: dict[str, dict[tuple[str, str], list[list[float]]]], threshold
             undecided.append(f"{v.benchmark} {v.measure}")
     look = {"round": n, "level": level, "flagged": len(flagged), "undecided": len(undecided)}
     return comparison, not undecided, look
+
+
+def _complexity_about(args: argparse.Namespace) -> str:
+    """How the scaling tables were judged, and whose expectations."""
+    whose = (f"expectations from {args.thresholds}" if args.thresholds else
+             f"expectations from the {'head' if args.head_thresholds else 'base'} commit's thresholds/complexity.toml")
+    return ("each side's scaling points fitted as perfgate fit fits them (each point's median over the rounds; "
+            f"a violation counts when most rounds' own fits show it too); {whose}")
 
 
 def _expectations(thresholds: Path | None) -> list:
@@ -452,12 +460,13 @@ def _measure(args: argparse.Namespace, plan: Plan, thresholds, expectations: lis
     points = {side: scaling_points(rs) for side, rs in results.items()}
     complexity = []
     if points["base"] and points["head"]:
-        from perfgate.complexity.compare import compare_complexity   # statsmodels: only for scaling suites
+        from perfgate.complexity.compare import compare_complexity, unmatched_note   # statsmodels: scaling only
 
         # each round ran every step once a side, in order: a round's own points bear a violation out
         each = {side: [scaling_points(rs[i * len(steps):(i + 1) * len(steps)]) for i in range(done)]
                 for side, rs in results.items()}
         complexity = compare_complexity(points["base"], points["head"], expectations, each["base"], each["head"])
+        comparison.notes.extend(n for n in [unmatched_note(expectations, complexity)] if n)
     return (side_runs(args, shas, results, testbeds, done, check_id),
             Outcome(comparison, done, stopped, looks, complexity))
 
@@ -491,8 +500,7 @@ def _print(comparison: Comparison, args: argparse.Namespace, shas: dict[str, str
     out.print(f"perfgate check: {terminal(args.head)} ({shas['head'][:12]}) against {terminal(args.base)} "
               f"({shas['base'][:12]}), {outcome.rounds} interleaved rounds on {terminal(testbeds)}")
     out.print(terminal(comparison.render(quiet_rows(args)), keep_newlines=True))
-    print_complexity(outcome.complexity, "complexity, each side's scaling points fitted as perfgate fit fits them "
-                                         "(medians over the rounds; expectations of the base's complexity.toml):")
+    print_complexity(outcome.complexity, f"complexity: {_complexity_about(args)}:")
     failing = failures(comparison, outcome.complexity)
     verdict = f"FAIL: {', '.join(failing)}" if failing else "ok: no significant regression"
     undecided = comparison.undecided_text()

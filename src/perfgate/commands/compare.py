@@ -123,9 +123,10 @@ def run(args: argparse.Namespace) -> int:
     comparison = compare_runs(base, head, thresholds, args.alpha)
     apart = _not_measured_together(base, head)
     comparison.warnings += [w for w in (*partial, apart) if w]
-    complexity = _complexity(base, head, args.thresholds)
+    complexity, about, notes = _complexity(base, head, args.thresholds)
+    comparison.notes.extend(notes)
     exit_code = 1 if failures(comparison, complexity) else 0
-    write_markdown(args, comparison, complexity)
+    write_markdown(args, comparison, complexity, about)
     if args.json:
         emit_json(asdict(comparison) | {"regressions": len(comparison.regressions),
                                         "improvements": len(comparison.improvements),
@@ -135,22 +136,28 @@ def run(args: argparse.Namespace) -> int:
         out.print(terminal(f"head {head.branch}@{head.commit[:12]} against base {base.branch}@{base.commit[:12]}"),
                   highlight=False)
         out.print(terminal(comparison.render(quiet_rows(args)), keep_newlines=True), highlight=False)
-        print_complexity(complexity, "complexity, each run's scaling points fitted as perfgate fit fits them:")
+        print_complexity(complexity, f"complexity: {about}:")
         failing = failures(comparison, complexity)
         if failing:
             out.print(f"FAIL: {', '.join(failing)}", markup=False)
     return exit_code
 
 
-def _complexity(base, head, thresholds: str | None) -> list:
+def _complexity(base, head, thresholds: str | None) -> tuple[list, str, list[str]]:
     """Each scaling table both runs measured, fitted on either side, its expectations judged
     (imported only when both runs have scaling points: the fitting code pulls in statsmodels)."""
     if not any("parameters" in m.attrs for m in base.metrics) or \
             not any("parameters" in m.attrs for m in head.metrics):
-        return []
-    from perfgate.complexity.compare import compare_complexity, run_points
+        return [], "", []
+    from perfgate.complexity.compare import compare_complexity, run_points, unmatched_note
     from perfgate.complexity.expectations import expectations_of
 
     path = Path(thresholds) if thresholds else default_path()
     (base_points, base_rounds), (head_points, head_rounds) = run_points(base), run_points(head)
-    return compare_complexity(base_points, head_points, expectations_of(path), base_rounds, head_rounds)
+    rounds = ("on the rounds a check recorded (a violation counts when most rounds' own fits show it too)"
+              if base_rounds and head_rounds else "with no rounds to bear a violation out, so none fails")
+    about = (f"each run's scaling points fitted as perfgate fit fits them, {rounds}; expectations from "
+             f"{path / 'complexity.toml' if path and path.is_dir() else path or 'nowhere (no thresholds found)'}")
+    expectations = expectations_of(path)
+    rows = compare_complexity(base_points, head_points, expectations, base_rounds, head_rounds)
+    return rows, about, [n for n in [unmatched_note(expectations, rows)] if n]

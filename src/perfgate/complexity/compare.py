@@ -154,22 +154,37 @@ class ComplexityRow:
         spans = f"rounds' knees {min(base):,.0f}–{max(base):,.0f} → {min(head):,.0f}–{max(head):,.0f}"
         return f" (moved: {spans}, {p_text(p)})" if p < ALPHA else f" (not shown to move: {spans}, {p_text(p)})"
 
+    def unchecked(self) -> list[str]:
+        """Why each expectation the data cannot judge was not checked (a parameter it names that
+        the table lacks: often a typo, which must not read as kept)."""
+        return sorted({v.reason.removesuffix("; not checked") for v in self.head.verdicts if not v.checked})
+
     def detail(self) -> str:
-        """Why: a broken expectation's reason, else the knees; "" when there is nothing to say."""
+        """Why: a broken expectation's reason, else the knees; then what was not checked; "" when
+        there is nothing to say."""
         if self.broken:
-            return "; ".join(v.reason for v in self.broken)
-        if self.status == "inconclusive":
-            if not self.head.rounds:
-                return "; ".join(f"the head's fit breaks {v.expectation.text} ({v.reason}), but these runs have no "
-                                 f"rounds to bear it out, and noise can bend a single sweep"
-                                 for v in self.head.violated())
+            why = [v.reason for v in self.broken]
+        elif self.status == "inconclusive" and not self.head.rounds:
+            why = [f"the head's fit breaks {v.expectation.text}: {v.reason}; but these runs have no rounds to bear "
+                   f"it out, and noise can bend a single sweep" for v in self.head.violated()]
+        elif self.status == "inconclusive":
             rises = [(v, self.paired(i)) for i, v in enumerate(self.head.verdicts) if v in self.head.violated()]
-            return "; ".join(f"the head's fit breaks {v.expectation.text}, but round by round its share beyond "
-                             f"that order rose {rise:+.0%} over the base's ({p_text(p)} that it rose past the "
-                             f"tolerance of {v.expectation.tolerance:.0%})" for v, (rise, p) in rises)
+            why = [f"the head's fit breaks {v.expectation.text}, but round by round its share beyond that order rose "
+                   f"{rise:+.0%} over the base's, not clearly more than the tolerance of "
+                   f"{v.expectation.tolerance:.0%} (one-sided {p_text(p)})" for v, (rise, p) in rises]
+        else:
+            why = [self.knee_text()] if self.knee_text() else []
         if self.status == "not checked":
-            return "; ".join(sorted({v.reason for v in self.head.verdicts}))
-        return self.knee_text()
+            return "; ".join(self.unchecked() + why)
+        return "; ".join(why + [f"not checked: {u}" for u in self.unchecked()])
+
+    def notable(self) -> bool:
+        """Whether a comment shows the row in sight: an expectation broken, violated, fixed,
+        inconclusive or not checked, a knee that moved, or a steeper-than-linear knee on one side."""
+        if self.status in ("broken", "violated on both", "inconclusive", "fixed", "not checked") or self.unchecked():
+            return True
+        one_sided = [k for k in (self.base.knee, self.head.knee) if k] if not (self.base.knee and self.head.knee) else []
+        return self.knee_moved().startswith(" (moved") or any((k.get("degree") or 1) > 1 for k in one_sided)
 
     def verdict_text(self) -> str:
         """The status in words, then the detail."""
@@ -214,6 +229,17 @@ def compare_complexity(base: Sequence[Metric], head: Sequence[Metric], expectati
                     fit.rounds = [r if r is not None and not r.error else None for r in each]
             rows.append(row)
     return rows
+
+
+def unmatched_note(expectations: Sequence[Expectation], rows: Sequence[ComplexityRow]) -> str:
+    """A note naming the expectations' patterns that match none of the tables compared (a typo
+    checks nothing, as ``fit --check`` refuses to), or "" when every pattern matched one."""
+    tables = sorted({r.table for r in rows})
+    missed = sorted({e.pattern for e in expectations if not any(e.matches(t) for t in tables)})
+    if not tables or not missed:
+        return ""
+    return (f"complexity: pattern(s) {', '.join(repr(p) for p in missed)} match none of the {len(tables)} scaling "
+            f"table(s) compared ({', '.join(tables)}); an expectation there checks nothing")
 
 
 def run_points(run: Run) -> tuple[list[Metric], list[list[Metric]]]:

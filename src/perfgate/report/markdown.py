@@ -74,7 +74,8 @@ def _side(run: dict, links: Links) -> str:
 
 
 def comparison_markdown(c: Comparison, title: str = "perfgate", key: str = "", links: Links | None = None,
-                        max_chars: int = MAX_CHARS, complexity: Sequence[ComplexityRow] = ()) -> str:
+                        max_chars: int = MAX_CHARS, complexity: Sequence[ComplexityRow] = (),
+                        complexity_about: str = "") -> str:
     links = links or Links()
     regressions, improvements = c.findings("regression"), c.findings("improvement")
     undecided = c.undecided_text()
@@ -106,7 +107,7 @@ def comparison_markdown(c: Comparison, title: str = "perfgate", key: str = "", l
         # Each note a paragraph of the quote (consecutive "> " lines are one paragraph in
         # CommonMark); the blank line after it ends the quote, or GitHub puts the table inside it.
         lines += ["\n>\n".join(f"> {q}" for q in quoted), ""]
-    lines += _complexity_section(complexity)
+    lines += _complexity_section(complexity, complexity_about)
     flagged = regressions + improvements          # (verdict, the measures tied to it)
     shown_ids = {id(x) for v, tied in flagged for x in (v, *tied)}
     # in the terminal's order, each kind nearest to a finding first; the inconclusive rows in
@@ -146,10 +147,9 @@ _STATUS = {"broken": "❌ broken by head", "violated on both": "⚠️ violated 
            "ok": "✅ kept", "fitted": "no expectation"}
 
 
-def _complexity_section(rows: Sequence[ComplexityRow]) -> list[str]:
-    """The scaling tables: each side's model and knee, and what became of the expectations.
-    A table whose expectations a side breaks or cannot judge, or whose knee moved, is in sight;
-    the rest folded."""
+def _complexity_section(rows: Sequence[ComplexityRow], about: str) -> list[str]:
+    """The scaling tables: each side's model and knee, and what became of the expectations;
+    the notable rows (``ComplexityRow.notable``) in sight, the rest folded."""
     if not rows:
         return []
     header = ["| scaling table | measure | base | head | expectations |", "|---|---|---|---|---|"]
@@ -160,12 +160,10 @@ def _complexity_section(rows: Sequence[ComplexityRow]) -> list[str]:
         return f"| {markdown_code(r.table)} | {markdown_code(r.measure)} | {sides[0]} | {sides[1]} | " \
                f"{_STATUS[r.status]}{why} |"
 
-    loud = [r for r in rows if r.status in ("broken", "violated on both", "inconclusive", "fixed", "not checked")
-            or r.knee_moved().startswith(" (moved")]
+    loud = [r for r in rows if r.notable()]
     quiet = [r for r in rows if r not in loud]
-    lines = ["**Complexity**: each side's scaling points fitted as `perfgate fit` fits them (the median of "
-             "each point over the rounds; terms chosen by BIC, a knee searched; expectations from the base's "
-             "`complexity.toml`). A knee's interval is the fit's precision, narrower than run to run.", ""]
+    lines = [f"**Complexity**: {markdown_text(about or 'each side fitted as perfgate fit fits it')}. A knee's "
+             f"interval is the fit's precision, narrower than run to run.", ""]
     if loud:
         lines += [*header, *map(row, loud), ""]
     if quiet:
