@@ -210,8 +210,9 @@ def _plan(store, args: argparse.Namespace, thresholds) -> tuple[list[SeriesKey],
     whole = _whole_scope(args) and not args.full
     since = store.series_keys_since(mark) if whole and mark is not None else None
     if since is None:
-        keys = store.series_keys(branch=args.branch, testbed=args.testbed, benchmark=args.benchmark,
-                                 measure=args.measure)
+        # (an empty filter, an unset CI variable, is no filter)
+        keys = store.series_keys(branch=args.branch or None, testbed=args.testbed or None,
+                                 benchmark=args.benchmark or None, measure=args.measure or None)
         # Every series analysed in full, but the runs an earlier detect of it saw are not new to
         # this one: a streak they ended raised its alert then, or never will (the shipped workflow
         # runs `detect --branch main`, and an upgrade raised a backfill's old streaks).  --full
