@@ -434,6 +434,7 @@ def test_only_a_regression_still_there_is_an_alert_on_the_index():
                    details={"ended_at": f"{3:040x}"})
     data = chart_data(key, pts, None, [], [streak], {f"r{i}": i for i in range(6)})
     assert [a["ended_at"] for a in data["alerts"]] == [f"{3:040x}"]
+    assert summarise(key, pts, [], [streak])["state"] != "alert"     # over: no regression still there
 
 
 def test_the_index_cv_is_the_run_to_run_noise_as_history_s_not_a_missed_step():

@@ -141,10 +141,12 @@ def summarise(key: SeriesKey, pts: list[Point], found: list[Finding], alerts: li
     """The index row: enough to sort, filter and draw a sparkline, not every point."""
     last = found[-1] if found else None
     regime = [p.value for p in pts[last.cp.index:]] if last else [p.value for p in pts]
-    # "alert": a regression still there: active, and not undone by a later improvement (as
-    # notify closes its issue); an open improvement alert is good news, not an alarm.
+    # "alert": a regression still there: active, not undone by a later improvement (as notify
+    # closes its issue), and not a threshold streak a later run ended; an open improvement alert is
+    # good news, not an alarm.
     fixes = undone_by(alerts)
-    open_alerts = [a for a in alerts if a.status == "active" and a.direction == "regression" and a.id not in fixes]
+    open_alerts = [a for a in alerts if a.status == "active" and a.direction == "regression" and a.id not in fixes
+                   and not ended_at(a)]
     state = ("alert" if open_alerts else last.cp.direction if last else "stable")
     spark = [_finite(p.value) for p in pts[-SPARK_POINTS:]]
     drawn = [v for v in spark if v is not None]

@@ -194,7 +194,7 @@
                 a.direction + " " + PG.pct(a.magnitude, 2) + (a.ci_low != null ? " [" + PG.pct(a.ci_low, 2) + ", " + PG.pct(a.ci_high, 2) + "]" : "") +
                 (a.p_value != null ? ", " + PG.pText(a.p_value) : "") + " at " + a.commit.slice(0, 12) +
                 whereSiblings(a),
-                itemStyle: {color: a.status !== "active" || a.undone_at ? "#98a2b3" : a.direction === "regression" ? "#c0362c" : "#1f7a4d"}};
+                itemStyle: {color: a.status !== "active" || a.undone_at || a.ended_at ? "#98a2b3" : a.direction === "regression" ? "#c0362c" : "#1f7a4d"}};
       }).filter(Boolean);
       series.push({
         id: "pts" + k, name: name, type: "line", z: 3, symbol: "circle", symbolSize: s.commit.length > 150 ? 4 : 6,
