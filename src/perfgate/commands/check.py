@@ -205,7 +205,7 @@ class Outcome:
     @property
     def exit_code(self) -> int:
         """1 on a significant regression, or on a complexity expectation the head breaks."""
-        return 1 if self.comparison.exit_code or any(r.broken for r in self.complexity) else 0
+        return 1 if failures(self.comparison, self.complexity) else 0
 
 
 def run(args: argparse.Namespace) -> int:

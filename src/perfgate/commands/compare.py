@@ -125,7 +125,8 @@ def run(args: argparse.Namespace) -> int:
     comparison.warnings += [w for w in (*partial, apart) if w]
     complexity, about, notes = _complexity(base, head, args.thresholds)
     comparison.notes.extend(notes)
-    exit_code = 1 if failures(comparison, complexity) else 0
+    failing = failures(comparison, complexity)
+    exit_code = 1 if failing else 0
     write_markdown(args, comparison, complexity, about)
     if args.json:
         emit_json(asdict(comparison) | {"regressions": len(comparison.regressions),
@@ -137,7 +138,6 @@ def run(args: argparse.Namespace) -> int:
                   highlight=False)
         out.print(terminal(comparison.render(quiet_rows(args)), keep_newlines=True), highlight=False)
         print_complexity(complexity, f"complexity: {about}:")
-        failing = failures(comparison, complexity)
         if failing:
             out.print(f"FAIL: {', '.join(failing)}", markup=False)
     return exit_code
