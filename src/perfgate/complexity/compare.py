@@ -38,8 +38,8 @@ from perfgate.units import p_text
 MIN_POINTS = 4   # fewer parameter combinations than this cannot show a shape
 ALPHA = 0.05     # the paired test's level, as the expectations' own
 NONPOSITIVE_SHARE = 0.1   # from this share of values at or below zero, a column is fitted unweighted
-SHARE_CAP = 10.0
-FLAT_BIC = 2.0    # a model must beat a constant by this much BIC for its terms' shares to be judged  # a share past 1,000% (a fit whose cost nears zero) counts as 1,000%
+SHARE_CAP = 10.0  # a share past 1,000% (a fit whose cost nears zero) counts as 1,000%
+FLAT_BIC = 2.0    # a model must beat a constant by this much BIC for its terms' shares to be judged
 
 
 @dataclass
@@ -93,9 +93,10 @@ class ComplexityRow:
         if self.base.error or not self.head.rounds:
             return []   # without rounds no violation is borne out: noise bends a single sweep
         kept = {v.expectation for v in self.base.verdicts} - {v.expectation for v in self.base.violated()}
+        violated = self.head.violated()
         broken = []
         for i, v in enumerate(self.head.verdicts):
-            if v in self.head.violated() and v.expectation in kept:
+            if v in violated and v.expectation in kept:
                 rise = self.paired(i)
                 if rise is None or rise[1] < ALPHA:
                     broken.append(v)
@@ -194,7 +195,8 @@ class ComplexityRow:
                 "inconclusive": "inconclusive",
                 "ok": "expectations kept on both sides", "not checked": "not checked",
                 "fitted": "no expectation matches"}[self.status]
-        return f"{text}: {self.detail()}" if self.detail() else text
+        detail = self.detail()
+        return f"{text}: {detail}" if detail else text
 
     def lines(self) -> list[str]:
         """The row for a terminal: its verdict, then each side's model."""
@@ -222,11 +224,14 @@ def compare_complexity(base: Sequence[Metric], head: Sequence[Metric], expectati
     for table in sorted(set(sides["base"]) & set(sides["head"])):
         wanted = for_benchmark(list(expectations), table)
         fitted = {side: _fit_side(sides[side][table], wanted) for side in sides}
+        by_round: dict[str, list[dict[str, SideFit]]] = {}   # each round's table fitted once, if a row needs it
         for measure in sorted(set(fitted["base"]) & set(fitted["head"])):
             row = ComplexityRow(table, measure, fitted["base"][measure], fitted["head"][measure])
             if any(not v.ok for v in row.base.verdicts + row.head.verdicts) or row.base.knee or row.head.knee:
                 for side, fit in (("base", row.base), ("head", row.head)):
-                    each = [_fit_side(r[table], wanted).get(measure) if table in r else None for r in rounds[side]]
+                    if side not in by_round:
+                        by_round[side] = [_fit_side(r[table], wanted) if table in r else {} for r in rounds[side]]
+                    each = [r.get(measure) for r in by_round[side]]
                     fit.rounds = [r if r is not None and not r.error else None for r in each]
             rows.append(row)
     return rows
