@@ -69,6 +69,10 @@ class ScalingTable:
             out[letter] = values
         return out
 
+    def names(self) -> dict[str, str]:
+        """Each parameter's column by the letter :meth:`letters` keys it by (``{"o": "objects"}``)."""
+        return {column[0].lower(): column for column in self.params}
+
     def subset(self, keep: np.ndarray) -> "ScalingTable":
         return ScalingTable(self.name, self.args, {k: v[keep] for k, v in self.params.items()},
                             {k: v[keep] for k, v in self.phases.items()}, self.unit, self.delta, self.source,

@@ -92,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
     if len(table) < 3:
         raise PerfgateError(f"only {len(table)} data point(s) left after the filters; nothing to fit")
     params = table.letters()
-    names = {c[0].lower(): c for c in table.params}
+    names = table.names()
     candidates = _candidates(args, params)
     benchmark = args.benchmark or table.name
     every = _expectations(args.check) if args.check is not None else []

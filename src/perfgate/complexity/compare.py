@@ -288,7 +288,7 @@ def _fit_measure(table: ScalingTable, y: np.ndarray, phase: str, expectations: l
         return SideFit("", error=f"{len(table)} point(s), too few to fit")
     try:
         params = table.letters()
-        names = {letter: column for column in table.params for letter in [column[0].lower()]}
+        names = table.names()
         # Relative weights (1/cost²) take costs for positive: a Δ column whose trend crosses zero
         # got its largest weights where the fitted cost nears zero, and a knee there.  A few values
         # at or below zero are the noise of small sizes (2–4% of async-deinit's quick Δ columns).

@@ -177,10 +177,10 @@ def check(exp: Expectation, phase: str, fit: Fit, knee: Knee | None, params: dic
                        f"{knee.effect:.0%} at {x_max:,.0f} ({p_text(knee.p_value)}); expected {exp.text}{note}",
                        knee.effect, 1 - knee.p_value, **verdict)
     if near is not None:
-        effect, p, names = near
+        effect, p, terms = near
         if effect > exp.tolerance and p < ALPHA:
             return Verdict(exp, phase, False,
-                           f"{names} adds {effect:.0%} to the cost at {exp.param} = {at_x:,.0f} "
+                           f"{terms} adds {effect:.0%} to the cost at {exp.param} = {at_x:,.0f} "
                            f"({p_text(p)}); expected {exp.text}{note}", effect, 1 - p, **verdict)
     asked = f" (expected up to {exp.up_to:,.0f}{note})" if beyond else ""
     return Verdict(exp, phase, True, f"consistent with {judged}{asked}", **verdict)
