@@ -136,13 +136,11 @@ def run(args: argparse.Namespace) -> int:
         # saves their reports alone (which runs it judged).
         state = {_key(r): r for r in reports + changed}
         # Nothing new (no run since, no report changed): nothing to save, so nothing is written.
+        saved = {key: (_settings_mark(thresholds, key), _saved(r)) for key, r in state.items()}
         if _whole_scope(args) and not args.no_record and watermark is not None and (state or watermark != saved_mark):
-            store.save_detect_state(watermark, {key: (_settings_mark(thresholds, key), _saved(r))
-                                                for key, r in state.items()})
+            store.save_detect_state(watermark, saved)
         elif not _whole_scope(args) and not args.no_record and state:
-            # a detect of some series keeps their reports (what runs it judged), not the watermark
-            store.save_detect_state(None, {key: (_settings_mark(thresholds, key), _saved(r))
-                                           for key, r in state.items()})
+            store.save_detect_state(None, saved)   # which runs it judged, but no watermark
     reports = sorted(reports + kept, key=lambda r: (r["branch"], r["testbed"], r["benchmark"], r["measure"]))
     regressions = [a for a in new if a.direction == "regression"]
     if args.json:
@@ -206,7 +204,7 @@ def _plan(store, args: argparse.Namespace, thresholds) -> tuple[list[SeriesKey],
     threshold verdicts saved for those analysed again because they have new runs, and the saved
     watermark: only series with runs newer than it, or whose settings changed, are analysed again
     (all of them with --full, with a filter, or when the store keeps no state)."""
-    mark, saved = store.detect_state()
+    mark, saved = store.detect_state() if not args.full else (None, {})   # --full reads no saved reports
     whole = _whole_scope(args) and not args.full
     since = store.series_keys_since(mark) if whole and mark is not None else None
     if since is None:
@@ -422,7 +420,7 @@ def _report(key: SeriesKey, points: list[Point], settings: SeriesThresholds, cha
         for a, b in _ended_streaks(flags, consecutive, since - start):
             if not _stands_out(regime, flags, a, b, len(flags) - (since - start)):
                 continue
-            entry, alert = _ended_streak(key, points, settings.test, start, a, b, flags, lower)
+            entry, alert = _ended_streak(key, points, values, settings.test, start, a, b, flags, lower)
             entries.append(entry)
             alerts.append(alert)
     if points and not (flags and flags[-1]) and points[-1].attrs.get("bencher_alert"):
@@ -524,14 +522,13 @@ def _stands_out(regime: list[float], flags: list[str | None], a: int, b: int, ju
     return shift / (spread * math.sqrt(1 / len(streak) + 1 / len(others))) >= needed
 
 
-def _ended_streak(key: SeriesKey, points: list[Point], test: ThresholdTest, start: int, a: int, b: int,
-                  flags: list[str | None], lower: bool) -> tuple[dict[str, Any], Alert]:
+def _ended_streak(key: SeriesKey, points: list[Point], values: list[float], test: ThresholdTest, start: int, a: int,
+                  b: int, flags: list[str | None], lower: bool) -> tuple[dict[str, Any], Alert]:
     """The report entry and alert of the regime's streak ``flags[a:b]``: what a detect raised at its
     ``consecutive``-th value (that value's verdict and size), with every value of the streak and
     the run that ended it (``ended_at``)."""
     from perfgate.detect.threshold_tests import evaluate_series
 
-    values = [p.value for p in points]
     j = start + a + test.consecutive - 1
     [result] = evaluate_series(test, values[start:j + 1], [p.time for p in points[start:j + 1]], flags[:j - start])
     details = _verdict(test, result) | {"ended_at": points[start + b].commit}
