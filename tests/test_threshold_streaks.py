@@ -141,3 +141,19 @@ def test_a_backfill_of_quiet_series_raises_no_ended_streak_that_chance_explains(
     passed = [(s["benchmark"], e["first_commit"]) for s in data["series"] for e in s["change_points"]
               if "ended_at" in e]
     assert passed == []
+
+
+def test_an_ended_streak_before_a_step_of_the_same_batch_alerts(cli, store_path):
+    """The step's change point closes the regime the streak was judged in: a detect after each run
+    raised the streak when it came, so the batch does too, judged in that regime."""
+    values = 1e6 * (1 + 0.01 * np.random.default_rng(2).standard_normal(90))
+    values[30:33] *= 1.5
+    values[60:] *= 1.3
+    with SqliteStore(store_path) as store:
+        store.add_runs([Run("default", "main", f"c{i:04d}", Bed("tb"), [Metric("b", "latency", float(v))],
+                            start_time=1_700_000_000.0 + i) for i, v in enumerate(values)])
+    code, data = detect(cli)
+    assert code == 1
+    raised = sorted((a["kind"], a["commit"], a["details"].get("ended_at")) for a in data["new_alerts"])
+    assert raised == [("change_point", "c0060", None), ("threshold", "c0030", "c0033")]
+    assert detect(cli)[1]["new_alerts"] == []       # raised once

@@ -187,7 +187,7 @@ REGIME_HEAD_RUNS = 100
 
 # Part of each saved report's settings mark: bump it when the analysis changes, so that the
 # reports kept from an older perfgate are recomputed.
-ANALYSIS_VERSION = "19"
+ANALYSIS_VERSION = "20"
 
 
 def _whole_scope(args: argparse.Namespace) -> bool:
@@ -416,13 +416,17 @@ def _report(key: SeriesKey, points: list[Point], settings: SeriesThresholds, cha
         saved = _threshold_memo(start, regime, times, flags) | {"points": len(points), "since": since}
         threshold = _verdict(settings.test, judgement.last)
         # Runs recorded many at a time: a streak that a later one of them ended alerts all the same,
-        # when it stands out beyond what chance gives over that many runs.
-        for a, b in _ended_streaks(flags, consecutive, since - start):
-            if not _stands_out(regime, flags, a, b, len(flags) - (since - start)):
-                continue
-            entry, alert = _ended_streak(key, points, values, settings.test, start, a, b, flags, lower)
-            entries.append(entry)
-            alerts.append(alert)
+        # when it stands out beyond what chance gives over that many runs; also in a regime a
+        # later change point of the batch closed (a detect after each run judged it the current).
+        bounds = [changes.detector.noise_.warm_up, *(cp.index for cp in cps)]
+        earlier = [(a, b) for a, b in zip(bounds, bounds[1:]) if b > since and b - a > consecutive]
+        for s, flags_s in [*((a, verdicts(settings.test, values[a:b], [p.time for p in points[a:b]]).alerts)
+                             for a, b in earlier), (start, flags)]:
+            for a, b in _ended_streaks(flags_s, consecutive, since - s):
+                if _stands_out(values[s:s + len(flags_s)], flags_s, a, b, len(points) - since):
+                    entry, alert = _ended_streak(key, points, values, settings.test, s, a, b, flags_s, lower)
+                    entries.append(entry)
+                    alerts.append(alert)
     if points and not (flags and flags[-1]) and points[-1].attrs.get("bencher_alert"):
         # Bencher alerted on the newest value (its own threshold model): that verdict counts too,
         # by the measure's rule of values in a row.
