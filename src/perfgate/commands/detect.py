@@ -419,12 +419,12 @@ def _report(key: SeriesKey, points: list[Point], settings: SeriesThresholds, cha
         # when it stands out beyond what chance gives over that many runs; also in a regime a
         # later change point of the batch closed (a detect after each run judged it the current).
         bounds = [changes.detector.noise_.warm_up, *(cp.index for cp in cps)]
-        earlier = [(a, b) for a, b in zip(bounds, bounds[1:]) if b > since and b - a > consecutive]
-        for s, flags_s in [*((a, verdicts(settings.test, values[a:b], [p.time for p in points[a:b]]).alerts)
-                             for a, b in earlier), (start, flags)]:
-            for a, b in _ended_streaks(flags_s, consecutive, since - s):
-                if _stands_out(values[s:s + len(flags_s)], flags_s, a, b, len(points) - since):
-                    entry, alert = _ended_streak(key, points, values, settings.test, s, a, b, flags_s, lower)
+        regimes = [(lo, verdicts(settings.test, values[lo:hi], [p.time for p in points[lo:hi]]).alerts)
+                   for lo, hi in zip(bounds, bounds[1:]) if hi > since and hi - lo > consecutive]
+        for lo, regime_flags in [*regimes, (start, flags)]:
+            for a, b in _ended_streaks(regime_flags, consecutive, since - lo):
+                if _stands_out(values[lo:lo + len(regime_flags)], regime_flags, a, b, len(points) - since):
+                    entry, alert = _ended_streak(key, points, values, settings.test, lo, a, b, regime_flags, lower)
                     entries.append(entry)
                     alerts.append(alert)
     if points and not (flags and flags[-1]) and points[-1].attrs.get("bencher_alert"):
