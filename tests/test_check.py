@@ -313,3 +313,28 @@ def Plan_levels():
     from perfgate.commands.check import Plan
 
     return Plan.from_args(argparse.Namespace(alpha=0.05, budget=None, max_rounds=20, rounds=10)).levels
+
+
+@docker
+def test_the_pull_request_that_adds_the_first_suites_passes_with_a_comment(tmp_path, cli):
+    """Its base has no benches/ at all: nothing to compare, nothing wrong.  It stopped with an
+    error (exit 2, no comment), so adopting perfgate failed its own first check."""
+    root = make_tiny_root(tmp_path / "repo", spin=30_000, alloc_probe=False)
+    benches = tmp_path / "benches"
+    (root / "benches").rename(benches)
+    git(root, "init", "-q", "-b", "main")
+    (root / "README").write_text("a project\n")
+    git(root, "add", "-A")
+    git(root, "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-q", "-m", "before perfgate")
+    benches.rename(root / "benches")
+    git(root, "add", "-A")
+    git(root, "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-q", "-m", "adopt perfgate")
+    comment = tmp_path / "comment.md"
+    proc = cli("check", "--root", str(root), "--base", "HEAD~1", "--head", "HEAD", "--markdown", str(comment), "--json")
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["rounds"] == 0 and report["exit_code"] == 0
+    assert report["comparison"]["notes"] == ["suite spin is new in HEAD: not compared (its base has no such suite)"]
+    assert "Nothing to compare" in comment.read_text() and "suite spin is new in HEAD" in comment.read_text()
+    proc = cli("check", "--root", str(root), "--base", "HEAD~1", "--head", "HEAD")
+    assert proc.returncode == 0 and "suite spin is new in HEAD" in proc.stdout + proc.stderr, proc.stderr

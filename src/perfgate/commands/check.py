@@ -262,7 +262,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         emit_json({"base": {"ref": args.base, "commit": shas["base"]}, "head": {"ref": args.head, "commit": shas["head"]},
                    "rounds": outcome.rounds, "sequential": plan.sequential, "stopped": outcome.stopped,
-                   "looks": outcome.looks, "testbed": runs["base"][0].testbed.name,
+                   "looks": outcome.looks, "testbed": runs["base"][0].testbed.name if runs["base"] else None,
                    "testbeds": {r.testbed.name: r.context["suites"] for r in runs["base"]},
                    "comparison": comparison, "counts": comparison.counts(),
                    "complexity": [r.as_dict() for r in outcome.complexity], "exit_code": outcome.exit_code})
@@ -360,7 +360,7 @@ def _measure(args: argparse.Namespace, plan: Plan, thresholds, expectations: lis
              trees: dict[str, Path], shas: dict[str, str]) -> tuple[dict[str, Run], Outcome]:
     """Build both sides on one toolchain image, run them interleaved round after round, judge."""
     began = time.monotonic()     # the budget counts the builds too: a user waits for those as well
-    suites = {side: {s.name: s for s in discover(tree / "benches", None)} for side, tree in trees.items()}
+    suites = {side: _suites(tree, side) for side, tree in trees.items()}
     names = sorted(set(suites["base"]) & set(suites["head"]))
     for n in args.suite or ():
         if n not in names:
@@ -378,8 +378,12 @@ def _measure(args: argparse.Namespace, plan: Plan, thresholds, expectations: lis
                       for n in sorted(set(suites["base"]) - set(suites["head"]))]
         for note in one_sided:
             err.print(f"[yellow]note:[/yellow] {terminal(note)}")
-    if not names:
+    if not names and suites["base"]:
         raise PerfgateError(f"no suite exists in both {args.base} and {args.head}")
+    if not names:
+        # The pull request that adds perfgate's first suites: nothing to compare, nothing wrong.
+        return {"base": [], "head": []}, Outcome(Comparison([], plan.alpha, notes=one_sided), 0,
+                                                 f"its base {args.base} has no benchmark suite")
     docker_dir = images.image_definitions(args.root.resolve())
     base_image = images.build_base(docker_dir, log=err.print)
     steps: list[tuple[Suite, Suite, str, images.Built, images.Built]] = []
@@ -471,6 +475,13 @@ def _measure(args: argparse.Namespace, plan: Plan, thresholds, expectations: lis
             Outcome(comparison, done, stopped, looks, complexity))
 
 
+def _suites(tree: Path, side: str) -> dict[str, Suite]:
+    """The suites of one side's tree by name; a base may have none (the pull request adding them)."""
+    if side == "base" and not any((tree / "benches").glob("*/bench.toml")):
+        return {}
+    return {s.name: s for s in discover(tree / "benches", None)}
+
+
 def side_runs(args: argparse.Namespace, shas: dict[str, str], results: dict[str, list[SuiteResult]],
               testbeds: dict[str, Testbed], rounds: int, check_id: str) -> dict[str, list[Run]]:
     """The runs a check records: one a side and testbed.  Suites on different images (C++, Rust,
@@ -497,6 +508,10 @@ def _rounds(results: dict[str, list[SuiteResult]]) -> dict[str, dict[tuple[str, 
 
 def _print(comparison: Comparison, args: argparse.Namespace, shas: dict[str, str], testbeds: str,
            outcome: Outcome) -> None:
+    if not outcome.rounds:
+        out.print(f"perfgate check: {terminal(args.head)} ({shas['head'][:12]}) against {terminal(args.base)} "
+                  f"({shas['base'][:12]}): nothing to compare, {terminal(outcome.stopped)}")
+        return
     out.print(f"perfgate check: {terminal(args.head)} ({shas['head'][:12]}) against {terminal(args.base)} "
               f"({shas['base'][:12]}), {outcome.rounds} interleaved rounds on {terminal(testbeds)}")
     out.print(terminal(comparison.render(quiet_rows(args)), keep_newlines=True))
