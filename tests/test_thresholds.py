@@ -143,3 +143,20 @@ def test_alerted_values_never_widen_their_own_baseline():
     assert all(r.baseline_size == 7 for r in res[7:])
     # What including them would have done (Bencher's behaviour): the fourth 130 passes.
     assert judge(t, values[:10], 130.0).alert is None
+
+
+def test_a_project_without_thresholds_is_judged_by_perfgates_defaults(tmp_path, monkeypatch):
+    """Installed or run from a checkout, a project with no thresholds/ gets perfgate's own
+    thresholds/default.toml: its check judged instructions, latency and peak RSS all at 2% (the
+    dataclass's default), and its compare by perfgate's checkout's files, when there was one."""
+    from pathlib import Path
+
+    from perfgate.thresholds import BUILT_IN, BUILT_IN_SOURCE
+
+    monkeypatch.chdir(tmp_path)
+    got = load_thresholds()
+    shipped = load_thresholds(Path(__file__).resolve().parents[1] / "thresholds" / "default.toml")
+    assert got.source == BUILT_IN_SOURCE and BUILT_IN.read_bytes() == Path(shipped.source).read_bytes()
+    for measure, effect in (("instructions", 0.001), ("latency", 0.02), ("peak-rss", 0.05)):
+        assert got.for_series("b", measure) == shipped.for_series("b", measure)
+        assert got.for_series("b", measure).change_point.min_effect == effect

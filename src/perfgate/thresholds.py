@@ -2,7 +2,8 @@
 
 Files live in ``thresholds/`` (TOML or YAML).  Settings are layered, later overriding earlier:
 
-1. built-in defaults (``ChangePointSettings()``, no threshold test);
+1. built-in defaults (``ChangePointSettings()``, no threshold test); a project with no
+   ``thresholds/`` at all gets perfgate's own ``thresholds/default.toml`` instead (:data:`BUILT_IN`);
 2. ``[change_point]`` at the top of a file: change point settings for every measure;
 3. ``[measure.NAME]``: the Bencher-compatible test of that measure, and
    ``[measure.NAME.change_point]`` its change point settings;
@@ -114,23 +115,35 @@ class Thresholds:
         return {name: ThresholdTest(**layer.test) for name, layer in sorted(self.measures.items()) if layer.test}
 
 
+# perfgate's own thresholds/default.toml, shipped in the package (a link in the source tree): what
+# a project without thresholds/ is judged by, installed or run from a checkout alike.
+BUILT_IN = Path(__file__).with_name("default_thresholds.toml")
+BUILT_IN_SOURCE = "perfgate's default thresholds"
+
+
 def default_path() -> Path | None:
-    """``./thresholds`` of the project being measured, else perfgate's own ``thresholds/`` (present
-    in a source checkout), else None."""
-    for candidate in (Path.cwd() / "thresholds", Path(__file__).resolve().parents[2] / "thresholds"):
-        if candidate.is_dir():
-            return candidate
-    return None
+    """``./thresholds`` of the project being measured, else None.  (Never perfgate's own checkout's:
+    an adopter's ``compare`` and ``fit --check`` read perfgate's files from it, and an installed
+    perfgate has none, so the same command judged by other thresholds.)"""
+    candidate = Path.cwd() / "thresholds"
+    return candidate if candidate.is_dir() else None
+
+
+def built_in_thresholds() -> Thresholds:
+    """The thresholds of a project that has none of its own."""
+    result = load_thresholds(BUILT_IN)
+    result.source = BUILT_IN_SOURCE
+    return result
 
 
 def load_thresholds(path: str | Path | None = None) -> Thresholds:
     """Read a thresholds file, or every ``*.toml``/``*.yaml``/``*.yml`` of a directory (in name
     order, ``default.*`` first, later files overriding earlier).  ``None`` reads
-    :func:`default_path`, or returns the built-in defaults when there is none."""
+    :func:`default_path`, or perfgate's default thresholds when there is none."""
     if path is None:
         path = default_path()
         if path is None:
-            return Thresholds()
+            return built_in_thresholds()
     path = Path(path)
     if path.is_dir():
         files = sorted((p for p in path.iterdir() if p.suffix in (".toml", ".yaml", ".yml") and p.is_file()),

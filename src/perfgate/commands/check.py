@@ -58,7 +58,7 @@ from perfgate.detect import rounds as rounds_test
 from perfgate.errors import InputError, PerfgateError
 from perfgate.model import Metric, Run, Testbed
 from perfgate.output import emit_json, err, out
-from perfgate.thresholds import Thresholds, load_thresholds
+from perfgate.thresholds import BUILT_IN_SOURCE, built_in_thresholds, load_thresholds
 
 DEFAULT_ROUNDS = 8   # tree-alloc's quick profile: about 5 minutes on a loaded 2-core machine
 PROBE_ROUNDS = 3     # instruction counts are probed in the first rounds only (exact: 3 show it)
@@ -226,7 +226,7 @@ def run(args: argparse.Namespace) -> int:
         side = "head" if args.head_thresholds else "base"
         path = _thresholds_path(args, root, shas[side], Path(tmp))
         try:
-            thresholds = load_thresholds(path) if path else Thresholds()  # a bad file fails before any run
+            thresholds = load_thresholds(path) if path else built_in_thresholds()  # a bad file fails before any run
             expectations = _expectations(path)
         except InputError as e:
             if args.thresholds:
@@ -256,6 +256,8 @@ def run(args: argparse.Namespace) -> int:
         store.add_runs([r.with_key() for side in ("base", "head") for r in runs[side]])
     testbeds = ", ".join(r.testbed.name for r in runs["base"])
     comparison = outcome.comparison
+    if outcome.rounds:
+        comparison.notes.append(f"thresholds: {_thresholds_about(args, path, shas[side][:12], side)}")
     comparison.base = {"branch": args.base, "commit": shas["base"], "testbed": testbeds}
     comparison.head = {"branch": args.head, "commit": shas["head"], "testbed": testbeds}
     write_markdown(args, comparison, outcome.complexity, _complexity_about(args))
@@ -340,6 +342,15 @@ def _named_by_side(e: PerfgateError, trees: dict[str, Path], args: argparse.Name
     named = PerfgateError(text)
     named.exit_code = e.exit_code
     return named
+
+
+def _thresholds_about(args: argparse.Namespace, path: Path | None, sha: str, side: str) -> str:
+    """Which thresholds judged the check: a reader of the comment cannot tell otherwise."""
+    if args.thresholds:
+        return str(args.thresholds)
+    if path is None:
+        return f"{BUILT_IN_SOURCE} (the {side} commit {sha} has no thresholds/)"
+    return f"thresholds/ of the {side} commit {sha}"
 
 
 def _thresholds_path(args: argparse.Namespace, root: Path, sha: str, tmp: Path) -> Path | None:
