@@ -9,7 +9,7 @@ import json
 import numpy as np
 import pytest
 
-from perfgate.commands.detect import _ended_streaks
+from perfgate.commands.detect import _ended_streaks, _through_dips
 from perfgate.model import Metric, Run
 from perfgate.model import Testbed as Bed
 from perfgate.store.sqlite import SqliteStore
@@ -121,9 +121,25 @@ U, L = "upper", "lower"
     ([U, U, L, L, None], 0, [(0, 2), (2, 4)]),    # a streak past the other limit ends one too
     ([None, U, None, U, U], 0, []),               # one value is no streak; the newest values' own alert
     ([U, U, U], 0, []),
+    ([U, U, None, U, U, None, None], 0, [(0, 5)]),     # a one-value dip ends no streak
+    ([U, U, None, U, U], 0, []),                       # ... so this one goes on at the newest value
+    ([U, U, None, None, U, U, None], 0, [(0, 2), (4, 6)]),   # two values back within it end it
+    ([U, U, None, U, None], 0, [(0, 2)]),              # a single value after a dip is no streak
+    ([U, None, U, U, None], 0, [(2, 4)]),              # nor one before it
 ])
 def test_ended_streaks_completed_at_a_new_value(flags, since, streaks):
     assert _ended_streaks(flags, 2, since) == streaks
+
+
+@pytest.mark.parametrize("flags, first, named", [
+    ([None, U, U, None, U, U], 4, 1),          # the streak after a dip is the one before it
+    ([U, U, None, U, U, None, U, U], 6, 0),    # through every one-value dip
+    ([None, U, None, U, U], 3, 3),             # a value alone before the dip raised nothing
+    ([U, U, None, None, U, U], 4, 4),          # two values back within the limit end a streak
+    ([L, L, None, U, U], 3, 3),                # past the other limit: another regression
+])
+def test_a_streak_is_counted_through_one_value_dips(flags, first, named):
+    assert _through_dips(flags, first, 2) == named
 
 
 def test_a_backfill_of_quiet_series_raises_no_ended_streak_that_chance_explains(cli, store_path):
@@ -174,3 +190,25 @@ def test_an_ended_streak_is_judged_without_importing_scipy_stats(store_path):
     assert proc.returncode == 1, proc.stderr
     assert [a["details"].get("ended_at") for a in json.loads(proc.stdout)["new_alerts"]] == ["c0043"]
     assert json.loads(proc.stderr.strip().splitlines()[-1]) is False
+
+
+def test_a_step_with_a_one_value_dip_raises_one_alert_run_by_run(cli, store_path):
+    """A value back within the limit two runs into a regression raised a second threshold alert
+    when the next two were past it again; a change point found later took over one, and two stayed
+    active for one step."""
+    values = 1e6 * (1 + 0.01 * np.random.default_rng(3).standard_normal(46))
+    values[40:] *= 1.5
+    values[42] = values[:40].mean()          # the dip
+    with SqliteStore(store_path) as store:
+        store.add_runs([Run("default", "main", f"c{i:04d}", Bed("tb"), [Metric("b", "latency", float(v))],
+                            start_time=1_700_000_000.0 + i) for i, v in enumerate(values[:40])])
+    assert detect(cli)[0] == 0
+    raised = []
+    for i in range(40, 46):
+        with SqliteStore(store_path) as store:
+            store.add_runs([Run("default", "main", f"c{i:04d}", Bed("tb"), [Metric("b", "latency", float(values[i]))],
+                                start_time=1_700_000_000.0 + i)])
+        raised += [(i, a["kind"], a["commit"]) for a in detect(cli)[1]["new_alerts"]]
+    assert raised == [(41, "threshold", "c0040")]
+    [alert] = [a for a in alerts(cli) if a["status"] == "active"]
+    assert alert["commit"] == "c0040"

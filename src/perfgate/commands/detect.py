@@ -446,7 +446,9 @@ def _report(key: SeriesKey, points: list[Point], settings: SeriesThresholds, cha
     if len(flags) - first >= consecutive and not of_the_change:
         # One regression, one alert: the newest value ends a run of values beyond the same limit
         # (at least ``consecutive`` of them, ≥ 1), and the alert names the first of them (every
-        # detect after another slow run finds the same first commit, so the alert is raised once).
+        # detect after another slow run finds the same first commit, so the alert is raised once),
+        # counted through one-value dips back within the limit (:func:`_through_dips`).
+        first = _through_dips(flags, first, consecutive)
         magnitude = _size(points[-1].value, threshold.get("baseline"), values, flags, start, first)
         entry, alert = _streak_alert(key, points, start + first, len(points), flags[-1] == "upper", lower,
                                      magnitude, threshold)
@@ -482,10 +484,27 @@ def _new_from(memo: Any, n: int) -> int:
         return 0
 
 
+def _through_dips(flags: list[str | None], first: int, consecutive: int) -> int:
+    """The first value of the streak ``flags[first:]`` counted back through one-value dips: a
+    single value back within the limit between two streaks past the same one, each long enough to
+    alert, is a shifted level's noise, not the end of its regression (a +6% step in 2% noise puts a
+    value back under the 99% limit about one run in three).  The streak after a dip then names
+    the same first commit, so it is the alert already raised, not a second one for the same step."""
+    while first > consecutive and flags[first - 1] is None and flags[first - 2] == flags[first]:
+        earlier = first - 1
+        while earlier > 0 and flags[earlier - 1] == flags[first]:
+            earlier -= 1
+        if first - 1 - earlier < consecutive:
+            break
+        first = earlier
+    return first
+
+
 def _ended_streaks(flags: list[str | None], consecutive: int, since: int) -> list[tuple[int, int]]:
     """The runs of values past the same limit, ``flags[a:b]``, that a later value ended and whose
     ``consecutive``-th value is at ``since`` or after: a detect after each run raised each there.
-    (A streak the newest value is part of is not one of them: it alerts as the series' own.)"""
+    (A streak the newest value is part of is not one of them: it alerts as the series' own.)
+    A one-value dip ends no streak (:func:`_through_dips`)."""
     # From one value before the first start that completes at ``since``: a streak cut short there
     # (it began earlier) reads as completing before ``since``, as it did.
     lo = max(0, since - consecutive)
@@ -495,7 +514,14 @@ def _ended_streaks(flags: list[str | None], consecutive: int, since: int) -> lis
             streaks[-1][1] = i + 1
         else:
             streaks.append([i, i + 1])
-    return [(a, b) for a, b in streaks if b < len(flags) and b - a >= consecutive and a + consecutive - 1 >= since]
+    merged: list[list[int]] = []
+    for a, b in streaks:
+        if merged and a == merged[-1][1] + 1 and flags[a] == flags[merged[-1][0]] \
+                and _through_dips(flags[:b], a, consecutive) == merged[-1][0] and b - a >= consecutive:
+            merged[-1][1] = b
+        else:
+            merged.append([a, b])
+    return [(a, b) for a, b in merged if b < len(flags) and b - a >= consecutive and a + consecutive - 1 >= since]
 
 
 ENDED_STREAK_ALPHA = 0.01   # chance that a batch of runs of a quiet series raises an ended streak
