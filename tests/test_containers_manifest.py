@@ -277,3 +277,37 @@ def test_an_image_with_no_definition_names_the_images_there():
     with pytest.raises(InputError, match=r"image 'c' \(a suite's bench.toml 'image'\) has no Dockerfile; "
                                          r"the images here: base, cpp, python, rust, swift"):
         build_image(ROOT / "docker", "c", None)
+
+
+def test_a_failed_command_shows_both_streams_and_keeps_them_redacted_in_a_log(tmp_path, monkeypatch):
+    # A consumer's benchmark raised: pytest reported it on stdout, and the error showed only the
+    # harness's last stderr line, with no log kept anywhere.
+    from perfgate import redact
+    from perfgate.containers import runner
+
+    token = "ghp_" + "x7Kq2mZ9" * 4
+    monkeypatch.setattr(redact, "_KNOWN", set())
+    redact.register(redact.Secret(token))
+    stdout = "".join(f"collected line {i}\n" for i in range(100)) + \
+        f"E   ValueError: bad input (token {token})\nFAILED bench_mylib.py::test_parse - ValueError\n"
+    stderr = "Authorization: Bearer abcdef123456\nWrote benchmark data in: <_io.BufferedWriter>\n"
+    monkeypatch.setattr(runner, "run_container", lambda *a, **k: runner.Finished(1, stdout, stderr, 0.5))
+    (tmp_path / "demo").mkdir()
+    (tmp_path / "demo" / "bench.toml").write_text(GOOD)
+    suite = load_suite(tmp_path / "demo")
+    logs = tmp_path / "repo" / ".perfgate" / "logs"
+    with pytest.raises(InputError) as caught:
+        runner.run_suite(suite, "perfgate/suite-demo:0123456789ab", variant="fast", profile="quick",
+                         limits=Limits("0"), work_dir=tmp_path, logs_dir=logs)
+    message = str(caught.value)
+    assert message.startswith(f"{suite.manifest}:profiles.quick.command: exited 1 (variant fast) (full log: ")
+    assert "FAILED bench_mylib.py::test_parse - ValueError" in message and "Wrote benchmark data in" in message
+    assert "collected line 99" in message and "collected line 0\n" not in message   # the end of stdout only
+    assert len(message) < 2 * runner.TAIL_CHARS + 500
+    [log] = logs.iterdir()
+    assert str(log) in message and log.name == "run-demo-0123456789ab-quick-fast.log"
+    text = log.read_text()
+    assert "collected line 0\n" in text and "FAILED bench_mylib.py" in text and "Wrote benchmark data" in text
+    for shown in (message, text):
+        assert token not in shown and token[4:20] not in shown and "abcdef123456" not in shown
+        assert "(token ***)" in shown

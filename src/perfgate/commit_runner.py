@@ -100,7 +100,8 @@ class ContainerRunner:
         built = self._images.build_suite(suite, tool, log=self.log, logs_dir=self.root / ".perfgate" / "logs")
         self._count_build(built, started)
         result = run_suite(suite, built.tag, variant=variant, profile=profile,
-                           limits=Limits(self.cpuset, suite.memory, suite.timeout), probes=self.probes)
+                           limits=Limits(self.cpuset, suite.memory, suite.timeout), probes=self.probes,
+                           logs_dir=self.root / ".perfgate" / "logs")
         result.context["suite_image_digest"] = f"sha256:{built.key}"
         return result
 

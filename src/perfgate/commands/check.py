@@ -439,7 +439,8 @@ def _measure(args: argparse.Namespace, plan: Plan, thresholds, expectations: lis
                     # it is measured every round, a run of the probe without valgrind.
                     results[side].append(run_suite(suite, built.tag, variant=variant, profile=args.profile,
                                                    limits=Limits(args.cpuset, suite.memory, suite.timeout),
-                                                   probes=not args.no_probes, instructions=rnd < PROBE_ROUNDS))
+                                                   probes=not args.no_probes, instructions=rnd < PROBE_ROUNDS,
+                                                   logs_dir=root / ".perfgate" / "logs"))
                     progress.advance(task)
             done = rnd + 1
             if not err.is_terminal:   # a CI log shows no progress bar: a line a round instead

@@ -109,7 +109,8 @@ def run(args: argparse.Namespace) -> int:
                 progress.update(task, description=terminal(label))
                 tool, suite_image = built[suite.name]
                 result = run_suite(suite, suite_image.tag, variant=variant, profile=args.profile,
-                                   limits=Limits(args.cpuset, suite.memory, suite.timeout), probes=not args.no_probes)
+                                   limits=Limits(args.cpuset, suite.memory, suite.timeout), probes=not args.no_probes,
+                                   logs_dir=root / ".perfgate" / "logs")
                 dup = duplicate_metric(result.metrics)
                 if dup:
                     raise PerfgateError(f"{suite.manifest}: benchmark {dup[0]!r} measure {dup[1]!r} appears twice")

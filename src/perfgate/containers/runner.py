@@ -32,9 +32,14 @@ from perfgate.containers.engine import EngineError, docker, docker_cli
 from perfgate.containers.manifest import Probe, Suite
 from perfgate.errors import InputError
 from perfgate.model import Metric
+from perfgate.redact import redact
 
 OUT = "/out"
 _IREFS = re.compile(r"I\s+refs:\s+([0-9,]+)")
+# A failed command's message shows the end of each stream; its log keeps all of both.
+TAIL_LINES = 20
+TAIL_CHARS = 2000   # a progress bar redrawn with \r is one line of megabytes
+_UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._-]")
 
 
 @dataclass(frozen=True)
@@ -143,12 +148,49 @@ class SuiteResult:
     end_time: float = 0.0
 
 
+def tail(text: str) -> str:
+    """The last lines of a stream, bounded for an error message."""
+    return "\n".join(text.rstrip().splitlines()[-TAIL_LINES:])[-TAIL_CHARS:] or "(empty)"
+
+
+def failure_log_path(logs_dir: Path, suite: Suite, tag: str, profile: str, variant: str) -> Path:
+    """Where a failed run's output is kept: named like the suite image's build log (by the image's
+    key, so a check's base and head keep one each), one file per profile and variant."""
+    name = "-".join(["run", suite.name, tag.rpartition(":")[2], profile, *([variant] if variant else [])])
+    return logs_dir / f"{_UNSAFE_NAME.sub('-', name)}.log"
+
+
+def command_failed(suite: Suite, tag: str, profile: str, variant: str, done: Finished,
+                   logs_dir: Path | None) -> InputError:
+    """The error of a harness command that exited non-zero, with the end of both of its streams:
+    a test runner reports its failure on stdout (pytest's traceback), a harness often only a
+    last line on stderr.  The whole of both is written to a log under ``logs_dir``, named in the
+    message.  Both are redacted: a harness may print a token it was given."""
+    stdout, stderr = redact(done.stdout), redact(done.stderr)
+    where = ""
+    if logs_dir:
+        path = failure_log_path(logs_dir, suite, tag, profile, variant)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(redact(f"command: {suite.commands[profile]}\nimage: {tag}\nprofile: {profile}\n"
+                                   f"variant: {variant or '-'}\nexit: {done.returncode} after {done.seconds:.1f} s\n")
+                            + f"--- stdout ---\n{stdout}\n--- stderr ---\n{stderr}\n")
+            where = f" (full log: {path})"
+        except OSError as e:   # the command's failure is the news, not the log's
+            where = f" (its log could not be written to {path}: {e.strerror or e})"
+    return InputError(str(suite.manifest), f"profiles.{profile}.command",
+                      f"exited {done.returncode}{' (variant ' + variant + ')' if variant else ''}{where}\n"
+                      f"--- stdout, last lines ---\n{tail(stdout)}\n--- stderr, last lines ---\n{tail(stderr)}")
+
+
 def run_suite(suite: Suite, tag: str, *, variant: str, profile: str, limits: Limits,
-              work_dir: Path | None = None, probes: bool = True, instructions: bool = True) -> SuiteResult:
+              work_dir: Path | None = None, probes: bool = True, instructions: bool = True,
+              logs_dir: Path | None = None) -> SuiteResult:
     """Run one suite (one variant, one profile) in image ``tag``: the harness command, then the
     probes (their peak RSS only, not ``instructions``: valgrind's count repeats exactly, and a
     check spends its later rounds without it).  Benchmark names get the ``<variant>/`` prefix.
-    Raises on any failure, so a broken run is never recorded half."""
+    Raises on any failure, so a broken run is never recorded half; a failed command's output is
+    kept in a log under ``logs_dir``."""
     if profile not in suite.commands:
         raise InputError(str(suite.manifest), f"profiles.{profile}", "this suite has no such profile")
     env = {"PERFGATE_PROFILE": profile, "PERFGATE_VARIANT": variant, **suite.variants.get(variant, {})}
@@ -158,9 +200,7 @@ def run_suite(suite: Suite, tag: str, *, variant: str, profile: str, limits: Lim
         done = run_container(tag, ["sh", "-c", suite.commands[profile]], out_dir, env, limits)
         where = f"{suite.manifest} [{profile}{'/' + variant if variant else ''}]"
         if done.returncode != 0:
-            raise InputError(str(suite.manifest), f"profiles.{profile}.command",
-                             f"exited {done.returncode}{' (variant ' + variant + ')' if variant else ''}: "
-                             f"{done.stderr.strip()[-1500:]}")
+            raise command_failed(suite, tag, profile, variant, done, logs_dir)
         adapter, parsed = read_output(suite, out_dir, done.stdout)
         metrics = parsed.metrics
         probe_seconds = 0.0
