@@ -133,10 +133,69 @@ def test_a_suite_only_one_side_has_is_said_and_errors_name_the_side(repo, cli, b
     assert proc.returncode == 2 and "head (HEAD) suite 'spin': building perfgate/suite-spin" in said, proc.stderr
 
 
+@docker
+def test_a_failing_side_gets_a_comment_and_its_harness_output_a_log(repo, cli, base_image, tmp_path):  # noqa: F811
+    """A head without benchmarks, a head whose harness fails: exit 2, and a comment naming the side;
+    the failure's report on stdout is shown and its whole output kept in a log."""
+    md = tmp_path / "comment.md"
+    git(repo, "rm", "-q", "-r", "benches")
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-q", "-m", "no benches")
+    proc = cli("check", "--root", str(repo), "--base", "HEAD~1", "--head", "HEAD", "--markdown", str(md))
+    assert proc.returncode == 2 and "head (HEAD) benches: no */bench.toml found" in error_of(proc), proc.stderr
+    assert "in the **head** (`HEAD`)" in md.read_text() and error_of(proc) in md.read_text()
+    git(repo, "checkout", "-q", "HEAD~1", "--", "benches")
+    toml = repo / "benches" / "spin" / "bench.toml"
+    toml.write_text(toml.read_text().replace('command = "', 'command = "echo E ValueError: raised; exit 1; ', 1))
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-q", "-am", "harness fails")
+    proc = cli("check", "--root", str(repo), "--base", "HEAD~2", "--head", "HEAD", "--rounds", "3",
+               "--no-probes", "--cpuset", "1", "--markdown", str(md))
+    said = error_of(proc)
+    assert proc.returncode == 2 and said.startswith("head (HEAD) benches/spin/bench.toml:profiles.quick.command: "
+                                                    "exited 1 (full log: "), proc.stderr
+    assert "E ValueError: raised" in said
+    log = next((repo / ".perfgate" / "logs").glob("run-spin-*-quick.log"))
+    assert str(log) in said and "E ValueError: raised" in log.read_text()
+    assert "in the **head** (`HEAD`)" in md.read_text() and said in md.read_text()
+
+
 def test_an_unknown_ref_is_a_usage_error(repo, cli):
     proc = cli("check", "--root", str(repo), "--base", "no-such-ref", "--head", "HEAD")
     assert proc.returncode == 2
     assert "--base 'no-such-ref': not a commit" in proc.stderr
+
+
+def error_of(proc) -> str:
+    """The error as the terminal said it."""
+    return proc.stderr.split("perfgate check: error: ", 1)[1].rstrip("\n")
+
+
+def test_an_error_writes_a_comment_saying_the_check_could_not_run(repo, cli, tmp_path):
+    # The example workflow's comment step found no file and posted only "produced no comment".
+    md = tmp_path / "comment.md"
+    proc = cli("check", "--root", str(repo), "--base", "no-such-ref", "--head", "HEAD", "--markdown", str(md))
+    assert proc.returncode == 2
+    comment = md.read_text()
+    assert comment.startswith("<!-- perfgate-comment -->\n### perfgate: ⛔ **The check could not run**")
+    assert "with an error in the **base** (`no-such-ref`)" in comment
+    assert f"```text\n{error_of(proc)}\n```" in comment and "not a commit" in error_of(proc)
+    assert f"`{repo / '.perfgate' / 'logs'}`" in comment
+    proc = cli("check", "--root", str(repo), "--base", "HEAD~1", "--head", "HEAD", "--rounds", "2",
+               "--markdown", str(md))
+    assert proc.returncode == 2 and f"```text\n{error_of(proc)}\n```" in md.read_text()
+    assert "in the **" not in md.read_text()   # no side failed: a usage error
+
+
+def test_an_error_in_a_side_s_checkout_is_marked_as_that_side_s():
+    import argparse
+    from pathlib import Path
+
+    from perfgate.commands.check import _named_by_side
+    from perfgate.errors import InputError
+
+    trees = {"base": Path("/tmp/perfgate-check-x/base"), "head": Path("/tmp/perfgate-check-x/head")}
+    named = _named_by_side(InputError("/tmp/perfgate-check-x/head/benches", "", "no */bench.toml found"), trees,
+                           argparse.Namespace(base="main", head="HEAD"))
+    assert str(named) == "head (HEAD) benches: no */bench.toml found" and named.side == "head"
 
 
 def test_each_suite_is_recorded_on_its_own_image_s_testbed():

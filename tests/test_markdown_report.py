@@ -192,3 +192,28 @@ def test_a_side_given_as_its_hash_is_not_named_twice():
     c.head = {"commit": "95b9cda" + "1" * 33, "branch": "my-branch", "testbed": "tb"}
     md = comparison_markdown(c)
     assert "Head `95b9cda` (`my-branch`) against base `ddfc7ae` on testbed" in md, md
+
+
+def test_an_error_comment_quotes_the_message_literally_and_redacted(monkeypatch, tmp_path):
+    import argparse
+
+    from perfgate import redact
+    from perfgate.commands._common import write_error_markdown
+    from perfgate.errors import PerfgateError
+
+    token = "s3cr3t-" + "Zq8wLp2x" * 3
+    monkeypatch.setattr(redact, "_KNOWN", set())
+    redact.register(redact.Secret(token))
+    message = f"head (pr) suite 'x': exited 1\n```\n</details> @someone <img src=x> ``` {token}\nlast line"
+    path = tmp_path / "comment.md"
+    write_error_markdown(argparse.Namespace(markdown=str(path)), PerfgateError(message), "head", "pr`x",
+                         "/w/.perfgate/logs")
+    md = path.read_text()
+    assert token not in md and token[7:22] not in md and "``` ***" in md
+    rendered = MarkdownIt("commonmark", {"html": True}).render(md)
+    # the whole message is one code block: no HTML, mention or fence of it escapes
+    [block] = [part.split("</code></pre>")[0] for part in rendered.split("<pre><code class=\"language-text\">")[1:]]
+    assert "&lt;/details&gt; @someone &lt;img src=x&gt;" in block and block.endswith("last line\n")
+    assert "<img" not in rendered.replace("&lt;img", "")
+    assert "in the <strong>head</strong> (<code>pr`x</code>)" in rendered
+    assert "<code>/w/.perfgate/logs</code>" in rendered

@@ -77,6 +77,16 @@ def markdown_code(text: object, *, table: bool = True) -> str:
     return f"{fence}{pad}{s}{pad}{fence}"
 
 
+def markdown_block(text: object) -> str:
+    """A fenced code block holding ``text`` literally, line breaks kept: nothing inside a fence is
+    a link, mention or HTML to GitHub, and the fence is longer than any backtick run inside, so no
+    line of ``text`` can close it."""
+    s = visible(text, keep_newlines=True)
+    longest = max((len(run) for run in re.findall(r"`+", s)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}text\n{s}\n{fence}"
+
+
 # --- Slack-style text (webhooks) -----------------------------------------------------------------
 
 _SLACK_FORMAT = re.compile(r"([*_~`])")

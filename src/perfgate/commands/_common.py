@@ -120,6 +120,19 @@ def write_markdown(args: argparse.Namespace, comparison, complexity=(), complexi
                                                         complexity_about=complexity_about))
 
 
+def write_error_markdown(args: argparse.Namespace, error: PerfgateError, side: str = "", ref: str = "",
+                         logs: str = "") -> None:
+    """Write the comment of a check that could not run when --markdown was given, its message
+    redacted as every message that may leave the machine is."""
+    if args.markdown:
+        from perfgate.redact import redact
+        from perfgate.report.markdown import error_markdown
+
+        write_atomic(args.markdown, error_markdown(redact(error), side, ref, logs,
+                                                   key=os.environ.get("PERFGATE_COMMENT_KEY", ""),
+                                                   links=github_links()))
+
+
 def print_complexity(rows, heading: str) -> None:
     """The scaling tables' rows (``ComplexityRow``) under ``heading``, for a terminal."""
     if rows:

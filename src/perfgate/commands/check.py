@@ -48,7 +48,8 @@ from perfgate.check_branches import check_branch
 from perfgate.gitinfo import uncommitted_changes
 from perfgate.commands.run import add_suite_options
 from perfgate.commands._common import (add_all_rows_option, add_markdown_option, check_identity, check_markdown_target,
-                                      failures, print_complexity, quiet_rows, store_from, write_markdown)
+                                      failures, print_complexity, quiet_rows, store_from, write_error_markdown,
+                                      write_markdown)
 from perfgate.containers import engine, images
 from perfgate.containers.fingerprint import container_testbed
 from perfgate.containers.manifest import Suite, discover
@@ -65,6 +66,7 @@ PROBE_ROUNDS = 3     # instruction counts are probed in the first rounds only (e
 MIN_ROUNDS = 3       # a paired t on 2 degrees of freedom; fewer cannot reach the levels BH needs
 FIRST_LOOK = 3       # sequential checks look from this round on
 DEFAULT_MAX_ROUNDS = 20
+LOGS = Path(".perfgate", "logs")   # of the repository: image build logs and failed runs' output
 NAME = "check"
 HELP = "build and run two commits interleaved in one pinned image, and gate on regressions"
 ORDER = 35
@@ -114,8 +116,14 @@ def resolve(root: Path, ref: str, option: str) -> str:
     proc = subprocess.run(["git", "-C", str(root), "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"],
                           capture_output=True, text=True)
     if proc.returncode != 0:
-        raise PerfgateError(f"{option} {ref!r}: not a commit in {root}")
+        raise on_side(PerfgateError(f"{option} {ref!r}: not a commit in {root}"), option.lstrip("-"))
     return proc.stdout.strip()
+
+
+def on_side(error: PerfgateError, side: str) -> PerfgateError:
+    """``error``, marked as the failure of ``side`` (base or head), which its comment names."""
+    error.side = side  # type: ignore[attr-defined]
+    return error
 
 
 def per_round(results: list[SuiteResult]) -> dict[tuple[str, str], list[list[float]]]:
@@ -209,8 +217,24 @@ class Outcome:
 
 
 def run(args: argparse.Namespace) -> int:
-    plan = Plan.from_args(args)
     check_markdown_target(args)
+    try:
+        return _check(args)
+    except PerfgateError as e:
+        # The pull request hears of it too: without a comment, its workflow said only that none was made.
+        side = getattr(e, "side", "")
+        write_error_markdown(args, e, side, getattr(args, side) if side else "", str(_logs(args.root)))
+        raise
+
+
+def _logs(root: Path) -> Path:
+    """The logs folder of the repository ``root`` is in (as the builds and runs write it)."""
+    proc = subprocess.run(["git", "-C", str(root), "rev-parse", "--show-toplevel"], capture_output=True, text=True)
+    return (Path(proc.stdout.strip()) if proc.returncode == 0 else root.resolve()) / LOGS
+
+
+def _check(args: argparse.Namespace) -> int:
+    plan = Plan.from_args(args)
     for side in ("base", "head"):  # each becomes the branch of a stored run
         check_identity("branch", check_branch(getattr(args, side)), f"--{side}")
     with store_from(args, create=True):
@@ -235,8 +259,8 @@ def run(args: argparse.Namespace) -> int:
             where = e.source.replace(f"{tmp}/", "")
             other = ("judge with the base's instead: leave out --head-thresholds" if args.head_thresholds else
                      "a pull request that fixes it can be judged with its own: --head-thresholds")
-            raise InputError(f"{where} of the {side} commit {shas[side][:12]}", e.place,
-                             f"{e.reason} (fix it there; {other})") from None
+            raise on_side(InputError(f"{where} of the {side} commit {shas[side][:12]}", e.place,
+                                     f"{e.reason} (fix it there; {other})"), side) from None
     engine.ensure_engine()
     with tempfile.TemporaryDirectory(prefix="perfgate-check-") as tmp:
         trees = {}
@@ -333,15 +357,16 @@ def _warn_uncommitted(root: Path, shas: dict[str, str]) -> None:
 def _named_by_side(e: PerfgateError, trees: dict[str, Path], args: argparse.Namespace) -> PerfgateError:
     """An error from a side's temporary checkout, naming the side and its ref instead of a path
     that is gone by the time it is read."""
-    text = str(e)
+    text, failed = str(e), getattr(e, "side", "")
     for side, tree in trees.items():
         named = f"{side} ({getattr(args, side)})"
-        text = text.replace(f"{tree}/", f"{named} ").replace(str(tree), named)
+        if str(tree) in text:
+            text, failed = text.replace(f"{tree}/", f"{named} ").replace(str(tree), named), failed or side
     if text == str(e):
         return e
     named = PerfgateError(text)
     named.exit_code = e.exit_code
-    return named
+    return on_side(named, failed) if failed else named
 
 
 def _thresholds_about(args: argparse.Namespace, path: Path | None, sha: str, side: str) -> str:
@@ -405,11 +430,11 @@ def _measure(args: argparse.Namespace, plan: Plan, thresholds, expectations: lis
         built = {}
         for side, s in (("base", base_suite), ("head", head_suite)):
             try:
-                built[side] = images.build_suite(s, tool, log=err.print, logs_dir=root / ".perfgate" / "logs")
+                built[side] = images.build_suite(s, tool, log=err.print, logs_dir=root / LOGS)
             except PerfgateError as e:   # the build log's path names neither side nor ref
                 failed = PerfgateError(f"{side} ({getattr(args, side)}) suite {name!r}: {e}")
                 failed.exit_code = e.exit_code
-                raise failed from None
+                raise on_side(failed, side) from None
         testbeds[name] = container_testbed(head_suite.image, tool, args.cpuset, head_suite.memory)
         for variant in head_suite.variant_names(args.variant):
             if variant and variant not in base_suite.variants:
@@ -437,10 +462,13 @@ def _measure(args: argparse.Namespace, plan: Plan, thresholds, expectations: lis
                     # settle them.  Peak RSS varies by a few percent run to run, and 3 rounds left
                     # its interval wider than its 5% threshold (every check read it inconclusive):
                     # it is measured every round, a run of the probe without valgrind.
-                    results[side].append(run_suite(suite, built.tag, variant=variant, profile=args.profile,
-                                                   limits=Limits(args.cpuset, suite.memory, suite.timeout),
-                                                   probes=not args.no_probes, instructions=rnd < PROBE_ROUNDS,
-                                                   logs_dir=root / ".perfgate" / "logs"))
+                    try:
+                        results[side].append(run_suite(suite, built.tag, variant=variant, profile=args.profile,
+                                                       limits=Limits(args.cpuset, suite.memory, suite.timeout),
+                                                       probes=not args.no_probes, instructions=rnd < PROBE_ROUNDS,
+                                                       logs_dir=root / LOGS))
+                    except PerfgateError as e:   # a container killed by its timeout names no checkout
+                        raise on_side(e, side)
                     progress.advance(task)
             done = rnd + 1
             if not err.is_terminal:   # a CI log shows no progress bar: a line a round instead

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Sequence
 
 from perfgate.detect.compare import INTERVALS_NOTE, Comparison, Verdict, severity
-from perfgate.escape import markdown_code, markdown_text
+from perfgate.escape import markdown_block, markdown_code, markdown_text
 from perfgate.units import human, p_cell, pct
 
 if TYPE_CHECKING:   # the rows come from perfgate.complexity, whose fitting code is slow to import
@@ -145,6 +145,24 @@ def comparison_markdown(c: Comparison, title: str = "perfgate", key: str = "", l
         lines.append(f"**{left_out} comparison(s) not shown** to stay under GitHub's comment size limit; "
                      f"every row is in {see} and the run's artifact.")
     return "\n".join(lines) + "\n"
+
+
+def error_markdown(message: str, side: str = "", ref: str = "", logs: str = "", title: str = "perfgate",
+                   key: str = "", links: Links | None = None, max_chars: int = MAX_CHARS) -> str:
+    """The comment of a check that could not run: which side failed (``side``, given as ``ref``),
+    the error as the terminal said it, and where the logs are.  A missing comment read as a
+    workflow fault and hid the error in the job log; this one says the check gave no verdict."""
+    links = links or Links()
+    where = f" in the **{markdown_text(side)}** ({markdown_code(ref)})" if side else ""
+    room = max_chars // 2
+    if len(message) > room:   # the start says where it failed, the end (a build's output) why
+        message = f"{message[:room // 2]}\n…\n{message[-room // 2:]}"
+    seen = [f"[workflow run]({links.run_url})" if links.run_url else "the job's log",
+            *([f"the build and run logs in {markdown_code(logs)} where perfgate ran"] if logs else [])]
+    return "\n".join([marker(key), f"### {markdown_text(title)}: ⛔ **The check could not run**", "",
+                      f"The check stopped with an error{where}, so base and head were not compared "
+                      "(exit 2, no verdict):", "", markdown_block(message), "",
+                      f"Logs: {' and '.join(seen)}.", ""])
 
 
 _STATUS = {"broken": "❌ broken by head", "violated on both": "⚠️ violated on both sides",
