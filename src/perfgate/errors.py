@@ -12,6 +12,7 @@ class PerfgateError(Exception):
     """Base for errors reported to the user without a traceback (exit 2)."""
 
     exit_code = EXIT_USAGE
+    side = ""        # ``perfgate check``: the side (base or head) whose commit failed, when known
 
 
 class InputError(PerfgateError):

@@ -122,7 +122,7 @@ def resolve(root: Path, ref: str, option: str) -> str:
 
 def on_side(error: PerfgateError, side: str) -> PerfgateError:
     """``error``, marked as the failure of ``side`` (base or head), which its comment names."""
-    error.side = side  # type: ignore[attr-defined]
+    error.side = side
     return error
 
 
@@ -222,7 +222,7 @@ def run(args: argparse.Namespace) -> int:
         return _check(args)
     except PerfgateError as e:
         # The pull request hears of it too: without a comment, its workflow said only that none was made.
-        side = getattr(e, "side", "")
+        side = e.side
         write_error_markdown(args, e, side, getattr(args, side) if side else "", str(_logs(args.root)))
         raise
 
@@ -357,7 +357,7 @@ def _warn_uncommitted(root: Path, shas: dict[str, str]) -> None:
 def _named_by_side(e: PerfgateError, trees: dict[str, Path], args: argparse.Namespace) -> PerfgateError:
     """An error from a side's temporary checkout, naming the side and its ref instead of a path
     that is gone by the time it is read."""
-    text, failed = str(e), getattr(e, "side", "")
+    text, failed = str(e), e.side
     for side, tree in trees.items():
         named = f"{side} ({getattr(args, side)})"
         if str(tree) in text:
