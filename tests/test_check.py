@@ -397,3 +397,27 @@ def test_the_pull_request_that_adds_the_first_suites_passes_with_a_comment(tmp_p
     assert "Nothing to compare" in comment.read_text() and "suite spin is new in HEAD" in comment.read_text()
     proc = cli("check", "--root", str(root), "--base", "HEAD~1", "--head", "HEAD")
     assert proc.returncode == 0 and "suite spin is new in HEAD" in proc.stdout + proc.stderr, proc.stderr
+
+
+def test_a_head_that_is_githubs_merge_commit_is_warned_about(tmp_path, monkeypatch):
+    """On pull_request, actions/checkout's HEAD is the PR merged into today's base branch: a check
+    of it put main's own changes since the merge base on the pull request (an audit's finding)."""
+    from perfgate.commands.check import _github_merge_head
+
+    repo = tmp_path / "r"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    ident = ("-c", "user.name=t", "-c", "user.email=t@example.org")
+    git(repo, *ident, "commit", "-q", "--allow-empty", "-m", "base")
+    git(repo, "checkout", "-q", "-b", "pr")
+    git(repo, *ident, "commit", "-q", "--allow-empty", "-m", "pr")
+    git(repo, "checkout", "-q", "main")
+    git(repo, *ident, "commit", "-q", "--allow-empty", "-m", "main moved")
+    git(repo, *ident, "merge", "-q", "--no-ff", "-m", "merge", "pr")
+    merge, pr = git(repo, "rev-parse", "HEAD"), git(repo, "rev-parse", "pr")
+    monkeypatch.setenv("GITHUB_EVENT_NAME", "pull_request")
+    monkeypatch.setenv("GITHUB_SHA", merge)
+    assert "merged into its base branch" in _github_merge_head(repo, merge)
+    assert _github_merge_head(repo, pr) == ""                   # the PR's own commit
+    monkeypatch.setenv("GITHUB_EVENT_NAME", "push")
+    assert _github_merge_head(repo, merge) == ""                # a merge on main is main's

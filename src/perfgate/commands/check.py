@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import os
 import re
 import shutil
 import statistics
@@ -242,6 +243,9 @@ def _check(args: argparse.Namespace) -> int:
     root = Path(_git(args.root.resolve(), "rev-parse", "--show-toplevel"))
     shas = {"base": resolve(root, args.base, "--base"), "head": resolve(root, args.head, "--head")}
     _warn_uncommitted(root, shas)
+    merged = _github_merge_head(root, shas["head"])
+    if merged:
+        err.print(f"[yellow]warning:[/yellow] {terminal(merged)}")
     if shas["base"] == shas["head"]:
         err.print(f"note: base and head are the same commit ({shas['base'][:12]}): an A/A check, which should pass",
                   markup=False)
@@ -282,6 +286,8 @@ def _check(args: argparse.Namespace) -> int:
     comparison = outcome.comparison
     if outcome.rounds:
         comparison.notes.append(f"thresholds: {_thresholds_about(args, path, shas[side][:12], side)}")
+    if merged:
+        comparison.warnings.append(merged)
     comparison.base = {"branch": args.base, "commit": shas["base"], "testbed": testbeds}
     comparison.head = {"branch": args.head, "commit": shas["head"], "testbed": testbeds}
     write_markdown(args, comparison, outcome.complexity, _complexity_about(args))
@@ -352,6 +358,19 @@ def _warn_uncommitted(root: Path, shas: dict[str, str]) -> None:
     if here in shas.values() and uncommitted_changes(str(root)):
         err.print(f"[yellow]note:[/yellow] the working tree has uncommitted changes; check builds each side from "
                   f"its commit ({here[:12]} is HEAD), so they are not measured: commit them to check them")
+
+
+def _github_merge_head(root: Path, head: str) -> str:
+    """A warning when the head is the merge commit GitHub checks out for a pull request
+    (``refs/pull/N/merge``, ``GITHUB_SHA`` of a ``pull_request`` event): it holds the base
+    branch's changes since the merge base too, and the check would put them on the pull request."""
+    if not os.environ.get("GITHUB_EVENT_NAME", "").startswith("pull_request") or head != os.environ.get("GITHUB_SHA"):
+        return ""
+    if len(_git(root, "rev-list", "--parents", "-n", "1", head).split()) < 3:
+        return ""
+    return (f"--head {head[:12]} is the pull request merged into its base branch (GitHub's merge commit): "
+            "what landed on the base branch since the merge base is measured as the pull request's; "
+            "give --head ${{ github.event.pull_request.head.sha }}")
 
 
 def _named_by_side(e: PerfgateError, trees: dict[str, Path], args: argparse.Namespace) -> PerfgateError:
