@@ -378,9 +378,16 @@ def test_pages_out_that_cannot_be_a_folder_is_a_clear_error(out, tmp_path, store
 
 
 @pytest.mark.parametrize("args, said", [
-    (["notify", "--channel", "webhook:http://[::1/hook-s3cr3t"], "--channel webhook:URL: not a usable URL: Invalid IPv6 URL"),
-    (["notify", "--channel", "webhook:http://127.0.0.1:99999/hook-s3cr3t"], "not a usable URL: Port out of range"),
-    (["history", "--store", "bencher+http://[::1/p"], "--store: not a usable URL: Invalid IPv6 URL"),
+    (["notify", "--channel", "webhook:http://[::1/hook-s3cr3t"], "--channel webhook:URL: not a usable URL: an unclosed '['"),
+    (["notify", "--channel", "webhook:http://127.0.0.1:99999/hook-s3cr3t"], "not a usable URL: an unclosed '[', or a port"),
+    (["history", "--store", "bencher+http://[::1/p"], "--store: not a usable URL: an unclosed '['"),
+    # the host forgotten: the password read as a port, and the parser's message quoted it
+    (["notify", "--channel", "webhook:http://user:s3cr3t/hooks"], "(is the host missing before it?)"),
+    (["publish", "--to", "bencher+http://u:s3cr3t/p"], "--to: not a usable URL"),
+    (["notify", "--channel", "webhook:http://user:s3cr3t@/hooks"], "expected http(s)://HOST[:PORT]/..."),
+    (["notify", "--channel", "webhook:http://127.0.0.1:8765/s3cr3t\x7f"], "a space or a control character"),
+    (["publish", "--to", "bencher+http://127.0.0.1:8765/s3cr3t\x1b"], "a space or a control character"),
+    (["publish", "--to", "bencher+ftp://u:s3cr3t@host/p"], "--to: not a usable URL: expected http(s)"),
     (["publish", "--to", "bencher+http://127.0.0.1:1"], "--to 'bencher+http://127.0.0.1:1': the URL must end with"),
     (["publish", "--to", "bencher+http://u:s3cr3t@127.0.0.1:1/p"], "--to: put the Bencher token in BENCHER_API_TOKEN"),
 ])
@@ -394,6 +401,18 @@ def test_a_url_that_cannot_be_used_is_a_clear_error_naming_its_option(args, said
     assert main(args) == 2
     err = capsys.readouterr().err
     assert said in err and "s3cr3t" not in err, err
+
+
+@pytest.mark.parametrize("api", ["http://u:s3cr3t/x", "http://[::1", "http://127.0.0.1:8765/s3cr3t\x7f", "ftp://s3cr3t"])
+def test_a_github_api_url_that_cannot_be_used_is_a_clear_error(api, store_path, capsys, monkeypatch):
+    """GITHUB_API_URL was used unchecked: a traceback (exit 1), a password quoted from the parser's
+    message, or events spooled as if GitHub were down."""
+    _filled_store(store_path, runs=1)
+    monkeypatch.setenv("GITHUB_TOKEN", "t0ken")
+    monkeypatch.setenv("GITHUB_API_URL", api)
+    assert main(["notify", "--channel", "github-issues:me/proj", "--store", f"sqlite:{store_path}"]) == 2
+    err = capsys.readouterr().err
+    assert "GITHUB_API_URL: not a usable URL" in err and "s3cr3t" not in err, err
 
 
 @pytest.mark.parametrize("verb", [["check", "--base", "main", "--head", "pr"],
@@ -940,3 +959,26 @@ def test_a_store_path_is_taken_literally(name, tmp_path, cli):
     ledger = cli("notify", "--store", store, "--ledger", name + ".notify", "--channel", "webhook:http://127.0.0.1:9/x",
                  cwd=tmp_path)
     assert ledger.returncode == 0 and (tmp_path / (name + ".notify")).is_file(), ledger.stderr
+
+
+def test_an_unforeseen_failure_is_one_redacted_line_and_exit_3_not_1(store_path, capsys, monkeypatch):
+    """A traceback exited 1, the code CI reads as "regression found" (a MemoryError in detect, an
+    httpx error quoting a URL); now one line, redacted, with its own exit code."""
+    from perfgate.commands import history
+    from perfgate.redact import Secret, register
+
+    register(Secret("s3cr3t-t0ken-value"))
+    _filled_store(store_path, runs=1)
+
+    def boom(args):
+        raise RuntimeError("failed on http://host/s3cr3t-t0ken-value")
+
+    monkeypatch.setattr(history, "run", boom)
+    assert main(["history", "--store", f"sqlite:{store_path}"]) == 3
+    err = capsys.readouterr().err
+    assert "perfgate history: internal error: RuntimeError: failed on http://host/***" in err, err
+    assert "s3cr3t" not in err and "Traceback" not in err
+
+    monkeypatch.setattr(history, "run", lambda args: (_ for _ in ()).throw(MemoryError()))
+    assert main(["history", "--store", f"sqlite:{store_path}"]) == 3
+    assert "internal error: out of memory" in capsys.readouterr().err

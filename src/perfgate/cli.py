@@ -14,11 +14,12 @@ import re
 import signal
 import sys
 import threading
+import traceback
 from pathlib import Path
 from types import ModuleType
 
 from perfgate import __version__, commands
-from perfgate.errors import EXIT_USAGE, PerfgateError
+from perfgate.errors import EXIT_INTERNAL, EXIT_USAGE, PerfgateError
 from perfgate.escape import terminal_plain
 from perfgate.store import DEFAULT_STORE
 
@@ -27,6 +28,7 @@ exit codes:
   0  success (for check/compare/detect: no regression)
   1  a regression was found (check, compare, detect, fit --check; ingest and publish with --fail-on-alert)
   2  usage or input error: the message names the file, the place and the reason
+  3  a failure perfgate did not foresee (a bug, or out of memory): one line; PERFGATE_DEBUG=1 adds the traceback
   130, 143  interrupted (Ctrl-C) or terminated (SIGTERM): what was finished before (runs recorded
             or sent) is kept whole, and nothing partial was written
 
@@ -156,6 +158,17 @@ def main(argv: list[str] | None = None) -> int:
         # Said as it is: a backfill's earlier commits, a publish's earlier runs are done and kept.
         print(f"perfgate: {how}; what was finished before is kept, nothing partial was written", file=sys.stderr)
         return 143 if isinstance(e, Terminated) else 130
+    except Exception as e:     # noqa: BLE001 - anything else: one line, its own exit code
+        # A traceback exited 1, which CI reads as "regression found"; and an exception's message
+        # can quote what it failed on (httpx quoted a URL): redacted, like every message.
+        from perfgate.redact import redact
+
+        if os.environ.get("PERFGATE_DEBUG"):
+            print(redact(traceback.format_exc()), file=sys.stderr, end="")
+        what = "out of memory" if isinstance(e, MemoryError) else f"{type(e).__name__}: {terminal_plain(redact(e))}"
+        print(f"perfgate {args.verb}: internal error: {what} (a bug unless out of memory; PERFGATE_DEBUG=1 shows "
+              f"the traceback)", file=sys.stderr)
+        return EXIT_INTERNAL
     finally:
         if on_main_thread:
             signal.signal(signal.SIGTERM, previous)

@@ -6,6 +6,7 @@ from __future__ import annotations
 EXIT_OK = 0
 EXIT_REGRESSION = 1
 EXIT_USAGE = 2
+EXIT_INTERNAL = 3    # a failure perfgate did not foresee (a bug, or out of memory): never "regression found"
 
 
 class PerfgateError(Exception):

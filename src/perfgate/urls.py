@@ -1,21 +1,32 @@
-"""Splitting a URL a user gave (a webhook, a Bencher server) into its parts, or an error they can
-act on: ``urlsplit`` raises ``ValueError`` for an unclosed IPv6 bracket, and a port past 65535
-only shows when it is read, which ended notify and the Bencher store with a traceback (exit 1, the
-code for "regression found"), or spooled the messages as if the target were down.  The URL itself
-is never repeated: it may hold a secret."""
+"""Splitting a URL a user gave (a webhook, a Bencher server, ``GITHUB_API_URL``) into its parts, or
+an error they can act on: ``urlsplit`` raises ``ValueError`` for an unclosed IPv6 bracket, and a
+port past 65535 only shows when it is read, which ended notify and the Bencher store with a
+traceback (exit 1, the code for "regression found"), or spooled the messages as if the target
+were down; a control character reached httpx, whose ``InvalidURL`` was a traceback too.  Neither
+the URL nor the parser's message about it is ever repeated: ``http://user:PASSWORD/x`` (the host
+forgotten) reads the password as a port, and the parser's message quoted it."""
 
 from __future__ import annotations
 
+import re
 from urllib.parse import SplitResult, urlsplit
 
 from perfgate.errors import PerfgateError
 
+_UNSAFE = re.compile(r"[\x00-\x20\x7f]")      # control characters, DEL, spaces: never in a URL
+
 
 def split_url(url: str, option: str) -> SplitResult:
-    """``url``'s parts, its port checked; ``option`` names where it came from in errors."""
+    """``url``'s parts, an http(s) URL with a host and a usable port; ``option`` names where it
+    came from in errors, which never quote it."""
+    if _UNSAFE.search(url):
+        raise PerfgateError(f"{option}: not a usable URL: it holds a space or a control character")
     try:
         parts = urlsplit(url)
         parts.port
-    except ValueError as e:
-        raise PerfgateError(f"{option}: not a usable URL: {e}") from None
+    except ValueError:
+        raise PerfgateError(f"{option}: not a usable URL: an unclosed '[', or a port that is not a number "
+                            f"from 0 to 65535 (is the host missing before it?)") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise PerfgateError(f"{option}: not a usable URL: expected http(s)://HOST[:PORT]/...")
     return parts

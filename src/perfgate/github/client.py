@@ -15,6 +15,7 @@ import re
 from typing import Any, Callable, Iterator, TypeVar
 
 from perfgate.errors import PerfgateError
+from perfgate.urls import split_url
 from perfgate.http_client import DeliveryRejected, DeliveryUnreachable, Http, RetryPolicy
 from perfgate.redact import Secret, register
 
@@ -39,6 +40,7 @@ class GitHub:
         register(self.token)
         self.token.check_header_safe("GITHUB_TOKEN")
         self.api_url = (api_url or os.environ.get("GITHUB_API_URL") or DEFAULT_API).rstrip("/")
+        split_url(self.api_url, "GITHUB_API_URL")   # a bad one is an error, not a target that is down
         headers = {"Accept": "application/vnd.github+json", "X-GitHub-Api-Version": "2022-11-28",
                    "Authorization": f"Bearer {self.token.reveal()}"}
         self.http = Http("github", base_url=self.api_url, headers=headers, policy=policy, **http_kw)

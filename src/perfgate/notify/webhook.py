@@ -15,7 +15,6 @@ from dataclasses import asdict
 from typing import Any
 
 from perfgate import __version__
-from perfgate.errors import PerfgateError
 from perfgate.urls import split_url
 from perfgate.notify import render
 from perfgate.notify.base import Channel, Links, RefLookup
@@ -68,8 +67,6 @@ class WebhookChannel(Channel):
 
     def __init__(self, url: str, links: Links, *, policy: RetryPolicy | None = None, **http_kw: Any):
         parts = split_url(url, "--channel webhook:URL")
-        if parts.scheme not in ("http", "https") or not parts.netloc:
-            raise PerfgateError("--channel webhook:URL: URL must be http(s)://host/...")
         super().__init__(url)
         self._secret = Secret(url)
         register(self._secret)      # the URL never appears in a message or log, nor its path

@@ -44,14 +44,15 @@ def parse_spec(spec: str, option: str = "--store") -> tuple[str, str]:
     """``bencher+https://host:port/prefix/PROJECT`` -> (``https://host:port/prefix``, ``PROJECT``);
     ``option`` is the one that gave it, named in errors (``--store``, or publish's ``--to``)."""
     url = spec.removeprefix("bencher+")
+    if not spec.startswith("bencher+"):
+        raise PerfgateError(f"{option}: expected bencher+http(s)://HOST[:PORT]/PROJECT")
     parts = split_url(url, option)
-    if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise PerfgateError(f"{option} {spec!r}: expected bencher+http(s)://HOST[:PORT]/PROJECT")
     if parts.username or parts.password:
         raise PerfgateError(f"{option}: put the Bencher token in BENCHER_API_TOKEN, not in the URL")
     path = parts.path.rstrip("/")
     prefix, _, project = path.rpartition("/")
     if not project:
+        # (the URL is quoted here only once it is known to hold no user or password)
         raise PerfgateError(f"{option} {spec!r}: the URL must end with the Bencher project slug")
     return f"{parts.scheme}://{parts.netloc}{prefix}", project
 
