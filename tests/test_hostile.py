@@ -982,3 +982,18 @@ def test_an_unforeseen_failure_is_one_redacted_line_and_exit_3_not_1(store_path,
     monkeypatch.setattr(history, "run", lambda args: (_ for _ in ()).throw(MemoryError()))
     assert main(["history", "--store", f"sqlite:{store_path}"]) == 3
     assert "internal error: out of memory" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("ref", ["", " ", "c"])
+def test_an_empty_or_one_character_alert_id_acknowledges_nothing(ref, store_path, capsys):
+    """'' is a prefix of every id: `perfgate alerts --ack "$ID"` with ID unset acknowledged the only
+    alert, and the next notify closed its issue as accepted."""
+    from perfgate.model import Alert
+
+    with SqliteStore(store_path) as store:
+        [alert] = store.record_alerts([Alert("main", "tb", "b", "latency", "c0ffee", "regression", 0.5)])
+    assert main(["alerts", "--ack", ref, "--store", f"sqlite:{store_path}"]) == 2
+    assert "give an id as listed, at least 4 characters" in capsys.readouterr().err
+    with SqliteStore(store_path) as store:
+        assert [a.status for a in store.alerts()] == ["active"]
+    assert main(["alerts", "--ack", alert.id[:8], "--store", f"sqlite:{store_path}"]) == 0

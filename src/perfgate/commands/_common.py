@@ -160,6 +160,9 @@ def github_links():
                  pages_url=os.environ.get("PERFGATE_PAGES_URL", ""))
 
 
+MIN_ALERT_PREFIX = 4    # as git's shortest abbreviation: fewer is a slip, not a choice
+
+
 def find_alert(store: Store, ref: str) -> Alert:
     """The alert whose id is ``ref`` or starts with it (ids are shown shortened, as git shows SHAs)."""
     return find_alerts(store, [ref])[0]
@@ -168,6 +171,11 @@ def find_alert(store: Store, ref: str) -> Alert:
 def find_alerts(store: Store, refs: list[str]) -> list[Alert]:
     """The alert of each of ``refs`` (an id or a prefix of one), from one listing of the store's
     alerts; the first ref that names none, or several, is an error."""
+    for ref in refs:
+        if len(ref.strip()) < MIN_ALERT_PREFIX:
+            # '' is a prefix of every id: `--ack "$ID"` with ID unset acknowledged the only alert
+            raise PerfgateError(f"alert {ref!r}: give an id as listed, at least {MIN_ALERT_PREFIX} characters "
+                                "(an empty one is an unset variable)")
     every = store.alerts()
     found = []
     for ref in refs:
