@@ -997,3 +997,13 @@ def test_an_empty_or_one_character_alert_id_acknowledges_nothing(ref, store_path
     with SqliteStore(store_path) as store:
         assert [a.status for a in store.alerts()] == ["active"]
     assert main(["alerts", "--ack", alert.id[:8], "--store", f"sqlite:{store_path}"]) == 0
+
+
+@pytest.mark.parametrize("name", ["BM_Serialize<Object>", "Parse<Input>", "Sort<A>", "Render<Style, Link>",
+                                  "Fill<Form>"])
+def test_template_arguments_named_like_html_tags_are_names(name):
+    """They were refused as <object>, <input>, <a>: a Google Benchmark file with one lost its run."""
+    from perfgate.model import name_problem
+
+    assert name_problem(name) is None
+    assert name_problem(f"{name}<script>") is not None

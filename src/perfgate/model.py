@@ -117,11 +117,13 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _DECEPTIVE = re.compile("[\u202a-\u202e\u2066-\u2069\u2028\u2029]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 # Template arguments such as ``BM_Sort<std::vector<int>>`` are legitimate benchmark names, so
-# only markup that a browser would act on is refused; every page escapes names anyway.  An
+# only markup that a browser would act on is refused, and only tags no type is named after:
+# ``BM_Serialize<Object>``, ``Parse<Input>``, ``Sort<A>`` were refused as <object>, <input>, <a>,
+# and the whole file with them.  Every page, comment and message escapes names anyway.  An
 # ``on…=`` attribute is not matched on its own: ``onHeap=true`` (JMH @Param) and ``one=1`` (Go
 # sub-benchmark) are real names, and outside a tag it is inert.
 _MARKUP = re.compile(
-    r"<\s*/?\s*(script|img|iframe|svg|object|embed|style|link|meta|a|body|html|form|input)\b"
+    r"<\s*/?\s*(script|img|iframe|svg|embed|meta|body|html)\b"
     r"|javascript:|&#",
     re.IGNORECASE,
 )
