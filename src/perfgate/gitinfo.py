@@ -76,8 +76,14 @@ def could_be(suspects, previous: str) -> str:
     commit at the end of each gap."""
     if len(suspects) > 1:
         return f"{suspects[0][:8]}..{suspects[-1][:8]}"
-    gap = commits_after(previous, suspects[0]) if previous and suspects else None
-    return f"{gap} commits after {previous[:8]}" if gap and gap > 1 else "exact"
+    if not (previous and suspects):
+        return "exact"
+    gap = commits_after(previous, suspects[0])
+    if gap is None:
+        # Run outside the project's checkout (or without the commits) it cannot tell: "exact"
+        # there named a thinned backfill's last commit as the culprit.
+        return f"after {previous[:8]}, gap unknown (not in this checkout)"
+    return f"one of {gap} commits after {previous[:8]}" if gap > 1 else "exact"
 
 
 def commit_subject(sha: str) -> str | None:
