@@ -590,3 +590,22 @@ def test_a_closed_alert_gets_no_update_and_bisect_updates_an_open_one(tmp_path, 
     assert update.id == f"{b.id}:updated:change_point@{sha(22)}"
     assert "Updated: `parse` [`latency`] on `main@ci-x86`: bisect narrowed it to one commit" in text
     assert f"(was at `{sha(20)[:10]}`)" in text
+
+
+def test_a_change_at_the_end_of_a_thinned_backfills_gap_is_not_named_the_culprit():
+    """Before bisect, the demo's messages named the changelog commit at the end of each gap as the
+    change, with nothing to say it could be any of the unmeasured commits before it."""
+    from perfgate.notify.render import evidence_table, plain_text
+
+    alert = Alert("main", "tb", "copy", "instructions", "b" * 40, "regression", 0.0148, kind="change_point",
+                  previous_commit="a" * 40, commit_range=("b" * 40,), id="4952cc8a-0000")
+    links = Links(repo_url="https://github.com/o/r", commits_after=lambda older, newer: 3)
+    text = plain_text(Event("raised", alert), links)
+    assert "or one of the 2 unmeasured commits before it" in text and "`perfgate bisect 4952cc8a-0000`" in text
+    assert "compare/" + "a" * 40 + "..." + "b" * 40 in text
+    table = evidence_table(alert, links)
+    assert "| commit range |" in table and "2 unmeasured commits" in table and "perfgate bisect" in table
+    # measured commit by commit (or the gap unknown): the commit is the culprit, as before
+    for exact in (Links(commits_after=lambda older, newer: 1), Links()):
+        assert "unmeasured" not in plain_text(Event("raised", alert), exact)
+        assert "| first bad commit |" in evidence_table(alert, exact)

@@ -798,7 +798,8 @@ def _print_store(reports: list[dict], nseries: int, new: list[Alert], no_record:
         _print_found(found, nseries, no_record)
     _print_pending(reports)
     if new:
-        err.print(f"{len(new)} new alert(s); list with 'perfgate alerts', acknowledge with 'perfgate alerts --ack ID'")
+        err.print(f"{len(new)} new alert(s); list with 'perfgate alerts', narrow a range to its commit with "
+                  "'perfgate bisect ID', acknowledge with 'perfgate alerts --ack ID'")
 
 
 def _print_pending(reports: list[dict]) -> None:

@@ -17,7 +17,7 @@ from perfgate.escape import terminal
 
 from perfgate.commands._common import store_from
 from perfgate.errors import EXIT_OK, EXIT_USAGE, PerfgateError
-from perfgate.gitinfo import commit_subject
+from perfgate.gitinfo import commit_subject, commits_after
 from perfgate.output import actions_warning, emit_json, err, out
 
 NAME = "notify"
@@ -73,7 +73,8 @@ def run(args: argparse.Namespace) -> int:
     if not args.channel:
         raise PerfgateError("notify: give at least one --channel (see perfgate notify --help)")
     # A commit's subject, looked up in this checkout only for the messages sent, once each
-    links = Links(args.pages_url, args.repo_url, functools.lru_cache(maxsize=None)(commit_subject))
+    links = Links(args.pages_url, args.repo_url, functools.lru_cache(maxsize=None)(commit_subject),
+                  functools.lru_cache(maxsize=None)(commits_after))
     channels = []
     try:
         for spec in args.channel:

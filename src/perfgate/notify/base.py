@@ -13,11 +13,14 @@ from perfgate.notify.events import Event
 @dataclass(frozen=True)
 class Links:
     """Where a person reads more: the trend pages and the repository (both optional), and what
-    a culprit commit is (``subject_of``: its subject and author, or None when unknown)."""
+    a culprit commit is (``subject_of``: its subject and author, or None when unknown), and how
+    many commits one is after another (``commits_after``: None when unknown), which tells a
+    thinned backfill's unmeasured commits."""
 
     pages_url: str = ""
     repo_url: str = ""
     subject_of: Callable[[str], "str | None"] = field(default=lambda sha: None)
+    commits_after: Callable[[str, str], "int | None"] = field(default=lambda older, newer: None)
 
 
 # What a channel may ask about earlier deliveries: the reference (an issue number, say) that

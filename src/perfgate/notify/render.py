@@ -69,6 +69,20 @@ def title(alert: Alert) -> str:
                    f"at {short(alert.commit)} on {alert.branch}")
 
 
+def unmeasured_gap(alert: Alert, links: Links) -> int:
+    """How many commits a change at one measured commit could be (more than 1 after a thinned
+    backfill: the commits since the last measured one were not run), else 0.  The demo's alerts
+    named a changelog commit at the end of each gap as the culprit."""
+    if len(alert.suspects()) != 1 or not alert.previous_commit:
+        return 0
+    n = links.commits_after(alert.previous_commit, alert.commit)
+    return n if n and n > 1 else 0
+
+
+def bisect_hint(alert: Alert) -> str:
+    return f"perfgate bisect {alert.id}"
+
+
 def culprit(alert: Alert, links: Links) -> str:
     """The first bad commit when the range is one commit, else the likeliest one and the range."""
     first = _md_link(markdown_code(short(alert.commit)), commit_url(links, alert.commit))
@@ -77,6 +91,11 @@ def culprit(alert: Alert, links: Links) -> str:
         span = markdown_code(f"{short(suspects[0])}..{short(suspects[-1])}")
         return (f"{first} (likeliest) or another of {len(suspects)} commits "
                 f"({_md_link(span, range_url(links, alert))})")
+    gap = unmeasured_gap(alert, links)
+    if gap:
+        span = markdown_code(f"{short(alert.previous_commit)}..{short(alert.commit)}")
+        return (f"{first} or one of the {gap - 1} unmeasured commits before it "
+                f"({_md_link(span, range_url(links, alert))}; {markdown_code(bisect_hint(alert))} finds which)")
     return first
 
 
@@ -148,7 +167,8 @@ def evidence_table(alert: Alert, links: Links) -> str:
             ("change", f"{pct(alert.magnitude)}{ci} — {alert.direction}"),
             ("evidence", f"{confidence(alert)}; found by the {alert.kind.replace('_', ' ')} test"
              + _where_siblings_md(alert)),
-            ("first bad commit" if len(alert.suspects()) <= 1 else "commit range", culprit(alert, links)
+            ("first bad commit" if len(alert.suspects()) <= 1 and not unmeasured_gap(alert, links) else "commit range",
+             culprit(alert, links)
              + (f" {markdown_code(subject)}" if (subject := links.subject_of(alert.commit)) else "")),
             ("last good commit", _md_link(markdown_code(short(last_good(alert))), commit_url(links, last_good(alert)))
              if last_good(alert) else "—")]
@@ -256,9 +276,12 @@ def plain_text(event: Event, links: Links) -> str:
         subject = links.subject_of(a.commit)
         if subject:
             text += f" {slack_code(subject)}"
-        suspects = a.suspects()
+        suspects, gap = a.suspects(), unmeasured_gap(a, links)
         if len(suspects) > 1:
             text += f" (one of {len(suspects)} commits: {link('range', range_url(links, a))})"
+        elif gap:
+            text += (f" (or one of the {gap - 1} unmeasured commits before it: {link('range', range_url(links, a))}; "
+                     f"`{bisect_hint(a)}` finds which)")
         elif past_the_limit(a) > 1:
             text += f" ({past_the_limit(a)} values in a row past its limit)"
         if event.kind == "updated":
