@@ -467,3 +467,15 @@ def test_the_band_leaves_cold_first_runs_out_of_its_baseline():
     [band] = bands([(settings.test, values, [float(i) for i in range(len(values))], [warm_up])])
     upper = [u for u in band["upper"][3:] if u is not None and not math.isnan(u)]
     assert upper and max(upper) < 1.1e6
+
+
+def test_the_index_lists_the_model_a_sweep_leads_with():
+    """The index showed the polynomial a knee model beat by ΔBIC 173 (0.107⋅o² − 249⋅o + 164476,
+    a negative per-object cost) while the sweep's page led with the knee model."""
+    from perfgate.report.sweeps import sweep_summary
+
+    knee = {"found": True, "param": "objects", "location": 2048.0, "formula": "26⋅o + 0.1⋅(o − 2,048)₊²"}
+    page = {"name": "grow", "branch": "main", "testbed": "tb", "measures": [
+        {"measure": "total-ns", "fits": [{"formula": "0.107⋅o² − 249⋅o + 164476", "knee": knee}]},
+        {"measure": "schedule-ns", "fits": [{"formula": "3.6⋅o", "knee": {"found": False}}]}]}
+    assert [m["formula"] for m in sweep_summary(page)["models"]] == ["26⋅o + 0.1⋅(o − 2,048)₊²", "3.6⋅o"]

@@ -263,7 +263,10 @@ def test_the_scaling_page_shows_the_knee(site, page):
     assert "knee" not in page.locator("#formula-a").inner_text()
     assert "knee ≈" in page.locator("#formula-b").inner_text()
     changed = page.locator("#pair-changes").inner_text()
-    assert "knee: none → objects ≈ " in changed and "v⋅o: 3" in changed
+    # the models compared whole: the polynomials' coefficients, one of them the model the knee
+    # beat, read as a negative per-object cost in an audit
+    assert "knee: none → objects ≈ " in changed and changed.count("model: ") == 1 and "v⋅o" in changed
+    assert ")₊" in changed and ")₊" in page.locator("#formula-b").inner_text()     # the knee model's hinge
     assert page.locator("#history .chart").count() >= 3 and page.locator(".knee-history").count() == 1
     assert page.locator("#fits tr").count() == 6
     _shot(page, "sweep")

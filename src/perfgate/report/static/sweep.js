@@ -74,8 +74,17 @@
     table(S, M);
   }
 
+  // The model a fit leads with: the knee model when one was found, else the polynomial.
+  function lead(f) { return f.knee && f.knee.found ? f.knee.formula : f.formula; }
+
   // "v·o: 35 → 80 (+129%) · knee: none → objects ≈ 8,018": what changed between two commits.
+  // With a knee on either side the polynomials' coefficients are not the models compared (one
+  // read o: 25.9 → −249, a negative per-object cost): the models are said whole instead.
   function changes(a, b) {
+    var knee = function (f) { return f.knee && f.knee.found ? f.knee.param + " ≈ " + num(f.knee.location) : "none"; };
+    if ((a.knee && a.knee.found) || (b.knee && b.knee.found)) {
+      return "model: " + lead(a) + " → " + lead(b) + " · knee: " + knee(a) + " → " + knee(b);
+    }
     var labels = [];
     a.terms.concat(b.terms).forEach(function (t) { if (labels.indexOf(t.label) < 0) labels.push(t.label); });
     var parts = labels.map(function (label) {
@@ -84,7 +93,6 @@
       var from = ca ? ca.coef : 0, to = cb ? cb.coef : 0;
       return (label || "1") + ": " + num(from) + " → " + num(to) + (from ? " (" + PG.pct(to / from - 1, 0) + ")" : "");
     });
-    var knee = function (f) { return f.knee && f.knee.found ? f.knee.param + " ≈ " + num(f.knee.location) : "none"; };
     parts.push("knee: " + knee(a) + " → " + knee(b));
     return parts.join(" · ");
   }
@@ -97,7 +105,7 @@
       var f = kv[1], head = $("formula-" + kv[0]);
       head.textContent = "";
       head.appendChild(PG.commitNode(S.repo_url, f.commit, 10));
-      head.appendChild(document.createTextNode(" " + when(f.time) + ": " + f.formula +
+      head.appendChild(document.createTextNode(" " + when(f.time) + ": " + lead(f) +
         (f.knee && f.knee.found ? " · knee ≈ " + num(f.knee.location) : "")));
       curve(chartIn("curve-" + kv[0]), f, M.measure, top);
     });
