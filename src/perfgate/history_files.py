@@ -32,10 +32,30 @@ ALERT_KINDS = ("change_point", "threshold")
 DIRECTIONS = ("regression", "improvement")
 
 
+def name_problem(value: object) -> str | None:
+    """Why ``value`` cannot be a run key or alert id (each names a file of the history), or None.
+    ``perfgate ingest --idempotency-key`` is held to this rule too, so no run a store holds is one
+    that ``sync --export`` cannot write."""
+    if not isinstance(value, str):
+        return f"expected text, got {type(value).__name__}"
+    if not value:
+        return "is empty"
+    if _SAFE.match(value) and value not in (".", ".."):
+        return None
+    return f"{shown(value)} cannot name a file (1 to 128 letters, digits, '.', '_', '-'; not '.' or '..')"
+
+
+def shown(value: str, limit: int = 40) -> str:
+    """A key as a message may quote it: cut short, repr-quoted (which shows control and bidi
+    characters as escapes: a key from an older perfgate may hold anything)."""
+    return repr(value if len(value) <= limit else value[:limit] + "…")
+
+
 def _name(value: str, what: str) -> str:
     """A file-name-safe form of a key or id (they are hex or uuids; anything else is refused)."""
-    if not _SAFE.match(value) or value in (".", ".."):
-        raise InputError(what, "", f"{value!r} cannot name a file (letters, digits, '.', '_', '-')")
+    problem = name_problem(value)
+    if problem:
+        raise InputError(what, "", problem)
     return value
 
 
@@ -76,6 +96,23 @@ def write_if_absent(root: Path, rel: Path, data: dict[str, Any]) -> bool:
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(path, _dump(data))
     return True
+
+
+def unexportable(runs: list[Run], alerts: list[Alert]) -> list[str]:
+    """What ``sync --export`` cannot write, one line each: a run whose key (or an alert whose id)
+    cannot name a file, which only a store written by a perfgate older than the key check can
+    hold.  Checked before anything is written, so an export is whole or not begun."""
+    found = []
+    for run in runs:
+        problem = name_problem(run.with_key().idempotency_key)
+        if problem:
+            found.append(f"the run of branch {shown(run.branch)} commit {shown(run.commit)} "
+                         f"testbed {shown(run.testbed.name)}: its key {problem}")
+    for alert in alerts:
+        problem = name_problem(alert.id)
+        if problem:
+            found.append(f"the alert on {shown(alert.benchmark)} at commit {shown(alert.commit)}: its id {problem}")
+    return found
 
 
 def export_run(root: Path, run: Run) -> bool:
@@ -185,6 +222,9 @@ def read_run(path: Path) -> Run:
               metrics, _time(r, "start_time", src, "run.start_time"), _time(r, "end_time", src, "run.end_time"),
               _get(r, "adapter", str, src, "run.adapter"), _get(r, "context", dict, src, "run.context"),
               _get(r, "idempotency_key", str, src, "run.idempotency_key"))
+    problem = name_problem(run.idempotency_key)   # "runs/<commit>/..json" has the stem "."
+    if problem:
+        raise InputError(src, "run.idempotency_key", problem)
     if path.stem != run.idempotency_key or path.parent.name != commit_folder(run.commit):
         raise InputError(src, "run.idempotency_key", "does not match the file's place runs/<commit>/<key>.json")
     return run
@@ -208,6 +248,9 @@ def read_alert(path: Path) -> Alert:
                   tuple(_get(a, "commit_range", list, src, "alert.commit_range")),
                   _get(a, "details", dict, src, "alert.details"), _get(a, "id", str, src, "alert.id"), "active",
                   _number(a, "created", src, "alert.created", optional=True))
+    problem = name_problem(alert.id)
+    if problem:
+        raise InputError(src, "alert.id", problem)
     if path.stem != alert.id:
         raise InputError(src, "alert.id", "does not match the file name alerts/<id>.json")
     return alert

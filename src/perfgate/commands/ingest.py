@@ -18,6 +18,7 @@ import argparse
 import dataclasses
 import time
 
+from perfgate import history_files
 from perfgate.adapters import adapter_names, parse_file
 from perfgate.commands._common import add_run_identity, resolve_identity, store_from
 from perfgate.escape import terminal
@@ -42,7 +43,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--adapter", default="auto", choices=["auto", *adapter_names()],
                    help="output format (default: detect it)")
     add_run_identity(p)
-    p.add_argument("--idempotency-key", help="key making a retried ingest a no-op (default: content hash)")
+    p.add_argument("--idempotency-key", help="key making a retried ingest a no-op: 1-128 letters, digits, '.', '_', '-' "
+                        "(it names the run's file in `sync --export`; default: content hash)")
     p.add_argument("--start-time", type=_epoch_seconds, help="run start, epoch seconds (default: now)")
     p.add_argument("--fail-on-alert", action="store_true",
                    help="exit 1 when the store raises an alert on this run (a Bencher threshold)")
@@ -50,6 +52,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     branch, commit, testbed = resolve_identity(args)
+    if args.idempotency_key is not None:
+        # The key names the run's file in an exported history (history_files): one that cannot
+        # would block every later `sync --export`.  Empty is refused, not taken for "not given"
+        # (an unset CI variable), as --branch/--commit/--testbed are.
+        problem = history_files.name_problem(args.idempotency_key)
+        if problem:
+            raise InputError("--idempotency-key", "", problem)
     if args.store.startswith("bencher+"):
         from perfgate.bencher.commits import full_commit
 
@@ -96,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
         err.print(terminal(f"recorded {len(metrics)} metrics from {len(args.files)} file(s) "
                            f"as a run of {branch}@{commit[:12]} on {testbed.name}"))
     else:
-        err.print(f"already recorded (idempotency key {new_run.idempotency_key}); nothing written")
+        err.print(f"already recorded (idempotency key {terminal(new_run.idempotency_key)}); nothing written")
     if not args.json:
         for a in alerts:
             out.print(f"[yellow]{terminal(a.describe())}[/]")
