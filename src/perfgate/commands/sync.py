@@ -14,7 +14,7 @@ from pathlib import Path
 
 from perfgate import history_files
 from perfgate.commands._common import store_from
-from perfgate.errors import EXIT_OK, PerfgateError
+from perfgate.errors import EXIT_OK, InputError, PerfgateError
 from perfgate.output import emit_json, out
 
 NAME = "sync"
@@ -58,6 +58,13 @@ def run(args: argparse.Namespace) -> int:
             alerts = store.alerts()
         except PerfgateError:
             alerts = []  # a store without alerts exports its runs
+    bad = history_files.unexportable(runs, alerts)
+    if bad:   # all refused before anything is written: the export is whole or not begun
+        more = f" (and {len(bad) - 5} more)" if len(bad) > 5 else ""
+        raise InputError(str(args.store), "", f"{len(bad)} record(s) cannot be exported, so nothing was written to "
+                         f"{root} and the store is unchanged: " + "; ".join(bad[:5]) + more +
+                         " (a perfgate older than its --idempotency-key check took such keys; give the run "
+                         "a key that names a file, as the README's Reliability section shows, and export again)")
     root.mkdir(parents=True, exist_ok=True)
     new_runs = sum(history_files.export_run(root, r) for r in runs)
     new_files = sum(history_files.export_alert(root, a) for a in alerts)
