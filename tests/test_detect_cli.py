@@ -169,7 +169,7 @@ def test_points_with_raw_samples(cli, tmp_path):
     assert seen.returncode == 0, seen.stderr
     assert json.loads(seen.stdout)["change_points"] == []
     _, [(_, values, samples)] = read_series_file(with_samples)
-    assert len(values) == len(samples) == 150 and samples[0] == samples_of_runs[0]
+    assert len(values) == len(samples) == 150 and list(samples[0]) == samples_of_runs[0]
 
 
 def test_csv_points_with_raw_samples(cli, tmp_path):
@@ -180,11 +180,11 @@ def test_csv_points_with_raw_samples(cli, tmp_path):
     f = tmp_path / "samples.csv"
     f.write_text("index,value,samples\n" + "\n".join(rows) + "\n")
     _, [(labels, values, samples)] = read_series_file(f)
-    assert labels == list(range(150)) and samples[5] == samples_of_runs[5] and values[5] == np.mean(samples_of_runs[5])
+    assert labels == list(range(150)) and list(samples[5]) == samples_of_runs[5] and values[5] == np.mean(samples_of_runs[5])
     seen = cli("detect", "--series", str(f), "--json")
     assert seen.returncode == 0 and json.loads(seen.stdout)["change_points"] == [], seen.stdout
     f.write_text("value,samples\n1.0,1.0;1.1 0.9\n2.0,\n")          # `;` or spaces; empty: none
-    assert read_series_file(f)[1][0][2] == [[1.0, 1.1, 0.9], []]
+    assert [list(s) for s in read_series_file(f)[1][0][2]] == [[1.0, 1.1, 0.9], []]
     f.write_text("value,samples\n1.0,1.0 1.1\n1.0,1.0 fast\n")
     bad = cli("detect", "--series", str(f))
     assert bad.returncode == 2 and "line 3" in bad.stderr and "sample 2 'fast' is not a number" in bad.stderr
