@@ -134,7 +134,8 @@
         PG.el("td", {text: s.knee || "none"}), PG.el("td", {class: "num", text: String(s.commits)})));
     });
     table.appendChild(tb);
-    box.appendChild(table);
+    // in its own scrolling box: a long model made the whole index 637 px wide on a 390 px phone
+    box.appendChild(PG.el("div", {class: "table-scroll"}, table));
   }
 
   // An alert links to index.html#BENCHMARK|MEASURE|BRANCH|TESTBED (perfgate.notify.render.trend_url):
