@@ -211,6 +211,7 @@ def test_hover_reads_the_commit_and_a_click_opens_it(site, page):
     assert label.startswith("Chart of latency: ") and "last change +30" in label and "main @ tb" in label
     points = page.locator("section.measure").first.locator("details.points")
     points.locator("summary").click()
+    points.locator("tbody tr").first.wait_for()     # built on the toggle event, which comes after the click
     runs = page.evaluate("window.PERFGATE_PAGE.series.filter(s => s.measure === 'latency' && s.branch === 'main'"
                          " && s.testbed === 'tb').reduce((t, s) => t + s.value.length, 0)")   # the ticked series
     assert points.locator("tbody tr").count() == runs
