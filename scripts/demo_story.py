@@ -282,7 +282,7 @@ def tell(work: Path, pg: Perfgate, every_n: int) -> str:
     thresholds = str(repo / "thresholds")
     detected = json.loads(pg("detect", "--measure", "instructions", "--thresholds", thresholds, "--json",
                              ok=(1,)).stdout)
-    pg("alerts")
+    pg("alerts", cwd=repo)      # in the project's checkout, as CI runs it: git counts a thinned gap
     alerts = detected["new_alerts"]
 
     say("perfgate bisect: narrow every alert whose range spans several commits")
