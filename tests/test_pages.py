@@ -41,7 +41,7 @@ def test_pages_show_the_step_as_a_regression(history, tmp_path, cli):
     counts = json.loads(proc.stdout)
     # 2 testbeds × (parse latency, parse instructions, steady, hostile) + pr branch × (parse, steady)
     assert counts == {"out": str(site), "series": 10, "benchmarks": 3, "sweeps": 2, "regressions": 4,
-                      "improvements": 0}
+                      "improvements": 0, "alerts_not_found": 0}
 
     data = json.loads((site / "data.json").read_text())
     parse = next(s for s in data if s["benchmark"] == BENCH and s["measure"] == "latency"
@@ -479,3 +479,17 @@ def test_the_index_lists_the_model_a_sweep_leads_with():
         {"measure": "total-ns", "fits": [{"formula": "0.107⋅o² − 249⋅o + 164476", "knee": knee}]},
         {"measure": "schedule-ns", "fits": [{"formula": "3.6⋅o", "knee": {"found": False}}]}]}
     assert [m["formula"] for m in sweep_summary(page)["models"]] == ["26⋅o + 0.1⋅(o − 2,048)₊²", "3.6⋅o"]
+
+
+def test_pages_say_when_an_active_alert_is_not_among_their_change_points(history, tmp_path, cli):
+    """The feed is the pages' own analysis: judged with other thresholds than detect's, it left out
+    an active +49% regression without a word (an audit of the pages)."""
+    from perfgate.model import Alert
+    from perfgate.store.sqlite import SqliteStore
+
+    with SqliteStore(history) as store:
+        store.record_alerts([Alert("main", "tb", "steady", "latency", commit(30), "regression", 0.2,
+                                   kind="change_point", previous_commit=commit(29), commit_range=(commit(30),))])
+    proc = cli("pages", "--out", str(tmp_path / "site"), check=True)
+    assert "warning: 1 active regression alert(s) are not among the change points these pages found" in proc.stderr
+    assert json.loads(cli("pages", "--out", str(tmp_path / "site"), "--json", check=True).stdout)["alerts_not_found"] == 1

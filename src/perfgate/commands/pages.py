@@ -53,4 +53,10 @@ def run(args: argparse.Namespace) -> int:
                   f"{counts['sweeps']} sweep pages), regressions.xml, data.json: "
                   f"{counts['regressions']} regression(s), {counts['improvements']} improvement(s)", markup=False,
                   soft_wrap=True)
+    if counts["alerts_not_found"]:
+        # The feed and the changes drawn are the pages' own analysis; an alert it does not find
+        # would be missing from the feed without a word.
+        err.print(f"warning: {counts['alerts_not_found']} active regression alert(s) are not among the change "
+                  "points these pages found, so the feed leaves them out: detect judged with other thresholds? "
+                  "(give pages the same --thresholds; 'perfgate alerts' lists them)", markup=False, soft_wrap=True)
     return EXIT_OK

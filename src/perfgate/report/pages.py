@@ -29,7 +29,7 @@ from perfgate import heap
 from perfgate.errors import PerfgateError
 from perfgate.escape import html_text, xml_text
 from perfgate.outputs import write_atomic
-from perfgate.alert_history import undoing
+from perfgate.alert_history import undone_by, undoing
 from perfgate.report.series_data import (STATES, Finding, chart_data, column, findings, iso, summarise,
                                          with_siblings_changes)
 from perfgate.report.sweeps import collect, split_name, sweep_page, sweep_summary
@@ -182,7 +182,25 @@ def publish_site(store: Store, out_dir: str | Path, *, title: str, branch: str |
         [r | {"change_points": by_series.get((r["benchmark"], r["measure"], r["branch"], r["testbed"]), [])}
          for r in rows], option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY).decode())
     return {"series": len(rows), "benchmarks": n_pages, "sweeps": len(sweeps),
-            "regressions": len(regressions), "improvements": len(improvements)}
+            "regressions": len(regressions), "improvements": len(improvements),
+            "alerts_not_found": _alerts_not_found(alerts, all_findings, shown)}
+
+
+def _alerts_not_found(alerts: dict[SeriesKey, list], changes: list[Finding],
+                      shown: dict[SeriesKey, list]) -> int:
+    """Open change point regression alerts whose change these pages did not find: the pages judge
+    with their own thresholds (``--thresholds``, else ``./thresholds``), and with other ones than
+    ``detect`` used, the feed left out an active +49% regression an audit had been alerted to."""
+    found: dict[SeriesKey, set[str]] = {}
+    for f in changes:
+        pts = shown.get(f.key, [])
+        found.setdefault(f.key, set()).update(
+            [f.first_commit, *(p.commit for p in pts[f.cp.index_low:f.cp.index_high + 1])])
+    every = [a for series_alerts in alerts.values() for a in series_alerts]
+    fixed = undone_by(every)
+    return sum(1 for key, series_alerts in alerts.items() if key in shown for a in series_alerts
+               if a.kind == "change_point" and a.direction == "regression" and a.status == "active"
+               and a.id not in fixed and not found.get(key, set()) & {a.commit, *a.suspects()})
 
 
 # Below this many series one process builds the pages; above, forked workers share them (change
