@@ -148,7 +148,7 @@ def name_problem(name: object) -> str | None:
     if m:
         return f"name contains invisible formatting character U+{ord(m.group()):04X}"
     if _MARKUP.search(name):
-        return f"name contains HTML markup: {name[:80]!r}"
+        return f"name contains HTML markup or a script URL: {name[:80]!r}"
     return None
 
 
