@@ -421,3 +421,14 @@ def test_a_head_that_is_githubs_merge_commit_is_warned_about(tmp_path, monkeypat
     assert _github_merge_head(repo, pr) == ""                   # the PR's own commit
     monkeypatch.setenv("GITHUB_EVENT_NAME", "push")
     assert _github_merge_head(repo, merge) == ""                # a merge on main is main's
+
+
+def test_the_rounds_note_says_how_many_samples_a_side_the_rows_stood_on():
+    """'8 interleaved rounds' alone did not say whether a row stood on 8 values or 800."""
+    from perfgate.commands.check import _samples_note
+    from perfgate.detect.compare import compare_rounds
+
+    base = {("b", "latency"): [[1.0, 1.1, 0.9]] * 4, ("c", "latency"): [[2.0] * 50] * 4}
+    head = {("b", "latency"): [[1.0, 1.1, 0.9]] * 4, ("c", "latency"): [[2.0] * 50] * 4}
+    assert _samples_note(compare_rounds(base, head)) == ", 12–200 raw sample(s) a side per benchmark"
+    assert _samples_note(compare_rounds({}, {})) == ""

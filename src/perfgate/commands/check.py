@@ -512,10 +512,12 @@ def _measure(args: argparse.Namespace, plan: Plan, thresholds, expectations: lis
     if comparison is None:  # a fixed check: one look, at the full level
         comparison = compare_rounds(*(_rounds(results)[s] for s in ("base", "head")), thresholds, alpha=plan.alpha)
         comparison.notes.insert(0, f"{done} interleaved rounds of base and head"
-                                + (f" ({stopped}, before the first look)" if plan.sequential else ""))
+                                + (f" ({stopped}, before the first look)" if plan.sequential else "")
+                                + _samples_note(comparison))
     else:
         comparison.spent_over_looks = plan.alpha
-        comparison.notes.append(f"sequential: {done} rounds, {stopped}; false discovery rate {plan.alpha:g} spent "
+        comparison.notes.append(f"sequential: {done} rounds{_samples_note(comparison)}, {stopped}; "
+                                f"false discovery rate {plan.alpha:g} spent "
                                 f"over up to {len(plan.levels)} looks (Pocock-type alpha spending); this look's "
                                 f"level {comparison.alpha:.2g}, which the q-values are judged against")
     comparison.notes.extend(one_sided)
@@ -539,6 +541,16 @@ def _suites(tree: Path, side: str) -> dict[str, Suite]:
     if side == "base" and not any((tree / "benches").glob("*/bench.toml")):
         return {}
     return {s.name: s for s in discover(tree / "benches", None)}
+
+
+def _samples_note(comparison: Comparison) -> str:
+    """How many raw samples a side the rows were judged on, as ", 40-200 samples a side": "8
+    rounds" alone did not say whether a row stood on 8 values or 800 (an adopter's audit)."""
+    counts = [min(v.n_base, v.n_head) for v in comparison.verdicts if v.n_base and v.n_head]
+    if not counts:
+        return ""
+    low, high = min(counts), max(counts)
+    return f", {low}{'' if low == high else f'–{high}'} raw sample(s) a side per benchmark"
 
 
 def side_runs(args: argparse.Namespace, shas: dict[str, str], results: dict[str, list[SuiteResult]],
