@@ -108,7 +108,11 @@ def test_a_suite_only_one_side_has_is_said_and_errors_name_the_side(repo, cli, b
     proc = cli("check", "--root", str(repo), "--base", "HEAD~1", "--head", "HEAD", "--rounds", "3",
                "--no-probes", "--cpuset", "1", "--json")
     assert proc.returncode in (0, 1), proc.stderr
-    assert "suite extra is new in HEAD: not compared (its base has no such suite)" in json.loads(proc.stdout)["comparison"]["notes"]
+    notes = json.loads(proc.stdout)["comparison"]["notes"]
+    assert "suite extra is new in HEAD: not compared (its base has no such suite)" in notes
+    # which thresholds judged, said: the base's own, none here (it judged every measure at 2% then)
+    base = git(repo, "rev-parse", "HEAD~1")[:12]
+    assert f"thresholds: perfgate's default thresholds (the base commit {base} has no thresholds/)" in notes, notes
     assert "uncommitted changes" in proc.stderr and "round 3/3 done" in proc.stderr
     # Named, a suite only the head has is one error that says so (it was a note, then an error).
     proc = cli("check", "--root", str(repo), "--base", "HEAD~1", "--head", "HEAD", "--suite", "extra")

@@ -255,6 +255,7 @@ def _check(args: argparse.Namespace) -> int:
         path = _thresholds_path(args, root, shas[side], Path(tmp))
         try:
             thresholds = load_thresholds(path) if path else built_in_thresholds()  # a bad file fails before any run
+            judged_by = _thresholds_about(args, path, shas[side][:12], side)
             expectations = _expectations(path)
         except InputError as e:
             if args.thresholds:
@@ -285,7 +286,7 @@ def _check(args: argparse.Namespace) -> int:
     testbeds = ", ".join(r.testbed.name for r in runs["base"])
     comparison = outcome.comparison
     if outcome.rounds:
-        comparison.notes.append(f"thresholds: {_thresholds_about(args, path, shas[side][:12], side)}")
+        comparison.notes.append(f"thresholds: {judged_by}")
     if merged:
         comparison.warnings.append(merged)
     comparison.base = {"branch": args.base, "commit": shas["base"], "testbed": testbeds}
