@@ -351,3 +351,16 @@ def test_a_narrow_terminal_lists_each_alert_as_a_block_with_no_word_broken(store
     assert "regression, change point  +10.60% [+10.57%, +10.63%]  active" in plain, plain
     assert "BM_Total/pointer/65536 [instructions] main@tb" in plain and "first commit cccccccccccc" in plain
     assert max(len(line) for line in plain.splitlines()) <= 100
+
+
+def test_a_range_of_measured_commits_counts_the_unmeasured_ones_before_it(tmp_path, monkeypatch):
+    """Measured every 4th commit, a change that could be at c21 or c25 could be any of c18..c25: the
+    table said c21..c25."""
+    from perfgate.gitinfo import could_be
+
+    repo, shas = empty_commits(tmp_path / "repo", 26)
+    monkeypatch.chdir(repo)
+    assert could_be((shas[21], shas[25]), shas[17]) == f"one of 8 commits after {shas[17][:8]}"
+    assert could_be((shas[21], shas[22]), shas[20]) == f"{shas[21][:8]}..{shas[22][:8]}"   # measured each
+    monkeypatch.chdir(tmp_path)                                                            # outside the checkout
+    assert could_be((shas[21], shas[25]), shas[17]) == f"{shas[21][:8]}..{shas[25][:8]}, gap unknown (not in this checkout)"

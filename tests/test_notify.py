@@ -601,11 +601,29 @@ def test_a_change_at_the_end_of_a_thinned_backfills_gap_is_not_named_the_culprit
                   previous_commit="a" * 40, commit_range=("b" * 40,), id="4952cc8a-0000")
     links = Links(repo_url="https://github.com/o/r", commits_after=lambda older, newer: 3)
     text = plain_text(Event("raised", alert), links)
-    assert "or one of the 2 unmeasured commits before it" in text and "`perfgate bisect 4952cc8a-0000`" in text
+    assert "(one of 3 commits, some not measured" in text and "`perfgate bisect 4952cc8a-0000`" in text
     assert "compare/" + "a" * 40 + "..." + "b" * 40 in text
     table = evidence_table(alert, links)
-    assert "| commit range |" in table and "2 unmeasured commits" in table and "perfgate bisect" in table
+    assert "| commit range |" in table and "another of the 3 commits after the last one measured" in table
+    assert "perfgate bisect" in table
     # measured commit by commit (or the gap unknown): the commit is the culprit, as before
     for exact in (Links(commits_after=lambda older, newer: 1), Links()):
-        assert "unmeasured" not in plain_text(Event("raised", alert), exact)
+        assert "not measured" not in plain_text(Event("raised", alert), exact)
         assert "| first bad commit |" in evidence_table(alert, exact)
+
+
+def test_a_range_of_measured_commits_after_a_thinned_backfill_counts_the_unmeasured_ones_before_it():
+    """A change that could be at c21 or c25 (measured every 4th commit) could be any of c18..c25:
+    the message said "one of 2 commits" and its compare link began at c21's parent."""
+    from perfgate.notify.render import evidence_table, plain_text
+
+    c17, c21, c25 = "1" * 40, "2" * 40, "3" * 40
+    alert = Alert("main", "tb", "copy", "latency", c25, "regression", 0.2, kind="change_point",
+                  previous_commit=c21, commit_range=(c21, c25), details={"last_measured": c17}, id="77aa")
+    links = Links(repo_url="https://github.com/o/r", commits_after=lambda older, newer: 8)
+    assert alert.last_good() == c17
+    text = plain_text(Event("raised", alert), links)
+    assert "(one of 8 commits, some not measured" in text and f"compare/{c17}...{c25}" in text, text
+    assert "another of the 8 commits after the last one measured" in evidence_table(alert, links)
+    # measured commit by commit: the two measured commits are the whole range, as before
+    assert "(one of 2 commits:" in plain_text(Event("raised", alert), Links(commits_after=lambda older, newer: 2))

@@ -69,21 +69,21 @@ def commits_after(older: str, newer: str) -> int | None:
     return int(count) if count and count.isdigit() else None
 
 
-def could_be(suspects, previous: str) -> str:
-    """The commits a change could have started at, for a table: a range of ``suspects`` (oldest
-    first), or, when its first commit is exact but was measured some commits after ``previous``
-    (a thinned backfill), that gap, which ``bisect`` narrows: the demo's alerts named a changelog
-    commit at the end of each gap."""
-    if len(suspects) > 1:
-        return f"{suspects[0][:8]}..{suspects[-1][:8]}"
-    if not (previous and suspects):
-        return "exact"
-    gap = commits_after(previous, suspects[0])
+def could_be(suspects, last_good: str) -> str:
+    """The commits a change could have started at, for a table: ``suspects`` (oldest first, the
+    measured ones), and, after a thinned backfill, the unmeasured commits since ``last_good`` (the
+    last commit measured before them), which ``bisect`` narrows: the demo's alerts named a
+    changelog commit at the end of each gap, and a range of measured commits left out the
+    unmeasured ones before its first."""
+    span = f"{suspects[0][:8]}..{suspects[-1][:8]}" if len(suspects) > 1 else "exact"
+    if not (last_good and suspects):
+        return span
+    gap = commits_after(last_good, suspects[-1])
     if gap is None:
         # Run outside the project's checkout (or without the commits) it cannot tell: "exact"
         # there named a thinned backfill's last commit as the culprit.
-        return f"after {previous[:8]}, gap unknown (not in this checkout)"
-    return f"one of {gap} commits after {previous[:8]}" if gap > 1 else "exact"
+        return f"{span if len(suspects) > 1 else 'after ' + last_good[:8]}, gap unknown (not in this checkout)"
+    return f"one of {gap} commits after {last_good[:8]}" if gap > len(suspects) else span
 
 
 def commit_subject(sha: str) -> str | None:

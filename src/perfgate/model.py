@@ -336,6 +336,15 @@ class Alert:
         """The commits the change could have started at, oldest first (:func:`suspects`)."""
         return suspects(self.kind, self.commit, self.commit_range)
 
+    def last_good(self) -> str:
+        """The last commit measured before every suspect ('' when unknown): the old regime's last
+        commit when the suspects start at the alert's commit, else the one ``detect`` kept as
+        ``last_measured`` (after a thinned backfill the commits between are suspects too)."""
+        if self.suspects()[:1] == (self.commit,):
+            return self.previous_commit
+        kept = (self.details or {}).get("last_measured")
+        return kept if isinstance(kept, str) else ""
+
     def _runs_from(self, other: "Alert") -> float:
         """How many commits this alert's commit is from ``other``'s, counted in either one's range
         (infinite when neither range holds both)."""

@@ -374,7 +374,8 @@ def _report(key: SeriesKey, points: list[Point], settings: SeriesThresholds, cha
     entries, alerts = [], []
     for cp in cps:
         entry = _entry(points, cp)
-        details = {"index": cp.index, "before": cp.before, "after": cp.after}
+        details = {"index": cp.index, "before": cp.before, "after": cp.after,
+                   "last_measured": entry["last_measured"]}
         if cp in added:
             # Found only by looking where these siblings changed: its p-value paid for those places.
             entry["siblings"] = details["siblings"] = sorted(
@@ -594,6 +595,8 @@ def _streak_alert(key: SeriesKey, points: list[Point], i0: int, end: int, above:
 def _entry(points: list[Point], cp) -> dict[str, Any]:
     """A change point's report entry, located in the series' commits."""
     return cp.to_json() | {"first_commit": points[cp.index].commit, "previous_commit": points[cp.index - 1].commit,
+                           # the last commit measured before every commit it could be (a gap's end)
+                           "last_measured": points[cp.index_low - 1].commit if cp.index_low > 0 else "",
                            "commit_range": [points[i].commit for i in range(cp.index_low, cp.index_high + 1)],
                            "likeliest_range": [points[i].commit
                                                for i in range(cp.likeliest_low, cp.likeliest_high + 1)],
@@ -840,7 +843,8 @@ def _print_found(found: list[tuple[dict, dict]], nseries: int, no_record: bool) 
             status = "start point's"      # the branch it started from: alerted there, not here
         colour = "red" if e["direction"] == "regression" else "green"
         table.add_row(terminal(r["benchmark"]), terminal(r["measure"]), terminal(f"{r['branch']}@{r['testbed']}"),
-                      terminal(e["first_commit"][:12]), terminal(could_be(rng, e.get("previous_commit", ""))),
+                      terminal(e["first_commit"][:12]), terminal(could_be(rng, e.get("previous_commit", "") if rng[:1] == (e["first_commit"],)
+                                                  else e.get("last_measured", ""))),
                       f"{e['magnitude'] * 100:+.2f}%{ci}", terminal(conf), f"[{colour}]{e['direction']}[/{colour}]",
                       terminal(status))
     out.print(table)

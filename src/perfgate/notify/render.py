@@ -27,11 +27,8 @@ def commit_url(links: Links, sha: str) -> str:
 
 
 def last_good(alert: Alert) -> str:
-    """The newest commit known to be before the change ('' when unknown): the old regime's last
-    commit only when the candidate range starts right after it."""
-    if alert.suspects()[:1] != (alert.commit,):
-        return ""
-    return alert.previous_commit
+    """The newest commit known to be before the change ('' when unknown): :meth:`Alert.last_good`."""
+    return alert.last_good()
 
 
 def past_the_limit(alert: Alert) -> int:
@@ -70,13 +67,15 @@ def title(alert: Alert) -> str:
 
 
 def unmeasured_gap(alert: Alert, links: Links) -> int:
-    """How many commits a change at one measured commit could be (more than 1 after a thinned
-    backfill: the commits since the last measured one were not run), else 0.  The demo's alerts
-    named a changelog commit at the end of each gap as the culprit."""
-    if len(alert.suspects()) != 1 or not alert.previous_commit:
+    """How many commits the change could be when more than its measured suspects (after a thinned
+    backfill the commits since the last measured one were not run), else 0.  The demo's alerts
+    named a changelog commit at the end of each gap as the culprit, and a range of measured
+    commits left out the unmeasured ones before its first."""
+    suspects, good = alert.suspects(), last_good(alert)
+    if not (suspects and good):
         return 0
-    n = links.commits_after(alert.previous_commit, alert.commit)
-    return n if n and n > 1 else 0
+    n = links.commits_after(good, suspects[-1])
+    return n if n and n > len(suspects) else 0
 
 
 def bisect_hint(alert: Alert) -> str:
@@ -86,16 +85,16 @@ def bisect_hint(alert: Alert) -> str:
 def culprit(alert: Alert, links: Links) -> str:
     """The first bad commit when the range is one commit, else the likeliest one and the range."""
     first = _md_link(markdown_code(short(alert.commit)), commit_url(links, alert.commit))
-    suspects = alert.suspects()
+    suspects, gap = alert.suspects(), unmeasured_gap(alert, links)
+    if gap:
+        span = markdown_code(f"{short(last_good(alert))}..{short(suspects[-1])}")
+        likeliest = " (likeliest)" if len(suspects) > 1 else ""
+        return (f"{first}{likeliest} or another of the {gap} commits after the last one measured before it "
+                f"({_md_link(span, range_url(links, alert))}; {markdown_code(bisect_hint(alert))} finds which)")
     if len(suspects) > 1:
         span = markdown_code(f"{short(suspects[0])}..{short(suspects[-1])}")
         return (f"{first} (likeliest) or another of {len(suspects)} commits "
                 f"({_md_link(span, range_url(links, alert))})")
-    gap = unmeasured_gap(alert, links)
-    if gap:
-        span = markdown_code(f"{short(alert.previous_commit)}..{short(alert.commit)}")
-        return (f"{first} or one of the {gap - 1} unmeasured commits before it "
-                f"({_md_link(span, range_url(links, alert))}; {markdown_code(bisect_hint(alert))} finds which)")
     return first
 
 
@@ -277,11 +276,11 @@ def plain_text(event: Event, links: Links) -> str:
         if subject:
             text += f" {slack_code(subject)}"
         suspects, gap = a.suspects(), unmeasured_gap(a, links)
-        if len(suspects) > 1:
-            text += f" (one of {len(suspects)} commits: {link('range', range_url(links, a))})"
-        elif gap:
-            text += (f" (or one of the {gap - 1} unmeasured commits before it: {link('range', range_url(links, a))}; "
+        if gap:
+            text += (f" (one of {gap} commits, some not measured: {link('range', range_url(links, a))}; "
                      f"`{bisect_hint(a)}` finds which)")
+        elif len(suspects) > 1:
+            text += f" (one of {len(suspects)} commits: {link('range', range_url(links, a))})"
         elif past_the_limit(a) > 1:
             text += f" ({past_the_limit(a)} values in a row past its limit)"
         if event.kind == "updated":
