@@ -32,7 +32,7 @@ ORDER = 50
 EPILOG = """examples:
   perfgate compare --base-branch main --head-branch pr-42
   perfgate compare --base 0b1c...-run-id --head 9f3e...-run-id --json
-  perfgate history --json   # run ids are in 'perfgate export' / the store"""
+  perfgate export --format csv   # every run with its id (the "run" column)"""
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -121,6 +121,13 @@ def run(args: argparse.Namespace) -> int:
     if base_id == head_id:
         raise PerfgateError(f"base and head are the same run ({base_id}): nothing to compare")
     comparison = compare_runs(base, head, thresholds, args.alpha)
+    if not comparison.compared:
+        # Never a pass on nothing: the tour's main run was a container run on another testbed
+        # than the pull request's, and every row read "missing in …" with exit 0.
+        raise PerfgateError(f"nothing to compare: base {base.branch}@{base.commit[:12]} (testbed {base.testbed.name}) "
+                            f"and head {head.branch}@{head.commit[:12]} (testbed {head.testbed.name}) measured no "
+                            "benchmark and measure in common; pick runs of the same benchmarks with --base RUN "
+                            "--head RUN ('perfgate export --format csv' lists every run with its id and testbed)")
     apart = _not_measured_together(base, head)
     comparison.warnings += [w for w in (*partial, apart) if w]
     complexity, about, notes = _complexity(base, head, args.thresholds)

@@ -247,10 +247,13 @@ class Comparison:
         lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
         lines.insert(1, "  ".join("-" * w for w in widths))
         tied = " (a throughput tied to its latency is one finding)" if self.has_tied_pairs else ""
+        # rows not judged (too few samples) are counted here too, as the comment's headline counts
+        # them: "0 regression(s) … among 5 comparison(s)" read as a pass with none judged
+        unjudged = f", {len(self.unjudged)} not judged" if self.unjudged else ""
         summary = (f"{len(self.findings('regression'))} regression(s), {len(self.findings('improvement'))} "
-                   f"improvement(s), {len(self.inconclusive)} inconclusive among {self.compared} comparison(s)"
-                   f"{tied}; {self.rate_text()}; effects with {(1 - self.alpha) * 100:.4g}% intervals, "
-                   f"{INTERVALS_NOTE}")
+                   f"improvement(s), {len(self.inconclusive)} inconclusive{unjudged} among {self.compared} "
+                   f"comparison(s){tied}; {self.rate_text()}; effects with {(1 - self.alpha) * 100:.4g}% "
+                   f"intervals, {INTERVALS_NOTE}")
         if hidden:
             unsure = sum(1 for v in quiet if id(v) in hidden and v.verdict == "inconclusive")
             kinds = f"{unsure} inconclusive, {len(hidden) - unsure} no-change" if unsure else "no-change"
