@@ -1028,3 +1028,15 @@ def test_the_compare_summary_counts_the_rows_not_judged(store_path, capsys):
                         for b, c, v in (("main", "c1", 1.0), ("pr", "c2", 1.5))])
     assert main(["compare", "--base-branch", "main", "--head-branch", "pr", "--store", f"sqlite:{store_path}"]) == 0
     assert "0 inconclusive, 1 not judged among 1 comparison(s)" in capsys.readouterr().out
+
+
+def test_a_compare_from_branches_takes_the_base_run_on_the_heads_testbed(store_path, capsys):
+    """The tour recorded main on the host, then a suite in a container (main's newest run), then
+    the pull request on the host: the base is main's newest run on the host."""
+    with SqliteStore(store_path) as store:
+        store.add_runs([Run("default", b, c, Bed(tb), [Metric(name, "latency", 1.0, samples=(1.0, 1.1, 0.9, 1.0, 1.05))],
+                            start_time=t)
+                        for b, c, tb, name, t in (("main", "c1", "laptop", "sort", 1.0), ("main", "c2", "docker", "BM_a", 2.0),
+                                                  ("my-pr", "c3", "laptop", "sort", 3.0))])
+    assert main(["compare", "--base-branch", "main", "--head-branch", "my-pr", "--store", f"sqlite:{store_path}"]) == 0
+    assert "against base main@c1" in capsys.readouterr().out

@@ -87,6 +87,16 @@ def _base_of_same_check(store, branch: str, head):
     return None
 
 
+def _base_on_testbed(store, branch: str, head):
+    """(run id, run) of ``branch``'s newest run on the head's testbed, among its newest runs, or
+    None: the branch's newest run may be another machine's (the tour records main in a container
+    and the pull request on the host), and runs of two testbeds share no series."""
+    for summary in store.runs(branch=branch, limit=PAIR_SEARCH):
+        if summary.testbed == head.testbed.name:
+            return summary.run_id, store.get_run(summary.run_id)
+    return None
+
+
 def _not_measured_together(base, head) -> str:
     """A warning when the two runs are sides of different checks: not interleaved, so their wall
     times may differ by the machine's state alone (compare once read three false improvements
@@ -114,6 +124,7 @@ def run(args: argparse.Namespace) -> int:
             head_id, head = _pick(store, args.head, args.head_branch, "head")
             # From a branch, a check's head is compared with its own base, not a later check's.
             paired = _base_of_same_check(store, args.base_branch, head) if args.base_branch else None
+            paired = paired or (_base_on_testbed(store, args.base_branch, head) if args.base_branch else None)
             base_id, base = paired or _pick(store, args.base, args.base_branch, "base")
         # A commit's suites are recorded as a run each: the newest is one suite's.
         partial = [_other_runs_note(store, picked, side) for side, picked, branch in
