@@ -1040,3 +1040,22 @@ def test_a_compare_from_branches_takes_the_base_run_on_the_heads_testbed(store_p
                                                   ("my-pr", "c3", "laptop", "sort", 3.0))])
     assert main(["compare", "--base-branch", "main", "--head-branch", "my-pr", "--store", f"sqlite:{store_path}"]) == 0
     assert "against base main@c1" in capsys.readouterr().out
+
+
+def test_a_detached_head_is_no_branch_name(tmp_path, monkeypatch, capsys):
+    """On a detached HEAD git names the branch 'HEAD', which ingest recorded as a branch."""
+    import subprocess
+
+    repo = tmp_path / "r"
+    repo.mkdir()
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.org"]
+    subprocess.run([*git, "init", "-q", "-b", "main"], check=True)
+    for m in ("a", "b"):
+        subprocess.run([*git, "commit", "-q", "--allow-empty", "-m", m], check=True)
+    subprocess.run([*git, "checkout", "-q", "HEAD~1"], check=True)
+    monkeypatch.chdir(repo)
+    for var in ("GITHUB_HEAD_REF", "GITHUB_REF_NAME"):
+        monkeypatch.delenv(var, raising=False)
+    assert ingest(str(HYPERFINE), store=tmp_path / "h.db") == 2
+    assert "--branch is required outside a git checkout or on a detached HEAD" in capsys.readouterr().err
+    assert not (tmp_path / "h.db").exists()

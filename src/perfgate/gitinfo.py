@@ -42,9 +42,14 @@ def resolve_commit(given: str) -> str:
 
 
 def current_branch() -> str | None:
+    """The checkout's branch, None when there is none to name: outside a checkout, or a detached
+    HEAD (git says "HEAD", which was recorded as a branch of that name)."""
     # In a GitHub pull request the checkout is detached; the head ref names the branch.
-    return (os.environ.get("GITHUB_HEAD_REF") or os.environ.get("GITHUB_REF_NAME")
-            or _git("rev-parse", "--abbrev-ref", "HEAD"))
+    named = os.environ.get("GITHUB_HEAD_REF") or os.environ.get("GITHUB_REF_NAME")
+    if named:
+        return named
+    branch = _git("rev-parse", "--abbrev-ref", "HEAD")
+    return None if branch == "HEAD" else branch
 
 
 def uncommitted_changes(root: str) -> bool:

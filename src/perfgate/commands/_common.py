@@ -53,7 +53,7 @@ def given_branch_and_commit(args: argparse.Namespace) -> tuple[str, str]:
     branch = args.branch if args.branch is not None else current_branch()
     commit = args.commit if args.commit is not None else current_commit()
     if branch is None:
-        raise PerfgateError("--branch is required outside a git checkout")
+        raise PerfgateError("--branch is required outside a git checkout or on a detached HEAD")
     if commit is None:
         raise PerfgateError("--commit is required outside a git checkout")
     check_identity("branch", branch, "--branch" if args.branch is not None else "the checkout's branch")
