@@ -1059,3 +1059,16 @@ def test_a_detached_head_is_no_branch_name(tmp_path, monkeypatch, capsys):
     assert ingest(str(HYPERFINE), store=tmp_path / "h.db") == 2
     assert "--branch is required outside a git checkout or on a detached HEAD" in capsys.readouterr().err
     assert not (tmp_path / "h.db").exists()
+
+
+def test_detect_says_when_series_are_too_short_to_judge(tmp_path, store_path, capsys):
+    """'8 points, no change point' (4 near 1, 4 near 100) and 'no change points in 29 series' after
+    one run each read as a clean bill of health."""
+    series = tmp_path / "s.csv"
+    series.write_text("value\n" + "\n".join(["1", "1.01", "0.99", "1"] + ["100", "101", "99", "100"]) + "\n")
+    assert main(["detect", "--series", str(series)]) == 0
+    assert "8 points, no change point (too few to judge: a change needs 5 runs on each side)" in capsys.readouterr().out
+    with SqliteStore(store_path) as store:
+        store.add_runs([Run("default", "main", "c1", Bed("tb"), [Metric("sort", "latency", 1.0)])])
+    assert main(["detect", "--store", f"sqlite:{store_path}"]) == 0
+    assert "1 of 1 series have fewer than 10 runs: too few for a change point" in capsys.readouterr().err

@@ -60,7 +60,7 @@ from perfgate.store import Point, SeriesKey, raw_samples
 from perfgate.store.worker_reads import WorkerReads
 from perfgate.check_branches import is_check_branch
 from perfgate.gitinfo import could_be
-from perfgate.thresholds import SeriesThresholds, ThresholdTest, load_thresholds
+from perfgate.thresholds import ChangePointSettings, SeriesThresholds, ThresholdTest, load_thresholds
 from perfgate.units import confidence_text, p_text
 
 # The detectors pull in scipy and ruptures; they are imported when the verb runs, so that
@@ -795,6 +795,12 @@ PENDING_SHOWN = 10   # series listed whose newest value is past its limit withou
 
 def _print_store(reports: list[dict], nseries: int, new: list[Alert], no_record: bool) -> None:
     found = [(r, e) for r in reports for e in r["change_points"]]
+    # "no change points in 29 series" after one run each read as a clean bill of health
+    runs = 2 * ChangePointSettings().min_segment
+    short = sum(1 for r in reports if r.get("points", runs) < runs)
+    if short:
+        err.print(f"{short} of {nseries} series have fewer than {runs} runs: too few for a change point "
+                  f"(it needs {runs // 2} runs on each side)", markup=False)
     if not found:
         out.print(f"no change points in {nseries} series")
     else:
@@ -842,9 +848,10 @@ def _print_found(found: list[tuple[dict, dict]], nseries: int, no_record: bool) 
         if e.get("inherited"):
             status = "start point's"      # the branch it started from: alerted there, not here
         colour = "red" if e["direction"] == "regression" else "green"
+        # the last commit measured before every suspect: a thinned backfill's gap is suspect too
+        good = e.get("previous_commit", "") if rng[:1] == (e["first_commit"],) else e.get("last_measured", "")
         table.add_row(terminal(r["benchmark"]), terminal(r["measure"]), terminal(f"{r['branch']}@{r['testbed']}"),
-                      terminal(e["first_commit"][:12]), terminal(could_be(rng, e.get("previous_commit", "") if rng[:1] == (e["first_commit"],)
-                                                  else e.get("last_measured", ""))),
+                      terminal(e["first_commit"][:12]), terminal(could_be(rng, good)),
                       f"{e['magnitude'] * 100:+.2f}%{ci}", terminal(conf), f"[{colour}]{e['direction']}[/{colour}]",
                       terminal(status))
     out.print(table)
@@ -869,7 +876,10 @@ def _run_file(args: argparse.Namespace, thresholds) -> int:
         for i, r in enumerate(results):
             head = f"series {i}: " if batch else ""
             if not r["change_points"]:
-                out.print(f"{head}{r['points']} points, no change point")
+                short = r["points"] < 2 * settings.min_segment      # "no change point" read as a clean bill
+                out.print(f"{head}{r['points']} points, no change point"
+                          + (f" (too few to judge: a change needs {settings.min_segment} runs on each side)"
+                             if short else ""))
             for cp in r["change_points"]:
                 out.print(f"{head}change at index {cp['index']} (could be {cp['index_low']}..{cp['index_high']}): "
                           f"{cp['magnitude'] * 100:+.2f}% [{cp['ci_low'] * 100:+.2f}%, {cp['ci_high'] * 100:+.2f}%], "
