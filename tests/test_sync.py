@@ -117,3 +117,45 @@ def test_a_run_time_no_date_can_hold_is_refused(cli, store_path, tmp_path):
         proc = cli("ingest", str(FIXTURES / "hyperfine" / "two-commands.json"), "--branch", "main", "--commit", "c0ffee",
                    f"--start-time={bad}")
         assert proc.returncode == 2 and "argument --start-time" in proc.stderr, (bad, proc.stderr)
+
+
+def test_a_later_finding_reaches_the_data_branch_and_back(cli, store_path, tmp_path):
+    """Alert files never change, so a threshold alert that a change point took over (or that bisect
+    narrowed) kept its first state on the data branch: each CI job rebuilds its store from there,
+    named the streak's first commit for good, and at the revert raised a second alert."""
+    from perfgate.model import REGIME_HEAD, Alert
+    from perfgate.store.sqlite import SqliteStore
+
+    record(store_path, series(60, 1, step_at=40))
+    with SqliteStore(store_path) as store:
+        [first] = store.record_alerts([Alert("main", "tb", "sort", "latency", "c0041", "regression", 0.3,
+                                             kind="threshold", previous_commit="c0040", commit_range=("c0041", "c0042"))])
+    data = tmp_path / "data"
+    cli("sync", "--export", str(data), check=True)
+    stale = {"PERFGATE_STORE": f"sqlite:{tmp_path / 'stale.db'}"}
+    cli("sync", "--import", str(data), env=stale, check=True)             # a store that saw the first state
+    with SqliteStore(store_path) as store:
+        store.record_alerts([Alert("main", "tb", "sort", "latency", "c0040", "regression", 0.28, 0.25, 0.31, 1e-9,
+                                   kind="change_point", previous_commit="c0039", commit_range=("c0040",),
+                                   details={REGIME_HEAD: [f"c{i:04d}" for i in range(40, 60)]})])
+        [taken] = store.alerts()
+    assert taken.id == first.id and taken.kind == "change_point"
+    cli("sync", "--export", str(data), check=True)
+    updates = [f for f in _files(data) if f.startswith(f"updates/{first.id}/")]
+    assert len(updates) == 1 and (data / "alerts" / f"{first.id}.json").exists()
+    assert json.loads((data / "alerts" / f"{first.id}.json").read_text())["alert"]["kind"] == "threshold"  # unchanged
+    cli("sync", "--export", str(data), check=True)                          # the same state: no second file
+    assert [f for f in _files(data) if f.startswith("updates/")] == updates
+
+    fresh = {"PERFGATE_STORE": f"sqlite:{tmp_path / 'fresh.db'}"}
+    cli("sync", "--import", str(data), env=fresh, check=True)
+    [back] = json.loads(cli("alerts", "--json", env=fresh, check=True).stdout)
+    assert (back["id"], back["kind"], back["commit"], back["p_value"]) == (first.id, "change_point", "c0040", 1e-9)
+    cli("sync", "--import", str(data), env=stale, check=True)              # ... takes the later state
+    assert json.loads(cli("alerts", "--json", env=stale, check=True).stdout)[0]["commit"] == "c0040"
+    cli("sync", "--export", str(data), env=fresh, check=True)                # a rebuilt store writes nothing new
+    assert [f for f in _files(data) if f.startswith("updates/")] == updates
+    # an update of an alert with no file is refused, naming it
+    (data / "updates" / "no-such-alert").mkdir()
+    proc = cli("sync", "--import", str(data), env={"PERFGATE_STORE": f"sqlite:{tmp_path / 'x.db'}"})
+    assert proc.returncode == 2 and "updates an alert that has no file" in proc.stderr

@@ -5,6 +5,9 @@ with different content and concurrent pushes merge trivially)::
 
     runs/<commit>/<run key>.json     one run with its metrics and raw samples
     alerts/<alert id>.json           an alert as detect raised it
+    updates/<alert id>/<digest>.json the alert as a later finding left it (a change point that took a
+                                     threshold alert over, placed among its siblings, narrowed by
+                                     bisect): a file per state, the newest ("updated") read back
     acks/<alert id>.json             the alert was acknowledged (a separate file: alert files never change)
 
 The run key is the run's content key (``Run.with_key``), so the same run exported twice, from two
@@ -16,7 +19,8 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import asdict
+import time
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
@@ -119,14 +123,44 @@ def export_run(root: Path, run: Run) -> bool:
     return write_if_absent(root, run_path(run.with_key()), run_to_json(run))
 
 
+UPDATES = "updates"
+_NOT_FINDINGS = ("id", "status", "created")   # what no later finding changes
+
+
+def _findings(data: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in data.items() if k not in _NOT_FINDINGS}
+
+
 def export_alert(root: Path, alert: Alert) -> int:
+    """The alert's file, and an update file when what it says now is not what the folder's newest
+    state of it says: alert files never change, and an update left in one CI job's store alone
+    was lost when the next rebuilt its store from the data branch (a threshold alert then named
+    its streak's first commit for good, and the change point's revert raised a second alert)."""
     data = asdict(alert)
     data["status"] = "active"  # as raised; acknowledgement is its own file
-    written = write_if_absent(root, Path("alerts") / f"{_name(alert.id, 'alert id')}.json",
-                              {"format": FORMAT, "alert": data})
+    rel = Path("alerts") / f"{_name(alert.id, 'alert id')}.json"
+    written = int(write_if_absent(root, rel, {"format": FORMAT, "alert": data}))
+    if not written and _findings(_newest_state(root, alert.id)) != _findings(json.loads(_dump(data))):
+        digest = hashlib.sha256(_dump(_findings(data)).encode()).hexdigest()[:16]
+        written += write_if_absent(root, Path(UPDATES) / alert.id / f"{digest}.json",
+                                   {"format": FORMAT, "alert": data, "updated": time.time()})
     if alert.status == "acknowledged":
         written += write_if_absent(root, Path("acks") / f"{alert.id}.json", {"format": FORMAT, "id": alert.id})
-    return int(written)
+    return written
+
+
+def _newest_state(root: Path, alert_id: str) -> dict[str, Any]:
+    """The alert as the folder has it now: its newest update, else its first file."""
+    updates = [_load(p) for p in (root / UPDATES / alert_id).glob("*.json")]
+    if updates:
+        return max(updates, key=_update_order)["alert"]
+    return _load(root / "alerts" / f"{alert_id}.json")["alert"]
+
+
+def _update_order(doc: dict[str, Any]) -> tuple[float, str]:
+    # newest first by when it was written; two jobs' updates of one moment by their content
+    updated = doc.get("updated")
+    return (updated if isinstance(updated, (int, float)) else 0.0, _dump(doc.get("alert", {})))
 
 
 # --- reading ----------------------------------------------------------------------------------
@@ -231,8 +265,14 @@ def read_run(path: Path) -> Run:
 
 
 def read_alert(path: Path) -> Alert:
-    src = str(path)
-    a = _get(_load(path), "alert", dict, src, "alert")
+    alert = _alert_in(_load(path), str(path))
+    if path.stem != alert.id:
+        raise InputError(str(path), "alert.id", "does not match the file name alerts/<id>.json")
+    return alert
+
+
+def _alert_in(doc: dict[str, Any], src: str) -> Alert:
+    a = _get(doc, "alert", dict, src, "alert")
     names = {kind: _identity(kind, _get(a, kind, str, src, f"alert.{kind}"), src, f"alert.{kind}")
              for kind in ("branch", "testbed", "benchmark", "measure", "commit")}
     for key, allowed in (("kind", ALERT_KINDS), ("direction", DIRECTIONS)):
@@ -251,9 +291,26 @@ def read_alert(path: Path) -> Alert:
     problem = name_problem(alert.id)
     if problem:
         raise InputError(src, "alert.id", problem)
-    if path.stem != alert.id:
-        raise InputError(src, "alert.id", "does not match the file name alerts/<id>.json")
     return alert
+
+
+def _with_updates(root: Path, alerts: list[Alert]) -> list[Alert]:
+    """Each alert as its newest update file leaves it (its id, creation time and status its own)."""
+    by_id = {a.id: a for a in alerts}
+    folder = root / UPDATES
+    for sub in sorted(folder.iterdir()) if folder.is_dir() else ():
+        if sub.name not in by_id:
+            raise InputError(str(sub), "", "updates an alert that has no file")
+        docs = [(_load(p), p) for p in sorted(sub.glob("*.json"))]
+        if not docs:
+            continue
+        doc, p = max(docs, key=lambda d: _update_order(d[0]))
+        newest = _alert_in(doc, str(p))
+        if newest.id != sub.name:
+            raise InputError(str(p), "alert.id", f"does not match the folder {UPDATES}/<id>/")
+        first = by_id[sub.name]
+        by_id[sub.name] = replace(newest, created=first.created, status=first.status)
+    return [by_id[a.id] for a in alerts]
 
 
 def read_folder(root: Path) -> tuple[list[Run], list[Alert], set[str]]:
@@ -271,7 +328,7 @@ def read_folder(root: Path) -> tuple[list[Run], list[Alert], set[str]]:
         if run.idempotency_key in seen:   # one key, two runs: which one the store keeps is chance
             raise InputError(str(p), "run.idempotency_key", f"the key of {seen[run.idempotency_key]} too")
         seen[run.idempotency_key] = p
-    alerts = [read_alert(p) for p in sorted(root.glob("alerts/*.json"))]
+    alerts = _with_updates(root, [read_alert(p) for p in sorted(root.glob("alerts/*.json"))])
     acks = set()
     for p in sorted(root.glob("acks/*.json")):
         ack_id = _get(_load(p), "id", str, str(p), "id")

@@ -71,6 +71,6 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         emit_json({"runs": len(runs), "runs_written": new_runs, "alerts": len(alerts), "alert_files_written": new_files})
     else:
-        out.print(f"sync: wrote {new_runs} new run file(s) of {len(runs)} and {new_files} new alert or acknowledgement "
-                  f"file(s) ({len(alerts)} alert(s)) to {root}")
+        out.print(f"sync: wrote {new_runs} new run file(s) of {len(runs)} and {new_files} new alert, update or "
+                  f"acknowledgement file(s) ({len(alerts)} alert(s)) to {root}")
     return EXIT_OK

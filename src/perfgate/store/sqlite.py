@@ -639,6 +639,13 @@ class SqliteStore(Store):
                      a.direction)).fetchone()
                 if row is not None:
                     same_as[a.id] = row[0]
+                    if row[0] == a.id:
+                        # the files' newest state of it (a later finding: a takeover, bisect)
+                        self.db.execute(
+                            "UPDATE alert SET kind = ?, commit_hash = ?, previous_commit = ?, commit_range = ?,"
+                            " magnitude = ?, ci_low = ?, ci_high = ?, p_value = ?, details = ? WHERE uuid = ?",
+                            (a.kind, a.commit, a.previous_commit, json.dumps(list(a.commit_range)), a.magnitude,
+                             a.ci_low, a.ci_high, a.p_value, json.dumps(a.details, sort_keys=True, default=str), a.id))
                     continue
                 self.db.execute(
                     f"INSERT INTO alert (project_id, {self._ALERT_COLUMNS}) VALUES ({', '.join('?' * 18)})",
