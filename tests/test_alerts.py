@@ -314,7 +314,7 @@ def test_the_alerts_table_says_what_commits_a_change_could_be(cli, store_path, t
     shown = cli("alerts", cwd=repo, check=True).stdout
     rows = {line.split("│")[2].strip(): line for line in shown.splitlines() if line.count("│") > 5}
     assert f"one of 3 commits after {shas[0][:8]}" in rows["gap"]
-    assert f"{shas[1][:8]}..{shas[3][:8]}" in rows["wide"]
+    assert f"{shas[1][:8]}^..{shas[3][:8]}" in rows["wide"]         # git's notation: the first included
     assert "exact" in rows["next"] and "+10.00%" in rows["next"] and "[+9.95%, +10.05%]" in shown   # not [+9.9%, +10.1%]
 
 
@@ -361,6 +361,6 @@ def test_a_range_of_measured_commits_counts_the_unmeasured_ones_before_it(tmp_pa
     repo, shas = empty_commits(tmp_path / "repo", 26)
     monkeypatch.chdir(repo)
     assert could_be((shas[21], shas[25]), shas[17]) == f"one of 8 commits after {shas[17][:8]}"
-    assert could_be((shas[21], shas[22]), shas[20]) == f"{shas[21][:8]}..{shas[22][:8]}"   # measured each
+    assert could_be((shas[21], shas[22]), shas[20]) == f"{shas[21][:8]}^..{shas[22][:8]}"   # measured each
     monkeypatch.chdir(tmp_path)                                                            # outside the checkout
-    assert could_be((shas[21], shas[25]), shas[17]) == f"{shas[21][:8]}..{shas[25][:8]}, gap unknown (not in this checkout)"
+    assert could_be((shas[21], shas[25]), shas[17]) == f"{shas[21][:8]}^..{shas[25][:8]}, gap unknown (not in this checkout)"

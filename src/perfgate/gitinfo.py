@@ -80,7 +80,9 @@ def could_be(suspects, last_good: str) -> str:
     last commit measured before them), which ``bisect`` narrows: the demo's alerts named a
     changelog commit at the end of each gap, and a range of measured commits left out the
     unmeasured ones before its first."""
-    span = f"{suspects[0][:8]}..{suspects[-1][:8]}" if len(suspects) > 1 else "exact"
+    # git's own notation, the first suspect included (pasted into `git log`, "A..B" left out A,
+    # which the pages' previous..last does not)
+    span = f"{suspects[0][:8]}^..{suspects[-1][:8]}" if len(suspects) > 1 else "exact"
     if not (last_good and suspects):
         return span
     gap = commits_after(last_good, suspects[-1])
