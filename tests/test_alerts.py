@@ -91,9 +91,10 @@ def test_a_wall_time_alerts_on_two_values_in_a_row_past_its_limit(cli, store_pat
     assert alert["kind"] == "threshold" and alert["commit"] == "c0030" and alert["commit_range"] == ["c0030", "c0031"]
     known = cli("detect")
     assert known.returncode == 0                             # that breach is known now
-    # c0031 is slow too, not a commit the regression could have started at
+    # c0031 is slow too, not a commit the regression could have started at; c0030 is where the
+    # test first saw it, not an exact culprit (noise can keep a step's first run under the limit)
     row = next(line for line in known.stdout.splitlines() if "c0030" in line)
-    assert "exact" in row and "t_test limit, 2 values in a row past it" in row and "c0031" not in row
+    assert "first past its limit" in row and "t_test limit, 2 values in a row past it" in row and "c0031" not in row
 
 
 def test_a_threshold_test_with_consecutive_1_alerts_on_each_value_as_bencher_does(cli, store_path, tmp_path):

@@ -74,7 +74,7 @@ def commits_after(older: str, newer: str) -> int | None:
     return int(count) if count and count.isdigit() else None
 
 
-def could_be(suspects, last_good: str) -> str:
+def could_be(suspects, last_good: str, threshold: bool = False) -> str:
     """The commits a change could have started at, for a table: ``suspects`` (oldest first, the
     measured ones), and, after a thinned backfill, the unmeasured commits since ``last_good`` (the
     last commit measured before them), which ``bisect`` narrows: the demo's alerts named a
@@ -82,7 +82,10 @@ def could_be(suspects, last_good: str) -> str:
     unmeasured ones before its first."""
     # git's own notation, the first suspect included (pasted into `git log`, "A..B" left out A,
     # which the pages' previous..last does not)
-    span = f"{suspects[0][:8]}^..{suspects[-1][:8]}" if len(suspects) > 1 else "exact"
+    # A threshold alert names the first value past its limit: noise can keep the first run or two
+    # of a step under it, so that commit is where it was seen, not an exact culprit.
+    span = (f"{suspects[0][:8]}^..{suspects[-1][:8]}" if len(suspects) > 1
+            else "first past its limit" if threshold else "exact")
     if not (last_good and suspects):
         return span
     gap = commits_after(last_good, suspects[-1])

@@ -88,7 +88,7 @@ def _row(a, short_id: str, fixes: dict) -> dict[str, str]:
     kind = a.kind.replace("_", " ") + (" (siblings)" if a.siblings else " (placed)" if a.placed_with else "")
     return {"id": terminal(short_id), "benchmark": terminal(a.benchmark), "measure": terminal(a.measure),
             "branch@testbed": terminal(f"{a.branch}@{a.testbed}"), "first commit": terminal(a.commit[:12]),
-            "could be": terminal(could_be(a.suspects(), a.last_good())),
+            "could be": terminal(could_be(a.suspects(), a.last_good(), a.kind == "threshold")),
             "change": f"[{colour}]{a.magnitude * 100:+.2f}%[/{colour}]{ci}",
             "what": f"[{colour}]{terminal(a.direction)}[/{colour}], {terminal(kind)}",
             "status": terminal(a.status + (f", undone at {fixes[a.id].commit[:12]}" if a.id in fixes else "")

@@ -851,7 +851,7 @@ def _print_found(found: list[tuple[dict, dict]], nseries: int, no_record: bool) 
         # the last commit measured before every suspect: a thinned backfill's gap is suspect too
         good = e.get("previous_commit", "") if rng[:1] == (e["first_commit"],) else e.get("last_measured", "")
         table.add_row(terminal(r["benchmark"]), terminal(r["measure"]), terminal(f"{r['branch']}@{r['testbed']}"),
-                      terminal(e["first_commit"][:12]), terminal(could_be(rng, good)),
+                      terminal(e["first_commit"][:12]), terminal(could_be(rng, good, e.get("kind") == "threshold")),
                       f"{e['magnitude'] * 100:+.2f}%{ci}", terminal(conf), f"[{colour}]{e['direction']}[/{colour}]",
                       terminal(status))
     out.print(table)
