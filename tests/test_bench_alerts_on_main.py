@@ -8,13 +8,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 import alerts_on_main  # noqa: E402
 
-from perfgate.thresholds import default_path, load_thresholds  # noqa: E402
+from perfgate.thresholds import load_thresholds  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_its_thresholds_are_perfgates_with_latencys_test_alone_changed(tmp_path):
-    ours = load_thresholds(default_path())
+    ours = load_thresholds(ROOT / "thresholds")
     theirs = load_thresholds(alerts_on_main.thresholds_with({"consecutive": 1, "min_sample_size": 5}, tmp_path / "t"))
     assert (ours.for_series("b", "latency").test.consecutive, ours.for_series("b", "latency").test.min_sample_size) == (2, 10)
     assert theirs.for_series("b", "latency").test == replace(ours.for_series("b", "latency").test, consecutive=1,
