@@ -365,3 +365,52 @@ def test_a_range_of_measured_commits_counts_the_unmeasured_ones_before_it(tmp_pa
     assert could_be((shas[21], shas[22]), shas[20]) == f"{shas[21][:8]}^..{shas[22][:8]}"   # measured each
     monkeypatch.chdir(tmp_path)                                                            # outside the checkout
     assert could_be((shas[21], shas[25]), shas[17]) == f"{shas[21][:8]}^..{shas[25][:8]}, gap unknown (not in this checkout)"
+
+
+def test_a_change_point_later_runs_no_longer_show_is_withdrawn_not_left_open(cli, store_path):
+    # A weak step of 6 runs is a change point at run 36; as the level settles 1% above the old one,
+    # the runs up to 50 no longer show it (re-analysis withdraws weak changes).
+    values = series(50, 0)
+    values[30:36] *= 1.04
+    values[36:] *= 1.01
+    record(store_path, values[:36])
+    assert cli("detect").returncode == 1
+    [alert] = [a for a in json.loads(cli("alerts", "--json", check=True).stdout) if a["kind"] == "change_point"]
+    assert alert["commit"] == "c0030" and "withdrawn_at" not in alert["details"]
+
+    record(store_path, values[36:], start=36)
+    proc = cli("detect", "--json")
+    assert proc.returncode in (0, 1), proc.stderr      # (the batch's newest values may be a threshold streak)
+    data = json.loads(proc.stdout)
+    assert not [c for s in data["series"] for c in s["change_points"] if c["kind"] == "change_point"]
+    assert all(a["kind"] == "threshold" for a in data["new_alerts"])
+    assert data["withdrawn_alerts"] == [alert["id"]]
+    [listed] = [a for a in json.loads(cli("alerts", "--json", check=True).stdout) if a["id"] == alert["id"]]
+    assert listed["status"] == "active" and listed["details"]["withdrawn_at"] == "c0049"
+    wide = cli("alerts", env={"COLUMNS": "200"}, check=True).stdout
+    assert "active, no longer found at c0049" in wide
+    # A detect with no new runs leaves it as it was; --full analyses again and agrees.
+    cli("detect", "--full", check=True)
+    [again] = [a for a in json.loads(cli("alerts", "--json", check=True).stdout) if a["id"] == alert["id"]]
+    assert again["details"]["withdrawn_at"] == "c0049"
+
+
+def test_only_the_analysed_series_unfound_unundone_change_points_are_withdrawn(cli, store_path):
+    record(store_path, series(80, 1, step_at=50))        # one change, at c0050
+    with SqliteStore(store_path) as store:
+        def alert(commit, kind="change_point", direction="regression", magnitude=0.1, benchmark="sort", **details):
+            return Alert("main", "tb", benchmark, "latency", commit, direction, magnitude, kind=kind,
+                         commit_range=(commit,), details=details)
+        # undone (a later alert of the series wins it back): closed as that, not withdrawn
+        undone, fix = store.record_alerts([alert("c0005"), alert("c0010", direction="improvement", magnitude=-0.2)])
+        found, gone, streak, elsewhere = store.record_alerts([
+            alert("c0050", withdrawn_at="c0060"),           # withdrawn once, found again
+            alert("c0020"),                                 # no change there
+            alert("c0025", kind="threshold"),               # a threshold streak: not a change point
+            alert("c0020", benchmark="parse")])             # a series this detect does not analyse
+    proc = cli("detect", "--json")
+    assert proc.returncode == 0, proc.stderr                # the change at c0050 is known
+    assert sorted(json.loads(proc.stdout)["withdrawn_alerts"]) == sorted([gone.id, fix.id])
+    details = {a["id"]: a["details"] for a in json.loads(cli("alerts", "--json", check=True).stdout)}
+    assert details[gone.id]["withdrawn_at"] == details[fix.id]["withdrawn_at"] == "c0079"
+    assert all("withdrawn_at" not in details[a.id] for a in (found, streak, undone, elsewhere))

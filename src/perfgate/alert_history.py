@@ -60,3 +60,38 @@ def ended_at(a) -> str:
     judged at once (a backfill); '' for a streak it alerted on as the newest runs."""
     ended = (a.details or {}).get("ended_at") if a.kind == "threshold" else None
     return ended if isinstance(ended, str) else ""
+
+
+# A change point alert's detail, set by ``detect``: the newest commit of the first analysis of its
+# series that no longer found the change (more runs can withdraw a weak change point).
+WITHDRAWN_AT = "withdrawn_at"
+
+
+def withdrawn_at(a) -> str:
+    """The commit at which ``detect`` no longer found a change point alert's change ('' while it
+    is still found): closed as an undone regression is (notify, pages), though still active."""
+    withdrawn = (a.details or {}).get(WITHDRAWN_AT) if a.kind == "change_point" else None
+    return withdrawn if isinstance(withdrawn, str) else ""
+
+
+def withdrawals(stored: list[Alert], found: list[Alert], newest: dict[tuple[str, str, str, str], str]) -> list[Alert]:
+    """The ``stored`` change point alerts whose withdrawal a detect changes, with their details
+    changed: those of the series it analysed (``newest``: each one's newest commit) that none of
+    its change points (``found``: their alerts) is — one whose range shares a commit with an
+    alert's is that change, as ``record_alerts`` matches them — are withdrawn there; a withdrawn
+    one found again is not any more.  A regression a later change undid is closed as undone."""
+    fixes = undone_by(stored)
+    again = [f for f in found if f.kind == "change_point"]
+    changed = []
+    for a in stored:
+        if a.kind != "change_point" or series_of(a) not in newest or a.id in fixes:
+            continue
+        is_found, was = any(f.same_regression(a) for f in again), withdrawn_at(a)
+        if is_found and was:
+            a.details = {k: v for k, v in a.details.items() if k != WITHDRAWN_AT}
+        elif not is_found and not was and a.status == "active":
+            a.details = {**a.details, WITHDRAWN_AT: newest[series_of(a)]}
+        else:
+            continue
+        changed.append(a)
+    return changed

@@ -16,7 +16,7 @@ from rich.table import Table
 from perfgate.commands._common import find_alerts, short_ids, store_from
 from perfgate.errors import EXIT_OK
 from perfgate.gitinfo import could_be
-from perfgate.alert_history import ended_at, undone_by
+from perfgate.alert_history import ended_at, undone_by, withdrawn_at
 from perfgate.output import emit_json, err, out
 
 NAME = "alerts"
@@ -47,11 +47,13 @@ def run(args: argparse.Namespace) -> int:
             return EXIT_OK
         every = store.alerts()
     alerts = [a for a in every if args.status in ("all", a.status)]
-    # A regression a later improvement undid stays active until acknowledged (its issue is closed
-    # by notify): said beside its status, so that an undone one is not read as still open.
+    # A regression a later improvement undid, or a change point later runs no longer show, stays
+    # active until acknowledged (its issue is closed by notify): said beside its status, so that
+    # it is not read as still open.
     fixes = undone_by(every)
     if args.json:
-        emit_json([asdict(a) | {"undone_by": fixes[a.id].id if a.id in fixes else None} for a in alerts])
+        emit_json([asdict(a) | {"undone_by": fixes[a.id].id if a.id in fixes else None,
+                                "withdrawn_at": withdrawn_at(a) or None} for a in alerts])
         return EXIT_OK
     if not alerts:
         out.print(f"no {'' if args.status == 'all' else args.status + ' '}alerts")
@@ -91,7 +93,8 @@ def _row(a, short_id: str, fixes: dict) -> dict[str, str]:
             "could be": terminal(could_be(a.suspects(), a.last_good(), a.kind == "threshold")),
             "change": f"[{colour}]{a.magnitude * 100:+.2f}%[/{colour}]{ci}",
             "what": f"[{colour}]{terminal(a.direction)}[/{colour}], {terminal(kind)}",
-            "status": terminal(a.status + (f", undone at {fixes[a.id].commit[:12]}" if a.id in fixes else "")
+            "status": terminal(a.status + (f", undone at {fixes[a.id].commit[:12]}" if a.id in fixes
+                                           else f", no longer found at {withdrawn_at(a)[:12]}" if withdrawn_at(a) else "")
                                + (f", streak ended at {ended_at(a)[:12]}" if ended_at(a) else "")),
             "raised (UTC)": when}
 

@@ -52,6 +52,7 @@ from rich.table import Table
 from perfgate.commands._common import add_series_filters, store_from
 from perfgate import heap
 from perfgate.errors import EXIT_OK, EXIT_REGRESSION, PerfgateError, StoreError
+from perfgate.alert_history import withdrawals, withdrawn_at
 from perfgate.model import KNOWN_MEASURES, REGIME_HEAD, Alert, Measure, suspects
 from perfgate.output import emit_json, err, out
 from perfgate.parallel import MIN_ITEMS, default_workers, map_in_processes
@@ -127,6 +128,7 @@ def run(args: argparse.Namespace) -> int:
             new = store.record_alerts(alerts) if alerts and not args.no_record else []
         except StoreError as e:
             raise StoreError(f"{e}; 'perfgate detect --no-record' reports without recording") from None
+        withdrawn = _withdraw(store, reports + changed) if not args.no_record else []
         new_ids = {id(a) for a in new}
         for r in reports + changed:
             for a, cp in zip(r["alerts"], [e for e in r["entries"] if not e.get("inherited")]):
@@ -145,10 +147,27 @@ def run(args: argparse.Namespace) -> int:
     regressions = [a for a in new if a.direction == "regression"]
     if args.json:
         emit_json({"series": [{k: v for k, v in r.items() if k not in _INTERNAL} for r in reports],
-                   "new_alerts": new, "exit_code": EXIT_REGRESSION if regressions else EXIT_OK})
+                   "new_alerts": new, "withdrawn_alerts": [a.id for a in withdrawn if withdrawn_at(a)],
+                   "exit_code": EXIT_REGRESSION if regressions else EXIT_OK})
     else:
         _print_store(reports, len(reports), new, args.no_record)
+        _print_withdrawn(withdrawn)
     return EXIT_REGRESSION if regressions else EXIT_OK
+
+
+def _withdraw(store, analysed: list[dict[str, Any]]) -> list[Alert]:
+    """Mark the change point alerts of the series analysed now that their analysis no longer finds
+    (and unmark those found again): more runs can withdraw a weak change point, and an alert of a
+    change no analysis finds any more stayed open for ever.  Returns the alerts changed."""
+    newest = {(r["branch"], r["testbed"], r["benchmark"], r["measure"]): r["newest_commit"]
+              for r in analysed if r.get("newest_commit")}
+    if not newest:
+        return []
+    try:
+        changed = withdrawals(store.alerts(), [a for r in analysed for a in r["alerts"]], newest)
+        return [store.update_alert(a) for a in changed]
+    except StoreError as e:
+        raise StoreError(f"{e}; 'perfgate detect --no-record' reports without recording") from None
 
 
 def _warn_unmatched(store, thresholds) -> None:
@@ -178,7 +197,7 @@ def _import_detectors() -> None:
 
 # Report keys for this module's own use, not printed: the alerts and entries being raised, and what
 # a later detect needs to re-test a kept series where its siblings changed or resume its threshold test.
-_INTERNAL = ("alerts", "entries", "inflation", "likelihoods", "siblings_mark", "threshold_memo")
+_INTERNAL = ("alerts", "entries", "inflation", "likelihoods", "newest_commit", "siblings_mark", "threshold_memo")
 
 # A change point found within this many runs of a series' end names the commits of its new level
 # so far, for the store to match a threshold alert among them (``Alert.within_new_regime``): the
@@ -458,6 +477,7 @@ def _report(key: SeriesKey, points: list[Point], settings: SeriesThresholds, cha
     return {"branch": key.branch, "testbed": key.testbed, "benchmark": key.benchmark, "measure": key.measure,
             "points": len(points), "change_points": entries, "threshold": threshold, "entries": entries,
             "alerts": alerts, "inflation": changes.detector.inflation_,
+            "newest_commit": points[-1].commit if points else "",   # where a change no longer found was withdrawn
             "siblings_mark": (siblings or {}).get("mark", ""),
             "threshold_memo": saved, "likelihoods": _likelihoods_saved(points, changes.alone, changes.likelihoods)}
 
@@ -809,6 +829,15 @@ def _print_store(reports: list[dict], nseries: int, new: list[Alert], no_record:
     if new:
         err.print(f"{len(new)} new alert(s); list with 'perfgate alerts', narrow a range to its commit with "
                   "'perfgate bisect ID', acknowledge with 'perfgate alerts --ack ID'")
+
+
+def _print_withdrawn(changed: list[Alert]) -> None:
+    """The alerts this detect withdrew, or found again: their issues close (or stay closed)."""
+    for a in changed:
+        what = (f"no longer found at {withdrawn_at(a)[:12]}: the runs since do not show it" if withdrawn_at(a)
+                else "found again")
+        err.print(terminal(f"alert {a.id[:8]} ({a.benchmark} [{a.measure}] {a.branch}@{a.testbed}, {a.direction} "
+                           f"{a.magnitude * 100:+.2f}% at {a.commit[:12]}) {what}"))
 
 
 def _print_pending(reports: list[dict]) -> None:

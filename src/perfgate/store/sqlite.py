@@ -683,7 +683,9 @@ class SqliteStore(Store):
         row = self.db.execute(f"SELECT {self._ALERT_COLUMNS} FROM alert WHERE uuid = ?", (alert_id,)).fetchone()
         return self._alert(row)
 
+    @_guarded
     def update_alert(self, alert: Alert) -> Alert:
+        self._writable()    # detect marks withdrawn alerts: a read-only store says so, as record_alerts does
         with self._write():
             cur = self.db.execute(
                 "UPDATE alert SET commit_hash = ?, previous_commit = ?, commit_range = ?, details = ?"
