@@ -627,3 +627,34 @@ def test_a_range_of_measured_commits_after_a_thinned_backfill_counts_the_unmeasu
     assert "another of the 8 commits after the last one measured" in evidence_table(alert, links)
     # measured commit by commit: the two measured commits are the whole range, as before
     assert "(one of 2 commits:" in plain_text(Event("raised", alert), Links(commits_after=lambda older, newer: 2))
+
+
+def test_a_change_point_later_runs_no_longer_show_is_closed_as_withdrawn(tmp_path, receiver, fake_github):
+    """A change point the analysis of later runs no longer finds (``detect`` marks it withdrawn):
+    its issue closes, its commit status turns to success, a chat hears it; the ids stay those of a
+    closed alert, and a withdrawn regression hears of no later regression of its series."""
+    from perfgate.notify import render
+
+    store, (a,) = stored(tmp_path, [make_alert(10)])
+    channels = [webhook(receiver), github(GitHubIssuesChannel, fake_github), github(GitHubStatusChannel, fake_github)]
+    with Ledger(tmp_path / "notify.db") as ledger:
+        deliver_all(store.alerts(), channels, ledger)
+        a.details["withdrawn_at"] = sha(40)
+        store.update_alert(a)
+        (b,) = store.record_alerts([make_alert(50, magnitude=0.3)])
+        events = derive_events(store.alerts())
+        assert [(e.kind, e.alert.id, e.reason) for e in events] == [
+            ("raised", a.id, ""), ("raised", b.id, ""), ("closed", a.id, "withdrawn")]
+        assert events[-1].id == f"{a.id}:closed"
+        deliver_all(store.alerts(), channels, ledger)
+    assert fake_github.issues[1]["state"] == "closed"
+    assert fake_github.comments[1][-1]["body"].startswith(
+        f"Closing: No longer found: the analysis of the runs up to `{sha(40)[:10]}` does not find this change any "
+        "more; the runs since do not show it")
+    [sent] = [m for m in receiver.processed.values() if m["event"] == "closed"]
+    assert sent["reason"] == "withdrawn" and sent["text"].startswith(":heavy_minus_sign: No longer found: ")
+    assert "the runs since do not show it" in sent["text"]
+    assert render.plain_text(events[-1], LINKS) == sent["text"]
+    from perfgate.notify.github_status import state_and_description
+    assert state_and_description(events[-1]) == ("success", f"regression latency +12.00% no longer found at "
+                                                            f"{sha(40)[:10]}")

@@ -48,8 +48,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--repo-url", default="", help="repository URL, for commit and range links "
                    "(e.g. https://github.com/OWNER/REPO)")
     p.add_argument("--skip-closed", action="store_true",
-                   help="record the events of alerts closed already (acknowledged or undone) as delivered without "
-                        "sending them: a new or rotated channel (a new webhook URL) starts from the regressions "
+                   help="record the events of alerts closed already (acknowledged, undone or no longer found) "
+                        "as delivered without sending them: a new or rotated channel (a new webhook URL) starts from the regressions "
                         "still open instead of replaying the whole history")
     p.add_argument("--ledger", default=os.environ.get("PERFGATE_NOTIFY_LEDGER"),
                    help="delivery ledger and spool (SQLite; default: notify.db beside a SQLite history, "

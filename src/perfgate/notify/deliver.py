@@ -38,7 +38,7 @@ class ChannelReport:
 
 def deliver_all(alerts: list[Alert], channels: list[Channel], ledger: Ledger,
                 skip_closed: bool = False) -> list[ChannelReport]:
-    """``skip_closed``: every event of an alert that is closed already (acknowledged or undone)
+    """``skip_closed``: every event of an alert that is closed already (acknowledged, undone or no longer found)
     is recorded as delivered without being sent — a new or rotated channel starts from the
     regressions still open instead of replaying the whole history."""
     events = derive_events(alerts)

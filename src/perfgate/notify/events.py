@@ -10,7 +10,8 @@ Four kinds of event, each with an id stable across runs (the ledger's key):
 - ``again`` — a regression alert still active (not acknowledged, not undone) when the same series regresses again
   (``<earlier alert>:again:<new alert>``), so the people on the first issue hear of it;
 - ``closed`` — a regression alert that was acknowledged, or undone by a later improvement of the
-  same series that wins back at least half of it (``<alert>:closed``).
+  same series that wins back at least half of it, or a change point that the analysis of the runs
+  since no longer finds (withdrawn) (``<alert>:closed``).
 
 Events come oldest alert first, which is the order each channel receives them in.
 """
@@ -20,7 +21,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from perfgate.alert_history import oldest_first, series_of, undone_by
+from perfgate.alert_history import oldest_first, series_of, undone_by, withdrawn_at
 from perfgate.model import Alert
 
 
@@ -29,7 +30,7 @@ class Event:
     kind: str                      # raised | updated | again | closed
     alert: Alert
     related: Alert | None = None   # again: the new alert; closed: the alert that undid it
-    reason: str = ""               # closed: "acknowledged" | "undone"
+    reason: str = ""               # closed: "acknowledged" | "undone" | "withdrawn"
 
     @property
     def id(self) -> str:
@@ -80,13 +81,14 @@ def derive_events(alerts: list[Alert]) -> list[Event]:
     closed_at: dict[str, int] = {}
     for position, alert in enumerate(ordered):
         events.append(Event("raised", alert))
-        if updated(alert) and alert.status == "active" and alert.id not in fixes:
+        if updated(alert) and alert.status == "active" and alert.id not in fixes and not withdrawn_at(alert):
             events.append(Event("updated", alert))
         if alert.direction == "regression":
             # Tell the series' earlier regressions that are still open at this point.
             for earlier in ordered[:position]:
                 if (earlier.direction == "regression" and series_of(earlier) == series_of(alert)
-                        and earlier.status == "active" and earlier.id not in closed_at):
+                        and earlier.status == "active" and earlier.id not in closed_at
+                        and not withdrawn_at(earlier)):
                     events.append(Event("again", earlier, alert))
         for earlier in ordered[:position + 1]:
             if earlier.id in closed_at or earlier.direction != "regression":
@@ -95,7 +97,10 @@ def derive_events(alerts: list[Alert]) -> list[Event]:
             if fix is not None and fix.id == alert.id:
                 events.append(Event("closed", earlier, fix, "undone"))
                 closed_at[earlier.id] = position
-    for alert in ordered:  # acknowledged alerts not undone: closed after everything raised
+    for alert in ordered:  # acknowledged or withdrawn alerts not undone: closed after everything raised
         if alert.direction == "regression" and alert.status == "acknowledged" and alert.id not in closed_at:
             events.append(Event("closed", alert, None, "acknowledged"))
+        elif alert.direction == "regression" and withdrawn_at(alert) and alert.id not in closed_at:
+            # the runs since no longer show the change: its issue closes, as an undone one's does
+            events.append(Event("closed", alert, None, "withdrawn"))
     return events

@@ -1,5 +1,5 @@
 """GitHub issues: one issue per regression alert, a comment when its series regresses again, a
-comment and a close when it is acknowledged or undone.
+comment and a close when it is acknowledged, undone, or no longer found (withdrawn).
 
 Exactly once without trusting the ledger alone: each issue body carries a hidden marker with the
 alert id, each comment a marker with the event id, and the channel looks for them before

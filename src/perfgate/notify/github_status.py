@@ -1,5 +1,5 @@
 """A commit status on the culprit commit: ``failure`` for a regression, ``success`` for an
-improvement, turned to ``success`` when a regression is acknowledged or undone.
+improvement, turned to ``success`` when a regression is acknowledged, undone, or no longer found.
 
 A status per (commit, context) is replaced by the next one GitHub receives, so a resend is
 harmless; the channel still reads the commit's statuses first and skips one already there, so
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from perfgate.alert_history import withdrawn_at
 from perfgate.notify import render
 from perfgate.notify.base import Channel, Links, RefLookup
 from perfgate.notify.events import Event
@@ -30,7 +31,8 @@ def state_and_description(event: Event) -> tuple[str, str]:
         if a.direction == "regression":
             return "failure", f"regression: {change}{p} on {a.branch}"
         return "success", f"improvement: {change}{p} on {a.branch}"
-    how = "acknowledged" if event.reason != "undone" else f"undone at {render.short(event.related.commit)}"
+    how = (f"undone at {render.short(event.related.commit)}" if event.reason == "undone"
+           else f"no longer found at {render.short(withdrawn_at(a))}" if event.reason == "withdrawn" else "acknowledged")
     return "success", f"regression {change} {how}"
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from urllib.parse import quote
 
+from perfgate.alert_history import withdrawn_at
 from perfgate.escape import markdown_code, slack_code, visible
 from perfgate.model import Alert
 from perfgate.notify.base import Links
@@ -243,10 +244,18 @@ def closed_comment(event: Event, links: Links) -> str:
         fix = event.related
         why = (f"A later change undid it: {pct(fix.magnitude)} at {culprit(fix, links)} "
                f"(alert `{fix.id}`).")
+    elif event.reason == "withdrawn":
+        why = f"No longer found: {withdrawn_text(event.alert, markdown_code)}"
     else:
         why = ("The alert was acknowledged: the change was accepted, not undone, so the benchmark keeps "
                "its new level.")
     return "\n".join([f"Closing: {why}", "", EVENT_MARKER.format(event.id)])
+
+
+def withdrawn_text(alert: Alert, code) -> str:
+    """Why a change point alert closed without being undone (:func:`perfgate.alert_history.withdrawn_at`)."""
+    return (f"the analysis of the runs up to {code(short(withdrawn_at(alert)))} does not find this change any "
+            "more; the runs since do not show it (a weak change point can be withdrawn as more runs arrive).")
 
 
 def plain_text(event: Event, links: Links) -> str:
@@ -298,6 +307,9 @@ def plain_text(event: Event, links: Links) -> str:
         n = event.related
         text = (f":repeat: {where} regressed again: {pct(n.magnitude)} at {commit(n.commit)} "
                 f"(after {pct(a.magnitude)} at {short(a.commit)})")
+    elif event.reason == "withdrawn":
+        text = f":heavy_minus_sign: No longer found: {where} {pct(a.magnitude)} at {commit(a.commit)}: " + \
+            withdrawn_text(a, slack_code)
     elif event.reason == "undone":
         fix = event.related
         text = (f":white_check_mark: Undone: {where} {pct(a.magnitude)} at {commit(a.commit)}, by "
