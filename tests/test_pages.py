@@ -437,6 +437,26 @@ def test_only_a_regression_still_there_is_an_alert_on_the_index():
     assert summarise(key, pts, [], [streak])["state"] != "alert"     # over: no regression still there
 
 
+def test_a_change_point_detect_no_longer_finds_is_no_alert_on_the_index():
+    """A change point the analysis of later runs withdrew (``detect`` marks it, as notify closes its
+    issue) is drawn grey, as an undone one: not the red "alert" state, and it says where."""
+    from perfgate.model import Alert
+    from perfgate.report.series_data import chart_data, summarise
+    from perfgate.store import Point, SeriesKey
+
+    key = SeriesKey("main", "tb", "sort", "latency")
+    pts = [Point(f"r{i}", f"{i:040x}", 1000.0 + i, 10.0) for i in range(6)]
+    gone = Alert("main", "tb", "sort", "latency", f"{2:040x}", "regression", 0.0451, id="a2", created=1.0,
+                 details={"withdrawn_at": f"{5:040x}"})
+    row = summarise(key, pts, [], [gone])
+    assert row["state"] == "stable" and row["alerts"] == 0
+    data = chart_data(key, pts, None, [], [gone], {f"r{i}": i for i in range(6)})
+    assert [a["withdrawn_at"] for a in data["alerts"]] == [f"{5:040x}"]
+    # found again (detect clears the mark): an alert once more
+    gone.details = {}
+    assert summarise(key, pts, [], [gone])["state"] == "alert"
+
+
 def test_the_index_cv_is_the_run_to_run_noise_as_history_s_not_a_missed_step():
     # The index showed 34% where `history` showed 1.4% for one series: it took the plain CV of
     # every value since the last change point, so a step the detector missed counted as noise.
@@ -492,4 +512,10 @@ def test_pages_say_when_an_active_alert_is_not_among_their_change_points(history
                                    kind="change_point", previous_commit=commit(29), commit_range=(commit(30),))])
     proc = cli("pages", "--out", str(tmp_path / "site"), check=True)
     assert "warning: 1 active regression alert(s) are not among the change points these pages found" in proc.stderr
+    assert json.loads(cli("pages", "--out", str(tmp_path / "site"), "--json", check=True).stdout)["alerts_not_found"] == 1
+    # one that detect no longer finds either is not an open alert the pages missed
+    with SqliteStore(history) as store:
+        store.record_alerts([Alert("main", "tb", "steady", "latency", commit(40), "regression", 0.2,
+                                   kind="change_point", previous_commit=commit(39), commit_range=(commit(40),),
+                                   details={"withdrawn_at": commit(41)})])
     assert json.loads(cli("pages", "--out", str(tmp_path / "site"), "--json", check=True).stdout)["alerts_not_found"] == 1

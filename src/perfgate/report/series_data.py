@@ -14,7 +14,7 @@ from datetime import datetime, timezone
 
 import numpy as np
 
-from perfgate.alert_history import ended_at, undone_by
+from perfgate.alert_history import ended_at, undone_by, withdrawn_at
 from perfgate.detect.changepoint import ChangePoint, ChangePointDetector
 from perfgate.detect.stats import run_to_run_cv
 from perfgate.model import Alert, Measure
@@ -141,12 +141,12 @@ def summarise(key: SeriesKey, pts: list[Point], found: list[Finding], alerts: li
     """The index row: enough to sort, filter and draw a sparkline, not every point."""
     last = found[-1] if found else None
     regime = [p.value for p in pts[last.cp.index:]] if last else [p.value for p in pts]
-    # "alert": a regression still there: active, not undone by a later improvement (as notify
-    # closes its issue), and not a threshold streak a later run ended; an open improvement alert is
-    # good news, not an alarm.
+    # "alert": a regression still there: active, not undone by a later improvement nor a change
+    # point the runs since no longer show (as notify closes its issue), and not a threshold streak
+    # a later run ended; an open improvement alert is good news, not an alarm.
     fixes = undone_by(alerts)
     open_alerts = [a for a in alerts if a.status == "active" and a.direction == "regression" and a.id not in fixes
-                   and not ended_at(a)]
+                   and not ended_at(a) and not withdrawn_at(a)]
     state = ("alert" if open_alerts else last.cp.direction if last else "stable")
     spark = [_finite(p.value) for p in pts[-SPARK_POINTS:]]
     drawn = [v for v in spark if v is not None]
@@ -182,7 +182,7 @@ def chart_data(key: SeriesKey, pts: list[Point], band: dict | None, found: list[
                     "status": a.status, "commit_range": list(a.commit_range), "created": iso(a.created),
                     "siblings": a.siblings, "placed_with": a.placed_with,
                     "undone_at": fixes[a.id].commit if a.id in fixes else None,
-                    "ended_at": ended_at(a) or None}
+                    "ended_at": ended_at(a) or None, "withdrawn_at": withdrawn_at(a) or None}
                    for a in alerts],
     }
     if any(p.lower is not None or p.upper is not None for p in pts):

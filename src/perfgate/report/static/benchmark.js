@@ -194,7 +194,7 @@
                 a.direction + " " + PG.pct(a.magnitude, 2) + (a.ci_low != null ? " [" + PG.pct(a.ci_low, 2) + ", " + PG.pct(a.ci_high, 2) + "]" : "") +
                 (a.p_value != null ? ", " + PG.pText(a.p_value) : "") + " at " + a.commit.slice(0, 12) +
                 whereSiblings(a),
-                itemStyle: {color: a.status !== "active" || a.undone_at || a.ended_at ? "#98a2b3" : a.direction === "regression" ? "#c0362c" : "#1f7a4d"}};
+                itemStyle: {color: a.status !== "active" || a.undone_at || a.ended_at || a.withdrawn_at ? "#98a2b3" : a.direction === "regression" ? "#c0362c" : "#1f7a4d"}};
       }).filter(Boolean);
       series.push({
         id: "pts" + k, name: name, type: "line", z: 3, symbol: "circle", symbolSize: s.commit.length > 150 ? 4 : 6,
@@ -282,9 +282,11 @@
   }
 
   // "active, undone at X": a later improvement won back at least half of it (notify closes its issue);
-  // "active, streak ended at X": a threshold streak a later run of a backfill ended.
+  // "active, streak ended at X": a threshold streak a later run of a backfill ended;
+  // "active, no longer found at X": a change point the analysis of the runs up to X withdrew.
   function alertStatus(a) {
-    return a.status + (a.undone_at ? ", undone at " + a.undone_at.slice(0, 12) : "") +
+    return a.status + (a.undone_at ? ", undone at " + a.undone_at.slice(0, 12) :
+      a.withdrawn_at ? ", no longer found at " + a.withdrawn_at.slice(0, 12) : "") +
       (a.ended_at ? ", streak ended at " + a.ended_at.slice(0, 12) : "");
   }
 
