@@ -648,6 +648,17 @@ def test_a_spike_next_to_a_step_leaves_the_change_in_its_range(seed):
         assert cp.index_low <= 60 <= cp.index_high and cp.index_high - cp.index_low <= 2, (run, value, cp)
 
 
+def test_a_large_steps_edge_run_is_no_spike_that_widens_its_range():
+    # An audit: +30% for ten runs in 1% noise read "could be 14..15" and "23..24", run 23 plainly
+    # on the higher level: the edge run of a large step is clipped too (the rolling median
+    # straddles the step), and round 27's spike rule widened the range to it.
+    levels = np.r_[np.full(14, 100.0), np.full(10, 130.0), np.full(12, 100.0)]
+    for seed in range(6):
+        rng = np.random.default_rng(seed)
+        cps = detect_change_points(levels * (1 + 0.01 * rng.standard_normal(levels.size)))
+        assert [(c.index_low, c.index, c.index_high) for c in cps] == [(14, 14, 14), (24, 24, 24)], (seed, cps)
+
+
 def test_cold_runs_that_open_a_history_are_set_aside_and_hide_no_step():
     # The same consumer's history as recorded: four runs before the quiet ones, three of them cold
     # (11.8, 9.9 and 16.2 µs) and one warm (6.3), then 8 runs at 6.1 µs and 5 at 7.77.  Two cold

@@ -525,7 +525,7 @@ class ChangePointDetector:
         loc_sigma = self._location_sigma(y, lo, cps[i], hi)
         if within is not None:
             t, t_low, t_high, l_low, l_high = locate(yw, lo, hi, cps[i], self.settings.min_segment, loc_sigma,
-                                                      inflation, within, self.noise_.clipped)
+                                                      inflation, within, self.noise_.clipped, y)
             p_adj = self._judge(y, lo, t, hi, inflation, scan)[2]
         else:
             t, t_low, t_high, l_low, l_high, p_adj = self._refine(y, yw, lo, hi, cps[i], loc_sigma, inflation)
@@ -559,7 +559,7 @@ class ChangePointDetector:
         while True:
             t, t_low, t_high, l_low, l_high = locate(yw, max(lo, t0 - half_width), min(hi, t0 + half_width), t0,
                                                       self.settings.min_segment, loc_sigma, inflation,
-                                                      spikes=self.noise_.clipped)
+                                                      spikes=self.noise_.clipped, raw=y)
             ok, _, p_adj = self._judge(y, lo, t, hi, inflation)
             if ok or t == t0:
                 break
