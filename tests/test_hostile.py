@@ -1072,3 +1072,13 @@ def test_detect_says_when_series_are_too_short_to_judge(tmp_path, store_path, ca
         store.add_runs([Run("default", "main", "c1", Bed("tb"), [Metric("sort", "latency", 1.0)])])
     assert main(["detect", "--store", f"sqlite:{store_path}"]) == 0
     assert "1 of 1 series have fewer than 10 runs: too few for a change point" in capsys.readouterr().err
+
+
+def test_compare_takes_a_run_id_by_a_unique_prefix(store_path, capsys):
+    """Alerts and bisect take an id's prefix; compare said "no run" for one."""
+    with SqliteStore(store_path) as store:
+        store.add_runs([Run("default", b, c, Bed("tb"), [Metric("sort", "latency", v, samples=(v, v * 1.01, v * 0.99, v, v))],
+                            start_time=t) for b, c, v, t in (("main", "c1", 1.0, 1.0), ("pr", "c2", 1.0, 2.0))])
+        base, head = sorted(store.runs(), key=lambda r: r.start_time)
+    assert main(["compare", "--base", base.run_id[:8], "--head", head.run_id[:8], "--store", f"sqlite:{store_path}"]) == 0
+    assert "against base main@c1" in capsys.readouterr().out

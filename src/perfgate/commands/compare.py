@@ -52,11 +52,24 @@ def _pick(store, run_id: str | None, branch: str | None, side: str):
     if bool(run_id) == bool(branch):
         raise PerfgateError(f"give exactly one of --{side} RUN or --{side}-branch BRANCH")
     if run_id:
+        run_id = _full_run_id(store, run_id, side)
         return run_id, store.get_run(run_id)
     newest = store.runs(branch=branch, limit=1)
     if not newest:
         raise PerfgateError(f"--{side}-branch {branch!r}: no run of that branch in the store")
     return newest[0].run_id, store.get_run(newest[0].run_id)
+
+
+def _full_run_id(store, ref: str, side: str) -> str:
+    """The run id ``ref`` names, whole or a unique prefix of at least 4 characters, as alert ids
+    are taken (a prefix was "no run")."""
+    ids = [r.run_id for r in store.runs()]
+    if ref in ids or len(ref) < 4:
+        return ref
+    matches = [i for i in ids if i.startswith(ref)]
+    if len(matches) > 1:
+        raise PerfgateError(f"--{side} {ref!r}: the prefix of {len(matches)} runs; give more characters")
+    return matches[0] if matches else ref
 
 
 def _other_runs_note(store, run, side: str) -> str:
