@@ -311,3 +311,21 @@ def test_a_failed_command_shows_both_streams_and_keeps_them_redacted_in_a_log(tm
     for shown in (message, text):
         assert token not in shown and token[4:20] not in shown and "abcdef123456" not in shown
         assert "(token ***)" in shown
+
+
+def test_a_container_killed_by_its_timeout_says_what_it_printed(monkeypatch, tmp_path):
+    """The message said only that it ran too long; where it hung was lost with its output."""
+    import subprocess as sp
+
+    from perfgate.containers import runner
+    from perfgate.errors import PerfgateError
+
+    def hang(cmd, **kw):
+        raise sp.TimeoutExpired(cmd, kw.get("timeout"), output=b"step 1 done\nstep 2: waiting for lock\n",
+                                stderr=b"")
+    monkeypatch.setattr(runner.subprocess, "run", hang)
+    monkeypatch.setattr(runner, "docker", lambda *a, **k: None)
+    monkeypatch.setattr(runner, "docker_cli", lambda: "docker")
+    with pytest.raises(PerfgateError) as e:
+        runner.run_container("img:tag", ["sh", "-c", "x"], tmp_path, {}, runner.Limits(None, None, 5.0))
+    assert "ran longer than 5 s and was killed" in str(e.value) and "step 2: waiting for lock" in str(e.value)

@@ -82,9 +82,13 @@ def run_container(tag: str, command: list[str], out_dir: Path, env: dict[str, st
     started = time.monotonic()
     try:
         proc = subprocess.run([docker_cli(), *args], capture_output=True, text=True, timeout=limits.timeout)
-    except subprocess.TimeoutExpired:
+    except subprocess.TimeoutExpired as e:
         docker("rm", "-f", name, check=False)
-        raise EngineError(f"container {name} ({tag}) ran longer than {limits.timeout:.0f} s and was killed") from None
+        # what it printed before it was killed says where it hung (the message said only that it did)
+        said = "\n".join(f"--- {what}, last lines ---\n{tail(redact(_text(out)))}"
+                         for what, out in (("stdout", e.stdout), ("stderr", e.stderr)) if out)
+        raise EngineError(f"container {name} ({tag}) ran longer than {limits.timeout:.0f} s and was killed"
+                          + (f"\n{said}" if said else "")) from None
     except BaseException:
         # Ctrl-C or SIGTERM: killing the docker CLI does not stop its container, which would run
         # on and skew whatever is measured next.
@@ -146,6 +150,10 @@ class SuiteResult:
     context: dict[str, Any] = field(default_factory=dict)
     start_time: float = 0.0
     end_time: float = 0.0
+
+
+def _text(out: str | bytes) -> str:
+    return out.decode(errors="replace") if isinstance(out, bytes) else out
 
 
 def tail(text: str) -> str:
