@@ -1082,3 +1082,10 @@ def test_compare_takes_a_run_id_by_a_unique_prefix(store_path, capsys):
         base, head = sorted(store.runs(), key=lambda r: r.start_time)
     assert main(["compare", "--base", base.run_id[:8], "--head", head.run_id[:8], "--store", f"sqlite:{store_path}"]) == 0
     assert "against base main@c1" in capsys.readouterr().out
+
+
+def test_a_benchmark_name_with_a_typo_gets_the_near_names(store_path, capsys):
+    with SqliteStore(store_path) as store:
+        store.add_runs([Run("default", "main", "c1", Bed("tb"), [Metric("sort -n big.txt", "latency", 1.0)])])
+    assert main(["history", "sort -n big.tx", "--store", f"sqlite:{store_path}"]) == 2
+    assert "did you mean 'sort -n big.txt'?" in capsys.readouterr().err

@@ -49,7 +49,14 @@ def run(args: argparse.Namespace) -> int:
                                  benchmark=args.benchmark, measure=args.measure)
         filters = [f"--{k} {getattr(args, k)!r}" for k in ("branch", "testbed", "measure") if getattr(args, k) is not None]
         if args.benchmark and not keys:
-            raise PerfgateError(f"no history for benchmark {args.benchmark!r} with these filters")
+            # a typo is the likely cause: name the benchmarks that come close
+            import difflib
+
+            names = sorted({k.benchmark for k in store.series_keys()})
+            near = difflib.get_close_matches(args.benchmark, names, n=3, cutoff=0.6)
+            raise PerfgateError(f"no history for benchmark {args.benchmark!r} with these filters"
+                                + (f"; did you mean {', '.join(repr(n) for n in near)}?" if near else
+                                   " ('perfgate history' lists every series)"))
         if filters and not keys:
             raise PerfgateError(f"no series matches {', '.join(filters)} (perfgate history lists every series)")
         # one point more than shown: the oldest one shown is then compared with the run before it
