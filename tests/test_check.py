@@ -118,6 +118,8 @@ def test_a_suite_only_one_side_has_is_said_and_errors_name_the_side(repo, cli, b
     proc = cli("check", "--root", str(repo), "--base", "HEAD~1", "--head", "HEAD", "--suite", "extra")
     assert proc.returncode == 2 and "--suite 'extra': the suite is new in HEAD: its base has none" in proc.stderr
     assert "not compared" not in proc.stderr, proc.stderr
+    proc = cli("check", "--root", str(repo), "--base", "HEAD~1", "--head", "HEAD", "--suite", "spinn")   # a typo
+    assert proc.returncode == 2 and "in neither side (base HEAD~1, head HEAD); their suites: extra, spin" in proc.stderr
     proc = cli("check", "--root", str(repo), "--base", "HEAD", "--head", "HEAD~1", "--rounds", "3",
                "--no-probes", "--cpuset", "1", "--json")
     assert "suite extra is gone in HEAD~1: its benchmarks are no longer measured" in proc.stderr

@@ -420,8 +420,10 @@ def _measure(args: argparse.Namespace, plan: Plan, thresholds, expectations: lis
     names = sorted(set(suites["base"]) & set(suites["head"]))
     for n in args.suite or ():
         if n not in names:
+            known = ", ".join(sorted(set(suites["base"]) | set(suites["head"]))) or "none"
             where = (f"new in {args.head}: its base has none to compare with" if n in suites["head"] else
-                     f"gone in {args.head}" if n in suites["base"] else f"in neither {args.base} nor {args.head}")
+                     f"gone in {args.head}" if n in suites["base"] else
+                     f"in neither side (base {args.base}, head {args.head}); their suites: {known}")
             raise PerfgateError(f"--suite {n!r}: the suite is {where}")
     one_sided: list[str] = []
     if args.suite:
