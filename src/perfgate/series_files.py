@@ -161,7 +161,8 @@ def _read_csv(src: str, text: str) -> tuple[list[Any] | None, array, Samples]:
             raise InputError(src, "line 1", f"column `{twice[0]}` appears twice in the header: which one is meant?")
         if "value" not in header:
             raise InputError(src, "line 1",
-                             f"no `value` column in header {header_row!r} (expected `value` or `index,value`)")
+                             f"no `value` column in header {header_row!r} (expected `value`, and optionally `index` "
+                             "and `samples` columns)")
         vi, ii = header.index("value"), header.index("index") if "index" in header else None
         si = header.index("samples") if "samples" in header else None
         budget = _Budget(src)
