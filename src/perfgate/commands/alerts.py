@@ -38,12 +38,16 @@ def run(args: argparse.Namespace) -> int:
     with store_from(args) as store:
         if args.ack:
             # Every id is resolved before any is acknowledged: a mistyped one leaves all as they were.
-            done = [store.acknowledge(a.id) for a in find_alerts(store, args.ack)]
+            named = find_alerts(store, args.ack)
+            before = {a.id: a.status for a in named}
+            done = [store.acknowledge(a.id) for a in named]
             if args.json:
                 emit_json(done)
             else:
                 for a in done:
-                    err.print(terminal(f"acknowledged {a.id}: {a.benchmark} [{a.measure}] {a.direction} at {a.commit[:12]}"))
+                    was = " (it already was)" if before[a.id] == "acknowledged" else ""
+                    err.print(terminal(f"acknowledged {a.id}{was}: {a.benchmark} [{a.measure}] {a.direction} "
+                                       f"at {a.commit[:12]}"))
             return EXIT_OK
         every = store.alerts()
     alerts = [a for a in every if args.status in ("all", a.status)]
