@@ -601,12 +601,7 @@ class SqliteStore(Store):
                     claimed.add(same.id)
                     if takes_over and same.id:
                         same.take_findings(alert)
-                        self.db.execute(
-                            "UPDATE alert SET kind = ?, commit_hash = ?, previous_commit = ?, commit_range = ?,"
-                            " magnitude = ?, ci_low = ?, ci_high = ?, p_value = ?, details = ? WHERE uuid = ?",
-                            (same.kind, same.commit, same.previous_commit, json.dumps(list(same.commit_range)),
-                             same.magnitude, same.ci_low, same.ci_high, same.p_value,
-                             json.dumps(same.details, sort_keys=True, default=str), same.id))
+                        self._write_findings(same)
                     continue
                 alert.id, alert.created, alert.status = str(uuid.uuid4()), time.time(), "active"
                 self.db.execute(
@@ -618,6 +613,16 @@ class SqliteStore(Store):
                 new.append(alert)
                 added[key].append(alert)
         return new
+
+    def _write_findings(self, alert: Alert) -> None:
+        """What a later finding changes of a recorded alert (inside the caller's transaction): a
+        change point taking a threshold alert over, or the files' newest state of it."""
+        self.db.execute(
+            "UPDATE alert SET kind = ?, commit_hash = ?, previous_commit = ?, commit_range = ?,"
+            " magnitude = ?, ci_low = ?, ci_high = ?, p_value = ?, details = ? WHERE uuid = ?",
+            (alert.kind, alert.commit, alert.previous_commit, json.dumps(list(alert.commit_range)), alert.magnitude,
+             alert.ci_low, alert.ci_high, alert.p_value, json.dumps(alert.details, sort_keys=True, default=str),
+             alert.id))
 
     @_guarded
     def restore(self, runs: list[Run], alerts: list[Alert], acks: set[str]) -> tuple[int, int, int]:
@@ -641,11 +646,7 @@ class SqliteStore(Store):
                     same_as[a.id] = row[0]
                     if row[0] == a.id:
                         # the files' newest state of it (a later finding: a takeover, bisect)
-                        self.db.execute(
-                            "UPDATE alert SET kind = ?, commit_hash = ?, previous_commit = ?, commit_range = ?,"
-                            " magnitude = ?, ci_low = ?, ci_high = ?, p_value = ?, details = ? WHERE uuid = ?",
-                            (a.kind, a.commit, a.previous_commit, json.dumps(list(a.commit_range)), a.magnitude,
-                             a.ci_low, a.ci_high, a.p_value, json.dumps(a.details, sort_keys=True, default=str), a.id))
+                        self._write_findings(a)
                     continue
                 self.db.execute(
                     f"INSERT INTO alert (project_id, {self._ALERT_COLUMNS}) VALUES ({', '.join('?' * 18)})",
