@@ -95,3 +95,11 @@ def withdrawals(stored: list[Alert], found: list[Alert], newest: dict[tuple[str,
             continue
         changed.append(a)
     return changed
+
+
+def still_open(a: Alert, fixes: dict[str, Alert]) -> bool:
+    """A regression still there, as notify leaves its issue open: active, not undone by a later
+    improvement (``fixes``: :func:`undone_by`), not a threshold streak a later run ended, not a
+    change point the runs since no longer show.  An open improvement alert is good news, not one."""
+    return (a.status == "active" and a.direction == "regression" and a.id not in fixes
+            and not ended_at(a) and not withdrawn_at(a))

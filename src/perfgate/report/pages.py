@@ -29,7 +29,7 @@ from perfgate import heap
 from perfgate.errors import PerfgateError
 from perfgate.escape import html_text, xml_text
 from perfgate.outputs import write_atomic
-from perfgate.alert_history import undone_by, undoing, withdrawn_at
+from perfgate.alert_history import still_open, undone_by, undoing
 from perfgate.report.series_data import (STATES, Finding, chart_data, column, findings, iso, summarise,
                                          with_siblings_changes)
 from perfgate.report.sweeps import collect, split_name, sweep_page, sweep_summary
@@ -199,8 +199,7 @@ def _alerts_not_found(alerts: dict[SeriesKey, list], changes: list[Finding],
     every = [a for series_alerts in alerts.values() for a in series_alerts]
     fixed = undone_by(every)
     return sum(1 for key, series_alerts in alerts.items() if key in shown for a in series_alerts
-               if a.kind == "change_point" and a.direction == "regression" and a.status == "active"
-               and a.id not in fixed and not withdrawn_at(a)
+               if a.kind == "change_point" and still_open(a, fixed)
                and not found.get(key, set()) & {a.commit, *a.suspects()})
 
 

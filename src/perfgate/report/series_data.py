@@ -14,7 +14,7 @@ from datetime import datetime, timezone
 
 import numpy as np
 
-from perfgate.alert_history import ended_at, undone_by, withdrawn_at
+from perfgate.alert_history import ended_at, still_open, undone_by, withdrawn_at
 from perfgate.detect.changepoint import ChangePoint, ChangePointDetector
 from perfgate.detect.stats import run_to_run_cv
 from perfgate.model import Alert, Measure
@@ -141,12 +141,9 @@ def summarise(key: SeriesKey, pts: list[Point], found: list[Finding], alerts: li
     """The index row: enough to sort, filter and draw a sparkline, not every point."""
     last = found[-1] if found else None
     regime = [p.value for p in pts[last.cp.index:]] if last else [p.value for p in pts]
-    # "alert": a regression still there: active, not undone by a later improvement nor a change
-    # point the runs since no longer show (as notify closes its issue), and not a threshold streak
-    # a later run ended; an open improvement alert is good news, not an alarm.
+    # "alert": a regression still there (as notify leaves its issue open)
     fixes = undone_by(alerts)
-    open_alerts = [a for a in alerts if a.status == "active" and a.direction == "regression" and a.id not in fixes
-                   and not ended_at(a) and not withdrawn_at(a)]
+    open_alerts = [a for a in alerts if still_open(a, fixes)]
     state = ("alert" if open_alerts else last.cp.direction if last else "stable")
     spark = [_finite(p.value) for p in pts[-SPARK_POINTS:]]
     drawn = [v for v in spark if v is not None]
