@@ -391,7 +391,7 @@ def test_the_range_link_covers_every_candidate_commit():
     wide = make_alert(10, span=3)
     wide.commit_range = (sha(8), sha(9), sha(10))
     assert render.range_url(LINKS, wide) == f"https://github.com/acme/widget/compare/{sha(8)}^...{sha(10)}"
-    assert render.last_good(wide) == "" and "| last good commit | — |" in render.evidence_table(wide, LINKS)
+    assert wide.last_good() == "" and "| last good commit | — |" in render.evidence_table(wide, LINKS)
     assert render.range_url(Links(), wide) == ""
 
 

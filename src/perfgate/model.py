@@ -234,6 +234,15 @@ def suspects(kind: str, commit: str, commit_range: Sequence[str] | None) -> tupl
     return tuple(commit_range)
 
 
+def last_good(suspected: Sequence[str], commit: str, previous_commit: str, last_measured: object) -> str:
+    """The last commit measured before every one of ``suspected`` ('' when unknown): the old
+    regime's last commit when they start at the change's ``commit``, else the one ``detect`` kept
+    as ``last_measured`` (after a thinned backfill the commits between are suspects too)."""
+    if tuple(suspected[:1]) == (commit,):
+        return previous_commit
+    return last_measured if isinstance(last_measured, str) else ""
+
+
 @dataclass
 class Alert:
     """A change a series went through, pointing at the commit that started it.
@@ -337,13 +346,8 @@ class Alert:
         return suspects(self.kind, self.commit, self.commit_range)
 
     def last_good(self) -> str:
-        """The last commit measured before every suspect ('' when unknown): the old regime's last
-        commit when the suspects start at the alert's commit, else the one ``detect`` kept as
-        ``last_measured`` (after a thinned backfill the commits between are suspects too)."""
-        if self.suspects()[:1] == (self.commit,):
-            return self.previous_commit
-        kept = (self.details or {}).get("last_measured")
-        return kept if isinstance(kept, str) else ""
+        """The last commit measured before every suspect (:func:`last_good`)."""
+        return last_good(self.suspects(), self.commit, self.previous_commit, (self.details or {}).get("last_measured"))
 
     def _runs_from(self, other: "Alert") -> float:
         """How many commits this alert's commit is from ``other``'s, counted in either one's range

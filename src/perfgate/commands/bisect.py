@@ -123,7 +123,7 @@ def _range_ends(series: list[Point], alert: Alert) -> tuple[str, str]:
     """``(good, bad)``: the last commit measured before the commits the change could have
     started at (:meth:`Alert.suspects`), and the last of them."""
     suspects = alert.suspects()
-    good = alert.previous_commit if suspects[:1] == (alert.commit,) else ""
+    good = alert.last_good()
     if not good:
         commits = [p.commit for p in series]
         first = commits.index(suspects[0]) if suspects[0] in commits else 0

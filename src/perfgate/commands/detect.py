@@ -53,7 +53,7 @@ from perfgate.commands._common import add_series_filters, store_from
 from perfgate import heap
 from perfgate.errors import EXIT_OK, EXIT_REGRESSION, PerfgateError, StoreError
 from perfgate.alert_history import withdrawals, withdrawn_at
-from perfgate.model import KNOWN_MEASURES, REGIME_HEAD, Alert, Measure, suspects
+from perfgate.model import KNOWN_MEASURES, REGIME_HEAD, Alert, Measure, last_good, suspects
 from perfgate.output import emit_json, err, out
 from perfgate.parallel import MIN_ITEMS, default_workers, map_in_processes
 from perfgate.series_files import read_series_file
@@ -878,7 +878,7 @@ def _print_found(found: list[tuple[dict, dict]], nseries: int, no_record: bool) 
             status = "start point's"      # the branch it started from: alerted there, not here
         colour = "red" if e["direction"] == "regression" else "green"
         # the last commit measured before every suspect: a thinned backfill's gap is suspect too
-        good = e.get("previous_commit", "") if rng[:1] == (e["first_commit"],) else e.get("last_measured", "")
+        good = last_good(rng, e["first_commit"], e.get("previous_commit", ""), e.get("last_measured"))
         table.add_row(terminal(r["benchmark"]), terminal(r["measure"]), terminal(f"{r['branch']}@{r['testbed']}"),
                       terminal(e["first_commit"][:12]), terminal(could_be(rng, good, e.get("kind") == "threshold")),
                       f"{e['magnitude'] * 100:+.2f}%{ci}", terminal(conf), f"[{colour}]{e['direction']}[/{colour}]",

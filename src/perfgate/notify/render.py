@@ -27,11 +27,6 @@ def commit_url(links: Links, sha: str) -> str:
     return f"{links.repo_url.rstrip('/')}/commit/{quote(sha, safe='')}" if links.repo_url and sha else ""
 
 
-def last_good(alert: Alert) -> str:
-    """The newest commit known to be before the change ('' when unknown): :meth:`Alert.last_good`."""
-    return alert.last_good()
-
-
 def past_the_limit(alert: Alert) -> int:
     """How many values in a row a threshold alert's run past the limit held when last seen (0 for
     a change point)."""
@@ -44,7 +39,7 @@ def range_url(links: Links, alert: Alert) -> str:
         return ""
     suspects = alert.suspects()
     first, last = suspects[0], suspects[-1]
-    base = quote(last_good(alert), safe="") or f"{quote(first, safe='')}^"
+    base = quote(alert.last_good(), safe="") or f"{quote(first, safe='')}^"
     return f"{links.repo_url.rstrip('/')}/compare/{base}...{quote(last, safe='')}"
 
 
@@ -72,7 +67,7 @@ def unmeasured_gap(alert: Alert, links: Links) -> int:
     backfill the commits since the last measured one were not run), else 0.  The demo's alerts
     named a changelog commit at the end of each gap as the culprit, and a range of measured
     commits left out the unmeasured ones before its first."""
-    suspects, good = alert.suspects(), last_good(alert)
+    suspects, good = alert.suspects(), alert.last_good()
     if not (suspects and good):
         return 0
     n = links.commits_after(good, suspects[-1])
@@ -88,7 +83,7 @@ def culprit(alert: Alert, links: Links) -> str:
     first = _md_link(markdown_code(short(alert.commit)), commit_url(links, alert.commit))
     suspects, gap = alert.suspects(), unmeasured_gap(alert, links)
     if gap:
-        span = markdown_code(f"{short(last_good(alert))}..{short(suspects[-1])}")
+        span = markdown_code(f"{short(alert.last_good())}..{short(suspects[-1])}")
         likeliest = " (likeliest)" if len(suspects) > 1 else ""
         return (f"{first}{likeliest} or another of the {gap} commits after the last one measured before it "
                 f"({_md_link(span, range_url(links, alert))}; {markdown_code(bisect_hint(alert))} finds which)")
@@ -170,8 +165,8 @@ def evidence_table(alert: Alert, links: Links) -> str:
             ("first bad commit" if len(alert.suspects()) <= 1 and not unmeasured_gap(alert, links) else "commit range",
              culprit(alert, links)
              + (f" {markdown_code(subject)}" if (subject := links.subject_of(alert.commit)) else "")),
-            ("last good commit", _md_link(markdown_code(short(last_good(alert))), commit_url(links, last_good(alert)))
-             if last_good(alert) else "—")]
+            ("last good commit", _md_link(markdown_code(short(alert.last_good())), commit_url(links, alert.last_good()))
+             if alert.last_good() else "—")]
     if past_the_limit(alert) > 1:
         streak = markdown_code(f"{short(alert.commit_range[0])}..{short(alert.commit_range[-1])}")
         rows.insert(6, ("past the limit", f"{past_the_limit(alert)} values in a row ({streak})"))
