@@ -22,7 +22,7 @@ from pathlib import Path
 from perfgate.commands._common import (add_all_rows_option, add_markdown_option, check_markdown_target, failures,
                                       print_complexity, quiet_rows, store_from, write_markdown)
 from perfgate.escape import terminal
-from perfgate.errors import PerfgateError
+from perfgate.errors import PerfgateError, StoreError
 from perfgate.output import emit_json, out
 from perfgate.thresholds import default_path, load_thresholds
 
@@ -52,8 +52,11 @@ def _pick(store, run_id: str | None, branch: str | None, side: str):
     if bool(run_id) == bool(branch):
         raise PerfgateError(f"give exactly one of --{side} RUN or --{side}-branch BRANCH")
     if run_id:
-        run_id = _full_run_id(store, run_id, side)
-        return run_id, store.get_run(run_id)
+        try:
+            return run_id, store.get_run(run_id)
+        except StoreError:   # a prefix, as alert ids are taken: the store's runs listed only then
+            run_id = _full_run_id(store, run_id, side)
+            return run_id, store.get_run(run_id)
     newest = store.runs(branch=branch, limit=1)
     if not newest:
         raise PerfgateError(f"--{side}-branch {branch!r}: no run of that branch in the store")
@@ -63,10 +66,9 @@ def _pick(store, run_id: str | None, branch: str | None, side: str):
 def _full_run_id(store, ref: str, side: str) -> str:
     """The run id ``ref`` names, whole or a unique prefix of at least 4 characters, as alert ids
     are taken (a prefix was "no run")."""
-    ids = [r.run_id for r in store.runs()]
-    if ref in ids or len(ref) < 4:
+    if len(ref) < 4:
         return ref
-    matches = [i for i in ids if i.startswith(ref)]
+    matches = [r.run_id for r in store.runs() if r.run_id.startswith(ref)]
     if len(matches) > 1:
         raise PerfgateError(f"--{side} {ref!r}: the prefix of {len(matches)} runs; give more characters")
     return matches[0] if matches else ref
