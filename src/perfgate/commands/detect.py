@@ -123,20 +123,21 @@ def run(args: argparse.Namespace) -> int:
         if keys:
             _import_detectors()
         reports, kept, changed = _analysed(keys, kept, memos, thresholds, WorkerReads(store), args.jobs)
-        alerts = [a for r in reports + changed for a in r["alerts"]]
+        analysed = reports + changed
+        alerts = [a for r in analysed for a in r["alerts"]]
         try:
             new = store.record_alerts(alerts) if alerts and not args.no_record else []
         except StoreError as e:
             raise StoreError(f"{e}; 'perfgate detect --no-record' reports without recording") from None
-        withdrawn = _withdraw(store, reports + changed) if not args.no_record else []
+        withdrawn = _withdraw(store, analysed, alerts) if not args.no_record else []
         new_ids = {id(a) for a in new}
-        for r in reports + changed:
+        for r in analysed:
             for a, cp in zip(r["alerts"], [e for e in r["entries"] if not e.get("inherited")]):
                 cp["alert"] = {"new": id(a) in new_ids, "id": a.id or None}
         # The watermark is saved only when every series is in scope and the alerts were recorded:
         # a series skipped next time must have had its alerts raised.  A detect of some series
         # saves their reports alone (which runs it judged).
-        state = {_key(r): r for r in reports + changed}
+        state = {_key(r): r for r in analysed}
         # Nothing new (no run since, no report changed): nothing to save, so nothing is written.
         saved = {key: (_settings_mark(thresholds, key), _saved(r)) for key, r in state.items()}
         if _whole_scope(args) and not args.no_record and watermark is not None and (state or watermark != saved_mark):
@@ -155,16 +156,17 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_REGRESSION if regressions else EXIT_OK
 
 
-def _withdraw(store, analysed: list[dict[str, Any]]) -> list[Alert]:
+def _withdraw(store, analysed: list[dict[str, Any]], found: list[Alert]) -> list[Alert]:
     """Mark the change point alerts of the series analysed now that their analysis no longer finds
     (and unmark those found again): more runs can withdraw a weak change point, and an alert of a
-    change no analysis finds any more stayed open for ever.  Returns the alerts changed."""
+    change no analysis finds any more stayed open for ever.  ``found``: the alerts of their
+    reports.  Returns the alerts changed."""
     newest = {(r["branch"], r["testbed"], r["benchmark"], r["measure"]): r["newest_commit"]
               for r in analysed if r.get("newest_commit")}
     if not newest:
         return []
     try:
-        changed = withdrawals(store.alerts(), [a for r in analysed for a in r["alerts"]], newest)
+        changed = withdrawals(store.alerts(), found, newest)
         return [store.update_alert(a) for a in changed]
     except StoreError as e:
         raise StoreError(f"{e}; 'perfgate detect --no-record' reports without recording") from None
