@@ -77,9 +77,11 @@ def _far_from_both(raw: np.ndarray | None, r: int, lo: int, t: int, hi: int, sig
     as a spike is and a step's edge run is not (True without ``raw``: the old rule)."""
     if raw is None:
         return True
-    left = np.delete(raw[max(lo, t - SPIKE_SIDE - 1):t], r - max(lo, t - SPIKE_SIDE - 1)) if r < t else \
-        raw[max(lo, t - SPIKE_SIDE):t]
-    right = np.delete(raw[t:min(hi, t + SPIKE_SIDE + 1)], r - t) if r >= t else raw[t:min(hi, t + SPIKE_SIDE)]
+    # the runs each side of the split, ``r`` itself left out (it is the split's last or first run)
+    if r < t:
+        left, right = raw[max(lo, r - SPIKE_SIDE):r], raw[t:min(hi, t + SPIKE_SIDE)]
+    else:
+        left, right = raw[max(lo, t - SPIKE_SIDE):t], raw[r + 1:min(hi, r + 1 + SPIKE_SIDE)]
     if not (left.size and right.size):
         return True
     return bool(min(abs(raw[r] - np.median(left)), abs(raw[r] - np.median(right))) > SPIKE_APART * sigma)
