@@ -88,30 +88,27 @@ def comparison_markdown(c: Comparison, title: str = "perfgate", key: str = "", l
         # No regression was found, but not every row could have seen one: said in the headline,
         # not left to a grey row in a folded table.
         headline = f"⚠️ **No performance regression found; {undecided}**"
-    elif not c.verdicts and not complexity:
-        headline = "✅ **Nothing to compare**"       # the pull request adding the first suites
     else:
         headline = "✅ **No performance regression**"
     base, head = _side(c.base, links), _side(c.head, links)
     where = [f"[workflow run]({links.run_url})" if links.run_url else "",
              f"[trend pages]({links.pages_url})" if links.pages_url else ""]
-    lines = [marker(key), f"### {markdown_text(title)}: {headline}", ""]
-    if not c.verdicts and not complexity:
-        return "\n".join(lines + [f"Head {head} against base {base}: nothing was measured on both sides.", "",
-                                   "\n>\n".join(f"> {markdown_text(n)}" for n in c.notes), ""])
-    lines += [f"Head {head} against base {base} on testbed {markdown_code(c.head.get('testbed', '?'))}: "
-              f"{c.compared} comparisons, {len(improvements)} improvement(s); {c.rate_text()} "
-              f"(Benjamini–Hochberg), effects with {(1 - c.alpha) * 100:.4g}% intervals ({INTERVALS_NOTE})"
-              + ("; a throughput and its latency are one finding." if c.has_tied_pairs else ".")
-              + (" " + " · ".join(w for w in where if w) if any(where) else ""), ""]
     quoted = [markdown_text(w) for w in c.warnings]
     if c.inconclusive:
         quoted.append(f"🟡 {markdown_text(c.inconclusive_text())}")
     quoted += [f"**{markdown_text(n)}**" if "cannot" in n else markdown_text(n) for n in c.notes]
-    if quoted:
-        # Each note a paragraph of the quote (consecutive "> " lines are one paragraph in
-        # CommonMark); the blank line after it ends the quote, or GitHub puts the table inside it.
-        lines += ["\n>\n".join(f"> {q}" for q in quoted), ""]
+    # Each note a paragraph of the quote (consecutive "> " lines are one paragraph in CommonMark);
+    # the blank line after it ends the quote, or GitHub puts the table inside it.
+    quote = ["\n>\n".join(f"> {q}" for q in quoted), ""] if quoted else []
+    if not c.verdicts and not complexity:   # the pull request adding the first suites
+        return "\n".join([marker(key), f"### {markdown_text(title)}: ✅ **Nothing to compare**", "",
+                          f"Head {head} against base {base}: nothing was measured on both sides.", "", *quote])
+    lines = [marker(key), f"### {markdown_text(title)}: {headline}", "",
+             f"Head {head} against base {base} on testbed {markdown_code(c.head.get('testbed', '?'))}: "
+             f"{c.compared} comparisons, {len(improvements)} improvement(s); {c.rate_text()} "
+             f"(Benjamini–Hochberg), effects with {(1 - c.alpha) * 100:.4g}% intervals ({INTERVALS_NOTE})"
+             + ("; a throughput and its latency are one finding." if c.has_tied_pairs else ".")
+             + (" " + " · ".join(w for w in where if w) if any(where) else ""), "", *quote]
     lines += _complexity_section(complexity, complexity_about)
     flagged = regressions + improvements          # (verdict, the measures tied to it)
     shown_ids = {id(x) for v, tied in flagged for x in (v, *tied)}
