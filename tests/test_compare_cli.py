@@ -105,3 +105,17 @@ def test_a_branch_whose_newest_run_is_one_suites_says_the_others_are_not_compare
     said = " ".join(proc.stdout.split())
     assert "--base-branch main: its newest run is suite wc's; the run(s) of suite py at the same commit a" in said
     assert "--head-branch pr" not in said
+
+
+def test_nothing_judged_is_no_pass(cli, store_path):
+    """Runs of one value a benchmark (a Bencher history, BMF files) leave every row
+    "insufficient-data": compare printed "1 not judged" and exited 0, a pass on nothing."""
+    def one_value(branch, commit, value, t):
+        return Run("default", branch, commit, Bed("tb"), [Metric("sort", "latency", value)], start_time=t)
+    with SqliteStore(store_path) as store:
+        store.add_runs([one_value("main", "a1", 100.0, 1.0), one_value("pr", "b1", 130.0, 2.0)])
+    proc = cli("compare", "--base-branch", "main", "--head-branch", "pr", "--json")
+    assert proc.returncode == 2, proc.stderr
+    assert "nothing judged" in proc.stderr and "no pass" in proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["exit_code"] == 2 and out["counts"]["not_judged"] == 1

@@ -1022,11 +1022,12 @@ def test_a_compare_with_nothing_in_common_is_an_error_not_a_pass(store_path, cap
 
 def test_the_compare_summary_counts_the_rows_not_judged(store_path, capsys):
     """The terminal's last line read '0 regression(s) … among 5 comparison(s)', exit 0, where the
-    comment's headline said all 5 were not judged (one sample a side)."""
+    comment's headline said all 5 were not judged (one sample a side).  Nothing judged is now no
+    pass either (exit 2), and the summary still counts the row."""
     with SqliteStore(store_path) as store:
         store.add_runs([Run("default", b, c, Bed("tb"), [Metric("go", "latency", v, samples=(v,))])
                         for b, c, v in (("main", "c1", 1.0), ("pr", "c2", 1.5))])
-    assert main(["compare", "--base-branch", "main", "--head-branch", "pr", "--store", f"sqlite:{store_path}"]) == 0
+    assert main(["compare", "--base-branch", "main", "--head-branch", "pr", "--store", f"sqlite:{store_path}"]) == 2
     assert "0 inconclusive, 1 not judged among 1 comparison(s)" in capsys.readouterr().out
 
 

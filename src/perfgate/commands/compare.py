@@ -10,19 +10,21 @@ Runs with scaling points (a scaling table's rows) also get each table fitted on 
 knee shown and its complexity expectations judged (as ``perfgate check`` does).
 
 Exit 1 when a significant regression above threshold is found, or a complexity expectation the
-base keeps is broken by the head; 0 otherwise, 2 on bad input.
+base keeps is broken by the head; 0 otherwise; 2 on bad input, or when no comparison could be
+judged (a pass on nothing judged would read as a pass).
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 from dataclasses import asdict
 from pathlib import Path
 
 from perfgate.commands._common import (add_all_rows_option, add_markdown_option, check_markdown_target, failures,
                                       print_complexity, quiet_rows, store_from, write_markdown)
 from perfgate.escape import terminal
-from perfgate.errors import PerfgateError, StoreError
+from perfgate.errors import EXIT_USAGE, PerfgateError, StoreError
 from perfgate.output import emit_json, out
 from perfgate.thresholds import default_path, load_thresholds
 
@@ -159,7 +161,10 @@ def run(args: argparse.Namespace) -> int:
     complexity, about, notes = _complexity(base, head, args.thresholds)
     comparison.notes.extend(notes)
     failing = failures(comparison, complexity)
-    exit_code = 1 if failing else 0
+    # Never a pass on nothing judged either: runs of one value a benchmark (a Bencher history, BMF
+    # files) leave every row "insufficient-data", and a gate that judged nothing said exit 0.
+    unjudged = not failing and not complexity and len(comparison.unjudged) == comparison.compared
+    exit_code = 1 if failing else EXIT_USAGE if unjudged else 0
     write_markdown(args, comparison, complexity, about)
     if args.json:
         emit_json(asdict(comparison) | {"regressions": len(comparison.regressions),
@@ -173,6 +178,10 @@ def run(args: argparse.Namespace) -> int:
         print_complexity(complexity, f"complexity: {about}:")
         if failing:
             out.print(f"FAIL: {', '.join(failing)}", markup=False)
+    if unjudged:
+        print(f"perfgate compare: error: nothing judged: none of the {comparison.compared} comparison(s) had enough samples "
+                  "(see the table's notes); this is no pass. Compare runs that hold raw samples (a harness's "
+                  "repetitions), or let 'perfgate check' measure base and head in interleaved rounds", file=sys.stderr)
     return exit_code
 
 
