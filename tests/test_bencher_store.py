@@ -334,3 +334,16 @@ def test_a_change_raised_again_after_the_alert_memory_is_lost_keeps_its_id(fake,
     other = make_store(fake, tmp_path / "x", project="other")
     (another_project,) = other.record_alerts([change()])
     assert another_project.id != first.id
+
+
+def test_bencher_alerts_on_a_checks_branches_are_not_listed(fake, tmp_path):
+    """``check --store bencher+…`` records its sides on check/REF branches, and Bencher alerts on
+    them as on any series; detect and the pages leave those branches out, but alerts listed them
+    and notify sent "Performance regression … on check/HEAD" to people."""
+    store = make_store(fake, tmp_path, thresholds=_Stub({"latency": _Test("percentage", upper_boundary=0.05)}))
+    for branch in ("main", "check/HEAD"):
+        store.add_runs([make_run(i, 100.0, branch=branch, salt=branch) for i in range(4)]
+                       + [make_run(4, 120.0, branch=branch, salt=branch)])
+    assert len(fake.alerts) == 2                       # Bencher raised one on each branch
+    (listed,) = make_store(fake, tmp_path).alerts()
+    assert listed.branch == "main"

@@ -29,6 +29,7 @@ from perfgate.bencher.payload import StartPoint, new_run
 from perfgate.bencher.publisher import FlushResult, Outcome, Publisher
 from perfgate.bencher.redact import Secret
 from perfgate.bencher.spool import Spool
+from perfgate.check_branches import is_check_branch
 from perfgate.errors import PerfgateError, StoreError
 from perfgate.model import Alert, Metric, Run, Testbed
 from perfgate.store import register_scheme
@@ -255,6 +256,10 @@ class BencherStore(Store):
         commits: dict[str, str] = {}
         remote: list[Alert] = []
         for raw in self.client.list_all(f"/v0/projects/{self.project}/alerts"):
+            # A check's sides (check/REF) are one pull request's A/B runs, not a history: Bencher
+            # alerts on them too, but detect and the pages leave them out, so alerts and notify do.
+            if is_check_branch(((raw.get("threshold") or {}).get("branch") or {}).get("name", "")):
+                continue
             if raw["report"] not in commits:
                 commits[raw["report"]] = self.get_run(raw["report"]).commit
             remote.append(as_perfgate_alert(raw, commits[raw["report"]]))
