@@ -171,7 +171,7 @@ def test_alerts_are_printed_and_can_fail_the_step(cli, fake, tmp_path):
     ingest_bmf(cli, tmp_path, 4, 120.0)
     proc = cli("publish", "--to", to, "--thresholds", str(rules), "--fail-on-alert", env=env(tmp_path))
     assert proc.returncode == 1, proc.stderr
-    assert "Bencher alert: parse 1k [latency] 120 crossed the upper limit 105" in proc.stdout
+    assert "Bencher alert: parse 1k [latency] on main@ci-x86: 120 ns crossed the upper limit 105 ns" in proc.stdout
     assert "+20.0%" in proc.stdout
 
 

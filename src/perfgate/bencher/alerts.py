@@ -32,14 +32,22 @@ class BencherAlert:
     effect: float | None       # value / baseline - 1
     confidence: float | None
     status: str
+    branch: str = ""
+    testbed: str = ""
 
     def describe(self) -> str:
+        """One line a person can place: the series (a publish of many runs prints several), the
+        value and limit in the measure's units, and the model's boundary, which is a setting of the
+        threshold, not a confidence measured on this value."""
+        from perfgate.units import human
+
         effect = f"{self.effect * 100:+.1f}%" if self.effect is not None else "effect unknown"
-        conf = f", confidence {self.confidence:.3g}" if self.confidence is not None else ""
+        boundary = f", the model's {self.confidence:.3g} boundary" if self.confidence is not None else ""
         bound = self.upper_limit if self.limit == "upper" else self.lower_limit
-        bound_text = f"{bound:g}" if bound is not None else "?"
-        return (f"Bencher alert: {self.benchmark} [{self.measure}] {self.value:g} crossed the {self.limit} "
-                f"limit {bound_text} ({self.test or '?'} test; {effect}{conf})")
+        where = f" on {self.branch}@{self.testbed}" if self.branch else ""
+        return (f"Bencher alert: {self.benchmark} [{self.measure}]{where}: {human(self.value, self.measure)} crossed "
+                f"the {self.limit} limit {human(bound, self.measure) if bound is not None else '?'} "
+                f"({self.test or '?'} test{boundary}; {effect})")
 
 
 def from_json(alert: dict[str, Any]) -> BencherAlert:
@@ -68,7 +76,9 @@ def from_json(alert: dict[str, Any]) -> BencherAlert:
                         measure=measure_name(measure), limit=limit, value=value,
                         baseline=baseline, lower_limit=boundary.get("lower_limit"),
                         upper_limit=boundary.get("upper_limit"), test=test, effect=effect,
-                        confidence=confidence, status=alert.get("status", "active"))
+                        confidence=confidence, status=alert.get("status", "active"),
+                        branch=str((threshold.get("branch") or {}).get("name", "")),
+                        testbed=str((threshold.get("testbed") or {}).get("name", "")))
 
 
 def as_perfgate_alert(alert: dict[str, Any], commit: str) -> "Alert":
