@@ -350,3 +350,18 @@ def test_runs_spooled_for_a_mistyped_target_are_named_by_later_publishes(cli, fa
     said = " ".join(right.stderr.split())
     assert "1 run(s) wait in the spool for another target (http://127.0.0.1:9/demo), perhaps a mistyped --to" in said
     assert TOKEN not in right.stderr
+
+
+def test_publish_run_takes_a_unique_prefix(cli, fake, tmp_path):
+    """The README's recovery step is `publish --run ID`; ids are shown shortened, and a prefix was
+    "no run" (compare and alerts take prefixes)."""
+    ingest_bmf(cli, tmp_path, 1, 100.0)
+    ingest_bmf(cli, tmp_path, 2, 101.0)
+    listed = cli("export", "--format", "csv", check=True).stdout
+    run_id = next(line.split(",")[0] for line in listed.splitlines()[1:] if commit(1, "main") in line)
+    to = ["--to", f"bencher+{fake.url}/demo"]
+    proc = cli("publish", *to, "--run", "zzzz", env=env(tmp_path))
+    assert proc.returncode == 2 and "zzzz" in proc.stderr
+    proc = cli("publish", *to, "--run", run_id[:8], env=env(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    assert f"published run {run_id}" in proc.stderr and len(posts(fake)) == 1

@@ -163,6 +163,18 @@ def github_links():
 MIN_ALERT_PREFIX = 4    # as git's shortest abbreviation: fewer is a slip, not a choice
 
 
+def full_run_id(store: Store, ref: str, option: str) -> str:
+    """The run id ``ref`` names, whole or a unique prefix of at least 4 characters, as alert ids
+    are taken (a prefix was "no run"); ``ref`` itself when nothing matches, for the caller's
+    own "no run" error."""
+    if len(ref) < MIN_ALERT_PREFIX:
+        return ref
+    matches = [r.run_id for r in store.runs() if r.run_id.startswith(ref)]
+    if len(matches) > 1:
+        raise PerfgateError(f"{option} {ref!r}: the prefix of {len(matches)} runs; give more characters")
+    return matches[0] if matches else ref
+
+
 def find_alert(store: Store, ref: str) -> Alert:
     """The alert whose id is ``ref`` or starts with it (ids are shown shortened, as git shows SHAs)."""
     return find_alerts(store, [ref])[0]

@@ -22,7 +22,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from perfgate.commands._common import (add_all_rows_option, add_markdown_option, check_markdown_target, failures,
-                                      print_complexity, quiet_rows, store_from, write_markdown)
+                                      full_run_id, print_complexity, quiet_rows, store_from, write_markdown)
 from perfgate.escape import terminal
 from perfgate.errors import EXIT_USAGE, PerfgateError, StoreError
 from perfgate.output import emit_json, out
@@ -57,23 +57,12 @@ def _pick(store, run_id: str | None, branch: str | None, side: str):
         try:
             return run_id, store.get_run(run_id)
         except StoreError:   # a prefix, as alert ids are taken: the store's runs listed only then
-            run_id = _full_run_id(store, run_id, side)
+            run_id = full_run_id(store, run_id, f"--{side}")
             return run_id, store.get_run(run_id)
     newest = store.runs(branch=branch, limit=1)
     if not newest:
         raise PerfgateError(f"--{side}-branch {branch!r}: no run of that branch in the store")
     return newest[0].run_id, store.get_run(newest[0].run_id)
-
-
-def _full_run_id(store, ref: str, side: str) -> str:
-    """The run id ``ref`` names, whole or a unique prefix of at least 4 characters, as alert ids
-    are taken (a prefix was "no run")."""
-    if len(ref) < 4:
-        return ref
-    matches = [r.run_id for r in store.runs() if r.run_id.startswith(ref)]
-    if len(matches) > 1:
-        raise PerfgateError(f"--{side} {ref!r}: the prefix of {len(matches)} runs; give more characters")
-    return matches[0] if matches else ref
 
 
 def _other_runs_note(store, run, side: str) -> str:

@@ -24,6 +24,7 @@ from perfgate.bencher.publisher import FlushResult, Outcome
 from perfgate.bencher.redact import Secret
 from perfgate.bencher.spool import Spool, append_lines, read_lines, same_target
 from perfgate.check_branches import is_check_branch
+from perfgate.commands._common import full_run_id
 from perfgate.errors import EXIT_OK, EXIT_REGRESSION, EXIT_USAGE, PerfgateError
 from perfgate.output import actions_warning, emit_json, err, out
 from perfgate.store import open_store
@@ -166,8 +167,8 @@ def _publish(args: argparse.Namespace) -> int:
             flushed, outcomes, local_ids = target.flush(), [], []
         else:
             with open_store(args.store, args.project, create=False) as local:
-                if args.run_ids:
-                    local_ids = list(args.run_ids)
+                if args.run_ids:   # whole ids or unique prefixes, as compare and alerts take them
+                    local_ids = [full_run_id(local, ref, "--run") for ref in args.run_ids]
                 else:
                     summaries = local.runs(branch=args.branch, limit=None if args.all or not args.branch else 1)
                     if not args.branch:   # a check's A/B runs (check/REF) only when named by --branch
