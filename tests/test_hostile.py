@@ -186,6 +186,26 @@ def test_error_messages_never_echo_raw_escape_sequences(tmp_path, store_path, ca
         assert "\\x1b" in err or "\\r" in err or "\\x00" in err, err  # shown, not sent
 
 
+
+@pytest.mark.parametrize("case", ["missing", "folder", "markdown", "input"])
+def test_a_path_in_a_message_is_shown_escaped_never_as_a_line_break(case, tmp_path, store_path, capsys, monkeypatch):
+    """A --store (or output, or input) path holding a newline was printed raw: the message broke
+    over two lines, the second one anything the path said (a forged "error:" or ::warning line)."""
+    monkeypatch.chdir(tmp_path)
+    forged = "x\n::error::forged\x1b[2J"
+    if case == "folder":
+        (tmp_path / forged).mkdir()
+    args = {"missing": ["alerts", "--store", f"sqlite:{tmp_path / forged / 'h.db'}"],
+            "folder": ["alerts", "--store", f"sqlite:{forged}"],
+            "markdown": ["compare", "--base", "a", "--head", "b", "--markdown", str(tmp_path / forged / "c.md"),
+                         "--store", f"sqlite:{store_path}"],
+            "input": ["ingest", str(tmp_path / forged), "--branch", "main", "--commit", COMMIT,
+                      "--store", f"sqlite:{store_path}"]}[case]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "x\\x0a::error::forged\\x1b[2J" in err, err
+
+
 # --- one escaping function per output format ---------------------------------------------------------------
 
 def _comparison(names: list[str], commit: str, branch: str, testbed: str):

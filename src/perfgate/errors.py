@@ -21,7 +21,11 @@ class InputError(PerfgateError):
 
     def __init__(self, source: str, place: str, reason: str):
         self.source, self.place, self.reason = source, place, reason
-        where = f"{source}:{place}" if place else source
+        # The file and place come from the user (a path, a line quoted): a newline or escape
+        # sequence in them is shown, not sent, so a message is one line that cannot forge another.
+        from perfgate.escape import visible
+
+        where = f"{visible(source)}:{visible(place)}" if place else visible(source)
         super().__init__(f"{where}: {reason}")
 
 

@@ -12,6 +12,7 @@ import tempfile
 from pathlib import Path
 
 from perfgate.errors import PerfgateError
+from perfgate.escape import visible
 
 
 def write_atomic(path: str | Path, content: str | bytes, *, mode: int = 0o644) -> None:
@@ -28,7 +29,7 @@ def write_atomic(path: str | Path, content: str | bytes, *, mode: int = 0o644) -
         os.replace(tmp, target)
         tmp = None
     except OSError as e:
-        raise PerfgateError(f"{target}: cannot write: {e.strerror or e}; nothing was written") from None
+        raise PerfgateError(f"{visible(target)}: cannot write: {e.strerror or e}; nothing was written") from None
     finally:
         if tmp is not None:
             try:
@@ -43,16 +44,17 @@ def check_writable(path: str | Path, option: str) -> None:
     had run, and the verdict (and its exit 1) was lost to the write's error."""
     target = Path(path)
     folder = target.parent
+    shown, shown_folder = visible(target), visible(folder)   # a path in a message: one line, no escapes sent
     if target.is_dir():
-        raise PerfgateError(f"{option} {target}: is a folder; name a file")
+        raise PerfgateError(f"{option} {shown}: is a folder; name a file")
     if not folder.is_dir():
-        raise PerfgateError(f"{option} {target}: its folder {folder} does not exist")
+        raise PerfgateError(f"{option} {shown}: its folder {shown_folder} does not exist")
     if not os.access(folder, os.W_OK | os.X_OK):
-        raise PerfgateError(f"{option} {target}: its folder {folder} is not writable")
+        raise PerfgateError(f"{option} {shown}: its folder {shown_folder} is not writable")
     try:
         # What the write will do (a file beside the target), tried: permissions alone passed
         # /proc, where no file can be made.
         with tempfile.NamedTemporaryFile(dir=folder, prefix=f".{target.name}.", suffix=".probe"):
             pass
     except OSError as e:
-        raise PerfgateError(f"{option} {target}: no file can be written in {folder}: {e.strerror}") from None
+        raise PerfgateError(f"{option} {shown}: no file can be written in {shown_folder}: {e.strerror}") from None

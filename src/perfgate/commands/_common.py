@@ -6,7 +6,7 @@ import argparse
 import os
 
 from perfgate.errors import InputError, PerfgateError
-from perfgate.escape import terminal
+from perfgate.escape import terminal, visible
 from perfgate.fingerprint import host_fingerprint, testbed_name
 from perfgate.gitinfo import current_branch, current_commit, resolve_commit
 from perfgate.model import Alert, Run, Testbed, identity_problem
@@ -194,7 +194,7 @@ def find_alerts(store: Store, refs: list[str]) -> list[Alert]:
         matches = [a for a in every if a.id == ref or a.id.startswith(ref)]
         if not matches:
             # named with its history: a hint copied from an alert message ran against the default one
-            where = getattr(store, "path", None) or getattr(store, "project", "")
+            where = visible(getattr(store, "path", None) or getattr(store, "project", ""))
             raise PerfgateError(f"no alert {ref!r} in {where or 'this history'}; 'perfgate alerts' lists them "
                                 "(another history: --store or PERFGATE_STORE)")
         if len(matches) > 1 and not any(a.id == ref for a in matches):

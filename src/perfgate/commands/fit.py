@@ -33,6 +33,7 @@ from perfgate.complexity.analysis import analyse
 from perfgate.complexity.regression import WEIGHTINGS, Fit, FitError
 from perfgate.complexity.terms import DEFAULT_SPEC, TermError, default_terms, letters, parse_terms
 from perfgate.errors import EXIT_OK, EXIT_REGRESSION, InputError, PerfgateError
+from perfgate.escape import visible
 from perfgate.model import Metric, Run
 from perfgate.output import emit_json, err, out
 from perfgate.outputs import write_atomic
@@ -224,7 +225,7 @@ def _from_store(args: argparse.Namespace) -> ScalingTable:
                 full = f"{suite}/{own}" if suite else own
                 return table_from_metrics(full, points, f"{args.store} run {summary.run_id}")
     at = f" at commit {commit}" if commit else ""
-    raise PerfgateError(f"no scaling run of {name!r}{at} in {args.store} (ingest one with --adapter scaling-tsv)")
+    raise PerfgateError(f"no scaling run of {name!r}{at} in {visible(args.store)} (ingest one with --adapter scaling-tsv)")
 
 
 def _filter(table: ScalingTable, args: argparse.Namespace) -> ScalingTable:

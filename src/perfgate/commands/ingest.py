@@ -21,7 +21,7 @@ import time
 from perfgate import history_files
 from perfgate.adapters import adapter_names, parse_file
 from perfgate.commands._common import add_run_identity, resolve_identity, store_from
-from perfgate.escape import terminal
+from perfgate.escape import terminal, visible
 from perfgate.errors import EXIT_OK, EXIT_REGRESSION, EXIT_USAGE, InputError
 from perfgate.model import Metric, Run, content_key, duplicate_metric, time_problem
 from perfgate.output import emit_json, err, out
@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
     adapters, context, warnings = [], {}, []
     for path in args.files:
         name, parsed = parse_file(path, args.adapter)
-        warnings.extend(f"{path}: {w}" for w in parsed.warnings)
+        warnings.extend(f"{visible(path)}: {w}" for w in parsed.warnings)  # one line whatever the path
         adapters.append(name)
         metrics.extend(parsed.metrics)
         context.update(parsed.context)

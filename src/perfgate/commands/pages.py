@@ -12,6 +12,7 @@ import os
 
 from perfgate.commands._common import store_from
 from perfgate.errors import EXIT_OK
+from perfgate.escape import visible
 from perfgate.output import emit_json, err
 from perfgate.report.pages import publish_site
 from perfgate.thresholds import load_thresholds
@@ -49,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         emit_json({"out": args.out, **counts})
     else:
-        err.print(f"wrote {args.out}/index.html ({counts['series']} series, {counts['benchmarks']} benchmark pages, "
+        err.print(f"wrote {visible(args.out)}/index.html ({counts['series']} series, {counts['benchmarks']} benchmark pages, "
                   f"{counts['sweeps']} sweep pages), regressions.xml, data.json: "
                   f"{counts['regressions']} regression(s), {counts['improvements']} improvement(s)", markup=False,
                   soft_wrap=True)

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from perfgate.errors import PerfgateError
+from perfgate.escape import visible
 from perfgate.store.transaction import immediate
 from perfgate.notify.events import Event
 
@@ -66,7 +67,7 @@ class Ledger:
         except (OSError, sqlite3.Error) as e:
             if not existed and self.path.is_file() and self.path.stat().st_size == 0:
                 self.path.unlink()      # a full disk left an empty ledger behind
-            raise PerfgateError(f"{self.path}: cannot open the delivery ledger ({e})") from None
+            raise PerfgateError(f"{visible(self.path)}: cannot open the delivery ledger ({e})") from None
 
     def close(self) -> None:
         self.db.close()
@@ -121,7 +122,7 @@ class Ledger:
             try:
                 out.append(Spooled(seq, Event.from_json(json.loads(text)), error))
             except (ValueError, KeyError, TypeError) as e:
-                raise PerfgateError(f"{self.path}: spool entry {seq} is unreadable ({e}); "
+                raise PerfgateError(f"{visible(self.path)}: spool entry {seq} is unreadable ({e}); "
                                     f"delete it with sqlite3 to continue") from None
         return out
 

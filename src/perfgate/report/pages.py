@@ -27,7 +27,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from perfgate.check_branches import is_check_branch
 from perfgate import heap
 from perfgate.errors import PerfgateError
-from perfgate.escape import html_text, xml_text
+from perfgate.escape import html_text, visible, xml_text
 from perfgate.outputs import write_atomic
 from perfgate.alert_history import still_open, undone_by, undoing
 from perfgate.report.series_data import (STATES, Finding, chart_data, column, findings, iso, summarise,
@@ -130,11 +130,11 @@ def publish_site(store: Store, out_dir: str | Path, *, title: str, branch: str |
     # before the series are analysed: a file there, or a place no folder can be made, ended the
     # verb with a traceback after that work
     if out.exists() and not out.is_dir():
-        raise PerfgateError(f"--out {out_dir}: exists and is not a folder; name a folder for the site")
+        raise PerfgateError(f"--out {visible(out_dir)}: exists and is not a folder; name a folder for the site")
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as e:
-        raise PerfgateError(f"--out {out_dir}: cannot create the folder: {e.strerror}") from None
+        raise PerfgateError(f"--out {visible(out_dir)}: cannot create the folder: {e.strerror}") from None
     data = Path(tempfile.mkdtemp(dir=out, prefix=".data-"))
     try:
         (data / "b").mkdir()

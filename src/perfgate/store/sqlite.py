@@ -23,6 +23,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence, TypeVar
 
 from perfgate import jsonio
 from perfgate.errors import StoreError
+from perfgate.escape import visible
 from perfgate.store import integrity
 from perfgate.store.transaction import WriterQueue, immediate
 from perfgate.model import Alert, Measure, Metric, Run, Testbed
@@ -94,7 +95,7 @@ def _guarded(method: Callable[..., T]) -> Callable[..., T]:
         try:
             return method(self, *args, **kwargs)
         except sqlite3.Error as e:
-            raise StoreError(f"{self.path}: {_reason(e, self.path)}") from None
+            raise StoreError(f"{self.shown}: {_reason(e, self.path)}") from None
     return wrapper
 
 
@@ -103,18 +104,21 @@ class SqliteStore(Store):
         """``read_only``: open for reading only, even a file one may write (a worker's handle).
         ``create``: make the file (and its folder) when it does not exist; else that is an error."""
         self.path = Path(path)
+        # How messages name it: a path may hold a newline or an escape sequence (it is --store,
+        # typed or from the environment), shown as \x0a, never sent to the terminal or a log.
+        self.shown = visible(self.path)
         self.project = project
         self._intact = False
         self._check = None          # the integrity check running beside the work (expect_writes)
         if self.path.exists() and not self.path.is_file():
-            raise StoreError(f"{self.path}: is not a file, so it cannot be a perfgate history")
+            raise StoreError(f"{self.shown}: is not a file, so it cannot be a perfgate history")
         if not create and not self.path.exists():
-            raise StoreError(f"{self.path}: no perfgate history there (nothing was created); record runs into it "
+            raise StoreError(f"{self.shown}: no perfgate history there (nothing was created); record runs into it "
                              "with 'perfgate ingest' or 'perfgate run', or check --store / PERFGATE_STORE")
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as e:
-            raise StoreError(f"{self.path}: cannot create its folder: {e.strerror}") from None
+            raise StoreError(f"{self.shown}: cannot create its folder: {e.strerror}") from None
         # Reading a history one may not write (a CI artefact, a read-only mount) must still work.
         self.read_only = read_only or (self.path.exists() and not os.access(self.path, os.W_OK))
         self._queue = None if self.read_only else WriterQueue(self.path, BUSY_TIMEOUT_MS / 1000)
@@ -125,11 +129,11 @@ class SqliteStore(Store):
             # exactly as it was (not even switched to WAL).
             version = self.db.execute("PRAGMA user_version").fetchone()[0]
             if version > len(MIGRATIONS):
-                raise StoreError(f"{self.path}: schema version {version} is newer than this perfgate "
+                raise StoreError(f"{self.shown}: schema version {version} is newer than this perfgate "
                                  f"understands ({len(MIGRATIONS)}); upgrade perfgate (nothing was changed)")
             if self.read_only:
                 if version < len(MIGRATIONS):
-                    raise StoreError(f"{self.path}: read-only, and its schema (version {version}) needs an "
+                    raise StoreError(f"{self.shown}: read-only, and its schema (version {version}) needs an "
                                      f"upgrade to {len(MIGRATIONS)} that only a writable open can do")
             else:
                 if version < len(MIGRATIONS):
@@ -154,7 +158,7 @@ class SqliteStore(Store):
                 reason = f"not a usable perfgate history: {reason}"
             elif "nothing was written" not in reason:
                 reason += "; nothing was written"
-            raise StoreError(f"{self.path}: {reason}") from None
+            raise StoreError(f"{self.shown}: {reason}") from None
         except StoreError:
             self._close_quietly()
             raise
@@ -217,13 +221,13 @@ class SqliteStore(Store):
             return
         problems = [row[0] for row in self.db.execute("PRAGMA quick_check(5)")]
         if problems != ["ok"]:
-            raise StoreError(f"{self.path}: failed SQLite's integrity check ({'; '.join(problems)[:300]}); "
+            raise StoreError(f"{self.shown}: failed SQLite's integrity check ({'; '.join(problems)[:300]}); "
                              "nothing was written; restore it from a backup")
         self._intact = True
 
     def _writable(self) -> None:
         if self.read_only:
-            raise StoreError(f"{self.path}: the store is read-only; nothing was written")
+            raise StoreError(f"{self.shown}: the store is read-only; nothing was written")
         self._ensure_intact()
         if self._project_id == -1:
             self._project_id = 0
@@ -236,7 +240,7 @@ class SqliteStore(Store):
         if version == len(MIGRATIONS):
             return
         if version > len(MIGRATIONS):
-            raise StoreError(f"{self.path}: schema version {version} is newer than this perfgate "
+            raise StoreError(f"{self.shown}: schema version {version} is newer than this perfgate "
                              f"understands ({len(MIGRATIONS)}); upgrade perfgate")
         with self._write():
             # Re-read inside the lock: another process may have migrated meanwhile.
@@ -262,7 +266,7 @@ class SqliteStore(Store):
         except sqlite3.Error as e:
             # Ids cached inside the rolled-back transaction would point nowhere.
             self._ids = {("project", self.project): self._project_id}
-            raise StoreError(f"{self.path}: nothing was written: {_reason(e, self.path)}") from None
+            raise StoreError(f"{self.shown}: nothing was written: {_reason(e, self.path)}") from None
 
     # --- dimensions ----------------------------------------------------------------------------
 
@@ -556,7 +560,7 @@ class SqliteStore(Store):
             " JOIN testbed t ON t.id = r.testbed_id WHERE r.uuid = ? AND r.project_id = ?",
             (run_id, self._project_id)).fetchone()
         if row is None:
-            raise StoreError(f"no run {run_id!r} in {self.path}")
+            raise StoreError(f"no run {run_id!r} in {self.shown}")
         rid, branch, commit, tb, fp, start, end, adapter, context, key = row
         metrics = [
             Metric(b, m, v, lo, up, unpack_samples(s), json.loads(a) if a else {})
@@ -680,7 +684,7 @@ class SqliteStore(Store):
                 "UPDATE alert SET status = 'acknowledged', acknowledged = COALESCE(acknowledged, ?)"
                 " WHERE uuid = ? AND project_id = ?", (time.time(), alert_id, self._project_id))
             if cur.rowcount == 0:
-                raise StoreError(f"no alert {alert_id!r} in {self.path}")
+                raise StoreError(f"no alert {alert_id!r} in {self.shown}")
         row = self.db.execute(f"SELECT {self._ALERT_COLUMNS} FROM alert WHERE uuid = ?", (alert_id,)).fetchone()
         return self._alert(row)
 
@@ -694,7 +698,7 @@ class SqliteStore(Store):
                 (alert.commit, alert.previous_commit, json.dumps(list(alert.commit_range)),
                  json.dumps(alert.details, sort_keys=True, default=str), alert.id, self._project_id))
             if cur.rowcount == 0:
-                raise StoreError(f"no alert {alert.id!r} in {self.path}")
+                raise StoreError(f"no alert {alert.id!r} in {self.shown}")
         row = self.db.execute(f"SELECT {self._ALERT_COLUMNS} FROM alert WHERE uuid = ?", (alert.id,)).fetchone()
         return self._alert(row)
 
