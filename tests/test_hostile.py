@@ -124,6 +124,20 @@ def test_stdin_is_read_when_named_dash_and_capped(tmp_path, store_path, monkeypa
     assert "byte limit" in str(info.value) and "<stdin>" in str(info.value)
 
 
+
+def test_stdin_named_twice_is_a_clear_error_before_anything_is_read(store_path, capsys, monkeypatch):
+    """`ingest - -` read stdin for the first '-' and nothing for the second, refused as "the file
+    is empty: the harness wrote nothing (did its command fail?)", about a harness that had not failed."""
+    with HYPERFINE.open("r") as stdin:
+        monkeypatch.setattr(sys, "stdin", stdin)
+        assert main(["ingest", "-", "-", "--adapter", "hyperfine", "--branch", "main", "--commit", COMMIT,
+                     "--store", f"sqlite:{store_path}"]) == 2
+        assert stdin.tell() == 0                   # refused before reading: the input is still there
+    err = capsys.readouterr().err
+    assert "<stdin>: named 2 times ('-') but it can be read only once" in err and "empty" not in err, err
+    assert not store_path.exists()
+
+
 # --- one validation for every identity ------------------------------------------------------------------
 
 BAD_IDENTITIES = [

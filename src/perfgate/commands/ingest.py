@@ -51,6 +51,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.files.count("-") > 1:
+        # stdin can be read once: the second '-' read nothing and was refused as "the harness
+        # wrote nothing (did its command fail?)", which sent users looking for a failed harness.
+        raise InputError("<stdin>", "", f"named {args.files.count('-')} times ('-') but it can be read only once; "
+                         "give '-' for one FILE and the others by path (nothing was recorded)")
     branch, commit, testbed = resolve_identity(args)
     if args.idempotency_key is not None:
         # The key names the run's file in an exported history (history_files): one that cannot
