@@ -97,6 +97,25 @@ def test_webhook_delivers_each_event_once_with_text_and_structured_fields(tmp_pa
     assert first["links"]["trend"].startswith("https://acme.github.io/widget/index.html#sort%201e6%7Clatency")
 
 
+
+def test_webhook_closing_events_carry_the_status_they_close_with(tmp_path, receiver):
+    """An undone regression is kept "active" in the store; its closing webhook said so
+    ("Undone" in the text, status "active" in the JSON), so a receiver mirroring alerts kept it open."""
+    store, (a, fix, acked, gone) = stored(tmp_path, [
+        make_alert(10), make_alert(30, direction="improvement", magnitude=-0.15),
+        make_alert(10, benchmark="parse"), make_alert(10, benchmark="scan")])
+    store.acknowledge(acked.id)
+    gone.details["withdrawn_at"] = sha(40)
+    store.update_alert(gone)
+    with Ledger(tmp_path / "notify.db") as ledger:
+        deliver_all(store.alerts(), [webhook(receiver)], ledger)
+    sent = {(m["event"], m["alert"]["id"]): m for m in receiver.processed.values()}
+    assert sent[("closed", a.id)]["alert"]["status"] == "undone" and sent[("closed", a.id)]["reason"] == "undone"
+    assert sent[("closed", acked.id)]["alert"]["status"] == "acknowledged"
+    assert sent[("closed", gone.id)]["alert"]["status"] == "withdrawn"
+    assert sent[("raised", a.id)]["alert"]["status"] == "active"       # what the store says until it closes
+
+
 @pytest.mark.parametrize("fault", [dict(kind="drop"), dict(kind="status", status=503),
                                    dict(kind="drop_after"), dict(kind="status", status=502, times=2)])
 def test_webhook_retries_failures_and_the_receiver_sees_each_event_once(tmp_path, receiver, fault):

@@ -35,13 +35,22 @@ def payload(event: Event, links: Links) -> dict[str, Any]:
         "event_id": event.id,
         "event": event.kind,
         "reason": event.reason or None,
-        "alert": _alert(a),
+        "alert": {**_alert(a), "status": status(event)},
         "related": _alert(event.related) if event.related else None,
         "links": {"commit": render.commit_url(links, a.commit) or None,
                   "range": render.range_url(links, a) or None,
                   "trend": render.trend_url(links, a) or None},
         "source": f"perfgate/{__version__}",
     })
+
+
+def status(event: Event) -> str:
+    """The alert's status as the receiver should keep it: a closing event's reason ("undone",
+    "withdrawn", "acknowledged").  The store keeps an undone or no-longer-found regression
+    "active" (it can still be acknowledged), and the close said so, telling a receiver that
+    mirrors alerts by id to reopen the alert it was closing.  Taken from the event, not the store,
+    so a resent event carries the same body."""
+    return event.reason if event.kind == "closed" and event.reason else event.alert.status
 
 
 def _finite(node: Any) -> Any:
