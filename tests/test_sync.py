@@ -159,3 +159,21 @@ def test_a_later_finding_reaches_the_data_branch_and_back(cli, store_path, tmp_p
     (data / "updates" / "no-such-alert").mkdir()
     proc = cli("sync", "--import", str(data), env={"PERFGATE_STORE": f"sqlite:{tmp_path / 'x.db'}"})
     assert proc.returncode == 2 and "updates an alert that has no file" in proc.stderr
+
+
+def test_an_alert_file_is_read_once_per_export(tmp_path, monkeypatch):
+    """export_alert read the alert's file to decide whether to write it, then again to compare it
+    with the alert: another export writing in between could make the two reads disagree."""
+    from fake_github.fixtures import make_alert
+
+    from perfgate import history_files, inputs
+
+    alert = make_alert(10)
+    alert.id, alert.created = "a1b2c3d4-0000-4000-8000-000000000001", 1.0
+    assert history_files.export_alert(tmp_path, alert) == 1
+    reads, read_text = [], inputs.read_text
+    monkeypatch.setattr(inputs, "read_text", lambda path, *a, **kw: reads.append(Path(path).name) or read_text(path, *a, **kw))
+    assert history_files.export_alert(tmp_path, alert) == 0                    # unchanged: nothing written
+    alert.magnitude = 0.2
+    assert history_files.export_alert(tmp_path, alert) == 1                    # changed: one update file
+    assert reads == [f"{alert.id}.json"] * 2, reads

@@ -90,16 +90,25 @@ def write_if_absent(root: Path, rel: Path, data: dict[str, Any]) -> bool:
     """Write the file unless it is there whole: one torn by a crash (not a history file) is
     written again.  Atomically, through a temporary file of its own, so two exports into one
     folder at once never share one."""
-    path = root / rel
-    if path.exists():
-        try:
-            _load(path)
-            return False
-        except InputError:
-            pass
+    if _whole(root / rel) is not None:
+        return False
+    _write(root / rel, data)
+    return True
+
+
+def _whole(path: Path) -> dict[str, Any] | None:
+    """The history file at ``path`` when it is there whole; None when absent or torn by a crash."""
+    if not path.exists():
+        return None
+    try:
+        return _load(path)
+    except InputError:
+        return None
+
+
+def _write(path: Path, data: dict[str, Any]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(path, _dump(data))
-    return True
 
 
 def unexportable(runs: list[Run], alerts: list[Alert]) -> list[str]:
@@ -138,23 +147,28 @@ def export_alert(root: Path, alert: Alert) -> int:
     its streak's first commit for good, and the change point's revert raised a second alert)."""
     data = asdict(alert)
     data["status"] = "active"  # as raised; acknowledgement is its own file
-    rel = Path("alerts") / f"{_name(alert.id, 'alert id')}.json"
-    written = int(write_if_absent(root, rel, {"format": FORMAT, "alert": data}))
-    if not written and _findings(_newest_state(root, alert.id)) != _findings(json.loads(_dump(data))):
+    path = root / "alerts" / f"{_name(alert.id, 'alert id')}.json"
+    # Read once: what decides whether to write is what is compared with (a second read could
+    # see another export's file, written in between).
+    first, written = _whole(path), 0
+    if first is None:
+        _write(path, {"format": FORMAT, "alert": data})
+        written = 1
+    elif _findings(_newest_state(root, alert.id, first)) != _findings(json.loads(_dump(data))):
         digest = hashlib.sha256(_dump(_findings(data)).encode()).hexdigest()[:16]
-        written += write_if_absent(root, Path(UPDATES) / alert.id / f"{digest}.json",
-                                   {"format": FORMAT, "alert": data, "updated": time.time()})
+        written = int(write_if_absent(root, Path(UPDATES) / alert.id / f"{digest}.json",
+                                      {"format": FORMAT, "alert": data, "updated": time.time()}))
     if alert.status == "acknowledged":
         written += write_if_absent(root, Path("acks") / f"{alert.id}.json", {"format": FORMAT, "id": alert.id})
     return written
 
 
-def _newest_state(root: Path, alert_id: str) -> dict[str, Any]:
-    """The alert as the folder has it now: its newest update, else its first file."""
+def _newest_state(root: Path, alert_id: str, first: dict[str, Any]) -> dict[str, Any]:
+    """The alert as the folder has it now: its newest update, else its first file (``first``, as read)."""
     updates = [_load(p) for p in (root / UPDATES / alert_id).glob("*.json")]
     if updates:
         return max(updates, key=_update_order)["alert"]
-    return _load(root / "alerts" / f"{alert_id}.json")["alert"]
+    return first["alert"]
 
 
 def _update_order(doc: dict[str, Any]) -> tuple[float, str]:
