@@ -414,3 +414,6 @@ def test_only_the_analysed_series_unfound_unundone_change_points_are_withdrawn(c
     details = {a["id"]: a["details"] for a in json.loads(cli("alerts", "--json", check=True).stdout)}
     assert details[gone.id]["withdrawn_at"] == details[fix.id]["withdrawn_at"] == "c0079"
     assert all("withdrawn_at" not in details[a.id] for a in (found, streak, undone, elsewhere))
+    # found again: said when, so that notify reopens what it closed
+    assert details[found.id]["reopened"] == [{"withdrawn_at": "c0060", "found_at": "c0079"}]
+    assert all("reopened" not in details[a.id] for a in (gone, streak, undone, elsewhere))

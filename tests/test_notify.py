@@ -677,3 +677,63 @@ def test_a_change_point_later_runs_no_longer_show_is_closed_as_withdrawn(tmp_pat
     from perfgate.notify.github_status import state_and_description
     assert state_and_description(events[-1]) == ("success", f"regression latency +12.00% no longer found at "
                                                             f"{sha(40)[:10]}")
+
+
+def test_a_withdrawn_regression_found_again_is_reopened_on_every_channel(tmp_path, receiver, fake_github):
+    """A change point closed as no longer found that a later analysis finds again was left closed:
+    its issue, status and chat said it was gone while the regression was back.  Told as the
+    withdrawal was (issue, status, chat), once per time; a second withdrawal closes it again."""
+    from perfgate.alert_history import withdrawals
+    from perfgate.notify.github_status import state_and_description
+
+    store, (a,) = stored(tmp_path, [make_alert(10)])
+    channels = [webhook(receiver), github(GitHubIssuesChannel, fake_github), github(GitHubStatusChannel, fake_github)]
+    series = {("main", "ci-x86", "sort 1e6", "latency"): sha(40)}
+
+    def detect(newest: str, found: bool) -> None:
+        series[next(iter(series))] = newest
+        for changed in withdrawals(store.alerts(), [make_alert(10)] if found else [], series):
+            store.update_alert(changed)
+
+    with Ledger(tmp_path / "notify.db") as ledger:
+        deliver_all(store.alerts(), channels, ledger)
+        detect(sha(40), found=False)
+        deliver_all(store.alerts(), channels, ledger)
+        assert fake_github.issues[1]["state"] == "closed"
+        detect(sha(50), found=True)
+        events = derive_events(store.alerts())
+        assert [e.id for e in events] == [f"{a.id}:raised", f"{a.id}:closed", f"{a.id}:reopened"]
+        (hook, issues, status) = deliver_all(store.alerts(), channels, ledger)
+        assert hook.delivered == issues.delivered == status.delivered == [f"{a.id}:reopened"]
+        assert fake_github.issues[1]["state"] == "open"
+        assert fake_github.comments[1][-1]["body"].startswith(
+            f"Reopening: found again: the analysis of the runs up to `{sha(50)[:10]}` finds this change again "
+            f"(it was no longer found at `{sha(40)[:10]}`)")
+        assert fake_github.statuses[sha(10)][0]["state"] == "failure"
+        assert state_and_description(events[-1])[1] == "regression: latency +12.00%, p = 0.0001 on main, found again"
+        [sent] = [m for m in receiver.processed.values() if m["event"] == "reopened"]
+        assert sent["text"].startswith(":rotating_light: Found again: ") and sent["alert"]["status"] == "active"
+        # withdrawn a second time: closed again, under an id of its own (the first close was delivered)
+        detect(sha(60), found=False)
+        (hook, issues, status) = deliver_all(store.alerts(), channels, ledger)
+        assert issues.delivered == [f"{a.id}:closed:2"] and fake_github.issues[1]["state"] == "closed"
+        assert f"`{sha(60)[:10]}` does not find this change" in fake_github.comments[1][-1]["body"]
+        assert fake_github.statuses[sha(10)][0]["state"] == "success"
+        assert deliver_all(store.alerts(), channels, ledger)[0].delivered == []     # each told once
+        # a new channel that skips closed history skips it all: the alert is closed now
+        with Ledger(tmp_path / "other.db") as other:
+            (fresh,) = deliver_all(store.alerts(), [webhook(receiver)], other, skip_closed=True)
+        assert fresh.delivered == [] and fresh.skipped_alerts == {a.id}
+
+
+def test_a_reopened_regression_is_not_skipped_as_closed_history(tmp_path, receiver):
+    from perfgate.alert_history import withdrawals
+
+    store, (a,) = stored(tmp_path, [make_alert(10)])
+    key = ("main", "ci-x86", "sort 1e6", "latency")
+    for newest, found in ((sha(40), []), (sha(50), [make_alert(10)])):
+        for changed in withdrawals(store.alerts(), found, {key: newest}):
+            store.update_alert(changed)
+    with Ledger(tmp_path / "notify.db") as ledger:
+        (report,) = deliver_all(store.alerts(), [webhook(receiver)], ledger, skip_closed=True)
+    assert report.delivered == [f"{a.id}:raised", f"{a.id}:closed", f"{a.id}:reopened"] and not report.skipped

@@ -74,12 +74,27 @@ def withdrawn_at(a) -> str:
     return withdrawn if isinstance(withdrawn, str) else ""
 
 
+# A change point alert's detail, set by ``detect`` when an analysis finds a withdrawn change again:
+# each time, ``{"withdrawn_at": ..., "found_at": ...}`` (the newest commit of the analysis that
+# found it again), oldest first, so that ``notify`` reopens what it closed, once per time.
+REOPENED = "reopened"
+
+
+def reopenings(a) -> list[dict[str, str]]:
+    """Each time a change point alert was withdrawn and found again, oldest first
+    (:data:`REOPENED`); entries of another shape are left out."""
+    found = (a.details or {}).get(REOPENED) if a.kind == "change_point" else None
+    return [r for r in found if isinstance(r, dict) and isinstance(r.get("withdrawn_at"), str)
+            and isinstance(r.get("found_at"), str)] if isinstance(found, list) else []
+
+
 def withdrawals(stored: list[Alert], found: list[Alert], newest: dict[tuple[str, str, str, str], str]) -> list[Alert]:
     """The ``stored`` change point alerts whose withdrawal a detect changes, with their details
     changed: those of the series it analysed (``newest``: each one's newest commit) that none of
     its change points (``found``: their alerts) is — one whose range shares a commit with an
     alert's is that change, as ``record_alerts`` matches them — are withdrawn there; a withdrawn
-    one found again is not any more.  A regression a later change undid is closed as undone."""
+    one found again is not any more (and says when: :data:`REOPENED`).  A regression a later change
+    undid is closed as undone."""
     fixes = undone_by(stored)
     again = [f for f in found if f.kind == "change_point"]
     changed = []
@@ -89,6 +104,8 @@ def withdrawals(stored: list[Alert], found: list[Alert], newest: dict[tuple[str,
         is_found, was = any(f.same_regression(a) for f in again), withdrawn_at(a)
         if is_found and was:
             a.details = {k: v for k, v in a.details.items() if k != WITHDRAWN_AT}
+            if a.status == "active":    # an acknowledged one stays closed: nothing to reopen
+                a.details[REOPENED] = [*reopenings(a), {WITHDRAWN_AT: was, "found_at": newest[series_of(a)]}]
         elif not is_found and not was and a.status == "active":
             a.details = {**a.details, WITHDRAWN_AT: newest[series_of(a)]}
         else:

@@ -105,6 +105,9 @@ class GitHub:
     def close_issue(self, number: int) -> dict:
         return self._json("PATCH", f"/issues/{number}", json={"state": "closed", "state_reason": "completed"})
 
+    def reopen_issue(self, number: int) -> dict:
+        return self._json("PATCH", f"/issues/{number}", json={"state": "open", "state_reason": "reopened"})
+
     def has_comment(self, number: int, marker: str) -> bool:
         return any(marker in (c.get("body") or "") for c in self.comments(number))
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from perfgate.model import Alert
 from perfgate.http_client import DeliveryRejected, DeliveryUnreachable
 from perfgate.notify.base import Channel
-from perfgate.notify.events import Event, derive_events
+from perfgate.notify.events import Event, derive_events, still_closed
 from perfgate.notify.ledger import Ledger
 
 
@@ -54,7 +54,7 @@ def deliver_channel(channel: Channel, events: list[Event], ledger: Ledger, skip_
     done = {e.id for e in events if channel.handles(e) and ledger.delivered(channel.key, e.id)}
     # Closed alerts this channel never heard of; one it was told of (or has spooled) still hears
     # how it ended.
-    closed = {e.alert.id for e in events if e.kind == "closed"} if skip_closed else set()
+    closed = still_closed(events) if skip_closed else set()
     closed -= {e.alert.id for e in queue} | {e.alert.id for e in events if e.id in done}
     for event in events:
         if not channel.handles(event) or event.id in seen:

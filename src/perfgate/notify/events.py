@@ -1,6 +1,6 @@
 """What there is to tell about the alerts in a store: pure, no I/O.
 
-Four kinds of event, each with an id stable across runs (the ledger's key):
+Five kinds of event, each with an id stable across runs (the ledger's key):
 
 - ``raised`` — every alert, once (``<alert>:raised``);
 - ``updated`` — an open alert a later finding took over, keeping its id: a threshold alert that a
@@ -11,26 +11,30 @@ Four kinds of event, each with an id stable across runs (the ledger's key):
   (``<earlier alert>:again:<new alert>``), so the people on the first issue hear of it;
 - ``closed`` — a regression alert that was acknowledged, or undone by a later improvement of the
   same series that wins back at least half of it, or a change point that the analysis of the runs
-  since no longer finds (withdrawn) (``<alert>:closed``).
+  since no longer finds (withdrawn) (``<alert>:closed``);
+- ``reopened`` — a withdrawn regression that a later analysis finds again (``<alert>:reopened``),
+  so those told it was no longer found hear it is back.  An alert can close and reopen more than
+  once: the later ones' ids are numbered (``<alert>:closed:2``, ``<alert>:reopened:2``).
 
 Events come oldest alert first, which is the order each channel receives them in.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-from perfgate.alert_history import oldest_first, series_of, undone_by, withdrawn_at
+from perfgate.alert_history import WITHDRAWN_AT, oldest_first, reopenings, series_of, undone_by, withdrawn_at
 from perfgate.model import Alert
 
 
 @dataclass(frozen=True)
 class Event:
-    kind: str                      # raised | updated | again | closed
+    kind: str                      # raised | updated | again | closed | reopened
     alert: Alert
     related: Alert | None = None   # again: the new alert; closed: the alert that undid it
     reason: str = ""               # closed: "acknowledged" | "undone" | "withdrawn"
+    reopened: int = 0              # closed, reopened: how many times the alert was reopened before
 
     @property
     def id(self) -> str:
@@ -38,16 +42,18 @@ class Event:
             return f"{self.alert.id}:again:{self.related.id}"
         if self.kind == "updated":
             return f"{self.alert.id}:updated:{self.alert.kind}@{self.alert.commit}"
-        return f"{self.alert.id}:{self.kind}"
+        # The first close and reopening keep the plain id (a ledger of an older perfgate has it).
+        return f"{self.alert.id}:{self.kind}" + (f":{self.reopened + 1}" if self.reopened else "")
 
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "alert": _alert_json(self.alert),
-                "related": _alert_json(self.related) if self.related else None, "reason": self.reason}
+                "related": _alert_json(self.related) if self.related else None, "reason": self.reason,
+                "reopened": self.reopened}
 
     @classmethod
     def from_json(cls, doc: dict[str, Any]) -> "Event":
         return cls(doc["kind"], _alert(doc["alert"]), _alert(doc["related"]) if doc.get("related") else None,
-                   doc.get("reason", ""))
+                   doc.get("reason", ""), doc.get("reopened", 0))
 
 
 def _alert_json(alert: Alert) -> dict[str, Any]:
@@ -81,6 +87,8 @@ def derive_events(alerts: list[Alert]) -> list[Event]:
     closed_at: dict[str, int] = {}
     for position, alert in enumerate(ordered):
         events.append(Event("raised", alert))
+        if alert.direction == "regression":
+            events.extend(reopened_events(alert))
         if updated(alert) and alert.status == "active" and alert.id not in fixes and not withdrawn_at(alert):
             events.append(Event("updated", alert))
         if alert.direction == "regression":
@@ -95,12 +103,33 @@ def derive_events(alerts: list[Alert]) -> list[Event]:
                 continue
             fix = fixes.get(earlier.id)
             if fix is not None and fix.id == alert.id:
-                events.append(Event("closed", earlier, fix, "undone"))
+                events.append(Event("closed", earlier, fix, "undone", len(reopenings(earlier))))
                 closed_at[earlier.id] = position
     for alert in ordered:  # acknowledged or withdrawn alerts not undone: closed after everything raised
         if alert.direction == "regression" and alert.status == "acknowledged" and alert.id not in closed_at:
-            events.append(Event("closed", alert, None, "acknowledged"))
+            events.append(Event("closed", alert, None, "acknowledged", len(reopenings(alert))))
         elif alert.direction == "regression" and withdrawn_at(alert) and alert.id not in closed_at:
             # the runs since no longer show the change: its issue closes, as an undone one's does
-            events.append(Event("closed", alert, None, "withdrawn"))
+            events.append(Event("closed", alert, None, "withdrawn", len(reopenings(alert))))
     return events
+
+
+def reopened_events(alert: Alert) -> list[Event]:
+    """Each time a withdrawn regression was found again: its close then (the alert as it was,
+    withdrawn there), and its reopening.  Derived again at each notify, so the ledger's ids match."""
+    events = []
+    for n, again in enumerate(reopenings(alert)):
+        then = replace(alert, details={**alert.details, WITHDRAWN_AT: again[WITHDRAWN_AT]})
+        events += [Event("closed", then, None, "withdrawn", n), Event("reopened", alert, None, "", n)]
+    return events
+
+
+def still_closed(events: list[Event]) -> set[str]:
+    """The alerts whose last close is not followed by a reopening."""
+    closed: set[str] = set()
+    for e in events:
+        if e.kind == "closed":
+            closed.add(e.alert.id)
+        elif e.kind == "reopened":
+            closed.discard(e.alert.id)
+    return closed

@@ -1,5 +1,6 @@
 """GitHub issues: one issue per regression alert, a comment when its series regresses again, a
-comment and a close when it is acknowledged, undone, or no longer found (withdrawn).
+comment and a close when it is acknowledged, undone, or no longer found (withdrawn), and a comment
+and a reopening when a withdrawn one is found again.
 
 Exactly once without trusting the ledger alone: each issue body carries a hidden marker with the
 alert id, each comment a marker with the event id, and the channel looks for them before
@@ -35,13 +36,15 @@ class GitHubIssuesChannel(Channel):
         if number is None:  # nothing was ever opened for it (e.g. the channel was added later)
             return None
         marker = render.EVENT_MARKER.format(event.id)
-        comment = {"again": render.again_comment, "updated": render.updated_comment}.get(event.kind,
-                                                                                          render.closed_comment)
+        comment = {"again": render.again_comment, "updated": render.updated_comment,
+                   "reopened": render.reopened_comment}.get(event.kind, render.closed_comment)
         body = comment(event, self.links)
         self.gh.ensure(lambda: True if self.gh.has_comment(number, marker) else None,
                        lambda: self.gh.comment(number, body))
         if event.kind == "closed":
             self.gh.close_issue(number)  # idempotent
+        elif event.kind == "reopened":
+            self.gh.reopen_issue(number)  # idempotent
         return str(number)
 
     def _issue_of(self, alert_id: str, refs: RefLookup, create: Event | None = None) -> int | None:

@@ -1,5 +1,6 @@
 """A commit status on the culprit commit: ``failure`` for a regression, ``success`` for an
-improvement, turned to ``success`` when a regression is acknowledged, undone, or no longer found.
+improvement, turned to ``success`` when a regression is acknowledged, undone, or no longer found,
+and back to ``failure`` when a regression no longer found is found again.
 
 A status per (commit, context) is replaced by the next one GitHub receives, so a resend is
 harmless; the channel still reads the commit's statuses first and skips one already there, so
@@ -27,6 +28,8 @@ def state_and_description(event: Event) -> tuple[str, str]:
     a = event.alert
     change = f"{a.measure} {render.pct(a.magnitude)}"
     p = f", {p_text(a.p_value)}" if a.p_value is not None else ""
+    if event.kind == "reopened":
+        return "failure", f"regression: {change}{p} on {a.branch}, found again"
     if event.kind == "raised":
         if a.direction == "regression":
             return "failure", f"regression: {change}{p} on {a.branch}"
@@ -45,7 +48,7 @@ class GitHubStatusChannel(Channel):
         self.links = links
 
     def handles(self, event: Event) -> bool:
-        return event.kind in ("raised", "closed") and bool(event.alert.commit)
+        return event.kind in ("raised", "closed", "reopened") and bool(event.alert.commit)
 
     def deliver(self, event: Event, refs: RefLookup) -> str | None:
         sha, ctx = event.alert.commit, context(event)

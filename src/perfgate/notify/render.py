@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from urllib.parse import quote
 
-from perfgate.alert_history import withdrawn_at
+from perfgate.alert_history import reopenings, withdrawn_at
 from perfgate.escape import markdown_code, slack_code, visible
 from perfgate.model import Alert
 from perfgate.notify.base import Links
@@ -253,6 +253,18 @@ def withdrawn_text(alert: Alert, code) -> str:
             "more; the runs since do not show it (a weak change point can be withdrawn as more runs arrive).")
 
 
+def reopened_comment(event: Event, links: Links) -> str:
+    return "\n".join([f"Reopening: found again: {reopened_text(event, markdown_code)}", "",
+                      EVENT_MARKER.format(event.id)])
+
+
+def reopened_text(event: Event, code) -> str:
+    """Why a regression closed as no longer found is open again."""
+    again = reopenings(event.alert)[event.reopened]
+    return (f"the analysis of the runs up to {code(short(again['found_at']))} finds this change again "
+            f"(it was no longer found at {code(short(again['withdrawn_at']))}); the regression is still there.")
+
+
 def plain_text(event: Event, links: Links) -> str:
     """One Slack-compatible message (mrkdwn: *bold*, <url|text>)."""
     a = event.alert
@@ -297,6 +309,11 @@ def plain_text(event: Event, links: Links) -> str:
         if names:
             text += f"; placed here because {', '.join(slack_code(n) for n in names)}{_more(extra)} changed here"
         if a.direction == "regression" and a.id and a.status == "active":
+            text += f"; once understood: `{ack_hint(a)}`"
+    elif event.kind == "reopened":
+        text = (f":rotating_light: Found again: {where} {pct(a.magnitude)} at {commit(a.commit)}: "
+                + reopened_text(event, slack_code))
+        if a.id and a.status == "active":
             text += f"; once understood: `{ack_hint(a)}`"
     elif event.kind == "again":
         n = event.related
