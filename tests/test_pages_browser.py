@@ -218,6 +218,39 @@ def test_hover_reads_the_commit_and_a_click_opens_it(site, page):
     assert commit(STEP_AT)[:12] in points.inner_text()
 
 
+
+def test_the_charts_pins_are_reached_from_the_keyboard(site, page):
+    """A pin (an alert) and a change point's line show their evidence only to a pointer hovering
+    them on the canvas.  Each is a button beside the chart: Tab reaches it, focusing it shows the
+    mark's tooltip on the chart and its evidence and commit below, as hovering and clicking do."""
+    _open(page, (site / "index.html").as_uri())
+    page.locator("a.bench", has_text=BENCH).first.click()
+    page.wait_for_selector("html[data-ready='1']")
+    section = page.locator("section.measure").first
+    alert_id = page.evaluate("window.PERFGATE_PAGE.series.find(s => s.measure === 'latency' && s.branch === 'main'"
+                             " && s.testbed === 'tb').alerts[0].id")
+    marks = section.locator("ul.pins button")
+    assert marks.count() == 2                                     # the ticked series' change point and alert
+    assert marks.nth(0).inner_text().startswith("change point · main @ tb: regression +30")
+    assert marks.nth(1).inner_text().startswith(f"alert pin · main @ tb: alert {alert_id} (active)")
+
+    section.locator("h3").click()                                # Tab from the chart's heading, as a reader would
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.textContent").startswith("change point · ")
+    page.keyboard.press("Tab")
+    tip = section.locator(".pg-tip")
+    tip.wait_for(state="visible")
+    assert alert_id in tip.inner_text() and "regression +30.00%" in tip.inner_text()
+    picked = section.locator(".selected")
+    assert alert_id in picked.inner_text() and picked.get_attribute("aria-live") == "polite"
+    assert picked.locator("a").get_attribute("href") == f"{REPO}/commit/{commit(STEP_AT)}"
+    _shot(page, "benchmark-pins-keyboard")
+
+    # The list follows the ticks as the chart does: another testbed's marks join it.
+    page.locator("input[data-kind='testbed']").first.check()
+    assert section.locator("ul.pins button").count() == 3
+
+
 def test_toggling_a_branch_hides_its_lines(site, page):
     _open(page, (site / "index.html").as_uri())
     link = page.locator("a.bench", has_text=BENCH).first

@@ -59,6 +59,7 @@
         var shown = x.list.filter(function (s) { return selected[combo(s)]; });
         x.box.setAttribute("aria-label", describe(x.measure, shown));
         x.points.replaceWith(x.points = pointsTable(P, shown));
+        x.pins.replaceWith(x.pins = pinList(P, x, shown, axis));
       });
     }
     var panels = [];
@@ -91,15 +92,17 @@
       var list = P.series.filter(function (s) { return s.measure === m; });
       var panel = PG.el("section", {class: "panel measure", "data-measure": m});
       var box = PG.el("div", {class: "chart", role: "img", "aria-label": describe(m, list)});
-      var picked = PG.el("div", {class: "selected", text: "Click a point to see it here and open its commit."});
+      var picked = PG.el("div", {class: "selected", "aria-live": "polite",
+                                 text: "Click a point to see it here and open its commit."});
       panel.appendChild(PG.el("h3", {text: m + (list[0].lower_is_better ? " (lower is better)" : " (higher is better)")}));
       panel.appendChild(box);
+      var x = {measure: m, list: list, box: box, picked: picked};
+      panel.appendChild(x.pins = pinList(P, x, list, axis));
       panel.appendChild(picked);
       panel.appendChild(evidence(P, list));
-      var points = pointsTable(P, list);
-      panel.appendChild(points);
+      panel.appendChild(x.points = pointsTable(P, list));
       host.appendChild(panel);
-      panels.push({measure: m, list: list, box: box, points: points, picked: picked});
+      panels.push(x);
       charts[m] = chart(P, box, picked, list, combos, axis);
     });
     applyToggles();
@@ -173,13 +176,9 @@
         });
       }
       var lines = s.change_points.map(function (c) {
-        var text = c.direction + " " + PG.pct(c.magnitude, 2) + " [" + PG.pct(c.ci_low, 2) + ", " + PG.pct(c.ci_high, 2) +
-          "] " + PG.human(c.before, s.scale) + " → " + PG.human(c.after, s.scale) + ", " +
-          PG.confidence(c.p_value) + "; first at " + c.first_commit.slice(0, 12) + ", range " + c.commit_range +
-          whereSiblings(c);
         // the size at the middle of the line, between the two levels where no point is (at its
         // top end the first new point's alert pin covered it)
-        return {xAxis: x[c.index], evidence: name + ": " + text,
+        return {xAxis: x[c.index], evidence: changeText(s, c),
                 label: {formatter: PG.pct(c.magnitude), position: "insideMiddleTop"},
                 lineStyle: {color: c.direction === "regression" ? "#c0362c" : "#1f7a4d", type: "dashed", width: 2}};
       });
@@ -190,10 +189,7 @@
       var pins = s.alerts.map(function (a) {
         var i = s.commit.indexOf(a.commit);
         if (i < 0) return null;
-        return {coord: [x[i], s.value[i]], evidence: name + ": alert " + a.id + " (" + alertStatus(a) + "), " + PG.kindText(a.kind) + " " +
-                a.direction + " " + PG.pct(a.magnitude, 2) + (a.ci_low != null ? " [" + PG.pct(a.ci_low, 2) + ", " + PG.pct(a.ci_high, 2) + "]" : "") +
-                (a.p_value != null ? ", " + PG.pText(a.p_value) : "") + " at " + a.commit.slice(0, 12) +
-                whereSiblings(a),
+        return {coord: [x[i], s.value[i]], evidence: alertText(s, a),
                 itemStyle: {color: a.status !== "active" || a.undone_at || a.ended_at || a.withdrawn_at ? "#98a2b3" : a.direction === "regression" ? "#c0362c" : "#1f7a4d"}};
       }).filter(Boolean);
       series.push({
@@ -246,6 +242,57 @@
   }
 
   function uniqueNames(list) { return uniq(list.map(combo)); }
+
+  // What a change point's dashed line and an alert's pin say when hovered (and in the list of marks).
+  function changeText(s, c) {
+    return combo(s) + ": " + c.direction + " " + PG.pct(c.magnitude, 2) + " [" + PG.pct(c.ci_low, 2) + ", " +
+      PG.pct(c.ci_high, 2) + "] " + PG.human(c.before, s.scale) + " → " + PG.human(c.after, s.scale) + ", " +
+      PG.confidence(c.p_value) + "; first at " + c.first_commit.slice(0, 12) + ", range " + c.commit_range + whereSiblings(c);
+  }
+  function alertText(s, a) {
+    return combo(s) + ": alert " + a.id + " (" + alertStatus(a) + "), " + PG.kindText(a.kind) + " " + a.direction + " " +
+      PG.pct(a.magnitude, 2) + (a.ci_low != null ? " [" + PG.pct(a.ci_low, 2) + ", " + PG.pct(a.ci_high, 2) + "]" : "") +
+      (a.p_value != null ? ", " + PG.pText(a.p_value) : "") + " at " + a.commit.slice(0, 12) + whereSiblings(a);
+  }
+
+  // The chart's marks (change point lines, alert pins) as buttons beside it: a pin cannot take the
+  // keyboard's focus, so each button, focused or pressed, shows its mark's tooltip on the chart and
+  // its evidence and commit below it, as hovering and clicking do.
+  function pinList(P, x, shown, axis) {
+    var items = [];
+    shown.forEach(function (s) {
+      var k = x.list.indexOf(s);
+      s.change_points.forEach(function (c) {
+        items.push({s: s, k: k, i: c.index, commit: c.first_commit, evidence: changeText(s, c),
+                    text: "change point · " + changeText(s, c), y: (c.before + c.after) / 2});
+      });
+      s.alerts.forEach(function (a) {
+        var i = s.commit.indexOf(a.commit);
+        if (i >= 0) items.push({s: s, k: k, i: i, commit: a.commit, evidence: alertText(s, a),
+                                text: "alert pin · " + alertText(s, a), pin: true});
+      });
+    });
+    var ul = PG.el("ul", {class: "pins", "aria-label": "Marks on the chart of " + x.measure + " (change points and alerts)"});
+    items.forEach(function (m) {
+      var b = PG.el("button", {type: "button", class: "pin", text: m.text});
+      var show = function () { showMark(P, x, m, axis); };
+      b.addEventListener("focus", show);
+      b.addEventListener("click", show);
+      ul.appendChild(PG.el("li", {}, b));
+    });
+    return ul;
+  }
+
+  function showMark(P, x, m, axis) {
+    var c = charts[x.measure], s = m.s;
+    // The tooltip at the mark, saying what hovering it says (ECharts shows a tip at a place only
+    // with the content given: a mark is not a data item it can name).
+    var at = c.convertToPixel({seriesId: "pts" + m.k}, [xs(s, axis)[m.i], m.pin ? s.value[m.i] : m.y]);
+    if (at) c.dispatchAction({type: "showTip", x: at[0], y: at[1], tooltip: {formatter: function () { return PG.esc(m.evidence); }}});
+    x.picked.textContent = "";
+    x.picked.appendChild(document.createTextNode(m.text + " · commit "));
+    x.picked.appendChild(PG.commitNode(P.repo_url, m.commit, 12));
+  }
 
   // What the chart shows, for a screen reader: each series' runs, latest value and last change.
   function describe(m, list) {
