@@ -49,15 +49,18 @@ def test_a_slower_head_fails_the_check(repo, cli, base_image):  # noqa: F811
     assert report["head"]["commit"] == git(repo, "rev-parse", "HEAD")
     # Both sides were recorded, on one testbed, with a sample per round for the probes, each on a
     # branch of its own: a check's base is not a run of the branch it came from.
+    # HEAD~1 is named by its commit, HEAD by the branch checked out (not check/HEAD, every check's).
     history = {(s["benchmark"], s["measure"], s["branch"]): s for s in json.loads(cli("history", "--json", check=True).stdout)}
-    assert {b for _, _, b in history} == {"check/HEAD~1", "check/HEAD"}
-    base_ir = history[("python3 spin.py 30000", "instructions", "check/HEAD~1")]["points"][0]
-    head_ir = history[("python3 spin.py 30000", "instructions", "check/HEAD")]["points"][0]
+    base_branch, head_branch = f"check/{report['base']['commit']}", "check/main"
+    assert (report["base"]["branch"], report["head"]["branch"]) == (base_branch, head_branch)
+    assert {b for _, _, b in history} == {base_branch, head_branch}
+    base_ir = history[("python3 spin.py 30000", "instructions", base_branch)]["points"][0]
+    head_ir = history[("python3 spin.py 30000", "instructions", head_branch)]["points"][0]
     assert len(base_ir["samples"]) == 3 and head_ir["value"] > 1.5 * base_ir["value"]   # probes: first 3 rounds
     # peak RSS every round: 3 left its interval wider than its threshold, inconclusive in every check
-    assert len(history[("python3 spin.py 30000", "peak-rss", "check/HEAD")]["points"][0]["samples"]) == 6
-    assert history[("python3 spin.py 30000", "latency", "check/HEAD")]["testbed"] == \
-        history[("python3 spin.py 30000", "latency", "check/HEAD~1")]["testbed"]
+    assert len(history[("python3 spin.py 30000", "peak-rss", head_branch)]["points"][0]["samples"]) == 6
+    assert history[("python3 spin.py 30000", "latency", head_branch)]["testbed"] == \
+        history[("python3 spin.py 30000", "latency", base_branch)]["testbed"]
     assert not git(repo, "worktree", "list").count("\n")  # the temporary worktrees are gone
 
 
@@ -220,11 +223,38 @@ def test_each_suite_is_recorded_on_its_own_image_s_testbed():
     results = {side: [result("executor", 1.0), result("tree", 2.0), result("executor", 1.0), result("tree", 2.0)]
                for side in ("base", "head")}
     args = argparse.Namespace(project="default", base="main", head="HEAD", profile="quick")
-    runs = side_runs(args, {"base": "a" * 40, "head": "b" * 40}, results, {"executor": rust, "tree": cpp}, 2, "x")
+    branches = {"base": "check/main", "head": "check/feature"}
+    runs = side_runs(args, {"base": "a" * 40, "head": "b" * 40}, branches, results, {"executor": rust, "tree": cpp},
+                     2, "x")
     for side in ("base", "head"):
         assert [(r.testbed.name, r.context["suites"], [m.benchmark for m in r.metrics]) for r in runs[side]] == \
             [("docker-rust-1", ["executor"], ["executor-bench"]), ("docker-cpp-2", ["tree"], ["tree-bench"])]
-        assert all(r.context["check_id"] == "x" and r.branch == f"check/{getattr(args, side)}" for r in runs[side])
+        assert all(r.context["check_id"] == "x" and r.branch == branches[side] for r in runs[side])
+
+
+def test_a_side_given_through_head_is_recorded_on_its_branch_or_commit_not_check_head(tmp_path):
+    """`check --head HEAD` recorded every pull request's head on one branch, check/HEAD (and
+    --base HEAD~1 on check/HEAD~1): symbolic names, each check's runs added to the last one's."""
+    from perfgate.commands.check import resolve, stored_branch
+
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    for message in ("one", "two"):
+        git(root, "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-q", "--allow-empty", "-m", message)
+    git(root, "tag", "v1")
+    git(root, "checkout", "-q", "-b", "feature/x")
+    head, parent = git(root, "rev-parse", "HEAD"), git(root, "rev-parse", "HEAD~1")
+
+    def branch(ref):
+        return stored_branch(root, ref, resolve(root, ref, "--head"), "--head")
+
+    assert branch("HEAD") == branch("@") == "check/feature/x"          # the branch checked out
+    assert branch("HEAD~1") == branch("main~1") == f"check/{parent}"   # relative to where a ref is now
+    assert branch("main") == "check/main" and branch("v1") == "check/v1"   # names: as before
+    assert branch(parent[:10]) == f"check/{parent[:10]}" and branch(head) == f"check/{head}"   # hashes: as before
+    git(root, "checkout", "-q", "--detach")
+    assert branch("HEAD") == f"check/{head}"                            # a detached HEAD (a CI checkout)
 
 
 def test_rounds_are_pooled_as_one_sample_each_in_order():

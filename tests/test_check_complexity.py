@@ -218,8 +218,11 @@ def test_check_of_a_scaling_suite_fails_a_head_that_turns_quadratic(tmp_path, cl
               "--check", str(root / "thresholds" / "complexity.toml"))
     assert fit.returncode == 1 and "knee at objects ≈" in fit.stdout and "VIOLATED" in fit.stdout, fit.stderr
     # compare of the check's two sides judges the table on their rounds as the check did
-    compared = cli("compare", "--base-branch", "check/HEAD~1", "--head-branch", "check/HEAD", "--thresholds",
-                   str(root / "thresholds"), "--json")
+    # (its sides' branches: HEAD~1's commit, and the branch HEAD is on)
+    assert (report["base"]["branch"], report["head"]["branch"]) == (f"check/{git(root, 'rev-parse', 'HEAD~1')}",
+                                                                    "check/main")
+    compared = cli("compare", "--base-branch", report["base"]["branch"], "--head-branch", report["head"]["branch"],
+                   "--thresholds", str(root / "thresholds"), "--json")
     [row] = json.loads(compared.stdout)["complexity"]
     assert compared.returncode == 1 and row["status"] == "broken", row
     assert row["head"]["verdicts"][0]["rounds_fitted"] == 3, row

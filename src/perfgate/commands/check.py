@@ -45,7 +45,7 @@ from pathlib import Path
 from perfgate.escape import terminal
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-from perfgate.check_branches import check_branch
+from perfgate.check_branches import check_branch, side_branch
 from perfgate.gitinfo import uncommitted_changes
 from perfgate.commands.run import add_suite_options
 from perfgate.commands._common import (add_all_rows_option, add_markdown_option, check_identity, check_markdown_target,
@@ -119,6 +119,15 @@ def resolve(root: Path, ref: str, option: str) -> str:
     if proc.returncode != 0:
         raise on_side(PerfgateError(f"{option} {ref!r}: not a commit in {root}"), option.lstrip("-"))
     return proc.stdout.strip()
+
+
+def stored_branch(root: Path, ref: str, sha: str, option: str) -> str:
+    """The branch the runs of the side given as ``ref`` (resolved to ``sha``) are recorded on
+    (:func:`perfgate.check_branches.side_branch`)."""
+    proc = subprocess.run(["git", "-C", str(root), "rev-parse", "--symbolic-full-name", ref],
+                          capture_output=True, text=True)
+    full_name = proc.stdout.strip() if proc.returncode == 0 else ""
+    return check_identity("branch", side_branch(ref, full_name, sha), option)
 
 
 def on_side(error: PerfgateError, side: str) -> PerfgateError:
@@ -242,6 +251,7 @@ def _check(args: argparse.Namespace) -> int:
         pass  # a store that cannot be used is said now, not after every round has run
     root = Path(_git(args.root.resolve(), "rev-parse", "--show-toplevel"))
     shas = {"base": resolve(root, args.base, "--base"), "head": resolve(root, args.head, "--head")}
+    branches = {side: stored_branch(root, getattr(args, side), sha, f"--{side}") for side, sha in shas.items()}
     _warn_uncommitted(root, shas)
     merged = _github_merge_head(root, shas["head"])
     if merged:
@@ -273,7 +283,7 @@ def _check(args: argparse.Namespace) -> int:
             for side, sha in shas.items():
                 trees[side] = Path(tmp) / side
                 _git(root, "worktree", "add", "--detach", "--force", str(trees[side]), sha)
-            runs, outcome = _measure(args, plan, thresholds, expectations, root, trees, shas)
+            runs, outcome = _measure(args, plan, thresholds, expectations, root, trees, shas, branches)
         except PerfgateError as e:
             raise _named_by_side(e, trees, args) from None
         finally:
@@ -293,7 +303,8 @@ def _check(args: argparse.Namespace) -> int:
     comparison.head = {"branch": args.head, "commit": shas["head"], "testbed": testbeds}
     write_markdown(args, comparison, outcome.complexity, _complexity_about(args))
     if args.json:
-        emit_json({"base": {"ref": args.base, "commit": shas["base"]}, "head": {"ref": args.head, "commit": shas["head"]},
+        emit_json({**{side: {"ref": getattr(args, side), "commit": shas[side], "branch": branches[side]}
+                      for side in ("base", "head")},
                    "rounds": outcome.rounds, "sequential": plan.sequential, "stopped": outcome.stopped,
                    "looks": outcome.looks, "testbed": runs["base"][0].testbed.name if runs["base"] else None,
                    "testbeds": {r.testbed.name: r.context["suites"] for r in runs["base"]},
@@ -413,7 +424,7 @@ def _thresholds_path(args: argparse.Namespace, root: Path, sha: str, tmp: Path) 
 
 
 def _measure(args: argparse.Namespace, plan: Plan, thresholds, expectations: list, root: Path,
-             trees: dict[str, Path], shas: dict[str, str]) -> tuple[dict[str, Run], Outcome]:
+             trees: dict[str, Path], shas: dict[str, str], branches: dict[str, str]) -> tuple[dict[str, Run], Outcome]:
     """Build both sides on one toolchain image, run them interleaved round after round, judge."""
     began = time.monotonic()     # the budget counts the builds too: a user waits for those as well
     suites = {side: _suites(tree, side) for side, tree in trees.items()}
@@ -535,7 +546,7 @@ def _measure(args: argparse.Namespace, plan: Plan, thresholds, expectations: lis
                 for side, rs in results.items()}
         complexity = compare_complexity(points["base"], points["head"], expectations, each["base"], each["head"])
         comparison.notes.extend(n for n in [unmatched_note(expectations, complexity)] if n)
-    return (side_runs(args, shas, results, testbeds, done, check_id),
+    return (side_runs(args, shas, branches, results, testbeds, done, check_id),
             Outcome(comparison, done, stopped, looks, complexity))
 
 
@@ -556,10 +567,12 @@ def _samples_note(comparison: Comparison) -> str:
     return f", {low}{'' if low == high else f'–{high}'} raw sample(s) a side per benchmark"
 
 
-def side_runs(args: argparse.Namespace, shas: dict[str, str], results: dict[str, list[SuiteResult]],
-              testbeds: dict[str, Testbed], rounds: int, check_id: str) -> dict[str, list[Run]]:
-    """The runs a check records: one a side and testbed.  Suites on different images (C++, Rust,
-    Swift) are different testbeds; one run of them all put every series on the first suite's."""
+def side_runs(args: argparse.Namespace, shas: dict[str, str], branches: dict[str, str],
+              results: dict[str, list[SuiteResult]], testbeds: dict[str, Testbed], rounds: int,
+              check_id: str) -> dict[str, list[Run]]:
+    """The runs a check records: one a side and testbed, on the side's branch (``branches``:
+    :func:`stored_branch`).  Suites on different images (C++, Rust, Swift) are different
+    testbeds; one run of them all put every series on the first suite's."""
     runs: dict[str, list[Run]] = {"base": [], "head": []}
     for side in ("base", "head"):
         for testbed in {tb.name: tb for tb in testbeds.values()}.values():
@@ -567,7 +580,7 @@ def side_runs(args: argparse.Namespace, shas: dict[str, str], results: dict[str,
             if not rs:
                 continue
             runs[side].append(Run(
-                args.project, check_branch(getattr(args, side)), shas[side], testbed, pool(rs),
+                args.project, branches[side], shas[side], testbed, pool(rs),
                 start_time=min(r.start_time for r in rs), end_time=max(r.end_time for r in rs),
                 adapter="+".join(sorted({r.context["adapter"] for r in rs})),
                 context={"check": True, "side": side, "check_id": check_id, "rounds": rounds,
