@@ -677,3 +677,21 @@ def test_auto_names_what_it_tried_and_what_the_closest_adapter_expected(tmp_path
     with pytest.raises(InputError) as info:
         parse_file(str(nothing))
     assert "tried" in str(info.value) and "Closest" not in str(info.value)
+
+
+LIBTEST_NIGHTLY = FIX / "rust-libtest" / "nightly"
+
+
+def test_rust_libtest_names_lose_libtests_padding():
+    """libtest pads names to the longest one; a longer-named bench added later widens the padding,
+    which must not rename the other benches (every series would look gone and new)."""
+    parse = get_adapter("rust-libtest").parse
+    runs = {}
+    for path in (LIBTEST_NIGHTLY / "four-benches.txt", LIBTEST_NIGHTLY / "five-benches.txt"):
+        rows = {line.split()[1]: float(line.split()[4].replace(",", ""))
+                for line in path.read_text().splitlines() if " ... bench:" in line}
+        parsed = parse(path.read_text(), path.name)
+        runs[path.name] = {m.benchmark: m.value for m in parsed.metrics}
+        assert runs[path.name] == rows
+    assert set(runs["four-benches.txt"]) < set(runs["five-benches.txt"])
+    assert "tests::short" in runs["four-benches.txt"]

@@ -49,7 +49,10 @@ def parse(text: str, source: str) -> Parsed:
             if " ... bench:" in line:  # a result line we cannot read must not be skipped silently
                 raise InputError(source, place, f"unreadable benchmark result: {line[:200]!r}")
             continue
-        name = check_name(match.group(1), source, place)
+        # libtest pads every name to the longest one's width; the padding is not part of the name,
+        # else adding a longer-named bench would rename every series.  (Stripped here rather than
+        # by a ` +` in the pattern, which backtracks quadratically on a long run of spaces.)
+        name = check_name(match.group(1).rstrip(), source, place)
         if match.group(3) != "ns":
             raise InputError(source, place, f"unit {match.group(3)!r}/iter: libtest reports ns/iter")
         value = _number(match.group(2), source, place)
