@@ -695,3 +695,20 @@ def test_rust_libtest_names_lose_libtests_padding():
         assert runs[path.name] == rows
     assert set(runs["four-benches.txt"]) < set(runs["five-benches.txt"])
     assert "tests::short" in runs["four-benches.txt"]
+
+
+GO_PRINTS = FIX / "go-bench" / "prints" / "prints.txt"
+
+
+def test_go_bench_result_of_a_benchmark_that_prints():
+    """Go puts a printing benchmark's numbers on a continuation line after its output; they are
+    its result, not a line to skip."""
+    lines = GO_PRINTS.read_text().splitlines()
+    numbers = [line.split() for line in lines if re.match(r"^\s+\d+\t", line)]
+    assert len(numbers) == 3
+    _, parsed = parse_file(str(GO_PRINTS), "go-bench")
+    metrics = by_key(parsed)
+    assert metrics[("BenchmarkPrints-2", "latency")].samples == tuple(float(r[1]) for r in numbers)
+    assert metrics[("BenchmarkPrints-2", "allocated-bytes")].samples == tuple(float(r[3]) for r in numbers)
+    assert metrics[("BenchmarkPrints-2", "allocations")].samples == (1.0, 1.0, 1.0)
+    assert len(metrics[("BenchmarkShared-2", "latency")].samples) == 3

@@ -11,6 +11,10 @@ suffix (kept, as Go prints it), the iteration count, then value/unit pairs.  Uni
 
 With ``-count N`` a benchmark prints N lines: they are the samples of one metric per measure,
 summarised as value = mean, lower/upper = mean ∓ sample standard deviation (as for hyperfine).
+A benchmark that prints to stdout splits its result: Go prints the name, then the benchmark's
+output (on the name's line and maybe more), then the numbers on a line of their own
+(``    2000\t  95.41 ns/op ...``).  Such a continuation line is read as the result of the last
+name printed alone.
 A ``--- FAIL`` line means a benchmark failed; the output is refused rather than half-recorded.
 So is an output that stops after a result line without go test's closing ``PASS`` / ``ok  pkg``:
 it was cut short (a killed job, a full disk, a log truncated at a line boundary), and recorded it
@@ -37,6 +41,9 @@ _RESULT = re.compile(r"^(Benchmark\S*)\s+(\d+)\s+(.*)$")
 # A name, an iteration count, then value/unit pairs, whatever the units (b.ReportMetric may
 # replace ns/op with, say, MB/s or rows/s).
 _SNIFF = re.compile(r"^Benchmark\S*[ \t]+\d+(?:[ \t]+-?[0-9.]+(?:e[-+]?[0-9]+)?[ \t]+\S+)+[ \t]*$", re.MULTILINE)
+# The numbers of a result whose name line was followed by the benchmark's own output.
+_CONTINUATION = re.compile(r"^[ \t]+(\d+)[ \t]+(-?[0-9.]+(?:e[-+]?[0-9]+)?[ \t]+\S+(?:[ \t]+-?[0-9.]+(?:e[-+]?[0-9]+)?[ \t]+\S+)*)[ \t]*$")
+_NAME_ALONE = re.compile(r"^(Benchmark\S*)(?:\s|$)")
 _HEADER = re.compile(r"^(goos|goarch|pkg|cpu):\s*(.*)$")
 _CLOSING = re.compile(r"^(PASS|ok\s+\S+)")
 
@@ -51,6 +58,7 @@ def parse(text: str, source: str) -> Parsed:
     context: dict[str, str] = {"harness": "go-bench"}
     pkg = ""
     open_since = 0  # line of the first result not yet followed by a closing PASS / ok line
+    pending = None  # (name, line) of a benchmark name printed without its numbers (yet)
     for lineno, line in enumerate(text.splitlines(), start=1):
         place = f"line {lineno}"
         line = line.rstrip()
@@ -67,11 +75,20 @@ def parse(text: str, source: str) -> Parsed:
             open_since = 0
             continue
         match = _RESULT.match(line)
-        if not match:
-            continue  # names printed alone (-v), logs
+        if match:
+            name, rest = match.group(1), match.group(3)
+        elif pending and (cont := _CONTINUATION.match(line)):
+            (name, name_place), rest = pending, cont.group(2)
+            place = f"{place} (the result of {name_place})"
+        else:
+            alone = _NAME_ALONE.match(line)
+            if alone:  # a name whose numbers follow the benchmark's output (or a -v parent name)
+                pending = (alone.group(1), place)
+            continue  # other lines: logs, the benchmark's own output
+        pending = None
         open_since = open_since or lineno
-        name = check_name(match.group(1), source, place)
-        fields = match.group(3).split()
+        name = check_name(name, source, place)
+        fields = rest.split()
         if len(fields) % 2:
             raise InputError(source, place, "expected value/unit pairs after the iteration count")
         measures = found.setdefault((pkg, name), {})
