@@ -712,3 +712,21 @@ def test_go_bench_result_of_a_benchmark_that_prints():
     assert metrics[("BenchmarkPrints-2", "allocated-bytes")].samples == tuple(float(r[3]) for r in numbers)
     assert metrics[("BenchmarkPrints-2", "allocations")].samples == (1.0, 1.0, 1.0)
     assert len(metrics[("BenchmarkShared-2", "latency")].samples) == 3
+
+
+GBENCH_BYTES = FIX / "google-benchmark" / "bytes-template" / "bytes.json"
+
+
+def test_google_benchmark_bytes_per_second_is_recorded():
+    """SetBytesProcessed's bytes_per_second was dropped while items_per_second was kept."""
+    from perfgate.model import Measure
+    rows = json.loads(GBENCH_BYTES.read_text())["benchmarks"]
+    _, parsed = parse_file(str(GBENCH_BYTES), "google-benchmark")
+    m = by_key(parsed)[("BM_Copy/4096", "bytes-per-second")]
+    reps = [r["bytes_per_second"] for r in rows if r["run_type"] == "iteration"]
+    mean = next(r for r in rows if r.get("aggregate_name") == "mean")["bytes_per_second"]
+    sd = next(r for r in rows if r.get("aggregate_name") == "stddev")["bytes_per_second"]
+    assert len(reps) == 3 and np.allclose(m.samples, reps)
+    assert close(m.value, mean) and close(m.upper - m.value, sd)
+    assert not Measure.named("bytes-per-second").lower_is_better
+    assert ("BM_Copy/4096", "throughput") in by_key(parsed)

@@ -7,7 +7,8 @@ Rows are grouped by ``run_name`` (the benchmark without the ``_mean``/``_BigO`` 
 * ``run_type: aggregate`` rows ``mean`` / ``stddev`` give value and bounds
   (value = mean, lower/upper = mean ∓ stddev); they never become benchmarks of their own.  Without
   them the same summary is computed from the repetitions (see ``_summary.mean_bounds``).
-* ``items_per_second`` becomes ``throughput``; every other numeric field the library does not
+* ``items_per_second`` becomes ``throughput`` and ``bytes_per_second`` (``SetBytesProcessed``)
+  ``bytes-per-second``, both higher-is-better; every other numeric field the library does not
   define is a user counter and becomes a measure of the same name (counters may be negative).
 * ``BigO`` / ``RMS`` rows of ``Complexity()`` become measure ``bigo-coefficient`` (the fitted
   ``real_coefficient`` in ns) with attrs ``{"big_o": "NlgN", "rms": 0.05, ...}``.
@@ -36,8 +37,12 @@ STANDARD_FIELDS = {
     "repetition_index", "threads", "iterations", "real_time", "cpu_time", "time_unit",
     "aggregate_name", "aggregate_unit", "error_occurred", "error_message", "skipped",
     "skip_message", "label", "big_o", "real_coefficient", "cpu_coefficient", "rms",
-    "complexity_n", "bytes_per_second",
+    "complexity_n",
 }
+# The library's own rates, recorded under perfgate's measure names (both higher-is-better).
+RATES = {"items_per_second": "throughput", "bytes_per_second": "bytes-per-second"}
+# Measures that cannot be negative (user counters may be).
+NONNEGATIVE = {*KNOWN_MEASURES, *RATES.values()}
 COMPLEXITY_AGGREGATES = {"BigO", "RMS"}
 
 
@@ -121,10 +126,10 @@ def _values(row: dict, source: str, place: str) -> dict[str, float]:
     for key, value in row.items():
         if key in STANDARD_FIELDS or isinstance(value, (str, bool, list, dict)) or value is None:
             continue
-        measure = "throughput" if key == "items_per_second" else check_name(key, source, join(place, key))
+        measure = RATES.get(key) or check_name(key, source, join(place, key))
         if measure in values:
             raise InputError(source, join(place, key), f"counter {key!r} clashes with measure {measure!r}")
-        signed = measure not in KNOWN_MEASURES
+        signed = measure not in NONNEGATIVE
         values[measure] = check_number(value, source, join(place, key), allow_negative=signed)
     return values
 
@@ -151,7 +156,7 @@ def _metrics(run_name: str, family: _Family) -> list[Metric]:
     median = family.aggregates.get("median", {})
     for measure in dict.fromkeys([*family.samples, *mean]):
         samples = tuple(family.samples.get(measure, ()))
-        cost = measure in KNOWN_MEASURES
+        cost = measure in NONNEGATIVE
         if measure in mean:
             value = mean[measure]
             spread = abs(stddev.get(measure, 0.0))
