@@ -730,3 +730,19 @@ def test_google_benchmark_bytes_per_second_is_recorded():
     assert close(m.value, mean) and close(m.upper - m.value, sd)
     assert not Measure.named("bytes-per-second").lower_is_better
     assert ("BM_Copy/4096", "throughput") in by_key(parsed)
+
+
+def test_names_with_html_and_body_tags_are_accepted_and_escaped():
+    """A template argument named Html and a pytest param holding an HTML document are benchmark
+    names, not an attack: <html>/<body> run nothing, and every output escapes names."""
+    from perfgate.escape import html_text, markdown_text
+    template = FIX / "google-benchmark" / "bytes-template" / "template.json"
+    html_param = FIX / "pytest-benchmark" / "html-param" / "html.json"
+    _, parsed = parse_file(str(template), "google-benchmark")
+    assert {m.benchmark for m in parsed.metrics} == {"BM_Render<Html>"}
+    _, parsed = parse_file(str(html_param), "pytest-benchmark")
+    names = {m.benchmark for m in parsed.metrics}
+    assert names == {b["fullname"] for b in json.loads(html_param.read_text())["benchmarks"]}
+    name = "bench_html.py::test_parse[<html><body>hi</body></html>]"
+    assert name in names
+    assert "<" not in html_text(name) and "<" not in markdown_text(name).replace("\\<", "")

@@ -121,9 +121,11 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 # ``BM_Serialize<Object>``, ``Parse<Input>``, ``Sort<A>`` were refused as <object>, <input>, <a>,
 # and the whole file with them.  Every page, comment and message escapes names anyway.  An
 # ``on…=`` attribute is not matched on its own: ``onHeap=true`` (JMH @Param) and ``one=1`` (Go
-# sub-benchmark) are real names, and outside a tag it is inert.
+# sub-benchmark) are real names, and outside a tag it is inert.  ``<html>`` / ``<body>`` run
+# nothing and are real names too (``BENCHMARK_TEMPLATE(BM_Render, Html)`` is ``BM_Render<Html>``,
+# a pytest param may be an HTML document), so only tags that load or run something are refused.
 _MARKUP = re.compile(
-    r"<\s*/?\s*(script|img|iframe|svg|embed|meta|body|html)\b"
+    r"<\s*/?\s*(script|img|iframe|svg|embed|meta)\b"
     r"|javascript:|&#",
     re.IGNORECASE,
 )
