@@ -746,3 +746,22 @@ def test_names_with_html_and_body_tags_are_accepted_and_escaped():
     name = "bench_html.py::test_parse[<html><body>hi</body></html>]"
     assert name in names
     assert "<" not in html_text(name) and "<" not in markdown_text(name).replace("\\<", "")
+
+
+ASV_QUICK = FIX / "asv" / "quick" / "quick-with-failure.json"
+
+
+def test_asv_quick_run_with_a_failed_plain_benchmark():
+    """--quick writes an infinite CI for its single sample: the value is kept without bounds.
+    A failed unparameterised benchmark (result null) is left out with a warning, as documented."""
+    text = ASV_QUICK.read_text()
+    assert "-Infinity" in text
+    doc = json.loads(text)  # Python's json reads the literals
+    _, parsed = parse_file(str(ASV_QUICK), "asv")
+    metrics = by_key(parsed)
+    assert set(metrics) == {("bench.time_sleep", "latency"), ("bench.track_value", "track")}
+    sleep = metrics[("bench.time_sleep", "latency")]
+    assert close(sleep.value, doc["results"]["bench.time_sleep"][0][0] * 1e9)
+    assert sleep.lower is None and sleep.upper is None
+    assert metrics[("bench.track_value", "track")].value == 42
+    assert len(parsed.warnings) == 1 and "bench.time_fails" in parsed.warnings[0]

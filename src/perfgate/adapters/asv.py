@@ -13,13 +13,16 @@ The measure follows asv's benchmark types (the name's prefix):
     track_*   → track (the returned number, as is; its unit is only in benchmarks.json)
 
 lower/upper = asv's 99 % confidence interval (``stats_ci_99_a``/``_b``) when it contains the
-value (asv's interval is for the median and may go below 0: clamped).  A result of ``null``
-means the combination failed or was skipped: it is left out, with a warning.
+value (asv's interval is for the median and may go below 0: clamped).  With a single sample
+(``asv run --quick``) asv writes the interval as ``-Infinity``/``Infinity``: no interval, the
+value is kept.  A result of ``null`` (a whole benchmark's, or one combination's) means it failed
+or was skipped: it is left out, with a warning.
 """
 
 from __future__ import annotations
 
 import itertools
+import math
 
 from perfgate.adapters.base import Parsed, check_name, check_number, check_samples, join, load_json, require, scaled
 from perfgate.errors import InputError
@@ -40,7 +43,7 @@ def sniff(text: str) -> bool:
 
 
 def parse(text: str, source: str) -> Parsed:
-    doc = load_json(text, source)
+    doc = load_json(text, source, infinities=True)  # --quick's unbounded CI; values are checked
     version = require(doc, "version", int, source, "")
     if version != SCHEMA_VERSION:
         raise InputError(source, "version", f"asv results schema version {version}; perfgate reads version "
@@ -89,8 +92,9 @@ def _metrics(bench: str, cells: dict, columns: list, source: str, place: str, wa
         return value
 
     values = column("result")
-    if values is None:
-        raise InputError(source, place, "no result")
+    if values is None:  # a plain benchmark that failed or was skipped: asv writes null, not [null]
+        warnings.append(f"{place}: {bench} has no result (it failed or was skipped); left out")
+        return []
     ci_a, ci_b, samples = column("stats_ci_99_a"), column("stats_ci_99_b"), column("samples")
     metrics = []
     for k, combo in enumerate(combos):
@@ -103,7 +107,9 @@ def _metrics(bench: str, cells: dict, columns: list, source: str, place: str, wa
         raw = check_number(values[k], source, kplace, allow_negative=kind == "track")
         value = scaled(raw, scale, source, kplace)
         lower = upper = None
-        if ci_a is not None and ci_b is not None and ci_a[k] is not None and ci_b[k] is not None:
+        bounds = (ci_a[k], ci_b[k]) if ci_a is not None and ci_b is not None else (None, None)
+        # An infinite bound (one sample: asv run --quick) means no interval; the value stands.
+        if None not in bounds and not any(isinstance(x, float) and math.isinf(x) for x in bounds):
             a = check_number(ci_a[k], source, join(join(place, columns.index("stats_ci_99_a")), k), allow_negative=True)
             b = check_number(ci_b[k], source, join(join(place, columns.index("stats_ci_99_b")), k), allow_negative=True)
             a, b = scaled(a, scale, source, kplace), scaled(b, scale, source, kplace)

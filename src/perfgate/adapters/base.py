@@ -81,10 +81,19 @@ def _reject_constant(name: str) -> float:
     raise ValueError(f"{name} is not a valid measurement")
 
 
-def load_json(text: str, source: str) -> Any:
-    """Parse JSON strictly: NaN/Infinity literals are errors, positions are reported."""
+def _infinity_only(name: str) -> float:
+    if name in ("Infinity", "-Infinity"):
+        return float(name)
+    return _reject_constant(name)
+
+
+def load_json(text: str, source: str, *, infinities: bool = False) -> Any:
+    """Parse JSON strictly: NaN/Infinity literals are errors, positions are reported.
+    ``infinities``: ±Infinity are read as floats, for a format where they mean "unbounded" (the
+    adapter must then check every number it keeps, as ``check_number`` does); NaN stays an error."""
+    constant = _infinity_only if infinities else _reject_constant
     try:
-        return json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_unique_keys)
+        return json.loads(text, parse_constant=constant, object_pairs_hook=_unique_keys)
     except DuplicateKey as e:
         raise InputError(source, "", f"invalid JSON: key {e.key!r} appears twice in one object "
                          "(which value was meant is unknowable)") from None
