@@ -7,6 +7,7 @@ from the adapter's output, so a conversion or grouping mistake in an adapter fai
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 
@@ -765,3 +766,31 @@ def test_asv_quick_run_with_a_failed_plain_benchmark():
     assert sleep.lower is None and sleep.upper is None
     assert metrics[("bench.track_value", "track")].value == 42
     assert len(parsed.warnings) == 1 and "bench.time_fails" in parsed.warnings[0]
+
+
+CRITERION_STALE = FIX / "criterion" / "stale-run"
+
+
+def test_criterion_leaves_out_results_of_an_earlier_run(tmp_path):
+    """A full cargo bench, then 75 s later one benchmark by filter: target/criterion still holds
+    the other six results of the first run; recorded, they passed for new measurements."""
+    import shutil
+    root = tmp_path / "criterion"
+    shutil.copytree(CRITERION_STALE / "target" / "criterion", root)
+    mtimes = json.loads((CRITERION_STALE / "mtimes.json").read_text())  # git does not keep them
+    for rel, mtime in mtimes.items():
+        os.utime(root / rel, (mtime, mtime))
+    newest = max(mtimes, key=mtimes.get).split("/new/")[0]
+    _, parsed = parse_file(str(root), "criterion")
+    assert [m.benchmark for m in parsed.metrics] == [newest] == ["fib 10"]
+    estimates = json.loads((root / "fib 10" / "new" / "estimates.json").read_text())
+    assert parsed.metrics[0].value == estimates["mean"]["point_estimate"]
+    assert len(parsed.warnings) == 1
+    stale = {json.loads((root / rel).read_text())["full_id"] for rel in mtimes
+             if rel.endswith("new/benchmark.json") and not rel.startswith("fib 10/")}
+    assert len(stale) == 6 and all(repr(name) in parsed.warnings[0] for name in stale)
+    # Written by one run (as when checked out), every result is kept.
+    for rel in mtimes:
+        os.utime(root / rel, (1e9, 1e9))
+    _, parsed = parse_file(str(root), "criterion")
+    assert len(parsed.metrics) == 7 and not parsed.warnings

@@ -9,6 +9,16 @@ Each benchmark criterion measured leaves ``<id>/new/`` holding
   confidence interval (``confidence_level``, 95 % by default, kept in attrs).
 
 Only ``new`` directories are read (``base`` is an older copy, ``change`` compares the two).
+
+Stale results: criterion never clears ``target/criterion``, so a run of some benchmarks (a
+filter, a removed benchmark) leaves the other benchmarks' ``new`` results of earlier runs there,
+and criterion writes no marker of which run wrote what.  perfgate takes the latest run to be the
+newest result and every older one written in a chain of short gaps before it: a benchmark runs
+right after the one before it, so the gap before a result is at most its own measurement (its
+samples' total time) plus ``RUN_GAP_S`` for warm-up, analysis and starting the next bench
+target.  Older results are left out with a warning naming them.  A run started within that
+allowance of the previous one cannot be told apart by time: clear ``target/criterion`` before
+``cargo bench`` when runs select different benchmarks.
 """
 
 from __future__ import annotations
@@ -28,6 +38,7 @@ EXPECTS = 'a criterion output directory (target/criterion) holding */new/estimat
 MARKERS = ('"point_estimate"', '"confidence_interval"', 'time:', 'Benchmarking ')
 ACCEPTS_DIRECTORY = True
 FILES = ("benchmark.json", "estimates.json", "sample.json")
+RUN_GAP_S = 30.0  # warm-up (3 s by default), analysis, process start, beyond the measurement
 
 
 def sniff(text: str) -> bool:
@@ -62,7 +73,35 @@ def parse_path(path: str | Path) -> Parsed:
     dirs = _result_dirs(root)
     if not dirs:
         raise InputError(str(root), "", "no criterion results here (looked for */new/estimates.json)")
-    return Parsed([_metric(d) for d in dirs], {"harness": "criterion"})
+    metrics, measured = zip(*(_metric(d) for d in dirs))
+    written = [max(_mtime(d / f) for f in FILES) for d in dirs]
+    latest = _latest_run(written, measured)
+    stale = [(m.benchmark, dirs[k]) for k, m in enumerate(metrics) if k not in latest]
+    warnings = []
+    if stale:
+        newest = max(written)
+        warnings.append(f"{root}: left out {len(stale)} result(s) older than the latest run, written "
+                        f"by an earlier cargo bench: " + ", ".join(
+                            f"{name!r} ({newest - _mtime(d / 'estimates.json'):.0f} s older)" for name, d in stale)
+                        + "; clear target/criterion before cargo bench to be sure which run wrote what")
+    return Parsed([m for k, m in enumerate(metrics) if k in latest], {"harness": "criterion"}, warnings)
+
+
+def _mtime(file: Path) -> float:
+    return file.stat().st_mtime
+
+
+def _latest_run(written: list[float], measured: tuple[float, ...]) -> set[int]:
+    """Indexes of the results of the latest run: from the newest back, each older result must be
+    no further before the next one than that one's measurement plus RUN_GAP_S."""
+    order = sorted(range(len(written)), key=lambda k: written[k], reverse=True)
+    latest = {order[0]}
+    for newer, older in zip(order, order[1:]):
+        # The samples' total counts the iterations criterion timed, not its warm-up: hence RUN_GAP_S.
+        if written[newer] - written[older] > measured[newer] + RUN_GAP_S:
+            break
+        latest.add(older)
+    return latest
 
 
 def _result_dirs(root: Path, limit: int | None = None) -> list[Path]:
@@ -79,7 +118,8 @@ def _result_dirs(root: Path, limit: int | None = None) -> list[Path]:
     return found
 
 
-def _metric(new_dir: Path) -> Metric:
+def _metric(new_dir: Path) -> tuple[Metric, float]:
+    """The benchmark's metric, and how long its measurement took (s: its samples' total time)."""
     docs = {}
     for filename in FILES:
         file = new_dir / filename
@@ -114,4 +154,4 @@ def _metric(new_dir: Path) -> Metric:
         if n <= 0:
             raise InputError(sample_src, join("iters", i), f"iteration count must be positive, got {n}")
     samples = tuple(scaled(t, 1.0 / n, sample_src, join("times", i)) for i, (t, n) in enumerate(zip(times, iters)))
-    return Metric(name, "latency", value, lower, upper, samples, attrs)
+    return Metric(name, "latency", value, lower, upper, samples, attrs), sum(times) / 1e9
