@@ -794,3 +794,15 @@ def test_criterion_leaves_out_results_of_an_earlier_run(tmp_path):
         os.utime(root / rel, (1e9, 1e9))
     _, parsed = parse_file(str(root), "criterion")
     assert len(parsed.metrics) == 7 and not parsed.warnings
+
+
+def test_benchmark_js_failed_benchmark_is_named():
+    """A thrown Error is stringified as "error": {} and the benchmark has no hz: the message said
+    "missing field 'hz'" rather than which benchmark failed."""
+    path = FIX / "benchmark-js" / "with-error" / "with-error.json"
+    doc = json.loads(path.read_text())
+    broken = next(i for i, b in enumerate(doc) if "error" in b)
+    assert doc[broken]["error"] == {} and "hz" not in doc[broken]
+    with pytest.raises(InputError) as info:
+        parse_file(str(path), "benchmark-js")
+    assert info.value.place == f"[{broken}].error" and "benchmark 'throws' failed" in str(info.value)

@@ -67,7 +67,8 @@ def _parse_json(text: str, source: str) -> list[Metric]:
     for i, bench in enumerate(doc):
         place = join("", i)
         name = check_name(require(bench, "name", str, source, place), source, join(place, "name"))
-        if bench.get("error"):
+        # JSON.stringify writes a thrown Error as {} (its fields are not enumerable): present is enough.
+        if bench.get("error") is not None:
             raise InputError(source, join(place, "error"), f"benchmark {name!r} failed")
         hz = check_number(require(bench, "hz", (int, float), source, place), source, join(place, "hz"))
         stats = require(bench, "stats", dict, source, place)
