@@ -806,3 +806,16 @@ def test_benchmark_js_failed_benchmark_is_named():
     with pytest.raises(InputError) as info:
         parse_file(str(path), "benchmark-js")
     assert info.value.place == f"[{broken}].error" and "benchmark 'throws' failed" in str(info.value)
+
+
+def test_hyperfine_failing_command_message_says_how_often_and_why():
+    path = FIX / "hyperfine" / "failing" / "ignore-failure.json"
+    results = json.loads(path.read_text())["results"]
+    k = next(i for i, r in enumerate(results) if any(r["exit_codes"]))
+    with pytest.raises(InputError) as info:
+        parse_file(str(path), "hyperfine")
+    message = str(info.value)
+    assert info.value.place == f"results[{k}].exit_codes"
+    runs = len(results[k]["exit_codes"])
+    assert f"in {runs} of {runs} runs" in message and repr(results[k]["command"]) in message
+    assert "-i" in message and "exit code 3" in message

@@ -62,8 +62,12 @@ def parse_bytes(data: bytes, source: str) -> Parsed:
         codes = result.get("exit_codes") or []
         if not isinstance(codes, list):
             raise InputError(source, join(place, "exit_codes"), f"expected a list, got {type(codes).__name__}")
-        if any(code not in (0, None) for code in codes):
-            raise InputError(source, join(place, "exit_codes"), "the benchmarked command failed in some runs")
+        failed = sum(code not in (0, None) for code in codes)
+        if failed:  # only possible with -i / --ignore-failure: times of a failing command are no measurement
+            exits = sorted({str(code) for code in codes if code not in (0, None)})
+            raise InputError(source, join(place, "exit_codes"), f"command {name!r} failed (exit code "
+                             f"{', '.join(exits)}) in {failed} of {len(codes)} runs, measured anyway because "
+                             "hyperfine ran with -i / --ignore-failure; perfgate does not record a failing command")
         metrics.append(Metric(
             benchmark=name, measure="latency", value=scaled(mean, NS, source, join(place, "mean")),
             lower=max(mean - stddev, 0.0) * NS, upper=scaled(mean + stddev, NS, source, join(place, "stddev")),
