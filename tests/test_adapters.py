@@ -819,3 +819,17 @@ def test_hyperfine_failing_command_message_says_how_often_and_why():
     runs = len(results[k]["exit_codes"])
     assert f"in {runs} of {runs} runs" in message and repr(results[k]["command"]) in message
     assert "-i" in message and "exit code 3" in message
+
+
+def test_duplicate_benchmark_is_refused_where_it_appears_again():
+    path = FIX / "hyperfine" / "same-name" / "same-name.json"
+    assert [r["command"] for r in json.loads(path.read_text())["results"]] == ["same", "same"]
+    with pytest.raises(InputError) as info:
+        parse_file(str(path), "hyperfine")
+    assert info.value.place == "results[1].command" and "first at results[0].command" in str(info.value)
+    text = (LIBTEST_NIGHTLY / "four-benches.txt").read_text()
+    line = next(k for k, t in enumerate(text.splitlines(), 1) if " ... bench:" in t)
+    with pytest.raises(InputError) as info:
+        get_adapter("rust-libtest").parse(text + text, "twice.txt")
+    assert info.value.place == f"line {line + len(text.splitlines())}"
+    assert f"first at line {line}" in str(info.value) and "appears twice" in str(info.value)

@@ -145,6 +145,15 @@ def check_name(name: Any, source: str, place: str) -> str:
     return name
 
 
+def check_unique(name: str, first_seen: dict[str, str], source: str, place: str) -> None:
+    """Refuse a benchmark a file gives twice, naming both places (ingest's own check of the
+    merged run only sees metrics, not where in which file they came from)."""
+    first = first_seen.setdefault(name, place)
+    if first != place:
+        raise InputError(source, place, f"benchmark {name!r} appears twice (first at {first}): which result "
+                         "is meant is unknowable")
+
+
 def parse_number(text: str, source: str, place: str) -> float:
     """``text`` read as a number, refused by its place when it is none: a pattern of digits and
     dots also takes "1.2.3", where ``float`` raised a bare ValueError."""

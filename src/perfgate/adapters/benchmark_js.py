@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from perfgate.adapters.base import (Parsed, check_complete_lines, check_name, check_number, check_samples, join,
+from perfgate.adapters.base import (Parsed, check_complete_lines, check_name, check_number, check_samples, check_unique, join,
                                     load_json, require, scaled)
 from perfgate.errors import InputError
 from perfgate.model import Metric
@@ -39,7 +39,7 @@ def parse(text: str, source: str) -> Parsed:
     if text.lstrip().startswith("["):
         return Parsed(_parse_json(text, source), {"harness": "benchmark-js"})
     check_complete_lines(text, source)
-    metrics = []
+    metrics, first_seen = [], {}
     for lineno, line in enumerate(text.splitlines(), start=1):
         place = f"line {lineno}"
         match = _LINE.match(line)
@@ -48,6 +48,7 @@ def parse(text: str, source: str) -> Parsed:
                 raise InputError(source, place, f"unreadable benchmark.js result: {line[:200]!r}")
             continue
         name = check_name(match.group(1), source, place)
+        check_unique(name, first_seen, source, place)
         hz = check_number(float(match.group(2).replace(",", "")), source, place)
         rme = check_number(float(match.group(3)), source, place)
         metrics.append(_throughput(name, hz, rme, {"runs_sampled": int(match.group(4))}, source, place))
@@ -63,10 +64,11 @@ def _parse_json(text: str, source: str) -> list[Metric]:
     doc = load_json(text, source)
     if not isinstance(doc, list):
         raise InputError(source, "", f"expected a list of benchmarks, got {type(doc).__name__}")
-    metrics = []
+    metrics, first_seen = [], {}
     for i, bench in enumerate(doc):
         place = join("", i)
         name = check_name(require(bench, "name", str, source, place), source, join(place, "name"))
+        check_unique(name, first_seen, source, join(place, "name"))
         # JSON.stringify writes a thrown Error as {} (its fields are not enumerable): present is enough.
         if bench.get("error") is not None:
             raise InputError(source, join(place, "error"), f"benchmark {name!r} failed")

@@ -19,7 +19,7 @@ from typing import Any
 import ijson
 import numpy as np
 
-from perfgate.adapters.base import Parsed, check_name, check_number, join, load_json, require, scaled
+from perfgate.adapters.base import Parsed, check_name, check_number, check_unique, join, load_json, require, scaled
 from perfgate.errors import InputError
 from perfgate.model import Metric, number_problem
 
@@ -51,10 +51,11 @@ def parse_bytes(data: bytes, source: str) -> Parsed:
         load_json(data.decode("utf-8", errors="replace"), source)
         raise InputError(source, "", "invalid JSON: a number is out of range") from None
     results = require(doc, "results", list, source, "")
-    metrics = []
+    metrics, first_seen = [], {}
     for i, result in enumerate(results):
         place = join("results", i)
         name = check_name(require(result, "command", str, source, place), source, join(place, "command"))
+        check_unique(name, first_seen, source, join(place, "command"))
         mean = check_number(require(result, "mean", (int, float), source, place), source, join(place, "mean"))
         stddev = result.get("stddev")
         stddev = 0.0 if stddev is None else check_number(stddev, source, join(place, "stddev"))

@@ -14,7 +14,7 @@ tracemalloc's allocated bytes; other entries (parameters, notes) stay descriptiv
 from __future__ import annotations
 
 from perfgate.adapters.base import (
-    Parsed, check_name, check_number, check_samples, join, load_json, require, scaled,
+    Parsed, check_name, check_number, check_samples, check_unique, join, load_json, require, scaled,
 )
 from perfgate.model import KNOWN_MEASURES, Metric
 
@@ -32,11 +32,12 @@ def sniff(text: str) -> bool:
 def parse(text: str, source: str) -> Parsed:
     doc = load_json(text, source)
     benchmarks = require(doc, "benchmarks", list, source, "")
-    metrics = []
+    metrics, first_seen = [], {}
     for i, bench in enumerate(benchmarks):
         place = join("benchmarks", i)
         key = "fullname" if isinstance(bench, dict) and "fullname" in bench else "name"
         name = check_name(require(bench, key, str, source, place), source, join(place, key))
+        check_unique(name, first_seen, source, join(place, key))
         stats = require(bench, "stats", dict, source, place)
         splace = join(place, "stats")
         mean = _seconds(require(stats, "mean", (int, float), source, splace), source, join(splace, "mean"))

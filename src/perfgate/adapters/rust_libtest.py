@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from perfgate.adapters.base import Parsed, check_complete_lines, check_name, check_number
+from perfgate.adapters.base import Parsed, check_complete_lines, check_name, check_number, check_unique
 from perfgate.errors import InputError
 from perfgate.model import Metric
 
@@ -38,7 +38,7 @@ def _number(text: str, source: str, place: str) -> float:
 
 def parse(text: str, source: str) -> Parsed:
     check_complete_lines(text, source)
-    metrics = []
+    metrics, first_seen = [], {}
     for lineno, line in enumerate(text.splitlines(), start=1):
         place = f"line {lineno}"
         line = line.rstrip()
@@ -53,6 +53,7 @@ def parse(text: str, source: str) -> Parsed:
         # else adding a longer-named bench would rename every series.  (Stripped here rather than
         # by a ` +` in the pattern, which backtracks quadratically on a long run of spaces.)
         name = check_name(match.group(1).rstrip(), source, place)
+        check_unique(name, first_seen, source, place)
         if match.group(3) != "ns":
             raise InputError(source, place, f"unit {match.group(3)!r}/iter: libtest reports ns/iter")
         value = _number(match.group(2), source, place)
