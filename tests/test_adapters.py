@@ -276,6 +276,20 @@ def test_google_benchmark_aggregates_only():
     assert all(not m.benchmark.endswith(("_mean", "_median", "_stddev", "_cv")) for m in parsed.metrics)
 
 
+def test_google_benchmark_aggregates_only_warns_that_there_are_no_samples():
+    """compare said 'insufficient-data (needs ≥ 3 samples a side)' although 3 repetitions ran:
+    ingest now says the file holds their aggregates only."""
+    path = FIX / "google-benchmark" / "aggregates-only.json"
+    rows = json.loads(path.read_text())["benchmarks"]
+    reps = {r["repetitions"] for r in rows}
+    _, parsed = parse_file(str(path))
+    assert len(parsed.warnings) == 1 and "aggregates only" in parsed.warnings[0]
+    assert f"{reps.pop()} repetitions" in parsed.warnings[0] and "report_aggregates_only" in parsed.warnings[0]
+    assert all(repr(r["run_name"]) in parsed.warnings[0] for r in rows if r["aggregate_name"] == "mean")
+    _, full = parse_file(str(GBENCH))  # repetitions present: no warning
+    assert full.warnings == []
+
+
 def test_google_benchmark_failed_benchmark_is_refused():
     path = FIX / "google-benchmark" / "with-error.json"
     broken = next(i for i, r in enumerate(json.loads(path.read_text())["benchmarks"]) if r.get("error_occurred"))

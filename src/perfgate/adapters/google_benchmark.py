@@ -12,6 +12,9 @@ Rows are grouped by ``run_name`` (the benchmark without the ``_mean``/``_BigO`` 
   define is a user counter and becomes a measure of the same name (counters may be negative).
 * ``BigO`` / ``RMS`` rows of ``Complexity()`` become measure ``bigo-coefficient`` (the fitted
   ``real_coefficient`` in ns) with attrs ``{"big_o": "NlgN", "rms": 0.05, ...}``.
+* With ``--benchmark_report_aggregates_only`` the file holds the aggregates and no repetitions:
+  the value and bounds come from them, but there are no samples, so a run cannot be judged on
+  its own (compare needs per-repetition samples); ingest warns.
 * A row with ``error_occurred`` (a benchmark that called ``SkipWithError``) is refused; one with
   ``skipped`` (``SkipWithMessage``, library 1.8+: deliberately not run) is left out.
 """
@@ -52,6 +55,7 @@ class _Family:
 
     samples: dict[str, list[float]] = field(default_factory=dict)  # measure -> per repetition
     aggregates: dict[str, dict[str, float]] = field(default_factory=dict)  # "mean" -> measure -> v
+    repetitions: int = 0  # as the aggregate rows say
     bigo: dict | None = None
     rms: float | None = None
 
@@ -84,9 +88,24 @@ def parse(text: str, source: str) -> Parsed:
                 family.samples.setdefault(measure, []).append(value)
         elif aggregate in ("mean", "stddev", "median"):
             family.aggregates[aggregate] = _values(row, source, place)
+            reps = row.get("repetitions")
+            family.repetitions = reps if isinstance(reps, int) and not isinstance(reps, bool) else 0
         # Other aggregates (cv, user-defined statistics) are derivable or not comparable: skipped.
     metrics = [m for run_name, family in families.items() for m in _metrics(run_name, family)]
-    return Parsed(metrics, _context(doc))
+    return Parsed(metrics, _context(doc), _aggregates_only(families))
+
+
+def _aggregates_only(families: dict[str, _Family]) -> list[str]:
+    """A warning when repetitions ran but only their aggregates are in the file."""
+    names = [name for name, f in families.items() if f.aggregates and not f.samples]
+    if not names:
+        return []
+    reps = sorted({families[n].repetitions for n in names if families[n].repetitions})
+    return [f"benchmarks: {len(names)} benchmark(s) hold aggregates only ({', '.join(repr(n) for n in names[:5])}"
+            f"{', ...' if len(names) > 5 else ''}), without their {'/'.join(map(str, reps)) or 'N'} repetitions "
+            "(--benchmark_report_aggregates_only): with no per-repetition samples a run cannot be judged on its "
+            "own; to see only aggregates on the console yet keep the repetitions, use "
+            "--benchmark_display_aggregates_only with --benchmark_out=FILE --benchmark_out_format=json"]
 
 
 def _aggregate_name(row: dict, name: str, source: str, place: str) -> str | None:
