@@ -847,3 +847,13 @@ def test_duplicate_benchmark_is_refused_where_it_appears_again():
         get_adapter("rust-libtest").parse(text + text, "twice.txt")
     assert info.value.place == f"line {line + len(text.splitlines())}"
     assert f"first at line {line}" in str(info.value) and "appears twice" in str(info.value)
+
+
+def test_benchmark_js_text_warns_of_a_failed_benchmark():
+    """String(bench) of a benchmark that threw is 'throws: ': it was skipped without a word."""
+    path = FIX / "benchmark-js" / "with-error" / "with-error.txt"
+    lines = path.read_text().splitlines()
+    failed = next(k for k, line in enumerate(lines, 1) if line == "throws: ")
+    _, parsed = parse_file(str(path), "benchmark-js")
+    assert len(parsed.metrics) == len(lines) - 1
+    assert len(parsed.warnings) == 1 and parsed.warnings[0].startswith(f"line {failed}: 'throws: '")

@@ -7,7 +7,9 @@
   ``hz`` and ``stats`` with the raw ``sample`` array (seconds per operation, one per sampled
   cycle).  Besides the same ``throughput``, a ``latency`` metric keeps those samples in ns:
   value = ``stats.mean``, lower/upper = mean ∓ ``stats.deviation`` (as for hyperfine).
-A benchmark whose ``error`` is set failed; the file is refused.
+A benchmark whose ``error`` is set failed; the JSON is refused.  In text, a failed benchmark
+prints ``NAME: ERROR`` instead, and a thrown ``Error`` joins to nothing (``throws: ``): such a line,
+ending in ": ", gets a warning (a log line could look the same, so it does not refuse the file).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ EXPECTS = ("text lines 'NAME x 1,234 ops/sec ±1.5% (90 runs sampled)', or a JSO
 MARKERS = (" ops/sec ", "runs sampled", '"hz"', '"stats"', '"sample"', '"rme"')
 NS = 1e9
 _NUMBER = r"[0-9][0-9,]*(?:\.[0-9]+)?"
+_FAILED = re.compile(r"^\S.*: $")  # "throws: ": String(bench) of a benchmark whose Error joins to ""
 _LINE = re.compile(rf"^(\S.*?) x ({_NUMBER}) ops/sec \xb1([0-9]+(?:\.[0-9]+)?)% \((\d+) runs? sampled\)\s*$")
 
 
@@ -39,20 +42,23 @@ def parse(text: str, source: str) -> Parsed:
     if text.lstrip().startswith("["):
         return Parsed(_parse_json(text, source), {"harness": "benchmark-js"})
     check_complete_lines(text, source)
-    metrics, first_seen = [], {}
+    metrics, first_seen, warnings = [], {}, []
     for lineno, line in enumerate(text.splitlines(), start=1):
         place = f"line {lineno}"
         match = _LINE.match(line)
         if not match:
             if " ops/sec " in line:  # a result line we cannot read must not be skipped silently
                 raise InputError(source, place, f"unreadable benchmark.js result: {line[:200]!r}")
+            if _FAILED.match(line):
+                warnings.append(f"{place}: {line[:200]!r} looks like a benchmark that failed (String(bench) of "
+                                "one that threw); it has no result")
             continue
         name = check_name(match.group(1), source, place)
         check_unique(name, first_seen, source, place)
         hz = check_number(float(match.group(2).replace(",", "")), source, place)
         rme = check_number(float(match.group(3)), source, place)
         metrics.append(_throughput(name, hz, rme, {"runs_sampled": int(match.group(4))}, source, place))
-    return Parsed(metrics, {"harness": "benchmark-js"})
+    return Parsed(metrics, {"harness": "benchmark-js"}, warnings)
 
 
 def _throughput(name: str, hz: float, rme: float, attrs: dict, source: str, place: str) -> Metric:
