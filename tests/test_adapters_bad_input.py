@@ -418,3 +418,32 @@ def test_an_empty_output_says_it_is_empty(tmp_path, store_path, capsys, adapter)
     empty = tmp_path / "out.json"
     empty.write_text("\n")
     assert_refused(empty, adapter, "", "the file is empty", store_path, capsys)
+
+
+# A benchmark given twice in one file: refused where it appears again, naming the first place
+# (the run-wide check at ingest knew neither).  (adapter, list in the document, name field, place)
+DUPLICATE_CASES = [
+    ("pytest-benchmark", ["benchmarks"], "benchmarks[{k}].fullname"),
+    ("jmh", [], "[{k}]"),
+    ("benchmarkdotnet", ["Benchmarks"], "Benchmarks[{k}]"),
+    ("benchmark-js", [], "[{k}].name"),
+]
+
+
+@pytest.mark.parametrize("adapter,path,place", DUPLICATE_CASES, ids=[c[0] for c in DUPLICATE_CASES])
+def test_duplicate_benchmark_names_its_places(adapter, path, place, tmp_path, store_path, capsys):
+    doc = json.loads(JSON_FIXTURES[adapter].read_text())
+    entries = doc
+    for key in path:
+        entries = entries[key]
+    entries.append(copy.deepcopy(entries[0]))
+    bad = tmp_path / "twice.json"
+    bad.write_text(json.dumps(doc))
+    assert_refused(bad, adapter, place.format(k=len(entries) - 1), f"first at {place.format(k=0)}", store_path, capsys)
+
+
+def test_catch2_duplicate_benchmark_names_its_places(tmp_path, store_path, capsys):
+    text = CATCH2_XML.read_text()
+    bad = tmp_path / "catch2.xml"
+    bad.write_text(text.replace('name="fib 20"', 'name="fib 15"', 1))
+    assert_refused(bad, "catch2", "BenchmarkResults[1]", "first at", store_path, capsys)

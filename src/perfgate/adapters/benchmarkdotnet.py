@@ -17,7 +17,7 @@ A benchmark whose ``Statistics`` is null did not run (it failed); the file is re
 
 from __future__ import annotations
 
-from perfgate.adapters.base import (Parsed, check_name, check_number, check_samples, join, load_json, require,
+from perfgate.adapters.base import (Parsed, check_name, check_number, check_samples, check_unique, join, load_json, require,
                                     scaled)
 from perfgate.errors import InputError
 from perfgate.model import Metric
@@ -37,10 +37,11 @@ def sniff(text: str) -> bool:
 def parse(text: str, source: str) -> Parsed:
     doc = load_json(text, source)
     benchmarks = require(doc, "Benchmarks", list, source, "")
-    metrics = []
+    metrics, first_seen = [], {}
     for i, bench in enumerate(benchmarks):
         place = join("Benchmarks", i)
         name = _name(bench, source, place)
+        check_unique(name, first_seen, source, place)
         stats = bench.get("Statistics") if isinstance(bench, dict) else None
         if stats is None:
             raise InputError(source, join(place, "Statistics"), f"benchmark {name!r} has no statistics (it failed)")

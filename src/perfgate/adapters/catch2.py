@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
-from perfgate.adapters.base import Parsed, check_complete_lines, check_name, check_number, parse_number, scaled
+from perfgate.adapters.base import Parsed, check_complete_lines, check_name, check_number, check_unique, parse_number, scaled
 from perfgate.errors import InputError
 from perfgate.model import Metric
 
@@ -57,10 +57,11 @@ def _named(found: list[Row], source: str) -> list[Metric]:
     cases_of: dict[str, set[str]] = {}
     for case, name, *_ in found:
         cases_of.setdefault(name, set()).add(case)
-    metrics = []
+    metrics, first_seen = [], {}
     for case, name, mean, low, high, attrs, place in found:
         bench = f"{case}/{name}" if len(cases_of[name]) > 1 else name
         check_name(bench, source, place)
+        check_unique(bench, first_seen, source, place)
         metrics.append(Metric(bench, "latency", mean, low, high, attrs={"test_case": case, **attrs}))
     return metrics
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 
 from perfgate.adapters.base import (
-    Parsed, check_name, check_number, join, load_json, require, scaled,
+    Parsed, check_name, check_number, check_unique, join, load_json, require, scaled,
 )
 from perfgate.errors import InputError
 from perfgate.model import KNOWN_MEASURES, Metric
@@ -46,12 +46,13 @@ def parse(text: str, source: str) -> Parsed:
     if not isinstance(doc, list):
         raise InputError(source, "", f"JMH JSON must be a list of benchmarks, got {type(doc).__name__}")
     names = [_name(entry, source, join("", i)) for i, entry in enumerate(doc)]
-    metrics = []
+    metrics, first_seen = [], {}
     for i, entry in enumerate(doc):
         place = f"[{i}]"
         name = names[i]
         if names.count(name) > 1:  # one method measured in several modes
             name = check_name(f"{name}:{require(entry, 'mode', str, source, place)}", source, join(place, "mode"))
+        check_unique(name, first_seen, source, place)
         primary = require(entry, "primaryMetric", dict, source, place)
         measure, scale = _unit(require(primary, "scoreUnit", str, source, join(place, "primaryMetric")),
                                source, join(place, "primaryMetric.scoreUnit"))
