@@ -857,3 +857,11 @@ def test_benchmark_js_text_warns_of_a_failed_benchmark():
     _, parsed = parse_file(str(path), "benchmark-js")
     assert len(parsed.metrics) == len(lines) - 1
     assert len(parsed.warnings) == 1 and parsed.warnings[0].startswith(f"line {failed}: 'throws: '")
+
+
+def test_criterion_a_long_benchmark_does_not_make_the_one_before_it_stale():
+    """The gap before a result may be as long as that benchmark ran (its samples and warm-up)."""
+    from perfgate.adapters.criterion import RUN_GAP_S, _latest_run
+    # written at 0 s and 100 s; the second ran 90 s (samples plus its longest iteration)
+    assert _latest_run([0.0, 100.0], (1.0, 90.0)) == {0, 1}
+    assert _latest_run([0.0, 100.0], (1.0, 100.0 - RUN_GAP_S - 1)) == {1}

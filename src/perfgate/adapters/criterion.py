@@ -15,8 +15,8 @@ filter, a removed benchmark) leaves the other benchmarks' ``new`` results of ear
 and criterion writes no marker of which run wrote what.  perfgate takes the latest run to be the
 newest result and every older one written in a chain of short gaps before it: a benchmark runs
 right after the one before it, so the gap before a result is at most its own measurement (its
-samples' total time) plus ``RUN_GAP_S`` for warm-up, analysis and starting the next bench
-target.  Older results are left out with a warning naming them.  A run started within that
+samples' total time), its warm-up (at least one iteration: the longest sample's), plus
+``RUN_GAP_S`` for the rest of the warm-up, analysis and starting the next bench target.  Older results are left out with a warning naming them.  A run started within that
 allowance of the previous one cannot be told apart by time: clear ``target/criterion`` before
 ``cargo bench`` when runs select different benchmarks.
 """
@@ -97,7 +97,6 @@ def _latest_run(written: list[float], measured: tuple[float, ...]) -> set[int]:
     order = sorted(range(len(written)), key=lambda k: written[k], reverse=True)
     latest = {order[0]}
     for newer, older in zip(order, order[1:]):
-        # The samples' total counts the iterations criterion timed, not its warm-up: hence RUN_GAP_S.
         if written[newer] - written[older] > measured[newer] + RUN_GAP_S:
             break
         latest.add(older)
@@ -119,7 +118,7 @@ def _result_dirs(root: Path, limit: int | None = None) -> list[Path]:
 
 
 def _metric(new_dir: Path) -> tuple[Metric, float]:
-    """The benchmark's metric, and how long its measurement took (s: its samples' total time)."""
+    """The benchmark's metric, and how long it ran at least (s: its samples and one warm-up iteration)."""
     docs = {}
     for filename in FILES:
         file = new_dir / filename
@@ -154,4 +153,5 @@ def _metric(new_dir: Path) -> tuple[Metric, float]:
         if n <= 0:
             raise InputError(sample_src, join("iters", i), f"iteration count must be positive, got {n}")
     samples = tuple(scaled(t, 1.0 / n, sample_src, join("times", i)) for i, (t, n) in enumerate(zip(times, iters)))
-    return Metric(name, "latency", value, lower, upper, samples, attrs), sum(times) / 1e9
+    # Measured, plus one warm-up iteration at least: how long before its result criterion started it.
+    return Metric(name, "latency", value, lower, upper, samples, attrs), (sum(times) + max(samples, default=0)) / 1e9
