@@ -80,7 +80,7 @@ def parse_path(path: str | Path) -> Parsed:
     warnings = []
     if stale:
         newest = max(written)
-        warnings.append(f"{root}: left out {len(stale)} result(s) older than the latest run, written "
+        warnings.append(f"left out {len(stale)} result(s) older than the latest run, written "
                         f"by an earlier cargo bench: " + ", ".join(
                             f"{name!r} ({newest - _mtime(d / 'estimates.json'):.0f} s older)" for name, d in stale)
                         + "; clear target/criterion before cargo bench to be sure which run wrote what")
