@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import re
 
-from perfgate.adapters.base import (Parsed, check_complete_lines, check_name, check_number, check_samples, check_unique, join,
-                                    load_json, require, scaled)
+from perfgate.adapters.base import (Parsed, check_complete_lines, check_name, check_number, check_samples, check_unique,
+                                    join, load_json, require, scaled)
 from perfgate.errors import InputError
 from perfgate.model import Metric
 

@@ -17,8 +17,8 @@ A benchmark whose ``Statistics`` is null did not run (it failed); the file is re
 
 from __future__ import annotations
 
-from perfgate.adapters.base import (Parsed, check_name, check_number, check_samples, check_unique, join, load_json, require,
-                                    scaled)
+from perfgate.adapters.base import (Parsed, check_name, check_number, check_samples, check_unique, join, load_json,
+                                    require, scaled)
 from perfgate.errors import InputError
 from perfgate.model import Metric
 

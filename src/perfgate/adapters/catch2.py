@@ -16,7 +16,8 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
-from perfgate.adapters.base import Parsed, check_complete_lines, check_name, check_number, check_unique, parse_number, scaled
+from perfgate.adapters.base import (Parsed, check_complete_lines, check_name, check_number, check_unique, parse_number,
+                                    scaled)
 from perfgate.errors import InputError
 from perfgate.model import Metric
 

@@ -16,9 +16,10 @@ and criterion writes no marker of which run wrote what.  perfgate takes the late
 newest result and every older one written in a chain of short gaps before it: a benchmark runs
 right after the one before it, so the gap before a result is at most its own measurement (its
 samples' total time), its warm-up (at least one iteration: the longest sample's), plus
-``RUN_GAP_S`` for the rest of the warm-up, analysis and starting the next bench target.  Older results are left out with a warning naming them.  A run started within that
-allowance of the previous one cannot be told apart by time: clear ``target/criterion`` before
-``cargo bench`` when runs select different benchmarks.
+``RUN_GAP_S`` for the rest of the warm-up, analysis and starting the next bench target.  Older
+results are left out with a warning naming them.  A run started within that allowance of the
+previous one cannot be told apart by time: clear ``target/criterion`` before ``cargo bench``
+when runs select different benchmarks.
 """
 
 from __future__ import annotations
@@ -93,7 +94,7 @@ def _mtime(file: Path) -> float:
 
 def _latest_run(written: list[float], measured: tuple[float, ...]) -> set[int]:
     """Indexes of the results of the latest run: from the newest back, each older result must be
-    no further before the next one than that one's measurement plus RUN_GAP_S."""
+    no further before the next one than that one ran (``measured``, s) plus RUN_GAP_S."""
     order = sorted(range(len(written)), key=lambda k: written[k], reverse=True)
     latest = {order[0]}
     for newer, older in zip(order, order[1:]):

@@ -42,7 +42,8 @@ _RESULT = re.compile(r"^(Benchmark\S*)\s+(\d+)\s+(.*)$")
 # replace ns/op with, say, MB/s or rows/s).
 _SNIFF = re.compile(r"^Benchmark\S*[ \t]+\d+(?:[ \t]+-?[0-9.]+(?:e[-+]?[0-9]+)?[ \t]+\S+)+[ \t]*$", re.MULTILINE)
 # The numbers of a result whose name line was followed by the benchmark's own output.
-_CONTINUATION = re.compile(r"^[ \t]+(\d+)[ \t]+(-?[0-9.]+(?:e[-+]?[0-9]+)?[ \t]+\S+(?:[ \t]+-?[0-9.]+(?:e[-+]?[0-9]+)?[ \t]+\S+)*)[ \t]*$")
+_PAIR = r"-?[0-9.]+(?:e[-+]?[0-9]+)?[ \t]+\S+"
+_CONTINUATION = re.compile(rf"^[ \t]+(\d+)[ \t]+({_PAIR}(?:[ \t]+{_PAIR})*)[ \t]*$")
 _NAME_ALONE = re.compile(r"^(Benchmark\S*)(?:\s|$)")
 _HEADER = re.compile(r"^(goos|goarch|pkg|cpu):\s*(.*)$")
 _CLOSING = re.compile(r"^(PASS|ok\s+\S+)")
