@@ -9,7 +9,9 @@ carry a filter that redacts records too (belt and braces: a server may echo the 
 echo: any case, percent-encoded, hex, base64 (standard or URL-safe, at any byte offset, as inside
 an encoded ``Authorization`` header), any ``Bearer``/``Basic`` credential whoever's it is, and any
 run of at least :data:`MIN_PIECE` characters of the secret — a message cut in the middle of the
-secret still shows none of it.
+secret still shows none of it.  A secret URL (a webhook) is hidden by its secret-bearing parts
+only — userinfo, path, query, fragment — never its scheme, host or port: the pieces of
+``https://127.0.0.1:80`` it shares with any other URL once masked the Bencher server's address.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import base64
 import functools
 import logging
 import re
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 from perfgate.errors import PerfgateError
 
@@ -75,7 +77,8 @@ def redact(text: object, *secrets: Secret | str) -> str:
     """``text`` as a string with every registered or given secret, in any of the forms above,
     replaced by ``***``."""
     out = _BEARER.sub(lambda m: m.group(1) + m.group(2) + MASK, str(text))
-    values = {s.reveal() if isinstance(s, Secret) else s for s in secrets} | _KNOWN
+    given = {s.reveal() if isinstance(s, Secret) else s for s in secrets} | _KNOWN
+    values = {part for value in given for part in _secret_parts(value)}
     # Longest first, so a secret that contains another is hidden whole.
     for value in sorted(filter(None, values), key=len, reverse=True):
         for pattern in _encodings(value):
@@ -84,6 +87,24 @@ def redact(text: object, *secrets: Secret | str) -> str:
     # Two secrets sharing a piece (two tokens with one suffix) mask one secret in two runs:
     # adjacent masks are one hidden value.
     return _ADJACENT_MASKS.sub(MASK, out)
+
+
+@functools.lru_cache(maxsize=64)
+def _secret_parts(value: str) -> tuple[str, ...]:
+    """What of ``value`` is secret: all of it, or for an http(s) URL its userinfo and everything
+    from the path on (and path and query apart, as messages may quote either alone)."""
+    try:
+        parts = urlsplit(value)
+        parts.port     # a malformed port: not a URL we can split safely
+    except ValueError:
+        return (value,)
+    if parts.scheme.lower() not in ("http", "https") or not parts.netloc or any(c.isspace() for c in value):
+        return (value,)
+    userinfo = parts.netloc.rpartition("@")[0]
+    rest = value[value.index(parts.netloc) + len(parts.netloc):]    # path, query and fragment as written
+    found = [userinfo, rest, parts.path, parts.query, parts.fragment]
+    # A bare "/" (or any one character) is no secret, and masking it would mask every slash.
+    return tuple(p for p in found if len(p) > 1)
 
 
 @functools.lru_cache(maxsize=64)
