@@ -417,6 +417,40 @@ def test_an_unreadable_spool_entry_is_set_aside_and_the_runs_behind_it_are_sent(
     assert kept.exists() and "unreadable" in kept.with_suffix(".reason.txt").read_text()
 
 
+def test_a_run_whose_spool_entry_was_unreadable_is_named_by_each_publish_all_and_sent_by_run_id(cli, fake, tmp_path):
+    # Set aside as unreadable by --flush, the run was then "nothing to publish" for --all (the
+    # ledger said handed over) and never reached Bencher, without a word.
+    to = f"bencher+{fake.url}/demo"
+    fake.down = True
+    for i in (0, 1):
+        ingest_bmf(cli, tmp_path, i, 100.0)
+    cli("publish", "--to", to, "--all", "--no-thresholds", env=env(tmp_path), check=True)
+    first, _ = Spool(tmp_path / "spool").pending()
+    first.path.write_bytes(first.path.read_bytes()[:200])     # torn
+    fake.down = False
+    flush = cli("publish", "--to", to, "--flush", env=env(tmp_path))
+    said = " ".join(flush.stderr.split())
+    assert flush.returncode == 2 and "unreadable spool entry" in said, flush.stderr
+    run_id = re.search(r"it is local run (\S+): 'perfgate publish --run \1' sends it again", said).group(1)
+    for _ in range(2):   # named each time, not dropped
+        later = cli("publish", "--to", to, "--all", "--no-thresholds", env=env(tmp_path))
+        said = " ".join(later.stderr.split())
+        assert later.returncode == 0 and "1 spooled run(s) set aside earlier" in said, later.stderr
+        assert f"perfgate publish --run {run_id}" in said
+    ledger = tmp_path / "spool" / "published.jsonl"   # written before keys were recorded: found by the store
+    ledger.write_text("".join(json.dumps({k: v for k, v in json.loads(line).items() if k != "key"}) + "\n"
+                              for line in ledger.read_text().splitlines()))
+    legacy = cli("publish", "--to", to, "--all", "--no-thresholds", env=env(tmp_path))
+    assert f"perfgate publish --run {run_id}" in " ".join(legacy.stderr.split()), legacy.stderr
+    sent = cli("publish", "--to", to, "--run", run_id, "--no-thresholds", env=env(tmp_path))
+    assert sent.returncode == 0, sent.stderr
+    assert sorted(r["version"]["hash"] for r in fake.reports_of("demo")) == sorted([commit(0, "main"),
+                                                                                    commit(1, "main")])
+    assert not list((tmp_path / "spool" / "rejected").glob("*.json"))    # accepted: the copy is gone
+    quiet = cli("publish", "--to", to, "--all", "--no-thresholds", env=env(tmp_path))
+    assert "set aside earlier" not in quiet.stderr and "nothing to publish" in quiet.stderr
+
+
 def test_two_flushes_at_once_send_each_spooled_run_once(cli, fake, tmp_path):
     to = f"bencher+{fake.url}/demo"
     fake.down = True

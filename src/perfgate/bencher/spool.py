@@ -33,6 +33,7 @@ DEFAULT_SPOOL = ".perfgate/spool"
 SENT = "sent.jsonl"   # idempotency keys the server confirmed: tells a resend from a new run
 FORMAT = 1
 _ENTRY = re.compile(r"^(\d{20})-(\d{6})-[0-9a-f-]+\.json$")
+_ASIDE = re.compile(r"^\d{20}-\d{6}-([0-9a-f]{8}-[0-9a-f-]{27})\.json$")   # the key: a UUID
 
 
 @dataclass(frozen=True)
@@ -102,6 +103,20 @@ class Spool:
         os.replace(path, dest)
         dest.with_suffix(".reason.txt").write_text(reason + "\n", encoding="utf-8")
         return dest
+
+    def set_aside_keys(self) -> set[str]:
+        """Idempotency keys of the runs in ``rejected/``: each file's name ends in its run's key,
+        so even an entry no one can read still says which run it held."""
+        folder = self.dir / "rejected"
+        if not folder.is_dir():
+            return set()
+        return {m.group(1) for p in folder.iterdir() if (m := _ASIDE.match(p.name))}
+
+    @staticmethod
+    def key_of(path: str | Path) -> str | None:
+        """The idempotency key a spool (or ``rejected/``) file's name carries, if any."""
+        m = _ASIDE.match(Path(path).name)
+        return m.group(1) if m else None
 
     def forget_rejected(self, key: str) -> None:
         """Drop the set-aside copy of a run once it is refused again or accepted."""

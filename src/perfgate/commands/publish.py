@@ -19,7 +19,7 @@ import os
 
 from perfgate.escape import terminal
 
-from perfgate.bencher.payload import StartPoint
+from perfgate.bencher.payload import StartPoint, idempotency_uuid
 from perfgate.bencher.publisher import FlushResult, Outcome
 from perfgate.bencher.redact import Secret
 from perfgate.bencher.spool import Spool, append_lines, read_lines, same_target
@@ -114,9 +114,10 @@ class Ledger:
     def __init__(self, spool: Spool, target: str):
         self.path, self.target = spool.dir / LEDGER, target
 
-    def done(self) -> dict[str, bool]:
-        """Each run handed over, and whether the server refused it (the latest line wins)."""
-        found: dict[str, bool] = {}
+    def done(self) -> dict[str, tuple[bool, str | None]]:
+        """Each run handed over: whether the server refused it, and the idempotency key it was
+        sent with (lines written before keys were recorded have none).  The latest line wins."""
+        found: dict[str, tuple[bool, str | None]] = {}
         for n, line in enumerate(read_lines(self.path), start=1):
             try:
                 entry = json.loads(line)
@@ -128,12 +129,16 @@ class Ledger:
                 continue
             if isinstance(entry, dict) and isinstance(entry.get("run"), str) and \
                     same_target(str(entry.get("target")), self.target):
-                found[entry["run"]] = bool(entry.get("refused"))
+                key = entry.get("key")
+                found[entry["run"]] = (bool(entry.get("refused")), key if isinstance(key, str) else None)
         return found
 
-    def add(self, run_ids: list[str], refused: set[str]) -> None:
+    def add(self, run_ids: list[str], refused: set[str], keys: dict[str, str]) -> None:
+        """``keys``: each run's idempotency key, which a spool file's name carries, so a spooled
+        run later set aside (unreadable, or refused on a flush) can be named by its run id."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         append_lines(self.path, [json.dumps({"target": self.target, "run": run_id,
+                                             **({"key": keys[run_id]} if keys.get(run_id) else {}),
                                              **({"refused": True} if run_id in refused else {})})
                                  for run_id in run_ids])
 
@@ -158,6 +163,7 @@ def _publish(args: argparse.Namespace) -> int:
         args.to = args.store  # flushing needs no local store: the Bencher store is the target
     spool = Spool(args.spool)
     refused_before: list[str] = []
+    aside_before: list[str] = []
     target = _target(args, spool)
     ledger = Ledger(spool, target.publisher.target)
     # The spool's turn is held from reading the ledger to writing it: two `publish --all` at once
@@ -177,7 +183,11 @@ def _publish(args: argparse.Namespace) -> int:
                     local_ids = [s.run_id for s in reversed(summaries)]  # oldest first
                     if args.all:
                         done = ledger.done()
-                        refused_before = [i for i in local_ids if done.get(i)]
+                        refused_before = [i for i in local_ids if done.get(i, (False, None))[0]]
+                        # Spooled, then set aside by a flush (unreadable, or refused then): the
+                        # ledger says handed over, so without this the run was dropped unnamed.
+                        aside = _set_aside(spool, target.project, local, done) if spool.set_aside_keys() else set()
+                        aside_before = [i for i in local_ids if i in aside and i not in refused_before]
                         local_ids = [i for i in local_ids if i not in done]
                 runs = [local.get_run(i) for i in local_ids]
             if not runs and not args.all:
@@ -186,15 +196,40 @@ def _publish(args: argparse.Namespace) -> int:
             outcomes, flushed = target.last_outcomes, target.last_flush or FlushResult()
             # A refused run is not sent again by --all (a short hash is refused every time), but
             # each later --all names it, and --run ID sends it once its cause is fixed.
-            ledger.add(local_ids, {i for i, o in zip(local_ids, outcomes) if o.status == "rejected"})
+            ledger.add(local_ids, {i for i, o in zip(local_ids, outcomes) if o.status == "rejected"},
+                       {i: o.idempotency_key for i, o in zip(local_ids, outcomes)})
         if refused_before:
             err.print(f"[yellow]note:[/] {len(refused_before)} run(s) refused earlier are not sent again "
                       f"(reasons in {terminal(str(spool.dir / 'rejected'))}); once the cause is fixed: "
                       f"perfgate publish --run {' --run '.join(refused_before[:3])}"
                       + (" …" if len(refused_before) > 3 else ""))
-        code = _report(args, target.publisher.target, local_ids, outcomes, flushed, target.publisher.created)
+        if aside_before:
+            err.print(f"[yellow]note:[/] {len(aside_before)} spooled run(s) set aside earlier (unreadable, or refused "
+                      f"on a flush; reasons in {terminal(str(spool.dir / 'rejected'))}) are not sent again; to send "
+                      f"them from the local history: perfgate publish --run {' --run '.join(aside_before[:3])}"
+                      + (" …" if len(aside_before) > 3 else ""))
+        # A spooled run set aside by this flush, named by its local run id when the ledger knows it.
+        by_key = {k: run for run, (_, k) in ledger.done().items() if k} if flushed.rejected else {}
+        named = {path: by_key.get(Spool.key_of(path) or "") for path, _ in flushed.rejected}
+        code = _report(args, target.publisher.target, local_ids, outcomes, flushed, target.publisher.created, named)
         _other_targets(spool, target.publisher.target)
         return code
+
+
+def _set_aside(spool: Spool, project: str, local, done: dict[str, tuple[bool, str | None]]) -> set[str]:
+    """The runs handed over whose spooled copy now lies in ``rejected/``.  A ledger line without a
+    key (written before keys were recorded) gets its run's key from the local store."""
+    aside = spool.set_aside_keys()
+    found = set()
+    for run_id, (_, key) in done.items():
+        if key is None:
+            try:
+                key = idempotency_uuid(project, local.get_run(run_id).idempotency_key)
+            except PerfgateError:     # the run is no longer in the local store
+                continue
+        if key in aside:
+            found.add(run_id)
+    return found
 
 
 def _other_targets(spool: Spool, target: str) -> None:
@@ -210,7 +245,7 @@ def _other_targets(spool: Spool, target: str) -> None:
 
 
 def _report(args: argparse.Namespace, target: str, local_ids: list[str], outcomes: list[Outcome],
-            flushed: FlushResult, created: list[str]) -> int:
+            flushed: FlushResult, created: list[str], named: dict[str, str | None]) -> int:
     alerts = [a for o in flushed.sent + outcomes for a in o.alerts]
     if args.json:
         emit_json({"target": target,
@@ -222,7 +257,10 @@ def _report(args: argparse.Namespace, target: str, local_ids: list[str], outcome
         for o in flushed.sent:
             err.print(f"flushed {terminal(o.branch)}@{o.hash[:12]} on {terminal(o.testbed)} -> report {o.report}")
         for path, reason in flushed.rejected:
-            err.print(f"[red]rejected[/] spooled run moved to {terminal(path)}: {terminal(reason)}")
+            run = named.get(path)
+            recover = (f"; it is local run {terminal(run)}: 'perfgate publish --run {terminal(run)}' sends it again"
+                       if run else "; publish its run again with 'perfgate publish --run ID' from the local history")
+            err.print(f"[red]rejected[/] spooled run moved to {terminal(path)}: {terminal(reason)}{recover}")
         for i, o in zip(local_ids, outcomes):
             if o.status == "rejected":
                 err.print(f"[red]rejected[/] run {i} ({terminal(o.branch)}@{terminal(o.hash[:12])}), set aside in "
