@@ -347,3 +347,23 @@ def test_bencher_alerts_on_a_checks_branches_are_not_listed(fake, tmp_path):
     assert len(fake.alerts) == 2                       # Bencher raised one on each branch
     (listed,) = make_store(fake, tmp_path).alerts()
     assert listed.branch == "main"
+
+
+def test_acknowledge_refused_on_bencher_leaves_nothing_acknowledged_here(fake, tmp_path):
+    # The local acknowledgement was written before the PATCH: a 403 (read-only token) exited 2
+    # with the alert acknowledged here and Bencher's still active.
+    from perfgate.model import Alert
+
+    store = make_store(fake, tmp_path, thresholds=_Stub({"latency": _Test("percentage", upper_boundary=0.05)}))
+    store.add_runs([make_run(i, 100.0) for i in range(4)] + [make_run(4, 120.0)])
+    change = Alert("main", "ci-x86", "sort 1e6", "latency", commit(4), "regression", 0.2, 0.15, 0.25, 1e-4,
+                   commit_range=(commit(3), commit(4)))
+    store.record_alerts([change])
+    fake.inject("status", method="PATCH", path="/v0/projects/demo/alerts/", status=403)
+    with pytest.raises(Exception, match="HTTP 403"):
+        make_store(fake, tmp_path).acknowledge(change.id)
+    assert fake.alerts[0]["status"] == "active"
+    (listed,) = make_store(fake, tmp_path).alerts(status="active")
+    assert listed.id == change.id and listed.status == "active"
+    make_store(fake, tmp_path).acknowledge(change.id)          # the rerun finishes the job
+    assert fake.alerts[0]["status"] == "dismissed" and store.alerts(status="active") == []

@@ -68,6 +68,9 @@ class AlertMemory:
                             alert.direction, alert.commit))
         return str(uuid.uuid5(uuid.NAMESPACE_URL, "perfgate-alert:" + what))
 
+    def knows(self, alert_id: str) -> bool:
+        return any(alert.id == alert_id for alert in self.load())
+
     def acknowledge(self, alert_id: str) -> Alert | None:
         known = self.load()
         for alert in known:

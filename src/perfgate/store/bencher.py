@@ -319,11 +319,14 @@ class BencherStore(Store):
         listed = next((a for a in self.alerts() if alert_id == a.id or alert_id in a.details.get("bencher_alerts", ())),
                       None)
         together = (listed.details.get("bencher_alerts") if listed else None) or []
-        local = self.memory.acknowledge(alert_id)
-        if local is not None:  # Bencher's alerts of the same regression are dismissed with it
+        if self.memory.knows(alert_id):  # Bencher's alerts of the same regression are dismissed with it
+            # On Bencher first: a refused dismissal (a read-only token) then leaves nothing
+            # acknowledged here, and a rerun finishes the job (dismissing twice is harmless).
             for other in together:
                 self._dismiss(other)
-            return local
+            local = self.memory.acknowledge(alert_id)
+            if local is not None:
+                return local
         for other in together or [alert_id]:
             raw = self._dismiss(other)
         return as_perfgate_alert(raw, self.get_run(raw["report"]).commit)
