@@ -5,6 +5,7 @@ against ``contracts/bencher/openapi.json``; ``reply`` faults send unchecked JSON
 from __future__ import annotations
 
 import base64
+import copy
 import csv
 import io
 import json
@@ -48,6 +49,32 @@ def test_wrong_shape_is_a_clear_error_when_reading(cli, fake, tmp_path, verb, me
     assert proc.returncode == 2, proc.stderr
     assert "Traceback" not in proc.stderr
     assert "answered HTTP 2xx with a JSON" in proc.stderr or "not shaped as its API says" in proc.stderr
+
+
+@pytest.mark.parametrize("verb", ["detect", "history"])
+@pytest.mark.parametrize("value, said", [
+    (float("nan"), "not finite (NaN)"),               # Python's json reads NaN: detect ended in exit 3
+    (float("inf"), "not finite (Infinity)"),
+    (-1e308, "latency the value -1e+308"),            # 17 alerts of -999999% once
+])
+def test_a_non_finite_or_negative_cost_in_an_answer_is_refused_naming_the_request(cli, fake, tmp_path, verb,
+                                                                                 value, said):
+    published(cli, fake, tmp_path, n=4)
+    honest = fake.handle
+
+    def tampered(method, path, *rest):      # the answer checked against the API, then changed
+        status, out, headers = honest(method, path, *rest)
+        if path.endswith("/perf"):
+            out = copy.deepcopy(out)
+            for result in out["results"]:
+                result["metrics"][len(result["metrics"]) // 2]["metric"]["value"] = value
+        return status, out, headers
+
+    fake.handle = tampered
+    proc = cli(verb, "--store", f"bencher+{fake.url}/demo", env=env(tmp_path))
+    text = " ".join(proc.stderr.split())
+    assert proc.returncode == 2 and "GET /v0/projects/demo/perf" in text and said in text, proc.stderr
+    assert "Traceback" not in proc.stderr and "internal error" not in proc.stderr
 
 
 def test_wrong_shape_is_a_clear_error_when_publishing(cli, fake, tmp_path):

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import email.utils
 import functools
+import json
+import math
 import random
 import re
 import time
@@ -190,11 +192,41 @@ def _json_kind(value: Any) -> str:
             type(None): "null"}.get(type(value), type(value).__name__)
 
 
+class _NotFinite(ValueError):
+    pass
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):     # 1e999 reads as inf
+        raise _NotFinite(text)
+    return value
+
+
+def _finite_int(text: str) -> int:
+    value = int(text)
+    if len(text) > 300:
+        try:
+            float(value)
+        except OverflowError:        # no float holds it: every use of it as a value would fail
+            raise _NotFinite(text) from None
+    return value
+
+
+def _refuse_constant(text: str) -> float:
+    raise _NotFinite(text)           # NaN, Infinity, -Infinity: Python's json takes them, the API never sends them
+
+
 def _decode(response: httpx.Response, method: str, path: str) -> Any:
     if not response.content:
         return None
     try:
-        return response.json()
+        return json.loads(response.content, parse_float=_finite_float, parse_int=_finite_int,
+                          parse_constant=_refuse_constant)
+    except _NotFinite as e:
+        # A NaN reached detection as a value and ended it with an AttributeError (exit 3).
+        raise BencherShapeError(f"{method} {path}: Bencher's answer holds a number that is not finite "
+                                f"({str(e)[:20]}); is the URL a Bencher API server?") from None
     except ValueError:
         raise BencherError(f"{method} {path}: answer is not JSON "
                            f"(HTTP {response.status_code}, {response.headers.get('content-type', '?')})") from None

@@ -24,14 +24,14 @@ from typing import Any, Iterable
 from perfgate.bencher.alert_memory import AlertMemory, memory_error
 from perfgate.bencher.alerts import BencherAlert, as_perfgate_alert
 from perfgate.bencher.bootstrap import find_measure, measure_name
-from perfgate.bencher.client import BencherClient, BencherRejected, shaped
+from perfgate.bencher.client import BencherClient, BencherRejected, BencherShapeError, shaped
 from perfgate.bencher.payload import StartPoint, new_run
 from perfgate.bencher.publisher import FlushResult, Outcome, Publisher
 from perfgate.bencher.redact import Secret
 from perfgate.bencher.spool import Spool
 from perfgate.check_branches import is_check_branch
 from perfgate.errors import PerfgateError, StoreError
-from perfgate.model import Alert, Metric, Run, Testbed
+from perfgate.model import KNOWN_MEASURES, Alert, Metric, Run, Testbed
 from perfgate.store import register_scheme
 from perfgate.urls import split_url
 from perfgate.store.base import Point, RunSummary, SeriesKey, Store
@@ -156,6 +156,9 @@ class BencherStore(Store):
                         "branches": br["uuid"], "testbeds": tb["uuid"],
                         "benchmarks": ",".join(b["uuid"] for b in bm),
                         "measures": ",".join(m["uuid"] for m in ms)}, expect=dict)
+                    for r in doc["results"]:
+                        _check_costs(measure_name(r["measure"]), [m["metric"] for m in r["metrics"]],
+                                     f"GET /v0/projects/{self.project}/perf")
                     results.extend(doc["results"])
         return results
 
@@ -232,6 +235,8 @@ class BencherStore(Store):
         metrics = [Metric(r["benchmark"]["name"], measure_name(m["measure"]), m["metric"]["value"],
                           m["metric"].get("lower_value"), m["metric"].get("upper_value"))
                    for iteration in report.get("results") or [] for r in iteration for m in r["measures"]]
+        for m in metrics:
+            _check_costs(m.measure, [{"value": m.value}], f"GET /v0/projects/{self.project}/reports/{run_id}")
         metrics.sort(key=lambda m: (m.benchmark, m.measure))
         return Run(self.project, report["branch"]["name"], _hash(report), Testbed(report["testbed"]["name"]),
                    metrics, epoch(report["start_time"]), epoch(report["end_time"]), report["adapter"])
@@ -349,6 +354,20 @@ class BencherStore(Store):
 
     def close(self) -> None:
         self.client.close()
+
+
+def _check_costs(measure: str, metrics: list[dict], where: str) -> None:
+    """Refuse a negative value of a cost perfgate knows (latency, memory, ...), as ingest does: a
+    -1e308 latency from a server raised alerts of -999999%.  Zero stays allowed, as on ingest."""
+    if measure not in KNOWN_MEASURES:
+        return
+    for metric in metrics:
+        value = metric["value"]
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            raise TypeError(value)     # shaped() names what was read
+        if value < 0:
+            raise BencherShapeError(f"{where}: Bencher's answer gives {measure} the value {value:g}, and a "
+                                    f"{measure} cannot be negative; is the URL a Bencher API server?")
 
 
 def _hash(report: dict) -> str:
