@@ -10,8 +10,9 @@ import pytest
 from fake_bencher.fixtures import FAST, TOKEN, fake  # noqa: F401 - fixture
 from fake_bencher.fixtures import make_run, make_store
 
-from perfgate.bencher.client import (BencherClient, BencherRejected, BencherUnreachable, RetryPolicy,
-                                     parse_retry_after)
+from perfgate.bencher.client import (BencherClient, BencherError, BencherRejected, BencherUnreachable,
+                                     RetryPolicy, parse_retry_after)
+from perfgate.errors import PerfgateError
 from perfgate.bencher.redact import Secret, redact
 
 
@@ -159,3 +160,59 @@ def test_missing_token_says_how_to_give_one(fake):
     with pytest.raises(BencherRejected, match="set BENCHER_API_TOKEN"):
         BencherClient(fake.url, None, policy=FAST).request("GET", "/v0/organizations")
     assert BencherClient(fake.url, Secret(TOKEN + "\n"), policy=FAST).request("GET", "/v0/organizations")
+
+
+class _Bad(__import__("http.server").server.BaseHTTPRequestHandler):
+    """A server that answers slowly or hugely (an audit's cases)."""
+
+    def log_message(self, *args) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        if self.path.startswith("/drip"):       # headers at once, then a byte every 0.1 s
+            self.send_header("Content-Length", "100000")
+            self.end_headers()
+            for _ in range(400):
+                self.wfile.write(b" ")
+                self.wfile.flush()
+                time.sleep(0.1)
+        else:                                   # 3 MiB of a JSON list
+            body = b"[" + b"0," * (3 * 2 ** 19) + b"0]"
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+
+@pytest.fixture(scope="module")
+def bad_server():
+    import threading
+    from http.server import ThreadingHTTPServer
+
+    srv = ThreadingHTTPServer(("127.0.0.1", 0), _Bad)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{srv.server_port}"
+    srv.shutdown()
+
+
+def test_an_answer_trickling_in_ends_at_a_total_deadline(bad_server):
+    # The timeout applied between bytes only: a byte every 0.1 s held a command 61 s.
+    client = BencherClient(bad_server, TOKEN, policy=RetryPolicy(attempts=2, backoff=0, timeout=0.5))
+    began = time.monotonic()
+    with pytest.raises(BencherUnreachable, match=r"GET .*/drip: .*ReadTimeout: the answer took over 1.5 s"):
+        client.request("GET", "/drip")
+    assert time.monotonic() - began < 5      # 2 attempts of 3 timeouts each, not 40 s
+
+
+def test_an_answer_over_the_size_bound_is_refused_naming_the_request(bad_server, monkeypatch):
+    monkeypatch.setenv("PERFGATE_BENCHER_MAX_ANSWER_MIB", "2")
+    client = BencherClient(bad_server, TOKEN, policy=FAST)
+    with pytest.raises(BencherError, match=r"GET /v0/huge: the answer is larger than 2 MiB") as info:
+        client.request("GET", "/v0/huge")
+    assert not isinstance(info.value, BencherUnreachable)     # not retried: it would be as large again
+    monkeypatch.setenv("PERFGATE_BENCHER_MAX_ANSWER_MIB", "4")
+    assert len(BencherClient(bad_server, TOKEN, policy=FAST).request("GET", "/v0/huge")) == 3 * 2 ** 19 + 1
+    monkeypatch.setenv("PERFGATE_BENCHER_MAX_ANSWER_MIB", "lots")
+    with pytest.raises(PerfgateError, match="PERFGATE_BENCHER_MAX_ANSWER_MIB='lots'"):
+        BencherClient(bad_server, TOKEN, policy=FAST)

@@ -4,6 +4,7 @@
 Retried: connection errors, timeouts, dropped connections, 5xx and 429 (the wait is the server's
 ``Retry-After`` when it gives one).  Not retried: other 4xx, reported with the server's message.
 After the last attempt the caller gets :class:`DeliveryUnreachable` (notify spools the event).
+:func:`read_whole` (a total deadline and a size bound on each answer) serves the Bencher client too.
 """
 
 from __future__ import annotations
@@ -43,6 +44,30 @@ class DeliveryUnreachable(DeliveryError):
     def __init__(self, message: str, retry_after: float | None = None):
         super().__init__(message)
         self.retry_after = retry_after
+
+
+class AnswerTooLarge(httpx.ReadError):
+    """An answer over the reader's size bound (a transport error: alert channels retry it)."""
+
+
+def read_whole(client: httpx.Client, method: str, url: str, *, seconds: float, max_body: int,
+               **kw: Any) -> httpx.Response:
+    """One request, its whole answer read within ``seconds`` and ``max_body`` bytes (raising
+    ``httpx.ReadTimeout`` / :class:`AnswerTooLarge`): httpx's read timeout restarts with every
+    chunk, so a server sending a byte every half second held a command for ever, and an answer
+    of any size was held whole in memory."""
+    deadline = time.monotonic() + seconds
+    with client.stream(method, url, **kw) as streamed:
+        body = bytearray()
+        for chunk in streamed.iter_bytes():     # decoded (gzip): the answer below is plain
+            body += chunk
+            if len(body) > max_body:
+                raise AnswerTooLarge(f"the answer is larger than {max_body / 2 ** 20:g} MiB")
+            if time.monotonic() > deadline:
+                raise httpx.ReadTimeout(f"the answer took over {seconds:g} s")
+        headers = [(k, v) for k, v in streamed.headers.multi_items()
+                   if k.lower() not in ("content-encoding", "content-length", "transfer-encoding")]
+        return httpx.Response(streamed.status_code, headers=headers, content=bytes(body), request=streamed.request)
 
 
 class Http:
@@ -98,21 +123,8 @@ class Http:
         raise DeliveryUnreachable(f"{where}: no answer after {attempts} attempt(s); last error: {last}", retry_after)
 
     def _exchange(self, method: str, url: str, **kw: Any) -> httpx.Response:
-        """One request, its whole answer read within ``TOTAL_TIMEOUTS`` request timeouts and
-        ``MAX_BODY`` bytes: httpx's read timeout restarts with every chunk, so a server sending a
-        byte every half second held ``notify`` for ever."""
-        deadline = time.monotonic() + TOTAL_TIMEOUTS * self.policy.timeout
-        with self._http.stream(method, url, **kw) as streamed:
-            body = bytearray()
-            for chunk in streamed.iter_bytes():     # decoded (gzip): the answer below is plain
-                body += chunk
-                if len(body) > MAX_BODY:
-                    raise httpx.ReadError(f"the answer is larger than {MAX_BODY // 2 ** 20} MiB")
-                if time.monotonic() > deadline:
-                    raise httpx.ReadTimeout(f"the answer took over {TOTAL_TIMEOUTS * self.policy.timeout:g} s")
-            headers = [(k, v) for k, v in streamed.headers.multi_items()
-                       if k.lower() not in ("content-encoding", "content-length", "transfer-encoding")]
-            return httpx.Response(streamed.status_code, headers=headers, content=bytes(body), request=streamed.request)
+        return read_whole(self._http, method, url, seconds=TOTAL_TIMEOUTS * self.policy.timeout,
+                          max_body=MAX_BODY, **kw)
 
     def pause(self, attempt: int, retry_after: float | None = None) -> None:
         """The wait before retry ``attempt`` of a caller's own loop (same policy, same jitter)."""

@@ -16,6 +16,7 @@ import email.utils
 import functools
 import json
 import math
+import os
 import random
 import re
 import time
@@ -26,8 +27,10 @@ import httpx
 from perfgate import __version__
 from perfgate.bencher.redact import Secret, log, redact, register
 from perfgate.errors import PerfgateError
+from perfgate.http_client import TOTAL_TIMEOUTS, AnswerTooLarge, read_whole
 from perfgate.retry import RetryPolicy, parse_retry_after  # noqa: F401  (re-exported: the client's policy)
 
+DEFAULT_MAX_ANSWER_MIB = 64
 # uint8 in the API: the largest page a list endpoint serves.
 MAX_PER_PAGE = 255
 UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
@@ -83,6 +86,22 @@ class BencherUnreachable(BencherError):
     unknown (it may have been applied), so only an idempotent resend is safe."""
 
 
+def max_answer_bytes() -> int:
+    """The largest answer read (``PERFGATE_BENCHER_MAX_ANSWER_MIB``, default 64 MiB).  The largest
+    answers perfgate asks for are ``/perf`` queries of at most 255 series of one branch and
+    testbed, about 0.7 KB a point: 64 MiB is some 90,000 points in one answer, and a list
+    page (255 items) is well under 1 MiB.  A server sending more was read whole (a 200 MB answer
+    held 634 MB)."""
+    raw = os.environ.get("PERFGATE_BENCHER_MAX_ANSWER_MIB")
+    try:
+        mib = float(raw) if raw is not None else DEFAULT_MAX_ANSWER_MIB
+    except ValueError:
+        mib = -1.0
+    if not mib > 0:
+        raise PerfgateError(f"PERFGATE_BENCHER_MAX_ANSWER_MIB={raw!r}: expected a positive number of MiB")
+    return int(mib * 2 ** 20)
+
+
 class BencherClient:
     """JSON over HTTP to one Bencher server.  ``token`` may be empty for public reads."""
 
@@ -93,6 +112,7 @@ class BencherClient:
         register(self.token)
         self.token.check_header_safe("BENCHER_API_TOKEN")   # empty (public reads) passes
         self.policy = policy or RetryPolicy.from_env("PERFGATE_BENCHER")
+        self.max_answer = max_answer_bytes()
         self._sleep, self._rng = sleep, rng or random.Random()
         headers = {"Accept": "application/json", "User-Agent": f"perfgate/{__version__}"}
         if self.token:
@@ -135,7 +155,12 @@ class BencherClient:
         for attempt in range(policy.attempts):
             retry_after = None
             try:
-                response = self._http.request(method, path, json=body, params=params)
+                response = read_whole(self._http, method, path, seconds=TOTAL_TIMEOUTS * policy.timeout,
+                                      max_body=self.max_answer, json=body, params=params)
+            except AnswerTooLarge as e:   # not retried: the same question gets the same answer
+                raise BencherError(f"{method} {path}: {e}, more than any Bencher answer perfgate asks for; "
+                                   f"is the URL a Bencher API server? (PERFGATE_BENCHER_MAX_ANSWER_MIB raises "
+                                   "the bound)") from None
             except httpx.TransportError as e:
                 # Only the exception's class and text: its chain holds the request, headers included.
                 last = f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
