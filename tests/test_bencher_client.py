@@ -216,3 +216,12 @@ def test_an_answer_over_the_size_bound_is_refused_naming_the_request(bad_server,
     monkeypatch.setenv("PERFGATE_BENCHER_MAX_ANSWER_MIB", "lots")
     with pytest.raises(PerfgateError, match="PERFGATE_BENCHER_MAX_ANSWER_MIB='lots'"):
         BencherClient(bad_server, TOKEN, policy=FAST)
+
+
+def test_a_server_that_answered_5xx_is_not_said_to_have_given_no_answer(fake):
+    client = BencherClient(fake.url, TOKEN, policy=FAST)
+    fake.inject("status", path="/v0/organizations", status=500, times=4)
+    with pytest.raises(BencherUnreachable, match=r"gave up after 4 attempt\(s\); last: HTTP 500: injected HTTP 500") \
+            as info:
+        client.request("GET", "/v0/organizations")
+    assert "no answer" not in str(info.value)

@@ -79,3 +79,9 @@ def test_a_servers_escape_sequences_are_written_out_in_the_error(server):
         _client(server).request("GET", "/escapes")
     assert "\x1b" not in str(info.value) and "\x07" not in str(info.value)
     assert "HTTP 500: \\x1b[31mred\\x1b]8;;http://x\\x07" in str(info.value)
+
+
+def test_a_server_that_answered_5xx_is_not_said_to_have_given_no_answer(server):
+    with pytest.raises(DeliveryUnreachable, match=r"gave up after 1 attempt\(s\); last: HTTP 500") as info:
+        _client(server).request("GET", "/escapes")
+    assert "no answer" not in str(info.value)

@@ -46,6 +46,13 @@ class DeliveryUnreachable(DeliveryError):
         self.retry_after = retry_after
 
 
+def gave_up(attempts: int, last: str) -> str:
+    """How retries ended: a server that answered 429/5xx did answer, so it is not "no answer"."""
+    if last.startswith("HTTP "):
+        return f"gave up after {attempts} attempt(s); last: {last}"
+    return f"no answer after {attempts} attempt(s); last error: {last}"
+
+
 class AnswerTooLarge(httpx.ReadError):
     """An answer over the reader's size bound (a transport error: alert channels retry it)."""
 
@@ -120,7 +127,7 @@ class Http:
                 log.warning("%s failed (%s); retry %d/%d in %.2fs", where, redact(last), attempt + 1,
                             policy.attempts - 1, wait)
                 self._sleep(wait)
-        raise DeliveryUnreachable(f"{where}: no answer after {attempts} attempt(s); last error: {last}", retry_after)
+        raise DeliveryUnreachable(f"{where}: {gave_up(attempts, last)}", retry_after)
 
     def _exchange(self, method: str, url: str, **kw: Any) -> httpx.Response:
         return read_whole(self._http, method, url, seconds=TOTAL_TIMEOUTS * self.policy.timeout,

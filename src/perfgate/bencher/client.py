@@ -27,7 +27,7 @@ import httpx
 from perfgate import __version__
 from perfgate.bencher.redact import Secret, log, redact, register
 from perfgate.errors import PerfgateError
-from perfgate.http_client import TOTAL_TIMEOUTS, AnswerTooLarge, read_whole
+from perfgate.http_client import TOTAL_TIMEOUTS, AnswerTooLarge, gave_up, read_whole
 from perfgate.retry import RetryPolicy, parse_retry_after  # noqa: F401  (re-exported: the client's policy)
 
 DEFAULT_MAX_ANSWER_MIB = 64
@@ -184,8 +184,7 @@ class BencherClient:
                 log.warning("%s %s failed (%s); retry %d/%d in %.2fs", method, path, redact(last),
                             attempt + 1, policy.attempts - 1, wait)
                 self._sleep(wait)
-        raise BencherUnreachable(f"{method} {self.base_url}{path}: no answer after {policy.attempts} "
-                                 f"attempt(s); last error: {last}")
+        raise BencherUnreachable(f"{method} {self.base_url}{path}: {gave_up(policy.attempts, last)}")
 
     # --- lists ---------------------------------------------------------------------------------
 
