@@ -542,3 +542,14 @@ def test_measures_bencher_takes_for_one_are_refused_before_anything_is_sent(cli,
     said = " ".join(proc.stderr.split())
     assert proc.returncode == 2 and "benchmark 'b1': measures 'latency' and 'Latency' are one measure to Bencher" in said
     assert "nothing was published" in said and not posts(fake)
+
+
+def test_a_wrong_bencher_organization_is_named_not_the_project_slug(cli, fake, tmp_path):
+    # "Organization not found: nope-org; check the project slug 'newproj'" sent the user to the wrong setting.
+    ingest_bmf(cli, tmp_path, 0, 100.0)
+    proc = cli("publish", "--to", f"bencher+{fake.url}/newproj", "--no-thresholds",
+               env={**env(tmp_path), "BENCHER_ORGANIZATION": "nope-org"})
+    said = " ".join(proc.stderr.split())
+    assert proc.returncode == 2 and "check BENCHER_ORGANIZATION" in said and "'nope-org'" in said, proc.stderr
+    assert "check the project slug" not in said
+    assert fake.project("newproj") is None and not posts(fake)

@@ -135,6 +135,11 @@ class Bootstrap:
                     raise BencherError(
                         f"Bencher project {self.project!r} does not exist and the token may not create it in "
                         f"organization {org!r} (HTTP {e2.status}: {e2.server_message}).") from None
+                if e2.status == 404 and self.organization:   # the organization is what is missing, not the project
+                    raise BencherError(
+                        f"Bencher project {self.project!r} does not exist and organization {org!r} to create it "
+                        f"in was not found (HTTP 404: {e2.server_message}); check BENCHER_ORGANIZATION "
+                        "(an organization slug the token can see)") from None
                 raise
             report.created.append(f"project {self.project}")
         self._project_checked = True
