@@ -169,6 +169,13 @@ class _Bad(__import__("http.server").server.BaseHTTPRequestHandler):
         pass
 
     def do_GET(self) -> None:
+        if self.path.startswith("/header-drip"):    # the status line, then a header byte every 0.1 s
+            self.wfile.write(b"HTTP/1.1 200 OK\r\nX-Pad: ")
+            for _ in range(400):
+                self.wfile.write(b"a")
+                self.wfile.flush()
+                time.sleep(0.1)
+            return
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         if self.path.startswith("/drip"):       # headers at once, then a byte every 0.1 s
@@ -196,12 +203,13 @@ def bad_server():
     srv.shutdown()
 
 
-def test_an_answer_trickling_in_ends_at_a_total_deadline(bad_server):
+@pytest.mark.parametrize("path", ["/drip", "/header-drip"])
+def test_an_answer_trickling_in_ends_at_a_total_deadline(bad_server, path):
     # The timeout applied between bytes only: a byte every 0.1 s held a command 61 s.
     client = BencherClient(bad_server, TOKEN, policy=RetryPolicy(attempts=2, backoff=0, timeout=0.5))
     began = time.monotonic()
-    with pytest.raises(BencherUnreachable, match=r"GET .*/drip: .*ReadTimeout: the answer took over 1.5 s"):
-        client.request("GET", "/drip")
+    with pytest.raises(BencherUnreachable, match=rf"GET .*{path}: .*ReadTimeout: the answer took over 1.5 s"):
+        client.request("GET", path)
     assert time.monotonic() - began < 5      # 2 attempts of 3 timeouts each, not 40 s
 
 

@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 import httpx
 
-from perfgate import __version__
+from perfgate import __version__, http_deadline
 from perfgate.errors import PerfgateError
 from perfgate.escape import visible
 from perfgate.retry import RetryPolicy, parse_retry_after
@@ -63,18 +63,23 @@ def read_whole(client: httpx.Client, method: str, url: str, *, seconds: float, m
     ``httpx.ReadTimeout`` / :class:`AnswerTooLarge`): httpx's read timeout restarts with every
     chunk, so a server sending a byte every half second held a command for ever, and an answer
     of any size was held whole in memory."""
-    deadline = time.monotonic() + seconds
-    with client.stream(method, url, **kw) as streamed:
-        body = bytearray()
-        for chunk in streamed.iter_bytes():     # decoded (gzip): the answer below is plain
-            body += chunk
-            if len(body) > max_body:
-                raise AnswerTooLarge(f"the answer is larger than {max_body / 2 ** 20:g} MiB")
-            if time.monotonic() > deadline:
-                raise httpx.ReadTimeout(f"the answer took over {seconds:g} s")
-        headers = [(k, v) for k, v in streamed.headers.multi_items()
-                   if k.lower() not in ("content-encoding", "content-length", "transfer-encoding")]
-        return httpx.Response(streamed.status_code, headers=headers, content=bytes(body), request=streamed.request)
+    with http_deadline.deadline(seconds):   # headers too, on a client made with http_deadline.transport()
+        try:
+            with client.stream(method, url, **kw) as streamed:
+                body = bytearray()
+                for chunk in streamed.iter_bytes():     # decoded (gzip): the answer below is plain
+                    body += chunk
+                    if len(body) > max_body:
+                        raise AnswerTooLarge(f"the answer is larger than {max_body / 2 ** 20:g} MiB")
+                    if http_deadline.expired():
+                        raise httpx.ReadTimeout(f"the answer took over {seconds:g} s")
+        except httpx.TimeoutException:
+            if http_deadline.expired():
+                raise httpx.ReadTimeout(f"the answer took over {seconds:g} s") from None
+            raise
+    headers = [(k, v) for k, v in streamed.headers.multi_items()
+               if k.lower() not in ("content-encoding", "content-length", "transfer-encoding")]
+    return httpx.Response(streamed.status_code, headers=headers, content=bytes(body), request=streamed.request)
 
 
 class Http:
@@ -87,6 +92,7 @@ class Http:
         self.policy = policy or RetryPolicy.from_env("PERFGATE_NOTIFY", attempts=4)
         self._sleep, self._rng = sleep, rng or random.Random()
         self._http = httpx.Client(base_url=base_url, timeout=httpx.Timeout(self.policy.timeout),
+                                  transport=http_deadline.transport(),
                                   headers={"User-Agent": f"perfgate/{__version__}", **(headers or {})},
                                   follow_redirects=False)
 

@@ -24,7 +24,7 @@ from typing import Any, Callable, Iterator, TypeVar
 
 import httpx
 
-from perfgate import __version__
+from perfgate import __version__, http_deadline
 from perfgate.bencher.redact import Secret, log, redact, register
 from perfgate.errors import PerfgateError
 from perfgate.http_client import TOTAL_TIMEOUTS, AnswerTooLarge, gave_up, read_whole
@@ -117,7 +117,7 @@ class BencherClient:
         headers = {"Accept": "application/json", "User-Agent": f"perfgate/{__version__}"}
         if self.token:
             headers["Authorization"] = f"Bearer {self.token.reveal()}"
-        self._http = httpx.Client(base_url=self.base_url, headers=headers,
+        self._http = httpx.Client(base_url=self.base_url, headers=headers, transport=http_deadline.transport(),
                                   timeout=httpx.Timeout(self.policy.timeout), follow_redirects=False)
 
     def __repr__(self) -> str:
