@@ -186,8 +186,8 @@ def _publish(args: argparse.Namespace) -> int:
                         refused_before = [i for i in local_ids if done.get(i, (False, None))[0]]
                         # Spooled, then set aside by a flush (unreadable, or refused then): the
                         # ledger says handed over, so without this the run was dropped unnamed.
-                        aside = _set_aside(spool, target.project, local, done) if spool.set_aside_keys() else set()
-                        aside_before = [i for i in local_ids if i in aside and i not in refused_before]
+                        handed = [i for i in local_ids if i in done and i not in refused_before]
+                        aside_before = _set_aside(spool, target.project, local, handed, done)
                         local_ids = [i for i in local_ids if i not in done]
                 runs = [local.get_run(i) for i in local_ids]
             if not runs and not args.all:
@@ -216,19 +216,21 @@ def _publish(args: argparse.Namespace) -> int:
         return code
 
 
-def _set_aside(spool: Spool, project: str, local, done: dict[str, tuple[bool, str | None]]) -> set[str]:
-    """The runs handed over whose spooled copy now lies in ``rejected/``.  A ledger line without a
+def _set_aside(spool: Spool, project: str, local, run_ids: list[str],
+               done: dict[str, tuple[bool, str | None]]) -> list[str]:
+    """Those of ``run_ids`` whose spooled copy now lies in ``rejected/``.  A ledger line without a
     key (written before keys were recorded) gets its run's key from the local store."""
     aside = spool.set_aside_keys()
-    found = set()
-    for run_id, (_, key) in done.items():
+    found: list[str] = []
+    for run_id in run_ids if aside else []:
+        key = done[run_id][1]
         if key is None:
             try:
                 key = idempotency_uuid(project, local.get_run(run_id).idempotency_key)
             except PerfgateError:     # the run is no longer in the local store
                 continue
         if key in aside:
-            found.add(run_id)
+            found.append(run_id)
     return found
 
 
