@@ -45,7 +45,9 @@ environment:
   PERFGATE_PUBLISH_TO   default for --to
   PERFGATE_SPOOL        default for --spool (.perfgate/spool)
   BENCHER_ORGANIZATION  organization to create a missing project in
-  PERFGATE_BENCHER_TIMEOUT / _ATTEMPTS / _BACKOFF / _MAX_BACKOFF  retry policy"""
+  PERFGATE_BENCHER_TIMEOUT / _ATTEMPTS / _BACKOFF / _MAX_BACKOFF  retry policy (an answer must
+                        arrive whole within 3 timeouts)
+  PERFGATE_BENCHER_MAX_ANSWER_MIB  largest answer read from the server (default 64)"""
 
 LEDGER = "published.jsonl"
 
