@@ -85,3 +85,20 @@ def test_a_server_that_answered_5xx_is_not_said_to_have_given_no_answer(server):
     with pytest.raises(DeliveryUnreachable, match=r"gave up after 1 attempt\(s\); last: HTTP 500") as info:
         _client(server).request("GET", "/escapes")
     assert "no answer" not in str(info.value)
+
+
+def test_a_proxy_in_the_environment_keeps_httpx_default_transport(monkeypatch):
+    """A client given a transport ignores HTTP(S)_PROXY: the deadline's transport is used only
+    where no proxy is configured, so a CI behind a proxy still reaches Bencher and its webhooks."""
+    import httpx
+
+    from perfgate import http_deadline
+
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    assert isinstance(http_deadline.transport(), httpx.HTTPTransport)
+    monkeypatch.setenv("HTTPS_PROXY", "http://proxy.invalid:3128")
+    assert http_deadline.transport() is None
+    client = httpx.Client(transport=http_deadline.transport())
+    assert any(m is not None and getattr(m, "_pool", None) is not None and type(m._pool).__name__ == "HTTPProxy"
+               for m in client._mounts.values()), "the environment's proxy is used"

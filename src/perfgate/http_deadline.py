@@ -8,6 +8,7 @@ calling thread; outside :func:`deadline` they behave as usual.
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from contextlib import contextmanager
@@ -17,6 +18,7 @@ import httpcore
 import httpx
 
 _local = threading.local()
+PROXY_VARIABLES = ("http_proxy", "https_proxy", "all_proxy")
 
 
 @contextmanager
@@ -83,10 +85,16 @@ class _Backend(httpcore.NetworkBackend):
         self._inner.sleep(seconds)
 
 
-def transport() -> httpx.HTTPTransport:
+def transport() -> httpx.HTTPTransport | None:
     """httpx's own transport, its sockets under the thread's deadline.  (httpx has no public way
     to give its pool a network backend: requirements.lock pins the versions this was tested on,
-    and every client made here fails at once, in every test, if the pool changes shape.)"""
+    and every client made here fails at once, in every test, if the pool changes shape.)
+
+    None (httpx's default transport) where the environment names a proxy: a client given a
+    transport ignores HTTP(S)_PROXY, and a CI behind a proxy would lose Bencher and its webhooks.
+    There only the body's deadline holds (:func:`perfgate.http_client.read_whole`)."""
+    if any(v for k, v in os.environ.items() if k.lower() in PROXY_VARIABLES):
+        return None
     t = httpx.HTTPTransport()
     pool = t._pool
     pool._network_backend = _Backend(pool._network_backend)
