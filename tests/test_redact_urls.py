@@ -41,3 +41,10 @@ def test_a_plain_token_is_still_hidden_whole_and_by_pieces():
     register(Secret("s3cr3t-t0ken-value"))
     assert redact("failed on http://host/s3cr3t-t0ken-value") == "failed on http://host/***"
     assert redact("cut s3cr3t-t0k") == "cut ***"
+
+
+def test_a_short_path_of_a_secret_url_is_not_masked_everywhere():
+    """A webhook registered at http://127.0.0.1:PORT/x (a test's) made "/x" a secret: a later
+    server's "http://x" in an error read "http:/***".  Its userinfo stays secret at any length."""
+    assert redact("HTTP 500: see http://x", "http://127.0.0.1:8071/x") == "HTTP 500: see http://x"
+    assert "pw" not in redact("failed: https://u:pw@127.0.0.1:8071/x", "https://u:pw@127.0.0.1:8071/x")

@@ -102,9 +102,11 @@ def _secret_parts(value: str) -> tuple[str, ...]:
         return (value,)
     userinfo = parts.netloc.rpartition("@")[0]
     rest = value[value.index(parts.netloc) + len(parts.netloc):]    # path, query and fragment as written
-    found = [userinfo, rest, parts.path, parts.query, parts.fragment]
-    # A bare "/" (or any one character) is no secret, and masking it would mask every slash.
-    return tuple(p for p in found if len(p) > 1)
+    # The userinfo is a password whatever its length.  A path or query shorter than MIN_PIECE is
+    # no secret worth the cost: masked wherever it occurs, a webhook at ".../x" hid every "/x"
+    # (a server's "http://x" in an error read "http:/***"), and a bare "/" every slash.
+    found = [p for p in (rest, parts.path, parts.query, parts.fragment) if len(p) >= MIN_PIECE]
+    return tuple(p for p in [userinfo, *found] if p)
 
 
 @functools.lru_cache(maxsize=64)
