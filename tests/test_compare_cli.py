@@ -119,3 +119,17 @@ def test_nothing_judged_is_no_pass(cli, store_path):
     assert "nothing judged" in proc.stderr and "no pass" in proc.stderr
     out = json.loads(proc.stdout)
     assert out["exit_code"] == 2 and out["counts"]["not_judged"] == 1
+
+
+def test_separate_runs_are_said_to_hold_no_shift_of_the_machine(cli, store_path):
+    """Two runs recorded apart: a machine 3% slower for the pull request's run read as 12
+    regressions at a false discovery rate said to be 0.05 (an audit), with no warning."""
+    with SqliteStore(store_path) as store:
+        store.add_runs([run("main", "a1", 1.0, 1, 1.0), run("pr", "b1", 1.0, 2, 2.0)])
+        exact = [Run("default", b, c, Bed("tb"), [Metric("x", "instructions", v, samples=(v, v, v))], start_time=t)
+                 for b, c, v, t in (("main2", "a2", 1e6, 3.0), ("pr2", "b2", 1e6, 4.0))]
+        store.add_runs(exact)
+    apart = cli("compare", "--base-branch", "main", "--head-branch", "pr")
+    assert "separate runs" in apart.stdout and "perfgate check" in apart.stdout, apart.stdout
+    counts = cli("compare", "--base-branch", "main2", "--head-branch", "pr2")
+    assert counts.returncode == 0 and "separate runs" not in counts.stdout    # exact counts: no machine shift
