@@ -36,7 +36,7 @@ Questions (each prints one table: the figure, its trials, its setting):
     .venv/bin/python bench/calibration.py compare --trials 100 --seed 1
     .venv/bin/python bench/calibration.py all              # every question at its default trials
 
-Defaults (trials a cell: compare 150, compare-mde 200, runlevel 200, rounds 100, rounds-mde 100,
+Defaults (trials a cell: compare 200, compare-mde 200, runlevel 200, rounds 100, rounds-mde 100,
 sequential 100, detect 2,000) keep each question under ~2 minutes on 2 idle cores; --jobs sets the
 worker processes.  The audit behind the README's calibration figures (2026-11-27) used, a cell:
 compare 200 (n 5–100), rounds 200, rounds-mde 200, sequential 100 (A/A Gaussian 100 + 2 × 50),
@@ -374,7 +374,7 @@ def rounds_grid(trials, seed):
 
 QUESTIONS = {
     # name: (cell, jobs(trials, seed), default trials, title, columns)
-    "compare": (compare_cell, compare_jobs, 150,
+    "compare": (compare_cell, compare_jobs, 200,
                 "compare_samples A/A, 50 benchmarks, n samples a side",
                 ["noise", "n", "trials", "any_flag", "rows_flagged", "cover_0", "nochange_at_2pct"]),
     "compare-mde": (compare_mde_cell, compare_jobs, 200,
