@@ -55,7 +55,8 @@ The maths, per (benchmark, measure), on the log of the raw samples (so effects a
   z_{0.8} · se)) - 1`` with ``se = s · sqrt(1/n_b + 1/n_h)``, ``s`` the pooled robust (MAD) standard
   deviation of the log samples (never below what the effect's interval implies).  At level α
   alone it read "smallest detectable 7.3%" where a 7.3% change among 50 benchmarks was caught in
-  8% of pull requests (an audit's simulation).  A rank test on few samples has a smallest p it can
+  8% of pull requests (an audit's simulation); now 0.68–0.875 for Gaussian noise, less under heavy
+  tails (``bench/calibration.py compare-mde``): the spread is the run's own estimate.  A rank test on few samples has a smallest p it can
   give at all (two-sided Mann–Whitney ``2 / C(n_b + n_h, n_b)``, Wilcoxon ``2 / 2^n``); a row whose
   smallest p is above α/m cannot be flagged on its own, whatever the change: its MDE is none and
   a note says so.
