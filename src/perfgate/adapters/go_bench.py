@@ -40,9 +40,9 @@ COSTS = set(KNOWN_MEASURES) | {"allocations"}
 _RESULT = re.compile(r"^(Benchmark\S*)\s+(\d+)\s+(.*)$")
 # A name, an iteration count, then value/unit pairs, whatever the units (b.ReportMetric may
 # replace ns/op with, say, MB/s or rows/s).
-_SNIFF = re.compile(r"^Benchmark\S*[ \t]+\d+(?:[ \t]+-?[0-9.]+(?:e[-+]?[0-9]+)?[ \t]+\S+)+[ \t]*$", re.MULTILINE)
+_PAIR = r"-?[0-9.]+(?:e[-+]?[0-9]+)?[ \t]+\S+"   # a value and its unit
+_SNIFF = re.compile(rf"^Benchmark\S*[ \t]+\d+(?:[ \t]+{_PAIR})+[ \t]*$", re.MULTILINE)
 # The numbers of a result whose name line was followed by the benchmark's own output.
-_PAIR = r"-?[0-9.]+(?:e[-+]?[0-9]+)?[ \t]+\S+"
 _CONTINUATION = re.compile(rf"^[ \t]+(\d+)[ \t]+({_PAIR}(?:[ \t]+{_PAIR})*)[ \t]*$")
 _NAME_ALONE = re.compile(r"^(Benchmark\S*)(?:\s|$)")
 _HEADER = re.compile(r"^(goos|goarch|pkg|cpu):\s*(.*)$")

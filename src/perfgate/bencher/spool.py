@@ -110,7 +110,7 @@ class Spool:
         folder = self.dir / "rejected"
         if not folder.is_dir():
             return set()
-        return {m.group(1) for p in folder.iterdir() if (m := _ASIDE.match(p.name))}
+        return {key for p in folder.iterdir() if (key := self.key_of(p))}
 
     @staticmethod
     def key_of(path: str | Path) -> str | None:

@@ -203,19 +203,22 @@ def _publish(args: argparse.Namespace) -> int:
         if refused_before:
             err.print(f"[yellow]note:[/] {len(refused_before)} run(s) refused earlier are not sent again "
                       f"(reasons in {terminal(str(spool.dir / 'rejected'))}); once the cause is fixed: "
-                      f"perfgate publish --run {' --run '.join(refused_before[:3])}"
-                      + (" …" if len(refused_before) > 3 else ""))
+                      + _resend(refused_before))
         if aside_before:
             err.print(f"[yellow]note:[/] {len(aside_before)} spooled run(s) set aside earlier (unreadable, or refused "
                       f"on a flush; reasons in {terminal(str(spool.dir / 'rejected'))}) are not sent again; to send "
-                      f"them from the local history: perfgate publish --run {' --run '.join(aside_before[:3])}"
-                      + (" …" if len(aside_before) > 3 else ""))
+                      "them from the local history: " + _resend(aside_before))
         # A spooled run set aside by this flush, named by its local run id when the ledger knows it.
         by_key = {k: run for run, (_, k) in ledger.done().items() if k} if flushed.rejected else {}
         named = {path: by_key.get(Spool.key_of(path) or "") for path, _ in flushed.rejected}
         code = _report(args, target.publisher.target, local_ids, outcomes, flushed, target.publisher.created, named)
         _other_targets(spool, target.publisher.target)
         return code
+
+
+def _resend(run_ids: list[str]) -> str:
+    """The command that sends ``run_ids`` again (the first three; "…" for more)."""
+    return f"perfgate publish --run {' --run '.join(run_ids[:3])}" + (" …" if len(run_ids) > 3 else "")
 
 
 def _set_aside(spool: Spool, project: str, local, run_ids: list[str],

@@ -333,7 +333,7 @@ def _mde_at_the_bar(verdicts: list[Verdict], base, head, alpha: float, hypothese
         else:
             smallest_p, df = (2 / 2 ** lb.size if lb.size <= 60 else 0.0), lb.size - 1
             d = lh - lb
-            se = 1.4826 * float(np.median(np.abs(d - np.median(d)))) / math.sqrt(d.size) / RANK_EFFICIENCY ** 0.5
+            se = _mad_sd(d) / math.sqrt(d.size) / RANK_EFFICIENCY ** 0.5
         if smallest_p > level:
             v.mde = None
             blind.append(v)
@@ -504,10 +504,12 @@ def _lehmann_interval(a: np.ndarray, b: np.ndarray, alpha: float) -> tuple[float
 
 def _pooled_sd(a: np.ndarray, b: np.ndarray) -> float:
     """The pooled robust (MAD) standard deviation of two samples."""
-    def mad(x: np.ndarray) -> float:
-        return 1.4826 * float(np.median(np.abs(x - np.median(x))))
+    return math.sqrt(((a.size - 1) * _mad_sd(a) ** 2 + (b.size - 1) * _mad_sd(b) ** 2) / max(a.size + b.size - 2, 1))
 
-    return math.sqrt(((a.size - 1) * mad(a) ** 2 + (b.size - 1) * mad(b) ** 2) / max(a.size + b.size - 2, 1))
+
+def _mad_sd(x: np.ndarray) -> float:
+    """The standard deviation a normal sample would have, from its median absolute deviation."""
+    return 1.4826 * float(np.median(np.abs(x - np.median(x))))
 
 
 def compare_rounds(base: Mapping[tuple[str, str], Sequence[Sequence[float]]],
