@@ -117,7 +117,9 @@ def _not_measured_together(base, head, comparison) -> str:
         return ("warning: base and head were not measured together (sides of different checks, or a check's side "
                 "and another run): wall-time changes may be the machine's, instruction counts are not affected; "
                 "a check's own pair is compared with --base RUN --head RUN")
-    if not any(v.method in ("mann-whitney", "wilcoxon-paired") for v in comparison.verdicts):
+    from perfgate.detect.compare import RANK_METHODS   # loaded already: the comparison was made with it
+
+    if not any(v.method in RANK_METHODS for v in comparison.verdicts):
         return ""    # exact measures only: a machine's shift does not move them
     return ("warning: base and head are separate runs: their samples hold each run's own noise, not the machine's "
             "shift between the runs (a few percent between CI runners), so wall-time intervals and the false "
@@ -179,9 +181,9 @@ def run(args: argparse.Namespace) -> int:
         if failing:
             out.print(f"FAIL: {', '.join(failing)}", markup=False)
     if unjudged:
-        print(f"perfgate compare: error: nothing judged: none of the {comparison.compared} comparison(s) had enough samples "
-                  "(see the table's notes); this is no pass. Compare runs that hold raw samples (a harness's "
-                  "repetitions), or let 'perfgate check' measure base and head in interleaved rounds", file=sys.stderr)
+        print(f"perfgate compare: error: nothing judged: none of the {comparison.compared} comparison(s) had enough "
+              "samples (see the table's notes); this is no pass. Compare runs that hold raw samples (a harness's "
+              "repetitions), or let 'perfgate check' measure base and head in interleaved rounds", file=sys.stderr)
     return exit_code
 
 

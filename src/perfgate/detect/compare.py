@@ -94,6 +94,8 @@ RECIPROCAL = 1e-9
 # check's two tests across rounds: of log ratios, and of differences (a measure that dips to 0)
 ROUNDS, DIFFERENCES = "paired-t-rounds", "paired-t-rounds-differences"
 ROUND_METHODS = (ROUNDS, DIFFERENCES)
+# compare's tests of two runs' raw samples (unpaired, paired): wall-time-like rows
+RANK_METHODS = ("mann-whitney", "wilcoxon-paired")
 
 
 @dataclass
@@ -319,7 +321,7 @@ def _mde_at_the_bar(verdicts: list[Verdict], base, head, alpha: float, hypothese
     level = alpha / max(hypotheses, 1)
     blind = []
     for v in verdicts:
-        if v.method not in ("mann-whitney", "wilcoxon-paired") or v.p_value is None:
+        if v.method not in RANK_METHODS or v.p_value is None:
             continue
         lb, lh = np.log(np.asarray(base[(v.benchmark, v.measure)], float)), \
             np.log(np.asarray(head[(v.benchmark, v.measure)], float))
@@ -359,7 +361,7 @@ def _mde_at(se: float, level: float, min_effect: float, df: int) -> float | None
 def rank_test_notes(verdicts: Sequence[Verdict], blind: Sequence[Verdict], alpha: float, hypotheses: int) -> list[str]:
     """What a comparison of runs' raw samples could not detect, said plainly (as
     :func:`capability_notes` does for a check's rounds)."""
-    ranked = [v for v in verdicts if v.method in ("mann-whitney", "wilcoxon-paired") and v.p_value is not None]
+    ranked = [v for v in verdicts if v.method in RANK_METHODS and v.p_value is not None]
     if not ranked:
         return []
     level = alpha / max(hypotheses, 1)
