@@ -220,16 +220,23 @@ def _sides(rng, n: int, m: int, shift: float = 0.0):
     return base, head
 
 
-def test_the_reported_mde_is_found_four_times_in_five_among_fifty_benchmarks():
+def test_the_reported_mde_is_found_four_times_in_five_among_fifty_benchmarks_even_at_its_lowest():
     """The MDE was at level α for one test: "smallest detectable 7.3%" with 10 samples a side, and a
     7.3% change among 50 benchmarks was caught in 8% of pull requests (an audit).  It is now at
-    Benjamini–Hochberg's strictest bar and past the threshold: planted at its median, caught ~80%."""
+    Benjamini–Hochberg's strictest bar, past the threshold, and at the spread's 90% upper bound: even
+    the lowest tenth of the MDEs reported, planted in noise drawn afresh, is caught 4 times in 5 or
+    more (at the spread's estimate it was caught 0.68–0.76 at its median); half the median MDE is not."""
     from perfgate.detect.compare import compare_samples
 
     rng = np.random.default_rng(7)
-    mde = float(np.median([compare_samples(*_sides(rng, 10, 50)).verdicts[0].mde for _ in range(40)]))
-    caught = sum(compare_samples(*_sides(rng, 10, 50, mde)).verdicts[0].verdict == "regression" for _ in range(100))
-    assert 0.65 <= caught / 100 <= 0.95, (mde, caught)
+    mdes = [compare_samples(*_sides(rng, 10, 50)).verdicts[0].mde for _ in range(60)]
+    lowest, median = float(np.percentile(mdes, 10)), float(np.median(mdes))
+
+    def caught(effect: float) -> int:
+        return sum(compare_samples(*_sides(rng, 10, 50, effect)).verdicts[0].verdict == "regression" for _ in range(100))
+
+    assert caught(lowest) >= 75, lowest
+    assert caught(median / 2) < 80, median
 
 
 def test_rows_a_rank_test_cannot_flag_are_said_and_have_no_mde():

@@ -608,4 +608,4 @@ def _print(comparison: Comparison, args: argparse.Namespace, shas: dict[str, str
     undecided = comparison.undecided_text()
     if undecided:
         verdict += f", {undecided}"
-    out.print(f"{verdict} (MDE = smallest change each benchmark would show with 80% probability)")
+    out.print(f"{verdict} (MDE = the change each benchmark would show with 80% probability, its noise at the 90% upper bound)")

@@ -55,8 +55,10 @@ The maths, per (benchmark, measure), on the log of the raw samples (so effects a
   z_{0.8} · se)) - 1`` with ``se = s · sqrt(1/n_b + 1/n_h)``, ``s`` the pooled robust (MAD) standard
   deviation of the log samples (never below what the effect's interval implies).  At level α
   alone it read "smallest detectable 7.3%" where a 7.3% change among 50 benchmarks was caught in
-  8% of pull requests (an audit's simulation); now 0.68–0.875 for Gaussian noise, less under heavy
-  tails (``bench/calibration.py compare-mde``): the spread is the run's own estimate.  A rank test on few samples has a smallest p it can
+  8% of pull requests (an audit's simulation).  The spread is taken at its 90% upper confidence
+  bound (chi-square on the MAD's effective degrees of freedom, :func:`perfgate.detect.rounds.noise_bound`):
+  at the estimate itself, 10 samples a side caught the reported MDE in only 0.68–0.76 of trials
+  (``bench/calibration.py compare-mde``).  A rank test on few samples has a smallest p it can
   give at all (two-sided Mann–Whitney ``2 / C(n_b + n_h, n_b)``, Wilcoxon ``2 / 2^n``); a row whose
   smallest p is above α/m cannot be flagged on its own, whatever the change: its MDE is none and
   a note says so.
@@ -86,6 +88,7 @@ DETERMINISTIC_MEASURES = ("instructions",)
 DETERMINISTIC_TOLERANCE = 1e-4   # 0.01%: a handful of instructions in a million
 POWER = 0.8
 RANK_EFFICIENCY = 3 / math.pi   # Mann–Whitney's and Wilcoxon's against the t-test, normal noise
+MAD_EFFICIENCY = 0.37            # the MAD deviation's against the standard deviation, normal noise
 # A latency and a throughput that is its reciprocal (work / time per item, from the same timings)
 # answer one question: one hypothesis, one finding.  Their effects and interval ends cancel to
 # rounding: within 0.1% tied Google Benchmark's CPU-time rate to its wall time on a quiet run
@@ -343,7 +346,10 @@ def _mde_at_the_bar(verdicts: list[Verdict], base, head, alpha: float, hypothese
         lo, hi = (math.log1p(v.ci_low), math.log1p(v.ci_high)) if v.ci_low is not None and v.ci_low > -1 \
             and v.ci_high is not None and math.isfinite(v.ci_high) else (-math.inf, math.inf)
         from_interval = (hi - lo) / (2 * normal_quantile(1 - alpha / 2)) if math.isfinite(hi - lo) else math.inf
-        v.mde = _mde_at(max(se, from_interval), level, v.threshold, df)
+        # at the spread's 90% upper bound, as check's rounds: a MAD deviation holds the information
+        # of about 37% as many normal samples as a standard deviation (its efficiency)
+        bound = rounds_test.noise_bound(1.0, MAD_EFFICIENCY * df)
+        v.mde = _mde_at(bound * max(se, from_interval), level, v.threshold, df)
     return blind
 
 
@@ -367,8 +373,8 @@ def rank_test_notes(verdicts: Sequence[Verdict], blind: Sequence[Verdict], alpha
     level = alpha / max(hypotheses, 1)
     notes = [f"a change is flagged from p ≤ {level:.2g} ({alpha:.3g}/{hypotheses}: the strictest Benjamini–Hochberg "
              f"bar among {hypotheses} comparisons; each further change found lowers the bar for the next); the MDE "
-             f"column is the change found with 80% probability at that bar and past the threshold, on each run's "
-             f"own estimated spread (a lower bound: few samples or heavy tails make it optimistic)"]
+             f"column is the change found with 80% probability at that bar and past the threshold, with each row's "
+             f"spread at its 90% upper confidence bound (heavy tails can still make it optimistic)"]
     if blind:
         sizes = sorted({(v.n_base, v.n_head) for v in blind})
         shown = ", ".join(f"{v.benchmark} {v.measure}" for v in blind[:5]) + (
@@ -576,9 +582,7 @@ def compare_rounds(base: Mapping[tuple[str, str], Sequence[Sequence[float]]],
         verdicts.append(v)
     hypotheses = sum(1 for v in verdicts if v.p_value is not None and tied_to(verdicts, v) is None)
     for i, (sd, n) in spread.items():
-        verdicts[i].mde = rounds_test.mde(sd, n, alpha, hypotheses, verdicts[i].threshold)
-        if verdicts[i].mde is not None and verdicts[i].method == DIFFERENCES:
-            verdicts[i].mde = math.log1p(verdicts[i].mde)     # a shift of the differences, not exp(shift) - 1
+        verdicts[i].mde = _rounds_mde(verdicts[i], rounds_test.noise_bound(sd, n - 1), alpha, hypotheses)
     decide(verdicts, alpha)
     comparison = Comparison(verdicts, alpha)
     comparison.notes.extend(one_sided_notes(verdicts) + threshold_notes(verdicts))
@@ -593,6 +597,12 @@ def compare_rounds(base: Mapping[tuple[str, str], Sequence[Sequence[float]]],
             f"medians pool every sample of a side, the change pairs each round's base with its head, so the "
             f"machine's drift between rounds cancels in it; the change is the verdict's")
     return comparison
+
+
+def _rounds_mde(v: Verdict, sd: float, alpha: float, hypotheses: int) -> float | None:
+    """A rounds-judged row's MDE with the noise taken as ``sd``."""
+    x = rounds_test.mde(sd, v.rounds or 0, alpha, hypotheses, v.threshold)
+    return math.log1p(x) if x is not None and v.method == DIFFERENCES else x   # a shift of the differences
 
 
 def one_sided_notes(verdicts: Sequence[Verdict]) -> list[str]:
@@ -647,16 +657,21 @@ def capability_notes(verdicts: Sequence[Verdict], alpha: float, hypotheses: int)
               "rounds " + ", ".join(f"{m} {r}" for m, r in sorted(spans.items())))
     notes = [f"with {rounds}, a change is flagged from p ≤ {alpha / max(hypotheses, 1):.2g} "
              f"({alpha:.3g}/{hypotheses}: the strictest Benjamini–Hochberg bar among {hypotheses} comparisons; "
-             f"each further change found lowers the bar for the next, so q ≤ {alpha:.3g} is the rule)"]
+             f"each further change found lowers the bar for the next, so q ≤ {alpha:.3g} is the rule); the MDE "
+             f"(smallest detectable) is the change caught 4 times in 5 at that bar, with each row's spread at its "
+             f"90% upper confidence bound"]
     short = [v for v in timed if (v.rounds or 0) < rounds_test.MIN_ROUNDS]
     if short:
         notes.append(f"{len(short)} measure(s) had fewer than {rounds_test.MIN_ROUNDS} rounds and cannot be flagged: "
                      + ", ".join(f"{v.benchmark} {v.measure}" for v in short[:5]))
-    # a row flagged all the same is no blind spot (an audit's note named five flagged rows of 89)
-    blind = [v for v in timed if v.mde is not None and v.mde >= 1.0 and tied_to(verdicts, v) is None
-             and v.verdict not in ("regression", "improvement")]
+    # a row flagged all the same is no blind spot (an audit's note named five flagged rows of 89);
+    # "not even a doubling" is said at the noise's lower bound, so that it holds too
+    blind = [v for v in timed if v.round_sd is not None and tied_to(verdicts, v) is None
+             and v.verdict not in ("regression", "improvement")
+             and (_rounds_mde(v, rounds_test.noise_bound(v.round_sd, (v.rounds or 0) - 1, upper=False), alpha,
+                              hypotheses) or 0.0) >= 1.0]
     if blind:
         more = f", and {len(blind) - 5} more" if len(blind) > 5 else ""
-        notes.append(f"{len(blind)} benchmark(s) could not detect even a doubling (MDE ≥ 100%) at this noise and "
-                     f"round count: " + ", ".join(f"{v.benchmark} {v.measure}" for v in blind[:5]) + more)
+        notes.append(f"{len(blind)} benchmark(s) could not detect even a doubling at this noise and round "
+                     f"count (an MDE ≥ 100% even at the noise's 90% lower bound): " + ", ".join(f"{v.benchmark} {v.measure}" for v in blind[:5]) + more)
     return notes
