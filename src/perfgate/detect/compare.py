@@ -127,6 +127,18 @@ class Verdict:
     # drifting machine; set by compare_rounds): such rows are marked †
     medians_apart: bool = False
 
+    @property
+    def low_power(self) -> bool:
+        """A finding at least twice as small as its row's MDE: the run could rarely see a change this
+        size, and a significant result at low power is often exaggerated or chance (an audit's
+        check flagged an untouched benchmark +16.6% so, and a point +1,037% beside an MDE of 4,016%)."""
+        return (self.verdict in ("regression", "improvement") and self.method in (*ROUND_METHODS, *RANK_METHODS)
+                and self.mde is not None and self.effect is not None and self.mde >= 2 * abs(self.effect))
+
+    def verdict_cell(self) -> str:
+        """The verdict, ``‡`` on a finding at :attr:`low_power`, and the row's note."""
+        return self.verdict + (" ‡" if self.low_power else "") + (f" ({self.note})" if self.note else "")
+
     def change_cell(self) -> str:
         """The change and :meth:`marked_interval`."""
         return pct(self.effect) + self.marked_interval()
@@ -256,7 +268,7 @@ class Comparison:
             rows.append((v.benchmark, v.measure, human(v.base_median, v.measure), human(v.head_median, v.measure),
                          v.change_cell(),
                          "—" if v.q_value is None else p_cell(v.q_value), pct(v.mde, sign=False),
-                         v.verdict + (f" ({v.note})" if v.note else "")))
+                         v.verdict_cell()))
         widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
         lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
         lines.insert(1, "  ".join("-" * w for w in widths))
@@ -313,8 +325,8 @@ def compare_samples(base: Mapping[tuple[str, str], Sequence[float]], head: Mappi
     blind = _mde_at_the_bar(verdicts, base, head, alpha, hypotheses)
     decide(verdicts, alpha)
     comparison = Comparison(verdicts, alpha)
-    comparison.notes.extend(one_sided_notes(verdicts) + rank_test_notes(verdicts, blind, alpha, hypotheses)
-                            + threshold_notes(verdicts))
+    comparison.notes.extend(low_power_notes(verdicts) + one_sided_notes(verdicts)
+                            + rank_test_notes(verdicts, blind, alpha, hypotheses) + threshold_notes(verdicts))
     return comparison
 
 
@@ -585,7 +597,7 @@ def compare_rounds(base: Mapping[tuple[str, str], Sequence[Sequence[float]]],
         verdicts[i].mde = _rounds_mde(verdicts[i], rounds_test.noise_bound(sd, n - 1), alpha, hypotheses)
     decide(verdicts, alpha)
     comparison = Comparison(verdicts, alpha)
-    comparison.notes.extend(one_sided_notes(verdicts) + threshold_notes(verdicts))
+    comparison.notes.extend(low_power_notes(verdicts) + one_sided_notes(verdicts) + threshold_notes(verdicts))
     comparison.notes.extend(capability_notes(verdicts, alpha, hypotheses))
     for v in verdicts:
         v.medians_apart = (v.method in ROUND_METHODS and bool(v.ratio) and v.effect is not None
@@ -603,6 +615,16 @@ def _rounds_mde(v: Verdict, sd: float, alpha: float, hypotheses: int) -> float |
     """A rounds-judged row's MDE with the noise taken as ``sd``."""
     x = rounds_test.mde(sd, v.rounds or 0, alpha, hypotheses, v.threshold)
     return math.log1p(x) if x is not None and v.method == DIFFERENCES else x   # a shift of the differences
+
+
+def low_power_notes(verdicts: Sequence[Verdict]) -> list[str]:
+    """The findings marked ‡, said once under the table."""
+    weak = [v for v in verdicts if v.low_power and tied_to(verdicts, v) is None]
+    if not weak:
+        return []
+    return [f"‡ {len(weak)} finding(s) at low power: the change is less than half the row's MDE, so this run could "
+            f"rarely see a change that size; such flags are often exaggerated or chance — run the check again "
+            f"before acting on them"]
 
 
 def one_sided_notes(verdicts: Sequence[Verdict]) -> list[str]:

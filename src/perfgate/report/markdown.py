@@ -55,7 +55,7 @@ def _row(v: Verdict, tied: list[Verdict] = ()) -> str:
     q = "—" if v.q_value is None else p_cell(v.q_value)
     icon = {"regression": "🔴", "improvement": "🟢", "no-change": "⚪", "inconclusive": "🟡",
             "insufficient-data": "❔"}[v.verdict]
-    verdict = v.verdict + (f" ({v.note})" if v.note else "")
+    verdict = v.verdict_cell()
     # only findings stand out
     change = f"**{pct(v.effect)}**" if v.verdict in ("regression", "improvement") else pct(v.effect)
     return (f"| {icon} {markdown_code(v.benchmark)} | {markdown_code(v.measure)}{also} | {human(v.base_median, v.measure)} | "
@@ -81,7 +81,9 @@ def comparison_markdown(c: Comparison, title: str = "perfgate", key: str = "", l
     undecided = c.undecided_text()
     broken = [r for r in complexity if r.broken]
     if regressions or broken:
-        failures = ([f"{len(regressions)} performance regression(s)"] if regressions else []) + \
+        weak = sum(v.low_power for v, _ in regressions)
+        failures = ([f"{len(regressions)} performance regression(s)" + (f" ({weak} at low power ‡)" if weak else "")]
+                    if regressions else []) + \
             ([f"complexity expectation broken in {len(broken)} table measure(s)"] if broken else [])
         headline = f"❌ **{'; '.join(failures)}**" + (f"; {undecided}" if undecided else "")
     elif undecided:
