@@ -17,7 +17,6 @@ from pathlib import Path
 
 from perfgate.errors import PerfgateError
 
-SOCKET = Path("/var/run/docker.sock")
 STATE_DIR = Path(os.environ.get("PERFGATE_STATE_DIR", Path.home() / ".cache" / "perfgate"))
 PIDFILE = STATE_DIR / "dockerd.pid"  # present only while an engine *we* started is running
 
