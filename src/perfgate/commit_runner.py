@@ -50,6 +50,10 @@ def suites_at(tree: Path, wanted: list[str] | None = None) -> list[Suite]:
 
 
 class Runner(Protocol):
+    """What backfill and bisect ask of a runner (both classes below are one)."""
+
+    build_seconds: float
+
     def testbed(self, suite: Suite) -> Testbed: ...
 
     def measure(self, suite: Suite, variant: str, profile: str) -> SuiteResult: ...

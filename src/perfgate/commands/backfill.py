@@ -31,6 +31,7 @@ import json
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
                            TimeRemainingColumn)
@@ -43,6 +44,9 @@ from perfgate.containers.manifest import PROFILES, Suite
 from perfgate.errors import EXIT_OK, PerfgateError
 from perfgate.model import Metric, Run, Testbed, duplicate_metric
 from perfgate.output import emit_json, err, out
+
+if TYPE_CHECKING:
+    from perfgate.commit_runner import Runner
 
 NAME = "backfill"
 HELP = "build and run the suites at each commit of a range, recorded at the commits' dates (resumable)"
@@ -82,7 +86,7 @@ def add_commit_runner_options(p: argparse.ArgumentParser) -> None:
                    help="container: pinned images (default); host: this machine, no isolation or probes")
 
 
-def make_runner(args: argparse.Namespace, root: Path):
+def make_runner(args: argparse.Namespace, root: Path) -> Runner:
     from perfgate.commit_runner import ContainerRunner, HostRunner
 
     if args.runner == "host":
