@@ -6,6 +6,7 @@ All pure numpy/scipy."""
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 import numpy as np
 from scipy.special import ndtr, ndtri
@@ -130,6 +131,9 @@ def hodges_lehmann(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.median(np.subtract.outer(b, a)))
 
 
+# Cached for the threshold tests, which ask for the same few quantiles at every point of every
+# series (see student_quantile in perfgate.detect.threshold_tests).
+@lru_cache(maxsize=4096)
 def normal_quantile(p: float) -> float:
     return float(ndtri(p))
 

@@ -39,19 +39,16 @@ from functools import lru_cache
 from typing import Sequence
 
 # scipy.special, not scipy.stats: the same functions (bit for bit) without 0.4 s of imports in detect
-from scipy.special import ndtri, stdtrit
+from scipy.special import stdtrit
 
+from perfgate.detect.stats import normal_quantile
 from perfgate.thresholds import ThresholdTest
 
 
-# Quantiles depend only on the boundary and the baseline size, which repeat along a series.
+# Quantiles depend only on the boundary and the baseline size, which repeat along a series (so
+# this and stats.normal_quantile are cached).
 # scipy.stats' ppf cost ~0.3 ms a call, which made judging every point of 10,000 series take
 # minutes; the scipy.special functions cost ~1.4 µs for both, still ten times a cache hit.
-@lru_cache(maxsize=4096)
-def normal_quantile(p: float) -> float:
-    return float(ndtri(p))
-
-
 @lru_cache(maxsize=4096)
 def student_quantile(p: float, df: int) -> float:
     return float(stdtrit(df, p))

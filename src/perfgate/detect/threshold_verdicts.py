@@ -24,7 +24,8 @@ from typing import NamedTuple, Sequence
 
 import numpy as np
 
-from perfgate.detect.threshold_tests import ThresholdResult, evaluate_series, judge, normal_quantile, student_quantile
+from perfgate.detect.stats import normal_quantile
+from perfgate.detect.threshold_tests import ThresholdResult, evaluate_series, judge, student_quantile
 from perfgate.thresholds import ThresholdTest
 
 MOMENT_TESTS = ("percentage", "z_score", "t_test", "log_normal")
