@@ -46,8 +46,8 @@ class Event:
         return f"{self.alert.id}:{self.kind}" + (f":{self.reopened + 1}" if self.reopened else "")
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "alert": _alert_json(self.alert),
-                "related": _alert_json(self.related) if self.related else None, "reason": self.reason,
+        return {"kind": self.kind, "alert": alert_json(self.alert),
+                "related": alert_json(self.related) if self.related else None, "reason": self.reason,
                 "reopened": self.reopened}
 
     @classmethod
@@ -56,7 +56,8 @@ class Event:
                    doc.get("reason", ""), doc.get("reopened", 0))
 
 
-def _alert_json(alert: Alert) -> dict[str, Any]:
+def alert_json(alert: Alert) -> dict[str, Any]:
+    """An alert as plain JSON (its commit range a list): as spooled, and as a webhook sends it."""
     doc = asdict(alert)
     doc["commit_range"] = list(alert.commit_range)
     return doc

@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import hashlib
 import math
-from dataclasses import asdict
 from typing import Any
 
 from perfgate import __version__
 from perfgate.urls import split_url
 from perfgate.notify import render
 from perfgate.notify.base import Channel, Links, RefLookup
-from perfgate.notify.events import Event
+from perfgate.notify.events import Event, alert_json
 from perfgate.http_client import Http, RetryPolicy
 from perfgate.redact import Secret, register
 
@@ -35,8 +34,8 @@ def payload(event: Event, links: Links) -> dict[str, Any]:
         "event_id": event.id,
         "event": event.kind,
         "reason": event.reason or None,
-        "alert": {**_alert(a), "status": status(event)},
-        "related": _alert(event.related) if event.related else None,
+        "alert": {**alert_json(a), "status": status(event)},
+        "related": alert_json(event.related) if event.related else None,
         "links": {"commit": render.commit_url(links, a.commit) or None,
                   "range": render.range_url(links, a) or None,
                   "trend": render.trend_url(links, a) or None},
@@ -63,12 +62,6 @@ def _finite(node: Any) -> Any:
     if isinstance(node, list):
         return [_finite(v) for v in node]
     return node
-
-
-def _alert(alert) -> dict[str, Any]:
-    doc = asdict(alert)
-    doc["commit_range"] = list(alert.commit_range)
-    return doc
 
 
 class WebhookChannel(Channel):
