@@ -9,6 +9,12 @@ EXIT_USAGE = 2
 EXIT_INTERNAL = 3    # a failure perfgate did not foresee (a bug, or out of memory): never "regression found"
 
 
+def shown(value: str, limit: int = 40) -> str:
+    """A value as a message may quote it: cut short, repr-quoted (which shows control and bidi
+    characters as escapes: the value may hold anything)."""
+    return repr(value if len(value) <= limit else value[:limit] + "…")
+
+
 class PerfgateError(Exception):
     """Base for errors reported to the user without a traceback (exit 2)."""
 

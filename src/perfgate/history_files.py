@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from perfgate import inputs
-from perfgate.errors import InputError
+from perfgate.errors import InputError, shown
 from perfgate.inputs import finite_float
 from perfgate.model import Alert, Metric, Run, Testbed, identity_problem, time_problem
 from perfgate.outputs import write_atomic
@@ -47,12 +47,6 @@ def name_problem(value: object) -> str | None:
     if _SAFE.match(value) and value not in (".", ".."):
         return None
     return f"{shown(value)} cannot name a file (1 to 128 letters, digits, '.', '_', '-'; not '.' or '..')"
-
-
-def shown(value: str, limit: int = 40) -> str:
-    """A key as a message may quote it: cut short, repr-quoted (which shows control and bidi
-    characters as escapes: a key from an older perfgate may hold anything)."""
-    return repr(value if len(value) <= limit else value[:limit] + "…")
 
 
 def _name(value: str, what: str) -> str:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from perfgate import inputs
-from perfgate.errors import InputError
+from perfgate.errors import InputError, shown
 from perfgate.inputs import finite_float
 
 # Each point's raw samples (an empty one for a point without), or None when no point has any.
@@ -125,7 +125,7 @@ def _run_point(src: str, place: str, point: dict, budget: _Budget) -> tuple[floa
     """``{"value": v, "samples": [...]}``: its value and its samples (none when left out)."""
     extra = sorted(set(point) - {"value", "samples"})
     if extra:
-        raise InputError(src, place, f"unknown key {_short(extra[0])} (a point is a number or "
+        raise InputError(src, place, f"unknown key {shown(extra[0])} (a point is a number or "
                                      '{"value": number, "samples": [numbers]})')
     value = finite_float(point.get("value"))
     if value is None:
@@ -141,10 +141,6 @@ def _run_point(src: str, place: str, point: dict, budget: _Budget) -> tuple[floa
             raise InputError(src, f"{place}.samples[{j}]", "expected a finite number")
         run.append(number)
     return value, run
-
-
-def _short(cell: str, limit: int = 40) -> str:
-    return repr(cell if len(cell) <= limit else cell[:limit] + "…")
 
 
 def _read_csv(src: str, text: str) -> tuple[list[Any] | None, array, Samples]:
@@ -183,7 +179,7 @@ def _read_csv(src: str, text: str) -> tuple[list[Any] | None, array, Samples]:
                 try:
                     label = int(row[ii])
                 except ValueError:
-                    raise InputError(src, f"line {line}", f"index {_short(row[ii])} is not a whole number") from None
+                    raise InputError(src, f"line {line}", f"index {shown(row[ii])} is not a whole number") from None
                 if label in seen:
                     raise InputError(src, f"line {line}", f"index {label} appears twice (first on line {seen[label]})")
                 seen[label] = line
@@ -213,4 +209,4 @@ def _csv_samples(src: str, line: int, cell: str, budget: _Budget) -> Sequence[fl
 
 def _csv_number(src: str, line: int, what: str, text: str) -> float:
     """A CSV cell as a finite float, or an error naming the line and the cell."""
-    return inputs.finite_number(text, src, f"line {line}", f"{what} {_short(text)}")
+    return inputs.finite_number(text, src, f"line {line}", f"{what} {shown(text)}")
