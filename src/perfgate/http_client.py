@@ -4,7 +4,8 @@
 Retried: connection errors, timeouts, dropped connections, 5xx and 429 (the wait is the server's
 ``Retry-After`` when it gives one).  Not retried: other 4xx, reported with the server's message.
 After the last attempt the caller gets :class:`DeliveryUnreachable` (notify spools the event).
-:func:`read_whole` (a total deadline and a size bound on each answer) serves the Bencher client too.
+:func:`read_whole` (a total deadline and a size bound on each answer) and :func:`transport_error`
+serve the Bencher client too.
 """
 
 from __future__ import annotations
@@ -51,6 +52,12 @@ def gave_up(attempts: int, last: str) -> str:
     if last.startswith("HTTP "):
         return f"gave up after {attempts} attempt(s); last: {last}"
     return f"no answer after {attempts} attempt(s); last error: {last}"
+
+
+def transport_error(e: httpx.TransportError) -> str:
+    """A network failure as a message: only its class and text, since the exception's chain
+    holds the request and its headers."""
+    return f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
 
 
 class AnswerTooLarge(httpx.ReadError):
@@ -113,8 +120,7 @@ class Http:
             try:
                 response = self._exchange(method, url, json=json, params=params, headers=headers)
             except httpx.TransportError as e:
-                # Only the class and text: the exception's chain holds the request and its headers.
-                last = f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
+                last = transport_error(e)
             else:
                 status = response.status_code
                 if status < 300:

@@ -27,7 +27,7 @@ import httpx
 from perfgate import __version__, http_deadline
 from perfgate.bencher.redact import Secret, log, redact, register
 from perfgate.errors import PerfgateError
-from perfgate.http_client import TOTAL_TIMEOUTS, AnswerTooLarge, gave_up, read_whole
+from perfgate.http_client import TOTAL_TIMEOUTS, AnswerTooLarge, gave_up, read_whole, transport_error
 from perfgate.retry import RetryPolicy, parse_retry_after  # noqa: F401  (re-exported: the client's policy)
 
 DEFAULT_MAX_ANSWER_MIB = 64
@@ -162,8 +162,7 @@ class BencherClient:
                                    f"is the URL a Bencher API server? (PERFGATE_BENCHER_MAX_ANSWER_MIB raises "
                                    "the bound)") from None
             except httpx.TransportError as e:
-                # Only the exception's class and text: its chain holds the request, headers included.
-                last = f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
+                last = transport_error(e)
             else:
                 status = response.status_code
                 if status < 300:
