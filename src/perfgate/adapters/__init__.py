@@ -95,10 +95,6 @@ def _resemblance(module: ModuleType, text: str) -> float:
     return sum(k in head for k in markers) / len(markers)
 
 
-def read_bytes(path: str) -> bytes:
-    return base.read_bytes(path)
-
-
 def parse_file(path: str, adapter: str = "auto") -> tuple[str, Parsed]:
     """Read and parse one harness output file (or an output directory, for adapters declaring
     ``ACCEPTS_DIRECTORY = True`` with ``sniff_path``/``parse_path``); returns (adapter name, parsed)."""
@@ -108,7 +104,7 @@ def parse_file(path: str, adapter: str = "auto") -> tuple[str, Parsed]:
             raise InputError(path, "", f"is a directory; the {module.NAME} adapter reads a file")
         parsed = module.parse_path(path)
     else:
-        data = read_bytes(path)
+        data = base.read_bytes(path)
         if not data.strip():   # a harness that failed before writing (hyperfine on a missing input)
             raise InputError(path, "", "the file is empty: the harness wrote nothing (did its command fail?)")
         text = decode_utf8(data, path)
