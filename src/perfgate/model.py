@@ -158,11 +158,11 @@ def name_problem(name: object) -> str | None:
 _COMMIT = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/+~^@-]*")
 # Names that may become file or URL path parts: none of these components.
 _TRAVERSAL = re.compile(r"(^|[/\\])\.{1,2}($|[/\\])|^[/\\~]|\\")
-IDENTITY_KINDS = ("project", "branch", "testbed", "commit", "benchmark", "measure")
 
 
 def identity_problem(kind: str, value: object) -> str | None:
-    """Why ``value`` cannot be the ``kind`` of a run (one of ``IDENTITY_KINDS``), or None.
+    """Why ``value`` cannot be the ``kind`` of a run (project, branch, testbed, commit, benchmark
+    or measure), or None.
 
     The one check every identity gets before it reaches a store or an output."""
     problem = name_problem(value)
