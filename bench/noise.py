@@ -19,7 +19,8 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from perfgate.commands.run import coefficient_of_variation, default_cpuset
+from perfgate.commands._common import default_cpuset
+from perfgate.detect.stats import coefficient_of_variation
 from perfgate.containers import engine, images
 from perfgate.containers.manifest import discover
 from perfgate.containers.runner import Limits, run_suite

@@ -7,7 +7,7 @@ import os
 
 from perfgate.errors import InputError, PerfgateError
 from perfgate.escape import terminal, visible
-from perfgate.fingerprint import host_fingerprint, testbed_name
+from perfgate.fingerprint import cpuset, host_fingerprint, testbed_name
 from perfgate.gitinfo import current_branch, current_commit, resolve_commit
 from perfgate.model import Alert, Run, Testbed, identity_problem
 from perfgate.output import out
@@ -29,6 +29,12 @@ def refuse_shared_series(store: Store, run: Run, manifest: object) -> None:
                 f"{manifest}: benchmark {m.benchmark!r} ({m.measure}) is already a series of suite "
                 f"{sorted(others)[0]!r} on branch {run.branch!r} and testbed {run.testbed.name!r}; two suites "
                 "would share it: give one suite's benchmarks other names (this run was not recorded)")
+
+
+def default_cpuset() -> str:
+    """``--cpuset``'s default for the verbs that run suites: the last CPU this process may use."""
+    cpus = cpuset().split(",")
+    return cpus[-1] if cpus and cpus[-1] else "0"
 
 
 def add_run_identity(p: argparse.ArgumentParser) -> None:

@@ -36,9 +36,8 @@ from typing import TYPE_CHECKING
 from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
                            TimeRemainingColumn)
 
-from perfgate.commands._common import refuse_shared_series, store_from
+from perfgate.commands._common import default_cpuset, refuse_shared_series, store_from
 from perfgate.escape import terminal
-from perfgate.commands.run import default_cpuset
 from perfgate.commits import Commit, git, list_commits, every, parse_shard, shard
 from perfgate.containers.manifest import PROFILES, Suite
 from perfgate.errors import EXIT_OK, PerfgateError

@@ -22,7 +22,7 @@ from perfgate.gitinfo import uncommitted_changes, untracked
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from perfgate.commands._common import given_branch_and_commit, refuse_shared_series, store_from
+from perfgate.commands._common import default_cpuset, given_branch_and_commit, refuse_shared_series, store_from
 from perfgate.containers import engine, images
 from perfgate.containers.fingerprint import container_testbed
 from perfgate.containers.manifest import PROFILES, discover
@@ -61,13 +61,6 @@ def add_suite_options(p: argparse.ArgumentParser) -> None:
                    help="CPUs the benchmark containers are pinned to (default: %(default)s, the last CPU, "
                         "leaving the others to the system)")
     p.add_argument("--no-probes", action="store_true", help="skip the valgrind / peak-RSS probes")
-
-
-def default_cpuset() -> str:
-    from perfgate.fingerprint import cpuset
-
-    cpus = cpuset().split(",")
-    return cpus[-1] if cpus and cpus[-1] else "0"
 
 
 def run(args: argparse.Namespace) -> int:
