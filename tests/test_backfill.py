@@ -20,7 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from perfgate.commands.backfill import _record, portable_testbed, run_key, shard_testbed
+from perfgate.commands._commit_runs import run_key
+from perfgate.commands.backfill import _record, portable_testbed, shard_testbed
 from perfgate.commits import Commit, every, list_commits, parse_shard, shard
 from perfgate.containers.runner import SuiteResult
 from perfgate.errors import PerfgateError

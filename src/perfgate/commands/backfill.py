@@ -26,26 +26,21 @@ alone (``image-<digest>``), where the shards' points form one series that ``dete
 from __future__ import annotations
 
 import argparse
-import hashlib
-import json
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
                            TimeRemainingColumn)
 
-from perfgate.commands._common import default_cpuset, refuse_shared_series, store_from
+from perfgate.commands._common import refuse_shared_series, store_from
+from perfgate.commands._commit_runs import PORTABLE_MEASURES, add_commit_runner_options, make_runner, run_key
 from perfgate.escape import terminal
 from perfgate.commits import Commit, git, list_commits, every, parse_shard, shard
-from perfgate.containers.manifest import PROFILES, Suite
+from perfgate.containers.manifest import Suite
 from perfgate.errors import EXIT_OK, PerfgateError
 from perfgate.model import Metric, Run, Testbed, duplicate_metric
 from perfgate.output import emit_json, err, out
-
-if TYPE_CHECKING:
-    from perfgate.commit_runner import Runner
 
 NAME = "backfill"
 HELP = "build and run the suites at each commit of a range, recorded at the commits' dates (resumable)"
@@ -55,9 +50,6 @@ EPILOG = """examples:
   perfgate backfill main --every 5 --suite tree-alloc
   perfgate backfill v1.0..main --first-parent     # main's merges only
   perfgate backfill v1.0..main --shard 2/4        # runner 2 of an Actions matrix of 4"""
-
-# Measures that do not depend on the machine, given the same pinned image.
-PORTABLE_MEASURES = ("instructions",)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -70,34 +62,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--first-parent", action="store_true", help="follow only first parents (a branch's merges)")
     p.add_argument("--shard", metavar="I/N", help="measure only shard I of N (every Nth commit from the Ith)")
     p.add_argument("--branch", help="branch the runs belong to (default: B when it names a branch, else the checkout's)")
-
-
-def add_commit_runner_options(p: argparse.ArgumentParser) -> None:
-    """Options shared with ``perfgate bisect``."""
-    p.add_argument("--root", type=Path, default=Path("."),
-                   help="the git repository (its docker/ defines the pinned images; default: the current directory)")
-    p.add_argument("--profile", choices=PROFILES, default="quick",
-                   help="suite profile (default: %(default)s; bisect uses the profile of the alert's runs)")
-    p.add_argument("--cpuset", default=default_cpuset(), help="CPUs the benchmark containers are pinned to "
-                   "(default: %(default)s)")
-    p.add_argument("--no-probes", action="store_true", help="skip the valgrind / peak-RSS probes")
-    p.add_argument("--runner", choices=("container", "host"), default="container",
-                   help="container: pinned images (default); host: this machine, no isolation or probes")
-
-
-def make_runner(args: argparse.Namespace, root: Path) -> Runner:
-    from perfgate.commit_runner import ContainerRunner, HostRunner
-
-    if args.runner == "host":
-        return HostRunner()
-    return ContainerRunner(root, args.cpuset, probes=not args.no_probes, log=err.print)
-
-
-def run_key(project: str, branch: str, commit: str, suite: str, variant: str, profile: str, testbed: str) -> str:
-    """Idempotency key of one backfilled run: what was measured where, not what came out, so a
-    re-run after an interruption recognises the run whatever its numbers would be."""
-    basis = json.dumps(["backfill-v1", project, branch, commit, suite, variant, profile, testbed])
-    return hashlib.sha256(basis.encode()).hexdigest()[:32]
 
 
 def shard_testbed(testbed: Testbed, index: int, count: int) -> Testbed:

@@ -31,7 +31,7 @@ from rich.table import Table
 
 from perfgate.commands._common import find_alert, store_from
 from perfgate.escape import terminal
-from perfgate.commands.backfill import PORTABLE_MEASURES, add_commit_runner_options, make_runner, run_key
+from perfgate.commands._commit_runs import PORTABLE_MEASURES, add_commit_runner_options, make_runner, run_key
 from perfgate.commits import Commit, commits_between, git
 from perfgate.errors import EXIT_OK, PerfgateError
 from perfgate.model import Alert, Run
