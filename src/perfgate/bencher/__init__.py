@@ -6,4 +6,7 @@
 ``publisher``  sends runs in order, exactly once, spooling when the server is unreachable
 ``bootstrap``  creates the project, branches, testbeds and measures a run needs
 ``alerts``     Bencher's threshold alerts as perfgate verdicts (effect size and confidence)
+``alert_memory``  perfgate's own change point alerts for a Bencher-backed history
+``commits``    short commit hashes expanded from the checkout (Bencher takes only full ones)
+``redact``     the shared redaction helper and logger, as the Bencher modules use them
 """

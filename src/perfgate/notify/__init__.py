@@ -2,5 +2,6 @@
 
 ``events`` turns the store's alerts into delivery events (pure), ``render`` words them, one module
 per channel sends them (``webhook``, ``github_issues``, ``github_status``, behind ``base.Channel``),
-``ledger`` remembers what was delivered and spools what could not be, and ``deliver`` runs it all.
+``channels`` builds a channel from each ``--channel`` spec, ``ledger`` remembers what was
+delivered and spools what could not be, and ``deliver`` runs it all.
 """
