@@ -46,6 +46,7 @@ from perfgate.escape import terminal
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from perfgate.check_branches import check_branch, side_branch
+from perfgate.commits import git
 from perfgate.gitinfo import uncommitted_changes
 from perfgate.commands.run import add_suite_options
 from perfgate.commands._common import (add_all_rows_option, add_markdown_option, check_identity, check_markdown_target,
@@ -104,13 +105,6 @@ def parse_duration(text: str) -> float:
     if not match or float(match.group(1)) <= 0:
         raise argparse.ArgumentTypeError(f"{text!r} is not a duration such as 300, 90s, 5m or 1h")
     return float(match.group(1)) * {"": 1, "s": 1, "m": 60, "h": 3600}[match.group(2)]
-
-
-def _git(root: Path, *args: str) -> str:
-    proc = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True)
-    if proc.returncode != 0:
-        raise PerfgateError(f"git {' '.join(args)} failed in {root}: {proc.stderr.strip()}")
-    return proc.stdout.strip()
 
 
 def resolve(root: Path, ref: str, option: str) -> str:
@@ -249,7 +243,7 @@ def _check(args: argparse.Namespace) -> int:
         check_identity("branch", check_branch(getattr(args, side)), f"--{side}")
     with store_from(args, create=True):
         pass  # a store that cannot be used is said now, not after every round has run
-    root = Path(_git(args.root.resolve(), "rev-parse", "--show-toplevel"))
+    root = Path(git(args.root.resolve(), "rev-parse", "--show-toplevel"))
     shas = {"base": resolve(root, args.base, "--base"), "head": resolve(root, args.head, "--head")}
     branches = {side: stored_branch(root, getattr(args, side), sha, f"--{side}") for side, sha in shas.items()}
     _warn_uncommitted(root, shas)
@@ -282,7 +276,7 @@ def _check(args: argparse.Namespace) -> int:
         try:
             for side, sha in shas.items():
                 trees[side] = Path(tmp) / side
-                _git(root, "worktree", "add", "--detach", "--force", str(trees[side]), sha)
+                git(root, "worktree", "add", "--detach", "--force", str(trees[side]), sha)
             runs, outcome = _measure(args, plan, thresholds, expectations, root, trees, shas, branches)
         except PerfgateError as e:
             raise _named_by_side(e, trees, args) from None
@@ -366,7 +360,7 @@ def _expectations(thresholds: Path | None) -> list:
 def _warn_uncommitted(root: Path, shas: dict[str, str]) -> None:
     """A side that is the checked-out commit, in a tree with uncommitted changes: those changes
     are not what is measured (each side is built from its commit), which a user may not expect."""
-    here = _git(root, "rev-parse", "HEAD")
+    here = git(root, "rev-parse", "HEAD")
     if here in shas.values() and uncommitted_changes(str(root)):
         err.print(f"[yellow]note:[/yellow] the working tree has uncommitted changes; check builds each side from "
                   f"its commit ({here[:12]} is HEAD), so they are not measured: commit them to check them")
@@ -378,7 +372,7 @@ def _github_merge_head(root: Path, head: str) -> str:
     branch's changes since the merge base too, and the check would put them on the pull request."""
     if not os.environ.get("GITHUB_EVENT_NAME", "").startswith("pull_request") or head != os.environ.get("GITHUB_SHA"):
         return ""
-    if len(_git(root, "rev-list", "--parents", "-n", "1", head).split()) < 3:
+    if len(git(root, "rev-list", "--parents", "-n", "1", head).split()) < 3:
         return ""
     return (f"--head {head[:12]} is the pull request merged into its base branch (GitHub's merge commit): "
             "what landed on the base branch since the merge base is measured as the pull request's; "
@@ -413,7 +407,7 @@ def _thresholds_path(args: argparse.Namespace, root: Path, sha: str, tmp: Path) 
     """``--thresholds``, else ``thresholds/`` as committed at ``sha`` (extracted to ``tmp``), else None."""
     if args.thresholds:
         return Path(args.thresholds)
-    if not _git(root, "ls-tree", "-d", sha, "thresholds"):
+    if not git(root, "ls-tree", "-d", sha, "thresholds"):
         return None
     archive = subprocess.run(["git", "-C", str(root), "archive", "--format=tar", sha, "thresholds"], capture_output=True)
     if archive.returncode != 0:
