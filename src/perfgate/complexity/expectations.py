@@ -173,7 +173,7 @@ def check(exp: Expectation, phase: str, fit: Fit, knee: Knee | None, params: dic
     if steeper and knee.effect > exp.tolerance:
         return Verdict(exp, phase, False,
                        f"the cost turns {ORDER_NAMES.get(knee.degree, knee.degree)} above {exp.param} ≈ "
-                       f"{knee.location:,.0f} (95% interval {knee.low:,.0f} … {knee.high:,.0f}), adding "
+                       f"{knee.location:,.0f} (the fit's 95% interval {knee.low:,.0f} … {knee.high:,.0f}), adding "
                        f"{knee.effect:.0%} at {x_max:,.0f} ({p_text(knee.p_value)}); expected {exp.text}{note}",
                        knee.effect, 1 - knee.p_value, **verdict)
     if near is not None:

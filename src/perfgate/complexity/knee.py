@@ -69,8 +69,8 @@ class Knee:
         if not self.found:
             return f"no knee in {name} (ΔBIC {self.delta_bic:+.1f} for the best knee model)"
         shape = "grows quadratically" if self.degree == 2 else "steps up"
-        return (f"knee model {self.formula}: knee at {name} ≈ {self.location:,.0f} (95% interval {self.low:,.0f} … {self.high:,.0f}): "
-                f"per-unit cost {self.slope_below:,.4g} below it, then {shape}; "
+        return (f"knee model {self.formula}: knee at {name} ≈ {self.location:,.0f} (the fit's 95% interval {self.low:,.0f} … {self.high:,.0f}; "
+                f"runs of one commit vary more): cost per unit of {name} {self.slope_below:,.4g} below it, then {shape}; "
                 f"adds {self.effect:.0%} at the largest {name}, ΔBIC {self.delta_bic:.1f}, {p_text(self.p_value)}")
 
     def as_dict(self) -> dict:
