@@ -220,9 +220,9 @@ def test_an_error_comment_quotes_the_message_literally_and_redacted(monkeypatch,
 
 
 def test_a_finding_at_low_power_is_marked_in_the_table_the_headline_and_a_note():
-    """An audit's check flagged an untouched benchmark +16.6% and a scaling point +1,037% beside an
-    MDE of 4,016%, with nothing to tell them from the planted regression: a finding under half
-    its row's MDE is marked ‡ and said to be re-checked; the one its MDE supports is not."""
+    """An audit's check flagged a scaling point of an unchanged code path +1,037% beside an MDE of
+    4,016%, with nothing to tell it from the planted regression: a finding under half its row's
+    MDE is marked ‡ and said to be re-checked; one its MDE supports is not."""
     from perfgate.detect.compare import Comparison, Verdict, low_power_notes
 
     def flagged(name, effect, mde):

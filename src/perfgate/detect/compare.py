@@ -131,7 +131,7 @@ class Verdict:
     def low_power(self) -> bool:
         """A finding at least twice as small as its row's MDE: the run could rarely see a change this
         size, and a significant result at low power is often exaggerated or chance (an audit's
-        check flagged an untouched benchmark +16.6% so, and a point +1,037% beside an MDE of 4,016%)."""
+        check flagged a point of an unchanged code path +1,037% beside an MDE of 4,016%)."""
         return (self.verdict in ("regression", "improvement") and self.method in (*ROUND_METHODS, *RANK_METHODS)
                 and self.mde is not None and self.effect is not None and self.mde >= 2 * abs(self.effect))
 
