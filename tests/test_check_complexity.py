@@ -277,3 +277,32 @@ def test_a_column_of_noise_about_zero_is_not_judged():
     rows = compare_complexity(flat[0], flat[1], EXPECT, flat[2:], flat[2:])
     assert {r.status for r in rows} == {"not checked"} and not any(r.broken for r in rows)
     assert "a constant fits this column about as well as any cost model" in rows[1].verdict_text()
+
+
+def _scaled(metrics, factor: float, rng=None, noise: float = 0.0):
+    """The points with every value times ``factor`` (and a round's own factor of noise)."""
+    jitter = float(np.exp(noise * rng.standard_normal())) if rng is not None else 1.0
+    return [type(m)(m.benchmark, m.measure, m.value * factor * jitter * (1 + 0.01 * (rng.standard_normal() if rng else 0)),
+                    attrs=m.attrs) for m in metrics]
+
+
+def test_a_steeper_cost_of_the_same_shape_is_said_as_the_sweep_totals_change():
+    """A seeds' audit planted one more allocation per job: base `3.34⋅o`, head `4.02⋅o + 108`, every
+    expectation kept, 593 of 602 point rows inconclusive, and nothing said of the +20%.  Each row
+    now gives the change of the sweep's total over the rounds, with its interval and p."""
+    rng = np.random.default_rng(5)
+    linear = points(LINEAR)
+    base = [_scaled(linear, 1.0, rng, 0.03) for _ in range(4)]
+    head = [_scaled(linear, 1.2, rng, 0.03) for _ in range(4)]
+    rows = compare_complexity(linear, _scaled(linear, 1.2), EXPECT, base, head)
+    assert rows and all(r.status != "broken" for r in rows)
+    for r in rows:
+        assert r.sweep is not None and r.sweep.rounds == 4 and r.sweep.points == len(base[0]) // len(rows)
+        assert r.sweep.low < 0.2 < r.sweep.high and r.sweep.p_value < 0.05 and r.notable()
+        assert r.lines()[-1].startswith(f"  sweep total over {r.sweep.points} points +")
+        assert r.as_dict()["sweep"]["effect"] == r.sweep.effect
+    same = compare_complexity(linear, linear, EXPECT, base, [_scaled(linear, 1.0, rng, 0.03) for _ in range(4)])
+    assert all(r.sweep.p_value > 0.05 and r.sweep.low < 0 < r.sweep.high for r in same)
+    assert all(r.sweep is None for r in compare_complexity(linear, linear, EXPECT))   # no rounds: no claim
+    md = comparison_markdown(Comparison([], 0.05, base={"commit": "a" * 40}, head={"commit": "b" * 40}), complexity=rows)
+    assert "sweep total over" in md

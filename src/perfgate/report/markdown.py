@@ -179,6 +179,7 @@ def _complexity_section(rows: Sequence[ComplexityRow], about: str) -> list[str]:
     def row(r: ComplexityRow) -> str:
         sides = [markdown_text("; ".join([s.model or f"no fit: {s.error}", *s.unconfirmed()])) for s in (r.base, r.head)]
         why = f": {markdown_text(r.detail())}" if r.detail() else ""
+        why += f"; {markdown_text(r.sweep.text())}" if r.sweep else ""
         return f"| {markdown_code(r.table)} | {markdown_code(r.measure)} | {sides[0]} | {sides[1]} | " \
                f"{_STATUS[r.status]}{why} |"
 
@@ -190,7 +191,7 @@ def _complexity_section(rows: Sequence[ComplexityRow], about: str) -> list[str]:
         lines += [*header, *map(row, loud), ""]
     if quiet:
         lines += [f"<details><summary>{len(quiet)} {'other ' if loud else ''}scaling table measure(s): "
-                  f"expectations kept or none to judge, no knee shown to move</summary>", "", *header,
+                  f"expectations kept or none to judge, no knee or sweep total shown to move</summary>", "", *header,
                   *map(row, quiet), "", "</details>", ""]
     return lines
 
