@@ -11,6 +11,7 @@ import pytest
 from perfgate.detect import rounds
 from perfgate.detect.compare import compare_rounds, tied_to
 from perfgate.thresholds import load_thresholds
+from perfgate.units import human
 
 from conftest import ROOT
 
@@ -280,6 +281,10 @@ def test_a_measure_that_dips_to_zero_is_judged_on_its_differences():
     jump = next(v for v in c.verdicts if v.benchmark == "pt")
     assert jump.method == "paired-t-rounds-differences" and jump.verdict == "regression"
     assert 7 < jump.effect < 9 and jump.ci_low < jump.effect < jump.ci_high     # 400k over a 50k level
+    # and in the column's own units, which a relative change of a Δ near zero does not convey
+    absolute = jump.effect * jump.base_median
+    assert 3.8e5 < absolute < 4.2e5 and jump.change_cell().endswith(
+        f" (+{human(absolute, 'total-ns')} on a base of {human(jump.base_median, 'total-ns')})")
     flat = next(v for v in c.verdicts if v.benchmark == "flat")
     assert flat.verdict in ("no-change", "inconclusive") and flat.ci_low < 0 < flat.ci_high
     # a difference may pass −100% (50k to −20k): an interval all the same, not "unbounded"

@@ -140,8 +140,16 @@ class Verdict:
         return self.verdict + (" ‡" if self.low_power else "") + (f" ({self.note})" if self.note else "")
 
     def change_cell(self) -> str:
-        """The change and :meth:`marked_interval`."""
-        return pct(self.effect) + self.marked_interval()
+        """The change, :meth:`marked_interval` and :meth:`in_units`."""
+        return pct(self.effect) + self.marked_interval() + self.in_units()
+
+    def in_units(self) -> str:
+        """A Δ column's change in its own units: judged relative to a base median near zero it read
+        −513.91% [−1102.88%, +75.06%] in a seeds' audit, which says little without the base."""
+        if self.method != DIFFERENCES or self.effect is None or not self.base_median:
+            return ""
+        d = self.effect * self.base_median
+        return f" ({'+' if d >= 0 else ''}{human(d, self.measure)} on a base of {human(self.base_median, self.measure)})"
 
     def marked_interval(self) -> str:
         """:meth:`interval`, and ``†`` when the medians beside the change tell another story."""

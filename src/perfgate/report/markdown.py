@@ -59,7 +59,7 @@ def _row(v: Verdict, tied: list[Verdict] = ()) -> str:
     # only findings stand out
     change = f"**{pct(v.effect)}**" if v.verdict in ("regression", "improvement") else pct(v.effect)
     return (f"| {icon} {markdown_code(v.benchmark)} | {markdown_code(v.measure)}{also} | {human(v.base_median, v.measure)} | "
-            f"{human(v.head_median, v.measure)} | {change}{ci} | {q} | {pct(v.mde, sign=False)} | "
+            f"{human(v.head_median, v.measure)} | {change}{ci}{markdown_text(v.in_units())} | {q} | {pct(v.mde, sign=False)} | "
             f"{markdown_text(verdict)} |")
 
 
