@@ -129,11 +129,13 @@ class Verdict:
 
     @property
     def low_power(self) -> bool:
-        """A finding at least twice as small as its row's MDE: the run could rarely see a change this
-        size, and a significant result at low power is often exaggerated or chance (an audit's
-        check flagged a point of an unchanged code path +1,037% beside an MDE of 4,016%)."""
+        """A finding under a third of its row's MDE: at the spread's estimate (the MDE is at its 90%
+        upper bound, about 1.5× that) a change this size is caught about 15% of the time or less,
+        and a significant result at such power is often exaggerated or chance (an audit's check
+        flagged a point of an unchanged code path +1,037% beside an MDE of 4,016%).  Half the MDE
+        marked two real findings of the demo's planted regression (power about 45% there)."""
         return (self.verdict in ("regression", "improvement") and self.method in (*ROUND_METHODS, *RANK_METHODS)
-                and self.mde is not None and self.effect is not None and self.mde >= 2 * abs(self.effect))
+                and self.mde is not None and self.effect is not None and self.mde >= LOW_POWER * abs(self.effect))
 
     def verdict_cell(self) -> str:
         """The verdict, ``‡`` on a finding at :attr:`low_power`, and the row's note."""
@@ -166,6 +168,8 @@ class Verdict:
         return f" [{pct(self.ci_low)}, {pct(self.ci_high)}]"
 
 
+# A finding whose MDE is this many times its change is marked ‡ (low power).
+LOW_POWER = 3.0
 # How far (in points) a check row's medians may tell another story than its paired change unmarked.
 APART = 0.05
 # The note of a benchmark only one side has: not a comparison, and said apart (one_sided_notes).
@@ -630,9 +634,9 @@ def low_power_notes(verdicts: Sequence[Verdict]) -> list[str]:
     weak = [v for v in verdicts if v.low_power and tied_to(verdicts, v) is None]
     if not weak:
         return []
-    return [f"‡ {len(weak)} finding(s) at low power: the change is less than half the row's MDE, so this run could "
-            f"rarely see a change that size; such flags are often exaggerated or chance — run the check again "
-            f"before acting on them"]
+    return [f"‡ {len(weak)} finding(s) at low power: the change is under a third of the row's MDE, so this run "
+            f"could rarely see a change that size; such flags are often exaggerated or chance — run the check "
+            f"again before acting on them"]
 
 
 def one_sided_notes(verdicts: Sequence[Verdict]) -> list[str]:
