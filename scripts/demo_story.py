@@ -331,7 +331,10 @@ def tell(work: Path, pg: Perfgate, every_n: int) -> str:
         raise DemoFailed("perfgate check of the quadratic commit broke no complexity expectation: "
                          + "; ".join(f"{r['table']} {r['measure']}: {r['status']}" for r in checked["complexity"]))
     for r in checked["complexity"]:
-        print(f"   {r['table']} {r['measure']}: {r['status']}; base {r['base']['model']}; head {r['head']['model']}")
+        sweep = r.get("sweep")
+        total = (f"; sweep total {sweep['effect']:+.1%} [{sweep['low']:+.1%}, {sweep['high']:+.1%}] over "
+                 f"{sweep['points']} points, {sweep['rounds']} rounds" if sweep else "")
+        print(f"   {r['table']} {r['measure']}: {r['status']}; base {r['base']['model']}; head {r['head']['model']}{total}")
 
     say("perfgate pages")
     site = work / "site"
