@@ -218,29 +218,3 @@ def test_an_error_comment_quotes_the_message_literally_and_redacted(monkeypatch,
     assert "in the <strong>head</strong> (<code>pr`x</code>)" in rendered
     assert "<code>/w/.perfgate/logs</code>" in rendered
 
-
-def test_a_finding_at_low_power_is_marked_in_the_table_the_headline_and_a_note():
-    """A significant finding that its run had little power to see is often exaggerated or chance
-    (a seeds' audit's check flagged benchmarks and scaling points of unchanged code paths beside
-    large MDEs, unmarked): a finding whose log change is under half that of its row's MDE at the
-    spread's estimate is marked ‡ and said to be re-checked; one its MDE supports is not (the
-    demo's planted regression, -4.80% beside an MDE of 11.45% at the bound, 7.3% at the estimate)."""
-    from perfgate.detect.compare import Comparison, Verdict, low_power_notes
-
-    def flagged(name, effect, mde):    # the MDE at the spread's estimate, and 1.5× that at its bound
-        return Verdict(name, "latency", "regression", 40, 40, 1.0, 1.0 + effect, 1.0 + effect, effect,
-                       effect / 2, effect * 1.5, 1e-4, 0.01, 1.5 * mde, 0.02, True, method="paired-t-rounds",
-                       rounds=8, mde_estimate=mde)
-
-    weak, strong = flagged("untouched", 0.10, 0.25), flagged("planted", -0.048, 0.073)
-    assert weak.low_power and not strong.low_power
-    # on the log scale: +20% is log 0.182; an MDE of +44% is log 0.365, twice that
-    assert not flagged("over-half", 0.20, 0.43).low_power and flagged("under-half", 0.20, 0.45).low_power
-    c = Comparison([weak, strong], 0.05, notes=low_power_notes([weak, strong]))
-    c.base, c.head = {"commit": "a" * 40, "branch": "main", "testbed": "tb"}, {"commit": "b" * 40, "branch": "pr", "testbed": "tb"}
-    assert "regression ‡" in next(line for line in c.render().splitlines() if line.startswith("untouched"))
-    assert "‡" not in next(line for line in c.render().splitlines() if line.startswith("planted"))
-    assert "‡ 1 finding(s) at low power: on the run's estimated spread a change that size is caught" in c.render()
-    md = comparison_markdown(c)
-    assert "2 performance regression(s) (1 at low power ‡)" in md
-    assert "regression ‡" in next(line for line in md.splitlines() if "untouched" in line)

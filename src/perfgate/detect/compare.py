@@ -126,25 +126,10 @@ class Verdict:
     # the sides' medians and the paired change differ by more than APART (a check row on a
     # drifting machine; set by compare_rounds): such rows are marked †
     medians_apart: bool = False
-    mde_estimate: float | None = None   # the MDE at the spread's estimate: the yardstick of low_power
-
-    @property
-    def low_power(self) -> bool:
-        """A finding whose log change is under half that of its row's MDE at the spread's estimate
-        (not at the bound the MDE column is at, which is 3× the estimate at 3 rounds): a change
-        this size is caught 13–20% of the time from 5 rounds on (a third at 3), and a significant result at
-        such power is often exaggerated or chance (a seeds' audit's check flagged benchmarks and
-        scaling points of unchanged code paths beside large MDEs, unmarked)."""
-        if self.verdict not in ("regression", "improvement") or self.method not in (*ROUND_METHODS, *RANK_METHODS) \
-                or self.mde_estimate is None or self.effect is None:
-            return False
-        if self.method == DIFFERENCES:       # a shift of differences, relative already
-            return self.mde_estimate >= LOW_POWER * abs(self.effect)
-        return self.effect > -1 and math.log1p(self.mde_estimate) >= LOW_POWER * abs(math.log1p(self.effect))
 
     def verdict_cell(self) -> str:
-        """The verdict, ``‡`` on a finding at :attr:`low_power`, and the row's note."""
-        return self.verdict + (" ‡" if self.low_power else "") + (f" ({self.note})" if self.note else "")
+        """The verdict and the row's note."""
+        return self.verdict + (f" ({self.note})" if self.note else "")
 
     def change_cell(self) -> str:
         """The change, :meth:`marked_interval` and :meth:`in_units`."""
@@ -173,9 +158,6 @@ class Verdict:
         return f" [{pct(self.ci_low)}, {pct(self.ci_high)}]"
 
 
-# A finding whose MDE at the spread's estimate is this many times its change (log scale) is
-# marked ‡ (low power).
-LOW_POWER = 2.0
 # How far (in points) a check row's medians may tell another story than its paired change unmarked.
 APART = 0.05
 # The note of a benchmark only one side has: not a comparison, and said apart (one_sided_notes).
@@ -343,8 +325,8 @@ def compare_samples(base: Mapping[tuple[str, str], Sequence[float]], head: Mappi
     blind = _mde_at_the_bar(verdicts, base, head, alpha, hypotheses)
     decide(verdicts, alpha)
     comparison = Comparison(verdicts, alpha)
-    comparison.notes.extend(low_power_notes(verdicts) + one_sided_notes(verdicts)
-                            + rank_test_notes(verdicts, blind, alpha, hypotheses) + threshold_notes(verdicts))
+    comparison.notes.extend(one_sided_notes(verdicts) + rank_test_notes(verdicts, blind, alpha, hypotheses)
+                            + threshold_notes(verdicts))
     return comparison
 
 
@@ -380,7 +362,6 @@ def _mde_at_the_bar(verdicts: list[Verdict], base, head, alpha: float, hypothese
         # of about 37% as many normal samples as a standard deviation (its efficiency)
         bound = rounds_test.noise_bound(1.0, MAD_EFFICIENCY * df)
         v.mde = _mde_at(bound * max(se, from_interval), level, v.threshold, df)
-        v.mde_estimate = _mde_at(max(se, from_interval), level, v.threshold, df)
     return blind
 
 
@@ -614,10 +595,9 @@ def compare_rounds(base: Mapping[tuple[str, str], Sequence[Sequence[float]]],
     hypotheses = sum(1 for v in verdicts if v.p_value is not None and tied_to(verdicts, v) is None)
     for i, (sd, n) in spread.items():
         verdicts[i].mde = _rounds_mde(verdicts[i], rounds_test.noise_bound(sd, n - 1), alpha, hypotheses)
-        verdicts[i].mde_estimate = _rounds_mde(verdicts[i], sd, alpha, hypotheses)
     decide(verdicts, alpha)
     comparison = Comparison(verdicts, alpha)
-    comparison.notes.extend(low_power_notes(verdicts) + one_sided_notes(verdicts) + threshold_notes(verdicts))
+    comparison.notes.extend(one_sided_notes(verdicts) + threshold_notes(verdicts))
     comparison.notes.extend(capability_notes(verdicts, alpha, hypotheses))
     for v in verdicts:
         v.medians_apart = (v.method in ROUND_METHODS and bool(v.ratio) and v.effect is not None
@@ -635,16 +615,6 @@ def _rounds_mde(v: Verdict, sd: float, alpha: float, hypotheses: int) -> float |
     """A rounds-judged row's MDE with the noise taken as ``sd``."""
     x = rounds_test.mde(sd, v.rounds or 0, alpha, hypotheses, v.threshold)
     return math.log1p(x) if x is not None and v.method == DIFFERENCES else x   # a shift of the differences
-
-
-def low_power_notes(verdicts: Sequence[Verdict]) -> list[str]:
-    """The findings marked ‡, said once under the table."""
-    weak = [v for v in verdicts if v.low_power and tied_to(verdicts, v) is None]
-    if not weak:
-        return []
-    return [f"‡ {len(weak)} finding(s) at low power: on the run's estimated spread a change that size is caught "
-            f"about 1 time in 5 (1 in 3 with 3 rounds; its log change is under half that of the MDE there); such flags are often "
-            f"exaggerated or chance — run the check again before acting on them"]
 
 
 def one_sided_notes(verdicts: Sequence[Verdict]) -> list[str]:

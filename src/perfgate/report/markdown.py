@@ -81,9 +81,7 @@ def comparison_markdown(c: Comparison, title: str = "perfgate", key: str = "", l
     undecided = c.undecided_text()
     broken = [r for r in complexity if r.broken]
     if regressions or broken:
-        weak = sum(v.low_power for v, _ in regressions)
-        failures = ([f"{len(regressions)} performance regression(s)" + (f" ({weak} at low power ‡)" if weak else "")]
-                    if regressions else []) + \
+        failures = ([f"{len(regressions)} performance regression(s)"] if regressions else []) + \
             ([f"complexity expectation broken in {len(broken)} table measure(s)"] if broken else [])
         headline = f"❌ **{'; '.join(failures)}**" + (f"; {undecided}" if undecided else "")
     elif undecided:
