@@ -17,19 +17,23 @@ Questions (each prints one table: the figure, its trials, its setting):
     compare      compare_samples A/A among 50 benchmarks: share of comparisons with any flag,
                  rows flagged, 95% intervals covering 0, and rows read "no-change" with every
                  benchmark moved by exactly the threshold (+2%; the claim: at most 0.025)
-    compare-mde  compare's reported MDE planted on one benchmark (49 others unchanged), and alone
-                 (its own MDE as a comparison of one): the share caught (80% is the claim)
+    compare-mde  compare's reported MDE of one benchmark among 50 against the effect caught 80% of
+                 the time there on noise drawn afresh (found on a grid about the median MDE): the
+                 share of runs whose MDE is at least it (the claim: about 9 in 10), and how far
     runlevel     compare A/A of two runs recorded apart: each run's machine offset (σ 0–5%,
                  shared by its 50 benchmarks) is in neither run's samples
     rounds       compare_rounds A/A among 20 benchmarks: any flag, coverage, no-change at +2%
-    rounds-mde   check's reported MDE (b0's among 20): planted in the noise it was computed from
-                 (the claim: caught 0.8), and, as the audit did, its median and lowest tenth
-                 planted in noise drawn afresh; rows named "could not detect even a doubling"
+    rounds-mde   check's reported MDE (b0's among 20) against the effect caught 80% of the time
+                 on noise drawn afresh, as compare-mde; the lowest tenth of the MDEs planted
+                 afresh (the audit's question); rows named "could not detect even a doubling"
                  (their MDE ≥ 100% at the spread's lower bound) and how often a doubling is caught
                  afresh
     sequential   judge with check's sequential plan (--max-rounds 20, looks from round 3, the
                  spending levels): any false flag, false discovery rate, rounds run, power; and a
                  fixed 8-round check on the same data for contrast
+    sweep        a check's sweep total change (complexity rows, ``sweep_change``): A/A share with
+                 p < 0.05 and the planted change's interval coverage, for costs (log ratios) and
+                 a Δ column about zero (differences, in its units)
     detect       detect_change_points on 200-point series (min_effect 2%, confidence 0.99): series
                  with a false change under no change, and for a step of 0.5–2× the noise in the
                  middle, the share found (±5 runs) and its change-size interval's coverage
@@ -37,8 +41,8 @@ Questions (each prints one table: the figure, its trials, its setting):
     .venv/bin/python bench/calibration.py compare --trials 100 --seed 1
     .venv/bin/python bench/calibration.py all              # every question at its default trials
 
-Defaults (trials a cell: compare 200, compare-mde 200, runlevel 200, rounds 100, rounds-mde 100,
-sequential 100, detect 2,000) keep each question under ~2 minutes on 2 idle cores; --jobs sets the
+Defaults (trials a cell: compare 200, compare-mde 100, runlevel 200, rounds 100, rounds-mde 100,
+sequential 100, sweep 2,000, detect 2,000) keep each question under ~2 minutes on 2 idle cores; --jobs sets the
 worker processes.  The audit behind the README's calibration figures (2026-11-27) used, a cell:
 compare 200 (n 5–100), rounds 200, rounds-mde 200, sequential 100 (A/A Gaussian 100 + 2 × 50),
 detect 300 (1,000 for spiky, heavy and the 0.5× step), runlevel 100; compare's MDE has changed
@@ -65,10 +69,12 @@ from pathlib import Path
 import numpy as np
 
 from perfgate.commands.check import FIRST_LOOK, Plan, judge
+from perfgate.complexity.compare import sweep_change
 from perfgate.detect import compare as compare_module
 from perfgate.detect import rounds as rounds_test
 from perfgate.detect.changepoint import detect_change_points
 from perfgate.detect.compare import compare_rounds, compare_samples
+from perfgate.model import Metric
 from perfgate.thresholds import ChangePointSettings, load_thresholds
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -206,29 +212,46 @@ def compare_cell(dist, n, trials, seed):
                 nochange_at_2pct=share(nochange_t, rows_t))
 
 
+def true_80(power, around: float) -> float:
+    """The effect caught 80% of the time, by ``power(effect)`` on a grid of multiples of
+    ``around`` (interpolated; NaN when the grid does not bracket 0.8)."""
+    grid = [around * f for f in (0.25, 0.4, 0.55, 0.7, 0.85, 1.0, 1.2)]
+    caught = [power(e) for e in grid]
+    if not min(caught) <= 0.8 <= max(caught):
+        return math.nan
+    return float(np.interp(0.8, np.maximum.accumulate(caught), grid))
+
+
+def covers(mdes: list[float], true: float) -> dict:
+    """How the reported MDEs stand to the true one: the claim is that they are at least it in
+    about 9 runs of 10."""
+    if not math.isfinite(true):
+        return dict(true_80="-", mde_ge_true="-", median_over_true="-")
+    return dict(true_80=f"{true:.3f}", mde_ge_true=share(sum(x >= true for x in mdes), len(mdes)),
+                median_over_true=f"{np.median(mdes) / true:.2f}")
+
+
 def compare_mde_cell(dist, n, trials, seed):
     rng = np.random.default_rng(seed)
     key = ("b0", "latency")
-    caught = planted = caught1 = planted1 = blind = 0
-    mdes, mdes1 = [], []
+    mdes, blind = [], 0
     for _ in range(trials):
-        base, head = samples(dist, rng, M_COMPARE, n), samples(dist, rng, M_COMPARE, n)
-        x = verdict_of(compare_samples(base, head, TH, ALPHA)).mde          # b0's MDE among 50
+        x = verdict_of(compare_samples(samples(dist, rng, M_COMPARE, n), samples(dist, rng, M_COMPARE, n),
+                                       TH, ALPHA)).mde                    # b0's MDE among 50
         if x is None or not math.isfinite(x):
             blind += 1
         else:
             mdes.append(x)
-            planted += 1
-            caught += verdict_of(compare_samples(base, moved(head, 1 + x, key), TH, ALPHA)).verdict == "regression"
-        alone_b, alone_h = {key: base[key]}, {key: head[key]}
-        x1 = verdict_of(compare_samples(alone_b, alone_h, TH, ALPHA)).mde   # its MDE as a comparison of one
-        if x1 is not None and math.isfinite(x1):
-            mdes1.append(x1)
-            planted1 += 1
-            caught1 += verdict_of(compare_samples(alone_b, moved(alone_h, 1 + x1), TH, ALPHA)).verdict == "regression"
+
+    def power(effect):
+        """b0 moved by ``effect`` among 50, in noise drawn afresh: the share flagged."""
+        return np.mean([verdict_of(compare_samples(samples(dist, rng, M_COMPARE, n),
+                                                   moved(samples(dist, rng, M_COMPARE, n), 1 + effect, key),
+                                                   TH, ALPHA)).verdict == "regression" for _ in range(trials)])
+    median = float(np.median(mdes)) if mdes else math.nan
     return dict(noise=dist, n=n, trials=trials, no_mde=share(blind, trials),
-                mde_median_50=f"{np.median(mdes):.3f}" if mdes else "-", caught_among_50=share(caught, planted),
-                mde_median_1=f"{np.median(mdes1):.3f}" if mdes1 else "-", caught_alone=share(caught1, planted1))
+                mde_median=f"{median:.3f}" if mdes else "-",
+                **covers(mdes, true_80(power, median) if mdes else math.nan))
 
 
 def runlevel_cell(offset, n, trials, seed):
@@ -265,35 +288,28 @@ def rounds_cell(dist, R, k, disturbed, trials, seed):
 
 def rounds_mde_cell(dist, R, k, disturbed, trials, seed):
     rng = np.random.default_rng(seed)
-    key = ("b0", "latency")
-    caught = planted = blind = rows = 0
+    blind = rows = 0
     mdes = []
     for _ in range(trials):
-        base, head = rounds(dist, R, k, rng, [0.0] * M_ROUNDS, disturbed)
-        c = compare_rounds(base, head, TH, ALPHA)
+        c = compare_rounds(*rounds(dist, R, k, rng, [0.0] * M_ROUNDS, disturbed), TH, ALPHA)
         rows += len(c.verdicts)
         said = next((n for n in c.notes if "could not detect even a doubling" in n), "")
         blind += int(said.split(" ", 1)[0]) if said else 0
         x = verdict_of(c).mde
         if x is not None and math.isfinite(x):
             mdes.append(x)
-            planted += 1
-            with mde_skipped():
-                caught += verdict_of(compare_rounds(base, moved(head, 1 + x, key), TH, ALPHA)).verdict == "regression"
 
     def caught_afresh(effect):
         """b0 moved by ``effect`` among 20, in noise drawn afresh: the share flagged."""
-        hits = 0
         with mde_skipped():
-            for _ in range(trials):
-                b, h = rounds(dist, R, k, rng, [effect] + [0.0] * (M_ROUNDS - 1), disturbed)
-                hits += verdict_of(compare_rounds(b, h, TH, ALPHA)).verdict == "regression"
-        return share(hits, trials)
+            return float(np.mean([verdict_of(compare_rounds(*rounds(dist, R, k, rng, [effect] + [0.0] * (M_ROUNDS - 1),
+                                                                    disturbed), TH, ALPHA)).verdict == "regression"
+                                  for _ in range(trials)]))
     median, p10 = float(np.median(mdes)), float(np.percentile(mdes, 10))
     return dict(noise=dist + (" disturbed" if disturbed else ""), rounds=R, samples=k, trials=trials,
-                mde_p10=f"{p10:.3f}", mde_median=f"{median:.3f}", caught_own=share(caught, planted),
-                afresh_at_median=caught_afresh(median), afresh_at_p10=caught_afresh(p10),
-                not_even_doubling=share(blind, rows), afresh_doubling=caught_afresh(1.0) if blind else "-")
+                mde_p10=f"{p10:.3f}", mde_median=f"{median:.3f}", **covers(mdes, true_80(caught_afresh, median)),
+                afresh_at_p10=f"{caught_afresh(p10):.3f}",
+                not_even_doubling=share(blind, rows), afresh_doubling=f"{caught_afresh(1.0):.3f}" if blind else "-")
 
 
 SCENARIOS = {"aa": [0.0] * M_ROUNDS, "threshold": [0.02] * M_ROUNDS, "mixed": [0.10] * 5 + [0.0] * 15,
@@ -365,6 +381,42 @@ def detect_cell(dist, n, step_x_noise, trials, seed):
     return row
 
 
+def sweep_cell(kind, R, trials, seed):
+    """sweep_change on a 50-point sweep measured in R interleaved rounds: a machine drifting 5% a
+    round (shared by base and head within it), a 1% pair offset and 3% point noise for costs
+    ("cost": 1..50 µs); a Δ column about zero ("delta": level 0 ± 2, noise 40) in its units."""
+    rng = np.random.default_rng(seed)
+    P = 50
+    cost = kind == "cost"
+    level = np.arange(1, P + 1) * 1000.0 if cost else rng.uniform(-2, 2, P)
+    shift = 0.2 if cost else 5.0        # planted: +20%, or +5 a point (+250 a sweep)
+
+    def sweep(effect):
+        base, head = [], []
+        machine = 0.0
+        for _ in range(R):
+            machine += 0.05 * rng.standard_normal()
+            sides = []
+            for planted in (0.0, effect):
+                if cost:
+                    v = level * np.exp(machine + 0.01 * rng.standard_normal() + 0.03 * rng.standard_normal(P)) \
+                        * (1 + planted)
+                else:
+                    v = level + planted + 40 * rng.standard_normal(P)
+                sides.append([Metric(f"t/x={i}", "ns", float(x)) for i, x in enumerate(v)])
+            base.append(sides[0])
+            head.append(sides[1])
+        return sweep_change(base, head, "ns")
+    aa = [sweep(0.0) for _ in range(trials)]
+    planted = [sweep(shift) for _ in range(trials)]
+    truth = shift if cost else shift * P
+    judged = [c for c in planted if c.relative == cost]   # a Δ sweep whose totals all came out above zero is a ratio
+    return dict(kind=kind, rounds=R, trials=trials, aa_p_below_05=share(sum(c.p_value < 0.05 for c in aa), trials),
+                cover_planted=share(sum(c.low <= truth <= c.high for c in judged), len(judged)),
+                found_planted=share(sum(c.p_value < 0.05 for c in planted), trials),
+                relative=share(sum(c.relative for c in aa), trials))
+
+
 def compare_jobs(trials, seed):
     return [(d, n, trials, seed + 100 * i + n) for i, d in enumerate(DISTS) for n in (10, 30)]
 
@@ -380,10 +432,10 @@ QUESTIONS = {
     "compare": (compare_cell, compare_jobs, 200,
                 "compare_samples A/A, 50 benchmarks, n samples a side",
                 ["noise", "n", "trials", "any_flag", "rows_flagged", "cover_0", "nochange_at_2pct"]),
-    "compare-mde": (compare_mde_cell, compare_jobs, 200,
-                    "compare's reported MDE planted on b0 (among 50, and alone); the claim: caught 0.8",
-                    ["noise", "n", "trials", "no_mde", "mde_median_50", "caught_among_50", "mde_median_1",
-                     "caught_alone"]),
+    "compare-mde": (compare_mde_cell, compare_jobs, 100,
+                    "compare's reported MDE of b0 among 50 against the effect caught 80% of the time on fresh "
+                    "noise (the claim: the MDE is at least that in about 9 runs of 10)",
+                    ["noise", "n", "trials", "no_mde", "mde_median", "true_80", "mde_ge_true", "median_over_true"]),
     "runlevel": (runlevel_cell,
                  lambda trials, seed: [(o, n, trials, seed + int(o * 1000) + n)
                                        for o in (0.0, 0.01, 0.02, 0.05) for n in (10, 30)], 200,
@@ -397,10 +449,10 @@ QUESTIONS = {
                        [("gauss", 3, 5, False), ("gauss", 8, 5, False), ("lognormal", 8, 20, False),
                         ("heavy", 3, 5, False), ("heavy", 8, 5, False), ("spiky", 8, 5, False),
                         ("bimodal", 8, 20, False), ("gauss", 8, 5, True), ("lognormal", 3, 5, True)])], 100,
-                   "check's reported MDE (b0's, among 20; the claim: caught 0.8) planted in its own noise and "
-                   "afresh",
-                   ["noise", "rounds", "samples", "trials", "mde_p10", "mde_median", "caught_own",
-                    "afresh_at_median", "afresh_at_p10", "not_even_doubling", "afresh_doubling"]),
+                   "check's reported MDE (b0's, among 20) against the effect caught 80% of the time on fresh "
+                   "noise (the claim: the MDE is at least that in about 9 runs of 10)",
+                   ["noise", "rounds", "samples", "trials", "mde_p10", "mde_median", "true_80", "mde_ge_true",
+                    "median_over_true", "afresh_at_p10", "not_even_doubling", "afresh_doubling"]),
     "sequential": (sequential_cell,
                    lambda trials, seed: [(s, d, 5, trials, seed + i) for i, (s, d) in enumerate(
                        [("aa", "gauss"), ("aa", "heavy"), ("aa", "spiky"), ("threshold", "gauss"),
@@ -409,6 +461,11 @@ QUESTIONS = {
                    "check --max-rounds 20 through judge (looks from round 3), 20 benchmarks, 5 samples a round",
                    ["scenario", "noise", "samples", "trials", "any_false", "fdr", "mean_rounds", "nochange", "power",
                     "fixed8_any_false", "fixed8_power"]),
+    "sweep": (sweep_cell,
+              lambda trials, seed: [(k, R, trials, seed + i) for i, (k, R) in enumerate(
+                  [("cost", 3), ("cost", 4), ("delta", 3), ("delta", 4)])], 2000,
+              "a check's sweep total change (50 points), A/A and +20% (costs) or +5 a point (Δ about zero)",
+              ["kind", "rounds", "trials", "aa_p_below_05", "cover_planted", "found_planted", "relative"]),
     "detect": (detect_cell,
                lambda trials, seed: [(d, 200, 0, trials, seed + i) for i, d in enumerate(DISTS)]
                + [("gauss", 200, s, trials, seed + 10 + j) for j, s in enumerate((0.5, 0.75, 1.0, 2.0))], 2000,

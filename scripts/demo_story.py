@@ -331,9 +331,12 @@ def tell(work: Path, pg: Perfgate, every_n: int) -> str:
         raise DemoFailed("perfgate check of the quadratic commit broke no complexity expectation: "
                          + "; ".join(f"{r['table']} {r['measure']}: {r['status']}" for r in checked["complexity"]))
     for r in checked["complexity"]:
-        sweep = r.get("sweep")
-        total = (f"; sweep total {sweep['effect']:+.1%} [{sweep['low']:+.1%}, {sweep['high']:+.1%}] over "
-                 f"{sweep['points']} points, {sweep['rounds']} rounds" if sweep else "")
+        sweep, form = r.get("sweep"), "{:+.1%}"
+        if sweep and not sweep["relative"]:
+            form = "{:+,.0f}"        # a Δ column's total, in its units
+        total = (f"; sweep total {form.format(sweep['effect'])} [{form.format(sweep['low'])}, "
+                 f"{form.format(sweep['high'])}] over {sweep['points']} points, {sweep['rounds']} rounds"
+                 if sweep else "")
         print(f"   {r['table']} {r['measure']}: {r['status']}; base {r['base']['model']}; head {r['head']['model']}{total}")
 
     say("perfgate pages")

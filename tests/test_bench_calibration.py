@@ -76,6 +76,6 @@ def test_each_question_prints_its_table(question):
                 assert float(cell) > 0
 
 
-SHARES = {"any_flag", "rows_flagged", "cover_0", "nochange_at_2pct", "no_mde", "caught_among_50", "caught_alone",
-          "caught_own", "afresh_at_median", "afresh_at_p10", "not_even_doubling", "afresh_doubling", "any_false", "fdr",
+SHARES = {"any_flag", "rows_flagged", "cover_0", "nochange_at_2pct", "no_mde",
+          "mde_ge_true", "afresh_at_p10", "not_even_doubling", "afresh_doubling", "any_false", "fdr",
           "nochange", "power", "fixed8_any_false", "fixed8_power", "false_change", "found", "ci99_covers"}

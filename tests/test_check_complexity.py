@@ -306,3 +306,22 @@ def test_a_steeper_cost_of_the_same_shape_is_said_as_the_sweep_totals_change():
     assert all(r.sweep is None for r in compare_complexity(linear, linear, EXPECT))   # no rounds: no claim
     md = comparison_markdown(Comparison([], 0.05, base={"commit": "a" * 40}, head={"commit": "b" * 40}), complexity=rows)
     assert "sweep total over" in md
+
+
+def test_a_delta_columns_sweep_total_about_zero_is_said_in_its_units():
+    """A Δ column's totals can sit near zero, where a relative change read −115% [−587%, +357%] in
+    an audit's simulation: where a total is at or below zero the change is said in the column's units."""
+    from perfgate.complexity.compare import sweep_change
+    from perfgate.model import Metric
+
+    rng = np.random.default_rng(3)
+
+    def sweep(shift):
+        return [Metric(f"t/x={i}", "schedule-ns", float(shift + 40 * rng.standard_normal())) for i in range(50)]
+
+    change = sweep_change([sweep(0) for _ in range(4)], [sweep(20) for _ in range(4)], "schedule-ns")
+    assert not change.relative and change.low < 1000 < change.high          # +20 a point: +1,000 a sweep
+    assert "%" not in change.text() and "on a base total of" in change.text() and "on differences" in change.text()
+    costs = sweep_change([[Metric("t/x=1", "total-ns", 100.0 + r)] for r in range(3)],
+                         [[Metric("t/x=1", "total-ns", 120.0 + r)] for r in range(3)], "total-ns")
+    assert costs.relative and costs.text().startswith("sweep total over 1 points +")

@@ -21,8 +21,8 @@ A cost that grows in the same shape but more steeply (the head's 4.02⋅o agains
 3.34⋅o) keeps every expectation, and its hundreds of points are each too noisy, among hundreds of
 hypotheses, to be flagged: a seeds' audit saw 593 of 602 rows inconclusive.  Each row therefore
 also gives the change of the sweep's total cost (the sum over the points both sides measured),
-round by round: a paired t on the rounds' log ratios, or on their differences over the base's
-total where a Δ column sums to zero or less.  It is said, with its interval and p, and does not
+round by round: a paired t on the rounds' log ratios, or, where a Δ column's total is at or
+below zero in a round, on their differences, said in the column's units.  It is said, with its interval and p, and does not
 fail the check on its own: its points are already hypotheses of the per-point rows.
 """
 
@@ -41,7 +41,7 @@ from perfgate.complexity.regression import FitError
 from perfgate.complexity.terms import TermError, default_terms
 from perfgate.errors import InputError
 from perfgate.model import Metric, Run
-from perfgate.units import p_text, pct
+from perfgate.units import human, p_text, pct
 
 MIN_POINTS = 4   # fewer parameter combinations than this cannot show a shape
 ALPHA = 0.05     # the paired test's level, as the expectations' own
@@ -87,23 +87,36 @@ class SideFit:
 
 @dataclass(frozen=True)
 class SweepChange:
-    """The change of a sweep's total cost, head over base, judged over the rounds."""
+    """The change of a sweep's total cost, head over base, judged over the rounds: relative where
+    every total is a cost (above zero), else in the column's own units (a Δ column's totals can
+    sit near zero, where a relative change read −115% [−587%, +357%] in an audit)."""
     points: int              # points both sides measured in every round
     rounds: int
-    effect: float            # relative change of the total (mean over rounds)
+    relative: bool           # effect, low and high are relative changes; else in the measure's units
+    effect: float            # the change of the total (mean over rounds)
     low: float               # its (1 - ALPHA) interval
     high: float
     p_value: float           # two-sided paired t
+    base_total: float        # the base's median total, in the measure's units
+    measure: str = ""
 
     def text(self) -> str:
-        return (f"sweep total over {self.points} points {pct(self.effect)} [{pct(self.low)}, {pct(self.high)}], "
-                f"{p_text(self.p_value)} (paired t over {self.rounds} rounds)")
+        about = f"paired t over {self.rounds} rounds"
+        if self.relative:
+            return (f"sweep total over {self.points} points {pct(self.effect)} [{pct(self.low)}, {pct(self.high)}], "
+                    f"{p_text(self.p_value)} ({about})")
+        def units(x: float) -> str:
+            return ("+" if x >= 0 else "") + human(x, self.measure)
+        return (f"sweep total over {self.points} points {units(self.effect)} [{units(self.low)}, {units(self.high)}] "
+                f"on a base total of {human(self.base_total, self.measure)}, {p_text(self.p_value)} "
+                f"({about}, on differences: a total at or below zero has no ratio)")
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)
 
 
-def sweep_change(base_rounds: Sequence[Sequence[Metric]], head_rounds: Sequence[Sequence[Metric]]) -> SweepChange | None:
+def sweep_change(base_rounds: Sequence[Sequence[Metric]], head_rounds: Sequence[Sequence[Metric]],
+                 measure: str = "") -> SweepChange | None:
     """The sweep's total cost, head over base, from each round's points of one table's measure;
     None without two rounds on each side, equal round counts, or points common to every round."""
     if len(base_rounds) != len(head_rounds) or len(base_rounds) < 2:
@@ -114,9 +127,8 @@ def sweep_change(base_rounds: Sequence[Sequence[Metric]], head_rounds: Sequence[
     totals = np.array([[sum(m.value for m in r if m.benchmark in common) for r in side]
                        for side in (base_rounds, head_rounds)])
     b, h = totals
-    ratio = bool(np.all(b > 0) and np.all(h > 0))
-    # log ratios where both totals are costs; else the differences over the base's typical total
-    d = np.log(h / b) if ratio else (h - b) / max(float(np.median(np.abs(b))), np.finfo(float).tiny)
+    relative = bool(np.all(b > 0) and np.all(h > 0))
+    d = np.log(h / b) if relative else h - b      # log ratios of costs; else differences in the units
     n = d.size
     sd = float(d.std(ddof=1))
     if sd == 0:
@@ -125,10 +137,10 @@ def sweep_change(base_rounds: Sequence[Sequence[Metric]], head_rounds: Sequence[
         se = sd / np.sqrt(n)
         p = float(2 * stats.t.sf(abs(d.mean()) / se, n - 1))
         half = float(stats.t.ppf(1 - ALPHA / 2, n - 1)) * se
-    as_change = np.expm1 if ratio else (lambda x: x)
+    as_change = np.expm1 if relative else (lambda x: x)
     mean = float(d.mean())
-    return SweepChange(len(common), n, float(as_change(mean)), float(as_change(mean - half)),
-                       float(as_change(mean + half)), p)
+    return SweepChange(len(common), n, relative, float(as_change(mean)), float(as_change(mean - half)),
+                       float(as_change(mean + half)), p, float(np.median(b)), measure)
 
 
 @dataclass
@@ -286,7 +298,7 @@ def compare_complexity(base: Sequence[Metric], head: Sequence[Metric], expectati
         for measure in sorted(set(fitted["base"]) & set(fitted["head"])):
             row = ComplexityRow(table, measure, fitted["base"][measure], fitted["head"][measure],
                                 sweep_change(*([[m for m in r.get(table, ()) if m.measure == measure] for r in rounds[side]]
-                                               for side in ("base", "head"))))
+                                               for side in ("base", "head")), measure))
             if any(not v.ok for v in row.base.verdicts + row.head.verdicts) or row.base.knee or row.head.knee:
                 for side, fit in (("base", row.base), ("head", row.head)):
                     if side not in by_round:
