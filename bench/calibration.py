@@ -215,7 +215,7 @@ def compare_cell(dist, n, trials, seed):
 def true_80(power, around: float) -> float:
     """The effect caught 80% of the time, by ``power(effect)`` on a grid of multiples of
     ``around`` (interpolated; NaN when the grid does not bracket 0.8)."""
-    grid = [around * f for f in (0.25, 0.4, 0.55, 0.7, 0.85, 1.0, 1.2)]
+    grid = [around * f for f in (0.1, 0.17, 0.25, 0.4, 0.55, 0.7, 0.85, 1.0, 1.2, 1.5, 2.0, 3.0)]
     caught = [power(e) for e in grid]
     if not min(caught) <= 0.8 <= max(caught):
         return math.nan
