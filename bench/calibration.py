@@ -42,8 +42,9 @@ Questions (each prints one table: the figure, its trials, its setting):
     .venv/bin/python bench/calibration.py all              # every question at its default trials
 
 Defaults (trials a cell: compare 200, compare-mde 100, runlevel 200, rounds 100, rounds-mde 100,
-sequential 100, sweep 2,000, detect 2,000) keep each question under ~2 minutes on 2 idle cores; --jobs sets the
-worker processes.  The audit behind the README's calibration figures (2026-11-27) used, a cell:
+sequential 100, sweep 2,000, detect 2,000) keep each question under ~2 minutes on 2 idle cores,
+except compare-mde (~5 min) and rounds-mde (~6–7 min), which find the true MDE on a grid; --jobs
+sets the worker processes.  The audit behind the README's calibration figures (2026-11-27) used, a cell:
 compare 200 (n 5–100), rounds 200, rounds-mde 200, sequential 100 (A/A Gaussian 100 + 2 × 50),
 detect 300 (1,000 for spiky, heavy and the 0.5× step), runlevel 100; compare's MDE has changed
 since (it is now at Benjamini–Hochberg's strictest bar α/m), so compare-mde measures the new one;

@@ -58,7 +58,7 @@ The maths, per (benchmark, measure), on the log of the raw samples (so effects a
   8% of pull requests (an audit's simulation).  The spread is taken at its 90% upper confidence
   bound (chi-square on the MAD's effective degrees of freedom, :func:`perfgate.detect.rounds.noise_bound`),
   so that the MDE is at least the change caught 80% of the time in 0.85–0.99 of runs for Gaussian
-  and log-normal noise, less under heavy tails and two modes (``bench/calibration.py
+  and log-normal noise, less under heavy tails, spikes and two modes (``bench/calibration.py
   compare-mde``); at the estimate it was below it in about half.  A rank test on few samples has a smallest p it can
   give at all (two-sided Mann–Whitney ``2 / C(n_b + n_h, n_b)``, Wilcoxon ``2 / 2^n``); a row whose
   smallest p is above α/m cannot be flagged on its own, whatever the change: its MDE is none and
