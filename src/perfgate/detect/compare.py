@@ -321,7 +321,7 @@ def compare_samples(base: Mapping[tuple[str, str], Sequence[float]], head: Mappi
         threshold = thresholds.for_series(benchmark, measure).change_point.min_effect
         verdicts.append(_judge(benchmark, measure, np.asarray(base.get(key, ()), float),
                                np.asarray(head.get(key, ()), float), threshold, alpha, paired))
-    hypotheses = sum(1 for v in verdicts if v.p_value is not None and tied_to(verdicts, v) is None)
+    hypotheses = _hypotheses(verdicts)
     blind = _mde_at_the_bar(verdicts, base, head, alpha, hypotheses)
     decide(verdicts, alpha)
     comparison = Comparison(verdicts, alpha)
@@ -392,13 +392,22 @@ def rank_test_notes(verdicts: Sequence[Verdict], blind: Sequence[Verdict], alpha
              f"spread at its 90% upper confidence bound (heavy tails can still make it optimistic)"]
     if blind:
         sizes = sorted({(v.n_base, v.n_head) for v in blind})
-        shown = ", ".join(f"{v.benchmark} {v.measure}" for v in blind[:5]) + (
-            f", and {len(blind) - 5} more" if len(blind) > 5 else "")
         notes.append(f"{len(blind)} row(s) cannot be flagged on their own whatever the change: with "
                      + ", ".join(f"{b} and {h}" for b, h in sizes[:3])
                      + f" sample(s) a side the rank test's smallest p is above {level:.2g} (more samples a side, "
-                     f"or 'perfgate check', which measures in rounds): {shown}")
+                     f"or 'perfgate check', which measures in rounds): {_named(blind)}")
     return notes
+
+
+def _hypotheses(verdicts: Sequence[Verdict]) -> int:
+    """The comparisons Benjamini–Hochberg counts: rows tested, a throughput tied to its latency once."""
+    return sum(1 for v in verdicts if v.p_value is not None and tied_to(verdicts, v) is None)
+
+
+def _named(rows: Sequence[Verdict], most: int = 5) -> str:
+    """``"a latency, b latency, and 3 more"``: the first ``most`` rows by benchmark and measure."""
+    more = f", and {len(rows) - most} more" if len(rows) > most else ""
+    return ", ".join(f"{v.benchmark} {v.measure}" for v in rows[:most]) + more
 
 
 def tied_to(verdicts: Sequence[Verdict], v: Verdict) -> Verdict | None:
@@ -595,7 +604,7 @@ def compare_rounds(base: Mapping[tuple[str, str], Sequence[Sequence[float]]],
             spread[len(verdicts)] = (test.sd, test.rounds)
             v.round_sd = test.sd
         verdicts.append(v)
-    hypotheses = sum(1 for v in verdicts if v.p_value is not None and tied_to(verdicts, v) is None)
+    hypotheses = _hypotheses(verdicts)
     for i, (sd, n) in spread.items():
         verdicts[i].mde = _rounds_mde(verdicts[i], rounds_test.noise_bound(sd, n - 1), alpha, hypotheses)
     decide(verdicts, alpha)
@@ -686,7 +695,6 @@ def capability_notes(verdicts: Sequence[Verdict], alpha: float, hypotheses: int)
              and (_rounds_mde(v, rounds_test.noise_bound(v.round_sd, (v.rounds or 0) - 1, upper=False), alpha,
                               hypotheses) or 0.0) >= 1.0]
     if blind:
-        more = f", and {len(blind) - 5} more" if len(blind) > 5 else ""
         notes.append(f"{len(blind)} benchmark(s) could not detect even a doubling at this noise and round "
-                     f"count (an MDE ≥ 100% even at the noise's 90% lower bound): " + ", ".join(f"{v.benchmark} {v.measure}" for v in blind[:5]) + more)
+                     f"count (an MDE ≥ 100% even at the noise's 90% lower bound): {_named(blind)}")
     return notes
