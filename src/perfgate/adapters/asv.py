@@ -6,6 +6,9 @@ A parameterised benchmark's ``params`` are lists of values; its ``result`` (and 
 column) holds one entry per combination, in the order of their Cartesian product.  Each
 combination is its own benchmark, named as asv prints it: ``suite.Class.time_x(10, 'comma')``.
 
+Each file names the commit it measured (``commit_hash``) and that commit's date (``date``, ms):
+ingest records the run there unless told otherwise, as a results folder holds many commits.
+
 The measure follows asv's benchmark types (the name's prefix):
 
     time_*    → latency (s → ns; value = asv's result, the median)   samples: ``samples``, in ns
@@ -26,7 +29,7 @@ import math
 
 from perfgate.adapters.base import Parsed, check_name, check_number, check_samples, join, load_json, require, scaled
 from perfgate.errors import InputError
-from perfgate.model import Metric
+from perfgate.model import Metric, identity_problem, time_problem
 
 NAME = "asv"
 EXPECTS = "an asv results file: an object with \"version\": 2, \"result_columns\", \"results\" and \"commit_hash\""
@@ -67,7 +70,28 @@ def parse(text: str, source: str) -> Parsed:
     params = doc.get("params")
     if isinstance(params, dict) and isinstance(params.get("machine"), str):
         context["asv_machine"] = params["machine"]
-    return Parsed(metrics, context, warnings)
+    return Parsed(metrics, context, warnings, _commit(doc, source), _commit_time(doc, source))
+
+
+def _commit(doc: dict, source: str) -> str | None:
+    commit = doc.get("commit_hash")
+    if commit is None:
+        return None
+    problem = identity_problem("commit", commit)
+    if problem:
+        raise InputError(source, "commit_hash", problem)
+    return commit
+
+
+def _commit_time(doc: dict, source: str) -> float | None:
+    millis = doc.get("date")
+    if millis is None:
+        return None
+    seconds = check_number(millis, source, "date") / 1000
+    problem = time_problem(seconds)
+    if problem:
+        raise InputError(source, "date", problem)
+    return seconds
 
 
 def _metrics(bench: str, cells: dict, columns: list, source: str, place: str, warnings: list) -> list[Metric]:

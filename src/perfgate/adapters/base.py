@@ -36,6 +36,10 @@ class Parsed:
     context: dict[str, Any] = field(default_factory=dict)
     # Odd but acceptable things about the input, each "place: what is odd", shown by ingest.
     warnings: list[str] = field(default_factory=list)
+    # The commit the output says it measured, and that commit's date (epoch seconds), for formats
+    # that record them (asv): ingest takes them when --commit / --start-time are not given.
+    commit: str | None = None
+    commit_time: float | None = None
 
 
 def read_bytes(path: str | Path, max_bytes: int | None = None) -> bytes:

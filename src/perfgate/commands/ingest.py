@@ -10,6 +10,9 @@ Into a Bencher store (``--store bencher+...``) a short --commit is expanded from
 refused (Bencher keeps full hashes only); a run that cannot be sent now is spooled (run
 ``perfgate publish --flush`` later); alerts Bencher raises on the run are always printed, and
 --fail-on-alert turns them into exit 1.
+
+An output that names the commit it measured (asv's results: ``commit_hash`` and its ``date``) is
+recorded at that commit and date unless --commit / --start-time say otherwise.
 """
 
 from __future__ import annotations
@@ -56,7 +59,6 @@ def run(args: argparse.Namespace) -> int:
         # wrote nothing (did its command fail?)", which sent users looking for a failed harness.
         raise InputError("<stdin>", "", f"named {args.files.count('-')} times ('-') but it can be read only once; "
                          "give '-' for one FILE and the others by path (nothing was recorded)")
-    branch, commit, testbed = resolve_identity(args)
     if args.idempotency_key is not None:
         # The key names the run's file in an exported history (history_files): one that cannot
         # would block every later `sync --export`.  Empty is refused, not taken for "not given"
@@ -64,18 +66,23 @@ def run(args: argparse.Namespace) -> int:
         problem = history_files.name_problem(args.idempotency_key)
         if problem:
             raise InputError("--idempotency-key", "", problem)
-    if args.store.startswith("bencher+"):
-        from perfgate.bencher.commits import full_commit
-
-        commit = full_commit(commit)
     metrics: list[Metric] = []
-    adapters, context, warnings = [], {}, []
+    adapters, context, warnings, named = [], {}, [], []
     for path in args.files:
         name, parsed = parse_file(path, args.adapter)
         warnings.extend(f"{visible(path)}: {w}" for w in parsed.warnings)  # one line whatever the path
         adapters.append(name)
         metrics.extend(parsed.metrics)
         context.update(parsed.context)
+        if parsed.commit is not None:
+            named.append((path, parsed.commit, parsed.commit_time))
+    _take_named_commit(args, named)
+    branch, commit, testbed = resolve_identity(args)
+    warnings.extend(_elsewhere(named, commit))
+    if args.store.startswith("bencher+"):
+        from perfgate.bencher.commits import full_commit
+
+        commit = full_commit(commit)
     dup = duplicate_metric(metrics)
     if dup:
         raise InputError(", ".join(args.files), "", f"benchmark {dup[0]!r} measure {dup[1]!r} appears twice")
@@ -117,6 +124,29 @@ def run(args: argparse.Namespace) -> int:
     if rejected:
         return EXIT_USAGE
     return EXIT_REGRESSION if args.fail_on_alert and alerts else EXIT_OK
+
+
+def _take_named_commit(args: argparse.Namespace, named: list[tuple[str, str, float | None]]) -> None:
+    """Record the run at the commit its files say they measured (asv's results do) when --commit
+    is not given: a results folder holds many commits, and each ingested at the checkout's HEAD
+    collapsed them into one commit, most as duplicates.  The commit's date is the run's time
+    unless --start-time is given, so a folder ingested in any order keeps its order."""
+    commits = {commit for _, commit, _ in named}
+    if args.commit is not None or not commits:
+        return
+    if len(commits) > 1:
+        raise InputError(", ".join(path for path, _, _ in named), "",
+                         f"the files measured {len(commits)} different commits and one run is one commit: "
+                         "ingest them one at a time (nothing was recorded)")
+    _, args.commit, when = named[0]
+    if args.start_time is None:
+        args.start_time = when
+
+
+def _elsewhere(named: list[tuple[str, str, float | None]], commit: str) -> list[str]:
+    """A warning for each file recorded at another commit than the one it says it measured."""
+    return [f"{visible(path)}: measured commit {measured[:12]}, recorded at --commit {commit[:12]}"
+            for path, measured, _ in named if not (measured.startswith(commit) or commit.startswith(measured))]
 
 
 def _epoch_seconds(text: str) -> float:
