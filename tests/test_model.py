@@ -13,6 +13,9 @@ from perfgate.model import Testbed as Bed
     ("complexity:o", True),               # a per-object cost
     ("complexity:knee-objects", False),   # the size a cost stays linear up to: lower is worse
     ("MB/s", False), ("items_per_second", False), ("allocations", True), ("my-counter", True),
+    # rates spelt "/sec" or "/second": github-action-benchmark's pytest tool writes "iter/sec"
+    ("iter/sec", False), ("req/sec", False), ("MB/Sec", False), ("bytes/second", False),
+    ("ns/iter", True), ("sec", True), ("ms/op", True), ("s/secret", True),
     # a name that says its direction (github-action-benchmark's custom tools) wins over the guess
     ("Megabytes (bigger is better)", False), ("req/s (smaller is better)", True),
 ])

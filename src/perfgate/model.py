@@ -32,7 +32,10 @@ KNOWN_MEASURES: dict[str, tuple[str, bool]] = {
 
 
 BIGGER_IS_BETTER, SMALLER_IS_BETTER = " (bigger is better)", " (smaller is better)"
-_HIGHER_IS_BETTER = re.compile(r"^complexity:knee|throughput|per.second|/s$|^ops\b|items.per", re.IGNORECASE)
+# A rate per second in any spelling: "/sec" is github-action-benchmark's (pytest's "iter/sec") and
+# users' ("req/sec", "MB/sec"); read as a cost, its fall was reported as an improvement.
+_HIGHER_IS_BETTER = re.compile(r"^complexity:knee|throughput|per.second|/s(ec(ond)?)?$|^ops\b|items.per",
+                               re.IGNORECASE)
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ No harness writes it; users' scripts do, for the action's ``customSmallerIsBette
 * ``--adapter custom-smaller-is-better`` / ``custom-bigger-is-better`` say it, as the action's
   ``tool:`` input does;
 * ``--adapter github-action-benchmark`` (and ``auto``) read it from the unit, the way perfgate reads
-  any measure name: rates (``ops/sec``, ``MB/s``, ``... per second``) are bigger-is-better,
+  any measure name: rates (``ops/sec``, ``MB/s``, ``req/sec``, ``... per second``) are bigger-is-better,
   everything else smaller-is-better.
 
 The measure: a time unit (``ns``, ``us``/``µs``, ``ms``, ``s``, also ``ns/iter``, ``ms/op``...)
