@@ -26,7 +26,7 @@ from perfgate.store import DEFAULT_STORE
 EPILOG = """\
 exit codes:
   0  success (for check/compare/detect: no regression)
-  1  a regression was found (check, compare, detect, fit --check; ingest and publish with --fail-on-alert)
+  1  a regression was found (check, compare, detect, fit --check; publish, and ingest into a Bencher store, with --fail-on-alert)
   2  usage or input error: the message names the file, the place and the reason
   3  a failure perfgate did not foresee (a bug, or out of memory): one line; PERFGATE_DEBUG=1 adds the traceback
   130, 143  interrupted (Ctrl-C) or terminated (SIGTERM): what was finished before (runs recorded

@@ -50,7 +50,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "(it names the run's file in `sync --export`; default: content hash)")
     p.add_argument("--start-time", type=_epoch_seconds, help="run start, epoch seconds (default: now)")
     p.add_argument("--fail-on-alert", action="store_true",
-                   help="exit 1 when the store raises an alert on this run (a Bencher threshold)")
+                   help="exit 1 when the store raises an alert on this run (a Bencher store's threshold; "
+                        "refused for other stores: use perfgate detect)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -59,6 +60,12 @@ def run(args: argparse.Namespace) -> int:
         # wrote nothing (did its command fail?)", which sent users looking for a failed harness.
         raise InputError("<stdin>", "", f"named {args.files.count('-')} times ('-') but it can be read only once; "
                          "give '-' for one FILE and the others by path (nothing was recorded)")
+    if args.fail_on_alert and not args.store.startswith("bencher+"):
+        # Only a Bencher server judges a run as it is recorded; into any other store the flag
+        # passed every run, so a gate copied from github-action-benchmark or bencher run never failed.
+        raise InputError("--fail-on-alert", "", "only a Bencher store raises alerts as a run is recorded; "
+                         "into this store every run would pass: run `perfgate detect` after the ingest "
+                         "(exit 1 on a new regression) instead (nothing was recorded)")
     if args.idempotency_key is not None:
         # The key names the run's file in an exported history (history_files): one that cannot
         # would block every later `sync --export`.  Empty is refused, not taken for "not given"
