@@ -74,6 +74,21 @@ def test_no_record_and_filters(cli, store_path):
     assert table.returncode == 1 and "sort" in table.stdout and "c0060" in table.stdout
 
 
+def test_a_dry_run_exits_as_the_detect_would_and_records_nothing(cli, store_path):
+    """`detect --no-record` gated nothing: it showed a +20% regression and exited 0."""
+    record(store_path, series(80, 1, step_at=50))
+    dry = cli("detect", "--no-record", "--json")
+    assert dry.returncode == 1, dry.stderr
+    data = json.loads(dry.stdout)
+    assert not data["recorded"] and [a["direction"] for a in data["new_alerts"]] == ["regression"]
+    assert json.loads(cli("alerts", "--json", check=True).stdout) == []
+    said = cli("detect", "--no-record")
+    assert said.returncode == 1 and "would be NEW" in said.stdout and "would be new; none recorded" in said.stderr
+    assert cli("detect").returncode == 1                    # recorded now: the same regression
+    known = cli("detect", "--no-record", "--full")
+    assert known.returncode == 0 and "would be NEW" not in known.stdout and "known" in known.stdout
+
+
 def test_a_wall_time_alerts_on_two_values_in_a_row_past_its_limit(cli, store_path):
     record(store_path, list(series(30, 6)) + [1.5e6])       # one slow newest run: too few for a change point
     proc = cli("detect", "--json")

@@ -16,7 +16,7 @@ import re
 from array import array
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import AbstractSet, Any, Sequence
+from typing import AbstractSet, Any, Iterator, Sequence
 
 # Measures perfgate knows.  ``lower_is_better`` decides whether a rise is a regression.
 # Unknown measures default to lower-is-better, which is true of nearly every cost.
@@ -304,6 +304,24 @@ class Alert:
         for a in alerts:
             groups[a.series_key()].append(a)
         return groups
+
+    @staticmethod
+    def sort_out(alerts: Sequence["Alert"], held: dict[tuple[str, str, str, str, str], list["Alert"]]
+                 ) -> Iterator[tuple["Alert", "Alert | None", bool]]:
+        """For each of ``alerts`` (one detect's), ``(alert, the held alert it describes again or
+        None, whether it takes that one over)`` (:meth:`recorded_as`).  ``held``: the alerts kept
+        so far by series, oldest first; each new one joins it once the caller has seen it (and
+        given it its id), so that a store records and a dry run counts the same new alerts."""
+        claimed: set[str] = set()       # ids of the alerts this batch found again
+        batch = Alert.by_series(alerts)
+        for alert in alerts:
+            key = alert.series_key()
+            same, takes_over = alert.recorded_as(held[key], batch[key], claimed)
+            if same is not None:
+                claimed.add(same.id)
+            yield alert, same, takes_over
+            if same is None:
+                held[key].append(alert)
 
     def same_series(self, other: "Alert") -> bool:
         return self.series_key() == other.series_key()

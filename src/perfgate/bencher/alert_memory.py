@@ -41,24 +41,22 @@ class AlertMemory:
         already alerted by a threshold takes that alert over (same id) instead of adding one."""
         known = self.load()
         new: list[Alert] = []
-        claimed: set[str] = set()       # ids of the alerts this batch found again
-        batch, held = Alert.by_series(alerts), Alert.by_series(known)   # by series: new ones join held
         changed = False
-        for alert in alerts:
-            key = alert.series_key()
-            same, takes_over = alert.recorded_as(held[key], batch[key], claimed)
+        for alert, same, takes_over in Alert.sort_out(alerts, Alert.by_series(known)):
             if same is not None:
-                claimed.add(same.id)
                 if takes_over:
                     same.take_findings(alert)
                     changed = True
                 continue
             alert.id, alert.created, alert.status = self._id_of(alert), time.time(), "active"
             new.append(alert)
-            held[key].append(alert)
         if new or changed:
             self._save(known + new)
         return new
+
+    def unrecorded(self, alerts: list[Alert]) -> list[Alert]:
+        """The alerts :meth:`record` would add, adding none (``detect --no-record``)."""
+        return [a for a, same, _ in Alert.sort_out(alerts, Alert.by_series(self.load())) if same is None]
 
     def _id_of(self, alert: Alert) -> str:
         """Named by what it is, not drawn at random: a job that lost this file (a fresh checkout,

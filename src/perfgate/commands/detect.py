@@ -84,7 +84,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_series_filters(p)
     p.add_argument("--thresholds", metavar="PATH",
                    help="thresholds file or directory (default: ./thresholds, else perfgate's defaults)")
-    p.add_argument("--no-record", action="store_true", help="report only; record no alerts")
+    p.add_argument("--no-record", action="store_true", help="report only; record no alerts (the exit code is still 1 when a new regression would be alerted)")
     p.add_argument("--full", action="store_true",
                    help="analyse every series again (default: only those with runs since the last detect)")
     p.add_argument("--jobs", type=_positive, metavar="N",
@@ -126,7 +126,8 @@ def run(args: argparse.Namespace) -> int:
         analysed = reports + changed
         alerts = [a for r in analysed for a in r["alerts"]]
         try:
-            new = store.record_alerts(alerts) if alerts and not args.no_record else []
+            # A dry run says what a detect would raise, and exits as it would.
+            new = (store.unrecorded(alerts) if args.no_record else store.record_alerts(alerts)) if alerts else []
         except StoreError as e:
             raise StoreError(f"{e}; 'perfgate detect --no-record' reports without recording") from None
         withdrawn = _withdraw(store, analysed, alerts) if not args.no_record else []
@@ -148,7 +149,7 @@ def run(args: argparse.Namespace) -> int:
     regressions = [a for a in new if a.direction == "regression"]
     if args.json:
         emit_json({"series": [{k: v for k, v in r.items() if k not in _INTERNAL} for r in reports],
-                   "new_alerts": new, "withdrawn_alerts": [a.id for a in withdrawn if withdrawn_at(a)],
+                   "new_alerts": new, "recorded": not args.no_record, "withdrawn_alerts": [a.id for a in withdrawn if withdrawn_at(a)],
                    "exit_code": EXIT_REGRESSION if regressions else EXIT_OK})
     else:
         _print_store(reports, len(reports), new, args.no_record)
@@ -828,7 +829,9 @@ def _print_store(reports: list[dict], nseries: int, new: list[Alert], no_record:
     else:
         _print_found(found, nseries, no_record)
     _print_pending(reports)
-    if new:
+    if new and no_record:
+        err.print(f"{len(new)} alert(s) would be new; none recorded (--no-record)")
+    elif new:
         err.print(f"{len(new)} new alert(s); list with 'perfgate alerts', narrow a range to its commit with "
                   "'perfgate bisect ID', acknowledge with 'perfgate alerts --ack ID'")
 
@@ -875,7 +878,8 @@ def _print_found(found: list[tuple[dict, dict]], nseries: int, no_record: bool) 
         elif e.get("placed_with"):
             conf += f", placed where {len(e['placed_with'])} sibling(s) changed"
         alert = e.get("alert", {})
-        status = "—" if no_record else ("NEW " if alert.get("new") else "known ") + (alert.get("id") or "")[:8]
+        status = ((("would be NEW" if alert.get("new") else "known") if no_record else
+                   ("NEW " if alert.get("new") else "known ") + (alert.get("id") or "")[:8]))
         if e.get("inherited"):
             status = "start point's"      # the branch it started from: alerted there, not here
         colour = "red" if e["direction"] == "regression" else "green"

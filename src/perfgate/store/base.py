@@ -142,6 +142,11 @@ class Store(ABC):
         status) is skipped, so a change alerts once, not on every later run."""
         raise StoreError(f"{type(self).__name__} does not keep alerts")
 
+    def unrecorded(self, alerts: list[Alert]) -> list[Alert]:
+        """The alerts :meth:`record_alerts` would add, recording nothing (``detect --no-record``):
+        with no alerts kept, every one."""
+        return list(alerts)
+
     def alerts(self, status: str | None = None) -> list[Alert]:
         """Recorded alerts, newest first; ``status`` ("active" / "acknowledged") filters."""
         raise StoreError(f"{type(self).__name__} does not keep alerts")

@@ -250,6 +250,9 @@ class BencherStore(Store):
         """perfgate's own alerts go to this machine's alert memory (Bencher cannot store them)."""
         return self.memory.record(alerts)
 
+    def unrecorded(self, alerts: list[Alert]) -> list[Alert]:
+        return self.memory.unrecorded(alerts)
+
     @shaped("the alerts")
     def alerts(self, status: str | None = None) -> list[Alert]:
         """perfgate's alerts remembered here and the Bencher project's threshold alerts, one per

@@ -586,23 +586,13 @@ class SqliteStore(Store):
     @_guarded
     def record_alerts(self, alerts: list[Alert]) -> list[Alert]:
         new: list[Alert] = []
-        claimed: set[str] = set()       # ids of the alerts this batch found again
-        batch, added = Alert.by_series(alerts), Alert.by_series([])    # this batch's and its new ones, by series
         if alerts:
             self._writable()
         with self._write():
-            for alert in alerts:
-                # One regression, one alert: a change point found after a threshold alert of the
-                # same regression takes that alert over instead of raising a second one.
-                known = [self._alert(row) for row in self.db.execute(
-                    f"SELECT {self._ALERT_COLUMNS} FROM alert WHERE project_id = ? AND branch = ?"
-                    " AND testbed = ? AND benchmark = ? AND measure = ? AND direction = ?",
-                    (self._project_id, alert.branch, alert.testbed, alert.benchmark, alert.measure,
-                     alert.direction))]
-                key = alert.series_key()
-                same, takes_over = alert.recorded_as(known + added[key], batch[key], claimed)
+            # One regression, one alert: a change point found after a threshold alert of the same
+            # regression takes that alert over instead of raising a second one.
+            for alert, same, takes_over in Alert.sort_out(alerts, self._held_alerts(alerts)):
                 if same is not None:
-                    claimed.add(same.id)
                     if takes_over and same.id:
                         same.take_findings(alert)
                         self._write_findings(same)
@@ -615,8 +605,20 @@ class SqliteStore(Store):
                      alert.direction, alert.magnitude, alert.ci_low, alert.ci_high, alert.p_value,
                      json.dumps(alert.details, sort_keys=True, default=str), alert.status, alert.created))
                 new.append(alert)
-                added[key].append(alert)
         return new
+
+    def unrecorded(self, alerts: list[Alert]) -> list[Alert]:
+        return [a for a, same, _ in Alert.sort_out(alerts, self._held_alerts(alerts)) if same is None]
+
+    def _held_alerts(self, alerts: list[Alert]) -> dict[tuple[str, str, str, str, str], list[Alert]]:
+        """The recorded alerts of ``alerts``' series and directions, oldest first."""
+        held = Alert.by_series([])
+        for key in {a.series_key() for a in alerts}:
+            held[key] = [self._alert(row) for row in self.db.execute(
+                f"SELECT {self._ALERT_COLUMNS} FROM alert WHERE project_id = ? AND branch = ?"
+                " AND testbed = ? AND benchmark = ? AND measure = ? AND direction = ? ORDER BY id",
+                (self._project_id, *key))]
+        return held
 
     def _write_findings(self, alert: Alert) -> None:
         """What a later finding changes of a recorded alert (inside the caller's transaction): a
