@@ -52,6 +52,27 @@ def test_compare_usage_errors(cli, store_path):
     assert same.returncode == 2 and "the same run" in same.stderr      # it compared a run with itself
 
 
+def test_sides_picked_by_commit(cli, store_path):
+    """A migrant's `asv continuous` / merge-base pattern: the runs recorded at two commits, by hash
+    or a prefix of it; --base took a run id only."""
+    base, head, other = "1f3a9c0" + "0" * 33, "9e8d7c6" + "1" * 33, "1f3a9c0" + "2" * 33
+    with SqliteStore(store_path) as store:
+        store.add_runs([run("main", base, 1.0, 1, 1.0), run("main", "a" * 40, 1.0, 2, 2.0),
+                        run("pr", head, 1.15, 3, 3.0), run("main", "b" * 40, 1.15, 4, 4.0)])
+    proc = cli("compare", "--base-commit", base[:10], "--head-commit", head, "--json")
+    assert proc.returncode == 1, proc.stderr
+    out = json.loads(proc.stdout)
+    assert (out["base"]["commit"], out["head"]["commit"]) == (base, head) and out["regressions"] == 1
+    on_pr = cli("compare", "--base-commit", base, "--base-branch", "pr", "--head-commit", head)
+    assert on_pr.returncode == 2 and "no run recorded at that commit on branch 'pr'" in on_pr.stderr
+    with SqliteStore(store_path) as store:
+        store.add_runs([run("main", other, 1.0, 5, 5.0)])
+    both = cli("compare", "--base-commit", "1f3a9c0", "--head-commit", head)
+    assert both.returncode == 2 and "names 2 commits" in both.stderr and base[:12] in both.stderr
+    assert "at least 7" in cli("compare", "--base-commit", "1f3a", "--head-commit", head).stderr
+    assert "exactly one of" in cli("compare", "--base", "x", "--base-commit", base, "--head-commit", head).stderr
+
+
 def test_sides_of_different_checks_are_said_not_to_be_measured_together(cli, store_path):
     """Each check records its base and head; the newest base of one check against the head of
     another were compared as if interleaved, and read large false wall-time changes."""

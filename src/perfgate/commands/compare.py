@@ -34,6 +34,7 @@ ORDER = 50
 EPILOG = """examples:
   perfgate compare --base-branch main --head-branch pr-42
   perfgate compare --base 0b1c...-run-id --head 9f3e...-run-id --json
+  perfgate compare --base-commit "$(git merge-base origin/main HEAD)" --head-commit "$(git rev-parse HEAD)"
   perfgate export --format csv   # every run with its id (the "run" column)"""
 
 
@@ -44,36 +45,68 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--head", metavar="RUN", help="run id of the head")
     p.add_argument("--base-branch", metavar="BRANCH", help="use the newest run of this branch as base")
     p.add_argument("--head-branch", metavar="BRANCH", help="use the newest run of this branch as head")
+    p.add_argument("--base-commit", metavar="SHA", help="use the newest run recorded at this commit (a prefix of at "
+                   "least 7 hex digits; with --base-branch, on that branch) as base: e.g. the merge base")
+    p.add_argument("--head-commit", metavar="SHA", help="the same for the head")
     p.add_argument("--alpha", type=float, default=0.05,
                    help="false discovery rate across all benchmarks (default: %(default)s)")
     p.add_argument("--thresholds", metavar="PATH", help="thresholds file or directory (default: ./thresholds)")
 
 
-def _pick(store, run_id: str | None, branch: str | None, side: str):
-    """(run id, run) of one side."""
-    if bool(run_id) == bool(branch):
-        raise PerfgateError(f"give exactly one of --{side} RUN or --{side}-branch BRANCH")
+def _pick(store, run_id: str | None, branch: str | None, side: str, commit: str | None = None,
+          testbed: str | None = None):
+    """(run id, run) of one side: a run id, else the newest run at a commit (on the branch, if
+    given; on ``testbed`` when it has one there), else the newest run of the branch."""
+    if bool(run_id) == bool(branch or commit):
+        raise PerfgateError(f"give exactly one of --{side} RUN, --{side}-branch BRANCH or --{side}-commit SHA")
     if run_id:
         try:
             return run_id, store.get_run(run_id)
         except StoreError:   # a prefix, as alert ids are taken: the store's runs listed only then
             run_id = full_run_id(store, run_id, f"--{side}")
             return run_id, store.get_run(run_id)
+    if commit:
+        return _newest_at_commit(store, commit, branch, side, testbed)
     newest = store.runs(branch=branch, limit=1)
     if not newest:
         raise PerfgateError(f"--{side}-branch {branch!r}: no run of that branch in the store")
     return newest[0].run_id, store.get_run(newest[0].run_id)
 
 
-def _other_runs_note(store, run, side: str) -> str:
-    """A warning when the run a --base-branch/--head-branch picked is one suite's of several
-    recorded at its commit (a run per suite): the other suites are not compared, and said so."""
+MIN_COMMIT_PREFIX = 7   # git's own shortest abbreviation
+
+
+def _newest_at_commit(store, commit: str, branch: str | None, side: str, testbed: str | None):
+    """(run id, run) of the newest run recorded at ``commit`` (a prefix), on ``branch`` if given.
+    A prefix two commits share is refused, naming them: comparing either would be a guess."""
+    prefix = commit.strip().lower()
+    if len(prefix) < MIN_COMMIT_PREFIX or any(c not in "0123456789abcdef" for c in prefix):
+        raise PerfgateError(f"--{side}-commit {commit!r}: not a commit hash or a prefix of at least "
+                            f"{MIN_COMMIT_PREFIX} hex digits")
+    at = [r for r in store.runs(branch=branch) if r.commit.lower().startswith(prefix)]
+    where = f" on branch {branch!r}" if branch else ""
+    if not at:
+        raise PerfgateError(f"--{side}-commit {commit}: no run recorded at that commit{where} "
+                            "('perfgate export --format csv' lists every run with its commit)")
+    commits = sorted({r.commit for r in at})
+    if len(commits) > 1:
+        raise PerfgateError(f"--{side}-commit {commit}: the prefix names {len(commits)} commits ("
+                            f"{', '.join(c[:12] for c in commits[:5])}); give more digits")
+    # the other side's machine first: runs of two testbeds share no series
+    chosen = next((r for r in at if r.testbed == testbed), at[0])
+    return chosen.run_id, store.get_run(chosen.run_id)
+
+
+def _other_runs_note(store, run, side: str, by_commit: bool = False) -> str:
+    """A warning when the run a --base-branch/--head-branch (or -commit) picked is one suite's of
+    several recorded at its commit (a run per suite): the other suites are not compared, and said so."""
     suite = run.context.get("suite")
     others = sorted({c["suite"] for c in store.run_contexts(run.branch, run.commit, run.testbed.name)
                      if isinstance(c.get("suite"), str) and c["suite"] != suite})
     if not suite or not others:
         return ""
-    return (f"warning: --{side}-branch {run.branch}: its newest run is suite {suite}'s; the run(s) of suite "
+    picked = f"--{side}-commit {run.commit[:12]}" if by_commit else f"--{side}-branch {run.branch}"
+    return (f"warning: {picked}: its newest run is suite {suite}'s; the run(s) of suite "
             f"{', '.join(others)} at the same commit {run.commit[:12]} are not compared (--{side} RUN picks one)")
 
 
@@ -137,17 +170,20 @@ def run(args: argparse.Namespace) -> int:
     thresholds = load_thresholds(args.thresholds)
     with store_from(args) as store:
         if args.base:
-            base_id, base = _pick(store, args.base, args.base_branch, "base")
-            head_id, head = _pick(store, args.head, args.head_branch, "head")
+            base_id, base = _pick(store, args.base, args.base_branch, "base", args.base_commit)
+            head_id, head = _pick(store, args.head, args.head_branch, "head", args.head_commit, base.testbed.name)
         else:
-            head_id, head = _pick(store, args.head, args.head_branch, "head")
+            head_id, head = _pick(store, args.head, args.head_branch, "head", args.head_commit)
             # From a branch, a check's head is compared with its own base, not a later check's.
-            paired = _base_of_same_check(store, args.base_branch, head) if args.base_branch else None
-            paired = paired or (_base_on_testbed(store, args.base_branch, head) if args.base_branch else None)
-            base_id, base = paired or _pick(store, args.base, args.base_branch, "base")
+            by_branch = args.base_branch and not args.base_commit
+            paired = _base_of_same_check(store, args.base_branch, head) if by_branch else None
+            paired = paired or (_base_on_testbed(store, args.base_branch, head) if by_branch else None)
+            base_id, base = paired or _pick(store, args.base, args.base_branch, "base", args.base_commit,
+                                            head.testbed.name)
         # A commit's suites are recorded as a run each: the newest is one suite's.
-        partial = [_other_runs_note(store, picked, side) for side, picked, branch in
-                   (("base", base, args.base_branch), ("head", head, args.head_branch)) if branch]
+        partial = [_other_runs_note(store, picked, side, bool(commit)) for side, picked, branch, commit in
+                   (("base", base, args.base_branch, args.base_commit),
+                    ("head", head, args.head_branch, args.head_commit)) if branch or commit]
     if base_id == head_id:
         raise PerfgateError(f"base and head are the same run ({base_id}): nothing to compare")
     comparison = compare_runs(base, head, thresholds, args.alpha)
