@@ -70,6 +70,7 @@ def test_sides_picked_by_commit(cli, store_path):
     both = cli("compare", "--base-commit", "1f3a9c0", "--head-commit", head)
     assert both.returncode == 2 and "names 2 commits" in both.stderr and base[:12] in both.stderr
     assert "at least 7" in cli("compare", "--base-commit", "1f3a", "--head-commit", head).stderr
+    assert "git ref" in cli("compare", "--base-commit", "no-such-ref", "--head-commit", head).stderr
     assert "exactly one of" in cli("compare", "--base", "x", "--base-commit", base, "--head-commit", head).stderr
 
 

@@ -32,13 +32,18 @@ def resolve_commit(given: str) -> str:
     name (a full hash, or a label from elsewhere) is kept as given."""
     if _FULL_HASH.fullmatch(given):
         return given
-    full = _git("rev-parse", "--verify", "--quiet", "--end-of-options", f"{given}^{{commit}}")
+    full = ref_commit(given)
     if full:
         return full
     if _RELATIVE.search(given):
         raise PerfgateError(f"--commit {given!r} is a git ref, but no commit by that name is in a git checkout here; "
                             "give the commit's hash")
     return given
+
+
+def ref_commit(ref: str) -> str | None:
+    """The full hash of a git ref the checkout here knows (``HEAD``, ``main``, ``v1.2~3``), else None."""
+    return _git("rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}")
 
 
 def current_branch() -> str | None:

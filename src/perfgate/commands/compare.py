@@ -25,6 +25,7 @@ from perfgate.commands._common import (add_all_rows_option, add_markdown_option,
                                       full_run_id, print_complexity, quiet_rows, store_from, write_markdown)
 from perfgate.escape import terminal
 from perfgate.errors import EXIT_USAGE, PerfgateError, StoreError
+from perfgate.gitinfo import ref_commit
 from perfgate.output import emit_json, out
 from perfgate.thresholds import default_path, load_thresholds
 
@@ -45,8 +46,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--head", metavar="RUN", help="run id of the head")
     p.add_argument("--base-branch", metavar="BRANCH", help="use the newest run of this branch as base")
     p.add_argument("--head-branch", metavar="BRANCH", help="use the newest run of this branch as head")
-    p.add_argument("--base-commit", metavar="SHA", help="use the newest run recorded at this commit (a prefix of at "
-                   "least 7 hex digits; with --base-branch, on that branch) as base: e.g. the merge base")
+    p.add_argument("--base-commit", metavar="SHA", help="use the newest run recorded at this commit (a hash, a prefix "
+                   "of at least 7 hex digits, or a git ref of the checkout here; with --base-branch, on that branch) "
+                   "as base: e.g. the merge base")
     p.add_argument("--head-commit", metavar="SHA", help="the same for the head")
     p.add_argument("--alpha", type=float, default=0.05,
                    help="false discovery rate across all benchmarks (default: %(default)s)")
@@ -81,8 +83,10 @@ def _newest_at_commit(store, commit: str, branch: str | None, side: str, testbed
     A prefix two commits share is refused, naming them: comparing either would be a guess."""
     prefix = commit.strip().lower()
     if len(prefix) < MIN_COMMIT_PREFIX or any(c not in "0123456789abcdef" for c in prefix):
-        raise PerfgateError(f"--{side}-commit {commit!r}: not a commit hash or a prefix of at least "
-                            f"{MIN_COMMIT_PREFIX} hex digits")
+        prefix = ref_commit(commit) or ""     # HEAD, main, v1.2: what the checkout here names
+        if not prefix:
+            raise PerfgateError(f"--{side}-commit {commit!r}: not a commit hash, a prefix of at least "
+                                f"{MIN_COMMIT_PREFIX} hex digits, or a git ref of the checkout here")
     at = [r for r in store.runs(branch=branch) if r.commit.lower().startswith(prefix)]
     where = f" on branch {branch!r}" if branch else ""
     if not at:
