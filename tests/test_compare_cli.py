@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 
@@ -155,3 +156,20 @@ def test_separate_runs_are_said_to_hold_no_shift_of_the_machine(cli, store_path)
     assert "separate runs" in apart.stdout and "perfgate check" in apart.stdout, apart.stdout
     counts = cli("compare", "--base-branch", "main2", "--head-branch", "pr2")
     assert counts.returncode == 0 and "separate runs" not in counts.stdout    # exact counts: no machine shift
+
+
+def test_iai_callgrinds_cache_events_are_exact_counts(cli, store_path, tmp_path):
+    """A CodSpeed migrant's iai-callgrind run: instructions were judged, but estimated cycles and
+    the cache events (one exact count a side) were "insufficient-data"."""
+    fixture = Path(__file__).parent / "fixtures" / "iai-callgrind" / "second-run.txt"
+    slower = tmp_path / "head.txt"
+    slower.write_text(fixture.read_text().replace("2643|2643", "2907|2643"))   # +10% estimated cycles
+    cli("ingest", str(fixture), "--branch", "main", "--commit", "a" * 40, "--testbed", "tb", check=True)
+    cli("ingest", str(slower), "--branch", "pr", "--commit", "b" * 40, "--testbed", "tb", check=True)
+    proc = cli("compare", "--base-branch", "main", "--head-branch", "pr", "--json")
+    assert proc.returncode == 1, proc.stderr
+    rows = {(v["benchmark"], v["measure"]): v for v in json.loads(proc.stdout)["verdicts"]}
+    short = "fib::fib_group::bench_fib_recursive short:10"
+    assert rows[(short, "estimated-cycles")]["verdict"] == "regression"
+    assert rows[(short, "estimated-cycles")]["method"] == "deterministic"
+    assert {rows[(short, m)]["verdict"] for m in ("l1-hits", "ram-hits", "total-read-write", "instructions")} == {"no-change"}

@@ -63,8 +63,9 @@ The maths, per (benchmark, measure), on the log of the raw samples (so effects a
   give at all (two-sided Mann–Whitney ``2 / C(n_b + n_h, n_b)``, Wilcoxon ``2 / 2^n``); a row whose
   smallest p is above α/m cannot be flagged on its own, whatever the change: its MDE is none and
   a note says so.
-* deterministic measures (instruction counts under valgrind; or both sides with ≥ 2 samples and
-  no spread at all): the values are exact, so any relative difference larger than
+* deterministic measures (instruction counts and iai-callgrind's cache events under valgrind;
+  or both sides with ≥ 2 samples and no spread at all): the values are exact, so any relative
+  difference larger than
   ``DETERMINISTIC_TOLERANCE`` is certain (p = 0) and the MDE is that tolerance.
 """
 
@@ -84,7 +85,9 @@ from perfgate.thresholds import Thresholds, load_thresholds
 from perfgate.units import human, p_cell, pct
 
 MIN_SAMPLES = 3
-DETERMINISTIC_MEASURES = ("instructions",)
+# Counts under valgrind's simulation are exact for one binary and input: instructions, and the
+# cache events iai-callgrind reports beside them (one value a side, which no rank test can judge).
+DETERMINISTIC_MEASURES = ("instructions", "l1-hits", "ll-hits", "ram-hits", "total-read-write", "estimated-cycles")
 DETERMINISTIC_TOLERANCE = 1e-4   # 0.01%: a handful of instructions in a million
 POWER = 0.8
 RANK_EFFICIENCY = 3 / math.pi   # Mann–Whitney's and Wilcoxon's against the t-test, normal noise
