@@ -44,12 +44,19 @@ def sniff(text: str) -> bool:
 
 
 def parse(text: str, source: str, bigger_is_better: bool | None = None) -> Parsed:
-    doc = load_json(text, source)
+    metrics, warnings = parse_benches(load_json(text, source), source, bigger_is_better)
+    return Parsed(metrics, {"harness": "github-action-benchmark"}, warnings)
+
+
+def parse_benches(doc: object, source: str, bigger_is_better: bool | None = None,
+                  where: str = "") -> tuple[list[Metric], list[str]]:
+    """The metrics of one list of benchmarks and its warnings; ``where`` prefixes each place, for
+    a list inside a larger file (a ``benches`` list of the action's history, data.js)."""
     if not isinstance(doc, list):
-        raise InputError(source, "", f"expected a list of benchmarks, got {type(doc).__name__}")
+        raise InputError(source, where, f"expected a list of benchmarks, got {type(doc).__name__}")
     metrics, warnings = [], []
     for i, entry in enumerate(doc):
-        place = join("", i)
+        place = join(where, i)
         name = check_name(require(entry, "name", str, source, place), source, join(place, "name"))
         unit = require(entry, "unit", str, source, place)
         measure, scale = _measure(unit.strip(), bigger_is_better, source, join(place, "unit"))
@@ -60,6 +67,8 @@ def parse(text: str, source: str, bigger_is_better: bool | None = None) -> Parse
         lower = upper = None
         attrs: dict = {"unit": unit}
         spread = entry.get("range")
+        if isinstance(spread, (int, float)) and not isinstance(spread, bool):
+            spread = str(spread)  # the action's first histories wrote "range": 32 (a number, the value's unit)
         if spread is not None:
             match = _RANGE.match(spread) if isinstance(spread, str) else None
             if match:
@@ -80,7 +89,7 @@ def parse(text: str, source: str, bigger_is_better: bool | None = None) -> Parse
                 raise InputError(source, join(place, "extra"), f"expected str, got {type(extra).__name__}")
             attrs["extra"] = extra
         metrics.append(Metric(name, measure, value, lower, upper, attrs=attrs))
-    return Parsed(metrics, {"harness": "github-action-benchmark"}, warnings)
+    return metrics, warnings
 
 
 def _measure(unit: str, bigger_is_better: bool | None, source: str, place: str) -> tuple[str, float]:
