@@ -114,9 +114,10 @@ def parse_file(path: str, adapter: str = "auto") -> tuple[str, Parsed]:
             parsed = module.parse_bytes(data, path)
         else:
             parsed = module.parse(text, path)
-    if not parsed.metrics:
+    if not parsed.metrics and not parsed.runs:
         raise InputError(path, "", f"no results found in this {module.NAME} output")
-    check_metrics(parsed, path)
+    for each in (parsed, *parsed.runs):
+        check_metrics(each, path)
     return module.NAME, parsed
 
 

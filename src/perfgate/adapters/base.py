@@ -40,6 +40,9 @@ class Parsed:
     # that record them (asv): ingest takes them when --commit / --start-time are not given.
     commit: str | None = None
     commit_time: float | None = None
+    # A history format (github-action-benchmark's data.js) holds many runs, each its own Parsed
+    # with its commit and time; ``metrics`` is then empty and ingest records each run.
+    runs: list["Parsed"] = field(default_factory=list)
 
 
 def read_bytes(path: str | Path, max_bytes: int | None = None) -> bytes:

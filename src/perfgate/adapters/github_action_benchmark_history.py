@@ -1,0 +1,136 @@
+"""github-action-benchmark's whole history: the ``dev/bench/data.js`` of its gh-pages branch.
+
+``window.BENCHMARK_DATA = {"lastUpdate": ms, "repoUrl": ..., "entries": {SUITE: [ENTRY, ...]}}``
+(or that object as plain JSON).  The action appends an ENTRY each time a suite (its ``name:``
+input) runs: ``{"commit": {"id", "timestamp", "message", ...}, "date": ms, "tool": ...,
+"benches": [{"name", "value", "unit", "range"?, "extra"?}]}``.
+
+Each entry is one run, at ``commit.id`` and at ``date`` (when the action recorded it; else the
+commit's ``timestamp``).  Its benches are read as the action's per-run custom JSON is
+(:mod:`perfgate.adapters.github_action_benchmark`): same names, same measures, so a series
+imported from the history goes on with the runs ingested afterwards from the same output.  The
+direction is the tool's for ``customBiggerIsBetter`` / ``customSmallerIsBetter``, else the
+unit's (pytest's ``iter/sec`` is a rate).  The suite is kept in each run's context (``suite``),
+as ``perfgate run`` keeps its suites', not in the benchmark name: a name the action charted is
+the name perfgate shows.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import datetime, timezone
+
+from perfgate.adapters.base import Parsed, check_name, join, load_json, require
+from perfgate.adapters.github_action_benchmark import parse_benches
+from perfgate.errors import InputError
+from perfgate.model import identity_problem, time_problem
+
+NAME = "github-action-benchmark-history"
+EXPECTS = ('github-action-benchmark\'s dev/bench/data.js: window.BENCHMARK_DATA = {"entries": '
+           '{SUITE: [{"commit": {"id", ...}, "date", "tool", "benches": [...]}]}} (or that object as JSON)')
+MARKERS = ("BENCHMARK_DATA", '"entries"', '"commit"', '"date"', '"tool"', '"benches"')
+SNIFF_ORDER = 70  # before the generic shapes (the per-run custom JSON, BMF)
+DIRECTIONS = {"customBiggerIsBetter": True, "customSmallerIsBetter": False}
+MAX_WARNINGS = 5  # a pytest history warns once a benchmark a run: the first few say what it is
+
+_WRAPPER = re.compile(r"\A\s*window\.BENCHMARK_DATA\s*=")
+_TAIL = re.compile(r";\s*\Z")
+
+
+def sniff(text: str) -> bool:
+    if _WRAPPER.match(text[:4096]):
+        return True
+    head = text[:65536]
+    return head.lstrip().startswith("{") and all(k in head for k in ('"entries"', '"commit"', '"benches"'))
+
+
+def parse(text: str, source: str) -> Parsed:
+    doc = load_json(_unwrapped(text), source)
+    suites = require(doc, "entries", dict, source, "")
+    runs, warnings = [], []
+    for suite, entries in suites.items():
+        where = f"entries[{json.dumps(suite, ensure_ascii=False)}]"
+        check_name(suite, source, where)  # it names the suite in every message and page
+        if not isinstance(entries, list):
+            raise InputError(source, where, f"expected a list of runs, got {type(entries).__name__}")
+        for i, entry in enumerate(entries):
+            run = _run(entry, suite, source, join(where, i), warnings)
+            if run is not None:
+                runs.append(run)
+    if not runs:
+        raise InputError(source, "entries", "no run with benchmarks in this history")
+    if len(warnings) > MAX_WARNINGS:
+        warnings[MAX_WARNINGS:] = [f"and {len(warnings) - MAX_WARNINGS} more warnings of these kinds"]
+    return Parsed([], {"harness": "github-action-benchmark"}, warnings, runs=runs)
+
+
+def _unwrapped(text: str) -> str:
+    """The JSON object of ``window.BENCHMARK_DATA = {...};``, the wrapper blanked rather than cut
+    so that a JSON error's line and column are the file's."""
+    wrapper = _WRAPPER.match(text)
+    if wrapper is None:
+        return text
+    tail = _TAIL.search(text)
+    end = tail.start() if tail else len(text)
+    blank = re.sub(r"[^\n]", " ", text[:wrapper.end()])
+    return blank + text[wrapper.end():end]
+
+
+def _run(entry: object, suite: str, source: str, place: str, warnings: list[str]) -> Parsed | None:
+    """One entry as a run at its commit and date; None (with a warning) when it has no benches."""
+    commit = require(entry, "commit", dict, source, place)
+    sha = require(commit, "id", str, source, join(place, "commit"))
+    problem = identity_problem("commit", sha)
+    if problem:
+        raise InputError(source, join(place, "commit.id"), problem)
+    when = _time(entry, commit, source, place)
+    tool = entry.get("tool")  # type: ignore[union-attr]  (require saw a dict)
+    if tool is not None and not isinstance(tool, str):
+        raise InputError(source, join(place, "tool"), f"expected str, got {type(tool).__name__}")
+    benches = require(entry, "benches", list, source, place)
+    if not benches:
+        warnings.append(f"{join(place, 'benches')}: empty, the run measured nothing; skipped")
+        return None
+    metrics, more = parse_benches(benches, source, DIRECTIONS.get(tool or ""), join(place, "benches"))
+    _refuse_twice(metrics, source, join(place, "benches"))
+    warnings.extend(more)
+    context = {"harness": "github-action-benchmark", "suite": suite, **({"tool": tool} if tool else {})}
+    return Parsed(metrics, context, commit=sha, commit_time=when)  # its warnings are the file's
+
+
+def _time(entry: dict, commit: dict, source: str, place: str) -> float:
+    """When the action recorded the entry (``date``, ms), else the commit's ISO-8601 timestamp."""
+    date = entry.get("date")
+    if date is not None:
+        if isinstance(date, bool) or not isinstance(date, (int, float)):
+            raise InputError(source, join(place, "date"), f"expected milliseconds (a number), got {type(date).__name__}")
+        seconds = date / 1000
+        problem = time_problem(seconds)
+        if problem:
+            raise InputError(source, join(place, "date"), problem)
+        return seconds
+    stamp = commit.get("timestamp")
+    if not isinstance(stamp, str):
+        raise InputError(source, place, "neither 'date' (ms) nor 'commit.timestamp' says when it ran")
+    try:
+        moment = datetime.fromisoformat(stamp)
+    except ValueError:
+        raise InputError(source, join(place, "commit.timestamp"), f"{stamp[:40]!r} is not an ISO-8601 time") from None
+    if moment.tzinfo is None:  # git's and GitHub's timestamps carry an offset; none is read as UTC
+        moment = moment.replace(tzinfo=timezone.utc)
+    seconds = moment.timestamp()
+    problem = time_problem(seconds)
+    if problem:
+        raise InputError(source, join(place, "commit.timestamp"), problem)
+    return seconds
+
+
+def _refuse_twice(metrics: list, source: str, place: str) -> None:
+    """A run holds a benchmark's measure once; the metrics are the benches in order."""
+    first: dict[tuple[str, str], int] = {}
+    for i, m in enumerate(metrics):
+        seen = first.setdefault((m.benchmark, m.measure), i)
+        if seen != i:
+            raise InputError(source, join(place, i), f"benchmark {m.benchmark!r} ({m.measure}) appears twice in "
+                             f"this run (first at {join(place, seen)}): which result is meant is unknowable")
