@@ -94,6 +94,8 @@ def _run(entry: object, suite: str, source: str, place: str, warnings: list[str]
         return None
     metrics, more = parse_benches(benches, source, DIRECTIONS.get(tool or ""), join(place, "benches"))
     _refuse_twice(metrics, source, join(place, "benches"))
+    if tool == "pytest":  # its range is "stddev: <seconds>", a time's, not the iter/sec value's: kept in attrs
+        more = [w for w in more if ".range: " not in w]
     warnings.extend(more)
     context = {"harness": "github-action-benchmark", "suite": suite, **({"tool": tool} if tool else {})}
     return Parsed(metrics, context, commit=sha, commit_time=when)  # its warnings are the file's

@@ -48,10 +48,15 @@ def resolve_identity(args: argparse.Namespace) -> tuple[str, str, Testbed]:
     "not given"), else from the checkout and the machine.  A git ref given as the commit is
     recorded as its hash (:func:`perfgate.gitinfo.resolve_commit`)."""
     branch, commit = given_branch_and_commit(args)
+    return branch, commit, resolve_testbed(args)
+
+
+def resolve_testbed(args: argparse.Namespace) -> Testbed:
+    """``--testbed``, else named after this machine's fingerprint; checked."""
     fingerprint = host_fingerprint()
     testbed = args.testbed if args.testbed is not None else testbed_name(fingerprint)
     check_identity("testbed", testbed, "--testbed" if args.testbed is not None else "this machine's fingerprint")
-    return branch, commit, Testbed(testbed, fingerprint)
+    return Testbed(testbed, fingerprint)
 
 
 def given_branch_and_commit(args: argparse.Namespace) -> tuple[str, str]:

@@ -13,6 +13,12 @@ refused (Bencher keeps full hashes only); a run that cannot be sent now is spool
 
 An output that names the commit it measured (asv's results: ``commit_hash`` and its ``date``) is
 recorded at that commit and date unless --commit / --start-time say otherwise.
+
+github-action-benchmark's history (its gh-pages ``dev/bench/data.js``, or that object as JSON)
+is given alone and recorded as one run per entry, each at the commit and date it names, on
+--branch (default: main, not the checkout's) with the suite in the run's context; --suite takes
+one suite.  The whole file is one transaction: all of its runs or none, and ingesting it again
+records only entries added since.
 """
 
 from __future__ import annotations
@@ -23,12 +29,14 @@ import time
 
 from perfgate import history_files
 from perfgate.adapters import adapter_names, parse_file
+from perfgate.commands import _ingest_history
 from perfgate.commands._common import add_run_identity, resolve_identity, store_from
 from perfgate.escape import terminal, visible
 from perfgate.errors import EXIT_OK, EXIT_REGRESSION, EXIT_USAGE, InputError
 from perfgate.model import Metric, Run, content_key, duplicate_metric, time_problem
 from perfgate.output import emit_json, err, out
 
+HISTORY = "github-action-benchmark-history"
 NAME = "ingest"
 HELP = "record harness output files (hyperfine, pytest-benchmark, Google Benchmark, ...) as a run"
 ORDER = 10
@@ -36,7 +44,8 @@ EPILOG = """examples:
   hyperfine --export-json out.json 'my-tool input'
   perfgate ingest out.json --branch main --commit "$(git rev-parse HEAD)"
   perfgate ingest --adapter criterion target/criterion --branch pr-42 --commit abc123
-  go test -bench . | perfgate ingest - --adapter go-bench --branch main --commit "$(git rev-parse HEAD)\""""
+  go test -bench . | perfgate ingest - --adapter go-bench --branch main --commit "$(git rev-parse HEAD)"
+  git show gh-pages:dev/bench/data.js > data.js && perfgate ingest data.js   # github-action-benchmark's history"""
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -49,6 +58,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--idempotency-key", help="key making a retried ingest a no-op: 1-128 letters, digits, '.', '_', '-' "
                         "(it names the run's file in `sync --export`; default: content hash)")
     p.add_argument("--start-time", type=_epoch_seconds, help="run start, epoch seconds (default: now)")
+    p.add_argument("--suite", help="with github-action-benchmark's history (data.js): record only this suite "
+                        "(the action's name: input; default: every suite)")
     p.add_argument("--fail-on-alert", action="store_true",
                    help="exit 1 when the store raises an alert on this run (a Bencher store's threshold; "
                         "refused for other stores: use perfgate detect)")
@@ -66,6 +77,9 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--fail-on-alert", "", "only a Bencher store raises alerts as a run is recorded; "
                          "into this store every run would pass: run `perfgate detect` after the ingest "
                          "(exit 1 on a new regression) instead (nothing was recorded)")
+    if args.suite is not None and args.adapter not in ("auto", HISTORY):
+        raise InputError("--suite", "", f"names a suite of github-action-benchmark's history; the {args.adapter} "
+                         "adapter reads one run (nothing was recorded)")
     if args.idempotency_key is not None:
         # The key names the run's file in an exported history (history_files): one that cannot
         # would block every later `sync --export`.  Empty is refused, not taken for "not given"
@@ -77,12 +91,18 @@ def run(args: argparse.Namespace) -> int:
     adapters, context, warnings, named = [], {}, [], []
     for path in args.files:
         name, parsed = parse_file(path, args.adapter)
+        if parsed.runs:  # a whole history: a run per entry, not one run of every file
+            _ingest_history.refuse_options(args, path, len(args.files))
+            return _ingest_history.record(args, path, parsed)
         warnings.extend(f"{visible(path)}: {w}" for w in parsed.warnings)  # one line whatever the path
         adapters.append(name)
         metrics.extend(parsed.metrics)
         context.update(parsed.context)
         if parsed.commit is not None:
             named.append((path, parsed.commit, parsed.commit_time))
+    if args.suite is not None:
+        raise InputError("--suite", "", "names a suite of github-action-benchmark's history (data.js); "
+                         f"{', '.join(map(visible, args.files))} hold(s) one run (nothing was recorded)")
     _take_named_commit(args, named)
     branch, commit, testbed = resolve_identity(args)
     warnings.extend(_elsewhere(named, commit))
