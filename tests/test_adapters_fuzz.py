@@ -63,6 +63,7 @@ SEEDS = {
     "github-action-benchmark": (FIX / "github-action-benchmark" / "smaller-is-better.json").read_text(),
     "custom-bigger-is-better": (FIX / "github-action-benchmark" / "bigger-is-better.json").read_text(),
     "custom-smaller-is-better": (FIX / "github-action-benchmark" / "smaller-is-better.json").read_text(),
+    "github-action-benchmark-history": (FIX / "github-action-benchmark" / "history" / "data.js").read_text(),
 }
 # Seeds of an adapter's second format, and the adapter that reads them.
 SEED_ADAPTER = {"catch2-xml": "catch2", "benchmark-js-json": "benchmark-js"}
@@ -71,7 +72,7 @@ TEXT_ADAPTERS = [name for name in adapter_names()
 
 
 def assert_valid(parsed) -> None:
-    for m in parsed.metrics:
+    for m in [*parsed.metrics, *(m for run in parsed.runs for m in run.metrics)]:  # a history's runs too
         assert name_problem(m.benchmark) is None, m.benchmark
         assert name_problem(m.measure) is None, m.measure
         numbers = [m.value, *(b for b in (m.lower, m.upper) if b is not None), *m.samples]
