@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from perfgate.adapters import base
+from perfgate.adapters import github_action_benchmark_history as history
 from perfgate.cli import main
 from perfgate.store.sqlite import SqliteStore
 
@@ -180,6 +181,12 @@ def test_a_file_over_the_size_limit_is_refused(monkeypatch, store_path, capsys):
     monkeypatch.setattr(base, "MAX_INPUT_BYTES", DATA_JS.stat().st_size - 1)
     assert main(["ingest", str(DATA_JS), "--store", f"sqlite:{store_path}", "--testbed", "gha"]) == 2
     assert f"{DATA_JS}: input is over the" in capsys.readouterr().err and _runs(store_path) == []
+
+
+def test_a_history_over_its_own_limit_is_refused_before_it_is_parsed(monkeypatch, store_path, capsys):
+    monkeypatch.setattr(history, "MAX_BYTES", DATA_JS.stat().st_size - 1)  # any file's limit is 256 MiB
+    assert main(["ingest", str(DATA_JS), "--store", f"sqlite:{store_path}", "--testbed", "gha"]) == 2
+    assert f"{DATA_JS}: a history over" in capsys.readouterr().err and _runs(store_path) == []
 
 
 @pytest.mark.parametrize("extra,said", [

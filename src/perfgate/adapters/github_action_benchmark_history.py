@@ -32,6 +32,9 @@ EXPECTS = ('github-action-benchmark\'s dev/bench/data.js: window.BENCHMARK_DATA 
 MARKERS = ("BENCHMARK_DATA", '"entries"', '"commit"', '"date"', '"tool"', '"benches"')
 SNIFF_ORDER = 70  # before the generic shapes (the per-run custom JSON, BMF)
 DIRECTIONS = {"customBiggerIsBetter": True, "customSmallerIsBetter": False}
+# Parsed whole, a history takes about 9 times its size in memory (a 21 MB data.js of 4,000 runs
+# peaked at 186 MiB): 64 MiB, years of a large project's runs, stays under 1 GiB.
+MAX_BYTES = 64 * 1024 * 1024
 MAX_WARNINGS = 5  # a pytest history warns once a benchmark a run: the first few say what it is
 
 _WRAPPER = re.compile(r"\A\s*window\.BENCHMARK_DATA\s*=")
@@ -46,6 +49,9 @@ def sniff(text: str) -> bool:
 
 
 def parse(text: str, source: str) -> Parsed:
+    if len(text) > MAX_BYTES:  # characters: at least as many bytes
+        raise InputError(source, "", f"a history over {MAX_BYTES // 2**20} MiB ({len(text) // 2**20} MiB here) "
+                         "is refused: it would take gigabytes to read; split its suites into files of their own")
     doc = load_json(_unwrapped(text), source)
     suites = require(doc, "entries", dict, source, "")
     runs, warnings = [], []
