@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from array import array
 
 import pytest
 
@@ -31,6 +32,20 @@ def test_round_trip_keeps_samples_and_fingerprint(store_path):
     latency = next(m for m in run.metrics if m.measure == "latency")
     assert latency.samples == (99.0, 100.0, 101.0)
     assert (latency.lower, latency.value, latency.upper) == (99.0, 100.0, 101.0)
+
+
+def test_a_series_read_whole_holds_its_samples_packed(store_path):
+    # detect and the pages read every series at once: as tuples of floats (32 bytes a sample) 500
+    # series x 300 runs x 200 samples took the pages 1.5 GB; packed, 8 bytes a sample, 0.6 GB.
+    samples = tuple(float(i) for i in range(1000))
+    with SqliteStore(store_path, "demo") as store:
+        store.add_run(make_run("a1", samples=samples))
+        key = SeriesKey("main", "tb", "sort", "latency")
+        for points in (store.series(key), store.series_tail(key, 1), store.all_series()[key],
+                       store.series_of([key])[key]):
+            [point] = points
+            assert isinstance(point.samples, array) and point.samples.typecode == "d"
+            assert tuple(point.samples) == samples
 
 
 def test_same_run_twice_is_stored_once(store_path):

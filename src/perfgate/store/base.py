@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Sequence
 
 from perfgate.errors import StoreError
 from perfgate.model import Alert, Run
@@ -37,11 +37,11 @@ class Point:
     value: float
     lower: float | None = None
     upper: float | None = None
-    samples: tuple[float, ...] = ()
+    samples: Sequence[float] = ()   # a packed array('d') when read from a SQLite store
     attrs: dict[str, Any] = field(default_factory=dict)
 
 
-def raw_samples(points: list[Point]) -> list[tuple[float, ...]] | None:
+def raw_samples(points: list[Point]) -> list[Sequence[float]] | None:
     """Each point's raw samples for the change point detector, or None when no run has any
     (Bencher keeps none): the detector then skips weighing runs by their spread."""
     return [p.samples for p in points] if any(p.samples for p in points) else None

@@ -46,13 +46,19 @@ def pack_samples(samples: Sequence[float]) -> bytes | None:
 
 
 def unpack_samples(blob: bytes | None) -> tuple[float, ...]:
+    return tuple(packed_samples(blob))
+
+
+def packed_samples(blob: bytes | None) -> array | tuple[()]:
+    """The samples as a packed ``array('d')``: 8 bytes each, where a tuple of floats takes 32 (a
+    series read whole, as detect and the pages read every series, holds them all at once)."""
     if not blob:
         return ()
     a = array("d")
     a.frombytes(blob)
     if sys.byteorder != "little":
         a.byteswap()
-    return tuple(a)
+    return a
 
 
 def _reason(e: sqlite3.Error, path: Path) -> str:
@@ -80,7 +86,7 @@ def _disk_nearly_full(path: Path) -> bool:
 def _point(run_id: str, commit: str, time: float | None, value: float, lower: float | None, upper: float | None,
            samples: bytes | None, attrs: str | None) -> Point:
     """A series' point from its run's and metric's columns as stored."""
-    return Point(run_id, commit, time, value, lower, upper, unpack_samples(samples) if samples else (),
+    return Point(run_id, commit, time, value, lower, upper, packed_samples(samples),
                  json.loads(attrs) if attrs else {})
 
 
