@@ -432,3 +432,23 @@ def test_only_the_analysed_series_unfound_unundone_change_points_are_withdrawn(c
     # found again: said when, so that notify reopens what it closed
     assert details[found.id]["reopened"] == [{"withdrawn_at": "c0060", "found_at": "c0079"}]
     assert all("reopened" not in details[a.id] for a in (gone, streak, undone, elsewhere))
+
+
+def test_runs_filling_an_alerts_unmeasured_gap_do_not_raise_it_again(cli, store_path):
+    # CI missed c0040..c0045 (down, or a thinned backfill) and no checkout said which commits lay
+    # between: the regression at c0040 was alerted at c0046, after c0039, and acknowledged.  When
+    # the gap's runs are recorded later the change is placed at c0040: the same regression, which
+    # was raised again as new (exit 1) for every job until acknowledged a second time.
+    values = series(70, 5, step_at=40)
+    record(store_path, values[:40])
+    record(store_path, values[46:], start=46)
+    first = json.loads(cli("detect", "--json").stdout)
+    [alert] = [a for a in first["new_alerts"] if a["direction"] == "regression"]
+    assert alert["previous_commit"] == "c0039"
+    cli("alerts", "--ack", alert["id"], check=True)
+
+    record(store_path, values[40:46], start=40)
+    again = cli("detect", "--json")
+    assert again.returncode == 0 and json.loads(again.stdout)["new_alerts"] == [], again.stdout
+    [only] = json.loads(cli("alerts", "--status", "all", "--json", check=True).stdout)
+    assert (only["id"], only["commit"], only["status"]) == (alert["id"], "c0040", "acknowledged")

@@ -385,19 +385,25 @@ class Alert:
         the change point alert ``change`` found (``detect`` lists their commits in the transient
         detail :data:`REGIME_HEAD`): the threshold test judged them against the old level before
         the change was found, so they are one regression even where the first value past the limit
-        came a few runs after the commits the change could be."""
-        return (self.kind == "threshold" and change.kind == "change_point" and self.same_series(change)
-                and self.commit in change.details.get(REGIME_HEAD, ()))
+        came a few runs after the commits the change could be.  So is a change point alert whose
+        last good commit came before them: the change started in its unmeasured gap (runs recorded
+        there later, with no checkout to list the gap's commits, place it at one of them)."""
+        head = change.details.get(REGIME_HEAD, ()) if change.kind == "change_point" else ()
+        if not (self.same_series(change) and self.commit in head):
+            return False
+        return self.kind == "threshold" or (self.kind == "change_point" and self.previous_commit not in head)
 
     def superseded_by(self, other: "Alert") -> bool:
         """A threshold alert gives way to a change point found later for the same regression:
         the change point places the change better and gives its size with an interval.  A change
         point found alone gives way to the same change placed at its siblings' commit, once they
-        changed there (``detect`` keeps where it was found in the placed alert's range)."""
+        changed there (``detect`` keeps where it was found in the placed alert's range), and to the
+        change placed inside its unmeasured gap (:meth:`within_new_regime`)."""
         if self.kind == "threshold":
             return other.kind == "change_point" and (self.same_regression(other) or self.within_new_regime(other))
-        return self.kind == "change_point" and bool(other.placed_with) and not self.placed_with \
-            and self.same_change(other)
+        return self.kind == "change_point" and other.kind == "change_point" and (
+            (bool(other.placed_with) and not self.placed_with and self.same_change(other))
+            or (self.within_new_regime(other) and not self.same_change(other)))
 
     def take_findings(self, other: "Alert") -> None:
         """Become ``other``'s description of the change, keeping this alert's id, status and time."""
