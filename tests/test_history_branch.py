@@ -38,3 +38,21 @@ def test_concurrent_writers_both_land(tmp_path):
         ["runs/c1/k1.json", "runs/c2/k2.json"]
     config = (tmp_path / "c" / ".git" / "config").read_text()
     assert "s3cr3t" not in config and "extraheader" not in config and "s3cr3t" not in out
+
+
+def test_one_run_recorded_by_two_jobs_at_once_lands_once(tmp_path):
+    # A deterministic measure (instruction counts) of one commit recorded by two jobs at once (a
+    # re-run, push and schedule): one content key, so one file name, but each job's own start
+    # time in it.  The second push's merge was an add/add conflict: the push failed and every
+    # other file of that job (its alerts, updates, acknowledgements) was lost with it.
+    subprocess.run(["git", "init", "-q", "--bare", str(tmp_path / "origin.git")], check=True)
+    branch(tmp_path, "fetch", "a")
+    branch(tmp_path, "fetch", "b")
+    add(tmp_path / "a", "runs/c1/k1.json", '{"start_time": 1}\n')
+    add(tmp_path / "b", "runs/c1/k1.json", '{"start_time": 2}\n')
+    add(tmp_path / "b", "alerts/x.json")
+    branch(tmp_path, "push", "a", "job 1")
+    assert "pushed" in branch(tmp_path, "push", "b", "job 2")
+    branch(tmp_path, "fetch", "c")
+    assert (tmp_path / "c" / "runs/c1/k1.json").read_text() == '{"start_time": 1}\n'   # written once, never changed
+    assert (tmp_path / "c" / "alerts/x.json").exists()
