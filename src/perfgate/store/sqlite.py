@@ -536,7 +536,8 @@ class SqliteStore(Store):
             if run is not None:
                 groups.setdefault((run[0], run[1], bid, mid), []).append((rank[rid], rid, v, lo, up, s, a))
         out = {}
-        for (br, tb, bid, mid), rows in groups.items():
+        while groups:   # each series' stored rows freed as its points are made: not all held twice
+            (br, tb, bid, mid), rows = groups.popitem()
             rows.sort()  # ranks are unique within a series (one metric per run), so only they are compared
             out[SeriesKey(br, tb, names["benchmark"][bid], names["measure"][mid])] = [
                 _point(runs[rid][3], runs[rid][4], runs[rid][2], v, lo, up, s, a) for _, rid, v, lo, up, s, a in rows]
