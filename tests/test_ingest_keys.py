@@ -88,3 +88,13 @@ def test_import_refuses_a_run_file_whose_key_is_dot(cli, tmp_path):
     if fresh.exists():
         with SqliteStore(fresh) as s:
             assert s.runs() == []
+
+
+def test_a_run_given_its_time_ends_then_not_now(cli, store_path):
+    """An import of past results ended "now": a run of 2023 lasted years, on Bencher too."""
+    cli("ingest", str(HYPERFINE), "--branch", "main", "--commit", "abc1234", "--testbed", "tb",
+        "--start-time", "1700000000", check=True)
+    with SqliteStore(store_path) as s:
+        [summary] = s.runs()
+        run = s.get_run(summary.run_id)
+    assert run.start_time == run.end_time == 1700000000

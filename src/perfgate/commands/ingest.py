@@ -116,8 +116,11 @@ def run(args: argparse.Namespace) -> int:
     for warning in warnings:  # shown before anything is written, and whatever the outcome
         err.print(f"warning: {warning}", markup=False)
     now = time.time()
+    # A run given its time (an import of past results) ended then too, as far as anyone knows:
+    # "now" made it last years, and so it showed on a Bencher server.
     new_run = Run(args.project, branch, commit, testbed, metrics, start_time=args.start_time,
-                  end_time=now, adapter="+".join(sorted(set(adapters))), context=context)
+                  end_time=now if args.start_time is None else args.start_time,
+                  adapter="+".join(sorted(set(adapters))), context=context)
     # The content key leaves the start time out: the same output for the same commit is one run
     # whether or not --start-time was given, and a retry is a no-op.
     new_run.idempotency_key = args.idempotency_key or content_key(dataclasses.replace(new_run, start_time=None))
