@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-# (method, path template): what src/perfgate/notify/github.py sends.
+# (method, path template): what src/perfgate/github/client.py sends.
 OPERATIONS = [
     ("get", "/repos/{owner}/{repo}/issues"),
     ("post", "/repos/{owner}/{repo}/issues"),
@@ -28,6 +28,9 @@ OPERATIONS = [
     ("get", "/repos/{owner}/{repo}/pulls"),
     ("patch", "/repos/{owner}/{repo}/issues/comments/{comment_id}"),
     ("post", "/repos/{owner}/{repo}/check-runs"),
+    # notify's github-commit-comment channel
+    ("get", "/repos/{owner}/{repo}/commits/{commit_sha}/comments"),
+    ("post", "/repos/{owner}/{repo}/commits/{commit_sha}/comments"),
 ]
 
 
