@@ -1,12 +1,12 @@
 """A small, real HTTP server that behaves like GitHub's REST API for what perfgate calls: alert
-delivery (issues, comments, commit statuses) and the pull-request comment (pulls, comments, check runs).
+delivery (issues, comments, commit statuses, commit comments) and the pull-request comment (pulls, comments, check runs).
 
 It listens on 127.0.0.1 on a free port, in a thread.  Every request (path, query, headers, body)
 and every response it sends is validated against ``contracts/github/openapi.json``; a mismatch
 is recorded in ``problems`` (the ``fake_github`` fixture fails the test on any) and the request
 is answered 422 / the response replaced by a 500.  State is kept like GitHub keeps it: issues
 with labels, comments and state, open pull requests (issues too, as GitHub keeps them), commit
-statuses per commit (newest first), check runs, paged lists with ``Link`` headers.  Faults: dropped connections (before or after doing the work, optionally
+statuses per commit (newest first), comments per commit (oldest first), check runs, paged lists with ``Link`` headers.  Faults: dropped connections (before or after doing the work, optionally
 calling a hook first — the tests kill the notifier there), 5xx, 429 with Retry-After, hangs.
 """
 
@@ -50,6 +50,7 @@ class FakeGitHub(FakeServer):
         self.issues: dict[int, dict] = {}
         self.comments: dict[int, list[dict]] = {}
         self.statuses: dict[str, list[dict]] = {}
+        self.commit_comments: dict[str, list[dict]] = {}
         self.pulls: dict[int, dict] = {}
         self.check_runs: list[dict] = []
         self.next_id = 1000
@@ -247,9 +248,7 @@ class FakeGitHub(FakeServer):
         return 201, run, {}
 
     def op_repos_create_commit_status(self, params, q, body):
-        sha = params["sha"]
-        if len(sha) != 40 or any(c not in "0123456789abcdef" for c in sha):
-            raise HttpError(422, f"No commit found for SHA: {sha}")
+        sha = _known_commit(params["sha"])
         sid = self._id()
         status = {"url": f"{self.base}/repos/{self.repo}/statuses/{sha}", "avatar_url": None, "id": sid,
                   "node_id": f"SC_{sid}", "state": body["state"], "description": body.get("description"),
@@ -262,6 +261,29 @@ class FakeGitHub(FakeServer):
         chunk, headers = self._page(f"/repos/{self.repo}/commits/{params['ref']}/statuses",
                                     self.statuses.get(params["ref"], []), q)
         return 200, chunk, headers
+
+    def op_repos_list_comments_for_commit(self, params, q, body):
+        sha = params["commit_sha"]
+        chunk, headers = self._page(f"/repos/{self.repo}/commits/{sha}/comments", self.commit_comments.get(sha, []), q)
+        return 200, chunk, headers
+
+    def op_repos_create_commit_comment(self, params, q, body):
+        sha = _known_commit(params["commit_sha"])
+        cid = self._id()
+        comment = {"id": cid, "node_id": f"CC_{cid}", "url": f"{self.base}/repos/{self.repo}/comments/{cid}",
+                   "html_url": f"https://github.com/{self.repo}/commit/{sha}#commitcomment-{cid}",
+                   "body": body["body"], "path": body.get("path"), "position": body.get("position"),
+                   "line": body.get("line"), "commit_id": sha, "user": self.user(), "author_association": "NONE",
+                   "created_at": now(), "updated_at": now()}
+        self.commit_comments.setdefault(sha, []).append(comment)
+        return 201, comment, {"Location": comment["url"]}
+
+
+def _known_commit(sha: str) -> str:
+    """Any full lowercase SHA stands for a commit of the repository; anything else is not one."""
+    if len(sha) != 40 or any(c not in "0123456789abcdef" for c in sha):
+        raise HttpError(422, f"No commit found for SHA: {sha}")
+    return sha
 
 
 class _Handler(FakeHandler):
