@@ -1,11 +1,12 @@
 """perfgate's one GitHub REST client, built against the published contract kept in
 ``contracts/github/openapi.json`` (from ``@octokit/openapi``; see its README).
 
-Alert delivery lists, creates and closes issues, comments on them and sets commit statuses; the
-pull-request comment lists open pull requests, creates or updates its comment and creates check
-runs.  Every call retries as :mod:`perfgate.http_client` does; a create is never repeated blindly.
-The token (``$GITHUB_TOKEN``) travels only in the Authorization header and is registered with
-the redaction helper, so no message, log line or spool entry carries it.
+Alert delivery lists, creates and closes issues, comments on them, sets commit statuses and
+comments on commits; the pull-request comment lists open pull requests, creates or updates its
+comment and creates check runs.  Every call retries as :mod:`perfgate.http_client` does; a
+create is never repeated blindly.  The token (``$GITHUB_TOKEN``) travels only in the
+Authorization header and is registered with the redaction helper, so no message, log line or
+spool entry carries it.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import os
 import re
 from typing import Any, Callable, Iterator, TypeVar
+from urllib.parse import quote
 
 from perfgate.errors import PerfgateError
 from perfgate.urls import split_url
@@ -36,7 +38,7 @@ class GitHub:
             token if token is not None else os.environ.get("GITHUB_TOKEN"))
         if not self.token:
             raise PerfgateError(f"GitHub {repo}: set GITHUB_TOKEN (a token that may write issues, statuses, "
-                                f"pull-request comments and checks, as the command needs)")
+                                f"commit comments, pull-request comments and checks, as the command needs)")
         register(self.token)
         self.token.check_header_safe("GITHUB_TOKEN")
         self.api_url = (api_url or os.environ.get("GITHUB_API_URL") or DEFAULT_API).rstrip("/")
@@ -142,3 +144,16 @@ class GitHub:
         if target_url:
             body["target_url"] = target_url
         return self._json("POST", f"/statuses/{sha}", json=body, retry=False)
+
+    # --- commit comments ------------------------------------------------------------------------
+
+    def find_commit_comment(self, sha: str, marker: str) -> dict | None:
+        return next((c for c in self.commit_comments(sha) if marker in (c.get("body") or "")), None)
+
+    def commit_comments(self, sha: str) -> Iterator[dict]:
+        """The commit's comments, oldest first.  The SHA comes from stored data: quoted, so it
+        cannot name another path."""
+        return self._pages(f"/commits/{quote(sha, safe='')}/comments", {})
+
+    def comment_on_commit(self, sha: str, body: str) -> dict:
+        return self._json("POST", f"/commits/{quote(sha, safe='')}/comments", json={"body": body}, retry=False)
