@@ -83,15 +83,20 @@ def culprit(alert: Alert, links: Links) -> str:
     first = _md_link(markdown_code(short(alert.commit)), commit_url(links, alert.commit))
     suspects, gap = alert.suspects(), unmeasured_gap(alert, links)
     if gap:
-        span = markdown_code(f"{short(alert.last_good())}..{short(suspects[-1])}")
         likeliest = " (likeliest)" if len(suspects) > 1 else ""
         return (f"{first}{likeliest} or another of the {gap} commits after the last one measured before it "
-                f"({_md_link(span, range_url(links, alert))}; {markdown_code(bisect_hint(alert))} finds which)")
+                f"({suspects_span(alert, links)}; {markdown_code(bisect_hint(alert))} finds which)")
     if len(suspects) > 1:
-        span = markdown_code(f"{short(suspects[0])}..{short(suspects[-1])}")
-        return (f"{first} (likeliest) or another of {len(suspects)} commits "
-                f"({_md_link(span, range_url(links, alert))})")
+        return f"{first} (likeliest) or another of {len(suspects)} commits ({suspects_span(alert, links)})"
     return first
+
+
+def suspects_span(alert: Alert, links: Links) -> str:
+    """``a..b`` over every commit the change could have started at, linked to their compare view
+    (after a thinned backfill, from the last measured commit, as :func:`range_url`)."""
+    suspects = alert.suspects()
+    first = alert.last_good() if unmeasured_gap(alert, links) else suspects[0]
+    return _md_link(markdown_code(f"{short(first)}..{short(suspects[-1])}"), range_url(links, alert))
 
 
 def confidence(alert: Alert) -> str:
@@ -188,11 +193,14 @@ def _where_siblings_md(alert: Alert) -> str:
     return why + ", ".join(markdown_code(n) for n in names) + _more(extra) + " changed here"
 
 
+def found_text(alert: Alert) -> str:
+    return (f"perfgate found a {alert.direction} of {markdown_code(alert.benchmark, table=False)} "
+            f"[{markdown_code(alert.measure, table=False)}] on {markdown_code(alert.branch, table=False)}.")
+
+
 def issue_body(alert: Alert, links: Links) -> str:
     trend = trend_url(links, alert)
-    parts = [f"perfgate found a {alert.direction} of {markdown_code(alert.benchmark, table=False)} "
-             f"[{markdown_code(alert.measure, table=False)}] on {markdown_code(alert.branch, table=False)}.", "",
-             evidence_table(alert, links), ""]
+    parts = [found_text(alert), "", evidence_table(alert, links), ""]
     if trend:
         parts.append(f"Trend: {trend}")
     parts += ["", f"Acknowledge with `{ack_hint(alert)}` once understood (accepted, this issue closes), "
@@ -208,10 +216,13 @@ def again_comment(event: Event, links: Links) -> str:
 
 
 def updated_comment(event: Event, links: Links) -> str:
-    a = event.alert
-    return "\n".join([f"Updated: {update_reason(a)}; it is now {pct(a.magnitude)} at {culprit(a, links)}"
-                      f"{was_text(a, markdown_code)}.", "", evidence_table(a, links), "",
+    return "\n".join([updated_text(event.alert, links), "", evidence_table(event.alert, links), "",
                       EVENT_MARKER.format(event.id)])
+
+
+def updated_text(alert: Alert, links: Links) -> str:
+    return (f"Updated: {update_reason(alert)}; it is now {pct(alert.magnitude)} at {culprit(alert, links)}"
+            f"{was_text(alert, markdown_code)}.")
 
 
 def update_reason(alert: Alert) -> str:
@@ -235,16 +246,17 @@ def was_text(alert: Alert, code) -> str:
 
 
 def closed_comment(event: Event, links: Links) -> str:
+    return "\n".join([f"Closing: {closed_text(event, links)}", "", EVENT_MARKER.format(event.id)])
+
+
+def closed_text(event: Event, links: Links) -> str:
+    """How a regression alert closed: undone, no longer found (withdrawn) or acknowledged."""
     if event.reason == "undone" and event.related is not None:
         fix = event.related
-        why = (f"A later change undid it: {pct(fix.magnitude)} at {culprit(fix, links)} "
-               f"(alert `{fix.id}`).")
-    elif event.reason == "withdrawn":
-        why = f"No longer found: {withdrawn_text(event.alert, markdown_code)}"
-    else:
-        why = ("The alert was acknowledged: the change was accepted, not undone, so the benchmark keeps "
-               "its new level.")
-    return "\n".join([f"Closing: {why}", "", EVENT_MARKER.format(event.id)])
+        return f"A later change undid it: {pct(fix.magnitude)} at {culprit(fix, links)} (alert `{fix.id}`)."
+    if event.reason == "withdrawn":
+        return f"No longer found: {withdrawn_text(event.alert, markdown_code)}"
+    return "The alert was acknowledged: the change was accepted, not undone, so the benchmark keeps its new level."
 
 
 def withdrawn_text(alert: Alert, code) -> str:
@@ -263,6 +275,43 @@ def reopened_text(event: Event, code) -> str:
     again = reopenings(event.alert)[event.reopened]
     return (f"the analysis of the runs up to {code(short(again['found_at']))} finds this change again "
             f"(it was no longer found at {code(short(again['withdrawn_at']))}); the regression is still there.")
+
+
+def commit_comment(event: Event, links: Links) -> str:
+    """A comment on the alert's commit, which GitHub notifies its author of: a regression raised,
+    found again, or moved here by an update; with the issue's evidence table."""
+    a, trend = event.alert, trend_url(links, event.alert)
+    parts = []
+    if event.kind == "reopened":
+        parts += [f"Found again: {reopened_text(event, markdown_code)}", ""]
+    elif event.kind == "updated":
+        parts += [updated_text(a, links), ""]
+    parts += [" ".join(filter(None, [found_text(a), suspects_text(a, links)])), "", evidence_table(a, links), ""]
+    if trend:
+        parts += [f"Trend: {trend}", ""]
+    parts += [f"Once understood: `{ack_hint(a)}`.", "", EVENT_MARKER.format(event.id)]
+    return "\n".join(parts)
+
+
+def suspects_text(alert: Alert, links: Links) -> str:
+    """'' when the alert names one commit; else that the commented commit is one of N suspects
+    (its author may not be the one who made it slower), with the range."""
+    gap = unmeasured_gap(alert, links)
+    n = gap or len(alert.suspects())
+    if n <= 1:
+        return ""
+    unmeasured = ", some not measured" if gap else ""
+    return (f"This commit is one of {n} suspects ({suspects_span(alert, links)}){unmeasured}; "
+            f"{markdown_code(bisect_hint(alert), table=False)} finds which.")
+
+
+def commit_closed_comment(event: Event, links: Links) -> str:
+    """The closing word on the commit that was told of the regression."""
+    a = event.alert
+    where = (f"{markdown_code(a.benchmark, table=False)} [{markdown_code(a.measure, table=False)}] on "
+             f"{markdown_code(a.branch, table=False)}")
+    return "\n".join([f"Closing the {a.direction} alert on {where} ({pct(a.magnitude)}): {closed_text(event, links)}",
+                      "", EVENT_MARKER.format(event.id)])
 
 
 def plain_text(event: Event, links: Links) -> str:
