@@ -1,5 +1,5 @@
 """``--channel SPEC`` → a channel: ``webhook:URL``, ``github-issues:OWNER/REPO``,
-``github-status:OWNER/REPO``.
+``github-status:OWNER/REPO``, ``github-commit-comment:OWNER/REPO``.
 
 ``webhook:env:NAME`` reads the URL from the environment variable ``NAME``: a webhook URL is a
 secret, and a command line is visible to every process on the machine.  When ``NAME`` is unset or
@@ -15,7 +15,7 @@ from typing import Any
 from perfgate.errors import InputError
 from perfgate.notify.base import Channel, Links
 
-KINDS = ("webhook", "github-issues", "github-status")
+KINDS = ("webhook", "github-issues", "github-status", "github-commit-comment")
 
 
 def parse_channel(spec: str, links: Links, **kw: Any) -> Channel | None:
@@ -36,6 +36,10 @@ def parse_channel(spec: str, links: Links, **kw: Any) -> Channel | None:
         from perfgate.notify.github_issues import GitHubIssuesChannel
 
         return GitHubIssuesChannel(target, links, **kw)
+    if kind == "github-commit-comment":
+        from perfgate.notify.github_commit_comment import GitHubCommitCommentChannel
+
+        return GitHubCommitCommentChannel(target, links, **kw)
     from perfgate.notify.github_status import GitHubStatusChannel
 
     return GitHubStatusChannel(target, links, **kw)
