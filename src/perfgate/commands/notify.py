@@ -1,4 +1,5 @@
-"""Deliver the store's alerts to people: GitHub issues, a commit status, a webhook (Slack-ready).
+"""Deliver the store's alerts to people: GitHub issues, a commit status, a comment on the culprit
+commit, a webhook (Slack-ready).
 
 Each alert event (raised, regressed again, closed) reaches each channel exactly once: a ledger
 remembers what was delivered, and the channels find their own earlier work (a marker in the
@@ -21,13 +22,17 @@ from perfgate.gitinfo import commit_subject, commits_after
 from perfgate.output import actions_warning, emit_json, err, out
 
 NAME = "notify"
-HELP = "deliver alerts (new, again, closed) to GitHub issues, commit statuses and webhooks, exactly once"
+HELP = "deliver alerts (new, again, closed) to GitHub issues, commit statuses, commit comments and webhooks, exactly once"
 ORDER = 46
 EPILOG = """channels (repeat --channel):
   webhook:URL                  POST JSON with a Slack-compatible "text" field (the URL is kept secret)
   webhook:env:NAME             the same, URL read from $NAME (kept off the command line; skipped when unset)
   github-issues:OWNER/REPO     one issue per regression; comments when it recurs; closed when resolved
   github-status:OWNER/REPO     a commit status on the culprit commit
+  github-commit-comment:OWNER/REPO
+                               a comment on the culprit commit (its author is notified) for each regression
+                               raised or found again, and one when it closes (github-action-benchmark's
+                               comment-on-alert); improvements get none
 
 environment:
   GITHUB_TOKEN                 token for the github channels (never printed, logged or spooled)
@@ -42,7 +47,8 @@ examples:
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--channel", metavar="SPEC", action="append", default=[],
-                   help="where to deliver: webhook:URL, github-issues:OWNER/REPO, github-status:OWNER/REPO")
+                   help="where to deliver: webhook:URL, github-issues:OWNER/REPO, github-status:OWNER/REPO, "
+                        "github-commit-comment:OWNER/REPO")
     p.add_argument("--pages-url", default=os.environ.get("PERFGATE_PAGES_URL", ""),
                    help="base URL of the trend pages, for links to a series (default: $PERFGATE_PAGES_URL)")
     p.add_argument("--repo-url", default="", help="repository URL, for commit and range links "
