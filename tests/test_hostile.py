@@ -275,6 +275,31 @@ def test_alert_issue_and_webhook_text_neither_ping_nor_link_from_data():
     assert "<!here>" not in slack and "<http://evil" not in slack and "\n" not in slack, slack
 
 
+def test_a_commit_comment_neither_pings_nor_links_from_data():
+    # The github-commit-comment channel's words, raised over a range and closed, rendered as GitHub would.
+    from perfgate.model import Alert
+    from perfgate.notify.base import Links
+    from perfgate.notify.events import Event
+    from perfgate.notify.render import commit_closed_comment, commit_comment
+
+    name = "@octocat ![t](http://t.example/p.png) [c](http://evil.example/) <img src=x>"
+    alert = Alert("x`\n\n# @bob", "tb|<!here>", name, "latency", "a" * 40, "regression", 0.2,
+                  previous_commit="c" * 40, commit_range=("a" * 40, "b" * 40), id="id1")
+    fix = Alert("x`\n\n# @bob", "tb|<!here>", name, "latency", "d" * 40, "improvement", -0.2,
+                commit_range=("d" * 40,), id="`@fixer [f](http://evil.example/)")
+    links = Links("https://pages.example", "https://github.com/acme/widget")
+    for body in (commit_comment(Event("raised", alert), links),
+                 commit_closed_comment(Event("closed", alert, fix, "undone"), links)):
+        html = MarkdownIt("commonmark", {"html": True}).enable("table").render(body)
+        outside = html
+        for chunk in html.split("<code>")[1:]:
+            outside = outside.replace("<code>" + chunk.split("</code>")[0] + "</code>", "")
+        assert "<img" not in html and "<h1" not in html and "http://evil.example" not in outside, html
+        assert "@octocat" not in outside and "@bob" not in outside and "@fixer" not in outside, outside
+        assert all(href.startswith(("https://github.com/acme/widget/", "https://pages.example/"))
+                   for href in [part.split('"')[0] for part in html.split('href="')[1:]]), html
+
+
 def _html(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
 

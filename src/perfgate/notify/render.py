@@ -253,7 +253,8 @@ def closed_text(event: Event, links: Links) -> str:
     """How a regression alert closed: undone, no longer found (withdrawn) or acknowledged."""
     if event.reason == "undone" and event.related is not None:
         fix = event.related
-        return f"A later change undid it: {pct(fix.magnitude)} at {culprit(fix, links)} (alert `{fix.id}`)."
+        return (f"A later change undid it: {pct(fix.magnitude)} at {culprit(fix, links)} "
+                f"(alert {markdown_code(fix.id, table=False)}).")
     if event.reason == "withdrawn":
         return f"No longer found: {withdrawn_text(event.alert, markdown_code)}"
     return "The alert was acknowledged: the change was accepted, not undone, so the benchmark keeps its new level."
