@@ -177,3 +177,32 @@ def test_an_alert_file_is_read_once_per_export(tmp_path, monkeypatch):
     alert.magnitude = 0.2
     assert history_files.export_alert(tmp_path, alert) == 1                    # changed: one update file
     assert reads == [f"{alert.id}.json"] * 2, reads
+
+
+def test_a_runs_file_is_the_whole_run_as_before_and_made_only_when_written(tmp_path, monkeypatch):
+    """Made field by field (dataclasses.asdict's deep copies were most of an export's time), the
+    document is the one asdict gave; and an export with nothing new makes none at all."""
+    from array import array
+    from dataclasses import asdict
+
+    from perfgate import history_files
+    from perfgate.model import Metric, Run, Testbed
+
+    run = Run("default", "main", "c0001", Testbed("tb", {"cpu": "x", "cores": [0, 1]}),
+              [Metric("b", "latency", 2.0, 1.0, 3.0, (1.0, 2.0, 3.0), {"big_o": "N", "nested": {"k": [1]}}),
+               Metric("c", "instructions", 5.0)],
+              start_time=1.7e9, end_time=1.7e9 + 1, adapter="hyperfine", context={"suite": "s", "argv": ["a"]},
+              idempotency_key="k1")
+    before = asdict(run)
+    before["testbed"] = {"name": "tb", "fingerprint": run.testbed.fingerprint}
+    assert history_files._dump(history_files.run_to_json(run)) == history_files._dump(
+        {"format": history_files.FORMAT, "run": before})
+    # packed samples (a harness's millions) are written as numbers, not as their repr
+    packed = Run("default", "main", "c0002", Testbed("tb"), [Metric("b", "latency", 2.0, samples=array("d", [1.5]))],
+                 idempotency_key="k2")
+    assert history_files.run_to_json(packed)["run"]["metrics"][0]["samples"] == [1.5]
+
+    assert history_files.export_run(tmp_path, run)
+    made = []
+    monkeypatch.setattr(history_files, "run_to_json", lambda r: made.append(r) or {})
+    assert not history_files.export_run(tmp_path, run) and made == []
