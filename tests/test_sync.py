@@ -28,7 +28,8 @@ def test_a_lost_store_is_rebuilt_and_does_not_alert_again(cli, store_path, tmp_p
     # The cache is gone: a fresh store rebuilt from the files has every run and the alert with its id.
     fresh = {"PERFGATE_STORE": f"sqlite:{tmp_path / 'fresh.db'}"}
     report = json.loads(cli("sync", "--import", str(data), "--json", env=fresh, check=True).stdout)
-    assert report == {"runs": 80, "runs_added": 80, "alerts": 1, "alerts_added": 1, "acknowledged": 0}
+    assert report == {"runs": 80, "runs_added": 80, "alerts": 1, "alerts_added": 1, "acknowledged": 0,
+                      "forgotten": 0}
     before = json.loads(cli("history", "--json", check=True).stdout)
     after = json.loads(cli("history", "--json", env=fresh, check=True).stdout)
     assert [p["value"] for p in after[0]["points"]] == [p["value"] for p in before[0]["points"]]

@@ -9,6 +9,12 @@ with different content and concurrent pushes merge trivially)::
                                      threshold alert over, placed among its siblings, narrowed by
                                      bisect): a file per state, the newest ("updated") read back
     acks/<alert id>.json             the alert was acknowledged (a separate file: alert files never change)
+    forgotten/<run key>/run.json     the run was deleted on purpose (``perfgate forget``): its file stays,
+    forgotten/<run key>/<digest>.json  every import leaves it out; or one metric of it (a retired series)
+
+Deleting is a new file too, not a removed one: a job whose store was rebuilt before the deletion
+still holds the run and would export its file again, and a removed file cannot win a merge
+against one added back; a record that says "leave it out" can, and each job adds it unchanged.
 
 The run key is the run's content key (``Run.with_key``), so the same run exported twice, from two
 stores, lands in the same file.  Reading validates everything before anything is written.
@@ -27,7 +33,7 @@ from typing import Any
 from perfgate import inputs
 from perfgate.errors import InputError, shown
 from perfgate.inputs import finite_float
-from perfgate.model import Alert, Metric, Run, Testbed, identity_problem, time_problem
+from perfgate.model import Alert, Forgotten, Metric, Run, Testbed, identity_problem, time_problem
 from perfgate.outputs import write_atomic
 
 FORMAT = 1
@@ -134,6 +140,44 @@ def export_run(root: Path, run: Run) -> bool:
         return False
     _write(root / rel, run_to_json(run))
     return True
+
+
+FORGOTTEN = "forgotten"
+
+
+def forgotten_path(mark: Forgotten) -> Path:
+    """One file per record, named from its content: the same deletion exported by two stores is one file."""
+    name = "run" if mark.whole_run else hashlib.sha256(
+        json.dumps([mark.benchmark, mark.measure]).encode()).hexdigest()[:16]
+    return Path(FORGOTTEN) / _name(mark.run_key, "run key") / f"{name}.json"
+
+
+def export_forgotten(root: Path, mark: Forgotten) -> bool:
+    data = {"run": mark.run_key, "time": mark.time}
+    if not mark.whole_run:
+        data |= {"benchmark": mark.benchmark, "measure": mark.measure}
+    return write_if_absent(root, forgotten_path(mark), {"format": FORMAT, "forgotten": data})
+
+
+def read_forgotten(root: Path) -> list[Forgotten]:
+    """Every record under ``root``/forgotten, validated (a file must sit where its content says)."""
+    found = []
+    for path in sorted(root.glob(f"{FORGOTTEN}/*/*.json")):
+        src = str(path)
+        f = _get(_load(path), FORGOTTEN, dict, src, FORGOTTEN)
+        key = _get(f, "run", str, src, "forgotten.run")
+        problem = name_problem(key)
+        if problem:
+            raise InputError(src, "forgotten.run", problem)
+        names = [_identity(kind, _get(f, kind, str, src, f"forgotten.{kind}"), src, f"forgotten.{kind}")
+                 for kind in ("benchmark", "measure") if kind in f]
+        if len(names) == 1:
+            raise InputError(src, "forgotten", "names a benchmark without a measure, or a measure without one")
+        mark = Forgotten(key, *names, _time(f, "time", src, "forgotten.time"))
+        if Path(*path.parts[-3:]) != forgotten_path(mark):
+            raise InputError(src, "forgotten", f"does not match the file's place {FORGOTTEN}/<run key>/...")
+        found.append(mark)
+    return found
 
 
 UPDATES = "updates"
@@ -336,7 +380,7 @@ def read_folder(root: Path) -> tuple[list[Run], list[Alert], set[str]]:
     if not root.is_dir():
         raise InputError(str(root), "", "not a folder")
     folders = [p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")]   # .git is expected
-    if folders and not any((root / part).is_dir() for part in ("runs", "alerts", "acks")):
+    if folders and not any((root / part).is_dir() for part in ("runs", "alerts", "acks", FORGOTTEN)):
         raise InputError(str(root), "", "holds no runs/, alerts/ or acks/ folder: not a history exported by "
                          "'perfgate sync --export' (artifacts merged without merge-multiple sit one folder down)")
     run_files = sorted(root.glob("runs/*/*.json"))

@@ -15,8 +15,8 @@ import math
 import re
 from array import array
 from collections import defaultdict
-from dataclasses import dataclass, field
-from typing import AbstractSet, Any, Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from typing import AbstractSet, Any, Iterable, Iterator, Sequence
 
 # Measures perfgate knows.  ``lower_is_better`` decides whether a rise is a regression.
 # Unknown measures default to lower-is-better, which is true of nearly every cost.
@@ -99,6 +99,41 @@ class Run:
         if not self.idempotency_key:
             self.idempotency_key = content_key(self)
         return self
+
+
+@dataclass(frozen=True)
+class Forgotten:
+    """A run (``benchmark`` and ``measure`` empty) or one metric of a run deleted on purpose
+    (``perfgate forget``), named by the run's key: the data folder keeps the run's file, and this
+    record tells every import to leave it (or that metric) out."""
+
+    run_key: str
+    benchmark: str = ""
+    measure: str = ""
+    time: float | None = field(default=None, compare=False)
+
+    @property
+    def whole_run(self) -> bool:
+        return not self.benchmark
+
+
+def without_forgotten(runs: list[Run], forgotten: Iterable[Forgotten]) -> list[Run]:
+    """``runs`` less the runs and metrics ``forgotten`` names; a run left without a metric goes too."""
+    gone: dict[str, set[tuple[str, str]] | None] = {}
+    for f in forgotten:
+        if f.whole_run:
+            gone[f.run_key] = None
+        elif gone.get(f.run_key, set()) is not None:
+            gone.setdefault(f.run_key, set()).add((f.benchmark, f.measure))
+    kept = []
+    for run in runs:
+        if run.idempotency_key not in gone:
+            kept.append(run)
+            continue
+        metrics = [m for m in run.metrics if (m.benchmark, m.measure) not in (gone[run.idempotency_key] or ())]
+        if gone[run.idempotency_key] is not None and metrics:
+            kept.append(replace(run, metrics=metrics))
+    return kept
 
 
 def content_key(run: Run) -> str:

@@ -3,8 +3,9 @@ the store from it: the durable copy that a CI cache eviction, a re-run or two co
 cannot lose.  Format: :mod:`perfgate.history_files`.
 
 ``--import`` validates every file before it writes anything; runs already in the store are
-skipped (same content key), alerts keep their ids and acknowledgements.  ``--export`` writes only
-files that do not exist yet and never changes one.
+skipped (same content key), alerts keep their ids and acknowledgements; runs (and metrics) deleted
+with ``perfgate forget`` are left out, and deleted from the store if it holds them.  ``--export``
+writes only files that do not exist yet and never changes one (a deletion is a new file).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pathlib import Path
 from perfgate import history_files
 from perfgate.commands._common import store_from
 from perfgate.errors import EXIT_OK, InputError, PerfgateError
+from perfgate.model import without_forgotten
 from perfgate.output import emit_json, out
 
 NAME = "sync"
@@ -35,21 +37,23 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.import_dir:
         runs, alerts, acks = history_files.read_folder(Path(args.import_dir))
+        forgotten = history_files.read_forgotten(Path(args.import_dir))
         with store_from(args, create=True) as store:
             restore = getattr(store, "restore", None)
             if restore is not None:     # one transaction: a failure leaves the store as it was
-                added, restored, acknowledged = restore(runs, alerts, acks)
+                added, restored, acknowledged = restore(runs, alerts, acks, forgotten)
             elif alerts or acks:
                 raise PerfgateError(f"{type(store).__name__} cannot take alerts from files; import into a sqlite: store")
             else:
-                added, restored, acknowledged = sum(store.add_runs(runs)), 0, 0
+                added, restored, acknowledged = sum(store.add_runs(without_forgotten(runs, forgotten))), 0, 0
         report = {"runs": len(runs), "runs_added": added, "alerts": len(alerts), "alerts_added": restored,
-                  "acknowledged": acknowledged}
+                  "acknowledged": acknowledged, "forgotten": len(forgotten)}
         if args.json:
             emit_json(report)
         else:
             out.print(f"sync: {added} of {len(runs)} run(s) and {restored} of {len(alerts)} alert(s) were new; "
-                      f"{acknowledged} of {len(acks)} acknowledgement(s) new")
+                      f"{acknowledged} of {len(acks)} acknowledgement(s) new"
+                      + (f"; {len(forgotten)} deleted run(s) or metric(s) left out" if forgotten else ""))
         return EXIT_OK
     root = Path(args.export_dir)
     with store_from(args) as store:
@@ -58,6 +62,7 @@ def run(args: argparse.Namespace) -> int:
             alerts = store.alerts()
         except PerfgateError:
             alerts = []  # a store without alerts exports its runs
+        forgotten = store.forgotten()
     bad = history_files.unexportable(runs, alerts)
     if bad:   # all refused before anything is written: the export is whole or not begun
         more = f" (and {len(bad) - 5} more)" if len(bad) > 5 else ""
@@ -68,9 +73,12 @@ def run(args: argparse.Namespace) -> int:
     root.mkdir(parents=True, exist_ok=True)
     new_runs = sum(history_files.export_run(root, r) for r in runs)
     new_files = sum(history_files.export_alert(root, a) for a in alerts)
+    new_marks = sum(history_files.export_forgotten(root, f) for f in forgotten)
     if args.json:
-        emit_json({"runs": len(runs), "runs_written": new_runs, "alerts": len(alerts), "alert_files_written": new_files})
+        emit_json({"runs": len(runs), "runs_written": new_runs, "alerts": len(alerts), "alert_files_written": new_files,
+                   "forgotten_written": new_marks})
     else:
         out.print(f"sync: wrote {new_runs} new run file(s) of {len(runs)} and {new_files} new alert, update or "
-                  f"acknowledgement file(s) ({len(alerts)} alert(s)) to {root}")
+                  f"acknowledgement file(s) ({len(alerts)} alert(s)) to {root}"
+                  + (f"; {new_marks} new record(s) of deleted runs under {history_files.FORGOTTEN}/" if new_marks else ""))
     return EXIT_OK

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Sequence
 
 from perfgate.errors import StoreError
-from perfgate.model import Alert, Run
+from perfgate.model import Alert, Forgotten, Run
 
 
 @dataclass(frozen=True, order=True)
@@ -159,6 +159,22 @@ class Store(ABC):
         """Store a narrowed alert (``bisect``): its first commit, previous commit, commit range
         and details; ``StoreError`` when absent."""
         raise StoreError(f"{type(self).__name__} does not keep alerts")
+
+    # --- deleting on purpose (`perfgate forget`; optional) ------------------------------------------
+
+    def forget_refusal(self) -> str | None:
+        """Why this store cannot delete runs (said before anything is planned), or None."""
+        return f"{type(self).__name__} cannot delete runs"
+
+    def forget(self, run_ids: Sequence[str], series: Sequence[SeriesKey]) -> list[Forgotten]:
+        """Delete these runs whole and every metric of these series, in one transaction, and
+        keep a record of each (:meth:`forgotten`); the detect state of the series touched is
+        marked so that the next detect analyses them again.  Returns the records made."""
+        raise StoreError(self.forget_refusal() or "cannot delete runs")
+
+    def forgotten(self) -> list[Forgotten]:
+        """Every run and metric deleted on purpose, for ``sync --export``."""
+        return []
 
     # --- incremental detection (derived; optional) -----------------------------------------------
     # A store that cannot tell which series got new runs keeps the defaults: every detect is full.

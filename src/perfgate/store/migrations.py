@@ -112,3 +112,18 @@ MIGRATIONS.append(
     ALTER TABLE metric_by_run RENAME TO metric
     """
 )
+
+MIGRATIONS.append(
+    # 5: `perfgate forget`: what was deleted on purpose, by run key (the key the data folder names a
+    # run by), so that `sync --export` writes it to the folder and `sync --import` does not bring
+    # the run back.  benchmark = measure = '' is the whole run; else that one metric of it.
+    """
+    CREATE TABLE forgotten (
+        project_id INTEGER NOT NULL REFERENCES project(id),
+        run_key TEXT NOT NULL,
+        benchmark TEXT NOT NULL DEFAULT '',
+        measure TEXT NOT NULL DEFAULT '',
+        forgotten REAL NOT NULL,
+        PRIMARY KEY (project_id, run_key, benchmark, measure))
+    """
+)

@@ -26,7 +26,7 @@ from perfgate.errors import StoreError
 from perfgate.escape import visible
 from perfgate.store import integrity
 from perfgate.store.transaction import WriterQueue, immediate
-from perfgate.model import Alert, Measure, Metric, Run, Testbed
+from perfgate.model import Alert, Forgotten, Measure, Metric, Run, Testbed, without_forgotten
 from perfgate.store.base import Point, RunSummary, SeriesKey, Store
 from perfgate.store.migrations import MIGRATIONS
 
@@ -339,6 +339,100 @@ class SqliteStore(Store):
         )
         return True
 
+    # --- deleting on purpose (`perfgate forget`) -------------------------------------------------
+
+    def forget_refusal(self) -> str | None:
+        return None
+
+    @_guarded
+    def forget(self, run_ids: Sequence[str], series: Sequence[SeriesKey]) -> list[Forgotten]:
+        self._writable()
+        with self._all_or_nothing():
+            marks = self._forgotten_of(run_ids, series, time.time())
+            self._apply_forgotten(marks)
+        return marks
+
+    def _forgotten_of(self, run_ids: Sequence[str], series: Sequence[SeriesKey], now: float) -> list[Forgotten]:
+        """The records of what :meth:`forget` deletes, read inside its transaction (by run key: the
+        name the data folder knows a run by)."""
+        found = []
+        for run_id in run_ids:
+            row = self.db.execute("SELECT idempotency_key FROM run WHERE uuid = ? AND project_id = ?",
+                                  (run_id, self._project_id)).fetchone()
+            if row is None:
+                raise StoreError(f"no run {run_id!r} in {self.shown}; nothing was deleted")
+            found.append(Forgotten(row[0], time=now))
+        for key in series:
+            where, args = self._series_rows(key)
+            found += [Forgotten(run_key, key.benchmark, key.measure, now)
+                      for (run_key,) in self.db.execute("SELECT r.idempotency_key" + where, args)]
+        return found
+
+    def _apply_forgotten(self, marks: Sequence[Forgotten]) -> None:
+        """Delete what ``marks`` name, where this store has it, and record them (inside the
+        caller's transaction); a run left without a metric goes too."""
+        p = self._project_id
+        row = self.db.execute("SELECT last_run FROM detect_mark WHERE project_id = ?", (p,)).fetchone()
+        seen_up_to = row[0] if row else None
+        doomed: set[tuple[int, int, int]] = set()
+        removed: dict[SeriesKey, set[int]] = {}     # each series' deleted points that a detect saw
+        for mark in marks:
+            row = self.db.execute("SELECT id FROM run WHERE project_id = ? AND idempotency_key = ?",
+                                  (p, mark.run_key)).fetchone()
+            if row is None:
+                continue
+            sql = ("SELECT x.benchmark_id, x.measure_id, br.name, t.name, b.name, m.name FROM metric x"
+                   " JOIN run r ON r.id = x.run_id JOIN branch br ON br.id = r.branch_id"
+                   " JOIN testbed t ON t.id = r.testbed_id JOIN benchmark b ON b.id = x.benchmark_id"
+                   " JOIN measure m ON m.id = x.measure_id WHERE x.run_id = ?")
+            args = [row[0]] if mark.whole_run else [row[0], mark.benchmark, mark.measure]
+            for bid, mid, *names in self.db.execute(sql + ("" if mark.whole_run else " AND b.name = ? AND m.name = ?"),
+                                                    args).fetchall():
+                doomed.add((row[0], bid, mid))
+                seen = removed.setdefault(SeriesKey(*names), set())
+                if seen_up_to is None or row[0] <= seen_up_to:
+                    seen.add(row[0])
+        self.db.executemany("DELETE FROM metric WHERE run_id = ? AND benchmark_id = ? AND measure_id = ?", sorted(doomed))
+        self.db.executemany("DELETE FROM run WHERE id = ? AND NOT EXISTS (SELECT 1 FROM metric WHERE run_id = ?)",
+                            sorted({(rid, rid) for rid, _, _ in doomed}))
+        self._redetect(removed)
+        self.db.executemany(
+            "INSERT OR IGNORE INTO forgotten (project_id, run_key, benchmark, measure, forgotten) VALUES (?, ?, ?, ?, ?)",
+            [(p, m.run_key, m.benchmark, m.measure, m.time if m.time is not None else time.time()) for m in marks])
+
+    # A saved report's settings mark that no detect writes: the series is analysed again.
+    STALE = "forgotten: analyse again"
+
+    def _redetect(self, removed: dict[SeriesKey, set[int]]) -> None:
+        """Make the next detect analyse again each series that lost points.  Its saved report is
+        marked stale and keeps only how many of the runs left a detect saw (the runs left are
+        not new: a streak they ended alerted then, or never will); a series left empty loses it.
+        The watermark goes below every run id left: SQLite hands a deleted newest run's id to
+        the next run, which a detect would then take for seen."""
+        p = self._project_id
+        for key, seen in removed.items():
+            where = " WHERE project_id = ? AND branch = ? AND testbed = ? AND benchmark = ? AND measure = ?"
+            args = (p, key.branch, key.testbed, key.benchmark, key.measure)
+            row = self.db.execute("SELECT report FROM detect_state" + where, args).fetchone()
+            if row is None:
+                continue
+            rows, rows_args = self._series_rows(key)
+            if self.db.execute("SELECT COUNT(*)" + rows, rows_args).fetchone()[0] == 0:
+                self.db.execute("DELETE FROM detect_state" + where, args)
+                continue
+            points = jsonio.loads(row[0]).get("points")
+            points = max(0, points - len(seen)) if type(points) is int else 0
+            self.db.execute("UPDATE detect_state SET settings = ?, report = ?" + where,
+                            (self.STALE, jsonio.dumps({"points": points}).decode(), *args))
+        self.db.execute("UPDATE detect_mark SET last_run = MIN(last_run, (SELECT COALESCE(MAX(id), 0) FROM run))"
+                        " WHERE project_id = ?", (p,))
+
+    @_guarded
+    def forgotten(self) -> list[Forgotten]:
+        return [Forgotten(*row) for row in self.db.execute(
+            "SELECT run_key, benchmark, measure, forgotten FROM forgotten WHERE project_id = ?"
+            " ORDER BY run_key, benchmark, measure", (self._project_id,))]
+
     # --- reads ---------------------------------------------------------------------------------
 
     @_guarded
@@ -638,15 +732,18 @@ class SqliteStore(Store):
              alert.id))
 
     @_guarded
-    def restore(self, runs: list[Run], alerts: list[Alert], acks: set[str]) -> tuple[int, int, int]:
+    def restore(self, runs: list[Run], alerts: list[Alert], acks: set[str],
+                forgotten: Sequence[Forgotten] = ()) -> tuple[int, int, int]:
         """``perfgate sync --import``: runs, alerts and acknowledgements as recorded elsewhere (same
         ids, creation times and statuses), in one transaction: all of it or nothing.  An alert
         whose regression is here already under another id (two jobs each detected the change) is
         that alert: not added again, and an acknowledgement of either applies to it.  Returns the
-        runs, alerts and acknowledgements that were new."""
-        runs = [r.with_key() for r in runs]
+        runs, alerts and acknowledgements that were new.  ``forgotten``: the runs and metrics deleted
+        on purpose (``perfgate forget``): left out of ``runs``, and deleted here when held."""
+        runs = without_forgotten([r.with_key() for r in runs], forgotten)
         self._writable()
         with self._all_or_nothing():
+            self._apply_forgotten(forgotten)     # a run this store still holds goes too
             added = sum(self._insert_run(run) for run in runs)
             restored, same_as = 0, {}
             for a in alerts:
