@@ -173,7 +173,8 @@ def read_forgotten(root: Path) -> list[Forgotten]:
                  for kind in ("benchmark", "measure") if kind in f]
         if len(names) == 1:
             raise InputError(src, "forgotten", "names a benchmark without a measure, or a measure without one")
-        mark = Forgotten(key, *names, _time(f, "time", src, "forgotten.time"))
+        benchmark, measure = names or ("", "")
+        mark = Forgotten(key, benchmark, measure, _time(f, "time", src, "forgotten.time"))
         if Path(*path.parts[-3:]) != forgotten_path(mark):
             raise InputError(src, "forgotten", f"does not match the file's place {FORGOTTEN}/<run key>/...")
         found.append(mark)

@@ -244,6 +244,13 @@ class BencherStore(Store):
     def testbed_fingerprint(self, name: str) -> dict[str, Any]:
         return {}
 
+    def forget_refusal(self) -> str | None:
+        # Bencher's API can delete a report, but perfgate's client does not send that request (nor
+        # check it against contracts/bencher): refused before anything is planned or sent.
+        return (f"Bencher project {self.project!r} at {self.client.base_url}: perfgate does not delete runs on a "
+                "Bencher server; delete the report in Bencher's console (its API: DELETE "
+                "/v0/projects/PROJECT/reports/REPORT); nothing was deleted")
+
     # --- alerts: Bencher's threshold alerts, plus perfgate's change point alerts kept locally --
 
     def record_alerts(self, alerts: list[Alert]) -> list[Alert]:
