@@ -12,7 +12,7 @@ and metric by its run key, and ``sync --export`` writes it as a new file under `
 holds them.  Removing the run's file instead would not last: the folder only ever grows (so
 concurrent pushes merge by union and lose nothing), and a job whose store was rebuilt before the
 deletion still holds the run and would write its file back.  A record wins that merge; it also
-keeps the deletion undoable (delete the record's file and import again).
+keeps the deletion undoable (delete the record's file and rebuild the store from the folder).
 """
 
 from __future__ import annotations
