@@ -12,6 +12,7 @@ process (its resident set, the CLI's or a worker's).
 
     .venv/bin/python bench/detect_incremental.py                     # 100 × 100 series, 100 runs
     .venv/bin/python bench/detect_incremental.py --runs 1000         # the issue's 1,000 runs (slow to build)
+    .venv/bin/python bench/detect_incremental.py --testbeds 5 --benchmarks 40 --samples 200   # raw samples stored
 """
 
 from __future__ import annotations
@@ -33,14 +34,18 @@ from perfgate.model import Metric, Run, Testbed
 from perfgate.store.sqlite import SqliteStore
 
 
-def runs_of(testbed: int, benchmarks: int, first: int, count: int, rng: np.random.Generator) -> list[Run]:
+def runs_of(testbed: int, benchmarks: int, first: int, count: int, rng: np.random.Generator,
+            samples: int = 0) -> list[Run]:
     out = []
     for i in range(first, first + count):
         values = 1e6 * np.exp(0.02 * rng.standard_normal(benchmarks))
         if i >= 50:
             values[::50] *= 1.1
+        # with --samples, each value is the mean of that many raw samples (1% noise about it)
+        raw = values[:, None] * np.exp(0.01 * rng.standard_normal((benchmarks, samples)))
         out.append(Run("default", "main", f"t{testbed:03d}-{i:05d}", Testbed(f"tb{testbed:03d}"),
-                       [Metric(f"bench{b:04d}", "latency", float(v)) for b, v in enumerate(values)],
+                       [Metric(f"bench{b:04d}", "latency", float(raw[b].mean()) if samples else float(v),
+                               samples=tuple(raw[b].tolist())) for b, v in enumerate(values)],
                        start_time=1_700_000_000.0 + i))
     return out
 
@@ -65,6 +70,7 @@ def main() -> None:
     p.add_argument("--benchmarks", type=int, default=100)
     p.add_argument("--runs", type=int, default=100)
     p.add_argument("--rounds", type=int, default=5, help="new runs, each followed by a timed detect")
+    p.add_argument("--samples", type=int, default=0, help="raw samples a metric (default none)")
     args = p.parse_args()
     rng = np.random.default_rng(16)
     with tempfile.TemporaryDirectory() as tmp:
@@ -72,7 +78,7 @@ def main() -> None:
         start = time.perf_counter()
         with SqliteStore(store) as s:
             for t in range(args.testbeds):
-                s.add_runs(runs_of(t, args.benchmarks, 0, args.runs, rng))
+                s.add_runs(runs_of(t, args.benchmarks, 0, args.runs, rng, args.samples))
         built = time.perf_counter() - start
         size = store.stat().st_size / 1e6
         series = args.testbeds * args.benchmarks
@@ -83,13 +89,13 @@ def main() -> None:
         timings = []
         for r in range(args.rounds):
             with SqliteStore(store) as s:
-                s.add_runs(runs_of(0, args.benchmarks, args.runs + r, 1, rng))
+                s.add_runs(runs_of(0, args.benchmarks, args.runs + r, 1, rng, args.samples))
             again, again_cpu, data = detect(store)
             assert len(data["series"]) == series
             timings.append((again, again_cpu))
         walls = sorted(w for w, _ in timings)
         cpu = statistics.median(c for _, c in timings)
-        print(f"{series:,} series × {args.runs} runs ({series * args.runs:,} points; store of {size:.0f} MB built in {built:.0f} s): "
+        print(f"{series:,} series × {args.runs} runs × {args.samples} samples ({series * args.runs:,} points; store of {size:.0f} MB built in {built:.0f} s): "
               f"full detect {full:.1f} s (CPU {full_cpu:.1f} s; {changes} change points; largest process {peak:.0f} MiB); after one new run on "
               f"one testbed ({args.benchmarks} series), {args.rounds} rounds: median {statistics.median(walls):.2f} s "
               f"(range {walls[0]:.2f}–{walls[-1]:.2f} s; CPU {cpu:.2f} s); load average {os.getloadavg()[0]:.1f} on "
