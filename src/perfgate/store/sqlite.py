@@ -90,6 +90,20 @@ def _point(run_id: str, commit: str, time: float | None, value: float, lower: fl
                  json.loads(attrs) if attrs else {})
 
 
+def _statements(script: str) -> Iterator[str]:
+    """A migration's statements, one at a time (``execute`` takes one): split at each ';' and
+    joined again until SQLite calls the statement complete, as a trigger's body has ';' inside."""
+    pending = ""
+    for piece in script.split(";"):
+        pending += piece + ";"
+        if sqlite3.complete_statement(pending):
+            if pending.strip(" \n;"):
+                yield pending
+            pending = ""
+    if pending.strip(" \n;"):
+        yield pending       # an unfinished statement: SQLite says what is wrong with it
+
+
 # Benchmarks named in one query's IN list (SQLite allows 32,766 parameters since 3.32, 999 before).
 SERIES_PER_QUERY = 500
 
@@ -252,7 +266,7 @@ class SqliteStore(Store):
             # Re-read inside the lock: another process may have migrated meanwhile.
             version = self.db.execute("PRAGMA user_version").fetchone()[0]
             for number, script in enumerate(MIGRATIONS[version:], start=version + 1):
-                for statement in filter(str.strip, script.split(";")):
+                for statement in _statements(script):
                     self.db.execute(statement)
                 self.db.execute(f"PRAGMA user_version = {number}")
 
