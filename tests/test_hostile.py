@@ -757,31 +757,30 @@ def test_a_notify_ledger_that_cannot_be_made_on_a_full_disk_leaves_no_empty_file
         assert not (full / "notify.db").exists()
 
 
-def test_a_migration_that_runs_out_of_disk_leaves_the_old_store_whole(tmp_path, monkeypatch):
-    """Migration 4 copies every metric into a new table before dropping the old one; on a full disk
-    the copy fails, the store stays at version 3 with every run, and it migrates once there is room."""
-    import perfgate.store.sqlite as sqlite_store
-    from perfgate.store.migrations import MIGRATIONS
+def test_a_migration_that_runs_out_of_disk_leaves_the_old_store_whole(tmp_path):
+    """Migration 5 copies every metric and sample into new tables before dropping the old one; on a
+    full disk the copy fails, the store stays at version 4 with every run, and it migrates once
+    there is room."""
+    from old_schemas import take_back
 
     full = tmp_path / "full"
     if os.geteuid() != 0 or not _tiny_tmpfs(full, "1m"):
         pytest.skip("cannot mount a tiny tmpfs here")
     try:
         store = full / "history.db"
-        monkeypatch.setattr(sqlite_store, "MIGRATIONS", MIGRATIONS[:3])
         _filled_store(store, runs=12)
-        monkeypatch.setattr(sqlite_store, "MIGRATIONS", MIGRATIONS)
+        take_back(store, 4)
         _fill(full)
         _ingest_is_refused_for_a_full_disk(store)
         (full / "filler").unlink()          # room again (a WAL store cannot even be read on a full disk)
         db = sqlite3.connect(store)
         try:
-            assert db.execute("PRAGMA user_version").fetchone()[0] == 3
-            assert db.execute("SELECT COUNT(*) FROM metric").fetchone()[0] == 12 * 20
+            assert db.execute("PRAGMA user_version").fetchone()[0] == 4
+            assert db.execute("SELECT COUNT(*) FROM metric WHERE samples IS NOT NULL").fetchone()[0] == 12 * 20
         finally:
             db.close()
         with SqliteStore(store) as s:
-            assert s.schema_version() == len(MIGRATIONS) and len(s.runs()) == 12
+            assert s.schema_version() == 5 and len(s.runs()) == 12
             assert [r[0] for r in s.db.execute("PRAGMA integrity_check")] == ["ok"]
     finally:
         subprocess.run(["umount", str(full)], check=True)

@@ -180,40 +180,113 @@ def test_schema_is_versioned_and_wal(store_path):
         assert again.schema_version() == len(MIGRATIONS)
 
 
-def test_a_version_3_history_keeps_every_point_in_the_one_tree_of_version_4(store_path, monkeypatch):
-    """Migration 4 rebuilds the metric table keyed by run (no rowid, no index by benchmark):
-    every value, bound, sample and attribute reads back as it did, duplicates are still refused,
-    and deleting a run still deletes its metrics."""
-    import perfgate.store.sqlite as sqlite_store
+def _older_history(path) -> tuple:
+    """A store with samples (none, a few, 200, 2,000), bounds, attrs, two branches, alerts (one
+    acknowledged) and detect state; returns everything its reads give."""
+    from perfgate.model import Alert
 
-    runs = [make_run(f"c{i:02d}", 100.0 + i) for i in range(12)]
+    runs = [make_run(f"c{i:02d}", 100.0 + i, samples=tuple(100.0 + i + j / 100 for j in range(200)))
+            for i in range(12)]
     runs[3].metrics.append(Metric("parse", "latency", 7.5, attrs={"bencher_alert": "upper"}))
+    runs[4].metrics.append(Metric("parse", "latency", 7.0, 6.0, 8.0, tuple(map(float, range(2000)))))
     runs += [make_run("p1", 200.0, "pr")]
+    with SqliteStore(path, "demo") as store:
+        store.add_runs(runs)
+        alerts = store.record_alerts([Alert("main", "tb", "sort", "latency", "c05", "regression", 0.1),
+                                      Alert("main", "tb", "sort", "instructions", "c06", "improvement", -0.2)])
+        store.acknowledge(alerts[0].id)
+        store.save_detect_state(store.run_watermark(), {SeriesKey("main", "tb", "sort", "latency"): ("s1", {"n": 12})})
+        return _everything(store)
 
-    def everything(store):
-        keys = store.series_keys()
-        return (keys, {k: store.series(k) for k in keys}, store.series_of(keys), store.all_series(),
-                [store.get_run(r.run_id) for r in store.runs()], store.series_keys(benchmark="parse"))
 
-    monkeypatch.setattr(sqlite_store, "MIGRATIONS", MIGRATIONS[:3])
-    with SqliteStore(store_path, "demo") as old:
-        old.add_runs(runs)
-        assert old.schema_version() == 3
-        before = everything(old)
-    monkeypatch.setattr(sqlite_store, "MIGRATIONS", MIGRATIONS)
+def _everything(store) -> tuple:
+    keys = store.series_keys()
+    runs = store.runs()
+    return (keys, {k: store.series(k) for k in keys}, {k: store.series_tail(k, 3) for k in keys},
+            store.series_of(keys), store.all_series(), runs, [store.get_run(r.run_id) for r in runs],
+            store.series_keys(benchmark="parse"), store.alerts(), store.run_watermark(),
+            store.testbed_fingerprint("tb"))
+
+
+@pytest.mark.parametrize("version", [2, 3, 4, 5])
+def test_an_older_history_reads_back_the_same_after_its_one_upgrade(store_path, version):
+    """Migration 6 moves the samples to a rowid table of their own (migration 4 had rebuilt the
+    metrics keyed by run): every series, run, key, alert and acknowledgement reads back as it did;
+    the detect state is kept (version 2 had none)."""
+    from old_schemas import take_back
+
+    before = _older_history(store_path)
     with SqliteStore(store_path, "demo") as store:
-        assert store.schema_version() == len(MIGRATIONS)
-        assert everything(store) == before and len(before[1]) == 5
-        schema = dict(store.db.execute("SELECT name, sql FROM sqlite_master WHERE tbl_name = 'metric'"))
-        assert list(schema) == ["metric"] and schema["metric"].endswith("WITHOUT ROWID")
+        state = store.detect_state()
+    take_back(store_path, version)
+    with SqliteStore(store_path, "demo") as store:
+        assert store.schema_version() == len(MIGRATIONS) == 6
+        assert _everything(store) == before and len(before[1]) == 5
+        assert store.detect_state() == (state if version > 2 else (None, {}))
+        assert store.recorded_keys(r.idempotency_key for r in before[6]) == {r.idempotency_key for r in before[6]}
         assert store.db.execute("PRAGMA quick_check").fetchone()[0] == "ok"
         assert store.db.execute("PRAGMA foreign_key_check").fetchall() == []
+        # 12 + 1 runs' latency samples and parse's 2,000; nothing else had any
+        assert store.db.execute("SELECT COUNT(*) FROM sample").fetchone()[0] == 14
+
+
+def test_metrics_keep_one_tree_by_run_and_their_samples_a_table_of_their_own(store_path):
+    """The metric table is keyed by run (no rowid, no index by benchmark); a sample row is one
+    metric's; duplicates are still refused, and deleting a run deletes its metrics and their samples."""
+    from old_schemas import take_back
+
+    _older_history(store_path)
+    take_back(store_path, 4)
+    with SqliteStore(store_path, "demo") as store:
+        schema = dict(store.db.execute("SELECT name, sql FROM sqlite_master WHERE tbl_name = 'metric'"))
+        assert sorted(schema) == ["metric", "metric_samples_go"] and schema["metric"].endswith("WITHOUT ROWID")
         bad = make_run("c99")
         bad.metrics.append(Metric("sort", "latency", 5.0))     # one (benchmark, measure) twice in a run
         with pytest.raises((StoreError, sqlite3.IntegrityError)):
             store.add_run(bad)
-        store.db.execute("DELETE FROM run WHERE commit_hash = 'c03'")
-        assert store.db.execute("SELECT COUNT(*) FROM metric").fetchone()[0] == 2 * 12 + 1 + 2 - 3
+        store.db.execute("DELETE FROM run WHERE commit_hash IN ('c03', 'c04')")
+        assert store.db.execute("SELECT COUNT(*) FROM metric").fetchone()[0] == 2 * 13 + 2 - 6
+        assert store.db.execute("SELECT COUNT(*) FROM sample").fetchone()[0] == 14 - 3
+        assert store.add_run(make_run("c100", samples=(1.0, 2.0)))   # numbered after the last
+        key = SeriesKey("main", "tb", "sort", "latency")
+        assert tuple(store.series_tail(key, 1)[0].samples) == (1.0, 2.0)
+        assert tuple(store.series_tail(key, 2)[0].samples) == tuple(111.0 + j / 100 for j in range(200))
+
+
+def test_a_read_only_open_of_an_older_history_changes_nothing(store_path):
+    from old_schemas import take_back
+
+    _older_history(store_path)
+    take_back(store_path, 4)
+    kept = store_path.read_bytes()
+    with pytest.raises(StoreError, match="needs an upgrade"):
+        SqliteStore(store_path, "demo", read_only=True)
+    assert store_path.read_bytes() == kept
+    with SqliteStore(store_path, "demo") as store:
+        assert store.schema_version() == 5
+
+
+def test_an_upgrade_that_fails_leaves_the_older_history_whole(store_path, monkeypatch):
+    """All or nothing: a migration failing at its last statement leaves version 4 as it was."""
+    import perfgate.store.sqlite as sqlite_store
+    from old_schemas import take_back
+
+    _older_history(store_path)
+    take_back(store_path, 4)
+    kept = sqlite3.connect(store_path)
+    old = kept.execute("SELECT * FROM metric ORDER BY run_id, benchmark_id, measure_id").fetchall()
+    kept.close()
+    monkeypatch.setattr(sqlite_store, "MIGRATIONS", [*MIGRATIONS[:4], MIGRATIONS[4] + "; SELECT no_such_function()"])
+    with pytest.raises(StoreError, match="no_such_function"):
+        SqliteStore(store_path, "demo")
+    db = sqlite3.connect(store_path)
+    try:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == 4
+        assert db.execute("SELECT * FROM metric ORDER BY run_id, benchmark_id, measure_id").fetchall() == old
+        assert db.execute("SELECT COUNT(*) FROM sqlite_master WHERE name IN ('sample', 'metric_samples_go')"
+                          ).fetchone()[0] == 0
+    finally:
+        db.close()
 
 
 def test_newer_schema_is_refused(store_path):

@@ -127,3 +127,43 @@ MIGRATIONS.append(
         PRIMARY KEY (project_id, run_key, benchmark, measure))
     """
 )
+
+MIGRATIONS.append(
+    # 6: raw samples in a table of their own, a rowid table, the metric row pointing at its
+    # samples' row.  A WITHOUT ROWID row keeps only about 1 KB on its 4 KB page, so a blob of
+    # 125–450 samples (1–3.6 KB; pytest-benchmark, hyperfine) took an overflow page of its own,
+    # mostly empty: 5,000 metrics made 23.5 MB whatever K in 125–450, against 5.0–18 MB of
+    # samples.  A rowid table keeps up to about 4 KB a row on its page, so the blobs pack densely,
+    # and the metric rows (read by run, as before) stay small.  No foreign key on sample_id: one
+    # would check every insert and, with no index on it, scan the metrics at every delete; the
+    # trigger removes a metric's samples with it instead (a run's deletion cascades to both).
+    # The samples are numbered in the metrics' key order, the same numbering on both sides.
+    """
+    CREATE TABLE sample (
+        id INTEGER PRIMARY KEY,
+        samples BLOB NOT NULL);  -- little-endian float64 array
+    CREATE TABLE metric_with_sample_id (
+        run_id INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,
+        benchmark_id INTEGER NOT NULL REFERENCES benchmark(id),
+        measure_id INTEGER NOT NULL REFERENCES measure(id),
+        value REAL NOT NULL, lower_value REAL, upper_value REAL,
+        sample_id INTEGER,       -- sample(id), NULL without samples
+        attrs TEXT,              -- JSON, NULL when empty
+        PRIMARY KEY (run_id, benchmark_id, measure_id)) WITHOUT ROWID;
+    INSERT INTO sample (id, samples)
+        SELECT ROW_NUMBER() OVER (ORDER BY run_id, benchmark_id, measure_id), samples FROM metric
+        WHERE samples IS NOT NULL ORDER BY run_id, benchmark_id, measure_id;
+    INSERT INTO metric_with_sample_id (run_id, benchmark_id, measure_id, value, lower_value, upper_value,
+                                       sample_id, attrs)
+        SELECT run_id, benchmark_id, measure_id, value, lower_value, upper_value,
+               CASE WHEN samples IS NOT NULL THEN ROW_NUMBER() OVER (
+                   PARTITION BY samples IS NOT NULL ORDER BY run_id, benchmark_id, measure_id) END,
+               attrs FROM metric ORDER BY run_id, benchmark_id, measure_id;
+    DROP TABLE metric;
+    ALTER TABLE metric_with_sample_id RENAME TO metric;
+    CREATE TRIGGER metric_samples_go AFTER DELETE ON metric WHEN old.sample_id IS NOT NULL
+    BEGIN
+        DELETE FROM sample WHERE id = old.sample_id;
+    END
+    """
+)

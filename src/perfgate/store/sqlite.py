@@ -104,6 +104,9 @@ def _statements(script: str) -> Iterator[str]:
         yield pending       # an unfinished statement: SQLite says what is wrong with it
 
 
+# A metric's raw samples, kept in a table of their own (migration 5 says why), joined as ``s``.
+_SAMPLES = "LEFT JOIN sample s ON s.id = x.sample_id"
+
 # Benchmarks named in one query's IN list (SQLite allows 32,766 parameters since 3.32, 999 before).
 SERIES_PER_QUERY = 500
 
@@ -344,12 +347,16 @@ class SqliteStore(Store):
         if cur.rowcount == 0:
             return False
         run_id = cur.lastrowid
+        blobs = [pack_samples(m.samples) for m in run.metrics]
+        sample_ids = self._sample_ids(blobs)
+        self.db.executemany("INSERT INTO sample (id, samples) VALUES (?, ?)",
+                            [(i, blob) for i, blob in zip(sample_ids, blobs) if blob is not None])
         self.db.executemany(
-            "INSERT INTO metric (run_id, benchmark_id, measure_id, value, lower_value, upper_value, samples, attrs)"
+            "INSERT INTO metric (run_id, benchmark_id, measure_id, value, lower_value, upper_value, sample_id, attrs)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             [(run_id, self._dimension("benchmark", m.benchmark), self._measure(m.measure), m.value, m.lower,
-              m.upper, pack_samples(m.samples), json.dumps(m.attrs, sort_keys=True) if m.attrs else None)
-             for m in run.metrics],
+              m.upper, sample_id, json.dumps(m.attrs, sort_keys=True) if m.attrs else None)
+             for m, sample_id in zip(run.metrics, sample_ids)],
         )
         return True
 
@@ -447,6 +454,19 @@ class SqliteStore(Store):
             "SELECT run_key, benchmark, measure, forgotten FROM forgotten WHERE project_id = ?"
             " ORDER BY run_key, benchmark, measure", (self._project_id,))]
 
+    def _sample_ids(self, blobs: list[bytes | None]) -> list[int | None]:
+        """The sample row each blob will have (None without one): the next ids, numbered here so
+        both tables take their rows in one ``executemany`` each.  Inside the write transaction, so
+        no other writer takes them meanwhile."""
+        if all(blob is None for blob in blobs):
+            return [None] * len(blobs)
+        next_id = self.db.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM sample").fetchone()[0]
+        ids: list[int | None] = []
+        for blob in blobs:
+            ids.append(None if blob is None else next_id)
+            next_id += blob is not None
+        return ids
+
     # --- reads ---------------------------------------------------------------------------------
 
     @_guarded
@@ -522,13 +542,13 @@ class SqliteStore(Store):
         where, args = self._series_rows(key)
         return self.db.execute("SELECT COUNT(*)" + where, args).fetchone()[0]
 
-    def _series_rows(self, key: SeriesKey) -> tuple[str, list[Any]]:
-        """``FROM … WHERE …`` selecting one series' (run, metric) rows, and its arguments."""
+    def _series_rows(self, key: SeriesKey, joins: str = "") -> tuple[str, list[Any]]:
+        """``FROM … WHERE …`` selecting one series' (run, metric) rows (and ``joins``), and its arguments."""
         p = self._project_id
         sql = (" FROM run r JOIN metric x ON x.run_id = r.id"
                " AND x.benchmark_id = (SELECT id FROM benchmark WHERE project_id = ? AND name = ?)"
                " AND x.measure_id = (SELECT id FROM measure WHERE project_id = ? AND name = ?)"
-               " WHERE r.project_id = ? AND r.branch_id = (SELECT id FROM branch WHERE project_id = ? AND name = ?)"
+               f" {joins} WHERE r.project_id = ? AND r.branch_id = (SELECT id FROM branch WHERE project_id = ? AND name = ?)"
                " AND r.testbed_id = (SELECT id FROM testbed WHERE project_id = ? AND name = ?)")
         return sql, [p, key.benchmark, p, key.measure, p, p, key.branch, p, key.testbed]
 
@@ -536,8 +556,8 @@ class SqliteStore(Store):
         """One series' points, oldest first; with ``newest``, only that many of the latest: the
         testbed's runs are read newest first (run_branch backwards), one probe each, until that many
         have the metric (30 points of a 1,000-run series without reading the other 970)."""
-        where, args = self._series_rows(key)
-        sql = "SELECT r.uuid, r.commit_hash, r.start_time, x.value, x.lower_value, x.upper_value, x.samples, x.attrs" + where
+        where, args = self._series_rows(key, _SAMPLES)
+        sql = "SELECT r.uuid, r.commit_hash, r.start_time, x.value, x.lower_value, x.upper_value, s.samples, x.attrs" + where
         if newest is None:
             return [_point(*row) for row in self.db.execute(sql + " ORDER BY r.start_time, r.id", args).fetchall()]
         rows = self.db.execute(sql + " ORDER BY r.start_time DESC, r.id DESC LIMIT ?", [*args, newest]).fetchall()
@@ -580,8 +600,8 @@ class SqliteStore(Store):
         runs = {rid: row for rid, *row in self.db.execute(
             f"SELECT r.id, r.uuid, r.commit_hash, r.start_time FROM run r WHERE {where}", (p, p, branch, p, testbed))}
         rows = self.db.execute(
-            "SELECT x.benchmark_id, x.measure_id, x.run_id, x.value, x.lower_value, x.upper_value, x.samples, x.attrs"
-            f" FROM run r JOIN metric x ON x.run_id = r.id WHERE {where}"
+            "SELECT x.benchmark_id, x.measure_id, x.run_id, x.value, x.lower_value, x.upper_value, s.samples, x.attrs"
+            f" FROM run r JOIN metric x ON x.run_id = r.id {_SAMPLES} WHERE {where}"
             f" AND x.benchmark_id IN ({', '.join('?' * len(bench_ids))}) ORDER BY r.start_time, r.id",
             (p, p, branch, p, testbed, *bench_ids))
         for bid, mid, rid, value, lower, upper, samples, attrs in rows:
@@ -639,7 +659,8 @@ class SqliteStore(Store):
         names = self._names("benchmark", "measure")
         groups: dict[tuple, list] = {}
         for bid, mid, rid, v, lo, up, s, a in self.db.execute(
-                "SELECT benchmark_id, measure_id, run_id, value, lower_value, upper_value, samples, attrs FROM metric"):
+                "SELECT x.benchmark_id, x.measure_id, x.run_id, x.value, x.lower_value, x.upper_value, s.samples,"
+                f" x.attrs FROM metric x {_SAMPLES}"):
             run = runs.get(rid)
             if run is not None:
                 groups.setdefault((run[0], run[1], bid, mid), []).append((rank[rid], rid, v, lo, up, s, a))
@@ -680,8 +701,8 @@ class SqliteStore(Store):
         metrics = [
             Metric(b, m, v, lo, up, unpack_samples(s), json.loads(a) if a else {})
             for b, m, v, lo, up, s, a in self.db.execute(
-                "SELECT b.name, m.name, x.value, x.lower_value, x.upper_value, x.samples, x.attrs FROM metric x"
-                " JOIN benchmark b ON b.id = x.benchmark_id JOIN measure m ON m.id = x.measure_id"
+                "SELECT b.name, m.name, x.value, x.lower_value, x.upper_value, s.samples, x.attrs FROM metric x"
+                f" JOIN benchmark b ON b.id = x.benchmark_id JOIN measure m ON m.id = x.measure_id {_SAMPLES}"
                 " WHERE x.run_id = ? ORDER BY b.name, m.name", (rid,))
         ]
         return Run(self.project, branch, commit, Testbed(tb, json.loads(fp)), metrics, start, end, adapter,
