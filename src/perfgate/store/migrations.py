@@ -137,7 +137,9 @@ MIGRATIONS.append(
     # and the metric rows (read by run, as before) stay small.  No foreign key on sample_id: one
     # would check every insert and, with no index on it, scan the metrics at every delete; the
     # trigger removes a metric's samples with it instead (a run's deletion cascades to both).
-    # The samples are numbered in the metrics' key order, the same numbering on both sides.
+    # The samples are numbered in the metrics' key order, the same numbering on both sides: a
+    # count in the table's own order, which SQLite reads without sorting (a PARTITION BY sorted
+    # every row, blobs and all, in a temporary B-tree).
     """
     CREATE TABLE sample (
         id INTEGER PRIMARY KEY,
@@ -156,8 +158,8 @@ MIGRATIONS.append(
     INSERT INTO metric_with_sample_id (run_id, benchmark_id, measure_id, value, lower_value, upper_value,
                                        sample_id, attrs)
         SELECT run_id, benchmark_id, measure_id, value, lower_value, upper_value,
-               CASE WHEN samples IS NOT NULL THEN ROW_NUMBER() OVER (
-                   PARTITION BY samples IS NOT NULL ORDER BY run_id, benchmark_id, measure_id) END,
+               CASE WHEN samples IS NOT NULL THEN SUM(samples IS NOT NULL) OVER (
+                   ORDER BY run_id, benchmark_id, measure_id) END,
                attrs FROM metric ORDER BY run_id, benchmark_id, measure_id;
     DROP TABLE metric;
     ALTER TABLE metric_with_sample_id RENAME TO metric;
