@@ -759,7 +759,7 @@ def test_a_notify_ledger_that_cannot_be_made_on_a_full_disk_leaves_no_empty_file
 
 
 def test_a_migration_that_runs_out_of_disk_leaves_the_old_store_whole(tmp_path):
-    """Migration 5 copies every metric and sample into new tables before dropping the old one; on a
+    """Migration 6 copies every metric and sample into new tables before dropping the old one; on a
     full disk the copy fails, the store stays at version 4 with every run, and it migrates once
     there is room."""
     from old_schemas import take_back
@@ -781,7 +781,7 @@ def test_a_migration_that_runs_out_of_disk_leaves_the_old_store_whole(tmp_path):
         finally:
             db.close()
         with SqliteStore(store) as s:
-            assert s.schema_version() == 5 and len(s.runs()) == 12
+            assert s.schema_version() == 6 and len(s.runs()) == 12
             assert [r[0] for r in s.db.execute("PRAGMA integrity_check")] == ["ok"]
     finally:
         subprocess.run(["umount", str(full)], check=True)

@@ -104,7 +104,7 @@ def _statements(script: str) -> Iterator[str]:
         yield pending       # an unfinished statement: SQLite says what is wrong with it
 
 
-# A metric's raw samples, kept in a table of their own (migration 5 says why), joined as ``s``.
+# A metric's raw samples, kept in a table of their own (migration 6 says why), joined as ``s``.
 _SAMPLES = "LEFT JOIN sample s ON s.id = x.sample_id"
 
 # Benchmarks named in one query's IN list (SQLite allows 32,766 parameters since 3.32, 999 before).
