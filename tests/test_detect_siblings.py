@@ -94,7 +94,7 @@ def test_a_series_too_short_to_search_is_still_reported_and_tested(cli, store_pa
     with SqliteStore(store_path) as store:
         store.add_runs(runs(0, 197, {"a": a}) + runs(197, 200, {"a": a, "b": b}))
     proc = cli("detect", "--json", "--no-record")
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 1, proc.stderr       # a's +10% would be a new regression alert
     data = json.loads(proc.stdout)
     assert len(changes(data, "a")) == 1 and changes(data, "b") == []
     assert {s["benchmark"]: s["points"] for s in data["series"]} == {"a": 200, "b": 3}
@@ -185,7 +185,9 @@ def test_a_change_found_alone_a_few_runs_off_is_placed_at_the_siblings_commit(cl
     b = 1e6 * (1 + 0.02 * np.random.default_rng(54).standard_normal(200))
     b[100:] *= 1.025
     add(store_path, 0, 200, {"b": b})
-    alone = json.loads(cli("detect", "--no-record", "--json", check=True).stdout)
+    dry = cli("detect", "--no-record", "--json")
+    assert dry.returncode == 1, dry.stderr         # a regression a detect would alert on, recorded or not
+    alone = json.loads(dry.stdout)
     assert [c["first_commit"] for c in changes(alone, "b")] == ["c0106"]
     add(store_path, 0, 200, {"a": a})
     proc = cli("detect", "--json")
