@@ -10,23 +10,16 @@ between GitHub's answer and the ledger write finds its comment instead of postin
 
 from __future__ import annotations
 
-from typing import Any
-
-from perfgate.github.client import GitHub
 from perfgate.notify import render
-from perfgate.notify.base import Channel, Links, RefLookup
+from perfgate.notify.base import RefLookup
 from perfgate.notify.events import Event, updated
+from perfgate.notify.github_channel import GitHubChannel
 
 TOLD = ("raised", "reopened", "closed")
 
 
-class GitHubCommitCommentChannel(Channel):
+class GitHubCommitCommentChannel(GitHubChannel):
     kind = "github-commit-comment"
-
-    def __init__(self, repo: str, links: Links, **github_kw: Any):
-        super().__init__(repo)
-        self.gh = GitHub(repo, **github_kw)
-        self.links = links
 
     def handles(self, event: Event) -> bool:
         # Improvements get no comment: it would notify an author who has nothing to do, and
@@ -47,8 +40,6 @@ class GitHubCommitCommentChannel(Channel):
                                 lambda: self.gh.comment_on_commit(sha, body))
         return str(posted["id"])
 
-    def close(self) -> None:
-        self.gh.close()
 
 
 def moved(event: Event) -> bool:

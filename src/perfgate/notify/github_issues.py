@@ -10,21 +10,14 @@ own issue on the next run instead of opening a second one.
 
 from __future__ import annotations
 
-from typing import Any
-
 from perfgate.notify import render
-from perfgate.notify.base import Channel, Links, RefLookup
+from perfgate.notify.base import RefLookup
 from perfgate.notify.events import Event
-from perfgate.github.client import GitHub
+from perfgate.notify.github_channel import GitHubChannel
 
 
-class GitHubIssuesChannel(Channel):
+class GitHubIssuesChannel(GitHubChannel):
     kind = "github-issues"
-
-    def __init__(self, repo: str, links: Links, **github_kw: Any):
-        super().__init__(repo)
-        self.gh = GitHub(repo, **github_kw)
-        self.links = links
 
     def handles(self, event: Event) -> bool:
         return event.alert.direction == "regression"
@@ -59,6 +52,3 @@ class GitHubIssuesChannel(Channel):
         issue = self.gh.ensure(lambda: self.gh.find_issue(marker),
                                lambda: self.gh.create_issue(render.title(alert), render.issue_body(alert, self.links)))
         return int(issue["number"])
-
-    def close(self) -> None:
-        self.gh.close()

@@ -9,13 +9,11 @@ each event leaves exactly one status.
 
 from __future__ import annotations
 
-from typing import Any
-
 from perfgate.alert_history import withdrawn_at
 from perfgate.notify import render
-from perfgate.notify.base import Channel, Links, RefLookup
+from perfgate.notify.base import RefLookup
 from perfgate.notify.events import Event
-from perfgate.github.client import GitHub
+from perfgate.notify.github_channel import GitHubChannel
 from perfgate.units import p_text
 
 
@@ -39,13 +37,8 @@ def state_and_description(event: Event) -> tuple[str, str]:
     return "success", f"regression {change} {how}"
 
 
-class GitHubStatusChannel(Channel):
+class GitHubStatusChannel(GitHubChannel):
     kind = "github-status"
-
-    def __init__(self, repo: str, links: Links, **github_kw: Any):
-        super().__init__(repo)
-        self.gh = GitHub(repo, **github_kw)
-        self.links = links
 
     def handles(self, event: Event) -> bool:
         return event.kind in ("raised", "closed", "reopened") and bool(event.alert.commit)
@@ -64,6 +57,3 @@ class GitHubStatusChannel(Channel):
         self.gh.ensure(current, lambda: self.gh.set_status(sha, state, ctx, description,
                                                            render.trend_url(self.links, event.alert) or None))
         return ctx
-
-    def close(self) -> None:
-        self.gh.close()
