@@ -324,6 +324,31 @@ def test_ingest_reports_bencher_alerts_and_fails_on_them(cli, fake, tmp_path, mo
     assert "crossed the upper limit" in texts[3] and "+50.0%" in texts[3]
 
 
+def test_ingest_gives_a_pull_requests_branch_its_start_point(cli, fake, tmp_path, monkeypatch):
+    """A pull request's run ingested straight into Bencher started its branch from nothing (no
+    start-point options, as publish has): no base history, no cloned thresholds, no alert."""
+    thresholds = tmp_path / "thresholds"
+    thresholds.mkdir()
+    (thresholds / "default.toml").write_text('[measure.latency]\ntest = "percentage"\nupper_boundary = 0.1\n')
+    monkeypatch.chdir(tmp_path)
+    to = f"bencher+{fake.url}/demo"
+    f = tmp_path / "r.json"
+    for i in range(3):
+        f.write_text(json.dumps({"parse 1k": {"latency": {"value": 100.0}}}))
+        cli("ingest", str(f), "--adapter", "bmf", "--store", to, "--branch", "main", "--commit", commit(i),
+            "--testbed", "ci-x86", env=env(tmp_path), check=True)
+    f.write_text(json.dumps({"parse 1k": {"latency": {"value": 150.0}}}))
+    pr = cli("ingest", str(f), "--adapter", "bmf", "--store", to, "--branch", "pr-8", "--commit", commit(9, "pr"),
+             "--testbed", "ci-x86", "--start-point-branch", "main", "--start-point-hash", commit(2),
+             "--start-point-clone-thresholds", "--fail-on-alert", env=env(tmp_path))
+    body = [r["body"] for r in fake.requests if r["op"] == "run_post"][-1]
+    assert body["start_point"] == {"branch": "main", "hash": commit(2), "clone_thresholds": True}
+    assert pr.returncode == 1 and "crossed the upper limit" in pr.stdout, pr.stderr
+    local = cli("ingest", str(f), "--adapter", "bmf", "--branch", "pr-8", "--commit", commit(9, "pr"),
+                "--testbed", "ci-x86", "--start-point-branch", "main", env=env(tmp_path))
+    assert local.returncode == 2 and "a start point is a Bencher server's" in local.stderr
+
+
 def test_ingest_json_duplicate_and_start_time_make_one_report(cli, fake, tmp_path):
     f = tmp_path / "r.json"
     f.write_text(json.dumps({"parse 1k": {"latency": {"value": 100.0}}}))

@@ -31,6 +31,7 @@ from perfgate import history_files
 from perfgate.adapters import adapter_names, parse_file
 from perfgate.commands import _ingest_history
 from perfgate.commands._common import add_run_identity, resolve_identity, store_from
+from perfgate.commands._start_point import add_start_point_options, start_point
 from perfgate.escape import terminal, visible
 from perfgate.errors import EXIT_OK, EXIT_REGRESSION, EXIT_USAGE, InputError
 from perfgate.model import Metric, Run, content_key, duplicate_metric, time_problem
@@ -63,6 +64,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--fail-on-alert", action="store_true",
                    help="exit 1 when the store raises an alert on this run (a Bencher store's threshold; "
                         "refused for other stores: use perfgate detect)")
+    add_start_point_options(p)   # into a Bencher store, as publish gives them
 
 
 def run(args: argparse.Namespace) -> int:
@@ -77,6 +79,13 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--fail-on-alert", "", "only a Bencher store raises alerts as a run is recorded; "
                          "into this store every run would pass: run `perfgate detect` after the ingest "
                          "(exit 1 on a new regression) instead (nothing was recorded)")
+    branch_start = start_point(args)
+    if branch_start is not None and not args.store.startswith("bencher+"):
+        # A pull request's branch starts from its base on a Bencher server; a SQLite history
+        # keeps each branch's own runs and compares them with --base-branch instead.
+        raise InputError("--start-point-branch", "", "a start point is a Bencher server's (a pull request's branch "
+                         "cloned from its base); this store takes none: compare the branches with `perfgate "
+                         "compare --base-branch` instead (nothing was recorded)")
     if args.suite is not None and args.adapter not in ("auto", HISTORY):
         raise InputError("--suite", "", f"names a suite of github-action-benchmark's history; the {args.adapter} "
                          "adapter reads one run (nothing was recorded)")
@@ -127,6 +136,8 @@ def run(args: argparse.Namespace) -> int:
     if new_run.start_time is None:
         new_run.start_time = now
     with store_from(args, create=True) as store:
+        if branch_start is not None:
+            store.start_point = branch_start
         added = store.add_run(new_run)
         outcomes = list(getattr(store, "last_outcomes", []))
     spooled = [o for o in outcomes if o.status == "spooled"]

@@ -19,12 +19,13 @@ import os
 
 from perfgate.escape import terminal
 
-from perfgate.bencher.payload import StartPoint, idempotency_uuid
+from perfgate.bencher.payload import idempotency_uuid
 from perfgate.bencher.publisher import FlushResult, Outcome
 from perfgate.bencher.redact import Secret
 from perfgate.bencher.spool import Spool, append_lines, read_lines, same_target
 from perfgate.check_branches import is_check_branch
 from perfgate.commands._common import full_run_id
+from perfgate.commands._start_point import add_start_point_options, start_point
 from perfgate.errors import EXIT_OK, EXIT_REGRESSION, EXIT_USAGE, PerfgateError
 from perfgate.output import actions_warning, emit_json, err, out
 from perfgate.store import open_store
@@ -61,32 +62,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     which.add_argument("--all", action="store_true", help="publish every local run not yet published there")
     p.add_argument("--branch", help="with --all or the default: only runs of this branch")
     p.add_argument("--flush", action="store_true", help="send the spooled runs (alone: only that)")
-    sp = p.add_argument_group("pull-request start point (Bencher's start_point)")
-    sp.add_argument("--start-point-branch", help="base branch the run's branch starts from")
-    sp.add_argument("--start-point-hash", help="base commit the branch starts from")
-    sp.add_argument("--start-point-clone-thresholds", action="store_true",
-                    help="copy the base branch's thresholds to the branch")
-    sp.add_argument("--start-point-reset", action="store_true", help="start the branch over from the start point")
-    sp.add_argument("--start-point-max-versions", type=int, metavar="N",
-                    help="copy at most N historical versions of the base branch")
+    add_start_point_options(p)
     th = p.add_mutually_exclusive_group()
     th.add_argument("--thresholds", metavar="PATH", help="thresholds file or directory (default: thresholds/)")
     th.add_argument("--no-thresholds", action="store_true", help="send no threshold models")
     p.add_argument("--spool", help="spool directory (default: $PERFGATE_SPOOL or .perfgate/spool)")
     p.add_argument("--fail-on-alert", action="store_true", help="exit 1 when Bencher raises an alert")
-
-
-def _start_point(args: argparse.Namespace) -> StartPoint | None:
-    needs_branch = args.start_point_hash or args.start_point_clone_thresholds or args.start_point_max_versions
-    if needs_branch and not args.start_point_branch:
-        raise PerfgateError("--start-point-hash, --start-point-clone-thresholds and --start-point-max-versions "
-                            "need --start-point-branch")
-    if args.start_point_max_versions is not None and args.start_point_max_versions < 0:
-        raise PerfgateError("--start-point-max-versions must not be negative")
-    sp = StartPoint(branch=args.start_point_branch, hash=args.start_point_hash,
-                    clone_thresholds=True if args.start_point_clone_thresholds else None,
-                    reset=True if args.start_point_reset else None, max_versions=args.start_point_max_versions)
-    return sp if sp.to_json() else None
 
 
 def _target(args: argparse.Namespace, spool: Spool) -> BencherStore:
@@ -99,7 +80,7 @@ def _target(args: argparse.Namespace, spool: Spool) -> BencherStore:
         err.print("[yellow]warning:[/] BENCHER_API_TOKEN is not set: runs go without a token (only an "
                   "unclaimed Bencher project takes them)")
     store = BencherStore(base_url, project, Secret(os.environ.get("BENCHER_API_TOKEN")), spool=spool,
-                         start_point=_start_point(args))
+                         start_point=start_point(args))
     if args.no_thresholds:
         store.thresholds = None
     elif args.thresholds:
