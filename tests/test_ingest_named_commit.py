@@ -52,3 +52,30 @@ def test_a_given_commit_wins_and_the_file_s_own_is_named_in_a_warning(cli, store
     assert proc.returncode == 0, proc.stderr
     assert "measured commit aaaaaaaaaaaa, recorded at --commit cccccccccccc" in proc.stderr
     assert [r.commit for r in _runs(store_path)] == ["c" * 40]
+
+
+def _on_machine(tmp_path: Path, commit: str, machine: str, slower: float = 1.0) -> Path:
+    path = _asv_result(tmp_path, commit, 1_700_000_000_000, slower)
+    doc = json.loads(path.read_text())
+    doc["params"] = {**doc.get("params", {}), "machine": machine, "cpu": f"{machine} CPU", "num_cpu": "8"}
+    out = tmp_path / machine / path.name
+    out.parent.mkdir(exist_ok=True)
+    out.write_text(json.dumps(doc))
+    return out
+
+
+def test_each_file_is_recorded_on_the_machine_it_names(cli, store_path, tmp_path):
+    """A results folder of two machines, ingested without --testbed, went onto this machine's
+    fingerprint: one series of both machines, each machine's level a false change."""
+    for machine, slower in (("fast-box", 1.0), ("slow-box", 2.0)):
+        cli("ingest", str(_on_machine(tmp_path, "a" * 40, machine, slower)), "--branch", "main", check=True)
+    with SqliteStore(store_path) as s:
+        assert sorted(r.testbed for r in s.runs()) == ["fast-box", "slow-box"]
+        assert s.testbed_fingerprint("slow-box") == {"asv_machine": "slow-box", "cpu": "slow-box CPU", "num_cpu": "8"}
+    both = cli("ingest", str(_on_machine(tmp_path, "b" * 40, "fast-box")),
+               str(_on_machine(tmp_path, "b" * 40, "slow-box", 3.0)), "--branch", "main")
+    assert both.returncode == 2 and "measured on 2 machines" in both.stderr and "nothing was recorded" in both.stderr
+    chosen = cli("ingest", str(_on_machine(tmp_path, "c" * 40, "slow-box", 4.0)), "--branch", "main", "--testbed", "ci")
+    assert chosen.returncode == 0, chosen.stderr
+    with SqliteStore(store_path) as s:
+        assert sorted(r.testbed for r in s.runs()) == ["ci", "fast-box", "slow-box"]

@@ -6,8 +6,10 @@ A parameterised benchmark's ``params`` are lists of values; its ``result`` (and 
 column) holds one entry per combination, in the order of their Cartesian product.  Each
 combination is its own benchmark, named as asv prints it: ``suite.Class.time_x(10, 'comma')``.
 
-Each file names the commit it measured (``commit_hash``) and that commit's date (``date``, ms):
-ingest records the run there unless told otherwise, as a results folder holds many commits.
+Each file names the commit it measured (``commit_hash``), that commit's date (``date``, ms) and
+the machine (``params.machine``, with its ``arch``, ``cpu``, ``num_cpu``, ``os``, ``ram``): ingest
+records the run there, at that time and on that machine as its testbed unless told otherwise, as
+a results folder holds many commits and often several machines.
 
 The measure follows asv's benchmark types (the name's prefix):
 
@@ -29,7 +31,7 @@ import math
 
 from perfgate.adapters.base import Parsed, check_name, check_number, check_samples, join, load_json, require, scaled
 from perfgate.errors import InputError
-from perfgate.model import Metric, identity_problem, time_problem
+from perfgate.model import Metric, Testbed, identity_problem, time_problem
 
 NAME = "asv"
 EXPECTS = "an asv results file: an object with \"version\": 2, \"result_columns\", \"results\" and \"commit_hash\""
@@ -70,7 +72,25 @@ def parse(text: str, source: str) -> Parsed:
     params = doc.get("params")
     if isinstance(params, dict) and isinstance(params.get("machine"), str):
         context["asv_machine"] = params["machine"]
-    return Parsed(metrics, context, warnings, _commit(doc, source), _commit_time(doc, source))
+    return Parsed(metrics, context, warnings, _commit(doc, source), _commit_time(doc, source),
+                  machine=_machine(params, source))
+
+
+# What asv's machine file says of a machine (``asv machine``), kept as the testbed's fingerprint.
+MACHINE_FACTS = ("arch", "cpu", "num_cpu", "os", "ram")
+
+
+def _machine(params: object, source: str) -> Testbed | None:
+    """The machine asv ran on (``params.machine``, a results folder's own subfolder name), as a
+    testbed: results of two machines in one series would read as changes."""
+    if not isinstance(params, dict) or params.get("machine") is None:
+        return None
+    name = params["machine"]
+    problem = identity_problem("testbed", name) if isinstance(name, str) else "is not a string"
+    if problem:
+        raise InputError(source, "params.machine", problem)
+    facts = {k: params[k] for k in MACHINE_FACTS if isinstance(params.get(k), (str, int, float))}
+    return Testbed(name, {"asv_machine": name, **facts})
 
 
 def _commit(doc: dict, source: str) -> str | None:

@@ -22,7 +22,7 @@ from typing import Any
 
 from perfgate import inputs
 from perfgate.errors import InputError
-from perfgate.model import Metric, name_problem, number_problem
+from perfgate.model import Metric, Testbed, name_problem, number_problem
 
 MAX_INPUT_BYTES = inputs.MAX_INPUT_BYTES
 # A NaN/Infinity literal outside a string: after a ':' , '[' or ',' (with optional spaces).
@@ -40,6 +40,9 @@ class Parsed:
     # that record them (asv): ingest takes them when --commit / --start-time are not given.
     commit: str | None = None
     commit_time: float | None = None
+    # The machine the output says measured it (asv's ``params``): ingest's testbed when --testbed
+    # is not given, as this machine's fingerprint would put every machine's results in one series.
+    machine: Testbed | None = None
     # A history format (github-action-benchmark's data.js) holds many runs, each its own Parsed
     # with its commit and time; ``metrics`` is then empty and ingest records each run.
     runs: list["Parsed"] = field(default_factory=list)

@@ -12,7 +12,8 @@ refused (Bencher keeps full hashes only); a run that cannot be sent now is spool
 --fail-on-alert turns them into exit 1.
 
 An output that names the commit it measured (asv's results: ``commit_hash`` and its ``date``) is
-recorded at that commit and date unless --commit / --start-time say otherwise.
+recorded at that commit and date unless --commit / --start-time say otherwise, and on the
+machine it names (asv's ``params.machine``) as its testbed unless --testbed says otherwise.
 
 github-action-benchmark's history (its gh-pages ``dev/bench/data.js``, or that object as JSON)
 is given alone and recorded as one run per entry, each at the commit and date it names, on
@@ -34,7 +35,7 @@ from perfgate.commands._common import add_run_identity, resolve_identity, store_
 from perfgate.commands._start_point import add_start_point_options, start_point
 from perfgate.escape import terminal, visible
 from perfgate.errors import EXIT_OK, EXIT_REGRESSION, EXIT_USAGE, InputError
-from perfgate.model import Metric, Run, content_key, duplicate_metric, time_problem
+from perfgate.model import Metric, Run, Testbed, content_key, duplicate_metric, time_problem
 from perfgate.output import emit_json, err, out
 
 HISTORY = "github-action-benchmark-history"
@@ -97,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
         if problem:
             raise InputError("--idempotency-key", "", problem)
     metrics: list[Metric] = []
-    adapters, context, warnings, named = [], {}, [], []
+    adapters, context, warnings, named, machines = [], {}, [], [], {}
     for path in args.files:
         name, parsed = parse_file(path, args.adapter)
         if parsed.runs:  # a whole history: a run per entry, not one run of every file
@@ -109,11 +110,14 @@ def run(args: argparse.Namespace) -> int:
         context.update(parsed.context)
         if parsed.commit is not None:
             named.append((path, parsed.commit, parsed.commit_time))
+        if parsed.machine is not None:
+            machines.setdefault(parsed.machine.name, (path, parsed.machine))
     if args.suite is not None:
         raise InputError("--suite", "", "names a suite of github-action-benchmark's history (data.js); "
                          f"{', '.join(map(visible, args.files))} hold(s) one run (nothing was recorded)")
     _take_named_commit(args, named)
     branch, commit, testbed = resolve_identity(args)
+    testbed = _named_machine(args, machines) or testbed
     warnings.extend(_elsewhere(named, commit))
     if args.store.startswith("bencher+"):
         from perfgate.bencher.commits import full_commit
@@ -182,6 +186,19 @@ def _take_named_commit(args: argparse.Namespace, named: list[tuple[str, str, flo
     _, args.commit, when = named[0]
     if args.start_time is None:
         args.start_time = when
+
+
+def _named_machine(args: argparse.Namespace, machines: dict[str, tuple[str, Testbed]]) -> Testbed | None:
+    """The testbed the files say measured them (asv's machine) when --testbed is not given: a
+    results folder of two machines ingested on this one's fingerprint made one series of both,
+    each machine's level a false change.  Files of two machines are refused: one run, one testbed."""
+    if args.testbed is not None or not machines:
+        return None
+    if len(machines) > 1:
+        raise InputError(", ".join(path for path, _ in machines.values()), "",
+                         f"the files were measured on {len(machines)} machines ({', '.join(map(repr, machines))}) "
+                         "and one run is one testbed: ingest them one at a time (nothing was recorded)")
+    return next(iter(machines.values()))[1]
 
 
 def _elsewhere(named: list[tuple[str, str, float | None]], commit: str) -> list[str]:
