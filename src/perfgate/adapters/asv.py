@@ -29,9 +29,10 @@ from __future__ import annotations
 import itertools
 import math
 
-from perfgate.adapters.base import Parsed, check_name, check_number, check_samples, join, load_json, require, scaled
+from perfgate.adapters.base import (Parsed, check_commit, check_millis, check_name, check_number, check_samples, join,
+                                    load_json, require, scaled)
 from perfgate.errors import InputError
-from perfgate.model import Metric, Testbed, identity_problem, time_problem
+from perfgate.model import Metric, Testbed, identity_problem
 
 NAME = "asv"
 EXPECTS = "an asv results file: an object with \"version\": 2, \"result_columns\", \"results\" and \"commit_hash\""
@@ -95,23 +96,12 @@ def _machine(params: object, source: str) -> Testbed | None:
 
 def _commit(doc: dict, source: str) -> str | None:
     commit = doc.get("commit_hash")
-    if commit is None:
-        return None
-    problem = identity_problem("commit", commit)
-    if problem:
-        raise InputError(source, "commit_hash", problem)
-    return commit
+    return None if commit is None else check_commit(commit, source, "commit_hash")
 
 
 def _commit_time(doc: dict, source: str) -> float | None:
     millis = doc.get("date")
-    if millis is None:
-        return None
-    seconds = check_number(millis, source, "date") / 1000
-    problem = time_problem(seconds)
-    if problem:
-        raise InputError(source, "date", problem)
-    return seconds
+    return None if millis is None else check_millis(millis, source, "date")
 
 
 def _metrics(bench: str, cells: dict, columns: list, source: str, place: str, warnings: list) -> list[Metric]:

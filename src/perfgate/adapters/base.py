@@ -22,7 +22,7 @@ from typing import Any
 
 from perfgate import inputs
 from perfgate.errors import InputError
-from perfgate.model import Metric, Testbed, name_problem, number_problem
+from perfgate.model import Metric, Testbed, identity_problem, name_problem, number_problem, time_problem
 
 MAX_INPUT_BYTES = inputs.MAX_INPUT_BYTES
 # A NaN/Infinity literal outside a string: after a ':' , '[' or ',' (with optional spaces).
@@ -155,13 +155,34 @@ def check_name(name: Any, source: str, place: str) -> str:
     return name
 
 
-def check_unique(name: str, first_seen: dict[str, str], source: str, place: str) -> None:
-    """Refuse a benchmark a file gives twice, naming both places (ingest's own check of the
-    merged run only sees metrics, not where in which file they came from)."""
-    first = first_seen.setdefault(name, place)
+def check_unique(name: str, first_seen: dict[str, str], source: str, place: str, measure: str | None = None) -> None:
+    """Refuse a benchmark (or a benchmark's ``measure``) a file gives twice, naming both places
+    (ingest's own check of the merged run only sees metrics, not where in which file they came from)."""
+    first = first_seen.setdefault(name if measure is None else f"{name}\x1f{measure}", place)
     if first != place:
-        raise InputError(source, place, f"benchmark {name!r} appears twice (first at {first}): which result "
-                         "is meant is unknowable")
+        what = f"benchmark {name!r}" + (f" ({measure})" if measure is not None else "")
+        raise InputError(source, place, f"{what} appears twice (first at {first}): which result is meant is unknowable")
+
+
+def check_commit(value: Any, source: str, place: str) -> str:
+    """The commit an output says it measured (asv's ``commit_hash``, the action's ``commit.id``),
+    held to the rule of ``--commit``."""
+    problem = identity_problem("commit", value)
+    if problem:
+        raise InputError(source, place, problem)
+    return value
+
+
+def check_millis(value: Any, source: str, place: str) -> float:
+    """A date an output gives in milliseconds since the epoch (asv's and the action's ``date``),
+    in seconds, held to the rule of ``--start-time``."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InputError(source, place, f"expected milliseconds (a number), got {type(value).__name__}")
+    seconds = check_number(value, source, place) / 1000
+    problem = time_problem(seconds)
+    if problem:
+        raise InputError(source, place, problem)
+    return seconds
 
 
 def parse_number(text: str, source: str, place: str) -> float:

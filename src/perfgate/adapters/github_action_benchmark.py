@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from types import SimpleNamespace
 
-from perfgate.adapters.base import Parsed, check_name, check_number, join, load_json, require, scaled
+from perfgate.adapters.base import Parsed, check_name, check_number, check_unique, join, load_json, require, scaled
 from perfgate.errors import InputError
 from perfgate.model import BIGGER_IS_BETTER, KNOWN_MEASURES, SMALLER_IS_BETTER, Measure, Metric
 
@@ -54,12 +54,13 @@ def parse_benches(doc: object, source: str, bigger_is_better: bool | None = None
     a list inside a larger file (a ``benches`` list of the action's history, data.js)."""
     if not isinstance(doc, list):
         raise InputError(source, where, f"expected a list of benchmarks, got {type(doc).__name__}")
-    metrics, warnings = [], []
+    metrics, warnings, first = [], [], {}
     for i, entry in enumerate(doc):
         place = join(where, i)
         name = check_name(require(entry, "name", str, source, place), source, join(place, "name"))
         unit = require(entry, "unit", str, source, place)
         measure, scale = _measure(unit.strip(), bigger_is_better, source, join(place, "unit"))
+        check_unique(name, first, source, place, measure)   # one result a benchmark's measure, or which?
         signed = measure not in KNOWN_MEASURES
         raw = check_number(require(entry, "value", (int, float), source, place), source, join(place, "value"),
                            allow_negative=signed)

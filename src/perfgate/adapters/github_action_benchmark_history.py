@@ -21,10 +21,10 @@ import json
 import re
 from datetime import datetime, timezone
 
-from perfgate.adapters.base import Parsed, check_name, join, load_json, require
+from perfgate.adapters.base import Parsed, check_commit, check_millis, check_name, join, load_json, require
 from perfgate.adapters.github_action_benchmark import parse_benches
 from perfgate.errors import InputError
-from perfgate.model import identity_problem, time_problem
+from perfgate.model import time_problem
 
 NAME = "github-action-benchmark-history"
 EXPECTS = ('github-action-benchmark\'s dev/bench/data.js: window.BENCHMARK_DATA = {"entries": '
@@ -86,10 +86,7 @@ def _unwrapped(text: str) -> str:
 def _run(entry: object, suite: str, source: str, place: str, warnings: list[str]) -> Parsed | None:
     """One entry as a run at its commit and date; None (with a warning) when it has no benches."""
     commit = require(entry, "commit", dict, source, place)
-    sha = require(commit, "id", str, source, join(place, "commit"))
-    problem = identity_problem("commit", sha)
-    if problem:
-        raise InputError(source, join(place, "commit.id"), problem)
+    sha = check_commit(require(commit, "id", str, source, join(place, "commit")), source, join(place, "commit.id"))
     when = _time(entry, commit, source, place)
     tool = entry.get("tool")  # type: ignore[union-attr]  (require saw a dict)
     if tool is not None and not isinstance(tool, str):
@@ -99,7 +96,6 @@ def _run(entry: object, suite: str, source: str, place: str, warnings: list[str]
         warnings.append(f"{join(place, 'benches')}: empty, the run measured nothing; skipped")
         return None
     metrics, more = parse_benches(benches, source, DIRECTIONS.get(tool or ""), join(place, "benches"))
-    _refuse_twice(metrics, source, join(place, "benches"))
     if tool == "pytest":  # its range is "stddev: <seconds>", a time's, not the iter/sec value's: kept in attrs
         more = [w for w in more if ".range: " not in w]
     warnings.extend(more)
@@ -111,13 +107,7 @@ def _time(entry: dict, commit: dict, source: str, place: str) -> float:
     """When the action recorded the entry (``date``, ms), else the commit's ISO-8601 timestamp."""
     date = entry.get("date")
     if date is not None:
-        if isinstance(date, bool) or not isinstance(date, (int, float)):
-            raise InputError(source, join(place, "date"), f"expected milliseconds (a number), got {type(date).__name__}")
-        seconds = date / 1000
-        problem = time_problem(seconds)
-        if problem:
-            raise InputError(source, join(place, "date"), problem)
-        return seconds
+        return check_millis(date, source, join(place, "date"))
     stamp = commit.get("timestamp")
     if not isinstance(stamp, str):
         raise InputError(source, place, "neither 'date' (ms) nor 'commit.timestamp' says when it ran")
@@ -132,13 +122,3 @@ def _time(entry: dict, commit: dict, source: str, place: str) -> float:
     if problem:
         raise InputError(source, join(place, "commit.timestamp"), problem)
     return seconds
-
-
-def _refuse_twice(metrics: list, source: str, place: str) -> None:
-    """A run holds a benchmark's measure once; the metrics are the benches in order."""
-    first: dict[tuple[str, str], int] = {}
-    for i, m in enumerate(metrics):
-        seen = first.setdefault((m.benchmark, m.measure), i)
-        if seen != i:
-            raise InputError(source, join(place, i), f"benchmark {m.benchmark!r} ({m.measure}) appears twice in "
-                             f"this run (first at {join(place, seen)}): which result is meant is unknowable")
