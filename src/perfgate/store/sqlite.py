@@ -392,20 +392,22 @@ class SqliteStore(Store):
     def _apply_forgotten(self, marks: Sequence[Forgotten]) -> None:
         """Delete what ``marks`` name, where this store has it, and record them (inside the
         caller's transaction); a run left without a metric goes too."""
+        if not marks:      # every sync --import comes here: with nothing forgotten, nothing to write
+            return
         p = self._project_id
         row = self.db.execute("SELECT last_run FROM detect_mark WHERE project_id = ?", (p,)).fetchone()
         seen_up_to = row[0] if row else None
         doomed: set[tuple[int, int, int]] = set()
         removed: dict[SeriesKey, set[int]] = {}     # each series' deleted points that a detect saw
+        sql = ("SELECT x.benchmark_id, x.measure_id, br.name, t.name, b.name, m.name FROM metric x"
+               " JOIN run r ON r.id = x.run_id JOIN branch br ON br.id = r.branch_id"
+               " JOIN testbed t ON t.id = r.testbed_id JOIN benchmark b ON b.id = x.benchmark_id"
+               " JOIN measure m ON m.id = x.measure_id WHERE x.run_id = ?")
         for mark in marks:
             row = self.db.execute("SELECT id FROM run WHERE project_id = ? AND idempotency_key = ?",
                                   (p, mark.run_key)).fetchone()
             if row is None:
                 continue
-            sql = ("SELECT x.benchmark_id, x.measure_id, br.name, t.name, b.name, m.name FROM metric x"
-                   " JOIN run r ON r.id = x.run_id JOIN branch br ON br.id = r.branch_id"
-                   " JOIN testbed t ON t.id = r.testbed_id JOIN benchmark b ON b.id = x.benchmark_id"
-                   " JOIN measure m ON m.id = x.measure_id WHERE x.run_id = ?")
             args = [row[0]] if mark.whole_run else [row[0], mark.benchmark, mark.measure]
             for bid, mid, *names in self.db.execute(sql + ("" if mark.whole_run else " AND b.name = ? AND m.name = ?"),
                                                     args).fetchall():
