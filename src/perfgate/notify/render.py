@@ -194,8 +194,13 @@ def _where_siblings_md(alert: Alert) -> str:
 
 
 def found_text(alert: Alert) -> str:
-    return (f"perfgate found a {alert.direction} of {markdown_code(alert.benchmark, table=False)} "
-            f"[{markdown_code(alert.measure, table=False)}] on {markdown_code(alert.branch, table=False)}.")
+    return f"perfgate found a {alert.direction} of {_series_text(alert)}."
+
+
+def _series_text(alert: Alert) -> str:
+    """``benchmark`` [``measure``] on ``branch``, each in a code span of its own."""
+    return (f"{markdown_code(alert.benchmark, table=False)} [{markdown_code(alert.measure, table=False)}] on "
+            f"{markdown_code(alert.branch, table=False)}")
 
 
 def issue_body(alert: Alert, links: Links) -> str:
@@ -309,9 +314,7 @@ def suspects_text(alert: Alert, links: Links) -> str:
 def commit_closed_comment(event: Event, links: Links) -> str:
     """The closing word on the commit that was told of the regression."""
     a = event.alert
-    where = (f"{markdown_code(a.benchmark, table=False)} [{markdown_code(a.measure, table=False)}] on "
-             f"{markdown_code(a.branch, table=False)}")
-    return "\n".join([f"Closing the {a.direction} alert on {where} ({pct(a.magnitude)}): {closed_text(event, links)}",
+    return "\n".join([f"Closing the {a.direction} alert on {_series_text(a)} ({pct(a.magnitude)}): {closed_text(event, links)}",
                       "", EVENT_MARKER.format(event.id)])
 
 
