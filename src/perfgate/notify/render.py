@@ -314,8 +314,8 @@ def suspects_text(alert: Alert, links: Links) -> str:
 def commit_closed_comment(event: Event, links: Links) -> str:
     """The closing word on the commit that was told of the regression."""
     a = event.alert
-    return "\n".join([f"Closing the {a.direction} alert on {_series_text(a)} ({pct(a.magnitude)}): {closed_text(event, links)}",
-                      "", EVENT_MARKER.format(event.id)])
+    closing = f"Closing the {a.direction} alert on {_series_text(a)} ({pct(a.magnitude)}): {closed_text(event, links)}"
+    return "\n".join([closing, "", EVENT_MARKER.format(event.id)])
 
 
 def plain_text(event: Event, links: Links) -> str:
