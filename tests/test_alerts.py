@@ -384,8 +384,9 @@ def test_a_range_of_measured_commits_counts_the_unmeasured_ones_before_it(tmp_pa
 
 def test_a_change_point_later_runs_no_longer_show_is_withdrawn_not_left_open(cli, store_path):
     # A weak step of 6 runs is a change point at run 36; as the level settles 1% above the old one,
-    # the runs up to 50 no longer show it (re-analysis withdraws weak changes).
-    values = series(50, 0)
+    # the runs up to 50 no longer show it (re-analysis withdraws weak changes), and once 10 runs
+    # since have not shown it either, its alert is withdrawn.
+    values = series(60, 5)
     values[30:36] *= 1.04
     values[36:] *= 1.01
     record(store_path, values[:36])
@@ -393,25 +394,36 @@ def test_a_change_point_later_runs_no_longer_show_is_withdrawn_not_left_open(cli
     [alert] = [a for a in json.loads(cli("alerts", "--json", check=True).stdout) if a["kind"] == "change_point"]
     assert alert["commit"] == "c0030" and "withdrawn_at" not in alert["details"]
 
-    record(store_path, values[36:], start=36)
+    record(store_path, values[36:50], start=36)
     proc = cli("detect", "--json")
     assert proc.returncode in (0, 1), proc.stderr      # (the batch's newest values may be a threshold streak)
     data = json.loads(proc.stdout)
     assert not [c for s in data["series"] for c in s["change_points"] if c["kind"] == "change_point"]
     assert all(a["kind"] == "threshold" for a in data["new_alerts"])
+    assert data["withdrawn_alerts"] == []              # not found once: not withdrawn yet
+    [listed] = [a for a in json.loads(cli("alerts", "--json", check=True).stdout) if a["id"] == alert["id"]]
+    assert listed["details"]["unfound_since"] == {"commit": "c0049", "runs": 50} and listed["withdrawn_at"] is None
+    assert "active, not found since c0049" in cli("alerts", env={"COLUMNS": "200"}, check=True).stdout
+
+    record(store_path, values[50:59], start=50)        # 9 runs since: still not withdrawn
+    assert json.loads(cli("detect", "--json").stdout)["withdrawn_alerts"] == []
+    record(store_path, values[59:], start=59)          # the 10th
+    data = json.loads(cli("detect", "--json").stdout)
     assert data["withdrawn_alerts"] == [alert["id"]]
     [listed] = [a for a in json.loads(cli("alerts", "--json", check=True).stdout) if a["id"] == alert["id"]]
-    assert listed["status"] == "active" and listed["details"]["withdrawn_at"] == "c0049"
+    assert listed["status"] == "active" and listed["details"]["withdrawn_at"] == "c0059"
+    assert listed["details"]["unfound_since"] == {"commit": "c0049", "runs": 50}     # for the closing message
     wide = cli("alerts", env={"COLUMNS": "200"}, check=True).stdout
-    assert "active, no longer found at c0049" in wide
+    assert "active, no longer found at c0059" in wide
     # A detect with no new runs leaves it as it was; --full analyses again and agrees.
     cli("detect", "--full", check=True)
     [again] = [a for a in json.loads(cli("alerts", "--json", check=True).stdout) if a["id"] == alert["id"]]
-    assert again["details"]["withdrawn_at"] == "c0049"
+    assert again["details"]["withdrawn_at"] == "c0059"
 
 
 def test_only_the_analysed_series_unfound_unundone_change_points_are_withdrawn(cli, store_path):
-    record(store_path, series(80, 1, step_at=50))        # one change, at c0050
+    values = series(90, 1, step_at=50)                    # one change, at c0050
+    record(store_path, values[:80])
     with SqliteStore(store_path) as store:
         def alert(commit, kind="change_point", direction="regression", magnitude=0.1, benchmark="sort", **details):
             return Alert("main", "tb", benchmark, "latency", commit, direction, magnitude, kind=kind,
@@ -425,12 +437,19 @@ def test_only_the_analysed_series_unfound_unundone_change_points_are_withdrawn(c
             alert("c0020", benchmark="parse")])             # a series this detect does not analyse
     proc = cli("detect", "--json")
     assert proc.returncode == 0, proc.stderr                # the change at c0050 is known
+    assert json.loads(proc.stdout)["withdrawn_alerts"] == []     # not found: withdrawn if 10 runs more agree
+    details = {a["id"]: a["details"] for a in json.loads(cli("alerts", "--json", check=True).stdout)}
+    assert details[gone.id]["unfound_since"] == details[fix.id]["unfound_since"] == {"commit": "c0079", "runs": 80}
+    assert all("unfound_since" not in details[a.id] for a in (found, streak, undone, elsewhere))
+    record(store_path, values[80:], start=80)
+    proc = cli("detect", "--json")
+    assert proc.returncode == 0, proc.stderr
     assert sorted(json.loads(proc.stdout)["withdrawn_alerts"]) == sorted([gone.id, fix.id])
     details = {a["id"]: a["details"] for a in json.loads(cli("alerts", "--json", check=True).stdout)}
-    assert details[gone.id]["withdrawn_at"] == details[fix.id]["withdrawn_at"] == "c0079"
+    assert details[gone.id]["withdrawn_at"] == details[fix.id]["withdrawn_at"] == "c0089"
     assert all("withdrawn_at" not in details[a.id] for a in (found, streak, undone, elsewhere))
     # found again: said when, so that notify reopens what it closed
-    assert details[found.id]["reopened"] == [{"withdrawn_at": "c0060", "found_at": "c0079"}]
+    assert details[found.id]["reopened"] == [{"withdrawn_at": "c0060", "found_at": "c0079"}]     # the first detect's
     assert all("reopened" not in details[a.id] for a in (gone, streak, undone, elsewhere))
 
 

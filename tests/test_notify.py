@@ -683,24 +683,25 @@ def test_a_withdrawn_regression_found_again_is_reopened_on_every_channel(tmp_pat
     """A change point closed as no longer found that a later analysis finds again was left closed:
     its issue, status and chat said it was gone while the regression was back.  Told as the
     withdrawal was (issue, status, chat), once per time; a second withdrawal closes it again."""
-    from perfgate.alert_history import withdrawals
+    from perfgate.alert_history import WITHDRAW_AFTER_RUNS, Analysed, withdrawals
     from perfgate.notify.github_status import state_and_description
 
     store, (a,) = stored(tmp_path, [make_alert(10)])
     channels = [webhook(receiver), github(GitHubIssuesChannel, fake_github), github(GitHubStatusChannel, fake_github)]
-    series = {("main", "ci-x86", "sort 1e6", "latency"): sha(40)}
-
-    def detect(newest: str, found: bool) -> None:
-        series[next(iter(series))] = newest
-        for changed in withdrawals(store.alerts(), [make_alert(10)] if found else [], series):
-            store.update_alert(changed)
+    def detect(newest: int, found: bool) -> None:
+        # the analysis of the runs up to sha(newest); one not finding the change is the second of
+        # two, 10 runs apart, that do not (a change is withdrawn once 10 runs have not shown it)
+        for runs in ([newest] if found else [newest - WITHDRAW_AFTER_RUNS, newest]):
+            key = ("main", "ci-x86", "sort 1e6", "latency")
+            for changed in withdrawals(store.alerts(), [make_alert(10)] if found else [], {key: Analysed(sha(runs), runs)}):
+                store.update_alert(changed)
 
     with Ledger(tmp_path / "notify.db") as ledger:
         deliver_all(store.alerts(), channels, ledger)
-        detect(sha(40), found=False)
+        detect(40, found=False)
         deliver_all(store.alerts(), channels, ledger)
         assert fake_github.issues[1]["state"] == "closed"
-        detect(sha(50), found=True)
+        detect(50, found=True)
         events = derive_events(store.alerts())
         assert [e.id for e in events] == [f"{a.id}:raised", f"{a.id}:closed", f"{a.id}:reopened"]
         (hook, issues, status) = deliver_all(store.alerts(), channels, ledger)
@@ -714,10 +715,11 @@ def test_a_withdrawn_regression_found_again_is_reopened_on_every_channel(tmp_pat
         [sent] = [m for m in receiver.processed.values() if m["event"] == "reopened"]
         assert sent["text"].startswith(":rotating_light: Found again: ") and sent["alert"]["status"] == "active"
         # withdrawn a second time: closed again, under an id of its own (the first close was delivered)
-        detect(sha(60), found=False)
+        detect(60, found=False)
         (hook, issues, status) = deliver_all(store.alerts(), channels, ledger)
         assert issues.delivered == [f"{a.id}:closed:2"] and fake_github.issues[1]["state"] == "closed"
-        assert f"`{sha(60)[:10]}` does not find this change" in fake_github.comments[1][-1]["body"]
+        assert (f"no analysis of the runs from `{sha(50)[:10]}` up to `{sha(60)[:10]}` finds this change"
+                in fake_github.comments[1][-1]["body"])
         assert fake_github.statuses[sha(10)][0]["state"] == "success"
         assert deliver_all(store.alerts(), channels, ledger)[0].delivered == []     # each told once
         # a new channel that skips closed history skips it all: the alert is closed now
@@ -726,13 +728,42 @@ def test_a_withdrawn_regression_found_again_is_reopened_on_every_channel(tmp_pat
         assert fresh.delivered == [] and fresh.skipped_alerts == {a.id}
 
 
+def test_a_weak_change_found_and_lost_by_turns_does_not_close_and_reopen_its_issue(tmp_path, receiver, fake_github):
+    """A weak change's p-value hovers about the bar as runs arrive: withdrawn at its first miss, it
+    closed and reopened its issue (and pinged its chat) every few runs.  Withdrawn only once 10
+    runs have not shown it, a change lost for less than that and found again is told nothing."""
+    from perfgate.alert_history import Analysed, withdrawals
+
+    store, (a,) = stored(tmp_path, [make_alert(10)])
+    channels = [webhook(receiver), github(GitHubIssuesChannel, fake_github)]
+    key = ("main", "ci-x86", "sort 1e6", "latency")
+    with Ledger(tmp_path / "notify.db") as ledger:
+        deliver_all(store.alerts(), channels, ledger)
+        for runs, found in ((41, False), (43, False), (45, True), (47, False), (50, False), (56, False),
+                            (57, True), (60, False), (69, False)):
+            for changed in withdrawals(store.alerts(), [make_alert(10)] if found else [], {key: Analysed(sha(runs), runs)}):
+                store.update_alert(changed)
+            (hook, issues) = deliver_all(store.alerts(), channels, ledger)
+            assert hook.delivered == issues.delivered == [], runs
+        assert fake_github.issues[1]["state"] == "open"
+        [now] = store.alerts()
+        assert now.details["unfound_since"] == {"commit": sha(60), "runs": 60} and "reopened" not in now.details
+        for changed in withdrawals(store.alerts(), [], {key: Analysed(sha(70), 70)}):   # the 10th run since
+            store.update_alert(changed)
+        (hook, issues) = deliver_all(store.alerts(), channels, ledger)
+        assert hook.delivered == issues.delivered == [f"{a.id}:closed"]
+        assert fake_github.issues[1]["state"] == "closed"
+        assert (f"No longer found: no analysis of the runs from `{sha(60)[:10]}` up to `{sha(70)[:10]}` finds this "
+                "change any more") in fake_github.comments[1][-1]["body"]
+
+
 def test_a_reopened_regression_is_not_skipped_as_closed_history(tmp_path, receiver):
-    from perfgate.alert_history import withdrawals
+    from perfgate.alert_history import Analysed, withdrawals
 
     store, (a,) = stored(tmp_path, [make_alert(10)])
     key = ("main", "ci-x86", "sort 1e6", "latency")
-    for newest, found in ((sha(40), []), (sha(50), [make_alert(10)])):
-        for changed in withdrawals(store.alerts(), found, {key: newest}):
+    for runs, found in ((30, []), (40, []), (50, [make_alert(10)])):       # withdrawn at 40, found again
+        for changed in withdrawals(store.alerts(), found, {key: Analysed(sha(runs), runs)}):
             store.update_alert(changed)
     with Ledger(tmp_path / "notify.db") as ledger:
         (report,) = deliver_all(store.alerts(), [webhook(receiver)], ledger, skip_closed=True)

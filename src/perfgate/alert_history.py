@@ -5,7 +5,7 @@ improvement undid.  Pure; ``notify`` (when to close an issue), ``alerts`` and th
 from __future__ import annotations
 
 import math
-from typing import Protocol, Sequence
+from typing import Callable, NamedTuple, Protocol, Sequence
 
 from perfgate.model import Alert
 
@@ -62,8 +62,9 @@ def ended_at(a) -> str:
     return ended if isinstance(ended, str) else ""
 
 
-# A change point alert's detail, set by ``detect``: the newest commit of the first analysis of its
-# series that no longer found the change (more runs can withdraw a weak change point).
+# A change point alert's detail, set by ``detect``: the newest commit of the analysis that withdrew
+# it, when its change had gone unfound for :data:`WITHDRAW_AFTER_RUNS` runs (more runs can withdraw a
+# weak change point), or at once when the runs that showed it were deleted.
 WITHDRAWN_AT = "withdrawn_at"
 
 
@@ -88,26 +89,61 @@ def reopenings(a) -> list[dict[str, str]]:
             and isinstance(r.get("found_at"), str)] if isinstance(found, list) else []
 
 
-def withdrawals(stored: list[Alert], found: list[Alert], newest: dict[tuple[str, str, str, str], str]) -> list[Alert]:
-    """The ``stored`` change point alerts whose withdrawal a detect changes, with their details
-    changed: those of the series it analysed (``newest``: each one's newest commit) that none of
-    its change points (``found``: their alerts) is — one whose range shares a commit with an
-    alert's is that change, as ``record_alerts`` matches them — are withdrawn there; a withdrawn
-    one found again is not any more (and says when: :data:`REOPENED`).  A regression a later change
-    undid is closed as undone."""
+# A change point alert's detail, set by ``detect`` while its change goes unfound:
+# ``{"commit": ..., "runs": ...}``, the newest commit and run count of the first analysis of its
+# series that did not find it.  The alert is withdrawn only once :data:`WITHDRAW_AFTER_RUNS` runs
+# have come since and none found it again: a weak change's p-value hovers about the bar as runs
+# arrive, and an alert withdrawn at its first miss closed and reopened its issue again and again
+# (``bench/alert_flaps.py``: 59 withdrawals of 80 alerts on 1–3× steps, 15 at 10 runs).
+UNFOUND_SINCE = "unfound_since"
+WITHDRAW_AFTER_RUNS = 10
+
+
+class Analysed(NamedTuple):
+    """What a detect's analysis of one series says of it: its newest commit and how many runs it has."""
+
+    commit: str
+    runs: int
+
+
+def unfound_since(a) -> dict | None:
+    """:data:`UNFOUND_SINCE` of a change point alert whose change the latest analyses do not find
+    (kept once it is withdrawn; None while it is found)."""
+    since = (a.details or {}).get(UNFOUND_SINCE) if a.kind == "change_point" else None
+    ok = isinstance(since, dict) and isinstance(since.get("commit"), str) and isinstance(since.get("runs"), int)
+    return since if ok else None
+
+
+def withdrawals(stored: list[Alert], found: list[Alert], newest: dict[tuple[str, str, str, str], Analysed],
+                runs_gone: Callable[[Alert], bool] = lambda a: False) -> list[Alert]:
+    """The ``stored`` change point alerts whose details a detect changes: those of the series it
+    analysed (``newest``) that none of its change points (``found``: their alerts) is — one whose
+    range shares a commit with an alert's is that change, as ``record_alerts`` matches them — are
+    marked unfound, and withdrawn once :data:`WITHDRAW_AFTER_RUNS` runs have come since with none
+    finding it, or at once when its own runs are gone (``runs_gone``: deleted by ``perfgate
+    forget``); one found again before that is simply found; a withdrawn one found again is not
+    withdrawn any more (and says when: :data:`REOPENED`).  A regression a later change undid is
+    closed as undone."""
     fixes = undone_by(stored)
     again = [f for f in found if f.kind == "change_point"]
     changed = []
     for a in stored:
         if a.kind != "change_point" or series_of(a) not in newest or a.id in fixes:
             continue
-        is_found, was = any(f.same_regression(a) for f in again), withdrawn_at(a)
-        if is_found and was:
-            a.details = {k: v for k, v in a.details.items() if k != WITHDRAWN_AT}
-            if a.status == "active":    # an acknowledged one stays closed: nothing to reopen
-                a.details[REOPENED] = [*reopenings(a), {WITHDRAWN_AT: was, "found_at": newest[series_of(a)]}]
+        now = newest[series_of(a)]
+        is_found, was, since = any(f.same_regression(a) for f in again), withdrawn_at(a), unfound_since(a)
+        if is_found and (was or since):
+            a.details = {k: v for k, v in a.details.items() if k not in (WITHDRAWN_AT, UNFOUND_SINCE)}
+            if was and a.status == "active":    # an acknowledged one stays closed: nothing to reopen
+                a.details[REOPENED] = [*reopenings(a), {WITHDRAWN_AT: was, "found_at": now.commit}]
         elif not is_found and not was and a.status == "active":
-            a.details = {**a.details, WITHDRAWN_AT: newest[series_of(a)]}
+            since = since or {"commit": now.commit, "runs": now.runs}
+            if now.runs - since["runs"] >= WITHDRAW_AFTER_RUNS or runs_gone(a):
+                a.details = {**a.details, UNFOUND_SINCE: since, WITHDRAWN_AT: now.commit}
+            elif unfound_since(a) is None:
+                a.details = {**a.details, UNFOUND_SINCE: since}
+            else:
+                continue
         else:
             continue
         changed.append(a)

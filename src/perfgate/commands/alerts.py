@@ -16,7 +16,7 @@ from rich.table import Table
 from perfgate.commands._common import find_alerts, short_ids, store_from
 from perfgate.errors import EXIT_OK
 from perfgate.gitinfo import could_be
-from perfgate.alert_history import ended_at, undone_by, withdrawn_at
+from perfgate.alert_history import ended_at, undone_by, unfound_since, withdrawn_at
 from perfgate.output import emit_json, err, out
 
 NAME = "alerts"
@@ -98,7 +98,9 @@ def _row(a, short_id: str, fixes: dict) -> dict[str, str]:
             "change": f"[{colour}]{a.magnitude * 100:+.2f}%[/{colour}]{ci}",
             "what": f"[{colour}]{terminal(a.direction)}[/{colour}], {terminal(kind)}",
             "status": terminal(a.status + (f", undone at {fixes[a.id].commit[:12]}" if a.id in fixes
-                                           else f", no longer found at {withdrawn_at(a)[:12]}" if withdrawn_at(a) else "")
+                                           else f", no longer found at {withdrawn_at(a)[:12]}" if withdrawn_at(a)
+                                           else f", not found since {unfound_since(a)['commit'][:12]}" if unfound_since(a)
+                                           else "")
                                + (f", streak ended at {ended_at(a)[:12]}" if ended_at(a) else "")),
             "raised (UTC)": when}
 

@@ -52,7 +52,7 @@ from rich.table import Table
 from perfgate.commands._common import add_series_filters, store_from
 from perfgate import heap
 from perfgate.errors import EXIT_OK, EXIT_REGRESSION, PerfgateError, StoreError
-from perfgate.alert_history import withdrawals, withdrawn_at
+from perfgate.alert_history import WITHDRAW_AFTER_RUNS, Analysed, unfound_since, withdrawals, withdrawn_at
 from perfgate.model import KNOWN_MEASURES, REGIME_HEAD, Alert, Measure, last_good, suspects
 from perfgate.output import emit_json, err, out
 from perfgate.parallel import MIN_ITEMS, default_workers, map_in_processes
@@ -159,15 +159,25 @@ def run(args: argparse.Namespace) -> int:
 
 def _withdraw(store, analysed: list[dict[str, Any]], found: list[Alert]) -> list[Alert]:
     """Mark the change point alerts of the series analysed now that their analysis no longer finds
-    (and unmark those found again): more runs can withdraw a weak change point, and an alert of a
-    change no analysis finds any more stayed open for ever.  ``found``: the alerts of their
-    reports.  Returns the alerts changed."""
-    newest = {(r["branch"], r["testbed"], r["benchmark"], r["measure"]): r["newest_commit"]
+    (withdrawn once runs since have not found them either, :func:`withdrawals`), and unmark those
+    found again: more runs can withdraw a weak change point, and an alert of a change no analysis
+    finds any more stayed open for ever.  ``found``: the alerts of their reports.  Returns the
+    alerts changed."""
+    newest = {(r["branch"], r["testbed"], r["benchmark"], r["measure"]): Analysed(r["newest_commit"], r["points"])
               for r in analysed if r.get("newest_commit")}
     if not newest:
         return []
+    commits: dict[SeriesKey, set[str]] = {}
+
+    def runs_gone(a: Alert) -> bool:
+        # read only for an alert not found: rare, and its series alone
+        key = SeriesKey(a.branch, a.testbed, a.benchmark, a.measure)
+        if key not in commits:
+            commits[key] = {p.commit for p in store.series(key)}
+        return a.commit not in commits[key]
+
     try:
-        changed = withdrawals(store.alerts(), found, newest)
+        changed = withdrawals(store.alerts(), found, newest, runs_gone)
         return [store.update_alert(a) for a in changed]
     except StoreError as e:
         raise StoreError(f"{e}; 'perfgate detect --no-record' reports without recording") from None
@@ -837,10 +847,13 @@ def _print_store(reports: list[dict], nseries: int, new: list[Alert], no_record:
 
 
 def _print_withdrawn(changed: list[Alert]) -> None:
-    """The alerts this detect withdrew, or found again: their issues close (or stay closed)."""
+    """The alerts this detect withdrew, found again, or no longer finds yet: their issues close
+    (or stay closed, or stay open for now)."""
     for a in changed:
+        since = unfound_since(a)
         what = (f"no longer found at {withdrawn_at(a)[:12]}: the runs since do not show it" if withdrawn_at(a)
-                else "found again")
+                else f"not found at {since['commit'][:12]}: withdrawn if {WITHDRAW_AFTER_RUNS} runs from there do "
+                     "not show it" if since else "found again")
         err.print(terminal(f"alert {a.id[:8]} ({a.benchmark} [{a.measure}] {a.branch}@{a.testbed}, {a.direction} "
                            f"{a.magnitude * 100:+.2f}% at {a.commit[:12]}) {what}"))
 

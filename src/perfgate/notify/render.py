@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from urllib.parse import quote
 
-from perfgate.alert_history import reopenings, withdrawn_at
+from perfgate.alert_history import reopenings, unfound_since, withdrawn_at
 from perfgate.escape import markdown_code, slack_code, visible
 from perfgate.model import Alert
 from perfgate.notify.base import Links
@@ -267,7 +267,12 @@ def closed_text(event: Event, links: Links) -> str:
 
 def withdrawn_text(alert: Alert, code) -> str:
     """Why a change point alert closed without being undone (:func:`perfgate.alert_history.withdrawn_at`)."""
-    return (f"the analysis of the runs up to {code(short(withdrawn_at(alert)))} does not find this change any "
+    since, at = unfound_since(alert), withdrawn_at(alert)
+    if since and since["commit"] != at:
+        return (f"no analysis of the runs from {code(short(since['commit']))} up to {code(short(at))} finds this "
+                "change any more; the runs since do not show it (a weak change point can be withdrawn as more "
+                "runs arrive).")
+    return (f"the analysis of the runs up to {code(short(at))} does not find this change any "
             "more; the runs since do not show it (a weak change point can be withdrawn as more runs arrive).")
 
 

@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""How often change point alerts close and reopen as runs arrive one at a time.
+
+A series' weak change can be found by one analysis, lost by the next (its p-value hovers about the
+bar), found again: each loss a "no longer found" close of its issue, each find a reopening.  Here
+``--series`` series of wall-time-like noise (log-normal, CV ``--cv``, AR(1) with ``--phi``) get
+``--history`` runs, then one run at a time up to ``--runs``, each followed by perfgate's analysis
+of the whole series (``ChangePointDetector`` with perfgate's thresholds, as ``detect`` runs it on
+one series) and the store's own rule for withdrawing and finding again
+(``perfgate.alert_history.withdrawals``), once as perfgate has it (withdrawn once
+``WITHDRAW_AFTER_RUNS`` runs have not shown the change) and once withdrawn at the first analysis
+that does not find it (perfgate before, ``--after 0``).  The series cycle through steps of
+``--steps`` times the noise at the first new run (0: no change).  Prints, per rule: alerts raised,
+closes as no longer found, reopenings, and the alerts open at the end that name a true change
+(within 5 runs) or no change.
+
+    .venv/bin/python bench/alert_flaps.py                                  # about 40 s
+    .venv/bin/python bench/alert_flaps.py --phi 0.5 --steps 0 --runs 240   # quiet, correlated noise
+"""
+
+from __future__ import annotations
+
+import argparse
+from unittest import mock
+
+import numpy as np
+
+import perfgate.alert_history as history
+from ar1_noise import ar1_noise
+from perfgate.detect.changepoint import ChangePointDetector
+from perfgate.model import Alert
+from perfgate.thresholds import load_thresholds
+
+KEY = ("main", "tb", "bench", "latency")
+
+
+def commit(i: int) -> str:
+    return f"c{i:05d}"
+
+
+def as_alert(cp, n_before: int) -> Alert:
+    return Alert(*KEY, commit(cp.index), cp.direction, cp.magnitude, kind="change_point",
+                 commit_range=tuple(commit(i) for i in range(cp.index_low, cp.index_high + 1)),
+                 id=f"a{n_before}-{cp.index}")
+
+
+def replay(values: np.ndarray, start: int, after: int, settings) -> list[Alert]:
+    """The series' alerts after analysing it at every length from ``start``, under a withdrawal
+    rule of ``after`` runs."""
+    alerts: list[Alert] = []
+    with mock.patch.object(history, "WITHDRAW_AFTER_RUNS", after):
+        for n in range(start, values.size + 1):
+            found = [as_alert(cp, n) for cp in ChangePointDetector(settings).fit(values[:n]).predict()]
+            history.withdrawals(alerts, found, {KEY: history.Analysed(commit(n - 1), n)})
+            alerts += [f for f in found if not any(f.same_regression(a) for a in alerts)]
+    return alerts
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--series", type=int, default=80)
+    p.add_argument("--history", type=int, default=100)
+    p.add_argument("--runs", type=int, default=200, help="runs at the end (default: %(default)s)")
+    p.add_argument("--cv", type=float, default=0.05)
+    p.add_argument("--phi", type=float, default=0.3)
+    p.add_argument("--steps", type=float, nargs="+", default=[0, 1, 1.5, 2, 3])
+    p.add_argument("--seed", type=int, default=8)
+    p.add_argument("--after", type=int, nargs="+", default=[0, history.WITHDRAW_AFTER_RUNS],
+                   help="withdrawal rules to compare, in runs (default: %(default)s)")
+    args = p.parse_args()
+    settings = load_thresholds(None).for_series(KEY[2], KEY[3]).change_point
+    rng = np.random.default_rng(args.seed)
+    series = []
+    for k in range(args.series):
+        size = args.steps[k % len(args.steps)]
+        values = 100 * np.exp(ar1_noise(rng, args.runs, args.cv, args.phi))
+        values[args.history:] *= 1 + args.cv * size
+        series.append((values, size))
+    print(f"{args.series} series of {args.history} + {args.runs - args.history} runs, CV {args.cv}, phi {args.phi}, "
+          f"steps {args.steps} x the noise, seed {args.seed}")
+    print(f"{'withdrawn after':>16} {'alerts':>7} {'closes':>7} {'reopenings':>11} {'open, true':>11} {'open, false':>12}")
+    for after in args.after:
+        raised = closes = reopens = true_open = false_open = 0
+        for values, size in series:
+            alerts = replay(values, args.history, after, settings)
+            raised += len(alerts)
+            reopens += sum(len(history.reopenings(a)) for a in alerts)
+            closes += sum(len(history.reopenings(a)) + bool(history.withdrawn_at(a)) for a in alerts)
+            for a in alerts:
+                if not history.withdrawn_at(a):
+                    at = int(a.commit[1:])
+                    if size and abs(at - args.history) <= 5:
+                        true_open += 1
+                    else:
+                        false_open += 1
+        print(f"{after:>10} runs {raised:>7} {closes:>7} {reopens:>11} {true_open:>11} {false_open:>12}")
+
+
+if __name__ == "__main__":
+    main()
