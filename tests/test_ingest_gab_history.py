@@ -61,7 +61,7 @@ def test_detect_finds_the_planted_steps_at_their_commits(cli, store_path):
     found = {(s["benchmark"], c["first_commit"], c["direction"])
              for s in json.loads(proc.stdout)["series"] for c in s["change_points"]}
     entries = _doc()["entries"]
-    # bench_parse's ns/iter rises at commit 25; test_fib_20's iter/sec (a rate) falls at commit 31.
+    # bench_parse's ns/iter rises at commit 25; test_fib_20's iter/sec falls at commit 31 (its mean time, the latency recorded, rises).
     assert found == {("bench_parse", entries[RUST][24]["commit"]["id"], "regression"),
                      ("bench.py::test_fib_20", entries[PYTHON][30]["commit"]["id"], "regression")}
 
@@ -225,3 +225,29 @@ def test_suite_is_refused_for_a_one_run_output(store_path, capsys):
     code = main(["ingest", str(custom), "--store", f"sqlite:{store_path}", "--branch", "main", "--commit", "a" * 40,
                  "--suite", "x"])
     assert code == 2 and "--suite" in capsys.readouterr().err and _runs(store_path) == []
+
+
+def test_a_pytest_history_goes_on_as_the_series_pytest_benchmarks_own_json_makes(cli, store_path, tmp_path):
+    """The action keeps pytest-benchmark's ``ops`` (iter/sec, one over the mean); perfgate's own
+    adapter records the mean as latency.  Imported as a rate, a project's history stopped where its
+    first pytest-benchmark JSON was ingested: two series, the old one a rate."""
+    _ingest(cli, DATA_JS, check=True)
+    last = _doc()["entries"][PYTHON][-1]
+    fib = next(b for b in last["benches"] if b["name"] == "bench.py::test_fib_20")
+    mean = 1 / fib["value"]                                   # seconds, as pytest-benchmark writes
+    sd = float(fib["range"].split(":")[1])
+    with SqliteStore(store_path) as store:
+        [old] = [p for k, pts in store.all_series().items() if k.benchmark == "bench.py::test_fib_20" for p in pts[-1:]]
+        assert old.value == pytest.approx(mean * 1e9, rel=1e-12)
+        assert (old.lower, old.upper) == pytest.approx(((mean - sd) * 1e9, (mean + sd) * 1e9), rel=1e-12)
+    own = tmp_path / "pytest.json"                            # the project's own output, one commit later
+    own.write_text(json.dumps({"machine_info": {"node": "ci"}, "version": "4.0.0", "benchmarks": [
+        {"name": "test_fib_20", "fullname": "bench.py::test_fib_20",
+         "stats": {"mean": mean * 1.001, "stddev": sd, "min": mean * 0.9, "max": mean * 1.2, "rounds": 337}}]}))
+    cli("ingest", str(own), "--testbed", "gha", "--commit", "e" * 40, check=True)
+    series = [s for s in json.loads(cli("history", "--json", check=True).stdout) if "test_fib_20" in s["benchmark"]]
+    assert [(s["benchmark"], s["measure"]) for s in series] == [("bench.py::test_fib_20", "latency")]
+    with SqliteStore(store_path) as store:
+        [points] = [pts for k, pts in store.all_series().items() if k.benchmark == "bench.py::test_fib_20"]
+    assert len(points) == 41 and points[-1].commit == "e" * 40
+    assert points[-1].value / points[-2].value == pytest.approx(1.001)

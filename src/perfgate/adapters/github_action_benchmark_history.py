@@ -10,7 +10,8 @@ commit's ``timestamp``).  Its benches are read as the action's per-run custom JS
 (:mod:`perfgate.adapters.github_action_benchmark`): same names, same measures, so a series
 imported from the history goes on with the runs ingested afterwards from the same output.  The
 direction is the tool's for ``customBiggerIsBetter`` / ``customSmallerIsBetter``, else the
-unit's (pytest's ``iter/sec`` is a rate).  The suite is kept in each run's context (``suite``),
+unit's.  The ``pytest`` tool's ``iter/sec`` is recorded as the mean time it is one over
+(``latency``, as perfgate's pytest-benchmark adapter reads the JSON the action read).  The suite is kept in each run's context (``suite``),
 as ``perfgate run`` keeps its suites', not in the benchmark name: a name the action charted is
 the name perfgate shows.
 """
@@ -18,13 +19,16 @@ the name perfgate shows.
 from __future__ import annotations
 
 import json
+import math
 import re
 from datetime import datetime, timezone
 
 from perfgate.adapters.base import Parsed, check_commit, check_millis, check_name, join, load_json, require
 from perfgate.adapters.github_action_benchmark import parse_benches
 from perfgate.errors import InputError
-from perfgate.model import time_problem
+from perfgate.model import Metric, time_problem
+
+NS = 1e9  # perfgate keeps times in nanoseconds
 
 NAME = "github-action-benchmark-history"
 EXPECTS = ('github-action-benchmark\'s dev/bench/data.js: window.BENCHMARK_DATA = {"entries": '
@@ -98,9 +102,28 @@ def _run(entry: object, suite: str, source: str, place: str, warnings: list[str]
     metrics, more = parse_benches(benches, source, DIRECTIONS.get(tool or ""), join(place, "benches"))
     if tool == "pytest":  # its range is "stddev: <seconds>", a time's, not the iter/sec value's: kept in attrs
         more = [w for w in more if ".range: " not in w]
+        metrics = [_as_latency(m) for m in metrics]
     warnings.extend(more)
     context = {"harness": "github-action-benchmark", "suite": suite, **({"tool": tool} if tool else {})}
     return Parsed(metrics, context, commit=sha, commit_time=when)  # its warnings are the file's
+
+
+_STDDEV = re.compile(r"\Astddev:\s*([0-9.eE+-]+)\s*\Z")
+
+
+def _as_latency(m: Metric) -> Metric:
+    """A pytest benchmark's ``iter/sec`` (the action keeps pytest-benchmark's ``ops``, which is one
+    over its mean) as the mean time ∓ its standard deviation in the range, which is what perfgate's
+    own pytest-benchmark adapter records: the history imported goes on as the same series when
+    the project's pytest-benchmark JSON is ingested afterwards."""
+    if m.attrs.get("unit") != "iter/sec" or not m.value > 0:
+        return m
+    mean = NS / m.value
+    spread = _STDDEV.match(str(m.attrs.get("range", "")))
+    sd = float(spread.group(1)) * NS if spread else None
+    ok = sd is not None and math.isfinite(sd) and sd >= 0
+    return Metric(m.benchmark, "latency", mean, max(mean - sd, 0.0) if ok else None, mean + sd if ok else None,
+                  attrs=m.attrs)
 
 
 def _time(entry: dict, commit: dict, source: str, place: str) -> float:
