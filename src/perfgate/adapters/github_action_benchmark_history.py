@@ -11,9 +11,9 @@ commit's ``timestamp``).  Its benches are read as the action's per-run custom JS
 imported from the history goes on with the runs ingested afterwards from the same output.  The
 direction is the tool's for ``customBiggerIsBetter`` / ``customSmallerIsBetter``, else the
 unit's.  The ``pytest`` tool's ``iter/sec`` is recorded as the mean time it is one over
-(``latency``, as perfgate's pytest-benchmark adapter reads the JSON the action read).  The suite is kept in each run's context (``suite``),
-as ``perfgate run`` keeps its suites', not in the benchmark name: a name the action charted is
-the name perfgate shows.
+(``latency``, as perfgate's pytest-benchmark adapter reads the JSON the action read).  The suite
+is kept in each run's context (``suite``), as ``perfgate run`` keeps its suites', not in the
+benchmark name: a name the action charted is the name perfgate shows.
 """
 
 from __future__ import annotations
