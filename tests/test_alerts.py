@@ -471,3 +471,33 @@ def test_runs_filling_an_alerts_unmeasured_gap_do_not_raise_it_again(cli, store_
     assert again.returncode == 0 and json.loads(again.stdout)["new_alerts"] == [], again.stdout
     [only] = json.loads(cli("alerts", "--status", "all", "--json", check=True).stdout)
     assert (only["id"], only["commit"], only["status"]) == (alert["id"], "c0040", "acknowledged")
+
+
+def test_closed_alerts_are_acknowledged_at_once_and_open_ones_listed_alone(cli, store_path):
+    # Months of CI leave improvements and undone regressions "active" beside the regressions still
+    # there; --ack took ids only.  --ack-closed takes what notify has closed; --status open lists
+    # what is left to act on.
+    with SqliteStore(store_path) as store:
+        def alert(commit, direction="regression", magnitude=0.1, kind="change_point", benchmark="sort", **details):
+            return Alert("main", "tb", benchmark, "latency", commit, direction, magnitude, kind=kind,
+                         commit_range=(commit,), details=details)
+        undone, fix, standing, gone, ended, better = store.record_alerts([
+            alert("c0005"), alert("c0010", "improvement", -0.2),            # a regression undone by a fix
+            alert("c0020", benchmark="parse"),                             # still there
+            alert("c0030", benchmark="load", withdrawn_at="c0050"),         # no longer found: may come back
+            alert("c0040", kind="threshold", benchmark="scan", ended_at="c0042"),   # a streak that ended
+            alert("c0045", "improvement", -0.1, benchmark="copy")])        # good news
+    opened = json.loads(cli("alerts", "--status", "open", "--json", check=True).stdout)
+    assert [a["id"] for a in opened] == [standing.id]
+    assert "regression" in cli("alerts", "--status", "open", env={"COLUMNS": "200"}, check=True).stdout
+
+    proc = cli("alerts", "--ack-closed", check=True)
+    assert proc.stderr.count("acknowledged ") == 3, proc.stderr
+    active = {a["id"] for a in json.loads(cli("alerts", "--json", check=True).stdout)}
+    assert active == {standing.id, gone.id, ended.id}
+    acked = {a["id"] for a in json.loads(cli("alerts", "--status", "acknowledged", "--json", check=True).stdout)}
+    assert acked == {undone.id, fix.id, better.id}
+    again = cli("alerts", "--ack-closed", check=True)
+    assert "nothing acknowledged" in again.stderr
+    both = cli("alerts", "--ack", standing.id, "--ack-closed")
+    assert both.returncode == 2 and "not allowed with" in both.stderr

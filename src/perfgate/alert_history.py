@@ -150,6 +150,14 @@ def withdrawals(stored: list[Alert], found: list[Alert], newest: dict[tuple[str,
     return changed
 
 
+def closed(a: Alert, fixes: dict[str, Alert]) -> bool:
+    """An alert notify has closed for good, or never opened: an improvement (good news) or a
+    regression a later change undid (``fixes``: :func:`undone_by`).  Not a change point no longer
+    found (found again, notify reopens it), nor a threshold streak that ended (its issue stays
+    open: a streak over is not a regression undone)."""
+    return a.direction != "regression" or a.id in fixes
+
+
 def still_open(a: Alert, fixes: dict[str, Alert]) -> bool:
     """A regression still there, as notify leaves its issue open: active, not undone by a later
     improvement (``fixes``: :func:`undone_by`), not a threshold streak a later run ended, not a

@@ -16,7 +16,7 @@ from rich.table import Table
 from perfgate.commands._common import find_alerts, short_ids, store_from
 from perfgate.errors import EXIT_OK
 from perfgate.gitinfo import could_be
-from perfgate.alert_history import ended_at, undone_by, unfound_since, withdrawn_at
+from perfgate.alert_history import closed, ended_at, still_open, undone_by, unfound_since, withdrawn_at
 from perfgate.output import emit_json, err, out
 
 NAME = "alerts"
@@ -24,21 +24,33 @@ HELP = "list alerts raised by detect, or acknowledge them (--ack ID)"
 ORDER = 45
 EPILOG = """examples:
   perfgate alerts                       # active alerts
+  perfgate alerts --status open         # the regressions still there
   perfgate alerts --status all --json
-  perfgate alerts --ack 3f2c9a10        # acknowledge (an id as listed, or any unique prefix of one)"""
+  perfgate alerts --ack 3f2c9a10        # acknowledge (an id as listed, or any unique prefix of one)
+  perfgate alerts --ack-closed          # acknowledge the improvements and the regressions later changes undid"""
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--ack", metavar="ID", nargs="+", help="acknowledge these alerts (ids as listed, or any unique prefix)")
-    p.add_argument("--status", choices=["active", "acknowledged", "all"], default="active",
-                   help="which alerts to list (default: %(default)s)")
+    what = p.add_mutually_exclusive_group()
+    what.add_argument("--ack", metavar="ID", nargs="+", help="acknowledge these alerts (ids as listed, or any unique prefix)")
+    what.add_argument("--ack-closed", action="store_true",
+                      help="acknowledge every active alert notify has closed: improvements and regressions a "
+                           "later change undid (change points no longer found stay, as found again they reopen, and "
+                           "threshold streaks that ended, whose issues stay open: acknowledge those by id)")
+    p.add_argument("--status", choices=["active", "open", "acknowledged", "all"], default="active",
+                   help="which alerts to list: active, open (the regressions still there: active, not undone, "
+                        "ended or no longer found), acknowledged or all (default: %(default)s)")
 
 
 def run(args: argparse.Namespace) -> int:
     with store_from(args) as store:
-        if args.ack:
-            # Every id is resolved before any is acknowledged: a mistyped one leaves all as they were.
-            named = find_alerts(store, args.ack)
+        if args.ack or args.ack_closed:
+            if args.ack:
+                # Every id is resolved before any is acknowledged: a mistyped one leaves all as they were.
+                named = find_alerts(store, args.ack)
+            else:
+                every = store.alerts()
+                named = [a for a in every if a.status == "active" and closed(a, undone_by(every))]
             before = {a.id: a.status for a in named}
             done = [store.acknowledge(a.id) for a in named]
             if args.json:
@@ -48,13 +60,15 @@ def run(args: argparse.Namespace) -> int:
                     was = " (it already was)" if before[a.id] == "acknowledged" else ""
                     err.print(terminal(f"acknowledged {a.id}{was}: {a.benchmark} [{a.measure}] {a.direction} "
                                        f"at {a.commit[:12]}"))
+                if args.ack_closed and not done:
+                    err.print("no active alert is closed: nothing acknowledged")
             return EXIT_OK
         every = store.alerts()
-    alerts = [a for a in every if args.status in ("all", a.status)]
     # A regression a later improvement undid, or a change point later runs no longer show, stays
     # active until acknowledged (its issue is closed by notify): said beside its status, so that
     # it is not read as still open.
     fixes = undone_by(every)
+    alerts = [a for a in every if args.status in ("all", a.status) or args.status == "open" and still_open(a, fixes)]
     if args.json:
         emit_json([asdict(a) | {"undone_by": fixes[a.id].id if a.id in fixes else None,
                                 "withdrawn_at": withdrawn_at(a) or None} for a in alerts])
