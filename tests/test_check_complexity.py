@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from perfgate.adapters import scaling_tsv
+from perfgate.commands._common import failures
 from perfgate.complexity.compare import compare_complexity
 from perfgate.complexity.expectations import parse_expectations
 from perfgate.detect.compare import Comparison
@@ -102,7 +103,6 @@ def test_a_knee_moved_when_the_rounds_own_knees_moved():
     quadratic, earlier = points(QUADRATIC), halved(points(QUADRATIC))
     rows = compare_complexity(quadratic, earlier, EXPECT, [quadratic] * 4, [earlier] * 4)
     total = rows[1]
-    assert total.status == "violated on both"
     assert total.base.round_knees() == [total.base.knee["location"]] * 4
     assert total.knee_text().startswith(f"knee {total.base.knee['location']:,.0f} → {total.head.knee['location']:,.0f} "
                                         f"objects (moved: rounds' knees ")
@@ -110,6 +110,29 @@ def test_a_knee_moved_when_the_rounds_own_knees_moved():
     three = compare_complexity(quadratic, earlier, EXPECT, [quadratic] * 3, [earlier] * 3)[1]
     assert "(not shown to move: " in three.knee_text() and "p = 0.1" in three.knee_text()   # 2/20
     assert "moved" not in compare_complexity(quadratic, earlier, EXPECT)[1].knee_text()   # no rounds: no claim
+
+
+def test_an_expectation_the_base_broke_that_the_head_breaks_earlier_fails_the_check():
+    # The seeds' quadratic queue: linear per object up to ~2,000 queued objects, then quadratic.
+    # A pull request that moves that knee to half the size broke "linear" no more than the base
+    # did, and was only said ("violated on both sides"): the cost of a queue of 3,000 doubled.
+    quadratic, earlier = points(QUADRATIC), halved(points(QUADRATIC))
+    rows = compare_complexity(quadratic, earlier, EXPECT, [quadratic] * 4, [earlier] * 4)
+    assert [r.status for r in rows] == ["worsened", "worsened"] and all(r.worsened and not r.broken for r in rows)
+    assert rows[1].verdict_text().startswith("WORSENED by head (already broken at base): linear in objects breaks "
+                                             "earlier: knee ")
+    assert failures(Comparison([], 0.05), rows) == ["complexity expectation broken earlier in 2 table measure(s)"]
+    comment = comparison_markdown(Comparison([], 0.05), complexity=rows)
+    assert "❌ **complexity expectation broken earlier in 2 table measure(s)**" in comment
+    assert "❌ broken earlier by head" in comment
+    # the knee moving later is the head's gain; a move the rounds cannot show (3 a side: p = 0.1)
+    # or no rounds at all stays said, not failed
+    later = compare_complexity(earlier, quadratic, EXPECT, [earlier] * 4, [quadratic] * 4)
+    assert {r.status for r in later} == {"violated on both"} and failures(Comparison([], 0.05), later) == []
+    assert "(moved: " in later[1].knee_text()
+    three = compare_complexity(quadratic, earlier, EXPECT, [quadratic] * 3, [earlier] * 3)
+    assert {r.status for r in three} == {"violated on both"}
+    assert {r.status for r in compare_complexity(quadratic, earlier, EXPECT)} == {"violated on both"}
 
 
 def test_only_tables_both_sides_measured_are_compared_and_too_few_points_say_so():

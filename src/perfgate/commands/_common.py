@@ -154,10 +154,12 @@ def print_complexity(rows, heading: str) -> None:
 
 def failures(comparison, complexity=()) -> list[str]:
     """What fails a comparison: ``["significant regression", "complexity expectation broken in 2
-    table measure(s)"]``, either, or none."""
+    table measure(s)", "complexity expectation broken earlier in 1 table measure(s)"]``, some, or none."""
     broken = [r for r in complexity if r.broken]
+    worse = [r for r in complexity if r.worsened]
     return (["significant regression"] if comparison.exit_code else []) + \
-        ([f"complexity expectation broken in {len(broken)} table measure(s)"] if broken else [])
+        ([f"complexity expectation broken in {len(broken)} table measure(s)"] if broken else []) + \
+        ([f"complexity expectation broken earlier in {len(worse)} table measure(s)"] if worse else [])
 
 
 def github_links():

@@ -23,7 +23,8 @@ A suite whose output is a scaling table is also fitted as a whole on each side, 
 and the base's complexity expectations judged on both (``perfgate.complexity.compare``).
 
 Exit 1 when a significant regression above the threshold is found, or a complexity expectation
-the base keeps is broken by the head; 0 otherwise.
+the base keeps is broken by the head, or one both break the head breaks earlier (its rounds'
+knees moved down); 0 otherwise.
 """
 
 from __future__ import annotations

@@ -10,7 +10,8 @@ Runs with scaling points (a scaling table's rows) also get each table fitted on 
 knee shown and its complexity expectations judged (as ``perfgate check`` does).
 
 Exit 1 when a significant regression above threshold is found, or a complexity expectation the
-base keeps is broken by the head; 0 otherwise; 2 on bad input, or when no comparison could be
+base keeps is broken by the head, or one both break the head breaks earlier (its rounds' knees
+moved down); 0 otherwise; 2 on bad input, or when no comparison could be
 judged (a pass on nothing judged would read as a pass).
 """
 

@@ -186,12 +186,37 @@ class ComplexityRow:
         return float(rise.mean()), float(stats.t.sf(excess / spread, len(rise) - 1))
 
     @property
+    def worsened(self) -> bool:
+        """Whether an expectation both sides break, the head breaks earlier: the rounds' own knees
+        moved down (:meth:`knee_moved`'s test) and the head's cost past its knee is at least as
+        steep.  A cost that turned quadratic past 2,000 objects and now turns past 600 is a
+        regression of the pull request, though the base broke "linear" already."""
+        if self.broken or not (self.head.violated() and self.base.violated()):
+            return False
+        b, h = self.base.knee, self.head.knee
+        moved = self._knees_moved()
+        return (bool(b and h) and moved is not None and moved[0] < ALPHA and moved[1] < 0
+                and (h.get("degree") or 1) >= (b.get("degree") or 1))
+
+    def _knees_moved(self) -> tuple[float, float] | None:
+        """(exact two-sided Mann–Whitney p of the rounds' knees, head against base; the head's
+        median knee minus the base's), or None with fewer than two rounds' knees a side."""
+        base, head = self.base.round_knees(), self.head.round_knees()
+        if len(base) < 2 or len(head) < 2:
+            return None
+        p = float(stats.mannwhitneyu(base, head, alternative="two-sided", method="exact").pvalue)
+        return p, float(np.median(head) - np.median(base))
+
+    @property
     def status(self) -> str:
-        """broken; violated on both; inconclusive (the head's violation did not stand out from the
-        base round by round, or there were no rounds); fixed; ok (every expectation kept); not
-        checked (expectations match, the data cannot judge them); fitted (none matches)."""
+        """broken; worsened (violated on both, the head's knee earlier); violated on both;
+        inconclusive (the head's violation did not stand out from the base round by round, or
+        there were no rounds); fixed; ok (every expectation kept); not checked (expectations
+        match, the data cannot judge them); fitted (none matches)."""
         if self.broken:
             return "broken"
+        if self.worsened:
+            return "worsened"
         head_bad, base_bad = self.head.violated(), self.base.violated()
         if head_bad:
             return "violated on both" if base_bad or self.base.error else "inconclusive"
@@ -218,10 +243,10 @@ class ComplexityRow:
     def knee_moved(self) -> str:
         """Whether the rounds' own knees moved, head against base (Mann–Whitney, two-sided, exact:
         the rounds are few, at 5%): ``" (moved: rounds' knees 2,041–2,102 → 598–631, p = 0.0002)"``; "" without rounds."""
-        base, head = self.base.round_knees(), self.head.round_knees()
-        if len(base) < 2 or len(head) < 2:
+        moved = self._knees_moved()
+        if moved is None:
             return ""
-        p = float(stats.mannwhitneyu(base, head, alternative="two-sided", method="exact").pvalue)
+        p, base, head = moved[0], self.base.round_knees(), self.head.round_knees()
         spans = f"rounds' knees {min(base):,.0f}–{max(base):,.0f} → {min(head):,.0f}–{max(head):,.0f}"
         return f" (moved: {spans}, {p_text(p)})" if p < ALPHA else f" (not shown to move: {spans}, {p_text(p)})"
 
@@ -235,6 +260,9 @@ class ComplexityRow:
         there is nothing to say."""
         if self.broken:
             why = [v.reason for v in self.broken]
+        elif self.worsened:
+            why = [f"{', '.join(v.expectation.text for v in self.head.violated())} breaks earlier: "
+                   f"{self.knee_text()}"]
         elif self.status == "inconclusive" and not self.head.rounds:
             why = [f"the head's fit breaks {v.expectation.text}: {v.reason}; but these runs have no rounds to bear "
                    f"it out, and noise can bend a single sweep" for v in self.head.violated()]
@@ -252,7 +280,7 @@ class ComplexityRow:
     def notable(self) -> bool:
         """Whether a comment shows the row in sight: an expectation broken, violated, fixed,
         inconclusive or not checked, a knee that moved, or a steeper-than-linear knee on one side."""
-        if self.status in ("broken", "violated on both", "inconclusive", "fixed", "not checked") or self.unchecked():
+        if self.status in ("broken", "worsened", "violated on both", "inconclusive", "fixed", "not checked") or self.unchecked():
             return True
         one_sided = [k for k in (self.base.knee, self.head.knee) if k] if not (self.base.knee and self.head.knee) else []
         moved = self.sweep is not None and self.sweep.p_value < ALPHA
@@ -260,7 +288,8 @@ class ComplexityRow:
 
     def verdict_text(self) -> str:
         """The status in words, then the detail."""
-        text = {"broken": "BROKEN by head", "violated on both": "violated on both sides (already at base)",
+        text = {"broken": "BROKEN by head", "worsened": "WORSENED by head (already broken at base)",
+                "violated on both": "violated on both sides (already at base)",
                 "fixed": "fixed by head (the base broke an expectation the head keeps)",
                 "inconclusive": "inconclusive",
                 "ok": "expectations kept on both sides", "not checked": "not checked",
@@ -278,7 +307,7 @@ class ComplexityRow:
     def as_dict(self) -> dict:
         return {"table": self.table, "measure": self.measure, "status": self.status,
                 "base": _side_dict(self.base), "head": _side_dict(self.head),
-                "broken": [v.as_dict() for v in self.broken], "knees": self.knee_text() or None,
+                "broken": [v.as_dict() for v in self.broken], "worsened": self.worsened, "knees": self.knee_text() or None,
                 "round_knees": {"base": self.base.round_knees(), "head": self.head.round_knees()},
                 "sweep": self.sweep.as_dict() if self.sweep else None}
 

@@ -80,9 +80,11 @@ def comparison_markdown(c: Comparison, title: str = "perfgate", key: str = "", l
     regressions, improvements = c.findings("regression"), c.findings("improvement")
     undecided = c.undecided_text()
     broken = [r for r in complexity if r.broken]
-    if regressions or broken:
+    worse = [r for r in complexity if r.worsened]
+    if regressions or broken or worse:
         failures = ([f"{len(regressions)} performance regression(s)"] if regressions else []) + \
-            ([f"complexity expectation broken in {len(broken)} table measure(s)"] if broken else [])
+            ([f"complexity expectation broken in {len(broken)} table measure(s)"] if broken else []) + \
+            ([f"complexity expectation broken earlier in {len(worse)} table measure(s)"] if worse else [])
         headline = f"❌ **{'; '.join(failures)}**" + (f"; {undecided}" if undecided else "")
     elif undecided:
         # No regression was found, but not every row could have seen one: said in the headline,
@@ -162,7 +164,7 @@ def error_markdown(message: str, side: str = "", ref: str = "", logs: str = "", 
                       f"Logs: {' and '.join(seen)}.", ""])
 
 
-_STATUS = {"broken": "❌ broken by head", "violated on both": "⚠️ violated on both sides",
+_STATUS = {"broken": "❌ broken by head", "worsened": "❌ broken earlier by head", "violated on both": "⚠️ violated on both sides",
            "inconclusive": "⚠️ inconclusive", "not checked": "⚠️ not checked", "fixed": "✅ fixed by head",
            "ok": "✅ kept", "fitted": "no expectation"}
 
