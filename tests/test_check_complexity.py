@@ -113,9 +113,9 @@ def test_a_knee_moved_when_the_rounds_own_knees_moved():
 
 
 def test_an_expectation_the_base_broke_that_the_head_breaks_earlier_fails_the_check():
-    # The seeds' quadratic queue: linear per object up to ~2,000 queued objects, then quadratic.
-    # A pull request that moves that knee to half the size broke "linear" no more than the base
-    # did, and was only said ("violated on both sides"): the cost of a queue of 3,000 doubled.
+    # The seeds' quadratic queue: linear per object up to a knee, then quadratic.  A pull request
+    # whose queues cost what queues twice their size cost at base (the knee halved) broke "linear"
+    # no more than the base did, and was only said ("violated on both sides").
     quadratic, earlier = points(QUADRATIC), halved(points(QUADRATIC))
     rows = compare_complexity(quadratic, earlier, EXPECT, [quadratic] * 4, [earlier] * 4)
     assert [r.status for r in rows] == ["worsened", "worsened"] and all(r.worsened and not r.broken for r in rows)
