@@ -207,3 +207,29 @@ def test_a_runs_file_is_the_whole_run_as_before_and_made_only_when_written(tmp_p
     made = []
     monkeypatch.setattr(history_files, "run_to_json", lambda r: made.append(r) or {})
     assert not history_files.export_run(tmp_path, run) and made == []
+
+
+def test_an_export_with_nothing_new_reads_no_run_from_the_store(store_path, tmp_path, monkeypatch, capsys):
+    """Every run was read from the store to see whether its file existed: an export with nothing
+    new took 2 s at 500 benchmarks × 300 runs (bench/sync_export.py).  Only the runs whose file is
+    missing or torn are read now, and their files are the ones written before."""
+    from perfgate.cli import main
+    from perfgate.store.sqlite import SqliteStore
+
+    record(store_path, series(6, 2))
+    monkeypatch.setenv("PERFGATE_STORE", f"sqlite:{store_path}")
+    data = tmp_path / "data"
+    assert main(["sync", "--export", str(data)]) == 0
+    capsys.readouterr()
+    before = {f: (data / f).read_bytes() for f in _files(data)}
+    read, get_run = [], SqliteStore.get_run
+    monkeypatch.setattr(SqliteStore, "get_run", lambda self, run_id: read.append(run_id) or get_run(self, run_id))
+    assert main(["sync", "--export", str(data), "--json"]) == 0
+    assert read == [] and json.loads(capsys.readouterr().out)["runs"] == 6
+
+    gone, torn = sorted(data.glob("runs/*/*.json"))[1:3]
+    gone.unlink()
+    torn.write_bytes(before[str(torn.relative_to(data))][:50])
+    assert main(["sync", "--export", str(data), "--json"]) == 0
+    assert len(read) == 2 and json.loads(capsys.readouterr().out)["runs_written"] == 2
+    assert {f: (data / f).read_bytes() for f in _files(data)} == before

@@ -128,6 +128,12 @@ class Store(ABC):
     def get_run(self, run_id: str) -> Run:
         """One whole run with its metrics (``StoreError`` when absent)."""
 
+    def run_keys(self) -> dict[str, str]:
+        """Each run's idempotency key by run id: ``sync --export`` names a run's file by it, and
+        reads from the store only the runs whose file is missing.  Stores that can list the keys
+        without reading every run override this."""
+        return {s.run_id: self.get_run(s.run_id).with_key().idempotency_key for s in self.runs()}
+
     @abstractmethod
     def testbed_fingerprint(self, name: str) -> dict[str, Any]:
         """The fingerprint recorded for a testbed name (empty when unknown)."""

@@ -711,6 +711,10 @@ class SqliteStore(Store):
                    json.loads(context), key)
 
     @_guarded
+    def run_keys(self) -> dict[str, str]:
+        return dict(self.db.execute("SELECT uuid, idempotency_key FROM run WHERE project_id = ?", (self._project_id,)))
+
+    @_guarded
     def testbed_fingerprint(self, name: str) -> dict[str, Any]:
         row = self.db.execute("SELECT fingerprint FROM testbed WHERE project_id = ? AND name = ?",
                               (self._project_id, name)).fetchone()
