@@ -17,7 +17,10 @@ still holds the run and would export its file again, and a removed file cannot w
 against one added back; a record that says "leave it out" can, and each job adds it unchanged.
 
 The run key is the run's content key (``Run.with_key``), so the same run exported twice, from two
-stores, lands in the same file.  Reading validates everything before anything is written.
+stores, lands in the same file.  A run file also carries the run's id (``run.id``), which an import
+keeps; a store gives a new run the id its project and key give (``model.run_id_of``), so the same
+run has the same id, and the same file, whichever store exports it, and a file written before
+files carried ids imports with that id too.  Reading validates everything before anything is written.
 """
 
 from __future__ import annotations
@@ -83,10 +86,18 @@ def run_file(commit: str, key: str) -> Path:
     return Path("runs") / commit_folder(commit or "unknown") / f"{_name(key, 'run key')}.json"
 
 
-def run_to_json(run: Run) -> dict[str, Any]:
+_RUN_ID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+
+
+def run_to_json(run: Run, run_id: str | None = None) -> dict[str, Any]:
     # Field by field, not dataclasses.asdict: its deep copy of every sample took 85 µs a metric,
     # most of an export's time.  The same document either way (tests/test_sync.py).
     data = {f.name: getattr(run, f.name) for f in fields(run)}
+    if run_id and _RUN_ID.match(run_id):
+        # The id the store gave the run (history and export list it, forget --run and compare
+        # --base take it), which an import keeps.  Every store's ids are UUIDs; one that were not would be left out (the
+        # import then gives the run the id its key gives), never written for the import to refuse.
+        data["id"] = run_id
     data["testbed"] = {"name": run.testbed.name, "fingerprint": run.testbed.fingerprint}
     data["metrics"] = [{**{f.name: getattr(m, f.name) for f in fields(m)}, "samples": list(m.samples)}
                        for m in run.metrics]
@@ -152,13 +163,13 @@ def unexportable(runs: list[tuple[str, str, str, str]], alerts: list[Alert]) -> 
     return found
 
 
-def export_run(root: Path, run: Run) -> bool:
+def export_run(root: Path, run: Run, run_id: str | None = None) -> bool:
     """Write the run's file unless it is there whole; its document is made only then (an export
     with nothing new made every run's, and took 5 s for 300 runs of 500 benchmarks)."""
     rel = run_path(run.with_key())
     if is_whole(root / rel):
         return False
-    _write(root / rel, run_to_json(run))
+    _write(root / rel, run_to_json(run, run_id))
     return True
 
 
@@ -303,8 +314,18 @@ def _time(d: Any, key: str, src: str, place: str) -> float | None:
 
 
 def read_run(path: Path) -> Run:
+    return _read_run(path)[0]
+
+
+def _read_run(path: Path) -> tuple[Run, str | None]:
+    """The run in the file, and the id its store gave it (None in a file written before files
+    carried it)."""
     src = str(path)
     r = _get(_load(path), "run", dict, src, "run")
+    run_id = _get(r, "id", str, src, "run.id", optional=True)
+    if run_id is not None and not _RUN_ID.match(run_id):
+        raise InputError(src, "run.id", f"{shown(run_id)} is not a run id (a UUID in lower case, "
+                         "as 'perfgate sync --export' writes it)")
     tb = _get(r, "testbed", dict, src, "run.testbed")
     metrics = []
     seen: set[tuple[str, str]] = set()
@@ -344,7 +365,7 @@ def read_run(path: Path) -> Run:
         raise InputError(src, "run.idempotency_key", problem)
     if path.stem != run.idempotency_key or path.parent.name != commit_folder(run.commit):
         raise InputError(src, "run.idempotency_key", "does not match the file's place runs/<commit>/<key>.json")
-    return run
+    return run, run_id
 
 
 def read_alert(path: Path) -> Alert:
@@ -396,8 +417,9 @@ def _with_updates(root: Path, alerts: list[Alert]) -> list[Alert]:
     return [by_id[a.id] for a in alerts]
 
 
-def read_folder(root: Path) -> tuple[list[Run], list[Alert], set[str]]:
-    """Every run, alert and acknowledgement under ``root``, validated (nothing is written)."""
+def read_folder(root: Path) -> tuple[list[Run], list[Alert], set[str], dict[str, str]]:
+    """Every run, alert and acknowledgement under ``root``, validated (nothing is written), and
+    the run ids the files carry, by run key."""
     if not root.is_dir():
         raise InputError(str(root), "", "not a folder")
     folders = [p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")]   # .git is expected
@@ -405,12 +427,20 @@ def read_folder(root: Path) -> tuple[list[Run], list[Alert], set[str]]:
         raise InputError(str(root), "", "holds no runs/, alerts/ or acks/ folder: not a history exported by "
                          "'perfgate sync --export' (artifacts merged without merge-multiple sit one folder down)")
     run_files = sorted(root.glob("runs/*/*.json"))
-    runs = [read_run(p) for p in run_files]
+    read = [_read_run(p) for p in run_files]
+    runs = [run for run, _ in read]
     seen: dict[str, Path] = {}
-    for p, run in zip(run_files, runs):
+    ids: dict[str, str] = {}
+    id_seen: dict[str, Path] = {}
+    for p, (run, run_id) in zip(run_files, read):
         if run.idempotency_key in seen:   # one key, two runs: which one the store keeps is chance
             raise InputError(str(p), "run.idempotency_key", f"the key of {seen[run.idempotency_key]} too")
         seen[run.idempotency_key] = p
+        if run_id is not None:
+            if run_id in id_seen:        # one id, two runs: it would name either
+                raise InputError(str(p), "run.id", f"the id of {id_seen[run_id]} too")
+            id_seen[run_id] = p
+            ids[run.idempotency_key] = run_id
     alerts = _with_updates(root, [read_alert(p) for p in sorted(root.glob("alerts/*.json"))])
     acks = set()
     for p in sorted(root.glob("acks/*.json")):
@@ -421,4 +451,4 @@ def read_folder(root: Path) -> tuple[list[Run], list[Alert], set[str]]:
     known = {a.id for a in alerts}
     for ack_id in sorted(acks - known):
         raise InputError(str(root / "acks" / f"{ack_id}.json"), "id", "acknowledges an alert that has no file")
-    return runs, alerts, acks
+    return runs, alerts, acks, ids

@@ -13,6 +13,7 @@ import hashlib
 import json
 import math
 import re
+import uuid
 from array import array
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
@@ -145,6 +146,19 @@ def content_key(run: Run) -> str:
         packed = m.samples if isinstance(m.samples, array) and m.samples.typecode == "d" else array("d", m.samples)
         h.update(packed)  # the samples' exact bits, cheaply (no copy when already packed)
     return h.hexdigest()[:32]
+
+
+# The namespace of run ids (uuid5), fixed for good: every store derives the same ids from it.
+RUN_IDS = uuid.UUID("1e2b783d-ba92-4f89-be6a-e0a3c83b1265")
+
+
+def run_id_of(project: str, key: str) -> str:
+    """The id a store gives a run recorded in it (``perfgate ingest`` prints it; ``history``,
+    ``forget --run``, ``compare --base`` and alerts name the run by it): from the project and the
+    run's key, so that a store rebuilt from the data folder (``sync --import``) names the run as
+    the store that recorded it did.  Two different runs never share a key (the key is what makes
+    them one run: it names its file, and a second run of one key is not recorded), so never an id."""
+    return str(uuid.uuid5(RUN_IDS, f"{project}\x00{key}"))
 
 
 # --- validation shared by adapters and the CLI -------------------------------------------------

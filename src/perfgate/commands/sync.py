@@ -3,7 +3,9 @@ the store from it: the durable copy that a CI cache eviction, a re-run or two co
 cannot lose.  Format: :mod:`perfgate.history_files`.
 
 ``--import`` validates every file before it writes anything; runs already in the store are
-skipped (same content key), alerts keep their ids and acknowledgements; runs (and metrics) deleted
+skipped (same content key), runs keep their ids (a file written before files carried one gives
+the id the run's key gives, the same in every store), alerts keep their ids and
+acknowledgements; runs (and metrics) deleted
 with ``perfgate forget`` are left out, and deleted from the store if it holds them.  ``--export``
 writes only files that do not exist yet and never changes one (a deletion is a new file).
 """
@@ -36,12 +38,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if args.import_dir:
-        runs, alerts, acks = history_files.read_folder(Path(args.import_dir))
+        runs, alerts, acks, ids = history_files.read_folder(Path(args.import_dir))
         forgotten = history_files.read_forgotten(Path(args.import_dir))
         with store_from(args, create=True) as store:
             restore = getattr(store, "restore", None)
             if restore is not None:     # one transaction: a failure leaves the store as it was
-                added, restored, acknowledged = restore(runs, alerts, acks, forgotten)
+                added, restored, acknowledged = restore(runs, alerts, acks, forgotten, ids)
             elif alerts or acks:
                 raise PerfgateError(f"{type(store).__name__} cannot take alerts from files; import into a sqlite: store")
             else:
@@ -74,10 +76,10 @@ def run(args: argparse.Namespace) -> int:
                              "a key that names a file, as the README's Reliability section shows, and export again)")
         # Only the runs whose file is missing (or torn) are read: reading all of them made an
         # export with nothing new take 2 s at 500 benchmarks × 300 runs.
-        runs = [store.get_run(s.run_id) for s in summaries
+        runs = [(s.run_id, store.get_run(s.run_id)) for s in summaries
                 if not history_files.is_whole(root / history_files.run_file(s.commit, keys[s.run_id]))]
     root.mkdir(parents=True, exist_ok=True)
-    new_runs = sum(history_files.export_run(root, r) for r in runs)
+    new_runs = sum(history_files.export_run(root, r, run_id) for run_id, r in runs)
     new_files = sum(history_files.export_alert(root, a) for a in alerts)
     new_marks = sum(history_files.export_forgotten(root, f) for f in forgotten)
     if args.json:

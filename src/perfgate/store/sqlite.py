@@ -26,7 +26,7 @@ from perfgate.errors import StoreError
 from perfgate.escape import visible
 from perfgate.store import integrity
 from perfgate.store.transaction import WriterQueue, immediate
-from perfgate.model import Alert, Forgotten, Measure, Metric, Run, Testbed, without_forgotten
+from perfgate.model import Alert, Forgotten, Measure, Metric, Run, Testbed, run_id_of, without_forgotten
 from perfgate.store.base import Point, RunSummary, SeriesKey, Store
 from perfgate.store.migrations import MIGRATIONS
 
@@ -335,12 +335,20 @@ class SqliteStore(Store):
                 added.append(self._insert_run(run))
         return added
 
-    def _insert_run(self, run: Run) -> bool:
+    def _insert_run(self, run: Run, run_id: str | None = None) -> bool:
+        """Record the run unless its key is here already.  Its id: ``run_id`` (the id a history
+        file carries, as the store that recorded the run gave it), else the one its project and
+        key give; one that another run in this SQLite file holds already is passed over (the
+        same folder imported into a second project), never shared: INSERT OR IGNORE would have
+        dropped the run as if it were here."""
+        uid = next((u for u in (run_id, run_id_of(self.project, run.idempotency_key))
+                    if u and self.db.execute("SELECT 1 FROM run WHERE uuid = ?", (u,)).fetchone() is None),
+                   None) or str(uuid.uuid4())
         cur = self.db.execute(
             "INSERT OR IGNORE INTO run (uuid, project_id, idempotency_key, branch_id, testbed_id,"
             " commit_hash, start_time, end_time, adapter, context, created)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (str(uuid.uuid4()), self._project_id, run.idempotency_key,
+            (uid, self._project_id, run.idempotency_key,
              self._dimension("branch", run.branch), self._testbed(run.testbed), run.commit,
              run.start_time, run.end_time, run.adapter, json.dumps(run.context, sort_keys=True), time.time()),
         )
@@ -774,18 +782,19 @@ class SqliteStore(Store):
 
     @_guarded
     def restore(self, runs: list[Run], alerts: list[Alert], acks: set[str],
-                forgotten: Sequence[Forgotten] = ()) -> tuple[int, int, int]:
+                forgotten: Sequence[Forgotten] = (), ids: dict[str, str] | None = None) -> tuple[int, int, int]:
         """``perfgate sync --import``: runs, alerts and acknowledgements as recorded elsewhere (same
         ids, creation times and statuses), in one transaction: all of it or nothing.  An alert
         whose regression is here already under another id (two jobs each detected the change) is
         that alert: not added again, and an acknowledgement of either applies to it.  Returns the
         runs, alerts and acknowledgements that were new.  ``forgotten``: the runs and metrics deleted
-        on purpose (``perfgate forget``): left out of ``runs``, and deleted here when held."""
+        on purpose (``perfgate forget``): left out of ``runs``, and deleted here when held.
+        ``ids``: the run ids the files carry, by run key (a run keeps the id it was recorded with)."""
         runs = without_forgotten([r.with_key() for r in runs], forgotten)
         self._writable()
         with self._all_or_nothing():
             self._apply_forgotten(forgotten)     # a run this store still holds goes too
-            added = sum(self._insert_run(run) for run in runs)
+            added = sum(self._insert_run(run, (ids or {}).get(run.idempotency_key)) for run in runs)
             restored, same_as = 0, {}
             for a in alerts:
                 row = self.db.execute(
