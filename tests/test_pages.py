@@ -93,7 +93,7 @@ def test_the_index_carries_summaries_and_each_page_only_its_own_points(history, 
     assert main["band"]["upper"][STEP_AT] is None and main["band"]["upper"][STEP_AT - 1] is not None
     judged = json.loads(cli("detect", "--no-record", "--json", "--branch", "main", "--testbed", "tb").stdout)
     [series] = [s for s in judged["series"] if (s["benchmark"], s["measure"]) == (BENCH, "latency")]
-    assert main["band"]["upper"][-1] == pytest.approx(series["threshold"]["upper_limit"], rel=1e-6)  # float32
+    assert main["band"]["upper"][-1] == pytest.approx(series["threshold"]["upper_limit"], rel=5e-7)  # 7 digits
     assert main["band"]["upper"][-1] > main["value"][-1] > main["band"]["upper"][STEP_AT - 1]
     assert [a["commit"] for a in main["alerts"]] == [commit(STEP_AT)]
     # Rebuilding leaves no page of the old build behind.
@@ -519,3 +519,28 @@ def test_pages_say_when_an_active_alert_is_not_among_their_change_points(history
                                    kind="change_point", previous_commit=commit(39), commit_range=(commit(40),),
                                    details={"withdrawn_at": commit(41)})])
     assert json.loads(cli("pages", "--out", str(tmp_path / "site"), "--json", check=True).stdout)["alerts_not_found"] == 1
+
+
+def test_chart_columns_keep_seven_digits_every_printed_text_and_exact_integers():
+    """The benchmark pages' numbers: instruction and byte counts exact (float32 wrote 43976613 as
+    43976612.0), other values within 5e-7 of the stored ones, and every value's text (three
+    digits, as the tooltips and tables print it) the stored value's, even a value next to a
+    half-way point of its text, where rounding it twice would print it one digit off."""
+    from perfgate.report.series_data import column
+    from perfgate.units import human
+
+    rng = random.Random(5)
+    for measure, scale in (("latency", "time"), ("instructions", "count"), ("peak-rss", "bytes"),
+                           ("throughput", "rate")):
+        values = ([float(rng.randrange(10 ** 7, 10 ** 10)) for _ in range(2000)]
+                  + [10 ** rng.uniform(-4, 13) * rng.choice((1, -1)) for _ in range(4000)]
+                  + [(rng.randrange(100, 1000) + 0.5) * 10.0 ** rng.randrange(-3, 9) * (1 + rng.uniform(-3e-7, 3e-7))
+                     for _ in range(4000)])          # within rounding reach of a half-way point of the text
+        out = column(values, scale)
+        assert out[:2000] == values[:2000] and all(type(v) is int for v in out[:2000])
+        assert all(abs(o - v) <= 5e-7 * abs(v) for v, o in zip(values, out))
+        assert [human(o, measure) for o in out] == [human(v, measure) for v in values]
+        shortest = len(json.dumps(values[2000:]))
+        assert len(json.dumps(out[2000:])) < 0.75 * shortest
+    assert column([None, math.nan, math.inf, 0.0, 1.5, 2.0, 1e300]) == [None, None, None, 0, 1.5, 2, 1e300]
+

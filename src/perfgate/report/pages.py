@@ -20,7 +20,6 @@ from importlib.resources import files
 from pathlib import Path
 from urllib.parse import urlencode, urlsplit
 
-import numpy as np
 import orjson
 from jinja2 import Environment, PackageLoader, select_autoescape
 
@@ -30,7 +29,7 @@ from perfgate.errors import PerfgateError
 from perfgate.escape import html_text, visible, xml_text
 from perfgate.outputs import write_atomic
 from perfgate.alert_history import still_open, undone_by, undoing
-from perfgate.report.series_data import (STATES, Finding, chart_data, column, findings, iso, summarise,
+from perfgate.report.series_data import (STATES, Finding, chart_data, column, findings, iso, scale_of, summarise,
                                          with_siblings_changes)
 from perfgate.report.sweeps import collect, split_name, sweep_page, sweep_summary
 from perfgate.report.threshold_band import bands
@@ -270,8 +269,8 @@ class _Job:
                 if band is not None:
                     band = band | {"test": settings[key].test.test}
                     for side in ("lower", "upper"):  # a one-sided test's other side is left out
-                        limits = column(band[side])
-                        band[side] = limits if np.isfinite(limits).any() else None
+                        limits = column(band[side], scale_of(key.measure))
+                        band[side] = limits if any(v is not None for v in limits) else None
                 page["series"].append(chart_data(key, pts, band, found, alerts, run_of))
             page["runs"] = {"commit": [c for c, _ in table], "time": [t for _, t in table]}
             (self.folder / f"{pid}.js").write_bytes(_js("PERFGATE_PAGE", self.meta | page))

@@ -123,18 +123,78 @@ def _number(x: object, default: float) -> float:
     return float(x) if isinstance(x, (int, float)) and math.isfinite(x) else default
 
 
-FLOAT32 = np.finfo(np.float32)
+SIGNIFICANT = 7     # digits a chart column keeps (an exact integer keeps all of its own)
+EXACT_INT = 2.0 ** 53
+_STEPS = {"time": (1e9, 1e6, 1e3), "bytes": (1024.0 ** 3, 1024.0 ** 2, 1024.0), "count": (1e9, 1e6, 1e3)}
+_STEPS["rate"] = _STEPS["count"]
+_TENS = 10.0 ** np.arange(1, 23)
 
 
-def column(values) -> np.ndarray:
-    # float32: seven significant digits are plenty on a chart and halve the size of 10,000 series
-    # of data (orjson writes the shortest float32 text; NaN, i.e. no value, becomes null) —
-    # unless a value lies outside float32's range, where it would become an infinity or a zero.
+def column(values, scale: str = "count") -> list[float | int | None]:
+    """A chart column as JSON numbers, about half the bytes of the shortest round-trip text.
+
+    Each value keeps ``SIGNIFICANT`` significant digits (a relative error under 5e-7: a
+    100,000th of a pixel on a chart whose range is 1% of its level) and no ``.0``; an exact
+    integer (an instruction count, a byte count; below 2**53) is written exactly, all its digits.
+    The pages print values with three significant digits (:func:`perfgate.units.human`, mirrored
+    by the browser): a value the rounding would print otherwise (one within 5e-7 of a half-way
+    point of its text) is written exactly, so every value's text is the stored value's.  No
+    value (None, NaN, an infinity) is null.  Columns were float32 until 2026-11-27, which gave
+    no fewer bytes (``43976604.0``) and rounded instruction counts past 2**24 to multiples of 2–8."""
     a = values if isinstance(values, np.ndarray) else np.array([np.nan if v is None else v for v in values], dtype=float)
-    size = np.abs(a[np.isfinite(a) & (a != 0)])
-    if size.size and (size.max() > FLOAT32.max or size.min() < FLOAT32.tiny):
-        return a.astype(np.float64)
-    return a.astype(np.float32)
+    a = a.astype(float)
+    finite = np.isfinite(a)
+    exact = finite & (np.abs(a) < EXACT_INT) & (a == np.round(a))
+    r = np.where(exact, a, _rounded(a))
+    differ = finite & ~exact & ~_printed_alike(a, r, scale)
+    r[differ] = a[differ]
+    whole = (finite & (np.abs(r) < EXACT_INT) & (r == np.round(r)) & ~np.signbit(r)).tolist()   # -0.0 stays
+    return [None if not ok else int(x) if w else x for x, ok, w in zip(r.tolist(), finite.tolist(), whole)]
+
+
+def _rounded(a: np.ndarray) -> np.ndarray:
+    """``a`` to SIGNIFICANT significant digits, each the double nearest its decimal (an integer
+    over or times a power of ten below 1e23, both exact: the division or product is correctly
+    rounded, so the shortest text of the result is those digits).  Values past 1e±15 stay as they are."""
+    out = a.copy()
+    m_all = np.zeros(a.shape, dtype=int)
+    ok = np.isfinite(a) & (a != 0)
+    size = np.abs(a[ok])
+    with np.errstate(over="ignore"):
+        e = np.floor(np.log10(size)).astype(int)
+        e += (size >= 10.0 ** (e + 1)).astype(int)   # log10 may land an ulp off at a power of ten
+        e -= (size < 10.0 ** e).astype(int)
+    m_all[ok] = SIGNIFICANT - 1 - e               # decimal places to keep
+    ok &= np.abs(m_all) <= 15 + SIGNIFICANT
+    up, down = ok & (m_all >= 0), ok & (m_all < 0)
+    p = 10.0 ** np.abs(m_all)
+    out[up] = np.rint(a[up] * p[up]) / p[up]
+    out[down] = np.rint(a[down] / p[down]) * p[down]
+    return out
+
+
+def _printed_alike(a: np.ndarray, r: np.ndarray, scale: str) -> np.ndarray:
+    """Where ``r`` surely prints as ``a`` does with :func:`perfgate.units.human`'s three digits:
+    same unit, same number of decimals, the same rounded digits, neither within 1e-6 of a digit's
+    half-way point (where float arithmetic could decide either way).  Past what the units spell
+    out (scientific notation) and 0: only where nothing changed."""
+    steps = _STEPS.get(scale, _STEPS["count"])
+
+    def parts(v: np.ndarray):
+        size = np.abs(v)
+        factor = np.select([size >= f for f in steps], steps, default=1.0)
+        x = size / factor
+        whole = 1 + np.searchsorted(_TENS, x, side="right")      # digits of the integer part
+        digits = np.where((factor == 1.0) & (x == np.floor(x)), 0, np.maximum(3 - whole, 0))
+        y = x * 10.0 ** digits
+        frac = y - np.floor(y)
+        return factor, digits, np.floor(y + 0.5), np.abs(frac - 0.5) > 1e-6
+
+    with np.errstate(invalid="ignore", over="ignore"):
+        fa, da, na, clear_a = parts(a)
+        fr, dr, nr, clear_r = parts(r)
+        spelled = (np.abs(a) >= 1e-3) & (np.abs(a) < 1e6 * steps[0]) & (np.sign(a) == np.sign(r))
+        return (r == a) | (spelled & (fa == fr) & (da == dr) & (na == nr) & clear_a & clear_r)
 
 
 def summarise(key: SeriesKey, pts: list[Point], found: list[Finding], alerts: list[Alert]) -> dict:
@@ -169,10 +229,11 @@ def chart_data(key: SeriesKey, pts: list[Point], band: dict | None, found: list[
     out when no point has them — a 10,000-series site stays a tenth of its naive size.  ``band``:
     the threshold test's limits per point (:func:`perfgate.report.threshold_band.bands`)."""
     fixes = undone_by(alerts)
+    scale = scale_of(key.measure)
     out = {
-        "branch": key.branch, "testbed": key.testbed, "measure": key.measure, "scale": scale_of(key.measure),
+        "branch": key.branch, "testbed": key.testbed, "measure": key.measure, "scale": scale,
         "lower_is_better": Measure.named(key.measure).lower_is_better,
-        "run": [run_of[p.run_id] for p in pts], "value": column(p.value for p in pts),
+        "run": [run_of[p.run_id] for p in pts], "value": column([p.value for p in pts], scale),
         "band": band, "change_points": [f.as_dict() for f in found],
         "alerts": [{"id": a.id, "commit": a.commit, "kind": a.kind, "direction": a.direction,
                     "magnitude": a.magnitude, "ci_low": a.ci_low, "ci_high": a.ci_high, "p_value": a.p_value,
@@ -183,8 +244,8 @@ def chart_data(key: SeriesKey, pts: list[Point], band: dict | None, found: list[
                    for a in alerts],
     }
     if any(p.lower is not None or p.upper is not None for p in pts):
-        out["lower"] = column(p.lower for p in pts)
-        out["upper"] = column(p.upper for p in pts)
+        out["lower"] = column([p.lower for p in pts], scale)
+        out["upper"] = column([p.upper for p in pts], scale)
     if any(p.samples for p in pts):
         out["n"] = [len(p.samples) or 1 for p in pts]
     return out
