@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from pages_speed import ROOT, make_store  # noqa: E402
 
 
-def page_data(path: Path) -> dict:
+def page_data(path: Path) -> dict:  # the file as written, before read_page spells it out
     text = path.read_bytes()
     start, end = text.index(b"=") + 1, text.rindex(b";")
     return orjson.loads(text[start:end])

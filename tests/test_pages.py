@@ -11,10 +11,12 @@ import re
 import xml.etree.ElementTree as ET
 
 import numpy as np
+import orjson
 import pytest
 
 from pages_data import BENCH, BRANCH_PR, HOSTILE, KNEE_FROM, RUNS, STEP_AT, SWEEP, SWEEP_COMMITS, build, commit
 from perfgate.detect.threshold_tests import evaluate_series
+from perfgate.report.pages import read_page
 from perfgate.report.sweeps import split_name
 from perfgate.report.threshold_band import bands
 from perfgate.thresholds import ThresholdTest
@@ -74,7 +76,8 @@ def test_the_index_carries_summaries_and_each_page_only_its_own_points(history, 
     assert index["repo_url"] == "https://github.com/OWNER/REPO"
     rows = [dict(zip(index["columns"], r)) for r in index["rows"]]
     assert all(len(r["spark"]) <= 30 and all(v is None or 0 <= v <= 99 for v in r["spark"]) for r in rows)
-    pages = {p.stem: _js(p) for p in (site / "data" / "b").glob("*.js")}
+    commits = _js(site / "data" / "commits.js")
+    pages = {p.stem: read_page(p.read_bytes(), commits) for p in (site / "data" / "b").glob("*.js")}
     assert {r["page"] for r in rows} == set(pages)
     page = pages[next(r["page"] for r in rows if r["benchmark"] == BENCH)]
     assert page["benchmark"] == BENCH
@@ -242,7 +245,7 @@ def test_pages_built_by_forked_workers_are_the_pages_one_process_builds(history,
             files = sorted(p.relative_to(site) for p in (site / "data").rglob("*.js"))
             sites[workers] = (counts, files, {f: re.sub(r'"generated":"[^"]*"', "", (site / f).read_text())
                                               for f in files})
-    assert sites[1] == sites[3] and len(sites[1][1]) == 1 + 3 + 2   # index, 3 benchmark pages, 2 sweeps
+    assert sites[1] == sites[3] and len(sites[1][1]) == 1 + 1 + 3 + 2   # index, commits, 3 benchmark pages, 2 sweeps
 
 
 def test_a_sweep_with_a_value_count_per_row_draws_five_representative_curves():
@@ -544,3 +547,37 @@ def test_chart_columns_keep_seven_digits_every_printed_text_and_exact_integers()
         assert len(json.dumps(out[2000:])) < 0.75 * shortest
     assert column([None, math.nan, math.inf, 0.0, 1.5, 2.0, 1e300]) == [None, None, None, 0, 1.5, 2, 1e300]
 
+
+def test_a_benchmark_page_s_data_is_the_stored_values_in_a_few_bytes_a_point(history, tmp_path, cli):
+    """Values on the page equal the stored ones to 7 significant digits (exact for integers), and
+    the file is under 60% of the same page written in full (every number's shortest round-trip
+    text, each run's 40-character commit and ISO date; the band left as it is: its float64
+    text was never written).  On bench/pages_size.py's store: 62.8 bytes a point at float32
+    with a run table of hashes and dates on every page, 38.6 now."""
+    from perfgate.store.sqlite import SqliteStore
+
+    site = tmp_path / "site"
+    cli("pages", "--out", str(site), check=True)
+    index = _js(site / "data" / "index.js")
+    rows = [dict(zip(index["columns"], r)) for r in index["rows"]]
+    page_file = site / "data" / "b" / f"{next(r['page'] for r in rows if r['benchmark'] == BENCH)}.js"
+    page = read_page(page_file.read_bytes(), _js(site / "data" / "commits.js"))
+    with SqliteStore(history) as store:
+        stored = {(k.branch, k.testbed, k.measure): pts for k, pts in store.all_series().items() if k.benchmark == BENCH}
+    points, full = 0, dict(page)
+    full["series"] = []
+    for s in page["series"]:
+        pts = stored[(s["branch"], s["testbed"], s["measure"])]
+        points += len(pts)
+        assert [page["runs"]["commit"][r] for r in s["run"]] == [p.commit for p in pts]
+        for got, p in zip(s["value"], pts):
+            assert got == p.value if float(p.value).is_integer() else got == pytest.approx(p.value, rel=5e-7)
+        for side in ("lower", "upper"):
+            if side in s:
+                assert s[side] == pytest.approx([getattr(p, side) for p in pts], rel=5e-7)
+        # the page as it was written before: every number's shortest round-trip text, a run
+        # table of hashes and ISO dates, one index a point
+        full["series"].append(s | {"value": [p.value for p in pts]}
+                              | ({side: [getattr(p, side) for p in pts] for side in ("lower", "upper")} if "lower" in s else {}))
+    written = page_file.stat().st_size
+    assert written < 0.6 * len(orjson.dumps(full)) and written < 50 * points

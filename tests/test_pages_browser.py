@@ -5,7 +5,9 @@ markup stay text on every page.  Screenshots of each page go to out/screenshots/
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -13,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from pages_data import BENCH, BRANCH_PR, HOSTILE, STEP_AT, SWEEP, SWEEP_HOSTILE, build, commit
+from perfgate.report.pages import read_page
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -216,6 +219,19 @@ def test_hover_reads_the_commit_and_a_click_opens_it(site, page):
                          " && s.testbed === 'tb').reduce((t, s) => t + s.value.length, 0)")   # the ticked series
     assert points.locator("tbody tr").count() == runs
     assert commit(STEP_AT)[:12] in points.inner_text()
+
+    # The compact data file (commits by index into data/commits.js, times in seconds since the
+    # run before, runs as stretches) spelled out as read_page spells it, and the hovered point's
+    # date is the run's.
+    pid = re.search(r"[?&]b=([0-9a-f]{12})", page.url).group(1)
+    want = read_page((site / "data" / "b" / f"{pid}.js").read_bytes(),
+                     json.loads((site / "data" / "commits.js").read_text().split("=", 1)[1].rstrip(";\n")))
+    got = page.evaluate("(() => { const P = window.PERFGATE_PAGE;"
+                        " return {runs: P.runs, run: P.series.map(s => s.run), value: P.series.map(s => s.value)}; })()")
+    assert got == {"runs": want["runs"], "run": [s["run"] for s in want["series"]],
+                   "value": [s["value"] for s in want["series"]]}
+    main = next(s for s in want["series"] if (s["measure"], s["branch"], s["testbed"]) == ("latency", "main", "tb"))
+    assert want["runs"]["time"][main["run"][STEP_AT]] in text and want["runs"]["time"][0].startswith("2023-11-14T")
 
 
 

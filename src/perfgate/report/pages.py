@@ -62,6 +62,42 @@ def _js(var: str, data: object) -> bytes:
     return b"window." + var.encode() + b"=" + orjson.dumps(data, option=orjson.OPT_SERIALIZE_NUMPY) + b";\n"
 
 
+def seconds(times: list[float | None]) -> list[int | None]:
+    """Run times as whole seconds (the pages print them to the second, as :func:`iso`), the
+    first since 1970 and each other since the one before it (an hour is 4 digits where an ISO
+    date is 22 characters); null: no time.  :func:`read_page` and ``benchmark.js`` undo it."""
+    out: list[int | None] = []
+    last = 0
+    for t in times:
+        if not t:
+            out.append(None)
+            continue
+        s = int(datetime.fromtimestamp(t, timezone.utc).timestamp() // 1)   # iso() truncates alike
+        out.append(s - last)
+        last = s
+    return out
+
+
+def read_page(text: str | bytes, commits: list[str]) -> dict:
+    """A benchmark page's data file as ``benchmark.js`` reads it: each series' ``run`` one index a
+    point, the run table's ``commit`` and ``time`` (ISO, '' when none) spelled out.  For tests
+    and tools; ``commits``: ``data/commits.js``'s list."""
+    body = text if isinstance(text, bytes) else text.encode()
+    page = orjson.loads(body[body.index(b"=") + 1:body.rindex(b";")])
+    last, times = 0, []
+    for d in page["runs"]["time"]:
+        if d is None:
+            times.append("")
+        else:
+            last += d
+            times.append(iso(last))
+    page["runs"] = {"commit": [commits[i] for i in page["runs"]["commit"]], "time": times}
+    for s in page["series"]:
+        r = s["run"]
+        s["run"] = [i for first, count in zip(r[::2], r[1::2]) for i in range(first, first + count)]
+    return page
+
+
 def _web_url(url: str | None, option: str, example: str) -> str:
     """An http(s) address a page links to, without its trailing slash ('' when not given)."""
     if not url:
@@ -142,7 +178,7 @@ def publish_site(store: Store, out_dir: str | Path, *, title: str, branch: str |
         order = {s: i for i, s in enumerate(STATES)}
         rows.sort(key=lambda r: (order[r["state"]], -abs(r["delta"] or 0), r["benchmark"], r["measure"],
                                  r["branch"], r["testbed"]))
-        _write_data(data, out, meta, rows, sweeps)
+        _write_data(data, out, meta, rows, sweeps, job.commits)
     except BaseException as e:
         shutil.rmtree(data, ignore_errors=True)
         if isinstance(e, OSError):   # a full disk or a read-only folder: an error, not a traceback
@@ -219,6 +255,10 @@ class _Job:
         for key in shown:
             self.pages.setdefault(page_id(key.benchmark), []).append(key)
         self.ids = list(self.pages)
+        # Every commit once for the whole site (data/commits.js), pages name them by index: a
+        # 40-character hash a run on every benchmark page was a quarter of the site.
+        self.commits = list(dict.fromkeys(p.commit for pts in shown.values() for p in pts))
+        self.commit_of = {c: i for i, c in enumerate(self.commits)}
 
     def run(self, workers: int | None) -> tuple[list[dict], list, int]:
         if workers is None:
@@ -253,14 +293,14 @@ class _Job:
         for pid in mine:
             keys = self.pages[pid]
             run_of: dict[str, int] = {}
-            table: list[tuple[str, str]] = []
+            table: list[tuple[int, float | None]] = []
             page = {"benchmark": keys[0].benchmark, "series": []}
             for key in keys:
                 pts = self.shown[key]
                 for p in pts:
                     if p.run_id not in run_of:
                         run_of[p.run_id] = len(table)
-                        table.append((p.commit, iso(p.time)))
+                        table.append((self.commit_of[p.commit], p.time))
                 alerts = self.alerts.get(key, [])
                 found = found_in[key]
                 all_found += found
@@ -272,7 +312,7 @@ class _Job:
                         limits = column(band[side], scale_of(key.measure))
                         band[side] = limits if any(v is not None for v in limits) else None
                 page["series"].append(chart_data(key, pts, band, found, alerts, run_of))
-            page["runs"] = {"commit": [c for c, _ in table], "time": [t for _, t in table]}
+            page["runs"] = {"commit": [c for c, _ in table], "time": seconds([t for _, t in table])}
             (self.folder / f"{pid}.js").write_bytes(_js("PERFGATE_PAGE", self.meta | page))
         return rows, all_found
 
@@ -282,9 +322,10 @@ def _work(index: int, count: int) -> tuple[list[dict], list]:
     return _CURRENT.part(index, count)
 
 
-def _write_data(tmp: Path, out: Path, meta: dict, rows: list[dict], sweeps: list) -> None:
+def _write_data(tmp: Path, out: Path, meta: dict, rows: list[dict], sweeps: list, commits: list[str]) -> None:
     """Finish ``data/`` in ``tmp`` (benchmark pages are there already) and swap it in, so no page
     of an older build is left behind."""
+    (tmp / "commits.js").write_bytes(_js("PERFGATE_COMMITS", commits))
     (tmp / "s").mkdir()
     for pid, sp in sweeps:
         (tmp / "s" / f"{pid}.js").write_bytes(_js("PERFGATE_SWEEP", meta | sp))

@@ -197,6 +197,18 @@ def _printed_alike(a: np.ndarray, r: np.ndarray, scale: str) -> np.ndarray:
         return (r == a) | (spelled & (fa == fr) & (da == dr) & (na == nr) & clear_a & clear_r)
 
 
+def stretches(indices: list[int]) -> list[int]:
+    """Run indices as ``[first, count, first, count, …]``: a series' runs are mostly one stretch
+    of its page's run table (3.5 bytes a point written one by one)."""
+    out: list[int] = []
+    for i in indices:
+        if out and out[-2] + out[-1] == i:
+            out[-1] += 1
+        else:
+            out += [i, 1]
+    return out
+
+
 def summarise(key: SeriesKey, pts: list[Point], found: list[Finding], alerts: list[Alert]) -> dict:
     """The index row: enough to sort, filter and draw a sparkline, not every point."""
     last = found[-1] if found else None
@@ -233,7 +245,7 @@ def chart_data(key: SeriesKey, pts: list[Point], band: dict | None, found: list[
     out = {
         "branch": key.branch, "testbed": key.testbed, "measure": key.measure, "scale": scale,
         "lower_is_better": Measure.named(key.measure).lower_is_better,
-        "run": [run_of[p.run_id] for p in pts], "value": column([p.value for p in pts], scale),
+        "run": stretches([run_of[p.run_id] for p in pts]), "value": column([p.value for p in pts], scale),
         "band": band, "change_points": [f.as_dict() for f in found],
         "alerts": [{"id": a.id, "commit": a.commit, "kind": a.kind, "direction": a.direction,
                     "magnitude": a.magnitude, "ci_low": a.ci_low, "ci_high": a.ci_high, "p_value": a.p_value,

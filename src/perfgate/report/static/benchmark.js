@@ -16,7 +16,27 @@
   function combo(s) { return s.branch + " @ " + s.testbed; }
   function uniq(list) { return list.filter(function (v, i) { return list.indexOf(v) === i; }).sort(); }
 
+  // The data file's compact forms spelled out (perfgate.report.pages.read_page does the same):
+  // commits are indices into the site's list (data/commits.js), times whole seconds each since
+  // the one before (the first since 1970; null: none), a series' runs [first, count, …] stretches
+  // of the page's run table.
+  function unpack(P) {
+    var commits = window.PERFGATE_COMMITS || [], last = 0;
+    P.runs.commit = P.runs.commit.map(function (i) { return commits[i]; });
+    P.runs.time = P.runs.time.map(function (d) {
+      if (d == null) return "";
+      last += d;
+      return new Date(last * 1000).toISOString().replace(".000Z", "Z");
+    });
+    P.series.forEach(function (s) {
+      var run = [];
+      for (var j = 0; j < s.run.length; j += 2) for (var r = s.run[j]; r < s.run[j] + s.run[j + 1]; r++) run.push(r);
+      s.run = run;
+    });
+  }
+
   function render(P) {
+    unpack(P);
     // Columns the data file leaves out (shared run table, no intervals, single samples) filled in.
     P.series.forEach(function (s) {
       s.commit = s.run.map(function (r) { return P.runs.commit[r]; });
