@@ -581,3 +581,31 @@ def test_a_benchmark_page_s_data_is_the_stored_values_in_a_few_bytes_a_point(his
                               | ({side: [getattr(p, side) for p in pts] for side in ("lower", "upper")} if "lower" in s else {}))
     written = page_file.stat().st_size
     assert written < 0.6 * len(orjson.dumps(full)) and written < 50 * points
+
+
+def test_max_runs_draws_the_newest_runs_and_finds_changes_on_all_of_them(history, tmp_path, cli):
+    """``--max-runs 15``: each chart holds its newest 15 runs and says of how many; the 30% step
+    at run 30 of 50 is found on the whole series (data.json, the index, the feed are those of
+    the full build) and still listed, with its alert, on a page whose chart begins after it."""
+    full, cut = tmp_path / "full", tmp_path / "cut"
+    cli("pages", "--out", str(full), check=True)
+    cli("pages", "--out", str(cut), "--max-runs", "15", check=True)
+    assert (cut / "data.json").read_bytes() == (full / "data.json").read_bytes()
+    assert (cut / "regressions.xml").read_bytes() == (full / "regressions.xml").read_bytes()
+    assert _js(cut / "data" / "index.js")["rows"] == _js(full / "data" / "index.js")["rows"]
+    index = _js(cut / "data" / "index.js")
+    pid = next(dict(zip(index["columns"], r))["page"] for r in index["rows"] if r[index["columns"].index("benchmark")] == BENCH)
+    pages = {site: read_page((site / "data" / "b" / f"{pid}.js").read_bytes(), _js(site / "data" / "commits.js"))
+             for site in (full, cut)}
+    series = {site: next(s for s in page["series"] if (s["branch"], s["testbed"], s["measure"]) == ("main", "tb", "latency"))
+              for site, page in pages.items()}
+    whole, drawn = series[full], series[cut]
+    assert drawn["skipped"] == RUNS - 15 and drawn["runs_total"] == RUNS and "skipped" not in whole
+    assert drawn["value"] == whole["value"][-15:] and drawn["lower"] == whole["lower"][-15:]
+    assert drawn["band"]["upper"] == whole["band"]["upper"][-15:]
+    assert drawn["band"]["breach"] == [i - (RUNS - 15) for i in whole["band"]["breach"] if i >= RUNS - 15]
+    assert [pages[cut]["runs"]["commit"][r] for r in drawn["run"]] == [commit(i) for i in range(RUNS - 15, RUNS)]
+    assert drawn["change_points"] == whole["change_points"] and drawn["change_points"][0]["index"] == STEP_AT
+    assert drawn["alerts"] == whole["alerts"] and drawn["alerts"][0]["commit"] == commit(STEP_AT)
+    assert len(_js(cut / "data" / "commits.js")) < len(_js(full / "data" / "commits.js"))
+    assert cli("pages", "--out", str(tmp_path / "none"), "--max-runs", "0").returncode == 2

@@ -492,3 +492,33 @@ def test_the_pages_write_levels_as_the_terminal_does(site, page):
                                " return [d.innerHTML, d.textContent]; }")
     assert html == "copy_<wbr>array/<wbr>values=<wbr>100,<wbr>objects=<wbr>4000"
     assert text == "copy_array/values=100,objects=4000"
+
+
+def test_a_chart_of_the_newest_runs_says_so_and_lists_the_change_before_it(site, page, tmp_path):
+    """``pages --max-runs 15``: main @ tb's chart holds runs 35–49 and says it is the newest 15 of
+    50; the step at run 30 and its alert are before it, so neither is drawn (no line, no pin, no
+    mark button) but both are in the evidence table, and the chart's name says which runs it holds."""
+    env = {**os.environ, "PERFGATE_STORE": f"sqlite:{site.parent / 'history.db'}"}
+    subprocess.run([sys.executable, "-m", "perfgate.cli", "pages", "--out", str(tmp_path / "site"), "--max-runs", "15"],
+                   env=env, check=True, capture_output=True)
+    _open(page, (tmp_path / "site" / "index.html").as_uri())
+    page.locator("a.bench", has_text=BENCH).first.click()
+    page.wait_for_selector("html[data-ready='1']")
+    panel = page.locator("section.measure[data-measure='latency']")
+    note = panel.locator("p.window").inner_text()
+    assert note.startswith("Showing the newest 15 of 50 runs of ") and "15 of 50 runs of main @ tb" in note
+    assert "(pages --max-runs)" in note and BRANCH_PR not in note      # its 10 runs are all drawn
+    marks = page.evaluate("""() => {
+        const o = window.PERFGATE_CHARTS.latency.getOption(), P = window.PERFGATE_PAGE;
+        const list = P.series.filter(s => s.measure === 'latency');
+        const k = list.findIndex(s => s.branch === 'main' && s.testbed === 'tb');
+        const pts = o.series.find(x => x.id === 'pts' + k);
+        return {points: pts.data.length, lines: (pts.markLine.data || []).length, pins: (pts.markPoint.data || []).length};
+    }""")
+    assert marks == {"points": 15, "lines": 0, "pins": 0}
+    evidence = panel.locator("table.evidence").inner_text()
+    assert "change point" in evidence and "alert (active)" in evidence and commit(STEP_AT)[:12] in evidence
+    assert not any(commit(STEP_AT)[:12] in b and "main @ tb" in b for b in panel.locator("ul.pins button").all_inner_texts())
+    assert "main @ tb, the newest 15 of 50 runs, latest" in panel.locator(".chart").get_attribute("aria-label")
+    _shot(page, "benchmark-max-runs")
+    assert not page.errors, page.errors

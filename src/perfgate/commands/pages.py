@@ -23,7 +23,8 @@ ORDER = 70
 EPILOG = """examples:
   perfgate pages --out site && chromium site/index.html
   perfgate pages --out public --branch main --title "mylib performance"
-  perfgate pages --out site --repo-url https://github.com/OWNER/REPO   # points link to their commits"""
+  perfgate pages --out site --repo-url https://github.com/OWNER/REPO   # points link to their commits
+  perfgate pages --out site --max-runs 500   # charts of the newest 500 runs: a site that stays small"""
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -36,6 +37,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--site-url", metavar="URL", default=os.environ.get("PERFGATE_PAGES_URL") or None,
                    help="where the site is served (default: $PERFGATE_PAGES_URL): the feed's links are then "
                         "absolute and it names itself (rel=self), as feed readers need")
+    p.add_argument("--max-runs", type=int, metavar="N",
+                   help="each chart draws its series' newest N runs (default: all) and says so; change points "
+                        "and alerts before them are still listed, and change points, alerts, the index and "
+                        "data.json are found on the whole series (as github-action-benchmark's max-items-in-chart "
+                        "bounds its page, this bounds the site's size: 10,000 series × 1,000 runs were ~390 MB)")
     p.add_argument("--include-sweeps", action="store_true",
                    help="also list each point of a scaling sweep (NAME/values=V,objects=O) as a series of its "
                         "own; by default a sweep's points appear only on its scaling page (except a point with an "
@@ -46,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     with store_from(args) as store:
         counts = publish_site(store, args.out, title=args.title, branch=args.branch,
                               thresholds=load_thresholds(args.thresholds), include_sweeps=args.include_sweeps,
-                              repo_url=args.repo_url, site_url=args.site_url)
+                              repo_url=args.repo_url, site_url=args.site_url, max_runs=args.max_runs)
     if args.json:
         emit_json({"out": args.out, **counts})
     else:

@@ -130,10 +130,15 @@ def undone_regressions(found: list[Finding]) -> dict[str, Finding]:
 def publish_site(store: Store, out_dir: str | Path, *, title: str, branch: str | None = None,
                  thresholds: Thresholds | None = None, include_sweeps: bool = False,
                  repo_url: str | None = None, site_url: str | None = None,
-                 workers: int | None = None) -> dict[str, int]:
+                 workers: int | None = None, max_runs: int | None = None) -> dict[str, int]:
     """Write the site into ``out_dir``: ``index.html``, ``benchmark.html``, ``sweep.html``,
     ``assets/``, ``data/``, ``regressions.xml`` (Atom) and ``data.json``.  ``workers``: processes
-    that build the benchmark pages (default: one per CPU, up to 4, from PARALLEL_FROM series)."""
+    that build the benchmark pages (default: one per CPU, up to 4, from PARALLEL_FROM series).
+    ``max_runs``: each chart draws its series' newest this many runs (the site's size grows with
+    the history otherwise: 10,000 series of 1,000 runs were 390 MB); change points, alerts, the
+    threshold band, the index and ``data.json`` are still those of the whole series."""
+    if max_runs is not None and max_runs < 1:
+        raise PerfgateError(f"--max-runs {max_runs}: give a number of runs of at least 1")
     repo = _web_url(repo_url, "--repo-url", "https://github.com/OWNER/REPO")
     site = _web_url(site_url, "--site-url", "https://OWNER.github.io/REPO")
     thresholds = thresholds or load_thresholds()
@@ -173,7 +178,7 @@ def publish_site(store: Store, out_dir: str | Path, *, title: str, branch: str |
     data = Path(tempfile.mkdtemp(dir=out, prefix=".data-"))
     try:
         (data / "b").mkdir()
-        job = _Job(shown, thresholds, alerts, meta, data / "b")
+        job = _Job(shown, thresholds, alerts, meta, data / "b", max_runs)
         rows, all_findings, n_pages = job.run(workers)
         order = {s: i for i, s in enumerate(STATES)}
         rows.sort(key=lambda r: (order[r["state"]], -abs(r["delta"] or 0), r["benchmark"], r["measure"],
@@ -249,16 +254,21 @@ class _Job:
     points found, its threshold band computed, and its data file written."""
 
     def __init__(self, shown: dict[SeriesKey, list], thresholds: Thresholds, alerts: dict, meta: dict,
-                 folder: Path):
+                 folder: Path, max_runs: int | None = None):
         self.shown, self.thresholds, self.alerts, self.meta, self.folder = shown, thresholds, alerts, meta, folder
+        self.max_runs = max_runs
         self.pages: dict[str, list[SeriesKey]] = {}
         for key in shown:
             self.pages.setdefault(page_id(key.benchmark), []).append(key)
         self.ids = list(self.pages)
         # Every commit once for the whole site (data/commits.js), pages name them by index: a
         # 40-character hash a run on every benchmark page was a quarter of the site.
-        self.commits = list(dict.fromkeys(p.commit for pts in shown.values() for p in pts))
+        self.commits = list(dict.fromkeys(p.commit for pts in shown.values() for p in self.drawn(pts)))
         self.commit_of = {c: i for i, c in enumerate(self.commits)}
+
+    def drawn(self, pts: list) -> list:
+        """The points a chart draws: the newest ``max_runs``."""
+        return pts[-self.max_runs:] if self.max_runs else pts
 
     def run(self, workers: int | None) -> tuple[list[dict], list, int]:
         if workers is None:
@@ -297,7 +307,8 @@ class _Job:
             page = {"benchmark": keys[0].benchmark, "series": []}
             for key in keys:
                 pts = self.shown[key]
-                for p in pts:
+                skipped = len(pts) - len(self.drawn(pts))
+                for p in pts[skipped:]:
                     if p.run_id not in run_of:
                         run_of[p.run_id] = len(table)
                         table.append((self.commit_of[p.commit], p.time))
@@ -307,11 +318,12 @@ class _Job:
                 rows.append(summarise(key, pts, found, alerts) | {"page": pid})
                 band = band_of.get(key)
                 if band is not None:
-                    band = band | {"test": settings[key].test.test}
+                    band = band | {"test": settings[key].test.test,
+                                   "breach": [i - skipped for i in band["breach"] if i >= skipped]}
                     for side in ("lower", "upper"):  # a one-sided test's other side is left out
-                        limits = column(band[side], scale_of(key.measure))
+                        limits = column(band[side][skipped:], scale_of(key.measure))
                         band[side] = limits if any(v is not None for v in limits) else None
-                page["series"].append(chart_data(key, pts, band, found, alerts, run_of))
+                page["series"].append(chart_data(key, pts, band, found, alerts, run_of, skipped))
             page["runs"] = {"commit": [c for c, _ in table], "time": seconds([t for _, t in table])}
             (self.folder / f"{pid}.js").write_bytes(_js("PERFGATE_PAGE", self.meta | page))
         return rows, all_found

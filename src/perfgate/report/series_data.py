@@ -235,12 +235,16 @@ def summarise(key: SeriesKey, pts: list[Point], found: list[Finding], alerts: li
 
 
 def chart_data(key: SeriesKey, pts: list[Point], band: dict | None, found: list[Finding],
-               alerts: list[Alert], run_of: dict[str, int]) -> dict:
+               alerts: list[Alert], run_of: dict[str, int], skipped: int = 0) -> dict:
     """One series of a benchmark page, in columns.  Commits and dates are the page's (``run``
     indexes its run table, ``run_of`` maps run ids to it); ``lower``/``upper`` and ``n`` are left
     out when no point has them — a 10,000-series site stays a tenth of its naive size.  ``band``:
-    the threshold test's limits per point (:func:`perfgate.report.threshold_band.bands`)."""
+    the threshold test's limits per point (:func:`perfgate.report.threshold_band.bands`), of the
+    points drawn.  ``skipped``: the oldest runs left out of the chart (``pages --max-runs``); its
+    change points keep their indices in the whole series (as ``data.json``'s), and those before
+    the chart are listed, not drawn."""
     fixes = undone_by(alerts)
+    every, pts = len(pts), pts[skipped:]
     scale = scale_of(key.measure)
     out = {
         "branch": key.branch, "testbed": key.testbed, "measure": key.measure, "scale": scale,
@@ -255,6 +259,8 @@ def chart_data(key: SeriesKey, pts: list[Point], band: dict | None, found: list[
                     "ended_at": ended_at(a) or None, "withdrawn_at": withdrawn_at(a) or None}
                    for a in alerts],
     }
+    if skipped:
+        out["skipped"], out["runs_total"] = skipped, every
     if any(p.lower is not None or p.upper is not None for p in pts):
         out["lower"] = column([p.lower for p in pts], scale)
         out["upper"] = column([p.upper for p in pts], scale)

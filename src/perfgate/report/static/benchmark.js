@@ -43,6 +43,11 @@
       s.time = s.run.map(function (r) { return P.runs.time[r]; });
       if (!s.lower) { s.lower = s.value.map(function () { return null; }); s.upper = s.lower; }
       if (!s.n) s.n = s.value.map(function () { return 1; });
+      // pages --max-runs: the chart holds the newest runs; change point indices are the whole
+      // series' (those before the chart are listed under it, not drawn)
+      s.skipped = s.skipped || 0;
+      s.runs_total = s.runs_total || s.value.length;
+      s.drawn = s.change_points.filter(function (c) { return c.index >= s.skipped; });
     });
     document.title = P.benchmark + " · " + P.title;
     document.getElementById("name").textContent = P.benchmark;
@@ -115,6 +120,12 @@
       var picked = PG.el("div", {class: "selected", "aria-live": "polite",
                                  text: "Click a point to see it here and open its commit."});
       panel.appendChild(PG.el("h3", {text: m + (list[0].lower_is_better ? " (lower is better)" : " (higher is better)")}));
+      var cut = list.filter(function (s) { return s.skipped; });
+      if (cut.length) {
+        panel.appendChild(PG.el("p", {class: "muted window", text: "Showing the newest " + cut.map(function (s) {
+          return s.value.length + " of " + s.runs_total + " runs of " + combo(s);
+        }).join("; ") + " (pages --max-runs); every change point and alert is listed below, found on all runs."}));
+      }
       panel.appendChild(box);
       var x = {measure: m, list: list, box: box, picked: picked};
       panel.appendChild(x.pins = pinList(P, x, list, axis));
@@ -195,16 +206,17 @@
                        tooltip: {show: false}});
         });
       }
-      var lines = s.change_points.map(function (c) {
+      var sk = s.skipped;
+      var lines = s.drawn.map(function (c) {
         // the size at the middle of the line, between the two levels where no point is (at its
         // top end the first new point's alert pin covered it)
-        return {xAxis: x[c.index], evidence: changeText(s, c),
+        return {xAxis: x[c.index - sk], evidence: changeText(s, c),
                 label: {formatter: PG.pct(c.magnitude), position: "insideMiddleTop"},
                 lineStyle: {color: c.direction === "regression" ? "#c0362c" : "#1f7a4d", type: "dashed", width: 2}};
       });
-      var areas = s.change_points.map(function (c) {
-        return [{xAxis: x[Math.max(c.index_low - 1, 0)], itemStyle: {color: c.direction === "regression" ? "rgba(192,54,44,.07)" : "rgba(31,122,77,.07)"}},
-                {xAxis: x[c.index_high]}];
+      var areas = s.drawn.map(function (c) {
+        return [{xAxis: x[Math.max(c.index_low - 1 - sk, 0)], itemStyle: {color: c.direction === "regression" ? "rgba(192,54,44,.07)" : "rgba(31,122,77,.07)"}},
+                {xAxis: x[c.index_high - sk]}];
       });
       var pins = s.alerts.map(function (a) {
         var i = s.commit.indexOf(a.commit);
@@ -282,8 +294,8 @@
     var items = [];
     shown.forEach(function (s) {
       var k = x.list.indexOf(s);
-      s.change_points.forEach(function (c) {
-        items.push({s: s, k: k, i: c.index, commit: c.first_commit, evidence: changeText(s, c),
+      s.drawn.forEach(function (c) {
+        items.push({s: s, k: k, i: c.index - s.skipped, commit: c.first_commit, evidence: changeText(s, c),
                     text: "change point · " + changeText(s, c), y: (c.before + c.after) / 2});
       });
       s.alerts.forEach(function (a) {
@@ -319,7 +331,8 @@
     if (!list.length) return "Chart of " + m + ": no series ticked above.";
     return "Chart of " + m + ": " + list.map(function (s) {
       var n = s.value.length, last = s.change_points[s.change_points.length - 1];
-      return combo(s) + ", " + n + " run(s), latest " + PG.human(s.value[n - 1], s.scale) +
+      return combo(s) + ", " + (s.skipped ? "the newest " + n + " of " + s.runs_total + " runs" : n + " run(s)") +
+        ", latest " + PG.human(s.value[n - 1], s.scale) +
         (last ? ", last change " + PG.pct(last.magnitude) + " at " + last.first_commit.slice(0, 12) : ", no change point");
     }).join("; ") + ". Every point is in the table of points below the chart.";
   }
