@@ -20,6 +20,7 @@ from importlib.resources import files
 from pathlib import Path
 from urllib.parse import urlencode, urlsplit
 
+import numpy as np
 import orjson
 from jinja2 import Environment, PackageLoader, select_autoescape
 
@@ -29,8 +30,8 @@ from perfgate.errors import PerfgateError
 from perfgate.escape import html_text, visible, xml_text
 from perfgate.outputs import write_atomic
 from perfgate.alert_history import still_open, undone_by, undoing
-from perfgate.report.series_data import (STATES, Finding, chart_data, column, findings, iso, scale_of, summarise,
-                                         with_siblings_changes)
+from perfgate.report.series_data import (STATES, Columns, Finding, chart_data, findings, fragment, iso, scale_of,
+                                         summarise, with_siblings_changes)
 from perfgate.report.sweeps import collect, split_name, sweep_page, sweep_summary
 from perfgate.report.threshold_band import bands
 from perfgate.store import SeriesKey, Store
@@ -59,7 +60,8 @@ def _on_scaling_page(key: SeriesKey, drawn: set[tuple[str, str, str, str]]) -> b
 def _js(var: str, data: object) -> bytes:
     # JSON is valid JavaScript (ES2019: U+2028/2029 may appear in strings); the file is loaded by
     # a <script> tag, never parsed as HTML, so names need no escaping here.
-    return b"window." + var.encode() + b"=" + orjson.dumps(data, option=orjson.OPT_SERIALIZE_NUMPY) + b";\n"
+    return (b"window." + var.encode() + b"=" + orjson.dumps(data, default=fragment, option=orjson.OPT_SERIALIZE_NUMPY)
+            + b";\n")
 
 
 def seconds(times: list[float | None]) -> list[int | None]:
@@ -247,6 +249,7 @@ def _alerts_not_found(alerts: dict[SeriesKey, list], changes: list[Finding],
 # point detection and the threshold bands are most of the time, and independent per series).
 PARALLEL_FROM = 2000
 _CURRENT: "_Job | None" = None  # the job a forked worker inherits
+PAGES_A_BATCH = 100  # pages whose chart columns are encoded at once (Columns), then written
 
 
 class _Job:
@@ -300,7 +303,8 @@ class _Job:
                                            [p.time for p in self.shown[k]],
                                            [searched[k][1], *(f.cp.index for f in found_in[k])])
                                           for k in tested])))
-        for pid in mine:
+        encode, written = Columns(), []
+        for n, pid in enumerate(mine):
             keys = self.pages[pid]
             run_of: dict[str, int] = {}
             table: list[tuple[int, float | None]] = []
@@ -321,11 +325,16 @@ class _Job:
                     band = band | {"test": settings[key].test.test,
                                    "breach": [i - skipped for i in band["breach"] if i >= skipped]}
                     for side in ("lower", "upper"):  # a one-sided test's other side is left out
-                        limits = column(band[side][skipped:], scale_of(key.measure))
-                        band[side] = limits if any(v is not None for v in limits) else None
-                page["series"].append(chart_data(key, pts, band, found, alerts, run_of, skipped))
+                        limits = np.asarray(band[side][skipped:], dtype=float)
+                        band[side] = encode(limits, scale_of(key.measure)) if np.isfinite(limits).any() else None
+                page["series"].append(chart_data(key, pts, band, found, alerts, run_of, skipped, encode))
             page["runs"] = {"commit": [c for c, _ in table], "time": seconds([t for _, t in table])}
-            (self.folder / f"{pid}.js").write_bytes(_js("PERFGATE_PAGE", self.meta | page))
+            written.append((pid, page))
+            if len(written) == PAGES_A_BATCH or n == len(mine) - 1:
+                encode.flush()
+                for pid_, page_ in written:
+                    (self.folder / f"{pid_}.js").write_bytes(_js("PERFGATE_PAGE", self.meta | page_))
+                written.clear()
         return rows, all_found
 
 
