@@ -96,7 +96,10 @@ def test_the_index_carries_summaries_and_each_page_only_its_own_points(history, 
     assert main["band"]["upper"][STEP_AT] is None and main["band"]["upper"][STEP_AT - 1] is not None
     judged = json.loads(cli("detect", "--no-record", "--json", "--branch", "main", "--testbed", "tb").stdout)
     [series] = [s for s in judged["series"] if (s["benchmark"], s["measure"]) == (BENCH, "latency")]
-    assert main["band"]["upper"][-1] == pytest.approx(series["threshold"]["upper_limit"], rel=5e-7)  # 7 digits
+    # a limit is only drawn: to a 20,000th of what the chart draws (series_data.band_steps)
+    drawn = [v for k in ("value", "lower", "upper") for v in main[k]] + [v for v in main["band"]["upper"] if v is not None]
+    assert main["band"]["upper"][-1] == pytest.approx(series["threshold"]["upper_limit"],
+                                                      abs=(max(drawn) - min(drawn)) / 20_000 / 2)
     assert main["band"]["upper"][-1] > main["value"][-1] > main["band"]["upper"][STEP_AT - 1]
     assert [a["commit"] for a in main["alerts"]] == [commit(STEP_AT)]
     # Rebuilding leaves no page of the old build behind.
@@ -602,10 +605,29 @@ def test_max_runs_draws_the_newest_runs_and_finds_changes_on_all_of_them(history
     whole, drawn = series[full], series[cut]
     assert drawn["skipped"] == RUNS - 15 and drawn["runs_total"] == RUNS and "skipped" not in whole
     assert drawn["value"] == whole["value"][-15:] and drawn["lower"] == whole["lower"][-15:]
-    assert drawn["band"]["upper"] == whole["band"]["upper"][-15:]
+    assert drawn["band"]["upper"] == [v if v is None else pytest.approx(v, rel=1e-5)    # to its own chart's range
+                                      for v in whole["band"]["upper"][-15:]]
     assert drawn["band"]["breach"] == [i - (RUNS - 15) for i in whole["band"]["breach"] if i >= RUNS - 15]
     assert [pages[cut]["runs"]["commit"][r] for r in drawn["run"]] == [commit(i) for i in range(RUNS - 15, RUNS)]
     assert drawn["change_points"] == whole["change_points"] and drawn["change_points"][0]["index"] == STEP_AT
     assert drawn["alerts"] == whole["alerts"] and drawn["alerts"][0]["commit"] == commit(STEP_AT)
     assert len(_js(cut / "data" / "commits.js")) < len(_js(full / "data" / "commits.js"))
     assert cli("pages", "--out", str(tmp_path / "none"), "--max-runs", "0").returncode == 2
+
+
+def test_a_threshold_limit_is_written_as_small_steps_to_a_20000th_of_its_chart():
+    from perfgate.report.series_data import band_steps, unsteps
+
+    rng = np.random.default_rng(9)
+    for level in (3e-6, 1.0, 1e6, 4e7, 1e12):
+        values = level * (1 + 0.05 * rng.standard_normal(300))
+        upper = level * (1.1 + 0.01 * np.cumsum(rng.standard_normal(300)) / 10)
+        upper[:10] = np.nan                          # no limit before the baseline holds 10 runs
+        drawn = np.concatenate([values, upper])
+        text = orjson.dumps(band_steps(upper, drawn))
+        back = unsteps(orjson.loads(text))
+        assert back[:10] == [None] * 10
+        span = np.nanmax(drawn) - np.nanmin(drawn)
+        assert np.max(np.abs(np.array(back[10:]) - upper[10:])) <= span / 20_000 / 2 * (1 + 1e-9)
+        assert len(text) < 5 * 300                   # 7 significant digits took 9-10 characters a point
+    assert band_steps(np.full(5, 2.0), np.full(10, 2.0)) is None          # nothing to scale by: column() then

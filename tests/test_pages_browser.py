@@ -227,9 +227,12 @@ def test_hover_reads_the_commit_and_a_click_opens_it(site, page):
     want = read_page((site / "data" / "b" / f"{pid}.js").read_bytes(),
                      json.loads((site / "data" / "commits.js").read_text().split("=", 1)[1].rstrip(";\n")))
     got = page.evaluate("(() => { const P = window.PERFGATE_PAGE;"
-                        " return {runs: P.runs, run: P.series.map(s => s.run), value: P.series.map(s => s.value)}; })()")
+                        " return {runs: P.runs, run: P.series.map(s => s.run), value: P.series.map(s => s.value),"
+                        " band: P.series.map(s => s.band && [s.band.lower, s.band.upper])}; })()")
     assert got == {"runs": want["runs"], "run": [s["run"] for s in want["series"]],
-                   "value": [s["value"] for s in want["series"]]}
+                   "value": [s["value"] for s in want["series"]],
+                   "band": [s["band"] and [s["band"]["lower"], s["band"]["upper"]] for s in want["series"]]}
+    assert any(b and b[1] for b in got["band"])
     main = next(s for s in want["series"] if (s["measure"], s["branch"], s["testbed"]) == ("latency", "main", "tb"))
     assert want["runs"]["time"][main["run"][STEP_AT]] in text and want["runs"]["time"][0].startswith("2023-11-14T")
 

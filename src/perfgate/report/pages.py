@@ -30,8 +30,8 @@ from perfgate.errors import PerfgateError
 from perfgate.escape import html_text, visible, xml_text
 from perfgate.outputs import write_atomic
 from perfgate.alert_history import still_open, undone_by, undoing
-from perfgate.report.series_data import (STATES, Columns, Finding, chart_data, findings, fragment, iso, scale_of,
-                                         summarise, with_siblings_changes)
+from perfgate.report.series_data import (STATES, Columns, Finding, band_steps, chart_data, findings, fragment, iso, scale_of,
+                                         summarise, unsteps, with_siblings_changes)
 from perfgate.report.sweeps import collect, split_name, sweep_page, sweep_summary
 from perfgate.report.threshold_band import bands
 from perfgate.store import SeriesKey, Store
@@ -82,7 +82,8 @@ def seconds(times: list[float | None]) -> list[int | None]:
 
 def read_page(text: str | bytes, commits: list[str]) -> dict:
     """A benchmark page's data file as ``benchmark.js`` reads it: each series' ``run`` one index a
-    point, the run table's ``commit`` and ``time`` (ISO, '' when none) spelled out.  For tests
+    point, the run table's ``commit`` and ``time`` (ISO, '' when none) spelled out, the
+    threshold band's limits one number a point (:func:`~perfgate.report.series_data.unsteps`).  For tests
     and tools; ``commits``: ``data/commits.js``'s list."""
     body = text if isinstance(text, bytes) else text.encode()
     page = orjson.loads(body[body.index(b"=") + 1:body.rindex(b";")])
@@ -95,6 +96,8 @@ def read_page(text: str | bytes, commits: list[str]) -> dict:
             times.append(iso(last))
     page["runs"] = {"commit": [commits[i] for i in page["runs"]["commit"]], "time": times}
     for s in page["series"]:
+        if s.get("band"):
+            s["band"]["lower"], s["band"]["upper"] = unsteps(s["band"]["lower"]), unsteps(s["band"]["upper"])
         r = s["run"]
         s["run"] = [i for first, count in zip(r[::2], r[1::2]) for i in range(first, first + count)]
     return page
@@ -324,9 +327,15 @@ class _Job:
                 if band is not None:
                     band = band | {"test": settings[key].test.test,
                                    "breach": [i - skipped for i in band["breach"] if i >= skipped]}
+                    limits = {side: np.asarray(band[side][skipped:], dtype=float) for side in ("lower", "upper")}
+                    drawn = np.array([v for p in pts[skipped:] for v in (p.value, p.lower, p.upper) if v is not None]
+                                     + [*limits["lower"], *limits["upper"]], dtype=float)
                     for side in ("lower", "upper"):  # a one-sided test's other side is left out
-                        limits = np.asarray(band[side][skipped:], dtype=float)
-                        band[side] = encode(limits, scale_of(key.measure)) if np.isfinite(limits).any() else None
+                        if not np.isfinite(limits[side]).any():
+                            band[side] = None
+                        else:
+                            band[side] = (band_steps(limits[side], drawn)
+                                          or encode(limits[side], scale_of(key.measure)))
                 page["series"].append(chart_data(key, pts, band, found, alerts, run_of, skipped, encode))
             page["runs"] = {"commit": [c for c, _ in table], "time": seconds([t for _, t in table])}
             written.append((pid, page))

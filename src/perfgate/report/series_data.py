@@ -172,6 +172,51 @@ def _array(values) -> np.ndarray:
     return np.array([np.nan if v is None else v for v in values], dtype=float)
 
 
+BAND_STEPS = 20_000     # a threshold limit is drawn to a 20,000th of its chart's range
+
+
+def band_steps(limits: np.ndarray, drawn: np.ndarray) -> orjson.Fragment | None:
+    """A threshold limit column, which the pages draw (a dashed line) and never print, to a
+    ``BAND_STEPS``-th of the range of what its chart draws of the series (``drawn``: values,
+    intervals, both limits) — a 20th of a pixel on a 1,000-pixel chart, whose y axis spans at
+    least that range and cannot be zoomed — as ``{"e": E, "d": [...]}``: each limit is K·10^E,
+    and ``d`` holds the first K and then each K's difference from the one before (null: no
+    limit there).  The limits move a little from run to run: 2-4 characters a point where 7
+    significant digits took 8.  None where that cannot be done (a range of 0, steps past 2**53):
+    :func:`column` then.  ``benchmark.js`` and :func:`perfgate.report.pages.read_page` undo it."""
+    finite = np.isfinite(limits)
+    seen = drawn[np.isfinite(drawn)]
+    if not finite.any() or not seen.size:
+        return None
+    span = float(seen.max()) - float(seen.min())
+    if not (span > 0 and math.isfinite(span)):
+        return None
+    e = math.floor(math.log10(span / BAND_STEPS))
+    if abs(e) > 22:
+        return None
+    k = np.rint(limits * float(f"1e{-e}") if e < 0 else limits / float(f"1e{e}"))
+    if np.abs(k[finite]).max() >= EXACT_INT:
+        return None
+    d = np.full(limits.shape, np.nan)
+    d[finite] = np.diff(k[finite], prepend=0.0)
+    return orjson.Fragment(b'{"e":%d,"d":' % e
+                           + _WHOLE.sub(b"", orjson.dumps(d, option=orjson.OPT_SERIALIZE_NUMPY)) + b"}")
+
+
+def unsteps(c: dict | list | None) -> list | None:
+    """:func:`band_steps` undone (as ``benchmark.js`` does): the limits, null where none."""
+    if not isinstance(c, dict):
+        return c
+    k, out, q = 0, [], float(f"1e{abs(c['e'])}")
+    for d in c["d"]:
+        if d is None:
+            out.append(None)
+        else:
+            k += d
+            out.append(k / q if c["e"] < 0 else k * q)
+    return out
+
+
 class Columns:
     """Chart columns encoded in batches: :func:`encoded` is some twenty numpy calls, 0.2 ms for
     a 200-point column, 11 s of CPU for 10,000 series' five columns one at a time.  Calling an

@@ -28,7 +28,19 @@
       last += d;
       return new Date(last * 1000).toISOString().replace(".000Z", "Z");
     });
+    // a threshold limit {e: E, d: [...]}: K·10^E each, d the first K and then each K's step
+    // (perfgate.report.series_data.band_steps)
+    function steps(c) {
+      if (!c || Array.isArray(c)) return c;
+      var k = 0, q = Number("1e" + Math.abs(c.e));
+      return c.d.map(function (d) {
+        if (d == null) return null;
+        k += d;
+        return c.e < 0 ? k / q : k * q;
+      });
+    }
     P.series.forEach(function (s) {
+      if (s.band) { s.band.lower = steps(s.band.lower); s.band.upper = steps(s.band.upper); }
       var run = [];
       for (var j = 0; j < s.run.length; j += 2) for (var r = s.run[j]; r < s.run[j] + s.run[j + 1]; r++) run.push(r);
       s.run = run;
