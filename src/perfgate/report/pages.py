@@ -327,16 +327,18 @@ class _Job:
                 if band is not None:
                     band = band | {"test": settings[key].test.test,
                                    "breach": [i - skipped for i in band["breach"] if i >= skipped]}
+                chart = chart_data(key, pts, band, found, alerts, run_of, skipped, encode)
+                page["series"].append(chart)
+                if band is not None:       # written to a fraction of what the chart draws
                     limits = {side: np.asarray(band[side][skipped:], dtype=float) for side in ("lower", "upper")}
-                    drawn = np.array([v for p in pts[skipped:] for v in (p.value, p.lower, p.upper) if v is not None]
-                                     + [*limits["lower"], *limits["upper"]], dtype=float)
+                    drawn = np.concatenate([chart[k].values for k in ("value", "lower", "upper") if k in chart]
+                                           + [limits["lower"], limits["upper"]])
                     for side in ("lower", "upper"):  # a one-sided test's other side is left out
                         if not np.isfinite(limits[side]).any():
                             band[side] = None
                         else:
                             band[side] = (band_steps(limits[side], drawn)
                                           or encode(limits[side], scale_of(key.measure)))
-                page["series"].append(chart_data(key, pts, band, found, alerts, run_of, skipped, encode))
             page["runs"] = {"commit": [c for c, _ in table], "time": seconds([t for _, t in table])}
             written.append((pid, page))
             if len(written) == PAGES_A_BATCH or n == len(mine) - 1:

@@ -228,7 +228,8 @@ class Columns:
 
     def __call__(self, values, scale: str = "count") -> "_Pending":
         out = _Pending()
-        self.pending.append((_array(values), scale, out))
+        out.values = _array(values)
+        self.pending.append((out.values, scale, out))
         return out
 
     def flush(self) -> None:
@@ -243,6 +244,7 @@ class Columns:
 
 
 class _Pending:
+    values: np.ndarray     # the column's values, as given
     text: bytes = b""
 
 
