@@ -30,8 +30,8 @@ from perfgate.errors import PerfgateError
 from perfgate.escape import html_text, visible, xml_text
 from perfgate.outputs import write_atomic
 from perfgate.alert_history import still_open, undone_by, undoing
-from perfgate.report.series_data import (STATES, Columns, Finding, band_steps, chart_data, findings, fragment, iso, scale_of,
-                                         summarise, unsteps, with_siblings_changes)
+from perfgate.report.series_data import (STATES, Columns, Finding, band_steps, chart_data, findings, fragment, iso,
+                                         scale_of, summarise, unsteps, with_siblings_changes)
 from perfgate.report.sweeps import collect, split_name, sweep_page, sweep_summary
 from perfgate.report.threshold_band import bands
 from perfgate.store import SeriesKey, Store
