@@ -41,7 +41,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="each chart draws its series' newest N runs (default: all) and says so; change points "
                         "and alerts before them are still listed, and change points, alerts, the index and "
                         "data.json are found on the whole series (as github-action-benchmark's max-items-in-chart "
-                        "bounds its page, this bounds the site's size: 10,000 series × 1,000 runs were ~390 MB)")
+                        "bounds its page, this bounds the site's size: 10,000 series × 1,000 runs are about 330 MiB)")
     p.add_argument("--include-sweeps", action="store_true",
                    help="also list each point of a scaling sweep (NAME/values=V,objects=O) as a series of its "
                         "own; by default a sweep's points appear only on its scaling page (except a point with an "

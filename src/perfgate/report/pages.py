@@ -140,7 +140,7 @@ def publish_site(store: Store, out_dir: str | Path, *, title: str, branch: str |
     ``assets/``, ``data/``, ``regressions.xml`` (Atom) and ``data.json``.  ``workers``: processes
     that build the benchmark pages (default: one per CPU, up to 4, from PARALLEL_FROM series).
     ``max_runs``: each chart draws its series' newest this many runs (the site's size grows with
-    the history otherwise: 10,000 series of 1,000 runs were 390 MB); change points, alerts, the
+    the history otherwise: 10,000 series of 1,000 runs are about 330 MiB); change points, alerts, the
     threshold band, the index and ``data.json`` are still those of the whole series."""
     if max_runs is not None and max_runs < 1:
         raise PerfgateError(f"--max-runs {max_runs}: give a number of runs of at least 1")
