@@ -152,7 +152,8 @@ class FakeHandler(BaseHTTPRequestHandler):
 
     def _send(self, status: int, body: Any, headers: dict[str, str]) -> None:
         """``body`` as JSON (a text answer when it is a str and the content type says text)."""
-        data = (body if isinstance(body, str) and self.content_type.startswith("text/") else json.dumps(body)).encode()
+        data = (b"" if status == 204 else  # No Content: no body at all
+                (body if isinstance(body, str) and self.content_type.startswith("text/") else json.dumps(body)).encode())
         self.send_response(status)
         self.send_header("Content-Type", self.content_type)
         self.send_header("Content-Length", str(len(data)))

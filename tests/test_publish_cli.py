@@ -365,3 +365,30 @@ def test_publish_run_takes_a_unique_prefix(cli, fake, tmp_path):
     proc = cli("publish", *to, "--run", run_id[:8], env=env(tmp_path))
     assert proc.returncode == 0, proc.stderr
     assert f"published run {run_id}" in proc.stderr and len(posts(fake)) == 1
+
+
+def test_forget_deletes_a_report_on_bencher_one_run_a_call(cli, fake, tmp_path):
+    """``perfgate forget --run`` on a Bencher store sends Bencher's DELETE of that report (held to
+    contracts/bencher by the fake); several runs at once, or retiring a series (Bencher deletes a
+    benchmark everywhere), are refused before anything is sent."""
+    to = f"bencher+{fake.url}/demo"
+    for i in range(3):
+        ingest_bmf(cli, tmp_path, i, 100.0 + i)
+    cli("publish", "--to", to, "--all", "--no-thresholds", env=env(tmp_path), check=True)
+    reports = [r["uuid"] for r in fake.reports_of("demo")]
+    assert len(reports) == 3
+    bad = next(r for r in fake.reports_of("demo") if r["uuid"] == reports[1])["uuid"]
+
+    dry = cli("forget", "--store", to, "--run", bad, env=env(tmp_path), check=True)
+    assert "would delete run" in dry.stdout and len(fake.reports_of("demo")) == 3
+    two = cli("forget", "--store", to, "--run", reports[0], "--run", bad, "--yes", env=env(tmp_path))
+    assert two.returncode != 0 and "give one --run a call" in two.stderr and "nothing was deleted" in two.stderr
+    retire = cli("forget", "--store", to, "--benchmark", "parse 1k", "--yes", env=env(tmp_path))
+    assert retire.returncode != 0 and "does not retire series on a Bencher server" in retire.stderr
+    assert len(fake.reports_of("demo")) == 3 and not [r for r in fake.requests if r["method"] == "DELETE"]
+
+    cli("forget", "--store", to, "--run", bad[:8], "--yes", env=env(tmp_path), check=True)
+    assert sorted(r["uuid"] for r in fake.reports_of("demo")) == sorted(set(reports) - {bad})
+    assert [r["op"] for r in fake.requests if r["method"] == "DELETE"] == ["proj_report_delete"]
+    history = json.loads(cli("history", "--store", to, "--json", env=env(tmp_path), check=True).stdout)
+    assert all(len(s["points"]) == 2 for s in history)

@@ -467,6 +467,16 @@ class FakeBencher(FakeServer):
                 return 200, self.render_report(r), {}
         raise HttpError(404, f"Report not found: {params['report']}")
 
+    def op_proj_report_delete(self, role, params, q, body):
+        p = self._project(params["project"])
+        self._need_admin(role, "delete reports")
+        for r in self.reports:
+            if r["uuid"] == params["report"] and r["project"] == p["uuid"]:
+                self.reports.remove(r)     # its metrics are inside it; its alerts go with it
+                self.alerts = [a for a in self.alerts if a["report"] != r["uuid"]]
+                return 204, None, {}
+        raise HttpError(404, f"Report not found: {params['report']}")
+
     def op_proj_alerts_get(self, role, params, q, body):
         p = self._project(params["project"])
         alerts = [a for a in self.alerts if self._report(a["report"])["project"] == p["uuid"]]

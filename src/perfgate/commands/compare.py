@@ -25,7 +25,7 @@ from pathlib import Path
 from perfgate.commands._common import (add_all_rows_option, add_markdown_option, check_markdown_target, failures,
                                       full_run_id, print_complexity, quiet_rows, store_from, write_markdown)
 from perfgate.escape import terminal
-from perfgate.errors import EXIT_USAGE, PerfgateError, StoreError
+from perfgate.errors import EXIT_USAGE, PerfgateError
 from perfgate.gitinfo import ref_commit
 from perfgate.output import emit_json, out
 from perfgate.thresholds import default_path, load_thresholds
@@ -63,11 +63,8 @@ def _pick(store, run_id: str | None, branch: str | None, side: str, commit: str 
     if bool(run_id) == bool(branch or commit):
         raise PerfgateError(f"give exactly one of --{side} RUN, --{side}-branch BRANCH or --{side}-commit SHA")
     if run_id:
-        try:
-            return run_id, store.get_run(run_id)
-        except StoreError:   # a prefix, as alert ids are taken: the store's runs listed only then
-            run_id = full_run_id(store, run_id, f"--{side}")
-            return run_id, store.get_run(run_id)
+        run_id = full_run_id(store, run_id, f"--{side}")   # a prefix, as alert ids are taken
+        return run_id, store.get_run(run_id)
     if commit:
         return _newest_at_commit(store, commit, branch, side, testbed)
     newest = store.runs(branch=branch, limit=1)

@@ -52,7 +52,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     _check_options(args)
     with store_from(args) as store:
-        refusal = store.forget_refusal()
+        refusal = store.forget_refusal(len(set(args.runs or [])), bool(args.benchmark))
         if refusal:
             raise StoreError(refusal)
         if args.yes:
@@ -83,15 +83,12 @@ def _runs(store: Store, refs: list[str]) -> list[tuple[str, Run]]:
     for ref in refs:
         if not ref.strip():
             raise PerfgateError("--run '': an empty id (an unset variable?)")
+        run_id = full_run_id(store, ref, "--run")     # a prefix, as compare --base takes one
         try:
-            run_id, run = ref, store.get_run(ref)
-        except StoreError:     # a prefix, as compare --base takes one
-            run_id = full_run_id(store, ref, "--run")
-            try:
-                run = store.get_run(run_id)
-            except StoreError as e:
-                raise StoreError(f"--run {ref!r}: {e}; 'perfgate export --format csv' lists run ids; "
-                                 "nothing was deleted") from None
+            run = store.get_run(run_id)
+        except StoreError as e:
+            raise StoreError(f"--run {ref!r}: {e}; 'perfgate export --format csv' lists run ids; "
+                             "nothing was deleted") from None
         found[run_id] = run
     return list(found.items())
 

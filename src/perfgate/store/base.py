@@ -168,8 +168,9 @@ class Store(ABC):
 
     # --- deleting on purpose (`perfgate forget`; optional) ------------------------------------------
 
-    def forget_refusal(self) -> str | None:
-        """Why this store cannot delete runs (said before anything is planned), or None."""
+    def forget_refusal(self, runs: int = 0, retire: bool = False) -> str | None:
+        """Why this store cannot delete these ``runs`` (how many) or retire series (said before
+        anything is planned), or None."""
         return f"{type(self).__name__} cannot delete runs"
 
     def forget(self, run_ids: Sequence[str], series: Sequence[SeriesKey]) -> list[Forgotten]:

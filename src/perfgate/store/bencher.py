@@ -19,7 +19,7 @@ import hashlib
 import os
 from datetime import datetime
 from itertools import product
-from typing import Any, Iterable
+from typing import Any, Iterable, Sequence
 
 from perfgate.bencher.alert_memory import AlertMemory, memory_error
 from perfgate.bencher.alerts import BencherAlert, as_perfgate_alert
@@ -31,7 +31,7 @@ from perfgate.bencher.redact import Secret
 from perfgate.bencher.spool import Spool
 from perfgate.check_branches import is_check_branch
 from perfgate.errors import PerfgateError, StoreError
-from perfgate.model import KNOWN_MEASURES, Alert, Metric, Run, Testbed
+from perfgate.model import KNOWN_MEASURES, Alert, Forgotten, Metric, Run, Testbed
 from perfgate.store import register_scheme
 from perfgate.urls import split_url
 from perfgate.store.base import Point, RunSummary, SeriesKey, Store
@@ -244,12 +244,34 @@ class BencherStore(Store):
     def testbed_fingerprint(self, name: str) -> dict[str, Any]:
         return {}
 
-    def forget_refusal(self) -> str | None:
-        # Bencher's API can delete a report, but perfgate's client does not send that request (nor
-        # check it against contracts/bencher): refused before anything is planned or sent.
-        return (f"Bencher project {self.project!r} at {self.client.base_url}: perfgate does not delete runs on a "
-                "Bencher server; delete the report in Bencher's console (its API: DELETE "
-                "/v0/projects/PROJECT/reports/REPORT); nothing was deleted")
+    def forget_refusal(self, runs: int = 0, retire: bool = False) -> str | None:
+        where = f"Bencher project {self.project!r} at {self.client.base_url}"
+        if retire:
+            # Bencher's API deletes a benchmark on every branch, testbed and measure at once.
+            return (f"{where}: perfgate does not retire series on a Bencher server (its API deletes a benchmark "
+                    "whole, on every branch, testbed and measure: DELETE /v0/projects/PROJECT/benchmarks/BENCHMARK, "
+                    "or Bencher's console); nothing was deleted")
+        if runs > 1:
+            # No transaction spans two requests: a failure after the first would leave half of them.
+            return (f"{where}: give one --run a call (Bencher deletes report by report, and a failure half way "
+                    "would leave some deleted and some not); nothing was deleted")
+        return None
+
+    def forget(self, run_ids: Sequence[str], series: Sequence[SeriesKey]) -> list[Forgotten]:
+        """Delete the run's report on the server (one request: all of it or nothing).  A report
+        already gone (a retry after an answer that was lost) is what was asked for.  Nothing is
+        kept here to mark: the next ``detect`` reads the history without it."""
+        refusal = self.forget_refusal(len(run_ids), bool(series))
+        if refusal:
+            raise StoreError(refusal)
+        for run_id in run_ids:
+            try:
+                # (the id was resolved against this server's reports by forget's plan)
+                self.client.request("DELETE", f"/v0/projects/{self.project}/reports/{run_id}")
+            except BencherRejected as e:
+                if e.status != 404:
+                    raise StoreError(f"{e}; nothing was deleted") from None
+        return []
 
     # --- alerts: Bencher's threshold alerts, plus perfgate's change point alerts kept locally --
 
