@@ -13,6 +13,8 @@ process (its resident set, the CLI's or a worker's).
     .venv/bin/python bench/detect_incremental.py                     # 100 × 100 series, 100 runs
     .venv/bin/python bench/detect_incremental.py --runs 1000         # the issue's 1,000 runs (slow to build)
     .venv/bin/python bench/detect_incremental.py --testbeds 5 --benchmarks 40 --samples 200   # raw samples stored
+    git worktree add /tmp/old REV && cp src/perfgate/detect/_l2_search*.so /tmp/old/src/perfgate/detect/
+    .venv/bin/python bench/detect_incremental.py --runs 1000 --rounds 12 --against /tmp/old/src   # A/B, interleaved
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import argparse
 import json
 import os
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -50,12 +53,14 @@ def runs_of(testbed: int, benchmarks: int, first: int, count: int, rng: np.rando
     return out
 
 
-def detect(store: Path, *extra: str) -> tuple[float, float, dict]:
-    """Wall time, CPU time of the CLI and its workers, and the JSON report."""
+def detect(store: Path, *extra: str, src: str | None = None) -> tuple[float, float, dict]:
+    """Wall time, CPU time of the CLI and its workers, and the JSON report; ``src``: run the
+    perfgate found there (another checkout's ``src``) instead of this one."""
+    env = {**os.environ, "PYTHONPATH": src} if src else None
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     proc = subprocess.run([sys.executable, "-m", "perfgate.cli", "detect", "--store", f"sqlite:{store}", "--json",
-                           *extra], capture_output=True, text=True)
+                           *extra], capture_output=True, text=True, env=env)
     elapsed = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
@@ -71,6 +76,10 @@ def main() -> None:
     p.add_argument("--runs", type=int, default=100)
     p.add_argument("--rounds", type=int, default=5, help="new runs, each followed by a timed detect")
     p.add_argument("--samples", type=int, default=0, help="raw samples a metric (default none)")
+    p.add_argument("--against", metavar="SRC",
+                   help="another checkout's src folder (e.g. a git worktree of an older commit, with its compiled "
+                        "search copied in): each round times both codes on copies of the store, in alternating "
+                        "order, and prints both (the machine's noise moves both alike)")
     args = p.parse_args()
     rng = np.random.default_rng(16)
     with tempfile.TemporaryDirectory() as tmp:
@@ -86,10 +95,18 @@ def main() -> None:
         # the largest process so far among the children and their workers (Linux counts in KiB)
         peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
         changes = sum(len(s["change_points"]) for s in data["series"])
-        timings = []
+        timings, theirs = [], []
         for r in range(args.rounds):
             with SqliteStore(store) as s:
                 s.add_runs(runs_of(0, args.benchmarks, args.runs + r, 1, rng, args.samples))
+            if args.against:     # each code on its own copy of the same store, in alternating order
+                sides = [(None, timings), (args.against, theirs)]
+                for src, out in (sides if r % 2 == 0 else sides[::-1]):
+                    copy = Path(tmp) / "copy.db"
+                    shutil.copy(store, copy)
+                    wall, cpu_s, _ = detect(copy, src=src)
+                    out.append((wall, cpu_s))
+                continue
             again, again_cpu, data = detect(store)
             assert len(data["series"]) == series
             timings.append((again, again_cpu))
@@ -100,6 +117,10 @@ def main() -> None:
               f"one testbed ({args.benchmarks} series), {args.rounds} rounds: median {statistics.median(walls):.2f} s "
               f"(range {walls[0]:.2f}–{walls[-1]:.2f} s; CPU {cpu:.2f} s); load average {os.getloadavg()[0]:.1f} on "
               f"{os.cpu_count()} cores")
+        if theirs:
+            w = sorted(x for x, _ in theirs)
+            print(f"  {args.against}, interleaved: median {statistics.median(w):.2f} s (range {w[0]:.2f}–{w[-1]:.2f} s; "
+                  f"CPU {statistics.median(c for _, c in theirs):.2f} s)")
 
 
 if __name__ == "__main__":
