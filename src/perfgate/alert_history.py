@@ -137,10 +137,10 @@ def withdrawals(stored: list[Alert], found: list[Alert], newest: dict[tuple[str,
             if was and a.status == "active":    # an acknowledged one stays closed: nothing to reopen
                 a.details[REOPENED] = [*reopenings(a), {WITHDRAWN_AT: was, "found_at": now.commit}]
         elif not is_found and not was and a.status == "active":
-            since = since or {"commit": now.commit, "runs": now.runs}
+            first_miss, since = since is None, since or {"commit": now.commit, "runs": now.runs}
             if now.runs - since["runs"] >= WITHDRAW_AFTER_RUNS or runs_gone(a):
                 a.details = {**a.details, UNFOUND_SINCE: since, WITHDRAWN_AT: now.commit}
-            elif unfound_since(a) is None:
+            elif first_miss:
                 a.details = {**a.details, UNFOUND_SINCE: since}
             else:
                 continue

@@ -50,7 +50,8 @@ def run(args: argparse.Namespace) -> int:
                 named = find_alerts(store, args.ack)
             else:
                 every = store.alerts()
-                named = [a for a in every if a.status == "active" and closed(a, undone_by(every))]
+                fixes = undone_by(every)
+                named = [a for a in every if a.status == "active" and closed(a, fixes)]
             before = {a.id: a.status for a in named}
             done = [store.acknowledge(a.id) for a in named]
             if args.json:
