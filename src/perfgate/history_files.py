@@ -38,7 +38,7 @@ import orjson
 from perfgate import inputs
 from perfgate.errors import InputError, shown
 from perfgate.inputs import finite_float
-from perfgate.model import Alert, Forgotten, Metric, Run, Testbed, identity_problem, time_problem
+from perfgate.model import RUN_ID, Alert, Forgotten, Metric, Run, Testbed, identity_problem, time_problem
 from perfgate.outputs import write_atomic
 
 FORMAT = 1
@@ -86,14 +86,11 @@ def run_file(commit: str, key: str) -> Path:
     return Path("runs") / commit_folder(commit or "unknown") / f"{_name(key, 'run key')}.json"
 
 
-_RUN_ID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
-
-
 def run_to_json(run: Run, run_id: str | None = None) -> dict[str, Any]:
     # Field by field, not dataclasses.asdict: its deep copy of every sample took 85 µs a metric,
     # most of an export's time.  The same document either way (tests/test_sync.py).
     data = {f.name: getattr(run, f.name) for f in fields(run)}
-    if run_id and _RUN_ID.match(run_id):
+    if run_id and RUN_ID.match(run_id):
         # The id the store gave the run (history and export list it, forget --run and compare
         # --base take it), which an import keeps.  Every store's ids are UUIDs; one that were not would be left out (the
         # import then gives the run the id its key gives), never written for the import to refuse.
@@ -323,7 +320,7 @@ def _read_run(path: Path) -> tuple[Run, str | None]:
     src = str(path)
     r = _get(_load(path), "run", dict, src, "run")
     run_id = _get(r, "id", str, src, "run.id", optional=True)
-    if run_id is not None and not _RUN_ID.match(run_id):
+    if run_id is not None and not RUN_ID.match(run_id):
         raise InputError(src, "run.id", f"{shown(run_id)} is not a run id (a UUID in lower case, "
                          "as 'perfgate sync --export' writes it)")
     tb = _get(r, "testbed", dict, src, "run.testbed")

@@ -148,6 +148,9 @@ def content_key(run: Run) -> str:
     return h.hexdigest()[:32]
 
 
+# A run id as every store gives it: a UUID in lower case (``run_id_of``, or a random one).
+RUN_ID = re.compile(r"\A[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\Z")
+
 # The namespace of run ids (uuid5), fixed for good: every store derives the same ids from it.
 RUN_IDS = uuid.UUID("1e2b783d-ba92-4f89-be6a-e0a3c83b1265")
 

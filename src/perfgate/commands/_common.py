@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 
 from perfgate.errors import InputError, PerfgateError
 from perfgate.escape import terminal, visible
 from perfgate.fingerprint import cpuset, host_fingerprint, testbed_name
 from perfgate.gitinfo import current_branch, current_commit, resolve_commit
-from perfgate.model import Alert, Run, Testbed, identity_problem
+from perfgate.model import RUN_ID, Alert, Run, Testbed, identity_problem
 from perfgate.output import out
 from perfgate.outputs import check_writable, write_atomic
 from perfgate.store import SeriesKey, Store, open_store
@@ -177,15 +176,12 @@ def github_links():
 MIN_ALERT_PREFIX = 4    # as git's shortest abbreviation: fewer is a slip, not a choice
 
 
-_WHOLE_RUN_ID = re.compile(r"\A[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\Z")
-
-
 def full_run_id(store: Store, ref: str, option: str) -> str:
     """The run id ``ref`` names, whole or a unique prefix of at least 4 characters, as alert ids
     are taken (a prefix was "no run"); ``ref`` itself when nothing matches, for the caller's
     own "no run" error.  Every store's run ids are UUIDs: a whole one is not looked up here, and
     a prefix is never asked of the store as an id (a Bencher server takes only UUIDs there)."""
-    if len(ref) < MIN_ALERT_PREFIX or _WHOLE_RUN_ID.match(ref):
+    if len(ref) < MIN_ALERT_PREFIX or RUN_ID.match(ref):
         return ref
     matches = [r.run_id for r in store.runs() if r.run_id.startswith(ref)]
     if len(matches) > 1:

@@ -22,7 +22,7 @@ from perfgate.detect.stats import run_to_run_cv
 from perfgate.model import Alert, Measure
 from perfgate.store import Point, SeriesKey, raw_samples
 from perfgate.thresholds import SeriesThresholds
-from perfgate.units import _RATES, _SCALES, _BYTES, _TIME, confidence_text, human, p_text
+from perfgate.units import _BYTES, _COUNT, _RATES, _SCALES, _TIME, confidence_text, human, p_text
 
 SPARK_POINTS = 30
 # Index states, in the order the index sorts them (worst first).
@@ -127,8 +127,9 @@ def _number(x: object, default: float) -> float:
 
 SIGNIFICANT = 7     # digits a chart column keeps (an exact integer keeps all of its own)
 EXACT_INT = 2.0 ** 53
-_STEPS = {"time": (1e9, 1e6, 1e3), "bytes": (1024.0 ** 3, 1024.0 ** 2, 1024.0), "count": (1e9, 1e6, 1e3)}
-_STEPS["rate"] = _STEPS["count"]
+# the unit steps perfgate.units.human prints with, by the scale the pages name (each one's units above 1)
+_STEPS = {name: tuple(factor for factor, _ in units[:-1])
+          for name, units in (("time", _TIME), ("bytes", _BYTES), ("count", _COUNT), ("rate", _COUNT))}
 _TENS = 10.0 ** np.arange(1, 23)
 
 
