@@ -1,9 +1,9 @@
 """SQLite's integrity check of a history file, run in a process of its own beside the work of a
 verb that will write (``python -I -S src/perfgate/store/integrity.py FILE``).
 
-``PRAGMA quick_check`` reads every page of the file once (1.0 s for the 295 MB of 10,000 series
-× 1,000 runs); a verb such as ``detect`` spends its first second importing its libraries on one
-core, so the check runs on the other meanwhile.  A fresh interpreter, not a fork: SQLite forbids
+``PRAGMA quick_check`` reads every page of the file once (1.15 s for the 300 MB of 10,000 series
+× 1,000 runs, through a memory map); a verb such as ``detect`` spends its first half second
+importing its libraries on one core, so the check runs on the other meanwhile.  A fresh interpreter, not a fork: SQLite forbids
 carrying a process's open connections across ``fork()``.  The child can only spare the writer its
 own check: anything but a clean "ok" (damage, an error, a crash) and the writer checks again
 itself, which names the problem as it always has."""
@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 OK = "ok"
+MMAP_BYTES = 1 << 40     # SQLite maps up to its own limit (2 GB as built by default)
 
 
 def start(path: Path) -> subprocess.Popen | None:
@@ -47,6 +48,10 @@ def main(argv: list[str]) -> int:
     try:
         db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
         try:
+            # Pages read through a memory map, not copied in by a read() each: a third less time
+            # (1.7 s → 1.15 s for 10,000 series × 1,000 runs).  A map can fault where another process
+            # truncates the file meanwhile, which ends this child only: the writer checks again.
+            db.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
             problems = [row[0] for row in db.execute("PRAGMA quick_check(5)")]
         finally:
             db.close()
