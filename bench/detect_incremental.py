@@ -6,9 +6,10 @@ Builds a SQLite store of ``--testbeds × --benchmarks`` series (one measure), ``
 testbed, each run carrying every benchmark of its testbed (log-normal 2% noise, a 10% step in
 every 50th series); runs the real CLI once in full (which records alerts and saves each series'
 result), then ``--rounds`` times adds ONE run on one testbed and times the next ``perfgate detect``
-(a subprocess, interpreter start included), which analyses only that testbed's series; prints
-the median and the range of those timings (the machine is noisy), and the full detect's largest
-process (its resident set, the CLI's or a worker's).
+(a subprocess, interpreter start included, its bytecode compiled beforehand as an installed
+perfgate's is), which analyses only that testbed's series; prints the median and the range of
+those timings (the machine is noisy), and the full detect's largest process (its resident set,
+the CLI's or a worker's).
 
     .venv/bin/python bench/detect_incremental.py                     # 100 × 100 series, 100 runs
     .venv/bin/python bench/detect_incremental.py --runs 1000         # the issue's 1,000 runs (slow to build)
@@ -53,10 +54,23 @@ def runs_of(testbed: int, benchmarks: int, first: int, count: int, rng: np.rando
     return out
 
 
-def detect(store: Path, *extra: str, src: str | None = None) -> tuple[float, float, dict]:
-    """Wall time, CPU time of the CLI and its workers, and the JSON report; ``src``: run the
-    perfgate found there (another checkout's ``src``) instead of this one."""
-    env = {**os.environ, "PYTHONPATH": src} if src else None
+def compiled(tmp: str, src: str | None = None) -> dict[str, str]:
+    """The environment a timed detect runs in: with bytecode compiled once, in a folder of the
+    benchmark's own, as an installed perfgate has it (a checkout run with PYTHONDONTWRITEBYTECODE,
+    as some CI images set it, compiled perfgate's modules again in every detect: 0.07–0.1 s)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPYCACHEPREFIX"] = str(Path(tmp) / "bytecode")
+    if src:
+        env["PYTHONPATH"] = src
+    import perfgate
+    subprocess.run([sys.executable, "-m", "compileall", "-q", src or str(Path(perfgate.__file__).parent)],
+                   env=env, check=True, stdout=subprocess.DEVNULL)
+    return env
+
+
+def detect(store: Path, *extra: str, env: dict[str, str] | None = None) -> tuple[float, float, dict]:
+    """Wall time, CPU time of the CLI and its workers, and the JSON report; ``env``: the
+    environment to run it in (:func:`compiled`; another checkout's ``src`` on its PYTHONPATH)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     proc = subprocess.run([sys.executable, "-m", "perfgate.cli", "detect", "--store", f"sqlite:{store}", "--json",
@@ -91,7 +105,9 @@ def main() -> None:
         built = time.perf_counter() - start
         size = store.stat().st_size / 1e6
         series = args.testbeds * args.benchmarks
-        full, full_cpu, data = detect(store)
+        ours = compiled(tmp)
+        theirs_env = compiled(tmp, args.against) if args.against else None
+        full, full_cpu, data = detect(store, env=ours)
         # the largest process so far among the children and their workers (Linux counts in KiB)
         peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
         changes = sum(len(s["change_points"]) for s in data["series"])
@@ -100,14 +116,14 @@ def main() -> None:
             with SqliteStore(store) as s:
                 s.add_runs(runs_of(0, args.benchmarks, args.runs + r, 1, rng, args.samples))
             if args.against:     # each code on its own copy of the same store, in alternating order
-                sides = [(None, timings), (args.against, theirs)]
-                for src, out in (sides if r % 2 == 0 else sides[::-1]):
+                sides = [(ours, timings), (theirs_env, theirs)]
+                for env, out in (sides if r % 2 == 0 else sides[::-1]):
                     copy = Path(tmp) / "copy.db"
                     shutil.copy(store, copy)
-                    wall, cpu_s, _ = detect(copy, src=src)
+                    wall, cpu_s, _ = detect(copy, env=env)
                     out.append((wall, cpu_s))
                 continue
-            again, again_cpu, data = detect(store)
+            again, again_cpu, data = detect(store, env=ours)
             assert len(data["series"]) == series
             timings.append((again, again_cpu))
         walls = sorted(w for w, _ in timings)
