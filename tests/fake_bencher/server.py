@@ -5,7 +5,7 @@ every response it sends, is validated against Bencher's openapi.json; a mismatch
 ``problems`` (the ``fake_bencher`` fixture fails the test on any) and answered 500 / 400.  It
 checks the bearer token, keeps state like the real server (organizations, projects, branches
 with heads and start points, testbeds, measures, benchmarks, reports, thresholds, alerts,
-idempotency keys), answers ``/perf`` queries with the real 255-combination cut-off, and can
+idempotency keys; benchmarks archived with PATCH and listed as the contract documents), answers ``/perf`` queries with the real 255-combination cut-off, and can
 inject faults: dropped connections (before or after doing the work), 5xx, 429 with
 Retry-After, hangs past the client's timeout, and hostile 2xx answers (``reply``: any JSON, unchecked).
 """
@@ -195,6 +195,9 @@ class FakeBencher(FakeServer):
     def _list(self, kind, role, params, q):
         p = self._project(params["project"])
         items = sorted((i for i in self.dims[kind].values() if i["project"] == p["uuid"]), key=lambda i: i["name"])
+        # As the contract documents: archived=true lists only archived items, otherwise only the others.
+        archived = q.get("archived") == "true"
+        items = [i for i in items if bool(i.get("archived")) == archived]
         if "name" in q:
             items = [i for i in items if i["name"] == q["name"]]
         total = len(items)
@@ -228,6 +231,24 @@ class FakeBencher(FakeServer):
 
     def op_proj_benchmark_post(self, role, params, q, body):
         return self._post("benchmarks", role, params, body)
+
+    def op_proj_benchmark_patch(self, role, params, q, body):
+        p = self._project(params["project"])
+        self._need_admin(role, "edit benchmarks")
+        # The path takes a slug or a UUID (not a name, unlike a BMF key in a run).
+        bench = next((b for b in self.dims["benchmarks"].values() if b["project"] == p["uuid"]
+                      and params["benchmark"] in (b["uuid"], b["slug"])), None)
+        if bench is None:
+            raise HttpError(404, f"Benchmark not found: {params['benchmark']}")
+        if body.get("archived") is True:
+            bench.setdefault("archived", now())      # archived again: still archived, as it was
+        elif body.get("archived") is False:
+            bench.pop("archived", None)
+        for field in ("name", "slug"):
+            if body.get(field) is not None:
+                bench[field] = body[field]
+        bench["modified"] = now()
+        return 200, self.render("benchmarks", bench), {}
 
     def render(self, kind: str, item: dict, version: dict | None = None) -> dict:
         out = {k: v for k, v in item.items() if k not in ("head",)}
@@ -285,6 +306,8 @@ class FakeBencher(FakeServer):
                   "end_time": body["end_time"], "created": now(), "results": [], "alerts": []}
         for iteration, doc in enumerate(docs):
             for bench_name, by_measure in doc.items():
+                # (an archived benchmark takes the results and stays archived: the fake's choice,
+                # as Bencher v0.6.12's contract does not say what its server does)
                 bench = self._find("benchmarks", project, bench_name) or self._create("benchmarks", project, bench_name)
                 for measure_name, value in by_measure.items():
                     measure = self._find("measures", project, measure_name) or \
