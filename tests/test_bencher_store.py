@@ -12,6 +12,7 @@ from fake_bencher.fixtures import make_run, make_store
 
 from perfgate.bencher.client import BencherError
 from perfgate.bencher.payload import StartPoint, idempotency_uuid
+from perfgate.errors import StoreError
 from perfgate.model import Metric, Run
 from perfgate.model import Testbed as Bed
 from perfgate.store import open_store
@@ -367,3 +368,21 @@ def test_acknowledge_refused_on_bencher_leaves_nothing_acknowledged_here(fake, t
     assert listed.id == change.id and listed.status == "active"
     make_store(fake, tmp_path).acknowledge(change.id)          # the rerun finishes the job
     assert fake.alerts[0]["status"] == "dismissed" and store.alerts(status="active") == []
+
+
+def test_forget_archives_a_benchmark_only_with_all_its_series(fake, tmp_path):
+    # The store's own guard, beside forget's refusal of --measure/--branch/--testbed: Bencher
+    # archives a benchmark on every branch, testbed and measure, so fewer series are refused.
+    store = make_store(fake, tmp_path)
+    store.add_runs([make_run(i, 100.0, extra={"instructions": 5e6}) for i in range(3)])
+    keys = store.series_keys(benchmark="sort 1e6")
+    assert len(keys) == 2 and not store.retired("sort 1e6")
+    with pytest.raises(StoreError, match="1 of the 2 series of benchmark 'sort 1e6' given"):
+        store.forget([], [LATENCY])
+    assert not [r for r in fake.requests if r["method"] == "PATCH"]
+    assert store.forget([], keys) == []
+    assert [(r["op"], r["body"]) for r in fake.requests if r["method"] == "PATCH"] == \
+        [("proj_benchmark_patch", {"archived": True})]
+    assert store.series_keys() == [] and store.series(LATENCY) == [] and store.retired("sort 1e6")
+    store.forget([], keys)      # archived already: nothing left to send, nothing to refuse
+    assert len([r for r in fake.requests if r["method"] == "PATCH"]) == 1

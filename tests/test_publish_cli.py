@@ -369,8 +369,8 @@ def test_publish_run_takes_a_unique_prefix(cli, fake, tmp_path):
 
 def test_forget_deletes_a_report_on_bencher_one_run_a_call(cli, fake, tmp_path):
     """``perfgate forget --run`` on a Bencher store sends Bencher's DELETE of that report (held to
-    contracts/bencher by the fake); several runs at once, or retiring a series (Bencher deletes a
-    benchmark everywhere), are refused before anything is sent."""
+    contracts/bencher by the fake); several runs at once, or retiring some of a benchmark's series
+    (Bencher archives a benchmark everywhere), are refused before anything is sent."""
     to = f"bencher+{fake.url}/demo"
     for i in range(3):
         ingest_bmf(cli, tmp_path, i, 100.0 + i)
@@ -383,12 +383,148 @@ def test_forget_deletes_a_report_on_bencher_one_run_a_call(cli, fake, tmp_path):
     assert "would delete run" in dry.stdout and len(fake.reports_of("demo")) == 3
     two = cli("forget", "--store", to, "--run", reports[0], "--run", bad, "--yes", env=env(tmp_path))
     assert two.returncode != 0 and "give one --run a call" in two.stderr and "nothing was deleted" in two.stderr
-    retire = cli("forget", "--store", to, "--benchmark", "parse 1k", "--yes", env=env(tmp_path))
-    assert retire.returncode != 0 and "does not retire series on a Bencher server" in retire.stderr
-    assert len(fake.reports_of("demo")) == 3 and not [r for r in fake.requests if r["method"] == "DELETE"]
+    retire = cli("forget", "--store", to, "--benchmark", "parse 1k", "--measure", "latency", "--yes", env=env(tmp_path))
+    assert retire.returncode != 0 and "archives a benchmark whole" in " ".join(retire.stderr.split())
+    assert len(fake.reports_of("demo")) == 3 and not _changes(fake)
 
     cli("forget", "--store", to, "--run", bad[:8], "--yes", env=env(tmp_path), check=True)
     assert sorted(r["uuid"] for r in fake.reports_of("demo")) == sorted(set(reports) - {bad})
     assert [r["op"] for r in fake.requests if r["method"] == "DELETE"] == ["proj_report_delete"]
     history = json.loads(cli("history", "--store", to, "--json", env=env(tmp_path), check=True).stdout)
     assert all(len(s["points"]) == 2 for s in history)
+
+
+def _two_benchmarks_on_two_branches(cli, fake, tmp_path) -> str:
+    """'parse 1k' and 'sort 1k' (latency and instructions each) on main and dev, published."""
+    for i in range(3):
+        for branch in ("main", "dev"):
+            f = tmp_path / f"two-{branch}-{i}.json"
+            f.write_text(json.dumps({name: {"latency": {"value": 100.0 + i}, "instructions": {"value": 2e6}}
+                                     for name in ("parse 1k", "sort 1k")}))
+            cli("ingest", str(f), "--adapter", "bmf", "--branch", branch, "--commit", commit(i, branch),
+                "--testbed", "ci-x86", "--start-time", str(1_750_000_000 + 60 * i), check=True)
+    to = f"bencher+{fake.url}/demo"
+    cli("publish", "--to", to, "--all", "--no-thresholds", env=env(tmp_path), check=True)
+    return to
+
+
+def _changes(fake) -> list[dict]:
+    """Every request that may change the server but a run's POST."""
+    return [r for r in fake.requests if r["method"] in ("PATCH", "DELETE", "PUT")]
+
+
+def _bench(fake, name: str) -> dict:
+    return next(b for b in fake.dims["benchmarks"].values() if b["name"] == name)
+
+
+def _history(cli, to, tmp_path) -> list[dict]:
+    return json.loads(cli("history", "--store", to, "--json", env=env(tmp_path), check=True).stdout)
+
+
+def test_forget_archives_a_benchmark_on_bencher_with_one_patch(cli, fake, tmp_path):
+    """Users moving to Bencher retire a renamed benchmark: the dry run lists its series as on
+    SQLite, worded for archiving; --yes sends one PATCH archiving the benchmark by its UUID,
+    and history and detect no longer see it while its results stay on the server."""
+    to = _two_benchmarks_on_two_branches(cli, fake, tmp_path)
+    dry = cli("forget", "--store", to, "--benchmark", "parse 1k", env=env(tmp_path), check=True)
+    listed = [line for line in dry.stdout.splitlines() if line.startswith("would archive series")]
+    assert len(listed) == 4 and all("parse 1k" in line and "all 3 point(s)" in line for line in listed), dry.stdout
+    assert "12 metric(s) in 4 series" in dry.stdout and "nothing was archived" in dry.stdout
+    assert not _changes(fake)
+    plan = json.loads(cli("forget", "--store", to, "--benchmark", "parse 1k", "--json", env=env(tmp_path),
+                          check=True).stdout)
+    assert plan["archived"] is False and plan["deleted"] is False
+    assert {(s["branch"], s["measure"]) for s in plan["series"]} == \
+        {(b, m) for b in ("main", "dev") for m in ("latency", "instructions")}
+
+    uuid = _bench(fake, "parse 1k")["uuid"]
+    done = cli("forget", "--store", to, "--benchmark", "parse 1k", "--yes", env=env(tmp_path), check=True)
+    said = " ".join(done.stdout.split())
+    assert "archived series" in said and "stays on the Bencher server" in said and "Bencher's console" in said
+    assert [(r["op"], r["path"], r["body"]) for r in _changes(fake)] == [
+        ("proj_benchmark_patch", f"/v0/projects/demo/benchmarks/{uuid}", {"archived": True})]
+    assert _bench(fake, "parse 1k").get("archived") and _bench(fake, "sort 1k").get("archived") is None
+    assert len(fake.reports_of("demo")) == 6 and all(len(r["results"]) == 4 for r in fake.reports_of("demo"))
+    history = _history(cli, to, tmp_path)
+    assert {s["benchmark"] for s in history} == {"sort 1k"} and len(history) == 4
+    detect = cli("detect", "--store", to, "--json", env=env(tmp_path))
+    assert detect.returncode == 0, detect.stderr
+    assert {s["benchmark"] for s in json.loads(detect.stdout)["series"]} == {"sort 1k"}
+    for text in (dry.stdout, dry.stderr, done.stdout, done.stderr, detect.stderr):
+        assert TOKEN not in text
+
+
+def test_forget_on_bencher_refuses_a_narrowed_retire_before_anything_is_sent(cli, fake, tmp_path):
+    to = _two_benchmarks_on_two_branches(cli, fake, tmp_path)
+    for narrow in (["--measure", "latency"], ["--branch", "dev"], ["--testbed", "ci-x86", "--branch", "main"]):
+        for yes in ([], ["--yes"]):
+            proc = cli("forget", "--store", to, "--benchmark", "parse 1k", *narrow, *yes, env=env(tmp_path))
+            said = " ".join(proc.stderr.split())
+            assert proc.returncode != 0 and "archives a benchmark whole" in said, said
+            assert narrow[0] in said and "'perfgate forget --benchmark NAME' alone archives all of it" in said
+            assert "nothing was changed" in said and TOKEN not in proc.stdout + proc.stderr
+    assert not _changes(fake) and len(_history(cli, to, tmp_path)) == 8
+
+
+def test_a_benchmark_archived_already_is_retired(cli, fake, tmp_path):
+    # The PATCH is carried out but its answer is lost: the client's resend finds it archived and
+    # answers it so; a rerun of the command finds nothing left to archive and says so.
+    to = _two_benchmarks_on_two_branches(cli, fake, tmp_path)
+    fake.inject("drop_after", method="PATCH", path="/v0/projects/demo/benchmarks/")
+    done = cli("forget", "--store", to, "--benchmark", "parse 1k", "--yes", env=env(tmp_path))
+    assert done.returncode == 0, done.stderr
+    assert [r["op"] for r in _changes(fake)] == ["proj_benchmark_patch"] * 2
+    again = cli("forget", "--store", to, "--benchmark", "parse 1k", "--yes", env=env(tmp_path))
+    assert again.returncode == 0 and "already archived" in again.stdout, again.stderr
+    doc = json.loads(cli("forget", "--store", to, "--benchmark", "parse 1k", "--yes", "--json",
+                         env=env(tmp_path), check=True).stdout)
+    assert doc["already_archived"] is True and doc["series"] == []
+    assert len(_changes(fake)) == 2 and {s["benchmark"] for s in _history(cli, to, tmp_path)} == {"sort 1k"}
+    # A name Bencher never had is still an error, archived or not.
+    typo = cli("forget", "--store", to, "--benchmark", "parse 1K", "--yes", env=env(tmp_path))
+    assert typo.returncode != 0 and "no series matches --benchmark 'parse 1K'" in typo.stderr
+
+
+def test_archiving_refused_by_bencher_is_named_and_nothing_changes(cli, fake, tmp_path):
+    from fake_bencher.fixtures import VIEWER_TOKEN
+
+    to = _two_benchmarks_on_two_branches(cli, fake, tmp_path)
+    proc = cli("forget", "--store", to, "--benchmark", "parse 1k", "--yes", env=env(tmp_path, VIEWER_TOKEN))
+    said = " ".join(proc.stderr.split())
+    assert proc.returncode != 0 and "HTTP 403" in said and "PATCH /v0/projects/demo/benchmarks/" in said
+    assert "may not edit benchmarks" in said and "nothing was changed" in said
+    assert VIEWER_TOKEN not in proc.stdout + proc.stderr
+    fake.inject("status", method="PATCH", path="/v0/projects/demo/benchmarks/", status=404)
+    proc = cli("forget", "--store", to, "--benchmark", "parse 1k", "--yes", env=env(tmp_path))
+    said = " ".join(proc.stderr.split())
+    assert proc.returncode != 0 and "HTTP 404" in said and "nothing was changed" in said, said
+    assert TOKEN not in proc.stdout + proc.stderr
+    # A server that ignores the field answers 200 without archiving: not taken for done.
+    fake.inject("reply", method="PATCH", path="/v0/projects/demo/benchmarks/", status=200,
+                body={k: v for k, v in _bench(fake, "parse 1k").items() if k != "head"})
+    proc = cli("forget", "--store", to, "--benchmark", "parse 1k", "--yes", env=env(tmp_path))
+    assert proc.returncode != 0 and "without an archived date" in " ".join(proc.stderr.split())
+    wrong = "bencher-wrong-token-0123456789"     # the server echoes a wrong token in its 401
+    proc = cli("forget", "--store", to, "--benchmark", "parse 1k", "--yes", env=env(tmp_path, wrong))
+    assert proc.returncode != 0 and wrong not in proc.stdout + proc.stderr
+    assert _bench(fake, "parse 1k").get("archived") is None and len(_history(cli, to, tmp_path)) == 8
+
+
+def test_archiving_on_bencher_keeps_perfgate_s_alerts_as_sqlite_does(cli, fake, tmp_path):
+    # As on SQLite (and as forget --run on Bencher): the dry run names the series' active
+    # alerts; perfgate's own alert of a retired series stays, remembered here, until acknowledged.
+    rules = _stepped_history_on_bencher(
+        fake, tmp_path, '[measure.latency]\ntest = "percentage"\nupper_boundary = 0.08\nmax_sample_size = 8\n')
+    to = f"bencher+{fake.url}/demo"
+    cli("detect", "--store", to, "--thresholds", str(rules), env=env(tmp_path))
+    (alert,) = [a for a in json.loads(cli("alerts", "--store", to, "--json", env=env(tmp_path), check=True).stdout)
+                if a["kind"] == "change_point"]
+    dry = cli("forget", "--store", to, "--benchmark", "sort 1e6", env=env(tmp_path), check=True)
+    assert f"active alert {alert['id'][:8]} (change_point" in dry.stdout
+    cli("forget", "--store", to, "--benchmark", "sort 1e6", "--yes", env=env(tmp_path), check=True)
+    assert _history(cli, to, tmp_path) == []
+    left = json.loads(cli("alerts", "--store", to, "--json", env=env(tmp_path), check=True).stdout)
+    assert alert["id"] in [a["id"] for a in left]
+    cli("alerts", "--store", to, "--ack", alert["id"], env=env(tmp_path), check=True)
+    left = json.loads(cli("alerts", "--store", to, "--json", env=env(tmp_path), check=True).stdout)
+    assert alert["id"] not in [a["id"] for a in left]

@@ -13,6 +13,10 @@ holds them.  Removing the run's file instead would not last: the folder only eve
 concurrent pushes merge by union and lose nothing), and a job whose store was rebuilt before the
 deletion still holds the run and would write its file back.  A record wins that merge; it also
 keeps the deletion undoable (delete the record's file and rebuild the store from the folder).
+
+A Bencher store deletes one report a call, and retires by archiving the benchmark whole (Bencher
+deletes a benchmark only once no report uses it): its series leave what perfgate reads, its data
+stays on the server, and Bencher's console can unarchive it.
 """
 
 from __future__ import annotations
@@ -52,7 +56,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     _check_options(args)
     with store_from(args) as store:
-        refusal = store.forget_refusal(len(set(args.runs or [])), bool(args.benchmark))
+        refusal = store.forget_refusal(len(set(args.runs or [])), bool(args.benchmark), _narrowing(args))
         if refusal:
             raise StoreError(refusal)
         if args.yes:
@@ -60,21 +64,32 @@ def run(args: argparse.Namespace) -> int:
         runs = _runs(store, args.runs or [])
         series = _series(store, args) if args.benchmark else []
         plan = _plan(store, runs, series)
-        if args.yes:
+        if args.yes and (runs or series):
             store.forget([run_id for run_id, _ in runs], series)
+        where = _where(store)
+    # A store that archives (Bencher) says so; a benchmark found archived already is done.
+    archive = bool(args.benchmark) and store.retires_by == "archive"
+    done = {"archived": args.yes, "deleted": False} if archive else {"deleted": args.yes}
     if args.json:
-        emit_json(plan | {"deleted": args.yes})
+        emit_json(plan | done | ({"already_archived": True} if archive and not series else {}))
+    elif archive and not series:
+        out.print(terminal(f"benchmark {args.benchmark!r} is already archived in {where}: nothing to do "
+                           "(Bencher's console can unarchive it)"))
     else:
-        _print(plan, args.yes)
+        _print(plan, args.yes, "archive" if archive else "delete")
     return EXIT_OK
 
 
 def _check_options(args: argparse.Namespace) -> None:
     if bool(args.runs) == bool(args.benchmark):
         raise PerfgateError("give --run ID (one or more) or --benchmark NAME, not both and not neither")
-    narrowing = [f"--{k}" for k in ("measure", "branch", "testbed") if getattr(args, k) is not None]
+    narrowing = _narrowing(args)
     if narrowing and not args.benchmark:
         raise PerfgateError(f"{', '.join(narrowing)} narrow --benchmark; a --run is deleted whole")
+
+
+def _narrowing(args: argparse.Namespace) -> list[str]:
+    return [f"--{k}" for k in ("measure", "branch", "testbed") if getattr(args, k) is not None]
 
 
 def _runs(store: Store, refs: list[str]) -> list[tuple[str, Run]]:
@@ -95,6 +110,8 @@ def _runs(store: Store, refs: list[str]) -> list[tuple[str, Run]]:
 
 def _series(store: Store, args: argparse.Namespace) -> list[SeriesKey]:
     keys = store.series_keys(benchmark=args.benchmark, measure=args.measure, branch=args.branch, testbed=args.testbed)
+    if not keys and not _narrowing(args) and store.retired(args.benchmark):
+        return []       # archived already (a rerun after a lost answer): what was asked for
     if not keys:
         given = " ".join(f"--{k} {getattr(args, k)!r}" for k in ("benchmark", "measure", "branch", "testbed")
                          if getattr(args, k) is not None)
@@ -152,11 +169,38 @@ def _series_row(key: SeriesKey, deleted: int, points: int, first=None, last=None
     return row
 
 
-def _print(plan: dict, deleted: bool) -> None:
+def _print(plan: dict, deleted: bool, how: str = "delete") -> None:
+    if how == "archive":
+        _print_archive(plan, deleted)
+        return
     verb = "deleted" if deleted else "would delete"
     for r in plan["runs"]:
         out.print(terminal(f"{verb} run {r['id']}: {r['branch']}@{r['testbed']} commit {r['commit'][:12]}, "
                            f"{r['date']}, {r['metrics']} metric(s)"))
+    _print_series(plan, verb)
+    if not deleted:
+        out.print("nothing was deleted: run again with --yes to delete this (in one transaction)")
+        return
+    out.print("the next 'perfgate detect' analyses these series again: a change point alert the deleted runs "
+              "alone made is withdrawn there; a threshold alert, or one of a retired series, stays until "
+              "'perfgate alerts --ack ID'")
+    out.print("with a data folder: 'perfgate sync --export DIR' writes the deletion under forgotten/ (then push it), "
+              "so that a store rebuilt with 'sync --import' does not bring these runs back")
+
+
+def _print_archive(plan: dict, archived: bool) -> None:
+    """A benchmark retired on Bencher: archived whole, its data kept on the server."""
+    _print_series(plan, "archived" if archived else "would archive")
+    if not archived:
+        out.print("nothing was archived: run again with --yes to archive this benchmark on Bencher (one request, "
+                  "on every branch, testbed and measure; its data stays on the server)")
+        return
+    out.print("history, detect and pages no longer show these series; their data stays on the Bencher server, "
+              "and unarchiving the benchmark in Bencher's console brings them back; an alert of theirs stays "
+              "until 'perfgate alerts --ack ID'")
+
+
+def _print_series(plan: dict, verb: str) -> None:
     for s in plan["series"]:
         if s["deleted"] == s["points"] and "from" in s:
             span = f"{s['from']['commit'][:12]} ({s['from']['date']}) .. {s['to']['commit'][:12]} ({s['to']['date']})"
@@ -167,11 +211,3 @@ def _print(plan: dict, deleted: bool) -> None:
     for a in plan["alerts"]:
         out.print(terminal(f"  active alert {a['id'][:8]} ({a['kind']}, {a['direction']} at {a['commit'][:12]}) on "
                            f"{a['benchmark']} [{a['measure']}] on {a['branch']}@{a['testbed']}"))
-    if not deleted:
-        out.print("nothing was deleted: run again with --yes to delete this (in one transaction)")
-        return
-    out.print("the next 'perfgate detect' analyses these series again: a change point alert the deleted runs "
-              "alone made is withdrawn there; a threshold alert, or one of a retired series, stays until "
-              "'perfgate alerts --ack ID'")
-    out.print("with a data folder: 'perfgate sync --export DIR' writes the deletion under forgotten/ (then push it), "
-              "so that a store rebuilt with 'sync --import' does not bring these runs back")

@@ -168,10 +168,19 @@ class Store(ABC):
 
     # --- deleting on purpose (`perfgate forget`; optional) ------------------------------------------
 
-    def forget_refusal(self, runs: int = 0, retire: bool = False) -> str | None:
-        """Why this store cannot delete these ``runs`` (how many) or retire series (said before
-        anything is planned), or None."""
+    # How ``forget --benchmark`` retires series here: "delete" their metrics, or "archive" them
+    # where the store keeps the data and only stops showing it (a Bencher server).
+    retires_by = "delete"
+
+    def forget_refusal(self, runs: int = 0, retire: bool = False, narrowed: Sequence[str] = ()) -> str | None:
+        """Why this store cannot delete these ``runs`` (how many) or retire series, narrowed by
+        these options (``--measure`` ...), or None; said before anything is planned."""
         return f"{type(self).__name__} cannot delete runs"
+
+    def retired(self, benchmark: str) -> bool:
+        """Whether ``benchmark`` is kept here retired (archived), so that a rerun of its retire
+        has nothing left to do; a store that deletes what it retires knows no such benchmark."""
+        return False
 
     def forget(self, run_ids: Sequence[str], series: Sequence[SeriesKey]) -> list[Forgotten]:
         """Delete these runs whole and every metric of these series, in one transaction, and

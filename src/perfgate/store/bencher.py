@@ -24,7 +24,7 @@ from typing import Any, Iterable, Sequence
 from perfgate.bencher.alert_memory import AlertMemory, memory_error
 from perfgate.bencher.alerts import BencherAlert, as_perfgate_alert
 from perfgate.bencher.bootstrap import find_measure, measure_name
-from perfgate.bencher.client import BencherClient, BencherRejected, BencherShapeError, shaped
+from perfgate.bencher.client import BencherClient, BencherRejected, BencherShapeError, BencherUnreachable, shaped
 from perfgate.bencher.payload import StartPoint, new_run
 from perfgate.bencher.publisher import FlushResult, Outcome, Publisher
 from perfgate.bencher.redact import Secret
@@ -244,13 +244,16 @@ class BencherStore(Store):
     def testbed_fingerprint(self, name: str) -> dict[str, Any]:
         return {}
 
-    def forget_refusal(self, runs: int = 0, retire: bool = False) -> str | None:
+    # Bencher deletes a benchmark only once no report uses it (its API: "All reports that use
+    # this benchmark must be deleted first!"); archiving hides it and keeps its data.
+    retires_by = "archive"
+
+    def forget_refusal(self, runs: int = 0, retire: bool = False, narrowed: Sequence[str] = ()) -> str | None:
         where = f"Bencher project {self.project!r} at {self.client.base_url}"
-        if retire:
-            # Bencher's API deletes a benchmark on every branch, testbed and measure at once.
-            return (f"{where}: perfgate does not retire series on a Bencher server (its API deletes a benchmark "
-                    "whole, on every branch, testbed and measure: DELETE /v0/projects/PROJECT/benchmarks/BENCHMARK, "
-                    "or Bencher's console); nothing was deleted")
+        if retire and narrowed:
+            return (f"{where}: {', '.join(narrowed)} cannot narrow a retire on a Bencher server: Bencher archives a "
+                    "benchmark whole, on every branch, testbed and measure (PATCH /v0/projects/PROJECT/benchmarks/"
+                    "BENCHMARK); 'perfgate forget --benchmark NAME' alone archives all of it; nothing was changed")
         if runs > 1:
             # No transaction spans two requests: a failure after the first would leave half of them.
             return (f"{where}: give one --run a call (Bencher deletes report by report, and a failure half way "
@@ -258,20 +261,60 @@ class BencherStore(Store):
         return None
 
     def forget(self, run_ids: Sequence[str], series: Sequence[SeriesKey]) -> list[Forgotten]:
-        """Delete the run's report on the server (one request: all of it or nothing).  A report
-        already gone (a retry after an answer that was lost) is what was asked for.  Nothing is
-        kept here to mark: the next ``detect`` reads the history without it."""
+        """Delete the run's report, or archive the retired benchmark, on the server (one request:
+        all of it or nothing).  A report already gone (a retry after an answer that was lost) is
+        what was asked for; archiving is the same request again.  Nothing is kept here to mark:
+        the next ``detect`` reads the history without it."""
         refusal = self.forget_refusal(len(run_ids), bool(series))
         if refusal:
             raise StoreError(refusal)
-        for run_id in run_ids:
-            try:
-                # (the id was resolved against this server's reports by forget's plan)
-                self.client.request("DELETE", f"/v0/projects/{self.project}/reports/{run_id}")
-            except BencherRejected as e:
-                if e.status != 404:
-                    raise StoreError(f"{e}; nothing was deleted") from None
+        try:
+            for run_id in run_ids:
+                try:
+                    # (the id was resolved against this server's reports by forget's plan)
+                    self.client.request("DELETE", f"/v0/projects/{self.project}/reports/{run_id}")
+                except BencherRejected as e:
+                    if e.status != 404:
+                        raise StoreError(f"{e}; nothing was deleted") from None
+            if series:
+                self._archive(series)
+        finally:
+            self._forget()
         return []
+
+    def _archive(self, series: Sequence[SeriesKey]) -> None:
+        """``series`` must be every series of one benchmark: Bencher archives a benchmark whole."""
+        names = {key.benchmark for key in series}
+        if len(names) != 1:
+            raise StoreError(f"Bencher project {self.project!r}: one benchmark a retire (given {len(names)}); "
+                             "nothing was changed")
+        (name,) = names
+        whole = {key for key in self._rows if key.benchmark == name} or set(self.series_keys(benchmark=name))
+        left = whole - set(series)
+        if left:
+            raise StoreError(f"Bencher project {self.project!r}: {len(whole) - len(left)} of the {len(whole)} "
+                             f"series of benchmark {name!r} given, and Bencher archives a benchmark whole; "
+                             "nothing was changed")
+        for benchmark in self._pick("benchmarks", name):   # none: archived meanwhile
+            # By UUID: the path takes a slug or a UUID, and a name is not its slug ('parse 1k': 'parse-1k').
+            path = f"/v0/projects/{self.project}/benchmarks/{benchmark['uuid']}"
+            try:
+                answer = self.client.request("PATCH", path, json={"archived": True}, expect=dict)
+            except BencherRejected as e:
+                raise StoreError(f"{e}; nothing was changed") from None
+            except BencherUnreachable as e:
+                raise StoreError(f"{e}; benchmark {name!r} may or may not be archived: run the same command "
+                                 "again (archiving twice is harmless)") from None
+            if not answer.get("archived"):
+                # A server that ignores the field (one older than archiving) answers 200 all the same.
+                raise StoreError(f"PATCH {path}: Bencher answered without an archived date, so benchmark "
+                                 f"{name!r} was not archived (does this server archive benchmarks?); nothing was changed")
+
+    @shaped("the archived benchmarks")
+    def retired(self, benchmark: str) -> bool:
+        """Archived on the server: the listing perfgate reads leaves it out, this one holds only those."""
+        found = self.client.list_all(f"/v0/projects/{self.project}/benchmarks", {"archived": True, "name": benchmark})
+        return any(b["name"] == benchmark for b in found)
 
     # --- alerts: Bencher's threshold alerts, plus perfgate's change point alerts kept locally --
 

@@ -370,7 +370,7 @@ class SqliteStore(Store):
 
     # --- deleting on purpose (`perfgate forget`) -------------------------------------------------
 
-    def forget_refusal(self, runs: int = 0, retire: bool = False) -> str | None:
+    def forget_refusal(self, runs: int = 0, retire: bool = False, narrowed: Sequence[str] = ()) -> str | None:
         return None
 
     @_guarded
