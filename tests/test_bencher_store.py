@@ -386,3 +386,15 @@ def test_forget_archives_a_benchmark_only_with_all_its_series(fake, tmp_path):
     assert store.series_keys() == [] and store.series(LATENCY) == [] and store.retired("sort 1e6")
     store.forget([], keys)      # archived already: nothing left to send, nothing to refuse
     assert len([r for r in fake.requests if r["method"] == "PATCH"]) == 1
+
+
+def test_a_report_left_with_only_archived_results_is_no_run(fake, tmp_path):
+    store = make_store(fake, tmp_path)
+    store.add_runs([make_run(i, 100.0) for i in range(2)])
+    run_id, keys = store.runs()[0].run_id, store.series_keys()
+    full_key = store.get_run(run_id).with_key().idempotency_key
+    store.forget([], keys)
+    assert store.runs() == [] and store.get_run(run_id).metrics == []
+    assert store.get_run(run_id).idempotency_key == full_key      # still named by what it held
+    marks = store.forgotten()
+    assert len(marks) == 2 and all(m.whole_run and m.time for m in marks) and full_key in {m.run_key for m in marks}

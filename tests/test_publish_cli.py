@@ -528,3 +528,29 @@ def test_archiving_on_bencher_keeps_perfgate_s_alerts_as_sqlite_does(cli, fake, 
     cli("alerts", "--store", to, "--ack", alert["id"], env=env(tmp_path), check=True)
     left = json.loads(cli("alerts", "--store", to, "--json", env=env(tmp_path), check=True).stdout)
     assert alert["id"] not in [a["id"] for a in left]
+
+
+def test_an_archived_benchmark_leaves_the_runs_perfgate_reads_and_exports(cli, fake, tmp_path):
+    """What perfgate reads from the reports leaves the archived benchmark out, as its series are:
+    export, and sync --export, which writes no second file for a run it wrote before the archive
+    but records the archived metrics under forgotten/, so a store rebuilt from the folder leaves
+    them out too (as a retire on SQLite does)."""
+    to = _two_benchmarks_on_two_branches(cli, fake, tmp_path)
+    folder = tmp_path / "data"
+    first = json.loads(cli("sync", "--export", str(folder), "--store", to, "--json", env=env(tmp_path),
+                           check=True).stdout)
+    assert first["runs_written"] == 6 and first["forgotten_written"] == 0
+    cli("forget", "--store", to, "--benchmark", "parse 1k", "--yes", env=env(tmp_path), check=True)
+
+    csv = cli("export", "--store", to, "--format", "csv", env=env(tmp_path), check=True).stdout
+    assert "sort 1k" in csv and "parse 1k" not in csv
+    again = json.loads(cli("sync", "--export", str(folder), "--store", to, "--json", env=env(tmp_path),
+                           check=True).stdout)
+    assert again["runs_written"] == 0 and again["forgotten_written"] == 12, again
+    rebuilt = f"sqlite:{tmp_path / 'rebuilt.db'}"
+    cli("sync", "--import", str(folder), "--store", rebuilt, check=True)
+    history = json.loads(cli("history", "--store", rebuilt, "--json", check=True).stdout)
+    assert {s["benchmark"] for s in history} == {"sort 1k"} and len(history) == 4
+    fresh = tmp_path / "fresh"        # a folder begun after the archive holds no trace of it
+    cli("sync", "--export", str(fresh), "--store", to, env=env(tmp_path), check=True)
+    assert "parse 1k" not in "".join(p.read_text() for p in fresh.rglob("*.json") if "forgotten" not in p.parts)

@@ -212,13 +212,16 @@ class BencherStore(Store):
             if limit is not None and len(out) >= limit:
                 break
             summary = self._summary(report)
+            if report.get("results") and not summary.metrics:
+                continue     # every result an archived benchmark's: no run left, as on SQLite
             if branch is None or summary.branch == branch:
                 out.append(summary)
         return out
 
     def _summary(self, report: dict) -> RunSummary:
         if report.get("results") is not None:
-            n = sum(len(r["measures"]) for iteration in report["results"] for r in iteration)
+            n = sum(len(r["measures"]) for iteration in report["results"] for r in iteration
+                    if not r["benchmark"].get("archived"))
         else:  # the list endpoint may leave results out: an upper bound from the counts
             n = sum(c["benchmarks"] * c["measures"] for c in (report.get("counts") or {}).get("results") or [])
         return RunSummary(report["uuid"], report["branch"]["name"], _hash(report), report["testbed"]["name"],
@@ -226,20 +229,48 @@ class BencherStore(Store):
 
     @shaped("a report")
     def get_run(self, run_id: str) -> Run:
+        """The run less the metrics of archived benchmarks (retired: left out as their series
+        are), named by all it holds (its key), so that ``sync --export`` writes no second file
+        for a run it wrote before the archive and :meth:`forgotten` names what went."""
         try:
             report = self.client.request("GET", f"/v0/projects/{self.project}/reports/{run_id}", expect=dict)
         except BencherRejected as e:
             if e.status in (400, 404):
                 raise StoreError(f"no run {run_id!r} in Bencher project {self.project!r}: {e.server_message}") from None
             raise
+        run = self._as_run(report)
+        archived = _archived(report)
+        if archived:
+            run.with_key()
+            run.metrics = [m for m in run.metrics if m.benchmark not in archived]
+        return run
+
+    def _as_run(self, report: dict) -> Run:
+        """Every metric the report holds, archived benchmarks' too."""
+        where = f"GET /v0/projects/{self.project}/reports/{report['uuid']}"
         metrics = [Metric(r["benchmark"]["name"], measure_name(m["measure"]), m["metric"]["value"],
                           m["metric"].get("lower_value"), m["metric"].get("upper_value"))
                    for iteration in report.get("results") or [] for r in iteration for m in r["measures"]]
         for m in metrics:
-            _check_costs(m.measure, [{"value": m.value}], f"GET /v0/projects/{self.project}/reports/{run_id}")
+            _check_costs(m.measure, [{"value": m.value}], where)
         metrics.sort(key=lambda m: (m.benchmark, m.measure))
         return Run(self.project, report["branch"]["name"], _hash(report), Testbed(report["testbed"]["name"]),
                    metrics, epoch(report["start_time"]), epoch(report["end_time"]), report["adapter"])
+
+    @shaped("the reports")
+    def forgotten(self) -> list[Forgotten]:
+        """The metrics of archived benchmarks, as ``forget`` records deleted ones on SQLite: ``sync
+        --export`` writes them under forgotten/, so an import leaves them out of a folder that
+        already held them (a run left with none goes whole)."""
+        found: list[Forgotten] = []
+        for report in self.client.iter_pages(f"/v0/projects/{self.project}/reports", {}):
+            if report.get("results") is None:    # the list may leave results out
+                report = self.client.request("GET", f"/v0/projects/{self.project}/reports/{report['uuid']}",
+                                             expect=dict)
+            archived = _archived(report)
+            if archived:
+                found += _archived_records(self._as_run(report).with_key(), archived)
+        return found
 
     def testbed_fingerprint(self, name: str) -> dict[str, Any]:
         return {}
@@ -443,6 +474,19 @@ def _check_costs(measure: str, metrics: list[dict], where: str) -> None:
         if value < 0:
             raise BencherShapeError(f"{where}: Bencher's answer gives {measure} the value {value:g}, and a "
                                     f"{measure} cannot be negative; is the URL a Bencher API server?")
+
+
+def _archived(report: dict) -> dict[str, float | None]:
+    """The report's benchmarks archived on the server, by name, with the date they were."""
+    return {r["benchmark"]["name"]: epoch(r["benchmark"]["archived"])
+            for iteration in report.get("results") or [] for r in iteration if r["benchmark"].get("archived")}
+
+
+def _archived_records(run: Run, archived: dict[str, float | None]) -> list[Forgotten]:
+    gone = [m for m in run.metrics if m.benchmark in archived]
+    if len(gone) == len(run.metrics):
+        return [Forgotten(run.idempotency_key, time=max(filter(None, archived.values()), default=None))]
+    return [Forgotten(run.idempotency_key, m.benchmark, m.measure, archived[m.benchmark]) for m in gone]
 
 
 def _hash(report: dict) -> str:
