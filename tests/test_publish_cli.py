@@ -421,6 +421,12 @@ def _history(cli, to, tmp_path) -> list[dict]:
     return json.loads(cli("history", "--store", to, "--json", env=env(tmp_path), check=True).stdout)
 
 
+def _pages(cli, to, site: Path) -> str:
+    """The text of the site ``pages`` makes (its vendored scripts aside)."""
+    cli("pages", "--store", to, "--out", str(site), env=env(site.parent), check=True)
+    return "".join(p.read_text(errors="replace") for p in site.rglob("*") if p.is_file() and p.suffix != ".js")
+
+
 def test_forget_archives_a_benchmark_on_bencher_with_one_patch(cli, fake, tmp_path):
     """Users moving to Bencher retire a renamed benchmark: the dry run lists its series as on
     SQLite, worded for archiving; --yes sends one PATCH archiving the benchmark by its UUID,
@@ -437,6 +443,8 @@ def test_forget_archives_a_benchmark_on_bencher_with_one_patch(cli, fake, tmp_pa
     assert {(s["branch"], s["measure"]) for s in plan["series"]} == \
         {(b, m) for b in ("main", "dev") for m in ("latency", "instructions")}
 
+    assert "parse 1k" in _pages(cli, to, tmp_path / "before")
+
     uuid = _bench(fake, "parse 1k")["uuid"]
     done = cli("forget", "--store", to, "--benchmark", "parse 1k", "--yes", env=env(tmp_path), check=True)
     said = " ".join(done.stdout.split())
@@ -450,6 +458,8 @@ def test_forget_archives_a_benchmark_on_bencher_with_one_patch(cli, fake, tmp_pa
     detect = cli("detect", "--store", to, "--json", env=env(tmp_path))
     assert detect.returncode == 0, detect.stderr
     assert {s["benchmark"] for s in json.loads(detect.stdout)["series"]} == {"sort 1k"}
+    shown = _pages(cli, to, tmp_path / "after")
+    assert "sort 1k" in shown and "parse 1k" not in shown
     for text in (dry.stdout, dry.stderr, done.stdout, done.stderr, detect.stderr):
         assert TOKEN not in text
 
