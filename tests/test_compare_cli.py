@@ -130,6 +130,32 @@ def test_a_branch_whose_newest_run_is_one_suites_says_the_others_are_not_compare
     assert "--head-branch pr" not in said
 
 
+def test_a_commits_outputs_ingested_one_at_a_time_say_the_others_are_not_compared(cli, store_path):
+    # An audit: Google Benchmark's output ingested, then pytest-benchmark's, at each commit (two runs
+    # without a suite); compare took the newest of each, exited 0 and never named the +30% it left out.
+    def other_harness(branch, commit, factor, t):
+        return Run("default", branch, commit, Bed("tb"),
+                   [Metric("BM_Sort", "latency", 1e3 * factor, samples=tuple(1e3 * factor * (1 + 0.001 * i)
+                                                                             for i in range(20)))], start_time=t)
+
+    base, head = "1f3a9c0" + "0" * 33, "9e8d7c6" + "1" * 33
+    with SqliteStore(store_path) as store:
+        store.add_runs([other_harness("main", base, 1.0, 1.0), run("main", base, 1.0, 1, 2.0),
+                        other_harness("pr", head, 1.3, 3.0), run("pr", head, 1.0, 2, 4.0)])
+    proc = cli("compare", "--base-commit", base[:7], "--head-branch", "pr")
+    said = " ".join(proc.stdout.split())
+    assert "--head-branch pr: its newest run is one of 2 recorded at commit 9e8d7c611111 on testbed tb; 1 series " \
+           "only the others measured are not compared: BM_Sort (latency)" in said, said
+    assert "--base-commit 1f3a9c000000: its newest run is one of 2" in said
+    by_id = cli("compare", "--base-commit", base, "--head", [*_ids(store_path, head)][0])
+    assert by_id.returncode == 0 and "--head" not in by_id.stdout      # a run id is the run meant
+
+
+def _ids(store_path, commit):
+    with SqliteStore(store_path) as store:
+        return [r.run_id for r in store.runs() if r.commit == commit]
+
+
 def test_nothing_judged_is_no_pass(cli, store_path):
     """Runs of one value a benchmark (a Bencher history, BMF files) leave every row
     "insufficient-data": compare printed "1 not judged" and exited 0, a pass on nothing."""

@@ -99,17 +99,34 @@ def _newest_at_commit(store, commit: str, branch: str | None, side: str, testbed
     return chosen.run_id, store.get_run(chosen.run_id)
 
 
-def _other_runs_note(store, run, side: str, by_commit: bool = False) -> str:
+def _other_runs_note(store, run_id: str, run, side: str, by_commit: bool = False) -> str:
     """A warning when the run a --base-branch/--head-branch (or -commit) picked is one suite's of
     several recorded at its commit (a run per suite): the other suites are not compared, and said so."""
     suite = run.context.get("suite")
     others = sorted({c["suite"] for c in store.run_contexts(run.branch, run.commit, run.testbed.name)
                      if isinstance(c.get("suite"), str) and c["suite"] != suite})
-    if not suite or not others:
-        return ""
     picked = f"--{side}-commit {run.commit[:12]}" if by_commit else f"--{side}-branch {run.branch}"
+    if not suite or not others:
+        return _other_ingests_note(store, run_id, run, side, picked)
     return (f"warning: {picked}: its newest run is suite {suite}'s; the run(s) of suite "
             f"{', '.join(others)} at the same commit {run.commit[:12]} are not compared (--{side} RUN picks one)")
+
+
+def _other_ingests_note(store, run_id: str, run, side: str, picked: str) -> str:
+    """The same warning for harness outputs ingested one at a time at a commit (a run each, no
+    suite): a pytest-benchmark run ingested after a Google Benchmark one hid the latter's +30%
+    from a compare that exited 0 and said nothing."""
+    siblings = [s.run_id for s in store.runs(branch=run.branch) if s.run_id != run_id
+                and s.commit == run.commit and s.testbed == run.testbed.name]
+    mine = {(m.benchmark, m.measure) for m in run.metrics}
+    unseen = sorted({(m.benchmark, m.measure) for sid in siblings for m in store.get_run(sid).metrics} - mine)
+    if not unseen:
+        return ""
+    named = ", ".join(f"{b} ({m})" for b, m in unseen[:3]) + (f" and {len(unseen) - 3} more" if len(unseen) > 3 else "")
+    return (f"warning: {picked}: its newest run is one of {len(siblings) + 1} recorded at commit {run.commit[:12]} "
+            f"on testbed {run.testbed.name}; {len(unseen)} series only the others measured are not compared: "
+            f"{named} (ingest a commit's outputs together, 'perfgate ingest A.json B.json', to make them one run; "
+            f"--{side} RUN picks one)")
 
 
 PAIR_SEARCH = 50   # runs of the base branch searched for the head's own check
@@ -183,9 +200,10 @@ def run(args: argparse.Namespace) -> int:
             base_id, base = paired or _pick(store, args.base, args.base_branch, "base", args.base_commit,
                                             head.testbed.name)
         # A commit's suites are recorded as a run each: the newest is one suite's.
-        partial = [_other_runs_note(store, picked, side, bool(commit)) for side, picked, branch, commit in
-                   (("base", base, args.base_branch, args.base_commit),
-                    ("head", head, args.head_branch, args.head_commit)) if branch or commit]
+        partial = [_other_runs_note(store, run_id, picked, side, bool(commit))
+                   for side, run_id, picked, branch, commit in
+                   (("base", base_id, base, args.base_branch, args.base_commit),
+                    ("head", head_id, head, args.head_branch, args.head_commit)) if branch or commit]
     if base_id == head_id:
         raise PerfgateError(f"base and head are the same run ({base_id}): nothing to compare")
     comparison = compare_runs(base, head, thresholds, args.alpha)
