@@ -68,7 +68,7 @@ JSON_CASES = {
         ("infinite", _set(["benchmarks", 2, "stats", "data", 0], INF), "line ", "Infinity"),
         ("control-char", _set(["benchmarks", 0, "fullname"], "bench\x07mark"), "benchmarks[0].fullname", "control"),
         ("html", _set(["benchmarks", 0, "fullname"], "<img src=x onerror=alert(1)>"), "benchmarks[0].fullname", "HTML"),
-        ("schema", _set(["benchmarks"], {"a": 1}), "benchmarks", "expected list"),
+        ("schema", _set(["benchmarks"], {"a": 1}), "benchmarks", "expected a list, got an object"),
     ],
     "google-benchmark": [
         ("wrong-type", _set(["benchmarks", 0, "real_time"], "fast"), "benchmarks[0].real_time", "expected"),
@@ -124,7 +124,7 @@ JSON_CASES = {
         ("nan", _set([2, "stats", "mean"], NAN), "line ", "NaN"),
         ("control-char", _set([0, "name"], "join\x1b[31m"), "[0].name", "control"),
         ("html", _set([0, "name"], "<iframe src=x>"), "[0].name", "HTML"),
-        ("schema", _set([0, "stats"], [1, 2]), "[0].stats", "expected dict"),
+        ("schema", _set([0, "stats"], [1, 2]), "[0].stats", "expected an object, got a list"),
         ("failed", _set([1, "error"], {"message": "boom"}), "[1].error", "failed"),
     ],
     "github-action-benchmark": [
@@ -134,7 +134,7 @@ JSON_CASES = {
         ("control-char", _set([1, "name"], "mem\x00"), "[1].name", "control"),
         ("html", _set([1, "name"], "<script>alert(1)</script>"), "[1].name", "HTML"),
         ("schema", lambda d: d[0].pop("unit"), "[0]", "missing field 'unit'"),
-        ("extra-type", _set([1, "extra"], {"a": 1}), "[1].extra", "expected str"),
+        ("extra-type", _set([1, "extra"], {"a": 1}), "[1].extra", "expected a string, got an object"),
     ],
 }
 
@@ -238,7 +238,7 @@ CRITERION_CASES = [
     ("zero-iters", "sample.json", lambda d: d["iters"].__setitem__(1, 0.0), "iters[1]", "positive"),
     ("control-char", "benchmark.json", lambda d: d.__setitem__("full_id", "fib\x1b"), "full_id", "control"),
     ("html", "benchmark.json", lambda d: d.__setitem__("full_id", "<script>x</script>"), "full_id", "HTML"),
-    ("schema", "estimates.json", lambda d: d.__setitem__("mean", [1, 2]), "mean", "expected dict"),
+    ("schema", "estimates.json", lambda d: d.__setitem__("mean", [1, 2]), "mean", "expected an object, got a list"),
 ]
 
 

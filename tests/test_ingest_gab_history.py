@@ -133,7 +133,7 @@ CASES = [
     ("commit-not-a-hash", _set(["entries", RUST, 3, "commit", "id"], "HEAD; rm -rf /"),
      'entries["Rust Benchmark"][3].commit.id', "neither a commit hash"),
     ("value-not-a-number", _set(["entries", RUST, 3, "benches", 1, "value"], "fast"),
-     'entries["Rust Benchmark"][3].benches[1].value', "expected int or float, got str"),
+     'entries["Rust Benchmark"][3].benches[1].value', "expected a number, got a string"),
     ("negative-time", _set(["entries", RUST, 39, "benches", 0, "value"], -1.0),
      'entries["Rust Benchmark"][39].benches[0].value', "negative"),
     ("date-a-string", _set(["entries", RUST, 0, "date"], "yesterday"),

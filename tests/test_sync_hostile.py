@@ -84,6 +84,10 @@ def _metric_twice(doc: dict) -> dict:
      "run.branch: name contains HTML markup"),
     (lambda p: p.write_text(p.read_text().replace('"branch": "main"', '"branch": "ma\\u202ein"', 1)),
      "invisible formatting character"),
+    # an audit: "expected (<class 'int'>, <class 'float'>), got str", Python's words for JSON's
+    (lambda p: p.write_text(p.read_text().replace('"value": ', '"value": "oops", "x": ', 1)),
+     "run.metrics[0].value: expected a number, got a string"),
+    (lambda p: p.write_text(p.read_text().replace('"attrs": {}', '"attrs": null', 1)), "expected an object, got null"),
     # an audit: a metric given twice was a raw "UNIQUE constraint failed" naming the store
     (lambda p: p.write_text(json.dumps(_metric_twice(json.loads(p.read_text())))),
      "run.metrics[1]: benchmark 'sort' measure 'latency' appears twice"),

@@ -52,7 +52,7 @@ def name_problem(value: object) -> str | None:
     ``perfgate ingest --idempotency-key`` is held to this rule too, so no run a store holds is one
     that ``sync --export`` cannot write."""
     if not isinstance(value, str):
-        return f"expected text, got {type(value).__name__}"
+        return f"expected text, got {inputs.json_kind(type(value))}"
     if not value:
         return "is empty"
     if _SAFE.match(value) and value not in (".", ".."):
@@ -280,7 +280,7 @@ def _get(d: Any, key: str, kind: type | tuple[type, ...], src: str, place: str, 
     if value is None and optional:
         return None
     if not isinstance(value, kind) or isinstance(value, bool):  # no field of this format is a boolean
-        raise InputError(src, place, f"expected {getattr(kind, '__name__', kind)}, got {type(value).__name__}")
+        raise InputError(src, place, f"expected {inputs.json_kind(kind)}, got {inputs.json_kind(type(value))}")
     return value
 
 

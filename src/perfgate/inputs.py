@@ -105,3 +105,14 @@ def finite_float(value: object) -> float | None:
     except OverflowError:
         return None
     return x if math.isfinite(x) else None
+
+
+_JSON_KINDS = {dict: "an object", list: "a list", str: "a string", bool: "a boolean", int: "a number",
+               float: "a number", type(None): "null"}
+
+
+def json_kind(kind: type | tuple[type, ...]) -> str:
+    """A Python type (or types) as the JSON a user wrote: "expected a number, got null", not
+    "expected (<class 'int'>, <class 'float'>), got NoneType"."""
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    return " or ".join(dict.fromkeys(_JSON_KINDS.get(k, k.__name__) for k in kinds))

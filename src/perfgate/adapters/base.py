@@ -128,13 +128,13 @@ def _constant_place(text: str) -> str:
 def require(obj: Any, key: str, kind: type | tuple[type, ...], source: str, place: str) -> Any:
     """``obj[key]``, which must exist and be of ``kind``; otherwise a clear InputError."""
     if not isinstance(obj, dict):
-        raise InputError(source, place, f"expected an object, got {type(obj).__name__}")
+        raise InputError(source, place, f"expected an object, got {inputs.json_kind(type(obj))}")
     if key not in obj:
         raise InputError(source, place, f"missing field {key!r}")
     value = obj[key]
     if not isinstance(value, kind) or isinstance(value, bool) and bool not in _as_tuple(kind):
-        want = " or ".join(k.__name__ for k in _as_tuple(kind))
-        raise InputError(source, join(place, key), f"expected {want}, got {type(value).__name__}")
+        raise InputError(source, join(place, key),
+                         f"expected {inputs.json_kind(kind)}, got {inputs.json_kind(type(value))}")
     return value
 
 
@@ -177,7 +177,7 @@ def check_millis(value: Any, source: str, place: str) -> float:
     """A date an output gives in milliseconds since the epoch (asv's and the action's ``date``),
     in seconds, held to the rule of ``--start-time``."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise InputError(source, place, f"expected milliseconds (a number), got {type(value).__name__}")
+        raise InputError(source, place, f"expected milliseconds (a number), got {inputs.json_kind(type(value))}")
     seconds = check_number(value, source, place) / 1000
     problem = time_problem(seconds)
     if problem:
@@ -208,7 +208,7 @@ def check_number(value: Any, source: str, place: str, *, allow_negative: bool = 
 
 def check_samples(values: Any, source: str, place: str, scale: float = 1.0) -> tuple[float, ...]:
     if not isinstance(values, list):
-        raise InputError(source, place, f"expected a list of numbers, got {type(values).__name__}")
+        raise InputError(source, place, f"expected a list of numbers, got {inputs.json_kind(type(values))}")
     return tuple(scaled(check_number(v, source, join(place, i)), scale, source, join(place, i))
                  for i, v in enumerate(values))
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 
+from perfgate import inputs
 from perfgate.adapters.base import (Parsed, check_complete_lines, check_name, check_number, check_samples, check_unique,
                                     join, load_json, require, scaled)
 from perfgate.errors import InputError
@@ -69,7 +70,7 @@ def _throughput(name: str, hz: float, rme: float, attrs: dict, source: str, plac
 def _parse_json(text: str, source: str) -> list[Metric]:
     doc = load_json(text, source)
     if not isinstance(doc, list):
-        raise InputError(source, "", f"expected a list of benchmarks, got {type(doc).__name__}")
+        raise InputError(source, "", f"expected a list of benchmarks, got {inputs.json_kind(type(doc))}")
     metrics, first_seen = [], {}
     for i, bench in enumerate(doc):
         place = join("", i)

@@ -17,6 +17,7 @@ A benchmark whose ``Statistics`` is null did not run (it failed); the file is re
 
 from __future__ import annotations
 
+from perfgate import inputs
 from perfgate.adapters.base import (Parsed, check_name, check_number, check_samples, check_unique, join, load_json,
                                     require, scaled)
 from perfgate.errors import InputError
@@ -82,10 +83,12 @@ def _name(bench: object, source: str, place: str) -> str:
         parts = [require(bench, key, str, source, place) for key in ("Type", "Method")]
         namespace = bench.get("Namespace")
         if namespace is not None and not isinstance(namespace, str):
-            raise InputError(source, join(place, "Namespace"), f"expected str, got {type(namespace).__name__}")
+            raise InputError(source, join(place, "Namespace"),
+                             f"expected a string, got {inputs.json_kind(type(namespace))}")
         params = bench.get("Parameters")
         if params is not None and not isinstance(params, str):
-            raise InputError(source, join(place, "Parameters"), f"expected str, got {type(params).__name__}")
+            raise InputError(source, join(place, "Parameters"),
+                             f"expected a string, got {inputs.json_kind(type(params))}")
         name = ".".join([namespace, *parts] if namespace else parts) + (f"({params})" if params else "")
         return check_name(name, source, join(place, "Method"))
     raise InputError(source, place, "missing field 'FullName' (or, before BenchmarkDotNet 0.11, "

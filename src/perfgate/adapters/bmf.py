@@ -9,6 +9,7 @@ what BMF can hold.
 
 from __future__ import annotations
 
+from perfgate import inputs
 from perfgate.adapters.base import Parsed, check_name, check_number, join, load_json, require
 from perfgate.errors import InputError
 from perfgate.model import KNOWN_MEASURES, Metric, Run
@@ -33,12 +34,12 @@ def sniff(text: str) -> bool:
 def parse(text: str, source: str) -> Parsed:
     doc = load_json(text, source)
     if not isinstance(doc, dict):
-        raise InputError(source, "", f"BMF must be an object of benchmarks, got {type(doc).__name__}")
+        raise InputError(source, "", f"BMF must be an object of benchmarks, got {inputs.json_kind(type(doc))}")
     metrics, warnings = [], []
     for bench, measures in doc.items():
         check_name(bench, source, bench[:80])
         if not isinstance(measures, dict):
-            raise InputError(source, bench, f"expected an object of measures, got {type(measures).__name__}")
+            raise InputError(source, bench, f"expected an object of measures, got {inputs.json_kind(type(measures))}")
         for measure, result in measures.items():
             place = join(bench, measure)
             check_name(measure, source, place)

@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from types import SimpleNamespace
 
+from perfgate import inputs
 from perfgate.adapters.base import Parsed, check_name, check_number, check_unique, join, load_json, require, scaled
 from perfgate.errors import InputError
 from perfgate.model import BIGGER_IS_BETTER, KNOWN_MEASURES, SMALLER_IS_BETTER, Measure, Metric
@@ -53,7 +54,7 @@ def parse_benches(doc: object, source: str, bigger_is_better: bool | None = None
     """The metrics of one list of benchmarks and its warnings; ``where`` prefixes each place, for
     a list inside a larger file (a ``benches`` list of the action's history, data.js)."""
     if not isinstance(doc, list):
-        raise InputError(source, where, f"expected a list of benchmarks, got {type(doc).__name__}")
+        raise InputError(source, where, f"expected a list of benchmarks, got {inputs.json_kind(type(doc))}")
     metrics, warnings, first = [], [], {}
     for i, entry in enumerate(doc):
         place = join(where, i)
@@ -87,7 +88,8 @@ def parse_benches(doc: object, source: str, bigger_is_better: bool | None = None
         extra = entry.get("extra")
         if extra is not None:
             if not isinstance(extra, str):
-                raise InputError(source, join(place, "extra"), f"expected str, got {type(extra).__name__}")
+                raise InputError(source, join(place, "extra"),
+                                 f"expected a string, got {inputs.json_kind(type(extra))}")
             attrs["extra"] = extra
         metrics.append(Metric(name, measure, value, lower, upper, attrs=attrs))
     return metrics, warnings

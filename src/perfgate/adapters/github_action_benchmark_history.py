@@ -23,6 +23,7 @@ import math
 import re
 from datetime import datetime, timezone
 
+from perfgate import inputs
 from perfgate.adapters.base import Parsed, check_commit, check_millis, check_name, join, load_json, require
 from perfgate.adapters.github_action_benchmark import parse_benches
 from perfgate.errors import InputError
@@ -63,7 +64,7 @@ def parse(text: str, source: str) -> Parsed:
         where = f"entries[{json.dumps(suite, ensure_ascii=False)}]"
         check_name(suite, source, where)  # it names the suite in every message and page
         if not isinstance(entries, list):
-            raise InputError(source, where, f"expected a list of runs, got {type(entries).__name__}")
+            raise InputError(source, where, f"expected a list of runs, got {inputs.json_kind(type(entries))}")
         for i, entry in enumerate(entries):
             run = _run(entry, suite, source, join(where, i), warnings)
             if run is not None:
@@ -94,7 +95,7 @@ def _run(entry: object, suite: str, source: str, place: str, warnings: list[str]
     when = _time(entry, commit, source, place)
     tool = entry.get("tool")  # type: ignore[union-attr]  (require saw a dict)
     if tool is not None and not isinstance(tool, str):
-        raise InputError(source, join(place, "tool"), f"expected str, got {type(tool).__name__}")
+        raise InputError(source, join(place, "tool"), f"expected a string, got {inputs.json_kind(type(tool))}")
     benches = require(entry, "benches", list, source, place)
     if not benches:
         warnings.append(f"{join(place, 'benches')}: empty, the run measured nothing; skipped")

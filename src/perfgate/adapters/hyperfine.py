@@ -19,6 +19,7 @@ from typing import Any
 import ijson
 import numpy as np
 
+from perfgate import inputs
 from perfgate.adapters.base import Parsed, check_name, check_number, check_unique, join, load_json, require, scaled
 from perfgate.errors import InputError
 from perfgate.model import Metric, number_problem
@@ -62,7 +63,7 @@ def parse_bytes(data: bytes, source: str) -> Parsed:
         samples = _times(result.get("times", []), source, join(place, "times"))
         codes = result.get("exit_codes") or []
         if not isinstance(codes, list):
-            raise InputError(source, join(place, "exit_codes"), f"expected a list, got {type(codes).__name__}")
+            raise InputError(source, join(place, "exit_codes"), f"expected a list, got {inputs.json_kind(type(codes))}")
         failed = sum(code not in (0, None) for code in codes)
         if failed:  # only possible with -i / --ignore-failure: times of a failing command are no measurement
             exits = sorted({str(code) for code in codes if code not in (0, None)})
@@ -87,7 +88,7 @@ def _times(times: Any, source: str, place: str) -> array:
     if isinstance(times, list):  # only when "times" was not where hyperfine puts it
         raise InputError(source, place, "expected a list of numbers inside results[i]")
     if not isinstance(times, array):
-        raise InputError(source, place, f"expected a list of numbers, got {type(times).__name__}")
+        raise InputError(source, place, f"expected a list of numbers, got {inputs.json_kind(type(times))}")
     ns = np.frombuffer(times, dtype=np.float64)  # a view: no copy
     # Checked before scaling: a finite time too large for nanoseconds would overflow to infinity
     # (and be reported as infinite, which it was not).

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 
+from perfgate import inputs
 from perfgate.adapters.base import (
     Parsed, check_name, check_number, check_unique, join, load_json, require, scaled,
 )
@@ -44,7 +45,7 @@ def sniff(text: str) -> bool:
 def parse(text: str, source: str) -> Parsed:
     doc = load_json(text, source)
     if not isinstance(doc, list):
-        raise InputError(source, "", f"JMH JSON must be a list of benchmarks, got {type(doc).__name__}")
+        raise InputError(source, "", f"JMH JSON must be a list of benchmarks, got {inputs.json_kind(type(doc))}")
     names = [_name(entry, source, join("", i)) for i, entry in enumerate(doc)]
     metrics, first_seen = [], {}
     for i, entry in enumerate(doc):
