@@ -422,6 +422,54 @@ def test_a_change_placed_at_a_siblings_commit_says_so_on_its_page(tmp_path, page
     assert not page.errors, page.errors
 
 
+# Each shaded band is an invisible lower line and the width stacked on it: its top, as ECharts
+# stacked it, is every point's lower edge plus its width (null edges aside).
+_BANDS_OFF_THEIR_EDGE = """() => Object.entries(window.PERFGATE_CHARTS).flatMap(([name, chart]) => {
+    const list = [], off = [];
+    chart.getModel().eachSeries(s => list.push(s));
+    list.forEach((s, k) => {
+        if (!s.get("stack") || !s.get("areaStyle")) return;
+        const band = s.getData(), edge = list[k - 1].getData(), top = band.getCalculationInfo("stackResultDimension");
+        for (let i = 0; i < band.count(); i++) {
+            const want = edge.get(edge.mapDimension("y"), i) + band.get(band.mapDimension("y"), i);
+            const got = band.get(top, i);
+            if (!isNaN(want) && !(Math.abs(got - want) <= 1e-9 * Math.max(1, Math.abs(want)))) off.push([name, i, want, got]);
+        }
+    });
+    return off;
+})"""
+
+
+def test_a_band_below_zero_is_drawn_on_its_lower_edge(tmp_path, page, fixtures):
+    """An audit: the quadratic table's per-object coefficient is -1,445 [-1,676, -1,215], and its
+    band in the coefficients' history was drawn from 0 to +461 (ECharts stacks a positive width on
+    the positive stack, not on a negative edge); a series' bounds below zero the same."""
+    from perfgate.model import Metric, Run, Testbed
+    from perfgate.store.sqlite import SqliteStore
+
+    env = {**os.environ, "PERFGATE_STORE": f"sqlite:{tmp_path / 'history.db'}"}
+    for i, shape in enumerate(("linear", "quadratic")):
+        subprocess.run([sys.executable, "-m", "perfgate.cli", "ingest", "--branch", "main", "--commit", commit(i),
+                        "--testbed", "tb", "--start-time", str(1.7e9 + i * 3600),
+                        str(fixtures / "scaling-tsv" / f"async-deinit-quick-{shape}.tsv")], env=env, check=True,
+                       capture_output=True)
+    with SqliteStore(tmp_path / "history.db") as store:    # a harness's mean ∓ sd, the sd past the mean
+        store.add_runs([Run("default", "main", commit(i), Testbed("tb"), [Metric("spiky", "latency", 10.0 + i % 3,
+                                                                              lower=-5.0, upper=25.0)],
+                            start_time=1.7e9 + i * 3600) for i in range(12)])
+    subprocess.run([sys.executable, "-m", "perfgate.cli", "pages", "--out", str(tmp_path / "site")], env=env,
+                   check=True, capture_output=True)
+    _open(page, (tmp_path / "site" / "index.html").as_uri())
+    page.locator("a.sweep").first.click()
+    page.wait_for_selector("html[data-ready='1']")
+    assert page.evaluate(_BANDS_OFF_THEIR_EDGE) == []
+    _open(page, (tmp_path / "site" / "index.html").as_uri())
+    page.locator("a.bench", has_text="spiky").first.click()
+    page.wait_for_selector("html[data-ready='1']")
+    assert page.evaluate(_BANDS_OFF_THEIR_EDGE) == []
+    assert not page.errors, page.errors
+
+
 def test_the_x_axis_can_be_the_commits_in_order(site, page):
     # A time axis stretches a burst of runs and squeezes a quiet month; asv and Bencher also
     # offer the commits in order, evenly spaced.

@@ -185,13 +185,15 @@
 
   function band(name, key, x, lower, upper, color, opacity) {
     // A shaded band between two lines: an invisible lower line and the difference stacked on it.
+    // stackStrategy "all": ECharts stacks a positive width on the positive stack by default, not on a
+    // negative lower line, and the band then sat between 0 and its width.
     var lo = [], diff = [];
     for (var i = 0; i < x.length; i++) {
       var ok = lower[i] != null && upper[i] != null;
       lo.push([x[i], ok ? lower[i] : null]);
       diff.push([x[i], ok ? upper[i] - lower[i] : null]);
     }
-    var common = {name: name, type: "line", stack: key, symbol: "none", silent: true, connectNulls: false,
+    var common = {name: name, type: "line", stack: key, stackStrategy: "all", symbol: "none", silent: true, connectNulls: false,
                   tooltip: {show: false}, z: 1};
     return [Object.assign({id: key + "-lo", data: lo, lineStyle: {opacity: 0}}, common),
             Object.assign({id: key + "-hi", data: diff, lineStyle: {opacity: 0},

@@ -171,9 +171,11 @@
                      data: cv.x.map(function (x, j) { return [x, yOf(x, cv.knee_y[j])]; })});
       }
       if (!$("logy").checked) {  // a stacked band cannot be drawn on a log axis
-        series.push({name: name, type: "line", symbol: "none", silent: true, stack: "ci" + i, lineStyle: {opacity: 0},
+        // stackStrategy "all" (here and in the coefficients' history): stacked on a negative lower edge,
+        // not from 0 as ECharts stacks a positive width by default
+        series.push({name: name, type: "line", symbol: "none", silent: true, stack: "ci" + i, stackStrategy: "all", lineStyle: {opacity: 0},
                      data: cv.x.map(function (x, j) { return [x, yOf(x, cv.lower[j])]; })});
-        series.push({name: name, type: "line", symbol: "none", silent: true, stack: "ci" + i, lineStyle: {opacity: 0},
+        series.push({name: name, type: "line", symbol: "none", silent: true, stack: "ci" + i, stackStrategy: "all", lineStyle: {opacity: 0},
                      areaStyle: {color: color, opacity: 0.15},
                      data: cv.x.map(function (x, j) { return [x, yOf(x, cv.upper[j]) - yOf(x, cv.lower[j])]; })});
       } else {
@@ -244,9 +246,9 @@
         xAxis: {type: "category", data: cats, axisLabel: {fontSize: 10}},
         yAxis: {type: "value", scale: true, axisLabel: {formatter: num}},
         series: [
-          {type: "line", stack: "ci", symbol: "none", lineStyle: {opacity: 0}, silent: true,
+          {type: "line", stack: "ci", stackStrategy: "all", symbol: "none", lineStyle: {opacity: 0}, silent: true,
            data: v.map(function (r) { return r[1]; })},
-          {type: "line", stack: "ci", symbol: "none", lineStyle: {opacity: 0}, silent: true,
+          {type: "line", stack: "ci", stackStrategy: "all", symbol: "none", lineStyle: {opacity: 0}, silent: true,
            areaStyle: {color: p.knee ? "#f59e0b" : "#2f5fd0", opacity: 0.18},
            data: v.map(function (r) { return r[1] == null ? null : r[2] - r[1]; })},
           {type: "line", symbol: "circle", symbolSize: 6, itemStyle: {color: p.knee ? "#b54708" : "#2f5fd0"},
