@@ -252,7 +252,8 @@
     c.setOption({
       animation: false, color: COLORS,
       grid: {left: 80, right: 30, top: 40, bottom: 70},
-      legend: {type: "scroll", top: 4, left: 10, right: 90, icon: "roundRect", data: uniqueNames(list)},  // clear of the toolbox
+      // clear of the toolbox by a right padding: ECharts keeps one of a legend's left and right
+      legend: {type: "scroll", top: 4, left: 10, padding: [5, 110, 5, 5], icon: "roundRect", data: uniqueNames(list)},
       tooltip: {trigger: "item", confine: true, className: "pg-tip", extraCssText: "white-space: normal; max-width: 460px;",
                 formatter: function (p) {
         if (p.componentType === "markLine" || p.componentType === "markPoint") return PG.esc(p.data.evidence);

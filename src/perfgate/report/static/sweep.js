@@ -196,7 +196,9 @@
     c.setOption({
       animation: false, color: COLORS,
       grid: {left: 80, right: binned ? 90 : 30, top: 60, bottom: 70},
-      legend: {type: "scroll", top: 4, right: 110, left: 10,
+      // Clear of the toolbox by a right padding: ECharts keeps one of a legend's left and right (the
+      // right was dropped, and the pager sat on the zoom buttons)
+      legend: {type: "scroll", top: 4, left: 10, padding: [5, 110, 5, 5],
                data: (binned ? ["measured"] : []).concat(groups.map(function (g) { return groupName(f, g); }))},
       visualMap: visualMap || undefined,
       tooltip: {trigger: "item", confine: true, formatter: function (p) {
