@@ -244,7 +244,7 @@ def test_a_pytest_history_goes_on_as_the_series_pytest_benchmarks_own_json_makes
     own.write_text(json.dumps({"machine_info": {"node": "ci"}, "version": "4.0.0", "benchmarks": [
         {"name": "test_fib_20", "fullname": "bench.py::test_fib_20",
          "stats": {"mean": mean * 1.001, "stddev": sd, "min": mean * 0.9, "max": mean * 1.2, "rounds": 337}}]}))
-    cli("ingest", str(own), "--testbed", "gha", "--commit", "e" * 40, check=True)
+    cli("ingest", str(own), "--testbed", "gha", "--branch", "main", "--commit", "e" * 40, check=True)
     series = [s for s in json.loads(cli("history", "--json", check=True).stdout) if "test_fib_20" in s["benchmark"]]
     assert [(s["benchmark"], s["measure"]) for s in series] == [("bench.py::test_fib_20", "latency")]
     with SqliteStore(store_path) as store:
