@@ -330,6 +330,55 @@ def test_the_scaling_page_shows_the_knee(site, page):
     _inert(page)
 
 
+# The tick labels ECharts drew on a chart's y axis.
+_Y_LABELS = """name => window.PERFGATE_CHARTS[name].getModel().getComponent("yAxis").axis.getViewLabels()
+    .map(l => l.formattedLabel)"""
+_TIP = """() => window.PERFGATE_CHARTS.curve.getOption().tooltip[0].formatter(
+    {seriesType: "scatter", seriesName: "measured", value: [100, 1.2e8]})"""
+_TIME_LABEL = re.compile(r"^-?[\d.]+ (ns|µs|ms|s)$")
+
+
+def test_a_sweeps_costs_read_in_the_units_of_the_benchmark_pages(site, page):
+    """An audit: a sweep page's cost axes read 120,000,000 where a benchmark page reads 120 ms."""
+    _open(page, (site / "index.html").as_uri())
+    page.locator("a.sweep", has_text=SWEEP).first.click()
+    page.wait_for_selector("html[data-ready='1']")
+    for chart in ("curve", "curve-a", "curve-b", "hist-0"):     # hist-0: a coefficient's history
+        labels = page.evaluate(_Y_LABELS, chart)
+        assert labels and all(_TIME_LABEL.match(t) for t in labels), (chart, labels)
+    assert "total-ns = 120 ms" in page.evaluate(_TIP)
+    knee = page.evaluate(_Y_LABELS, "hist-" + str(page.locator("#history .chart").count() - 1))
+    assert all(re.match(r"^-?[\d,]+$", t) for t in knee), knee              # a knee is a parameter value
+    assert not page.errors, page.errors
+
+
+def test_a_sweep_measure_in_ms_is_scaled_and_one_without_a_unit_stays_plain(tmp_path, page):
+    from dataclasses import replace
+    import random
+
+    from pages_data import sweep_metrics
+    from perfgate.model import Run, Testbed
+    from perfgate.store.sqlite import SqliteStore
+
+    rng = random.Random(3)
+    with SqliteStore(tmp_path / "history.db") as store:
+        store.add_runs([Run("default", "main", commit(i), Testbed("tb"), [
+            replace(m, measure=measure, value=m.value / 1e6, lower=None, upper=None, samples=())
+            for name, measure in (("in_ms", "total-ms"), ("no_unit", "total"))
+            for m in sweep_metrics(rng, False, name)], start_time=1.7e9 + i * 3600) for i in range(2)])
+    env = {**os.environ, "PERFGATE_STORE": f"sqlite:{tmp_path / 'history.db'}"}
+    subprocess.run([sys.executable, "-m", "perfgate.cli", "pages", "--out", str(tmp_path / "site")], env=env,
+                   check=True, capture_output=True)
+    for name, label in (("in_ms", _TIME_LABEL), ("no_unit", re.compile(r"^-?[\d,.]+$"))):
+        _open(page, (tmp_path / "site" / "index.html").as_uri())
+        page.locator("a.sweep", has_text=name).click()
+        page.wait_for_selector("html[data-ready='1']")
+        labels = page.evaluate(_Y_LABELS, "curve")
+        assert labels and all(label.match(t) for t in labels), (name, labels)
+    assert "total = 120,000,000" in page.evaluate(_TIP)                       # no unit: the number as given
+    assert not page.errors, page.errors
+
+
 def test_names_with_markup_are_inert_on_every_page(site, page):
     _open(page, (site / "index.html").as_uri())
     _inert(page)

@@ -71,3 +71,14 @@ def test_logs_write_lines_whole_whatever_columns_says():
         assert lines[0] == "note " + "x" * 400
         [row] = [line for line in lines if "yyy" in line]
         assert "t_test limit, " + "z" * 150 in row
+
+
+def test_a_unit_a_measure_name_ends_in():
+    from perfgate.report.series_data import suffix_scale
+    from perfgate.units import _BYTES, _TIME, suffix_unit
+
+    assert suffix_unit("total-ns") == (_TIME, 1.0) and suffix_unit("total-ms") == (_TIME, 1e6)
+    assert suffix_unit("total-us") == suffix_unit("total-µs") == (_TIME, 1e3)
+    assert suffix_unit("rss-KiB") == (_BYTES, 1024.0)
+    assert suffix_unit("total") is suffix_unit("latency") is suffix_unit("-ns") is suffix_unit("x-furlongs") is None
+    assert suffix_scale("total-ms") == {"scale": "time", "factor": 1e6} and suffix_scale("total") == {}

@@ -11,6 +11,16 @@ _COUNT = [(1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, "")]
 _SCALES = {"latency": _TIME, "peak-rss": _BYTES, "allocated-bytes": _BYTES, "file-size": _BYTES}
 _RATES = {"throughput": "ops/s"}   # adapters record operations (items, hz) per second as throughput
 SPARKS = "▁▂▃▄▅▆▇█"
+# The unit a measure's name may end in ("total-ns": a scaling TSV's total(ns) column): the scale
+# it is on and its size in that scale's smallest unit, read off the scales above.
+_SUFFIXES = {unit: (scale, factor) for scale in (_TIME, _BYTES) for factor, unit in scale}
+_SUFFIXES |= {"us": _SUFFIXES["µs"], "bytes": _SUFFIXES["B"]}
+
+
+def suffix_unit(measure: str) -> tuple[list[tuple[float, str]], float] | None:
+    """``suffix_unit("total-ms") == (_TIME, 1e6)``; None when the name ends in no known unit."""
+    head, dash, unit = measure.rpartition("-")
+    return _SUFFIXES.get(unit) if dash and head else None
 
 
 def human(value: float | None, measure: str = "", significant: int = 3) -> str:

@@ -22,7 +22,7 @@ from perfgate.detect.stats import run_to_run_cv
 from perfgate.model import Alert, Measure
 from perfgate.store import Point, SeriesKey, raw_samples
 from perfgate.thresholds import SeriesThresholds
-from perfgate.units import _BYTES, _COUNT, _RATES, _SCALES, _TIME, confidence_text, human, p_text
+from perfgate.units import _BYTES, _COUNT, _RATES, _SCALES, _TIME, confidence_text, human, p_text, suffix_unit
 
 SPARK_POINTS = 30
 # Index states, in the order the index sorts them (worst first).
@@ -33,8 +33,19 @@ def scale_of(measure: str) -> str:
     """How the browser formats values of this measure (mirrors :func:`perfgate.units.human`)."""
     if measure in _RATES:
         return "rate"
-    scale = _SCALES.get(measure)
+    return _scale_name(_SCALES.get(measure))
+
+
+def _scale_name(scale) -> str:
     return "time" if scale is _TIME else "bytes" if scale is _BYTES else "count"
+
+
+def suffix_scale(measure: str) -> dict:
+    """How a page formats a measure named by its unit (a scaling sweep's ``total-ns``):
+    ``{"scale": "time", "factor": 1e6}`` for ``total-ms`` (a value times the factor is in the
+    scale's smallest unit, as :func:`perfgate.units.human` takes it); ``{}`` for no known unit."""
+    unit = suffix_unit(measure)
+    return {"scale": _scale_name(unit[0]), "factor": unit[1]} if unit else {}
 
 
 def iso(t: float | None) -> str:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from perfgate.complexity.terms import TermError, default_terms, design_matrix
+from perfgate.report.series_data import suffix_scale
 from perfgate.store import Point, SeriesKey
 from perfgate.units import human
 
@@ -174,7 +175,8 @@ def sweep_page(sweep: Sweep) -> dict:
             if fitted:
                 fits.append({"commit": c, "time": sweep.times.get(c), **fitted})
         if fits:
-            out.append({"measure": measure, "fits": fits})
+            # the unit its name ends in ("total-ns"), for the page to write values as the benchmark pages do
+            out.append({"measure": measure, "fits": fits} | suffix_scale(measure))
     return {"name": sweep.name, "branch": sweep.branch, "testbed": sweep.testbed, "measures": out}
 
 

@@ -17,6 +17,11 @@
   function when(t) { return t ? new Date(t * 1000).toISOString().slice(0, 16).replace("T", " ") : ""; }
   function short(c) { return String(c).slice(0, 10); }
   function num(v) { return v == null ? "—" : Number(v).toLocaleString("en", {maximumSignificantDigits: 4}); }
+  // A cost of measure M as the benchmark pages write it ("120 ms") when its name ends in a known
+  // unit (total-ns: the value times M.factor is in M.scale's smallest unit); else a plain number.
+  function cost(M, v, sig) {
+    return M.scale && v != null && isFinite(v) ? PG.human(v * M.factor, M.scale, sig) : num(v);
+  }
 
   function start(S) {
     document.title = S.name + " · " + S.title;
@@ -59,7 +64,7 @@
         "No knee in " + latest.knee.param + " (ΔBIC " + latest.knee.delta_bic.toFixed(1) + " for the best knee model)"}));
     }
     if (latest.warning) note.appendChild(PG.el("div", {class: "knee-note", text: "Note (the model without a knee): " + latest.warning}));
-    curve(chartIn("curve"), latest, M.measure, null);
+    curve(chartIn("curve"), latest, M, null);
     ["commit-a", "commit-b"].forEach(function (id, side) {
       var sel = $(id), fresh = sel.cloneNode(false);
       sel.parentNode.replaceChild(fresh, sel);
@@ -80,7 +85,7 @@
   // "v·o: 35 → 80 (+129%) · knee: none → objects ≈ 8,018": what changed between two commits.
   // With a knee on either side the polynomials' coefficients are not the models compared (one
   // read o: 25.9 → −249, a negative per-object cost): the models are said whole instead.
-  function changes(a, b) {
+  function changes(M, a, b) {
     var knee = function (f) { return f.knee && f.knee.found ? f.knee.param + " ≈ " + num(f.knee.location) : "none"; };
     if ((a.knee && a.knee.found) || (b.knee && b.knee.found)) {
       return "model: " + lead(a) + " → " + lead(b) + " · knee: " + knee(a) + " → " + knee(b);
@@ -91,7 +96,7 @@
       var ca = a.terms.filter(function (t) { return t.label === label; })[0];
       var cb = b.terms.filter(function (t) { return t.label === label; })[0];
       var from = ca ? ca.coef : 0, to = cb ? cb.coef : 0;
-      return (label || "1") + ": " + num(from) + " → " + num(to) + (from ? " (" + PG.pct(to / from - 1, 0) + ")" : "");
+      return (label || "1") + ": " + cost(M, from) + " → " + cost(M, to) + (from ? " (" + PG.pct(to / from - 1, 0) + ")" : "");
     });
     parts.push("knee: " + knee(a) + " → " + knee(b));
     return parts.join(" · ");
@@ -99,7 +104,7 @@
 
   function pair(S, M) {
     var a = M.fits[+$("commit-a").value], b = M.fits[+$("commit-b").value];
-    $("pair-changes").textContent = short(a.commit) + " → " + short(b.commit) + ": " + changes(a, b);
+    $("pair-changes").textContent = short(a.commit) + " → " + short(b.commit) + ": " + changes(M, a, b);
     var top = $("logy").checked ? null : nice(Math.max(maxY(a), maxY(b)) * 1.02);
     [["a", a], ["b", b]].forEach(function (kv) {
       var f = kv[1], head = $("formula-" + kv[0]);
@@ -107,7 +112,7 @@
       head.appendChild(PG.commitNode(S.repo_url, f.commit, 10));
       head.appendChild(document.createTextNode(" " + when(f.time) + ": " + lead(f) +
         (f.knee && f.knee.found ? " · knee ≈ " + num(f.knee.location) : "")));
-      curve(chartIn("curve-" + kv[0]), f, M.measure, top);
+      curve(chartIn("curve-" + kv[0]), f, M, top);
     });
   }
 
@@ -138,7 +143,8 @@
 
   function groupName(f, g) { return f.group ? f.group + "=" + num(g) : "measured"; }
 
-  function curve(c, f, measure, top) {
+  function curve(c, f, M, top) {
+    var measure = M.measure;
     var groups = f.curves.map(function (cv) { return cv.group; });
     var logX = f.points.every(function (p) { return p[0] > 0; });
     var series = [], visualMap = null;
@@ -193,6 +199,7 @@
         data: [{xAxis: k.location, evidence: k.text}]};
       series[0].markArea = {silent: true, itemStyle: {color: "rgba(245,158,11,.15)"}, data: [[{xAxis: k.low}, {xAxis: k.high}]]};
     }
+    var sig = PG.axisDigits(f.points.map(function (p) { return yOf(p[0], p[2]); }));
     c.setOption({
       animation: false, color: COLORS,
       grid: {left: 80, right: binned ? 90 : 30, top: 60, bottom: 70},
@@ -205,13 +212,13 @@
         if (p.componentType === "markLine") return PG.esc(p.data.evidence);
         if (p.seriesType !== "scatter") return "";
         return PG.esc(p.seriesName) + "<br>" + PG.esc(f.x) + " = " + PG.esc(num(p.value[0])) + "<br>" + PG.esc(measure) +
-          (perUnit() ? " per " + PG.esc(f.x) : "") + " = " + PG.esc(num(p.value[1])) + "<br>commit <code>" + PG.esc(short(f.commit)) + "</code>";
+          (perUnit() ? " per " + PG.esc(f.x) : "") + " = " + PG.esc(cost(M, p.value[1])) + "<br>commit <code>" + PG.esc(short(f.commit)) + "</code>";
       }},
       toolbox: {right: 10, feature: {dataZoom: {}, restore: {}}},
       dataZoom: [{type: "inside", xAxisIndex: 0, filterMode: "none"}, {type: "slider", xAxisIndex: 0, filterMode: "none", bottom: 10}],
       xAxis: {type: logX ? "log" : "value", name: f.x, nameLocation: "middle", nameGap: 28, scale: true},
       yAxis: {type: $("logy").checked ? "log" : "value", name: perUnit() ? measure + " per " + f.x : measure,
-              max: top || null, scale: true, axisLabel: {formatter: num, showMaxLabel: !top}},
+              max: top || null, scale: true, axisLabel: {formatter: function (v) { return cost(M, v, sig); }, showMaxLabel: !top}},
       series: series
     });
   }
@@ -236,6 +243,8 @@
       var box = PG.el("div", {class: "chart small" + (p.knee ? " knee-history" : "")});
       host.appendChild(PG.el("div", {}, PG.el("div", {class: "muted", text: p.title}), box));
       var v = M.fits.map(p.pick);
+      var text = p.knee ? num : function (x, sig) { return cost(M, x, sig); };
+      var sig = PG.axisDigits([].concat.apply([], v));
       var c = echarts.init(box);
       charts["hist-" + i] = c;
       c.setOption({
@@ -243,10 +252,10 @@
         tooltip: {trigger: "axis", formatter: function (ps) {
           var j = ps[0].dataIndex, r = v[j];
           return PG.esc(M.fits[j].commit.slice(0, 12)) + "<br>" + PG.esc(p.title) + ": " +
-            (r[0] == null ? "none" : PG.esc(num(r[0]) + " [" + num(r[1]) + ", " + num(r[2]) + "]"));
+            (r[0] == null ? "none" : PG.esc(text(r[0]) + " [" + text(r[1]) + ", " + text(r[2]) + "]"));
         }},
         xAxis: {type: "category", data: cats, axisLabel: {fontSize: 10}},
-        yAxis: {type: "value", scale: true, axisLabel: {formatter: num}},
+        yAxis: {type: "value", scale: true, axisLabel: {formatter: function (x) { return text(x, sig); }}},
         series: [
           {type: "line", stack: "ci", stackStrategy: "all", symbol: "none", lineStyle: {opacity: 0}, silent: true,
            data: v.map(function (r) { return r[1]; })},
