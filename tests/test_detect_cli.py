@@ -40,6 +40,29 @@ def test_csv_index_column_is_reported_and_sorted(cli, tmp_path):
     assert cp["index"] == 1030 and cp["direction"] == "improvement"
 
 
+def test_csv_commit_column_names_the_change_and_the_commit_before_it(cli, tmp_path):
+    """An audit: a CSV with a `commit` column reported its change as "index 25" only."""
+    values = stepped(60, 25, 1.1, 1)
+    sha = [f"{i:02d}" + "ab" * 19 for i in range(60)]
+    rows = [f"{100 + i},{sha[i]},2026-11-{1 + i % 28:02d},{v}" for i, v in enumerate(values)]
+    f = tmp_path / "s.csv"
+    f.write_text("index,commit,date,value\n" + "\n".join(reversed(rows)) + "\n")   # the index orders them
+    proc = cli("detect", "--series", str(f), "--json")
+    assert proc.returncode == 1, proc.stderr
+    [cp] = json.loads(proc.stdout)["change_points"]
+    assert cp["index"] == 125 and cp["first_commit"] == sha[25] and cp["previous_commit"] == sha[24]
+    assert cp["commit_range"] == sha[cp["index_low"] - 100:cp["index_high"] - 99]
+    assert cp["first_time"] == "2026-11-26" and cp["previous_time"] == "2026-11-25"
+    text = cli("detect", "--series", str(f)).stdout
+    assert f"commit {sha[25][:12]} (2026-11-26), after {sha[24][:12]} (2026-11-25)" in text, text
+    f.write_text("commit,value\n" + "\n".join(f"{c},{v}" for c, v in zip(sha, values)) + "\n")   # no index
+    [cp] = json.loads(cli("detect", "--series", str(f), "--json").stdout)["change_points"]
+    assert cp["index"] == 25 and cp["first_commit"] == sha[25] and "first_time" not in cp
+    f.write_text("commit,value\nabc,1\n ,2\n")
+    bad = cli("detect", "--series", str(f))
+    assert bad.returncode == 2 and "line 3" in bad.stderr and "empty `commit`" in bad.stderr
+
+
 def test_measure_direction(cli, tmp_path):
     f = tmp_path / "s.json"
     f.write_text(json.dumps(stepped(80, 40, 0.85, 3)))
@@ -137,7 +160,7 @@ def test_csv_duplicate_index_check_is_linear(tmp_path):
     assert "line 20002" in str(e.value) and "index 7 appears twice (first on line 9)" in str(e.value)
     f.write_text("index,value\n" + "\n".join(rows[:-1]) + "\n")
     start = time.perf_counter()
-    _, [(labels, values, samples)] = read_series_file(f)
+    _, [(labels, values, samples, _, _)] = read_series_file(f)
     assert time.perf_counter() - start < 2.0 and len(values) == 20_000 and labels[:3] == [0, 1, 2] and samples is None
 
 
@@ -168,7 +191,7 @@ def test_points_with_raw_samples(cli, tmp_path):
     seen = cli("detect", "--series", str(with_samples), "--json")
     assert seen.returncode == 0, seen.stderr
     assert json.loads(seen.stdout)["change_points"] == []
-    _, [(_, values, samples)] = read_series_file(with_samples)
+    _, [(_, values, samples, _, _)] = read_series_file(with_samples)
     assert len(values) == len(samples) == 150 and list(samples[0]) == samples_of_runs[0]
 
 
@@ -179,7 +202,7 @@ def test_csv_points_with_raw_samples(cli, tmp_path):
     rows = [f"{i},{float(np.mean(samples_of_runs[i]))!r},{' '.join(map(repr, samples_of_runs[i]))}" for i in order]
     f = tmp_path / "samples.csv"
     f.write_text("index,value,samples\n" + "\n".join(rows) + "\n")
-    _, [(labels, values, samples)] = read_series_file(f)
+    _, [(labels, values, samples, _, _)] = read_series_file(f)
     assert labels == list(range(150)) and list(samples[5]) == samples_of_runs[5] and values[5] == np.mean(samples_of_runs[5])
     seen = cli("detect", "--series", str(f), "--json")
     assert seen.returncode == 0 and json.loads(seen.stdout)["change_points"] == [], seen.stdout

@@ -35,7 +35,7 @@ def _refused(f, place: str, reason: str) -> str:
 def test_points_per_series_are_bounded_at_the_limit(small, tmp_path):
     f = tmp_path / "s.csv"
     f.write_text("value\n" + "\n".join(["1"] * 10) + "\n")
-    _, [(_, values, _)] = read_series_file(f)
+    _, [(_, values, *_)] = read_series_file(f)
     assert isinstance(values, array) and len(values) == 10
     f.write_text("value\n" + "\n".join(["1"] * 11) + "\n\n")
     _refused(f, ":line 12:", "more than 10 points in one series")
@@ -87,7 +87,7 @@ def test_reading_a_long_csv_takes_little_memory(tmp_path):
     f.write_text("value\n" + "12\n" * series_files.MAX_POINTS)
     code = ("import resource, sys; from pathlib import Path; from perfgate.series_files import read_series_file;"
             "base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss;"
-            "_, [(_, v, _)] = read_series_file(Path(sys.argv[1])); assert len(v) == 1_000_000;"
+            "_, [(_, v, *_)] = read_series_file(Path(sys.argv[1])); assert len(v) == 1_000_000;"
             "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base)")
     grew_kib = int(subprocess.run([sys.executable, "-c", code, str(f)], capture_output=True, text=True,
                                   check=True, timeout=120).stdout)

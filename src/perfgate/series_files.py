@@ -1,7 +1,8 @@
 """The files ``perfgate detect --series`` reads: series of numbers from outside the store.
 
-A CSV with a ``value`` column (optionally an ``index`` column, and a ``samples`` column of the
-run's raw samples separated by spaces or ``;``), or a JSON list of numbers; a JSON list of such
+A CSV with a ``value`` column (optionally an ``index`` column, a ``samples`` column of the
+run's raw samples separated by spaces or ``;``, a ``commit`` column and a ``date`` or ``time``
+column, kept as written, to name where a change is), or a JSON list of numbers; a JSON list of such
 lists is a batch.  In JSON a point may be ``{"value": 1.2, "samples": [...]}``.  Every problem is
 an :class:`~perfgate.errors.InputError` naming the file, the place (line, or JSON path) and why.
 """
@@ -14,7 +15,7 @@ import json
 from array import array
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from perfgate import inputs
 from perfgate.errors import InputError, shown
@@ -36,6 +37,20 @@ Samples = list[Sequence[float]] | None
 MAX_POINTS = 1_000_000
 MAX_SERIES = 100_000
 MAX_NUMBERS = 10_000_000
+# The CSV columns read; any other is ignored.
+_COLUMNS = ("value", "index", "samples", "commit", "date", "time")
+
+
+class FileSeries(NamedTuple):
+    """One series of a file: its ``index`` labels (None: positions), values (packed), each point's
+    raw samples (None when no point has any), and each point's ``commit`` and ``date``/``time``
+    as written (None without the column)."""
+
+    labels: list[int] | None
+    values: Sequence[float]
+    samples: Samples
+    commits: list[str] | None = None
+    times: list[str] | None = None
 
 
 class _Budget:
@@ -56,16 +71,15 @@ def _too_long(src: str, place: str) -> InputError:
                                   "series file: detect on a shorter stretch")
 
 
-def read_series_file(path: Path) -> tuple[bool, list[tuple[list[Any] | None, Sequence[float], Samples]]]:
-    """``(is_batch, [(index labels or None, values, each point's raw samples or None)])`` from a
-    CSV or JSON series file; values come packed (``array('d')``)."""
+def read_series_file(path: Path) -> tuple[bool, list[FileSeries]]:
+    """``(is_batch, [FileSeries])`` from a CSV or JSON series file."""
     text = inputs.read_text(path).removeprefix("\ufeff")  # a regular file or -, bounded; Excel's "CSV UTF-8" BOM
     if path.suffix.lower() == ".json" or text.lstrip().startswith("["):
         return _read_json(str(path), text)
     return False, [_read_csv(str(path), text)]
 
 
-def _read_json(src: str, text: str) -> tuple[bool, list[tuple[None, Sequence[float], Samples]]]:
+def _read_json(src: str, text: str) -> tuple[bool, list[FileSeries]]:
     # Before parsing: every comma separates two list items or a point's two keys, so a file of
     # more commas than this holds more numbers or series than allowed; the parse of it would
     # hold them all as Python objects (the limits below name the place; this bounds the parse).
@@ -88,8 +102,8 @@ def _read_json(src: str, text: str) -> tuple[bool, list[tuple[None, Sequence[flo
         if len(data) > MAX_SERIES:
             raise InputError(src, f"[{MAX_SERIES}]", f"more than {MAX_SERIES:,} series, perfgate's limit for a "
                                                      "series file: split it")
-        return True, [(None, *_points(src, f"[{i}]", s, budget)) for i, s in enumerate(data)]
-    return False, [(None, *_points(src, "", data, budget))]
+        return True, [FileSeries(None, *_points(src, f"[{i}]", s, budget)) for i, s in enumerate(data)]
+    return False, [FileSeries(None, *_points(src, "", data, budget))]
 
 
 def _points(src: str, place: str, points: Any, budget: _Budget) -> tuple[array, Samples]:
@@ -143,7 +157,7 @@ def _run_point(src: str, place: str, point: dict, budget: _Budget) -> tuple[floa
     return value, run
 
 
-def _read_csv(src: str, text: str) -> tuple[list[Any] | None, array, Samples]:
+def _read_csv(src: str, text: str) -> FileSeries:
     """Read row by row into packed arrays: the whole file as lists of strings took 4.4 GB for
     15 million lines."""
     reader = csv.reader(io.StringIO(text, newline=None))  # CR, LF and CRLF all end a line
@@ -152,15 +166,21 @@ def _read_csv(src: str, text: str) -> tuple[list[Any] | None, array, Samples]:
         if header_row is None:
             raise InputError(src, "line 1", "empty file; expected a header with a `value` column")
         header = [h.strip().lower() for h in header_row]
-        twice = sorted({h for h in header if h in ("value", "index", "samples") and header.count(h) > 1})
+        twice = sorted({h for h in header if h in _COLUMNS and header.count(h) > 1})
         if twice:
             raise InputError(src, "line 1", f"column `{twice[0]}` appears twice in the header: which one is meant?")
+        if "date" in header and "time" in header:
+            raise InputError(src, "line 1", "columns `date` and `time` both in the header: which one is meant?")
         if "value" not in header:
             raise InputError(src, "line 1",
-                             f"no `value` column in header {header_row!r} (expected `value`, and optionally `index` "
-                             "and `samples` columns)")
+                             f"no `value` column in header {header_row!r} (expected `value`, and optionally `index`, "
+                             "`samples`, `commit` and `date` or `time` columns)")
         vi, ii = header.index("value"), header.index("index") if "index" in header else None
         si = header.index("samples") if "samples" in header else None
+        ci = header.index("commit") if "commit" in header else None
+        ti = next((header.index(h) for h in ("date", "time") if h in header), None)
+        commits: list[str] | None = [] if ci is not None else None
+        times: list[str] | None = [] if ti is not None else None
         budget = _Budget(src)
         values = array("d")
         labels: list[int] = []
@@ -184,6 +204,10 @@ def _read_csv(src: str, text: str) -> tuple[list[Any] | None, array, Samples]:
                     raise InputError(src, f"line {line}", f"index {label} appears twice (first on line {seen[label]})")
                 seen[label] = line
                 labels.append(label)
+            if commits is not None:
+                commits.append(_csv_commit(src, line, row[ci]))
+            if times is not None:
+                times.append(row[ti].strip())
             run = _csv_samples(src, line, row[si], budget) if si is not None else ()
             if run and samples is None:
                 samples = [()] * (len(values) - 1)
@@ -194,10 +218,20 @@ def _read_csv(src: str, text: str) -> tuple[list[Any] | None, array, Samples]:
     if not values:
         raise InputError(src, "", "no values after the header")
     if ii is None:
-        return None, values, samples
+        return FileSeries(None, values, samples, commits, times)
     order = sorted(range(len(values)), key=labels.__getitem__)
-    return ([labels[i] for i in order], array("d", (values[i] for i in order)),
-            [samples[i] for i in order] if samples else None)
+    return FileSeries([labels[i] for i in order], array("d", (values[i] for i in order)),
+                      [samples[i] for i in order] if samples else None,
+                      [commits[i] for i in order] if commits is not None else None,
+                      [times[i] for i in order] if times is not None else None)
+
+
+def _csv_commit(src: str, line: int, cell: str) -> str:
+    """A `commit` cell: a change is reported at a commit, so every row names one."""
+    commit = cell.strip()
+    if not commit:
+        raise InputError(src, f"line {line}", "empty `commit` (each row names the commit it measured)")
+    return commit
 
 
 def _csv_samples(src: str, line: int, cell: str, budget: _Budget) -> Sequence[float]:

@@ -27,7 +27,9 @@ New changes are recorded as alerts; a change already alerted (even acknowledged)
 again on later runs.  Exit 1 when a NEW regression alert was raised, 0 otherwise, 2 on bad input.
 
 --series FILE analyses numbers outside the store: a CSV with a `value` column (optionally with
-an `index` column, and a `samples` column of the run's raw samples separated by spaces or `;`),
+an `index` column, a `samples` column of the run's raw samples separated by spaces or `;`, and
+a `commit` column and a `date` or `time` column, which name a change's commit and the one
+before it as for a stored series),
 or a JSON list of numbers; a JSON list of such lists is a batch and gives a
 JSON list of results in the same order.  In JSON, a point may be `{"value": 1.2, "samples": [...]}`
 instead of a number: its run's raw samples then tell the detector how noisy that run was.
@@ -56,7 +58,7 @@ from perfgate.alert_history import WITHDRAW_AFTER_RUNS, Analysed, unfound_since,
 from perfgate.model import KNOWN_MEASURES, REGIME_HEAD, Alert, Measure, last_good, suspects
 from perfgate.output import emit_json, err, out
 from perfgate.parallel import MIN_ITEMS, default_workers, map_in_processes
-from perfgate.series_files import read_series_file
+from perfgate.series_files import FileSeries, read_series_file
 from perfgate.store import Point, SeriesKey, raw_samples
 from perfgate.store.worker_reads import WorkerReads
 from perfgate.check_branches import is_check_branch
@@ -73,7 +75,7 @@ ORDER = 40
 EPILOG = """examples:
   perfgate detect                                  # every series; new alerts recorded
   perfgate detect --branch main --measure latency --json
-  perfgate detect --series timings.csv             # CSV with a `value` (`index`, `samples`) column
+  perfgate detect --series timings.csv             # CSV with a `value` (`index`, `samples`, `commit`) column
   perfgate detect --series batch.json --json       # JSON list of series -> list of results
   perfgate alerts                                  # list alerts; --ack ID to acknowledge"""
 
@@ -913,10 +915,9 @@ def _run_file(args: argparse.Namespace, thresholds) -> int:
     measure = args.measure or ""
     settings = thresholds.for_series(args.benchmark or "", measure).change_point
     lower = Measure.named(measure).lower_is_better if args.higher_is_better is None else not args.higher_is_better
-    found = map_in_processes(_detect_job, [(values, settings, lower, samples) for _, values, samples in series],
-                             args.jobs)
-    results = [{"points": len(values), "change_points": [_with_label(cp, labels) for cp in cps]}
-               for (labels, values, _), cps in zip(series, found)]
+    found = map_in_processes(_detect_job, [(s.values, settings, lower, s.samples) for s in series], args.jobs)
+    results = [{"points": len(s.values), "change_points": [_located(cp, s) for cp in cps]}
+               for s, cps in zip(series, found)]
     regression = any(cp["direction"] == "regression" for r in results for cp in r["change_points"])
     if args.json:
         emit_json(results if batch else results[0])
@@ -929,7 +930,8 @@ def _run_file(args: argparse.Namespace, thresholds) -> int:
                           + (f" (too few to judge: a change needs {settings.min_segment} runs on each side)"
                              if short else ""))
             for cp in r["change_points"]:
-                out.print(f"{head}change at index {cp['index']} (could be {cp['index_low']}..{cp['index_high']}): "
+                out.print(f"{head}change at index {cp['index']} (could be {cp['index_low']}..{cp['index_high']})"
+                          f"{_commits_text(cp)}: "
                           f"{cp['magnitude'] * 100:+.2f}% [{cp['ci_low'] * 100:+.2f}%, {cp['ci_high'] * 100:+.2f}%], "
                           f"{p_text(cp['p_value'])}, {cp['direction']}")
     return EXIT_REGRESSION if regression else EXIT_OK
@@ -951,9 +953,34 @@ def _positive(text: str) -> int:
     return n
 
 
-def _with_label(cp, labels: list[Any] | None) -> dict[str, Any]:
+def _located(cp, s: FileSeries) -> dict[str, Any]:
+    """A change point of a series file, named by the file's own columns: its ``index`` labels
+    (not positions), and with a ``commit`` column the commits under the keys a stored series'
+    report uses (``first_commit``, ``previous_commit``, ...), with ``date``/``time`` their times."""
     d = cp.to_json()
-    if labels is not None:   # report the file's own index column, not positions
+    if s.commits is not None:
+        c = s.commits
+        d |= {"first_commit": c[cp.index], "previous_commit": c[cp.index - 1],
+              "last_measured": c[cp.index_low - 1] if cp.index_low > 0 else "",
+              "commit_range": c[cp.index_low:cp.index_high + 1]}
+        if cp.likeliest_low >= 0:   # -1: not located more closely
+            d["likeliest_range"] = c[cp.likeliest_low:cp.likeliest_high + 1]
+    if s.times is not None:
+        d |= {"first_time": s.times[cp.index], "previous_time": s.times[cp.index - 1]}
+    if s.labels is not None:   # positions were used above: labels last
         for k in ("index", "index_low", "index_high"):
-            d[k] = labels[d[k]]
+            d[k] = s.labels[d[k]]
     return d
+
+
+def _commits_text(cp: dict[str, Any]) -> str:
+    """``", commit 2222222222 (2026-11-02), after 1111111111 (2026-11-01), could be 11111111^..33333333"``,
+    or "" for a file without a ``commit`` column."""
+    if "first_commit" not in cp:
+        return ""
+    def at(commit: str, time: str | None) -> str:
+        return commit[:12] + (f" ({time})" if time else "")
+    rng = cp["commit_range"]
+    span = f", could be {rng[0][:8]}^..{rng[-1][:8]}" if len(rng) > 1 else ""
+    return terminal(f", commit {at(cp['first_commit'], cp.get('first_time'))}, "
+                    f"after {at(cp['previous_commit'], cp.get('previous_time'))}{span}")
