@@ -114,44 +114,111 @@ def test_the_terminal_folds_quiet_rows_past_thirty_unless_all_rows(cli, store_pa
     assert "not shown" not in every.stdout and all(f"bench{i:02}" in every.stdout for i in range(40))
 
 
-def test_a_branch_whose_newest_run_is_one_suites_says_the_others_are_not_compared(cli, store_path):
+def test_a_branchs_suites_recorded_as_a_run_each_are_compared_together(cli, store_path):
     # An adopter's compare read one suite of two: main's newest run was the other suite's.
-    def suite_run(branch, commit, seed, t, suite):
-        r = run(branch, commit, 1.0, seed, t)
+    def suite_run(branch, commit, seed, t, suite, factor=1.0):
+        r = run(branch, commit, factor, seed, t)
         r.context = {"suite": suite}
+        for m in r.metrics:
+            m.benchmark = f"{suite}/{m.benchmark}"
         return r
 
     with SqliteStore(store_path) as store:
         store.add_runs([suite_run("main", "a", 1, 1.0, "py"), suite_run("main", "a", 2, 2.0, "wc"),
-                        suite_run("pr", "b", 3, 3.0, "wc")])
-    proc = cli("compare", "--base-branch", "main", "--head-branch", "pr")
-    said = " ".join(proc.stdout.split())
-    assert "--base-branch main: its newest run is suite wc's; the run(s) of suite py at the same commit a" in said
-    assert "--head-branch pr" not in said
+                        suite_run("pr", "b", 3, 3.0, "py", 1.15), suite_run("pr", "b", 4, 4.0, "wc")])
+    proc = cli("compare", "--base-branch", "main", "--head-branch", "pr", "--json")
+    assert proc.returncode == 1, proc.stderr          # py's bench0, in the runs that were not the newest
+    out = json.loads(proc.stdout)
+    assert [v["benchmark"] for v in out["verdicts"] if v["verdict"] == "regression"] == ["py/bench0"]
+    assert out["counts"]["compared"] == 20 and len(out["base"]["runs"]) == len(out["head"]["runs"]) == 2
 
 
-def test_a_commits_outputs_ingested_one_at_a_time_say_the_others_are_not_compared(cli, store_path):
-    # An audit: Google Benchmark's output ingested, then pytest-benchmark's, at each commit (two runs
-    # without a suite); compare took the newest of each, exited 0 and never named the +30% it left out.
-    def other_harness(branch, commit, factor, t):
-        return Run("default", branch, commit, Bed("tb"),
-                   [Metric("BM_Sort", "latency", 1e3 * factor, samples=tuple(1e3 * factor * (1 + 0.001 * i)
-                                                                             for i in range(20)))], start_time=t)
+def _harness_outputs(cli, tmp_path, branch: str, commit: str, factor: float) -> None:
+    """A CI job's outputs ingested one at a time at a commit: Google Benchmark's (20 repetitions,
+    real_time × ``factor``), pytest-benchmark's and Criterion's, a run each."""
+    fixtures = Path(__file__).parent / "fixtures"
+    gbench = json.loads((fixtures / "google-benchmark" / "sort-accumulate.json").read_text())
+    [row] = [b for b in gbench["benchmarks"] if b["name"] == "BM_Sort/256"]
+    gbench["benchmarks"] = [row | {"repetitions": 20, "repetition_index": i,
+                                   "real_time": row["real_time"] * factor * (1 + 0.002 * (i % 5))} for i in range(20)]
+    out = tmp_path / f"gbench-{commit[:4]}.json"
+    out.write_text(json.dumps(gbench))
+    for path in (out, fixtures / "pytest-benchmark" / "strings.json", fixtures / "criterion" / "target"):
+        cli("ingest", str(path), "--branch", branch, "--commit", commit, "--testbed", "t", check=True)
 
+
+def test_a_commits_outputs_ingested_one_at_a_time_are_compared_as_a_whole(cli, store_path, tmp_path):
+    # An audit: compare took each commit's newest run (Criterion's), exited 0 with "No performance
+    # regression found" and left Google Benchmark's +30% out.
+    base, head = "1" * 40, "2" * 40
+    _harness_outputs(cli, tmp_path, "main", base, 1.0)
+    _harness_outputs(cli, tmp_path, "pr", head, 1.3)
+    comment = tmp_path / "comment.md"
+    proc = cli("compare", "--base-commit", base[:7], "--head-commit", head[:7], "--json", "--markdown", str(comment))
+    assert proc.returncode == 1, proc.stderr
+    out = json.loads(proc.stdout)
+    [reg] = [v for v in out["verdicts"] if v["verdict"] == "regression"]
+    assert (reg["benchmark"], reg["measure"]) == ("BM_Sort/256", "latency") and reg["q_value"] <= 0.05
+    assert 0.25 < reg["effect"] < 0.35 and reg["ci_low"] > 0.2
+    assert {v["benchmark"] for v in out["verdicts"]} >= {"fib_recursive_15", "bench_strings.py::test_join"}
+    assert len(out["base"]["runs"]) == len(out["head"]["runs"]) == 3 and out["head"]["runs"] == _ids(store_path, head)
+    assert "Head: 3 run(s) (`" in comment.read_text() and "1 performance regression(s)" in comment.read_text()
+    said = " ".join(cli("compare", "--base-commit", base, "--head-branch", "pr").stdout.split())
+    assert "head: 3 runs recorded at commit 222222222222 (branch pr) on testbed t, merged" in said, said
+    assert _ids(store_path, head)[0] in said and "not compared" not in said
+    same = cli("compare", "--base-commit", base, "--head-commit", base)
+    assert same.returncode == 2 and "the same run(s)" in same.stderr
+
+
+def test_a_run_id_is_that_run_alone(cli, store_path):
     base, head = "1f3a9c0" + "0" * 33, "9e8d7c6" + "1" * 33
+    other = Run("default", "main", base, Bed("tb"), [Metric("BM_Sort", "latency", 1e3, samples=(1e3,) * 20)],
+                start_time=2.0)
     with SqliteStore(store_path) as store:
-        store.add_runs([other_harness("main", base, 1.0, 1.0), run("main", base, 1.0, 1, 2.0),
-                        other_harness("pr", head, 1.3, 3.0), run("pr", head, 1.0, 2, 4.0)])
-    proc = cli("compare", "--base-commit", base[:7], "--head-branch", "pr")
-    said = " ".join(proc.stdout.split())
-    assert "--head-branch pr: its newest run is one of 2 recorded at commit 9e8d7c611111 on testbed tb; 1 series " \
-           "only the others measured are not compared: BM_Sort (latency)" in said, said
-    assert "--base-commit 1f3a9c000000: its newest run is one of 2" in said
-    by_id = cli("compare", "--base-commit", base, "--head", [*_ids(store_path, head)][0])
-    assert by_id.returncode == 0 and "--head" not in by_id.stdout      # a run id is the run meant
+        store.add_runs([run("main", base, 1.0, 1, 1.0), other, run("pr", head, 1.0, 2, 3.0)])
+    [newest, oldest] = _ids(store_path, base)
+    proc = cli("compare", "--base", oldest, "--head-commit", head, "--json")
+    out = json.loads(proc.stdout)
+    assert out["base"]["runs"] == [oldest] and out["head"]["runs"] == _ids(store_path, head), proc.stderr
+    assert "BM_Sort" not in {v["benchmark"] for v in out["verdicts"]} and out["counts"]["compared"] == 10
+    merged = json.loads(cli("compare", "--base-commit", base, "--head-commit", head, "--json").stdout)
+    assert merged["base"]["runs"] == [newest, oldest] and "BM_Sort" in {v["benchmark"] for v in merged["verdicts"]}
+
+
+def test_a_re_run_at_a_commit_takes_the_newest_and_says_so(cli, store_path):
+    base, head = "a" * 40, "b" * 40
+    rerun = run("main", base, 1.0, 5, 2.0)
+    rerun.metrics = rerun.metrics[:1]          # bench0 measured again, at its usual speed
+    with SqliteStore(store_path) as store:      # the first run's bench0 was 30% slow
+        store.add_runs([run("main", base, 1.3, 1, 1.0), rerun, run("pr", head, 1.0, 2, 3.0)])
+    proc = cli("compare", "--base-commit", base, "--head-commit", head, "--json")
+    assert proc.returncode == 0, proc.stderr                # not a 30% "improvement" of bench0
+    out = json.loads(proc.stdout)
+    assert out["counts"]["compared"] == 10 and out["counts"]["improvements"] == 0
+    assert out["base"]["runs"] == _ids(store_path, base) and out["base"]["remeasured"] == 1
+    said = " ".join(cli("compare", "--base-commit", base, "--head-commit", head).stdout.split())
+    assert "1 series measured by more than one of them: the newest run's taken" in said, said
+
+
+def test_runs_of_another_testbed_at_the_commit_are_not_mixed_in(cli, store_path):
+    base, head = "a" * 40, "b" * 40
+    elsewhere = run("main", base, 1.3, 3, 3.0)      # newest at the base commit, on another machine
+    elsewhere.testbed = Bed("arm")
+    elsewhere.metrics.append(Metric("arm_only", "latency", 1.0, samples=(1.0,) * 20))
+    other = Run("default", "main", base, Bed("tb"), [Metric("BM_Sort", "latency", 1e3, samples=(1e3,) * 20)],
+                start_time=2.0)
+    with SqliteStore(store_path) as store:
+        store.add_runs([run("main", base, 1.0, 1, 1.0), other, elsewhere, run("pr", head, 1.0, 2, 4.0)])
+        on_tb = [r.run_id for r in store.runs() if r.commit == base and r.testbed == "tb"]
+    proc = cli("compare", "--base-commit", base, "--head-commit", head, "--json")
+    out = json.loads(proc.stdout)
+    assert proc.returncode == 0 and out["base"]["runs"] == on_tb, proc.stderr
+    assert "arm_only" not in {v["benchmark"] for v in out["verdicts"]}
+    assert any("its run(s) on testbed(s) arm are not compared" in w for w in out["warnings"]), out["warnings"]
 
 
 def _ids(store_path, commit):
+    """The runs recorded at ``commit``, newest first."""
     with SqliteStore(store_path) as store:
         return [r.run_id for r in store.runs() if r.commit == commit]
 

@@ -1,5 +1,9 @@
 """Compare two recorded runs benchmark by benchmark, from their raw samples.
 
+A side given as a run id is that run; a side given as a commit (or a branch: its newest commit)
+is what was recorded there on one testbed, its runs merged — each series from the newest run that
+measured it — since CI jobs ingest each harness's output at a commit as a run of its own.
+
 Each (benchmark, measure) gets the Hodges–Lehmann shift of head over base with a confidence
 interval, a Mann–Whitney test, a Benjamini–Hochberg q-value across every benchmark of the
 comparison (so 50 benchmarks do not raise 2–3 false alarms per pull request), the smallest change
@@ -19,7 +23,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from dataclasses import asdict
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from perfgate.commands._common import (add_all_rows_option, add_markdown_option, check_markdown_target, failures,
@@ -27,6 +31,7 @@ from perfgate.commands._common import (add_all_rows_option, add_markdown_option,
 from perfgate.escape import terminal
 from perfgate.errors import EXIT_USAGE, PerfgateError
 from perfgate.gitinfo import ref_commit
+from perfgate.model import Metric, Run
 from perfgate.output import emit_json, out
 from perfgate.thresholds import default_path, load_thresholds
 
@@ -45,40 +50,55 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_all_rows_option(p)
     p.add_argument("--base", metavar="RUN", help="run id of the base")
     p.add_argument("--head", metavar="RUN", help="run id of the head")
-    p.add_argument("--base-branch", metavar="BRANCH", help="use the newest run of this branch as base")
-    p.add_argument("--head-branch", metavar="BRANCH", help="use the newest run of this branch as head")
-    p.add_argument("--base-commit", metavar="SHA", help="use the newest run recorded at this commit (a hash, a prefix "
+    p.add_argument("--base-branch", metavar="BRANCH", help="use the runs recorded at this branch's newest commit "
+                   "as base (on one testbed, each series from the newest run that measured it)")
+    p.add_argument("--head-branch", metavar="BRANCH", help="the same for the head")
+    p.add_argument("--base-commit", metavar="SHA", help="use the runs recorded at this commit (a hash, a prefix "
                    "of at least 7 hex digits, or a git ref of the checkout here; with --base-branch, on that branch) "
-                   "as base: e.g. the merge base")
+                   "as base, merged as --base-branch merges them: e.g. the merge base")
     p.add_argument("--head-commit", metavar="SHA", help="the same for the head")
     p.add_argument("--alpha", type=float, default=0.05,
                    help="false discovery rate across all benchmarks (default: %(default)s)")
     p.add_argument("--thresholds", metavar="PATH", help="thresholds file or directory (default: ./thresholds)")
 
 
+@dataclass
+class Side:
+    """The runs one side was made of (newest first), their series merged into ``run``."""
+
+    ids: list[str]
+    run: Run
+    remeasured: int = 0          # series more than one of the runs measured (re-runs): the newest's taken
+    branches: list[str] = field(default_factory=list)   # the runs' branches (a commit's, unless one was given)
+    elsewhere: list[str] = field(default_factory=list)  # testbeds with runs at the commit, not compared
+
+    def about(self) -> dict:
+        """What the report says of the side's runs (--json and the comment)."""
+        return {"runs": self.ids, "remeasured": self.remeasured}
+
+
 def _pick(store, run_id: str | None, branch: str | None, side: str, commit: str | None = None,
-          testbed: str | None = None):
-    """(run id, run) of one side: a run id, else the newest run at a commit (on the branch, if
-    given; on ``testbed`` when it has one there), else the newest run of the branch."""
+          testbed: str | None = None) -> Side:
+    """One side: a run id alone, else what was recorded at a commit (on the branch, if given), else
+    at the branch's newest commit — on ``testbed`` when it has runs there, else the newest run's."""
     if bool(run_id) == bool(branch or commit):
         raise PerfgateError(f"give exactly one of --{side} RUN, --{side}-branch BRANCH or --{side}-commit SHA")
     if run_id:
         run_id = full_run_id(store, run_id, f"--{side}")   # a prefix, as alert ids are taken
-        return run_id, store.get_run(run_id)
+        return Side([run_id], store.get_run(run_id))
     if commit:
-        return _newest_at_commit(store, commit, branch, side, testbed)
+        return _side_at(store, _runs_at_commit(store, commit, branch, side), testbed)
     newest = store.runs(branch=branch, limit=1)
     if not newest:
         raise PerfgateError(f"--{side}-branch {branch!r}: no run of that branch in the store")
-    return newest[0].run_id, store.get_run(newest[0].run_id)
+    return _side_at(store, _at(store, newest[0].commit, branch), testbed)
 
 
 MIN_COMMIT_PREFIX = 7   # git's own shortest abbreviation
 
 
-def _newest_at_commit(store, commit: str, branch: str | None, side: str, testbed: str | None):
-    """(run id, run) of the newest run recorded at ``commit`` (a prefix), on ``branch`` if given.
-    A prefix two commits share is refused, naming them: comparing either would be a guess."""
+def _runs_at_commit(store, commit: str, branch: str | None, side: str) -> list:
+    """The runs recorded at ``commit`` (a prefix), newest first, on ``branch`` if given.  A prefix two commits share is refused, naming them: comparing either would be a guess."""
     prefix = commit.strip().lower()
     if len(prefix) < MIN_COMMIT_PREFIX or any(c not in "0123456789abcdef" for c in prefix):
         prefix = ref_commit(commit) or ""     # HEAD, main, v1.2: what the checkout here names
@@ -94,39 +114,71 @@ def _newest_at_commit(store, commit: str, branch: str | None, side: str, testbed
     if len(commits) > 1:
         raise PerfgateError(f"--{side}-commit {commit}: the prefix names {len(commits)} commits ("
                             f"{', '.join(c[:12] for c in commits[:5])}); give more digits")
-    # the other side's machine first: runs of two testbeds share no series
-    chosen = next((r for r in at if r.testbed == testbed), at[0])
-    return chosen.run_id, store.get_run(chosen.run_id)
+    return at
 
 
-def _other_runs_note(store, run_id: str, run, side: str, by_commit: bool = False) -> str:
-    """A warning when the run a --base-branch/--head-branch (or -commit) picked is one suite's of
-    several recorded at its commit (a run per suite): the other suites are not compared, and said so."""
-    suite = run.context.get("suite")
-    others = sorted({c["suite"] for c in store.run_contexts(run.branch, run.commit, run.testbed.name)
-                     if isinstance(c.get("suite"), str) and c["suite"] != suite})
-    picked = f"--{side}-commit {run.commit[:12]}" if by_commit else f"--{side}-branch {run.branch}"
-    if not suite or not others:
-        return _other_ingests_note(store, run_id, run, side, picked)
-    return (f"warning: {picked}: its newest run is suite {suite}'s; the run(s) of suite "
-            f"{', '.join(others)} at the same commit {run.commit[:12]} are not compared (--{side} RUN picks one)")
+def _at(store, commit: str, branch: str | None) -> list:
+    """The runs recorded at ``commit`` (whole), newest first, on ``branch`` if given."""
+    return [r for r in store.runs(branch=branch) if r.commit == commit]
 
 
-def _other_ingests_note(store, run_id: str, run, side: str, picked: str) -> str:
-    """The same warning for harness outputs ingested one at a time at a commit (a run each, no
-    suite): a pytest-benchmark run ingested after a Google Benchmark one hid the latter's +30%
-    from a compare that exited 0 and said nothing."""
-    siblings = [s.run_id for s in store.runs(branch=run.branch) if s.run_id != run_id
-                and s.commit == run.commit and s.testbed == run.testbed.name]
-    mine = {(m.benchmark, m.measure) for m in run.metrics}
-    unseen = sorted({(m.benchmark, m.measure) for sid in siblings for m in store.get_run(sid).metrics} - mine)
-    if not unseen:
+def _side_at(store, at: list, testbed: str | None) -> Side:
+    """The side made of the runs ``at`` a commit (newest first) on ``testbed`` (the other side's
+    machine) when it has any there, else on the newest run's: runs of two testbeds share no series,
+    and one machine's are never mixed in another's (the others are named)."""
+    chosen = testbed if any(r.testbed == testbed for r in at) else at[0].testbed
+    side = _merged(store, [r for r in at if r.testbed == chosen])
+    side.elsewhere = sorted({r.testbed for r in at} - {chosen})
+    return side
+
+
+def _merged(store, summaries: list) -> Side:
+    """The runs ``summaries`` names (newest first) as one side: each series from the newest run
+    that measured it.  CI jobs ingest each harness's output at a commit as a run of its own (and
+    ``run`` records a run a suite): the newest alone hid a +30% the others held."""
+    taken: dict[tuple[str, str], Metric] = {}
+    runs, remeasured = [], 0
+    for summary in summaries:
+        run = store.get_run(summary.run_id)
+        fresh = {(m.benchmark, m.measure): m for m in run.metrics if (m.benchmark, m.measure) not in taken}
+        remeasured += len({(m.benchmark, m.measure) for m in run.metrics}) - len(fresh)
+        taken |= fresh
+        runs.append((run, bool(fresh)))
+    ids, branches = [s.run_id for s in summaries], sorted({s.branch for s in summaries})
+    giving = [run for run, gave in runs if gave]
+    if len(giving) == 1:       # the run itself: its context (a check's id, its rounds) still holds
+        return Side(ids, giving[0], remeasured, branches)
+    newest = giving[0]
+    suites = sorted({s for run in giving for s in run.context.get("suites") or [run.context.get("suite")]
+                     if isinstance(s, str)})
+    return Side(ids, Run(newest.project, newest.branch, newest.commit, newest.testbed, list(taken.values()),
+                         start_time=min((r.start_time for r in giving if r.start_time is not None), default=None),
+                         end_time=max((r.end_time for r in giving if r.end_time is not None), default=None),
+                         adapter="+".join(sorted({r.adapter for r in giving if r.adapter})),
+                         context={"merged_runs": ids, **({"suites": suites} if suites else {})}),
+                remeasured, branches)
+
+
+def _other_testbeds_note(side: Side, name: str) -> str:
+    """A note naming the testbeds whose runs at the side's commit are not compared (one testbed a
+    comparison: a check of suites on several images records a run on each)."""
+    if not side.elsewhere:
         return ""
-    named = ", ".join(f"{b} ({m})" for b, m in unseen[:3]) + (f" and {len(unseen) - 3} more" if len(unseen) > 3 else "")
-    return (f"warning: {picked}: its newest run is one of {len(siblings) + 1} recorded at commit {run.commit[:12]} "
-            f"on testbed {run.testbed.name}; {len(unseen)} series only the others measured are not compared: "
-            f"{named} (ingest a commit's outputs together, 'perfgate ingest A.json B.json', to make them one run; "
-            f"--{side} RUN picks one)")
+    return (f"note: {name} at commit {side.run.commit[:12]}: its run(s) on testbed(s) {', '.join(side.elsewhere)} "
+            f"are not compared (a comparison is of one testbed's runs; --base RUN --head RUN picks others)")
+
+
+def _side_text(name: str, side: Side) -> str:
+    """The runs a side was made of, for the terminal: nothing a merge took in goes unsaid."""
+    run = side.run
+    if len(side.ids) == 1:
+        return f"{name}: run {side.ids[0]} (testbed {run.testbed.name})"
+    again = (f"; {side.remeasured} series measured by more than one of them: the newest run's taken"
+             if side.remeasured else "")
+    on = f"branch {side.branches[0]}" if len(side.branches) == 1 else f"branches {', '.join(side.branches)}"
+    return (f"{name}: {len(side.ids)} runs recorded at commit {run.commit[:12]} ({on}) on testbed "
+            f"{run.testbed.name}, merged (each series from the newest run that measured it): "
+            f"{', '.join(side.ids)}{again}")
 
 
 PAIR_SEARCH = 50   # runs of the base branch searched for the head's own check
@@ -146,13 +198,27 @@ def _base_of_same_check(store, branch: str, head):
 
 
 def _base_on_testbed(store, branch: str, head):
-    """(run id, run) of ``branch``'s newest run on the head's testbed, among its newest runs, or
+    """``branch``'s newest run (its summary) on the head's testbed, among its newest runs, or
     None: the branch's newest run may be another machine's (the tour records main in a container
     and the pull request on the host), and runs of two testbeds share no series."""
     for summary in store.runs(branch=branch, limit=PAIR_SEARCH):
         if summary.testbed == head.testbed.name:
-            return summary.run_id, store.get_run(summary.run_id)
+            return summary
     return None
+
+
+def _base_of(store, args: argparse.Namespace, head) -> Side:
+    """The base, picked after the head: from a branch, a check's head is compared with its own
+    base (the one run the check interleaved with it, not a later check's), else with what was
+    recorded at the branch's newest commit on the head's testbed."""
+    if args.base_branch and not args.base_commit:
+        paired = _base_of_same_check(store, args.base_branch, head)
+        if paired:
+            return Side([paired[0]], paired[1])
+        newest = _base_on_testbed(store, args.base_branch, head)
+        if newest:
+            return _side_at(store, _at(store, newest.commit, args.base_branch), newest.testbed)
+    return _pick(store, args.base, args.base_branch, "base", args.base_commit, head.testbed.name)
 
 
 def _not_measured_together(base, head, comparison) -> str:
@@ -189,23 +255,16 @@ def run(args: argparse.Namespace) -> int:
     thresholds = load_thresholds(args.thresholds)
     with store_from(args) as store:
         if args.base:
-            base_id, base = _pick(store, args.base, args.base_branch, "base", args.base_commit)
-            head_id, head = _pick(store, args.head, args.head_branch, "head", args.head_commit, base.testbed.name)
+            sides = {"base": _pick(store, args.base, args.base_branch, "base", args.base_commit)}
+            sides["head"] = _pick(store, args.head, args.head_branch, "head", args.head_commit,
+                                  sides["base"].run.testbed.name)
         else:
-            head_id, head = _pick(store, args.head, args.head_branch, "head", args.head_commit)
-            # From a branch, a check's head is compared with its own base, not a later check's.
-            by_branch = args.base_branch and not args.base_commit
-            paired = _base_of_same_check(store, args.base_branch, head) if by_branch else None
-            paired = paired or (_base_on_testbed(store, args.base_branch, head) if by_branch else None)
-            base_id, base = paired or _pick(store, args.base, args.base_branch, "base", args.base_commit,
-                                            head.testbed.name)
-        # A commit's suites are recorded as a run each: the newest is one suite's.
-        partial = [_other_runs_note(store, run_id, picked, side, bool(commit))
-                   for side, run_id, picked, branch, commit in
-                   (("base", base_id, base, args.base_branch, args.base_commit),
-                    ("head", head_id, head, args.head_branch, args.head_commit)) if branch or commit]
-    if base_id == head_id:
-        raise PerfgateError(f"base and head are the same run ({base_id}): nothing to compare")
+            sides = {"head": _pick(store, args.head, args.head_branch, "head", args.head_commit)}
+            sides["base"] = _base_of(store, args, sides["head"].run)
+    shared = [i for i in sides["base"].ids if i in sides["head"].ids]
+    if shared:   # the same commit both sides
+        raise PerfgateError(f"base and head are the same run(s) ({', '.join(shared)}): nothing to compare")
+    base, head = sides["base"].run, sides["head"].run
     comparison = compare_runs(base, head, thresholds, args.alpha)
     if not comparison.compared:
         # Never a pass on nothing: the tour's main run was a container run on another testbed
@@ -215,7 +274,10 @@ def run(args: argparse.Namespace) -> int:
                             "benchmark and measure in common; pick runs of the same benchmarks with --base RUN "
                             "--head RUN ('perfgate export --format csv' lists every run with its id and testbed)")
     apart = _not_measured_together(base, head, comparison)
-    comparison.warnings += [w for w in (*partial, apart) if w]
+    elsewhere = [_other_testbeds_note(side, name) for name, side in sides.items()]
+    comparison.warnings += [w for w in (*elsewhere, apart) if w]
+    comparison.base |= sides["base"].about()
+    comparison.head |= sides["head"].about()
     complexity, about, notes = _complexity(base, head, args.thresholds)
     comparison.notes.extend(notes)
     failing = failures(comparison, complexity)
@@ -232,6 +294,8 @@ def run(args: argparse.Namespace) -> int:
     else:
         out.print(terminal(f"head {head.branch}@{head.commit[:12]} against base {base.branch}@{base.commit[:12]}"),
                   highlight=False)
+        for name in ("head", "base"):
+            out.print(terminal(_side_text(name, sides[name])), highlight=False)
         out.print(terminal(comparison.render(quiet_rows(args)), keep_newlines=True), highlight=False)
         print_complexity(complexity, f"complexity: {about}:")
         if failing:

@@ -73,6 +73,20 @@ def _side(run: dict, links: Links) -> str:
     return links.commit(commit) + ("" if commit.startswith(ref) else f" ({markdown_code(ref)})")
 
 
+def _runs(c: Comparison) -> list[str]:
+    """The runs each side was made of, when ``compare`` says (a side picked by commit or branch
+    merges the runs recorded there: a harness's output ingested a run each), as a paragraph."""
+    said = []
+    for name, side in (("Head", c.head), ("base", c.base)):
+        ids = side.get("runs")
+        if not ids:
+            return []
+        again = (f", {side['remeasured']} series measured by more than one of them from the newest"
+                 if side.get("remeasured") else "")
+        said.append(f"{name}: {len(ids)} run(s) ({', '.join(markdown_code(i) for i in ids)}{again})")
+    return ["; ".join(said) + ".", ""]
+
+
 def comparison_markdown(c: Comparison, title: str = "perfgate", key: str = "", links: Links | None = None,
                         max_chars: int = MAX_CHARS, complexity: Sequence[ComplexityRow] = (),
                         complexity_about: str = "") -> str:
@@ -110,7 +124,7 @@ def comparison_markdown(c: Comparison, title: str = "perfgate", key: str = "", l
              f"{c.compared} comparisons, {len(improvements)} improvement(s); {c.rate_text()} "
              f"(Benjamini–Hochberg), effects with {(1 - c.alpha) * 100:.4g}% intervals ({INTERVALS_NOTE})"
              + ("; a throughput and its latency are one finding." if c.has_tied_pairs else ".")
-             + (" " + " · ".join(w for w in where if w) if any(where) else ""), "", *quote]
+             + (" " + " · ".join(w for w in where if w) if any(where) else ""), "", *_runs(c), *quote]
     lines += _complexity_section(complexity, complexity_about)
     flagged = regressions + improvements          # (verdict, the measures tied to it)
     shown_ids = {id(x) for v, tied in flagged for x in (v, *tied)}
