@@ -98,7 +98,8 @@ MIN_COMMIT_PREFIX = 7   # git's own shortest abbreviation
 
 
 def _runs_at_commit(store, commit: str, branch: str | None, side: str) -> list:
-    """The runs recorded at ``commit`` (a prefix), newest first, on ``branch`` if given.  A prefix two commits share is refused, naming them: comparing either would be a guess."""
+    """The runs recorded at ``commit`` (a prefix), newest first, on ``branch`` if given.  A prefix
+    two commits share is refused, naming them: comparing either would be a guess."""
     prefix = commit.strip().lower()
     if len(prefix) < MIN_COMMIT_PREFIX or any(c not in "0123456789abcdef" for c in prefix):
         prefix = ref_commit(commit) or ""     # HEAD, main, v1.2: what the checkout here names
@@ -145,7 +146,7 @@ def _merged(store, summaries: list) -> Side:
         taken |= fresh
         runs.append((run, bool(fresh)))
     ids, branches = [s.run_id for s in summaries], sorted({s.branch for s in summaries})
-    giving = [run for run, gave in runs if gave]
+    giving = [run for run, gave in runs if gave] or [runs[0][0]]   # none with a metric: the newest
     if len(giving) == 1:       # the run itself: its context (a check's id, its rounds) still holds
         return Side(ids, giving[0], remeasured, branches)
     newest = giving[0]
