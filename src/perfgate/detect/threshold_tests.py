@@ -39,7 +39,7 @@ from functools import lru_cache
 from typing import Sequence
 
 # scipy.special, not scipy.stats: the same functions (bit for bit) without 0.4 s of imports in detect
-from scipy.special import stdtrit
+from scipy.special import stdtr, stdtrit
 
 from perfgate.detect.stats import normal_quantile
 from perfgate.thresholds import ThresholdTest
@@ -231,3 +231,88 @@ def evaluate_series(test: ThresholdTest, values: Sequence[float], times: Sequenc
             clean.append(i)
             clean_values.append(value)
     return results
+
+
+def baseline_at(test: ThresholdTest | None, values: Sequence[float], times: Sequence[float | None] | None,
+                flags: Sequence[str | None], i: int) -> list[float]:
+    """The baseline :func:`evaluate_series` judged value ``i`` against, given the verdicts
+    ``flags`` of the values before it: those that raised no alert, the most recent
+    ``max_sample_size`` within ``window`` seconds of it (no test, as for Bencher's own alerts:
+    every one of them)."""
+    clean = [j for j in range(i) if flags[j] is None]
+    if test is None:
+        return [float(values[j]) for j in clean]
+    if test.window is not None and times is not None and times[i] is not None:
+        clean = [j for j in clean if times[j] is not None and times[i] - times[j] <= test.window]
+    if test.max_sample_size is not None:
+        clean = clean[-test.max_sample_size:] if test.max_sample_size else []
+    return [float(values[j]) for j in clean]
+
+
+EVIDENCE_LEVEL = 0.95   # a threshold alert's interval, as notify's messages call it ("95% CI")
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """A streak of values past a limit against the baseline the test judged it by: the relative
+    change of the streak's mean over the baseline's, its ``EVIDENCE_LEVEL`` interval and the
+    one-sided p-value in the streak's direction; ``why`` says why they are None."""
+    change: float | None
+    ci_low: float | None
+    ci_high: float | None
+    p_value: float | None
+    why: str = ""
+
+
+def streak_evidence(baseline: Sequence[float], streak: Sequence[float], upper: bool) -> Evidence:
+    """The :class:`Evidence` of ``streak`` (above the baseline when ``upper``).  Welch's t on the
+    logs of positive values (noise is multiplicative, and compare and the change points report
+    relative changes of logs), on the values otherwise; a single value is the new value a t_test
+    limit predicts, its t with ``n - 1`` degrees of freedom and a spread of ``s·√(1 + 1/n)``."""
+    b, s = [float(v) for v in baseline], [float(v) for v in streak]
+    if len(b) < 2:
+        return Evidence(None, None, None, None, f"a baseline of {len(b)} value(s) is too short for an interval")
+    if not s or not all(math.isfinite(v) for v in b + s):
+        return Evidence(None, None, None, None, "values that are not finite")
+    logs = min(b + s) > 0
+    if logs:
+        b, s = [math.log(v) for v in b], [math.log(v) for v in s]
+    mb, ms = math.fsum(b) / len(b), math.fsum(s) / len(s)
+    if not logs and mb == 0:
+        return Evidence(None, None, None, None, "a baseline mean of 0 has no relative change")
+    shift, se, df = ms - mb, *_welch(b, s)
+
+    def relative(x: float) -> float:
+        return _expm1(x) if logs else x / abs(mb)
+
+    if se == 0:     # no spread either side: the shift is exact (as compare's deterministic rows)
+        return Evidence(relative(shift), relative(shift), relative(shift), 0.0 if (shift > 0) == upper and shift else 1.0)
+    half = float(stdtrit(df, 0.5 + EVIDENCE_LEVEL / 2)) * se
+    t = shift / se if upper else -shift / se
+    return Evidence(relative(shift), relative(shift - half), relative(shift + half), float(stdtr(df, -t)))
+
+
+def _welch(b: list[float], s: list[float]) -> tuple[float, float]:
+    """The standard error of the difference of means and its Welch–Satterthwaite degrees of
+    freedom; for one value, the t_test limit's prediction error (``n - 1`` degrees)."""
+    vb = _variance(b)
+    if len(s) == 1:
+        return math.sqrt(vb * (1 + 1 / len(b))), len(b) - 1
+    eb, es = vb / len(b), _variance(s) / len(s)
+    if eb + es == 0:
+        return 0.0, 1.0
+    df = (eb + es) ** 2 / ((eb ** 2 / (len(b) - 1) if eb else 0.0) + (es ** 2 / (len(s) - 1) if es else 0.0))
+    return math.sqrt(eb + es), df
+
+
+def _variance(values: list[float]) -> float:
+    m = math.fsum(values) / len(values)
+    return math.fsum([(v - m) ** 2 for v in values]) / (len(values) - 1)
+
+
+def _expm1(x: float) -> float:
+    """``exp(x) - 1``, infinite past the largest float (as ``stats.relative_change``)."""
+    try:
+        return math.expm1(x)
+    except OverflowError:
+        return math.inf
