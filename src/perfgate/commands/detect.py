@@ -64,7 +64,7 @@ from perfgate.store.worker_reads import WorkerReads
 from perfgate.check_branches import is_check_branch
 from perfgate.gitinfo import could_be
 from perfgate.thresholds import ChangePointSettings, SeriesThresholds, ThresholdTest, load_thresholds
-from perfgate.units import confidence_text, p_text
+from perfgate.units import confidence_text, p_text, pct
 
 # The detectors pull in scipy and ruptures; they are imported when the verb runs, so that
 # `perfgate --help` and every other verb start fast.
@@ -485,8 +485,10 @@ def _report(key: SeriesKey, points: list[Point], settings: SeriesThresholds, cha
         # counted through one-value dips back within the limit (:func:`_through_dips`).
         first = _through_dips(flags, first, consecutive)
         magnitude = _size(points[-1].value, threshold.get("baseline"), values, flags, start, first)
+        evidence = _evidence(settings.test if threshold.get("source") != "bencher" else None, values[start:],
+                             [p.time for p in points[start:]], flags, first, len(flags))
         entry, alert = _streak_alert(key, points, start + first, len(points), flags[-1] == "upper", lower,
-                                     magnitude, threshold)
+                                     magnitude, threshold | evidence)
         entries.append(entry)
         alerts.append(alert)
     return {"branch": key.branch, "testbed": key.testbed, "benchmark": key.benchmark, "measure": key.measure,
@@ -600,8 +602,25 @@ def _ended_streak(key: SeriesKey, points: list[Point], values: list[float], test
     j = start + a + test.consecutive - 1
     [result] = evaluate_series(test, values[start:j + 1], [p.time for p in points[start:j + 1]], flags[:j - start])
     details = _verdict(test, result) | {"ended_at": points[start + b].commit}
+    details |= _evidence(test, values[start:start + len(flags)], [p.time for p in points[start:start + len(flags)]],
+                         flags, a, b)
     magnitude = _size(result.value, details["baseline"], values, flags, start, a)
     return _streak_alert(key, points, start + a, start + b, flags[a] == "upper", lower, magnitude, details)
+
+
+def _evidence(test: ThresholdTest | None, regime: list[float], times: list[float | None], flags: list[str | None],
+              a: int, b: int) -> dict[str, Any]:
+    """A threshold alert's interval and p-value, kept with its details: the streak ``regime[a:b]``
+    (every value it covers, dips back within the limit too: the level it shifted to) against the
+    baseline the test judged its first value by (``test`` None, Bencher's own: the values before it
+    that raised nothing).  ``no_interval`` says why there is none."""
+    from perfgate.detect.threshold_tests import baseline_at, streak_evidence
+
+    base = baseline_at(test, regime, times, flags, a)
+    ev = streak_evidence(base, regime[a:b], flags[a] == "upper")
+    kept = {"ci_low": ev.ci_low, "ci_high": ev.ci_high, "p_value": ev.p_value, "streak_change": ev.change,
+            "streak_size": b - a, "evidence_baseline_size": len(base)}
+    return kept | ({"no_interval": ev.why} if ev.why else {})
 
 
 def _size(value: float, baseline: float | None, values: list[float], flags: list[str | None], start: int,
@@ -620,11 +639,15 @@ def _streak_alert(key: SeriesKey, points: list[Point], i0: int, end: int, above:
     that sees the streak finds again (so the store raises it once)."""
     direction = "regression" if above == lower else "improvement"
     streak = tuple(p.commit for p in points[i0:end])
+    # The interval and p-value (:func:`_evidence`) are the alert's own fields, as a change point's.
+    ci_low, ci_high, p_value = (details.get(k) for k in ("ci_low", "ci_high", "p_value"))
+    details = {k: v for k, v in details.items() if k not in ("ci_low", "ci_high", "p_value")}
     entry = {"kind": "threshold", "index": i0, "first_commit": points[i0].commit, "commit_range": list(streak),
-             "direction": direction, "magnitude": magnitude, **details}
+             "direction": direction, "magnitude": magnitude, "ci_low": ci_low, "ci_high": ci_high,
+             "p_value": p_value, **details}
     return entry, Alert(key.branch, key.testbed, key.benchmark, key.measure, points[i0].commit, direction, magnitude,
-                        kind="threshold", previous_commit=points[i0 - 1].commit if i0 > 0 else "",
-                        commit_range=streak, details=details)
+                        ci_low, ci_high, p_value, kind="threshold",
+                        previous_commit=points[i0 - 1].commit if i0 > 0 else "", commit_range=streak, details=details)
 
 
 def _entry(points: list[Point], cp) -> dict[str, Any]:
@@ -875,6 +898,14 @@ def _print_pending(reports: list[dict]) -> None:
         out.print(f"and {len(pending) - PENDING_SHOWN} more series with the newest value past its limit")
 
 
+def _limit_evidence(e: dict[str, Any]) -> str:
+    """Which limit raised a threshold alert, and how sure its streak is (or why that is unknown)."""
+    if e.get("p_value") is not None:
+        return f"{confidence_text(e['p_value'])} ({p_text(e['p_value'])}), {e['test']} limit"
+    why = e.get("no_interval")
+    return f"{e['test']} limit" + (f" (no interval: {why})" if why else "")
+
+
 def _print_found(found: list[tuple[dict, dict]], nseries: int, no_record: bool) -> None:
     table = Table(title=f"perfgate detect: {len(found)} change(s) in {nseries} series", title_justify="left")
     for col in ("benchmark", "measure", "branch@testbed", "first commit", "could be", "change [CI]", "confidence",
@@ -883,7 +914,9 @@ def _print_found(found: list[tuple[dict, dict]], nseries: int, no_record: bool) 
     for r, e in found:
         rng = suspects(e.get("kind", "change_point"), e["first_commit"], e.get("commit_range"))
         ci = (f" [{e['ci_low'] * 100:+.2f}%, {e['ci_high'] * 100:+.2f}%]" if e.get("ci_low") is not None else "")
-        conf = confidence_text(e["p_value"]) if "confidence" in e else f"{e['test']} limit"
+        if ci and e.get("kind") == "threshold":      # the interval is of the streak's mean, not its first value
+            ci = f" (streak mean {pct(e.get('streak_change'))}{ci})"
+        conf = confidence_text(e["p_value"]) if "confidence" in e else _limit_evidence(e)
         if e.get("kind") == "threshold" and len(e.get("commit_range") or ()) > 1:
             conf += f", {len(e['commit_range'])} values in a row past it"
         if e.get("ended_at"):
