@@ -99,11 +99,27 @@ def suspects_span(alert: Alert, links: Links) -> str:
     return _md_link(markdown_code(f"{short(first)}..{short(suspects[-1])}"), range_url(links, alert))
 
 
+def ci_text(alert: Alert) -> str:
+    """`` (95% CI a … b)``, '' without one.  A threshold alert's is of its streak's mean, which
+    its size (the first value past the limit) need not be inside: that mean is named too."""
+    if alert.ci_low is None or alert.ci_high is None:
+        return ""
+    mean = alert.details.get("streak_change") if alert.kind == "threshold" else None
+    of = f"streak mean {pct(mean)}, " if isinstance(mean, (int, float)) else ""
+    return f" ({of}95% CI {pct(alert.ci_low)} … {pct(alert.ci_high)})"
+
+
 def confidence(alert: Alert) -> str:
-    """A change point's p-value and confidence; a threshold alert's numbers (it has no p-value)."""
-    if alert.p_value is None:
-        return threshold_numbers(alert) or "no p-value"
-    return f"{p_text(alert.p_value)} (confidence {confidence_text(alert.p_value)})"
+    """An alert's p-value and confidence; a threshold alert's numbers before them (one recorded
+    before threshold alerts had a p-value, or whose baseline was too short for one: why not)."""
+    p = f"{p_text(alert.p_value)} (confidence {confidence_text(alert.p_value)})" if alert.p_value is not None else ""
+    if alert.kind != "threshold":
+        return p or "no p-value"
+    numbers = threshold_numbers(alert)
+    if not p:
+        why = alert.details.get("no_interval")
+        p = f"no p-value: {why}" if isinstance(why, str) and why else "no p-value"
+    return f"{numbers}; {p}" if numbers else p
 
 
 def threshold_numbers(alert: Alert) -> str:
@@ -160,8 +176,7 @@ def _more(extra: int) -> str:
 
 
 def evidence_table(alert: Alert, links: Links) -> str:
-    ci = (f" (95% CI {pct(alert.ci_low)} … {pct(alert.ci_high)})"
-          if alert.ci_low is not None and alert.ci_high is not None else "")
+    ci = ci_text(alert)
     rows = [("benchmark", markdown_code(alert.benchmark)), ("measure", markdown_code(alert.measure)),
             ("branch @ testbed", f"{markdown_code(alert.branch)} @ {markdown_code(alert.testbed)}"),
             ("change", f"{pct(alert.magnitude)}{ci} — {alert.direction}"),
@@ -336,7 +351,7 @@ def plain_text(event: Event, links: Links) -> str:
     where = f"{slack_code(a.benchmark)} [{slack_code(a.measure)}] on {slack_code(f'{a.branch}@{a.testbed}')}"
     if event.kind in ("raised", "updated"):
         icon = ":rotating_light:" if a.direction == "regression" else ":chart_with_downwards_trend:"
-        ci = f" (95% CI {pct(a.ci_low)} … {pct(a.ci_high)})" if a.ci_low is not None and a.ci_high is not None else ""
+        ci = ci_text(a)
         level = levels(a)
         size = f"{pct(a.magnitude)}{ci}" + (f" ({level})" if level else "")
         if a.kind == "threshold":
