@@ -156,3 +156,16 @@ def test_the_baseline_is_the_one_the_test_judged_by(kind, extra):
     assert "upper" in flags
     for i, r in enumerate(results):
         assert limits(test, baseline_at(test, values, None, flags, i)) == r.limits
+
+
+def test_the_pages_give_a_threshold_alerts_interval_of_its_streak_mean():
+    from perfgate.report.series_data import chart_data
+    from perfgate.store import Point, SeriesKey
+
+    key = SeriesKey("main", "tb", "b", "latency")
+    pts = [Point(f"r{i}", f"c{i:04d}", 1000.0 + i, 10.0) for i in range(42)]
+    kept = _threshold_alert(ci_low=0.18, ci_high=0.22, p_value=1e-6, details={"streak_change": 0.2})
+    old = _threshold_alert()
+    data = chart_data(key, pts, None, [], [kept, old], {f"r{i}": i for i in range(42)})
+    assert [(a["ci_low"], a["ci_high"], a["p_value"], a["streak_change"]) for a in data["alerts"]] == \
+        [(0.18, 0.22, 1e-6, 0.2), (None, None, None, None)]

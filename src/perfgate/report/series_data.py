@@ -132,6 +132,11 @@ def with_siblings_changes(key: SeriesKey, pts: list[Point], found: list[Finding]
     return sorted(out, key=lambda f: f.cp.index)
 
 
+def _streak_change(a: Alert) -> float | None:
+    x = a.details.get("streak_change") if a.kind == "threshold" else None
+    return x if isinstance(x, (int, float)) and math.isfinite(x) else None
+
+
 def _number(x: object, default: float) -> float:
     return float(x) if isinstance(x, (int, float)) and math.isfinite(x) else default
 
@@ -375,7 +380,9 @@ def chart_data(key: SeriesKey, pts: list[Point], band: dict | None, found: list[
                     "status": a.status, "commit_range": list(a.commit_range), "created": iso(a.created),
                     "siblings": a.siblings, "placed_with": a.placed_with,
                     "undone_at": fixes[a.id].commit if a.id in fixes else None,
-                    "ended_at": ended_at(a) or None, "withdrawn_at": withdrawn_at(a) or None}
+                    "ended_at": ended_at(a) or None, "withdrawn_at": withdrawn_at(a) or None,
+                    # a threshold alert's interval is of its streak's mean, not of its first value
+                    "streak_change": _streak_change(a)}
                    for a in alerts],
     }
     if skipped:

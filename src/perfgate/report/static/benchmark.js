@@ -298,8 +298,14 @@
   }
   function alertText(s, a) {
     return combo(s) + ": alert " + a.id + " (" + alertStatus(a) + "), " + PG.kindText(a.kind) + " " + a.direction + " " +
-      PG.pct(a.magnitude, 2) + (a.ci_low != null ? " [" + PG.pct(a.ci_low, 2) + ", " + PG.pct(a.ci_high, 2) + "]" : "") +
+      PG.pct(a.magnitude, 2) + alertInterval(a) +
       (a.p_value != null ? ", " + PG.pText(a.p_value) : "") + " at " + a.commit.slice(0, 12) + whereSiblings(a);
+  }
+  // A threshold alert's interval is of its streak's mean (its size is the first value past the limit).
+  function alertInterval(a) {
+    if (a.ci_low == null) return "";
+    var ci = "[" + PG.pct(a.ci_low, 2) + ", " + PG.pct(a.ci_high, 2) + "]";
+    return a.streak_change != null ? " (streak mean " + PG.pct(a.streak_change, 2) + " " + ci + ")" : " " + ci;
   }
 
   // The chart's marks (change point lines, alert pins) as buttons beside it: a pin cannot take the
@@ -404,7 +410,7 @@
       });
       s.alerts.forEach(function (a) {
         rows.push([a.direction === "regression" ? "bad" : "good", "alert (" + alertStatus(a) + ")", combo(s), a.commit,
-                   PG.kindText(a.kind) + " " + a.direction + " " + PG.pct(a.magnitude, 2) + " as alerted", "",
+                   PG.kindText(a.kind) + " " + a.direction + " " + PG.pct(a.magnitude, 2) + " as alerted" + alertInterval(a), "",
                    (a.p_value != null ? PG.pText(a.p_value) + " · " : "") + "id " + a.id + whereSiblings(a)]);
       });
     });
