@@ -105,18 +105,18 @@ def test_a_threshold_alerts_message_gives_its_interval_and_confidence_with_its_l
     assert "p = 1e-06" in render.evidence_table(alert, LINKS)
 
 
-def test_an_old_threshold_alert_without_them_still_loads_and_prints(cli, store_path):
-    with SqliteStore(store_path) as store:
-        store.record_alerts([_threshold_alert()])
-    [kept] = listed(cli)
-    assert (kept["ci_low"], kept["ci_high"], kept["p_value"]) == (None, None, None)
-    assert "+20.00%" in cli("alerts", check=True, env={"COLUMNS": "250"}).stdout
-    fields = {k: v for k, v in kept.items() if k not in ("undone_by", "withdrawn_at")}
-    alert = Alert(**fields | {"commit_range": tuple(fields["commit_range"])})
-    text = render.plain_text(Event("raised", alert), LINKS)
-    assert "95% CI" not in text
-    # its limit's numbers, and that it has no p-value (it was not weighed: not "p = 1")
-    assert "past its t_test limit" in text and "; no p-value" in text
+def test_an_old_threshold_alert_without_them_still_loads_and_prints_beside_a_new_one(cli, store_path):
+    with SqliteStore(store_path) as store:      # recorded before threshold alerts had them
+        store.record_alerts([Alert(**vars(_threshold_alert()) | {"benchmark": "old"})])
+    add(store_path, stepped(1))
+    [new] = detect(cli)["new_alerts"]
+    old = next(a for a in listed(cli) if a["benchmark"] == "old")
+    assert (old["ci_low"], old["ci_high"], old["p_value"]) == (None, None, None)
+    table = cli("alerts", check=True, env={"COLUMNS": "250"}).stdout
+    assert "+20.00%" in table and f"[{new['ci_low'] * 100:+.2f}%, {new['ci_high'] * 100:+.2f}%]" in table
+    fields = {k: v for k, v in old.items() if k not in ("undone_by", "withdrawn_at")}
+    text = render.plain_text(Event("raised", Alert(**fields | {"commit_range": tuple(fields["commit_range"])})), LINKS)
+    assert "95% CI" not in text and "p = " not in text and "past its t_test limit" in text
 
 
 def test_a_baseline_too_short_for_an_interval_says_why():

@@ -110,16 +110,17 @@ def ci_text(alert: Alert) -> str:
 
 
 def confidence(alert: Alert) -> str:
-    """An alert's p-value and confidence; a threshold alert's numbers before them (one recorded
-    before threshold alerts had a p-value, or whose baseline was too short for one: why not)."""
+    """An alert's p-value and confidence; a threshold alert's numbers before them (one whose
+    baseline was too short for a p-value says why; one recorded before threshold alerts had
+    them gives its numbers alone, as it did)."""
     p = f"{p_text(alert.p_value)} (confidence {confidence_text(alert.p_value)})" if alert.p_value is not None else ""
     if alert.kind != "threshold":
         return p or "no p-value"
+    why = alert.details.get("no_interval")
+    if not p and isinstance(why, str) and why:
+        p = f"no p-value: {why}"
     numbers = threshold_numbers(alert)
-    if not p:
-        why = alert.details.get("no_interval")
-        p = f"no p-value: {why}" if isinstance(why, str) and why else "no p-value"
-    return f"{numbers}; {p}" if numbers else p
+    return "; ".join(x for x in (numbers, p) if x) or "no p-value"
 
 
 def threshold_numbers(alert: Alert) -> str:
