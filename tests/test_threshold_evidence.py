@@ -52,7 +52,8 @@ def test_a_planted_step_past_a_t_test_limit_alerts_with_an_interval_holding_it(c
     assert (alert["kind"], alert["details"]["test"]) == ("threshold", "t_test")
     assert 0 < alert["ci_low"] < 0.20 < alert["ci_high"]
     assert alert["p_value"] < 0.01      # Welch's t on three values: about 2 degrees of freedom
-    assert alert["details"]["streak_size"] == 3 and alert["details"]["evidence_baseline_size"] == alert["details"]["baseline_size"] >= 30
+    details = alert["details"]
+    assert details["streak_size"] == 3 and details["evidence_baseline_size"] == details["baseline_size"] >= 30
     [kept] = listed(cli)        # as recorded, and as `alerts --json` gives it
     assert (kept["ci_low"], kept["ci_high"], kept["p_value"]) == (alert["ci_low"], alert["ci_high"], alert["p_value"])
 
@@ -150,7 +151,8 @@ def test_the_baseline_is_the_one_the_test_judged_by(kind, extra):
     rng = np.random.default_rng(7)
     values = list(100 + rng.standard_normal(60))
     values[20:23] = [130.0] * 3
-    test = ThresholdTest(test=kind, upper_boundary={"static": 103.0, "iqr": 3.0, "percentage": 0.1}.get(kind, 0.99), **extra)
+    boundary = {"static": 103.0, "iqr": 3.0, "percentage": 0.1}.get(kind, 0.99)
+    test = ThresholdTest(test=kind, upper_boundary=boundary, **extra)
     results = evaluate_series(test, values)
     flags = [r.alert for r in results]
     assert "upper" in flags

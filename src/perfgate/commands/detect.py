@@ -7,7 +7,9 @@ perfgate is — and the newest value is judged by the series' threshold test fro
 against the history since the last change point, values that alerted excluded; it alerts once
 the test's ``consecutive`` values in a row are past the same limit (wall time: 2).  Runs recorded
 many at a time are judged one after another: a streak that completed at a run the last detect did
-not see alerts even when a later run ended it, as a detect after each run would have.
+not see alerts even when a later run ended it, as a detect after each run would have.  A threshold
+alert carries, as a change point does, an interval and a p-value: its streak's mean against the
+baseline its test judged it by (:func:`perfgate.detect.threshold_tests.streak_evidence`).
 
 Each series is then tested again where its siblings — the other series of its branch and testbed
 in scope — changed: at those few places, fixed in advance by another series, a step too small for

@@ -245,7 +245,7 @@ def baseline_at(test: ThresholdTest | None, values: Sequence[float], times: Sequ
     if test.window is not None and times is not None and times[i] is not None:
         clean = [j for j in clean if times[j] is not None and times[i] - times[j] <= test.window]
     if test.max_sample_size is not None:
-        clean = clean[-test.max_sample_size:] if test.max_sample_size else []
+        clean = clean[-test.max_sample_size:]      # as evaluate_series slices it
     return [float(values[j]) for j in clean]
 
 
@@ -286,7 +286,8 @@ def streak_evidence(baseline: Sequence[float], streak: Sequence[float], upper: b
         return _expm1(x) if logs else x / abs(mb)
 
     if se == 0:     # no spread either side: the shift is exact (as compare's deterministic rows)
-        return Evidence(relative(shift), relative(shift), relative(shift), 0.0 if (shift > 0) == upper and shift else 1.0)
+        exact = relative(shift)
+        return Evidence(exact, exact, exact, 0.0 if shift and (shift > 0) == upper else 1.0)
     half = float(stdtrit(df, 0.5 + EVIDENCE_LEVEL / 2)) * se
     t = shift / se if upper else -shift / se
     return Evidence(relative(shift), relative(shift - half), relative(shift + half), float(stdtr(df, -t)))

@@ -410,7 +410,8 @@
       });
       s.alerts.forEach(function (a) {
         rows.push([a.direction === "regression" ? "bad" : "good", "alert (" + alertStatus(a) + ")", combo(s), a.commit,
-                   PG.kindText(a.kind) + " " + a.direction + " " + PG.pct(a.magnitude, 2) + " as alerted" + alertInterval(a), "",
+                   PG.kindText(a.kind) + " " + a.direction + " " + PG.pct(a.magnitude, 2) + " as alerted" +
+                   alertInterval(a), "",
                    (a.p_value != null ? PG.pText(a.p_value) + " · " : "") + "id " + a.id + whereSiblings(a)]);
       });
     });
