@@ -171,3 +171,15 @@ def test_the_pages_give_a_threshold_alerts_interval_of_its_streak_mean():
     data = chart_data(key, pts, None, [], [kept, old], {f"r{i}": i for i in range(42)})
     assert [(a["ci_low"], a["ci_high"], a["p_value"], a["streak_change"]) for a in data["alerts"]] == \
         [(0.18, 0.22, 1e-6, 0.2), (None, None, None, None)]
+
+
+def test_sync_files_keep_them(cli, store_path, tmp_path):
+    add(store_path, stepped(2))
+    [alert] = detect(cli)["new_alerts"]
+    data = tmp_path / "data"
+    cli("sync", "--export", str(data), check=True)
+    fresh = {"PERFGATE_STORE": f"sqlite:{tmp_path / 'fresh.db'}"}
+    cli("sync", "--import", str(data), env=fresh, check=True)
+    [kept] = json.loads(cli("alerts", "--status", "all", "--json", env=fresh, check=True).stdout)
+    assert (kept["ci_low"], kept["ci_high"], kept["p_value"]) == (alert["ci_low"], alert["ci_high"], alert["p_value"])
+    assert kept["details"]["streak_change"] == alert["details"]["streak_change"]
