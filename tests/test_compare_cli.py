@@ -266,3 +266,24 @@ def test_iai_callgrinds_cache_events_are_exact_counts(cli, store_path, tmp_path)
     assert rows[(short, "estimated-cycles")]["verdict"] == "regression"
     assert rows[(short, "estimated-cycles")]["method"] == "deterministic"
     assert {rows[(short, m)]["verdict"] for m in ("l1-hits", "ram-hits", "total-read-write", "instructions")} == {"no-change"}
+
+
+def test_a_side_picked_by_branch_searches_the_newest_runs_not_the_whole_history(store_path, monkeypatch):
+    # Listing every run of main to find its newest commit's took 1.9 s on 100,000 runs (and a
+    # Bencher server a request per 255); a newest commit's runs are among the newest.
+    from perfgate.commands import compare
+
+    monkeypatch.setattr(compare, "PAIR_SEARCH", 3)
+    with SqliteStore(store_path) as store:
+        store.add_runs([run("main", f"{i:040x}", 1.0, i, float(i)) for i in range(10)]
+                       + [run("main", "f" * 40, 1.0, 20 + i, 20.0 + i) for i in range(2)])
+        limits = []
+        listed = store.runs
+        monkeypatch.setattr(store, "runs", lambda **kw: limits.append(kw.get("limit")) or listed(**kw))
+        side = compare._pick(store, None, "main", "base")
+        assert len(side.ids) == 2 and side.run.commit == "f" * 40 and None not in limits, limits
+        # more runs at the newest commit than searched: all of them, from the whole history
+        store.add_runs([run("main", "e" * 40, 1.0, 30 + i, 30.0 + i) for i in range(4)])
+        limits.clear()
+        side = compare._pick(store, None, "main", "base")
+        assert len(side.ids) == 4 and {side.run.commit} == {"e" * 40} and None in limits, limits
