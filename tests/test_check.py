@@ -468,3 +468,42 @@ def test_the_rounds_note_says_how_many_samples_a_side_the_rows_stood_on():
     head = {("b", "latency"): [[1.0, 1.1, 0.9]] * 4, ("c", "latency"): [[2.0] * 50] * 4}
     assert _samples_note(compare_rounds(base, head)) == ", 12–200 raw sample(s) a side per benchmark"
     assert _samples_note(compare_rounds({}, {})) == ""
+
+
+@docker
+def test_two_suites_reporting_one_benchmark_name_are_refused_not_judged_as_one(repo, cli, base_image, tmp_path):  # noqa: F811
+    """Two suites running the same hyperfine command (a copied suite) report one benchmark name:
+    the check paired their rounds by name, judged both as one benchmark on twice the rounds, and
+    a 3× slowdown of one of them read "inconclusive" with exit 0."""
+    extra = repo / "benches" / "extra"
+    extra.mkdir()
+    (extra / "bench.toml").write_text((repo / "benches" / "spin" / "bench.toml").read_text()
+                                      .replace('name = "spin"', 'name = "extra"'))
+    (extra / "spin.py").write_text((repo / "benches" / "spin" / "spin.py").read_text())
+    git(repo, "add", "-A")
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-q", "-m", "copied suite")
+    md, store = tmp_path / "comment.md", tmp_path / "h.db"
+    proc = cli("check", "--root", str(repo), "--base", "HEAD", "--head", "HEAD", "--rounds", "3", "--no-probes",
+               "--cpuset", "1", "--markdown", str(md), "--store", f"sqlite:{store}")
+    said = " ".join(error_of(proc).split())
+    assert proc.returncode == 2, proc.stderr
+    assert "suites 'extra' and 'spin' both report benchmark 'python3 spin.py 30000' (latency)" in said, said
+    assert "round 2/3" not in proc.stderr            # refused after the first round, not after all of them
+    assert "could not run" in md.read_text()
+    assert json.loads(cli("history", "--json", "--store", f"sqlite:{store}", check=True).stdout) == []   # nothing recorded
+
+
+def test_benchmarks_of_two_suites_are_told_apart_from_a_suite_s_variants():
+    from perfgate.commands.check import _refuse_shared_benchmarks
+    from perfgate.containers.runner import SuiteResult
+    from perfgate.errors import PerfgateError
+    from perfgate.model import Metric
+
+    def result(suite, variant, name, measure="latency"):
+        return SuiteResult([Metric(name, measure, 1.0)], {"suite": suite, "variant": variant})
+
+    # one suite, its variants (their names prefixed), its probes (other measures), two rounds: fine
+    _refuse_shared_benchmarks([result("a", "", "x"), result("a", "", "x", "instructions"), result("a", "v", "v/x"),
+                               result("a", "", "x"), result("b", "", "y")], "head", "HEAD")
+    with pytest.raises(PerfgateError, match=r"base \(main\): suites 'a' and 'b' both report benchmark 'x' \(latency\)"):
+        _refuse_shared_benchmarks([result("a", "", "x"), result("b", "", "x")], "base", "main")

@@ -499,6 +499,9 @@ def _measure(args: argparse.Namespace, plan: Plan, thresholds, expectations: lis
                         raise on_side(e, side)
                     progress.advance(task)
             done = rnd + 1
+            if done == 1:   # every benchmark's name is known now: refuse before more rounds are spent
+                for side in ("base", "head"):
+                    _refuse_shared_benchmarks(results[side], side, getattr(args, side))
             if not err.is_terminal:   # a CI log shows no progress bar: a line a round instead
                 err.print(f"round {done}/{plan.rounds} done, {time.monotonic() - started:.0f} s", markup=False)
             if plan.sequential and done >= FIRST_LOOK:
@@ -543,6 +546,24 @@ def _measure(args: argparse.Namespace, plan: Plan, thresholds, expectations: lis
         comparison.notes.extend(n for n in [unmatched_note(expectations, complexity)] if n)
     return (side_runs(args, shas, branches, results, testbeds, done, check_id),
             Outcome(comparison, done, stopped, looks, complexity))
+
+
+def _refuse_shared_benchmarks(results: list[SuiteResult], side: str, ref: str) -> None:
+    """Refuse two suites (or variants) of one side reporting the same benchmark and measure: the
+    rounds are paired by name, so both suites' values were taken as one benchmark's — twice the
+    rounds, and one suite's regression averaged with the other's no-change (a clear slowdown of
+    one of two suites running the same hyperfine command passed as inconclusive, exit 0).
+    ``run`` and ``backfill`` refuse such suites against the store the same way."""
+    seen: dict[tuple[str, str], str] = {}
+    for r in results:
+        label = r.context.get("suite", "?") + (f" (variant {r.context['variant']})" if r.context.get("variant") else "")
+        for m in r.metrics:
+            other = seen.setdefault((m.benchmark, m.measure), label)
+            if other != label:
+                raise on_side(PerfgateError(
+                    f"{side} ({ref}): suites {other!r} and {label!r} both report benchmark {m.benchmark!r} "
+                    f"({m.measure}); a check pairs rounds by benchmark name, so the two would be judged as one: "
+                    "give one suite's benchmarks other names (nothing was recorded)"), side)
 
 
 def _suites(tree: Path, side: str) -> dict[str, Suite]:
