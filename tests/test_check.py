@@ -507,3 +507,21 @@ def test_benchmarks_of_two_suites_are_told_apart_from_a_suite_s_variants():
                                result("a", "", "x"), result("b", "", "y")], "head", "HEAD")
     with pytest.raises(PerfgateError, match=r"base \(main\): suites 'a' and 'b' both report benchmark 'x' \(latency\)"):
         _refuse_shared_benchmarks([result("a", "", "x"), result("b", "", "x")], "base", "main")
+
+
+@docker
+def test_a_suite_naming_a_missing_image_is_an_error_naming_its_side_and_bench_toml(repo, cli, base_image, tmp_path):  # noqa: F811
+    """The error named only docker/images/NAME/Dockerfile and "a suite's bench.toml": not which
+    suite, nor that it was the head's, and the comment did not say which side failed."""
+    toml = repo / "benches" / "spin" / "bench.toml"
+    toml.write_text(toml.read_text().replace('image = "base"', 'image = "nosuch"'))
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-q", "-am", "missing image")
+    md = tmp_path / "comment.md"
+    proc = cli("check", "--root", str(repo), "--base", "HEAD~1", "--head", "HEAD", "--rounds", "3",
+               "--markdown", str(md))
+    said = error_of(proc)
+    assert proc.returncode == 2, proc.stderr
+    assert said.startswith("head (HEAD) benches/spin/bench.toml:image: image 'nosuch' has no Dockerfile at "
+                           f"{repo / 'docker' / 'images' / 'nosuch' / 'Dockerfile'}"), said
+    assert said.endswith("; the images here: base") and "perfgate-check-" not in said
+    assert "in the **head** (`HEAD`)" in md.read_text()

@@ -454,7 +454,16 @@ def _measure(args: argparse.Namespace, plan: Plan, thresholds, expectations: lis
     testbeds: dict[str, Testbed] = {}   # suite name -> the testbed it runs on (its image, its memory)
     for name in names:
         head_suite, base_suite = suites["head"][name], suites["base"][name]
-        tool = images.build_image(docker_dir, head_suite.image, base_image, log=err.print)
+        try:
+            tool = images.build_image(docker_dir, head_suite.image, base_image, log=err.print)
+        except InputError as e:   # it named a Dockerfile path only: not which suite, side or file asked for it
+            if e.place or not e.reason.startswith("missing: "):
+                raise
+            known = e.reason.split("; ", 1)[1] if "; " in e.reason else ""
+            raise on_side(InputError(str(head_suite.manifest), "image",
+                                     f"image {head_suite.image!r} has no Dockerfile at {e.source} (both sides are "
+                                     f"built on this checkout's docker/ images){'; ' + known if known else ''}"),
+                          "head") from None
         built = {}
         for side, s in (("base", base_suite), ("head", head_suite)):
             try:
