@@ -294,7 +294,7 @@ def _sequential(base_all, head_all, most):
     from perfgate.thresholds import load_thresholds
     from conftest import ROOT
 
-    plan = Plan.from_args(argparse.Namespace(alpha=0.05, budget=None, max_rounds=most, rounds=10))
+    plan = Plan.from_args(argparse.Namespace(alpha=0.05, budget=None, max_rounds=most, rounds=None))
     flagged, settled = {}, {}
     for n in range(FIRST_LOOK, most + 1):
         rounds = {"base": {k: v[:n] for k, v in base_all.items()}, "head": {k: v[:n] for k, v in head_all.items()}}
@@ -407,7 +407,7 @@ def Plan_levels():
 
     from perfgate.commands.check import Plan
 
-    return Plan.from_args(argparse.Namespace(alpha=0.05, budget=None, max_rounds=20, rounds=10)).levels
+    return Plan.from_args(argparse.Namespace(alpha=0.05, budget=None, max_rounds=20, rounds=None)).levels
 
 
 @docker
@@ -525,3 +525,11 @@ def test_a_suite_naming_a_missing_image_is_an_error_naming_its_side_and_bench_to
                            f"{repo / 'docker' / 'images' / 'nosuch' / 'Dockerfile'}"), said
     assert said.endswith("; the images here: base") and "perfgate-check-" not in said
     assert "in the **head** (`HEAD`)" in md.read_text()
+
+
+def test_rounds_given_to_a_sequential_check_is_a_usage_error_not_ignored(repo, cli):
+    """--rounds 5 --budget 5m ran up to 20 rounds: the --rounds given was dropped in silence."""
+    for extra in (["--budget", "5m"], ["--max-rounds", "6"]):
+        proc = cli("check", "--root", str(repo), "--base", "HEAD~1", "--head", "HEAD", "--rounds", "5", *extra)
+        assert proc.returncode == 2 and f"with {extra[0]} the check is sequential: cap its rounds with " \
+            "--max-rounds N instead" in proc.stderr, proc.stderr

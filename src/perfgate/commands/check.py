@@ -84,8 +84,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_all_rows_option(p)
     p.add_argument("--base", required=True, metavar="REF", help="the commit compared against (e.g. origin/main)")
     p.add_argument("--head", required=True, metavar="REF", help="the commit under test (e.g. HEAD)")
-    p.add_argument("--rounds", type=int, default=DEFAULT_ROUNDS, metavar="N",
-                   help="interleaved base/head rounds of a fixed check (default: %(default)s)")
+    p.add_argument("--rounds", type=int, metavar="N",
+                   help=f"interleaved base/head rounds of a fixed check (default: {DEFAULT_ROUNDS}; a sequential "
+                        "check's cap is --max-rounds)")
     p.add_argument("--budget", type=parse_duration, metavar="DURATION",
                    help="sequential: add rounds until every benchmark is decided or this much time is spent "
                         "(e.g. 300, 90s, 5m, 1h)")
@@ -194,11 +195,17 @@ class Plan:
         if not 0 < args.alpha < 1:
             raise PerfgateError(f"--alpha must be between 0 and 1, got {args.alpha}")
         if args.budget is None and args.max_rounds is None:
+            if args.rounds is None:
+                return cls(DEFAULT_ROUNDS, args.alpha)
             if args.rounds < MIN_ROUNDS:
                 raise PerfgateError(f"--rounds must be at least {MIN_ROUNDS}: each round gives one (base, head) "
                                     f"pair, and a paired t on fewer than {MIN_ROUNDS} pairs cannot reach the level "
                                     f"Benjamini–Hochberg needs")
             return cls(args.rounds, args.alpha)
+        if args.rounds is not None:   # it was ignored: --rounds 5 --budget 5m ran up to 20 rounds
+            given = "--budget" if args.budget is not None else "--max-rounds"
+            raise PerfgateError(f"--rounds is a fixed check's number of rounds; with {given} the check is "
+                                f"sequential: cap its rounds with --max-rounds N instead")
         most = args.max_rounds if args.max_rounds is not None else DEFAULT_MAX_ROUNDS
         if most < FIRST_LOOK:
             raise PerfgateError(f"--max-rounds must be at least {FIRST_LOOK}: the first look comes after "
