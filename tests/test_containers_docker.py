@@ -246,3 +246,21 @@ def test_swift_runtime_in_its_image_writes_seed_tsv_and_refuses_bad_input(base_i
             assert done.returncode == 2 and "usage" in done.stderr and done.stdout == "", args
     finally:
         shutil.rmtree(out, ignore_errors=True)
+
+
+def test_a_failing_probe_s_error_is_said_once(tmp_path, base_image):
+    """A probe failing under valgrind ran again under GNU time, and its traceback was said twice
+    in the check's error and comment (cut to 1,500 characters: half of it the repeat)."""
+    from perfgate.containers.manifest import Probe
+    from perfgate.containers.runner import parse_probes, probe_script
+    from perfgate.errors import InputError
+
+    probes = (Probe("boom", ("python3", "-c", "import sys; sys.exit('probe-error-text')")),)
+    out = writable_dir(tmp_path)
+    done = run_container(base_image.tag, ["sh", "-c", probe_script(probes)], out, {}, Limits("0", "256m"),
+                         unconfined=True)
+    assert done.returncode == 0, done.stderr
+    with pytest.raises(InputError) as raised:
+        parse_probes(probes, out, "bench.toml")
+    said = str(raised.value).split("failed (exit 1): ", 1)[1]   # the command itself quotes the text too
+    assert said == "probe-error-text", str(raised.value)

@@ -117,7 +117,9 @@ def probe_script(probes: tuple[Probe, ...], instructions: bool = True) -> str:
             lines.append(f"setarch -R valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null "
                          f"--log-file={OUT}/.probe-{i}.vg {argv} >/dev/null 2>{OUT}/.probe-{i}.err "
                          f"|| echo $? > {OUT}/.probe-{i}.failed")
-        lines.append(f"/usr/bin/time -f %M -o {OUT}/.probe-{i}.rss {argv} >/dev/null 2>>{OUT}/.probe-{i}.err "
+        # Not again once it failed under valgrind: its error was said twice, in a message cut to 1,500 characters.
+        lines.append(f"[ -e {OUT}/.probe-{i}.failed ] || "
+                     f"/usr/bin/time -f %M -o {OUT}/.probe-{i}.rss {argv} >/dev/null 2>>{OUT}/.probe-{i}.err "
                      f"|| echo $? >> {OUT}/.probe-{i}.failed")
     return "\n".join(lines) + "\n"
 
