@@ -533,3 +533,26 @@ def test_rounds_given_to_a_sequential_check_is_a_usage_error_not_ignored(repo, c
         proc = cli("check", "--root", str(repo), "--base", "HEAD~1", "--head", "HEAD", "--rounds", "5", *extra)
         assert proc.returncode == 2 and f"with {extra[0]} the check is sequential: cap its rounds with " \
             "--max-rounds N instead" in proc.stderr, proc.stderr
+
+
+@docker
+def test_a_variant_only_one_side_has_is_said_not_skipped_in_silence(repo, cli, base_image):  # noqa: F811
+    """A suite only one side has gets a note; a variant only one side has was skipped without
+    one: deleting a variant was a quiet pass, and --variant naming a new one compared nothing."""
+    toml = repo / "benches" / "spin" / "bench.toml"
+    toml.write_text(toml.read_text() + '\n[variants.again]\nenv = { AGAIN = "1" }\n')
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-q", "-am", "a variant")
+    proc = cli("check", "--root", str(repo), "--base", "HEAD~1", "--head", "HEAD", "--rounds", "3",
+               "--no-probes", "--cpuset", "1", "--json")
+    assert proc.returncode in (0, 1), proc.stderr
+    assert "variant spin/again is new in HEAD: not compared (its base has no such variant)" in \
+        json.loads(proc.stdout)["comparison"]["notes"]
+    proc = cli("check", "--root", str(repo), "--base", "HEAD", "--head", "HEAD~1", "--rounds", "3",
+               "--no-probes", "--cpuset", "1", "--json")
+    assert proc.returncode in (0, 1), proc.stderr
+    assert "variant spin/again is gone in HEAD~1: its benchmarks are no longer measured" in \
+        json.loads(proc.stdout)["comparison"]["notes"]
+    proc = cli("check", "--root", str(repo), "--base", "HEAD~1", "--head", "HEAD", "--rounds", "3",
+               "--variant", "again")
+    assert proc.returncode == 2 and "--variant 'again': the variant of suite 'spin' is new in HEAD: its base " \
+        "has none to compare with" in error_of(proc), proc.stderr

@@ -458,6 +458,7 @@ def _measure(args: argparse.Namespace, plan: Plan, thresholds, expectations: lis
     docker_dir = images.image_definitions(args.root.resolve())
     base_image = images.build_base(docker_dir, log=err.print)
     steps: list[tuple[Suite, Suite, str, images.Built, images.Built]] = []
+    variant_notes: list[str] = []
     testbeds: dict[str, Testbed] = {}   # suite name -> the testbed it runs on (its image, its memory)
     for name in names:
         head_suite, base_suite = suites["head"][name], suites["base"][name]
@@ -479,11 +480,23 @@ def _measure(args: argparse.Namespace, plan: Plan, thresholds, expectations: lis
                 failed = PerfgateError(f"{side} ({getattr(args, side)}) suite {name!r}: {e}")
                 failed.exit_code = e.exit_code
                 raise on_side(failed, side) from None
+        variant_notes += [f"variant {name}/{v} is gone in {args.head}: its benchmarks are no longer measured"
+                          for v in base_suite.variants if v not in head_suite.variants
+                          and (not args.variant or v in args.variant)]
         testbeds[name] = container_testbed(head_suite.image, tool, args.cpuset, head_suite.memory)
         for variant in head_suite.variant_names(args.variant):
             if variant and variant not in base_suite.variants:
+                # as a suite only one side has: said, not skipped in silence
+                if args.variant:
+                    raise PerfgateError(f"--variant {variant!r}: the variant of suite {name!r} is new in "
+                                        f"{args.head}: its base has none to compare with")
+                variant_notes.append(f"variant {name}/{variant} is new in {args.head}: not compared "
+                                     "(its base has no such variant)")
                 continue
             steps.append((base_suite, head_suite, variant, built["base"], built["head"]))
+    for note in variant_notes:
+        err.print(f"[yellow]note:[/yellow] {terminal(note)}")
+    one_sided += variant_notes
     results: dict[str, list[SuiteResult]] = {"base": [], "head": []}
     flagged: dict[tuple[str, str], Verdict] = {}
     settled: dict[tuple[str, str], Verdict] = {}
