@@ -218,3 +218,17 @@ def test_an_error_comment_quotes_the_message_literally_and_redacted(monkeypatch,
     assert "in the <strong>head</strong> (<code>pr`x</code>)" in rendered
     assert "<code>/w/.perfgate/logs</code>" in rendered
 
+
+
+def test_a_comparison_of_benchmarks_each_on_one_side_only_does_not_say_no_regression():
+    """A pull request renaming every benchmark: 0 comparisons, and the headline read
+    "✅ No performance regression", which nothing was judged to show."""
+    from perfgate.detect.compare import compare_rounds
+    from perfgate.report.markdown import comparison_markdown
+
+    c = compare_rounds({("old-name", "latency"): [[1.0, 1.1]] * 3}, {("new-name", "latency"): [[1.0, 1.1]] * 3})
+    c.base, c.head = {"branch": "main", "commit": "a" * 40}, {"branch": "pr", "commit": "b" * 40}
+    assert c.compared == 0 and c.exit_code == 0
+    md = comparison_markdown(c)
+    assert "### perfgate: ⚠️ **Nothing compared: no benchmark was measured on both sides**" in md
+    assert "No performance regression" not in md and "`old-name`" in md and "`new-name`" in md

@@ -649,7 +649,8 @@ def _print(comparison: Comparison, args: argparse.Namespace, shas: dict[str, str
     out.print(terminal(comparison.render(quiet_rows(args)), keep_newlines=True))
     print_complexity(outcome.complexity, f"complexity: {_complexity_about(args)}:")
     failing = failures(comparison, outcome.complexity)
-    verdict = f"FAIL: {', '.join(failing)}" if failing else "ok: no significant regression"
+    verdict = (f"FAIL: {', '.join(failing)}" if failing else "ok: no significant regression" if comparison.compared
+               else "ok: nothing compared, no benchmark was measured on both sides")
     undecided = comparison.undecided_text()
     if undecided:
         verdict += f", {undecided}"

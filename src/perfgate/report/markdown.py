@@ -100,6 +100,10 @@ def comparison_markdown(c: Comparison, title: str = "perfgate", key: str = "", l
             ([f"complexity expectation broken in {len(broken)} table measure(s)"] if broken else []) + \
             ([f"complexity expectation broken earlier in {len(worse)} table measure(s)"] if worse else [])
         headline = f"❌ **{'; '.join(failures)}**" + (f"; {undecided}" if undecided else "")
+    elif not c.compared and c.verdicts:
+        # Every benchmark on one side only (a pull request renaming them all): the headline said
+        # "✅ No performance regression" over 0 comparisons, with nothing judged to show it.
+        headline = "⚠️ **Nothing compared: no benchmark was measured on both sides**"
     elif undecided:
         # No regression was found, but not every row could have seen one: said in the headline,
         # not left to a grey row in a folded table.
