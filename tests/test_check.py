@@ -556,3 +556,28 @@ def test_a_variant_only_one_side_has_is_said_not_skipped_in_silence(repo, cli, b
                "--variant", "again")
     assert proc.returncode == 2 and "--variant 'again': the variant of suite 'spin' is new in HEAD: its base " \
         "has none to compare with" in error_of(proc), proc.stderr
+
+
+@docker
+def test_a_project_in_a_subfolder_of_its_repository_is_checked_from_that_folder(tmp_path, cli, base_image):  # noqa: F811
+    """--root a folder inside the repository (a monorepo's project): run found its benches/ there,
+    check looked at the repository's top level and said "head (HEAD) benches: no */bench.toml found"."""
+    import shutil
+
+    from conftest import ROOT
+
+    mono = tmp_path / "mono"
+    project = make_tiny_root(mono / "proj", spin=30_000, alloc_probe=False)
+    (project / "thresholds").mkdir()
+    shutil.copy(ROOT / "thresholds" / "default.toml", project / "thresholds" / "default.toml")
+    git(mono, "init", "-q", "-b", "main")
+    git(mono, "add", ".")
+    for message in ("one", "two"):
+        git(mono, "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-q", "--allow-empty", "-m", message)
+    proc = cli("check", "--root", str(project), "--base", "HEAD~1", "--head", "HEAD", "--rounds", "3",
+               "--no-probes", "--cpuset", "1", "--json")
+    assert proc.returncode in (0, 1), proc.stderr
+    report = json.loads(proc.stdout)
+    assert {v["benchmark"] for v in report["comparison"]["verdicts"]} == {"python3 spin.py 30000"}
+    base = git(mono, "rev-parse", "HEAD~1")[:12]
+    assert f"thresholds: thresholds/ of the base commit {base}" in report["comparison"]["notes"]

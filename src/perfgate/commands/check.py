@@ -252,6 +252,9 @@ def _check(args: argparse.Namespace) -> int:
     with store_from(args, create=True):
         pass  # a store that cannot be used is said now, not after every round has run
     root = Path(git(args.root.resolve(), "rev-parse", "--show-toplevel"))
+    # --root may be a folder inside the repository (benches/ and docker/ of a project in a
+    # monorepo): each side's benches/ and thresholds/ are that folder's, as run's are
+    prefix = git(args.root.resolve(), "rev-parse", "--show-prefix")
     shas = {"base": resolve(root, args.base, "--base"), "head": resolve(root, args.head, "--head")}
     branches = {side: stored_branch(root, getattr(args, side), sha, f"--{side}") for side, sha in shas.items()}
     _warn_uncommitted(root, shas)
@@ -264,7 +267,7 @@ def _check(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="perfgate-thresholds-") as tmp:
         # The gate comes from the base commit, so the change under test cannot loosen it.
         side = "head" if args.head_thresholds else "base"
-        path = _thresholds_path(args, root, shas[side], Path(tmp))
+        path = _thresholds_path(args, root, shas[side], Path(tmp), prefix)
         try:
             thresholds = load_thresholds(path) if path else built_in_thresholds()  # a bad file fails before any run
             judged_by = _thresholds_about(args, path, shas[side][:12], side)
@@ -285,7 +288,7 @@ def _check(args: argparse.Namespace) -> int:
             for side, sha in shas.items():
                 trees[side] = Path(tmp) / side
                 git(root, "worktree", "add", "--detach", "--force", str(trees[side]), sha)
-            runs, outcome = _measure(args, plan, thresholds, expectations, root, trees, shas, branches)
+            runs, outcome = _measure(args, plan, thresholds, expectations, root, trees, shas, branches, prefix)
         except PerfgateError as e:
             raise _named_by_side(e, trees, args) from None
         finally:
@@ -411,25 +414,27 @@ def _thresholds_about(args: argparse.Namespace, path: Path | None, sha: str, sid
     return f"thresholds/ of the {side} commit {sha}"
 
 
-def _thresholds_path(args: argparse.Namespace, root: Path, sha: str, tmp: Path) -> Path | None:
+def _thresholds_path(args: argparse.Namespace, root: Path, sha: str, tmp: Path, prefix: str = "") -> Path | None:
     """``--thresholds``, else ``thresholds/`` as committed at ``sha`` (extracted to ``tmp``), else None."""
     if args.thresholds:
         return Path(args.thresholds)
-    if not git(root, "ls-tree", "-d", sha, "thresholds"):
+    if not git(root, "ls-tree", "-d", sha, f"{prefix}thresholds"):
         return None
-    archive = subprocess.run(["git", "-C", str(root), "archive", "--format=tar", sha, "thresholds"], capture_output=True)
+    archive = subprocess.run(["git", "-C", str(root), "archive", "--format=tar", sha, f"{prefix}thresholds"],
+                             capture_output=True)
     if archive.returncode != 0:
         raise PerfgateError(f"git archive {sha} thresholds failed in {root}: {archive.stderr.decode(errors='replace')}")
     with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
         tar.extractall(tmp, filter="data")
-    return tmp / "thresholds"
+    return tmp / prefix / "thresholds"
 
 
 def _measure(args: argparse.Namespace, plan: Plan, thresholds, expectations: list, root: Path,
-             trees: dict[str, Path], shas: dict[str, str], branches: dict[str, str]) -> tuple[dict[str, Run], Outcome]:
+             trees: dict[str, Path], shas: dict[str, str], branches: dict[str, str],
+             prefix: str = "") -> tuple[dict[str, Run], Outcome]:
     """Build both sides on one toolchain image, run them interleaved round after round, judge."""
     began = time.monotonic()     # the budget counts the builds too: a user waits for those as well
-    suites = {side: _suites(tree, side) for side, tree in trees.items()}
+    suites = {side: _suites(tree / prefix, side) for side, tree in trees.items()}
     names = sorted(set(suites["base"]) & set(suites["head"]))
     for n in args.suite or ():
         if n not in names:
