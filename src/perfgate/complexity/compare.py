@@ -171,14 +171,33 @@ class ComplexityRow:
                     broken.append(v)
         return broken
 
-    def paired(self, i: int) -> tuple[float, float] | None:
+    @property
+    def fixed(self) -> list[Verdict]:
+        """The base's violations of expectations the head keeps, borne out as :attr:`broken`'s
+        are: with rounds on both sides, only those whose share beyond the expected order fell,
+        round by round, past the tolerance.  An A/A check whose base sweep bent by noise read
+        "fixed by head" on the pooled fit alone."""
+        if self.head.error or not self.base.rounds:
+            return []
+        kept = {v.expectation for v in self.head.verdicts} - {v.expectation for v in self.head.violated()}
+        violated = self.base.violated()
+        fixed = []
+        for i, v in enumerate(self.base.verdicts):
+            if v in violated and v.expectation in kept:
+                fall = self.paired(i, falling=True)
+                if fall is None or fall[1] < ALPHA:
+                    fixed.append(v)
+        return fixed
+
+    def paired(self, i: int, falling: bool = False) -> tuple[float, float] | None:
         """(mean rise of expectation i's share, head over base, round by round; the one-sided
-        p-value that it exceeds the tolerance), or None without two rounds fitted on both sides."""
+        p-value that it exceeds the tolerance), or None without two rounds fitted on both sides.
+        ``falling``: the mean fall, base over head, and the p-value that it exceeds it."""
         pairs = [(h.verdicts[i].share, b.verdicts[i].share) for h, b in zip(self.head.rounds, self.base.rounds)
                  if h is not None and b is not None]
         if len(pairs) < 2:
             return None
-        rise = np.array([min(h, SHARE_CAP) - min(b, SHARE_CAP) for h, b in pairs])
+        rise = np.array([min(h, SHARE_CAP) - min(b, SHARE_CAP) for h, b in pairs]) * (-1 if falling else 1)
         excess = rise.mean() - self.head.verdicts[i].expectation.tolerance
         spread = rise.std(ddof=1) / np.sqrt(len(rise))
         if spread == 0:
@@ -221,7 +240,7 @@ class ComplexityRow:
         if head_bad:
             return "violated on both" if base_bad or self.base.error else "inconclusive"
         if base_bad:
-            return "fixed"
+            return "fixed" if self.fixed else "inconclusive"
         if not self.head.verdicts:
             return "fitted"
         return "ok" if any(v.checked for v in self.head.verdicts) else "not checked"
@@ -263,6 +282,8 @@ class ComplexityRow:
         elif self.worsened:
             why = [f"{', '.join(v.expectation.text for v in self.head.violated())} breaks earlier: "
                    f"{self.knee_text()}"]
+        elif self.status == "inconclusive" and not self.head.violated():    # the base's, not shown fixed
+            why = self._not_shown_fixed()
         elif self.status == "inconclusive" and not self.head.rounds:
             why = [f"the head's fit breaks {v.expectation.text}: {v.reason}; but these runs have no rounds to bear "
                    f"it out, and noise can bend a single sweep" for v in self.head.violated()]
@@ -276,6 +297,16 @@ class ComplexityRow:
         if self.status == "not checked":
             return "; ".join(self.unchecked() + why)
         return "; ".join(why + [f"not checked: {u}" for u in self.unchecked()])
+
+    def _not_shown_fixed(self) -> list[str]:
+        """Why the base's violations the head keeps are not called fixed."""
+        if not self.base.rounds:
+            return [f"the base's fit breaks {v.expectation.text}: {v.reason}; the head's keeps it, but these runs "
+                    f"have no rounds to bear a fix out, and noise can bend a single sweep" for v in self.base.violated()]
+        falls = [(v, self.paired(i, falling=True)) for i, v in enumerate(self.base.verdicts) if v in self.base.violated()]
+        return [f"the base's fit breaks {v.expectation.text} and the head's keeps it, but round by round its share "
+                f"beyond that order changed {-fall:+.0%}, not clearly a fall of more than the tolerance of "
+                f"{v.expectation.tolerance:.0%} (one-sided {p_text(p)})" for v, (fall, p) in falls]
 
     def notable(self) -> bool:
         """Whether a comment shows the row in sight: an expectation broken, violated, fixed,
