@@ -1016,6 +1016,6 @@ def _commits_text(cp: dict[str, Any]) -> str:
     def at(commit: str, time: str | None) -> str:
         return commit[:12] + (f" ({time})" if time else "")
     rng = cp["commit_range"]
-    span = f", could be {rng[0][:8]}^..{rng[-1][:8]}" if len(rng) > 1 else ""
+    span = f", could be {could_be(rng, '')}" if len(rng) > 1 else ""     # git's notation, as the tables
     return terminal(f", commit {at(cp['first_commit'], cp.get('first_time'))}, "
                     f"after {at(cp['previous_commit'], cp.get('previous_time'))}{span}")

@@ -34,6 +34,7 @@ Pure (scipy for the quantiles); no store access.
 from __future__ import annotations
 
 import math
+import statistics
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Sequence
@@ -41,7 +42,7 @@ from typing import Sequence
 # scipy.special, not scipy.stats: the same functions (bit for bit) without 0.4 s of imports in detect
 from scipy.special import stdtr, stdtrit
 
-from perfgate.detect.stats import normal_quantile
+from perfgate.detect.stats import normal_quantile, relative_change
 from perfgate.thresholds import ThresholdTest
 
 
@@ -283,7 +284,7 @@ def streak_evidence(baseline: Sequence[float], streak: Sequence[float], upper: b
     shift, se, df = ms - mb, *_welch(b, s)
 
     def relative(x: float) -> float:
-        return _expm1(x) if logs else x / abs(mb)
+        return relative_change(x) if logs else x / abs(mb)
 
     if se == 0:     # no spread either side: the shift is exact (as compare's deterministic rows)
         exact = relative(shift)
@@ -296,24 +297,11 @@ def streak_evidence(baseline: Sequence[float], streak: Sequence[float], upper: b
 def _welch(b: list[float], s: list[float]) -> tuple[float, float]:
     """The standard error of the difference of means and its Welch–Satterthwaite degrees of
     freedom; for one value, the t_test limit's prediction error (``n - 1`` degrees)."""
-    vb = _variance(b)
+    vb = statistics.variance(b)
     if len(s) == 1:
         return math.sqrt(vb * (1 + 1 / len(b))), len(b) - 1
-    eb, es = vb / len(b), _variance(s) / len(s)
+    eb, es = vb / len(b), statistics.variance(s) / len(s)
     if eb + es == 0:
         return 0.0, 1.0
     df = (eb + es) ** 2 / ((eb ** 2 / (len(b) - 1) if eb else 0.0) + (es ** 2 / (len(s) - 1) if es else 0.0))
     return math.sqrt(eb + es), df
-
-
-def _variance(values: list[float]) -> float:
-    m = math.fsum(values) / len(values)
-    return math.fsum([(v - m) ** 2 for v in values]) / (len(values) - 1)
-
-
-def _expm1(x: float) -> float:
-    """``exp(x) - 1``, infinite past the largest float (as ``stats.relative_change``)."""
-    try:
-        return math.expm1(x)
-    except OverflowError:
-        return math.inf
