@@ -581,3 +581,12 @@ def test_a_project_in_a_subfolder_of_its_repository_is_checked_from_that_folder(
     assert {v["benchmark"] for v in report["comparison"]["verdicts"]} == {"python3 spin.py 30000"}
     base = git(mono, "rev-parse", "HEAD~1")[:12]
     assert f"thresholds: thresholds/ of the base commit {base}" in report["comparison"]["notes"]
+
+
+def test_a_root_outside_any_repository_is_named_as_the_root(tmp_path, cli):
+    """It read "git rev-parse --show-toplevel failed in ...", git's words for --root's mistake."""
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    for where, reason in ((plain, "not inside a git repository"), (tmp_path / "gone", "no such folder")):
+        proc = cli("check", "--root", str(where), "--base", "main", "--head", "main")
+        assert proc.returncode == 2 and f"error: --root {where}: {reason}" in proc.stderr, proc.stderr

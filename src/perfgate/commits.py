@@ -27,6 +27,24 @@ def git(root: Path, *args: str) -> str:
     return proc.stdout.strip()
 
 
+def project_root(folder: Path) -> tuple[Path, str]:
+    """``(top, prefix)`` of ``--root``: the top of the git repository ``folder`` is in, and the
+    folder's path inside it as git spells it ("" at the top, else e.g. "proj/").  A monorepo's
+    project keeps its benches/, thresholds/ and docker/ in its own folder: ``check``, ``backfill``
+    and ``bisect`` read those under ``prefix`` in any commit's tree, as ``run`` reads them there."""
+    if not folder.is_dir():
+        raise PerfgateError(f"--root {folder}: {'not a folder' if folder.exists() else 'no such folder'}")
+    proc = subprocess.run(["git", "-C", str(folder.resolve()), "rev-parse", "--show-toplevel", "--show-prefix"],
+                          capture_output=True, text=True)
+    if proc.returncode != 0:
+        said = (proc.stderr.strip().splitlines() or ["git rev-parse failed"])[-1]
+        reason = ("not inside a git repository (the commits' trees are read from git)"
+                  if "not a git repository" in said else said)
+        raise PerfgateError(f"--root {folder}: {reason}")
+    top, prefix = (proc.stdout.split("\n") + [""])[:2]
+    return Path(top), prefix
+
+
 def list_commits(root: Path, spec: str, *, first_parent: bool = False) -> list[Commit]:
     """The commits of ``spec`` (``A..B`` or ``B``), oldest first."""
     if not spec or spec.startswith("-") or "..." in spec:

@@ -47,7 +47,7 @@ from perfgate.escape import terminal
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from perfgate.check_branches import check_branch, side_branch
-from perfgate.commits import git
+from perfgate.commits import git, project_root
 from perfgate.gitinfo import uncommitted_changes
 from perfgate.commands.run import add_suite_options
 from perfgate.commands._common import (add_all_rows_option, add_markdown_option, check_identity, check_markdown_target,
@@ -251,10 +251,9 @@ def _check(args: argparse.Namespace) -> int:
         check_identity("branch", check_branch(getattr(args, side)), f"--{side}")
     with store_from(args, create=True):
         pass  # a store that cannot be used is said now, not after every round has run
-    root = Path(git(args.root.resolve(), "rev-parse", "--show-toplevel"))
     # --root may be a folder inside the repository (benches/ and docker/ of a project in a
     # monorepo): each side's benches/ and thresholds/ are that folder's, as run's are
-    prefix = git(args.root.resolve(), "rev-parse", "--show-prefix")
+    root, prefix = project_root(args.root)
     shas = {"base": resolve(root, args.base, "--base"), "head": resolve(root, args.head, "--head")}
     branches = {side: stored_branch(root, getattr(args, side), sha, f"--{side}") for side, sha in shas.items()}
     _warn_uncommitted(root, shas)
