@@ -55,10 +55,11 @@ def git(repo: Path, *args: str, when: int | None = None) -> str:
                           env=env).stdout.strip()
 
 
-def make_history(repo: Path, costs: list[int]) -> list[str]:
+def make_history(repo: Path, costs: list[int], project: str = "") -> list[str]:
     """One commit per entry of ``costs`` (the loop's trip count at that commit); returns the
-    commits, oldest first."""
-    suite = repo / "benches" / "toy"
+    commits, oldest first.  ``project``: the folder of the repository holding ``benches/`` (a
+    monorepo's project; default: the top level)."""
+    suite = repo / project / "benches" / "toy"
     suite.mkdir(parents=True)
     git(repo, "init", "-q", "-b", "main")
     (suite / "bench.toml").write_text(BENCH_TOML)

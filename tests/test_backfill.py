@@ -29,6 +29,7 @@ from perfgate.model import Metric
 from perfgate.model import Testbed as _Testbed
 from perfgate.store.sqlite import SqliteStore
 from planted_history import START, make_history
+from test_containers_docker import base_image, make_tiny_root  # noqa: F401 - fixture re-used
 
 
 @pytest.fixture
@@ -334,3 +335,78 @@ def test_a_suite_named_at_none_of_the_commits_is_an_error(repo, cli, store_path)
     proc = cli("backfill", "main", "--root", str(root), "--runner", "host", "--suite", "nosuch")
     assert proc.returncode == 2 and "--suite 'nosuch': at none of the 6 commit(s); suites found: toy" in proc.stderr
     assert not store_path.exists() or _count(store_path) == 0
+
+
+def _commit_all(repo: Path, message: str) -> str:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org",
+           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.org"}
+    subprocess.run(["git", "-C", str(repo), "add", "-A"], check=True)
+    subprocess.run(["git", "-C", str(repo), "commit", "-qm", message], check=True, env=env)
+    return subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], check=True, capture_output=True,
+                          text=True).stdout.strip()
+
+
+def test_a_project_in_a_subfolder_is_backfilled_from_that_folder(tmp_path, cli, store_path):
+    """--root a monorepo's project folder: backfill looked for benches/ at the top of each
+    commit's tree, recorded nothing and exited 0, or measured the top level's suites instead."""
+    mono = tmp_path / "mono"
+    mono.mkdir()
+    shas = make_history(mono, [1000, 1000, 1100, 1100], project="proj")
+    other = mono / "benches" / "other"      # another project's suite, at the top level
+    other.mkdir(parents=True)
+    for f in (mono / "proj" / "benches" / "toy").iterdir():
+        (other / f.name).write_text(f.read_text().replace('"toy"', '"other"').replace("toy/loop", "other/loop"))
+    shas.append(_commit_all(mono, "a top-level project"))
+    out = json.loads(cli("backfill", "main", "--root", str(mono / "proj"), "--runner", "host", "--json",
+                         check=True).stdout)
+    assert [(j["commit"], j["suite"]) for j in out["jobs"]] == [(sha, "toy") for sha in shas]
+    assert out["runs_recorded"] == 5
+    (series,) = json.loads(cli("history", "--measure", "instructions", "--json", check=True).stdout)
+    assert series["benchmark"] == "toy/loop"
+    assert [p["value"] for p in series["points"]] == [1000, 1000, 1100, 1100, 1100]
+
+
+def test_commits_before_the_project_folder_existed_have_no_suites_as_before_benches_did(repo, cli, store_path):
+    # the project moved into a subfolder at its latest commit: the commits before have no proj/
+    root, shas = repo
+    (root / "proj").mkdir()
+    subprocess.run(["git", "-C", str(root), "mv", "benches", "proj/benches"], check=True)
+    moved = _commit_all(root, "move the project into proj/")
+    out = json.loads(cli("backfill", "main", "--root", str(root / "proj"), "--runner", "host", "--json",
+                         check=True).stdout)
+    assert [j["commit"] for j in out["jobs"]] == [moved] and out["runs_recorded"] == 1
+    proc = cli("backfill", f"{shas[2]}..{shas[5]}", "--root", str(root / "proj"), "--runner", "host",
+               "--suite", "toy")
+    assert proc.returncode == 2, proc.stderr
+    assert "--suite 'toy': at none of the 3 commit(s); suites found: none (no proj/benches/)" in proc.stderr
+
+
+@pytest.mark.parametrize("verb", [["backfill", "main"], ["bisect", "0123abcd"]])
+def test_a_root_outside_any_repository_is_a_one_line_error(tmp_path, cli, store_path, verb):
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    for where, reason in ((plain, "not inside a git repository"), (tmp_path / "gone", "no such folder")):
+        proc = cli(*verb, "--root", str(where), "--runner", "host")
+        assert proc.returncode == 2 and f"error: --root {where}: {reason}" in proc.stderr, proc.stderr
+        assert len(proc.stderr.strip().splitlines()) == 1 and not store_path.exists()
+
+
+@pytest.mark.docker
+def test_a_subfolder_projects_suites_are_built_on_its_own_docker_images(tmp_path, cli, store_path, base_image):  # noqa: F811
+    """The container runner read the image definitions of the repository's top level: a project
+    folder's own toolchain image was 'missing'."""
+    mono = tmp_path / "mono"
+    project = make_tiny_root(mono / "proj", spin=30_000, alloc_probe=False)
+    marked = project / "docker" / "images" / "marked"      # a toolchain image only this project defines
+    marked.mkdir(parents=True)
+    (marked / "Dockerfile").write_text("ARG BASE\nFROM ${BASE}\nENV PROJECT_IMAGE=marked\n")
+    toml = project / "benches" / "spin" / "bench.toml"
+    toml.write_text(toml.read_text().replace('image = "base"', 'image = "marked"'))
+    subprocess.run(["git", "-C", str(mono), "init", "-q", "-b", "main"], check=True)
+    _commit_all(mono, "a project in proj/")
+    out = json.loads(cli("backfill", "main", "--root", str(project), "--no-probes", "--cpuset", "1", "--json",
+                         check=True).stdout)
+    assert [(j["suite"], j["skipped"]) for j in out["jobs"]] == [("spin", False)] and out["runs_recorded"] == 1
+    with SqliteStore(store_path) as store:
+        (summary,) = store.runs()
+        assert store.get_run(summary.run_id).testbed.fingerprint["image"] == "marked"

@@ -6,13 +6,14 @@ measure, from interleaved rounds of wall time.  Runs use ``--runner host`` (no D
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 
 from perfgate.detect.bisection import BinarySearch, judge_rounds, judge_value
 from perfgate.store.sqlite import SqliteStore
-from planted_history import make_history
+from planted_history import BENCH_TOML, WORK_PY, git, make_history
 
 THRESHOLDS = """\
 [measure.instructions.change_point]
@@ -202,3 +203,48 @@ def test_a_commit_subject_reaches_the_terminal_as_text(capsys):
            {"c" * 40: subject})
     out = capsys.readouterr().out.replace("\u2060", "")
     assert "\x1b" not in out and "fix \\x1b[2J\\[parser] loop" in out
+
+
+def test_bisect_of_a_project_in_a_subfolder_measures_that_folders_suite(tmp_path, cli, store_path):
+    """--root a monorepo's project folder: bisect looked for benches/ at the top of each commit's
+    tree and said the commit "has no suite", or measured the top level's suite of that name."""
+    mono = tmp_path / "mono"
+    twin = mono / "benches" / "toy"      # another project's suite of the same name, at the top level
+    twin.mkdir(parents=True)
+    (twin / "bench.toml").write_text(BENCH_TOML)
+    (twin / "work.py").write_text(WORK_PY)
+    (twin / "cost.txt").write_text("200000\n")    # never changes
+    shas = make_history(mono, [200_000] * 5 + [220_000] * 7, project="proj")
+    (tmp_path / "thresholds.toml").write_text(THRESHOLDS)
+    project = str(mono / "proj")
+    cli("backfill", "main", "--root", project, "--runner", "host", "--every", "3", check=True)  # 0 3 6 9 11
+    alert = _alert(cli, tmp_path / "thresholds.toml", "instructions")
+    assert (alert["previous_commit"], alert["commit"]) == (shas[3], shas[6])
+    report = json.loads(cli("bisect", alert["id"][:8], "--root", project, "--runner", "host", "--json",
+                            check=True).stdout)
+    assert report["first_bad_commit"] == shas[5] and report["last_good_commit"] == shas[4]
+    assert [s["value"] for s in report["steps"]] == [200_000, 220_000]
+
+
+def test_bisect_at_a_commit_before_the_project_folder_existed_says_so(tmp_path, cli, store_path):
+    from perfgate.model import Alert
+
+    root = tmp_path / "project"
+    root.mkdir()
+    shas = make_history(root, [200_000] * 3 + [220_000] * 2)
+    (root / "proj").mkdir()
+    git(root, "mv", "benches", "proj/benches")
+    git(root, "commit", "-qm", "move the project into proj/")
+    # the first commit measured at the top level, the move from its new folder
+    cli("backfill", shas[0], "--root", str(root), "--runner", "host", check=True)
+    cli("backfill", f"{shas[-1]}..main", "--root", str(root / "proj"), "--runner", "host", check=True)
+    store = SqliteStore(store_path)
+    key = next(k for k in store.series_keys() if k.measure == "instructions")
+    (alert,) = store.record_alerts([Alert(key.branch, key.testbed, key.benchmark, key.measure,
+                                          git(root, "rev-parse", "HEAD"), "regression", 0.1,
+                                          previous_commit=shas[0])])
+    proc = cli("bisect", alert.id, "--root", str(root / "proj"), "--runner", "host")
+    assert proc.returncode == 2, proc.stderr
+    assert re.search(r"error: commit [0-9a-f]{12} has no suite 'toy' in its proj/benches/$", proc.stderr.strip())
+    (kept,) = [a for a in store.alerts() if a.id == alert.id]
+    assert "bisect" not in kept.details and kept.previous_commit == shas[0]

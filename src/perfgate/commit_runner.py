@@ -4,9 +4,10 @@ A commit's tree is exported with ``git archive`` into a temporary folder (no wor
 is left behind when the process is killed).  Two runners measure it:
 
 * :class:`ContainerRunner` (the default): the suite is built on the toolchain image defined by
-  the *current* checkout's ``docker/`` — every commit in one pinned image, like ``perfgate
-  check`` — and run by :func:`perfgate.containers.runner.run_suite` with its probes.  A suite
-  whose folder is unchanged between commits reuses its image (content-hash tags).
+  the *current* checkout's ``docker/`` (of the ``--root`` folder, a monorepo's project) — every
+  commit in one pinned image, like ``perfgate check`` — and run by
+  :func:`perfgate.containers.runner.run_suite` with its probes.  A suite whose folder is unchanged
+  between commits reuses its image (content-hash tags).
 * :class:`HostRunner`: the suite's build and profile command run on this machine in the
   exported tree, without containers or probes (``--runner host``: for development, and the
   tests of backfill and bisect).
@@ -42,7 +43,8 @@ def exported_tree(root: Path, sha: str) -> Iterator[Path]:
 
 
 def suites_at(tree: Path, wanted: list[str] | None = None) -> list[Suite]:
-    """The suites of a commit's tree (none when it has no ``benches/`` yet)."""
+    """The suites of a project folder of a commit's tree (none when it has no ``benches/`` yet,
+    or no such folder)."""
     if not (tree / "benches").is_dir():
         return []
     found = discover(tree / "benches")
@@ -62,7 +64,7 @@ class Runner(Protocol):
 class ContainerRunner:
     """Suites built on this checkout's pinned toolchain images and run in containers."""
 
-    def __init__(self, root: Path, cpuset: str, probes: bool = True, log=print):
+    def __init__(self, root: Path, cpuset: str, probes: bool = True, log=print, project: Path | None = None):
         from perfgate.containers import engine, images
 
         engine.ensure_engine()
@@ -70,8 +72,9 @@ class ContainerRunner:
         self._images = images
         self.build_seconds = 0.0      # time spent building images that were not cached
         started = time.monotonic()
-        # a repository without its own docker/ builds on perfgate's pinned images, as run and check do
-        self._defs = images.image_definitions(root)
+        # the project folder's docker/ (--root, inside the repository ``root``); one without its
+        # own builds on perfgate's pinned images, as run and check do
+        self._defs = images.image_definitions(project or root)
         self._base = images.build_base(self._defs, log=log)
         self._count_build(self._base, started)
         self._tools: dict[str, object] = {}

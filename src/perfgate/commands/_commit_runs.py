@@ -23,7 +23,9 @@ PORTABLE_MEASURES = ("instructions",)
 def add_commit_runner_options(p: argparse.ArgumentParser) -> None:
     """The options of ``perfgate backfill`` and ``perfgate bisect`` that make their runner."""
     p.add_argument("--root", type=Path, default=Path("."),
-                   help="the git repository (its docker/ defines the pinned images; default: the current directory)")
+                   help="the project: a git repository or a folder inside one, whose benches/ are read at each "
+                        "commit and whose docker/ in this checkout defines the pinned images (default: the "
+                        "current directory)")
     p.add_argument("--profile", choices=PROFILES, default="quick",
                    help="suite profile (default: %(default)s; bisect uses the profile of the alert's runs)")
     p.add_argument("--cpuset", default=default_cpuset(), help="CPUs the benchmark containers are pinned to "
@@ -33,12 +35,13 @@ def add_commit_runner_options(p: argparse.ArgumentParser) -> None:
                    help="container: pinned images (default); host: this machine, no isolation or probes")
 
 
-def make_runner(args: argparse.Namespace, root: Path) -> Runner:
+def make_runner(args: argparse.Namespace, root: Path, prefix: str = "") -> Runner:
+    """The runner of ``--runner``; ``prefix``: the project's folder in the repository ``root``."""
     from perfgate.commit_runner import ContainerRunner, HostRunner
 
     if args.runner == "host":
         return HostRunner()
-    return ContainerRunner(root, args.cpuset, probes=not args.no_probes, log=err.print)
+    return ContainerRunner(root, args.cpuset, probes=not args.no_probes, log=err.print, project=root / prefix)
 
 
 def run_key(project: str, branch: str, commit: str, suite: str, variant: str, profile: str, testbed: str) -> str:

@@ -36,7 +36,7 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, 
 from perfgate.commands._common import refuse_shared_series, store_from
 from perfgate.commands._commit_runs import PORTABLE_MEASURES, add_commit_runner_options, make_runner, run_key
 from perfgate.escape import terminal
-from perfgate.commits import Commit, git, list_commits, every, parse_shard, shard
+from perfgate.commits import Commit, git, list_commits, every, parse_shard, project_root, shard
 from perfgate.containers.manifest import Suite
 from perfgate.errors import EXIT_OK, PerfgateError
 from perfgate.model import Metric, Run, Testbed, duplicate_metric
@@ -98,7 +98,8 @@ def default_branch(root: Path, spec: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    root = Path(git(args.root.resolve(), "rev-parse", "--show-toplevel"))
+    # --root may be a monorepo's project: its folder's benches/ are measured at each commit
+    root, prefix = project_root(args.root)
     commits = list_commits(root, args.range, first_parent=args.first_parent)
     commits = every(commits, args.every)
     if not commits:
@@ -110,14 +111,14 @@ def run(args: argparse.Namespace) -> int:
         if not commits:  # a matrix wider than a short range: this runner has nothing to do, no error
             err.print(f"perfgate backfill: shard {args.shard} has no commit of the {in_range} in {terminal(args.range)}")
     branch = args.branch or default_branch(root, args.range)
-    return backfill(args, root, commits, branch, shard_of)
+    return backfill(args, root, prefix, commits, branch, shard_of)
 
 
-def backfill(args: argparse.Namespace, root: Path, commits: list[Commit], branch: str,
+def backfill(args: argparse.Namespace, root: Path, prefix: str, commits: list[Commit], branch: str,
              shard_of: tuple[int, int] | None) -> int:
     from perfgate.commit_runner import exported_tree, suites_at
 
-    runner = make_runner(args, root)
+    runner = make_runner(args, root, prefix)
     recorded = skipped = 0
     planned: list[dict] = []
     seen: set[str] = set()      # the suites of the commits' trees, for a --suite named at none of them
@@ -130,7 +131,7 @@ def backfill(args: argparse.Namespace, root: Path, commits: list[Commit], branch
         for n, commit in enumerate(spread_order(commits)):
             progress.update(task, description=terminal(f"{commit.sha[:10]} {commit.subject[:40]}"))
             with exported_tree(root, commit.sha) as tree:
-                found = suites_at(tree)
+                found = suites_at(tree / prefix)
                 seen.update(s.name for s in found)
                 for suite in (s for s in found if not args.suite or s.name in args.suite):
                     for variant in _variants(suite, args.variant):
@@ -165,7 +166,7 @@ def backfill(args: argparse.Namespace, root: Path, commits: list[Commit], branch
     missing = sorted(set(args.suite or ()) - seen) if commits else []
     if missing:
         raise PerfgateError(f"--suite {', '.join(map(repr, missing))}: at none of the {len(commits)} commit(s); "
-                            f"suites found: {', '.join(sorted(seen)) or 'none (no benches/)'}")
+                            f"suites found: {', '.join(sorted(seen)) or f'none (no {prefix}benches/)'}")
     return EXIT_OK
 
 

@@ -32,7 +32,7 @@ from rich.table import Table
 from perfgate.commands._common import find_alert, store_from
 from perfgate.escape import terminal
 from perfgate.commands._commit_runs import PORTABLE_MEASURES, add_commit_runner_options, make_runner, run_key
-from perfgate.commits import Commit, commits_between, git
+from perfgate.commits import Commit, commits_between, git, project_root
 from perfgate.errors import EXIT_OK, PerfgateError
 from perfgate.model import Alert, Run
 from perfgate.output import emit_json, err, out
@@ -68,7 +68,8 @@ def _level(store: Store, series: list[Point], commit: str) -> tuple[float | None
 def run(args: argparse.Namespace) -> int:
     if args.rounds < 1:
         raise PerfgateError("--rounds must be at least 1")
-    root = Path(git(args.root.resolve(), "rev-parse", "--show-toplevel"))
+    # --root may be a monorepo's project: the alert's suite is its folder's, at each commit
+    root, prefix = project_root(args.root)
     with store_from(args) as store:
         alert = find_alert(store, args.alert)
         key = SeriesKey(alert.branch, alert.testbed, alert.benchmark, alert.measure)
@@ -103,7 +104,8 @@ def run(args: argparse.Namespace) -> int:
                                 "produced it (only runs from 'run', 'backfill' or 'bisect' can be bisected)")
         variant = bad_context.get("variant", "")
         profile = bad_context.get("profile", args.profile)
-        bisector = _Bisector(args, root, store, alert, suite, variant, profile, measure, (good_commit, bad_commit))
+        bisector = _Bisector(args, root, prefix, store, alert, suite, variant, profile, measure,
+                             (good_commit, bad_commit))
         search = bisector.search(candidates, good, bad)
         updated = _update(store, alert, search, measure, candidates, bisector.method, good_commit)
     subject = {c.sha: c.subject for c in candidates}
@@ -151,12 +153,12 @@ def _deciding_measure(store: Store, key: SeriesKey, own: str, ends: tuple[str, s
 
 
 class _Bisector:
-    def __init__(self, args, root: Path, store: Store, alert: Alert, suite: str, variant: str, profile: str,
-                 measure: str, ends: tuple[str, str]):
-        self.args, self.root, self.store, self.alert, self.ends = args, root, store, alert, ends
+    def __init__(self, args, root: Path, prefix: str, store: Store, alert: Alert, suite: str, variant: str,
+                 profile: str, measure: str, ends: tuple[str, str]):
+        self.args, self.root, self.prefix, self.store, self.alert, self.ends = args, root, prefix, store, alert, ends
         self.suite, self.variant, self.profile, self.measure = suite, variant, profile, measure
         self.method = "deterministic" if measure in PORTABLE_MEASURES else "interleaved"
-        self.runner = make_runner(args, root)
+        self.runner = make_runner(args, root, prefix)
 
     def search(self, candidates: list[Commit], good: float, bad: float):
         from perfgate.detect.bisection import BinarySearch, judge_rounds, judge_value
@@ -185,9 +187,10 @@ class _Bisector:
         from perfgate.commit_runner import exported_tree, suites_at
 
         with exported_tree(self.root, commit.sha) as tree:
-            suites = suites_at(tree, [self.suite])
+            suites = suites_at(tree / self.prefix, [self.suite])
             if not suites:
-                raise PerfgateError(f"commit {commit.sha[:12]} has no suite {self.suite!r}")
+                raise PerfgateError(f"commit {commit.sha[:12]} has no suite {self.suite!r} "
+                                    f"in its {self.prefix}benches/")
             suite = suites[0]
             result = self.runner.measure(suite, self.variant, self.profile)
             testbed = self.runner.testbed(suite)
