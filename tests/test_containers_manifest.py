@@ -273,6 +273,27 @@ def test_a_suite_whose_output_is_criterion_s_folder_is_read(tmp_path):
         read_output(suite, out, "")
 
 
+def test_a_suite_output_that_cannot_be_read_is_named_by_its_suite_not_a_temporary_path(tmp_path):
+    """A harness that reported no benchmark: the error named only /tmp/perfgate-out-…/results.json,
+    a folder gone by the time it was read (and, in a check, no side or suite)."""
+    from perfgate.containers.manifest import Suite
+    from perfgate.containers.runner import read_output
+
+    suite = Suite("spin", tmp_path, "base", "hyperfine", "results.json", {"quick": "hyperfine ..."})
+    out = tmp_path / "perfgate-out-x"
+    out.mkdir()
+    (out / "results.json").write_text('{"results": []}')
+    with pytest.raises(InputError) as caught:
+        read_output(suite, out, "")
+    assert str(caught.value) == (f"{suite.manifest}:output: $PERFGATE_OUT/results.json: no results found in this "
+                                 "hyperfine output")
+    stdout = Suite("spin", tmp_path, "base", "hyperfine", "-", {"quick": "hyperfine ..."})
+    with pytest.raises(InputError) as caught:
+        read_output(stdout, out, "")
+    assert str(caught.value) == f"{suite.manifest}:output: its stdout: the file is empty: the harness wrote nothing " \
+        "(did its command fail?)"
+
+
 def test_an_image_with_no_definition_names_the_images_there():
     with pytest.raises(InputError, match=r"image 'c' \(a suite's bench.toml 'image'\) has no Dockerfile; "
                                          r"the images here: base, cpp, python, rust, swift"):

@@ -250,4 +250,14 @@ def read_output(suite: Suite, out_dir: Path, stdout: str) -> tuple[str, Any]:
         wrote = sorted(str(p.relative_to(out_dir)) + ("/" if p.is_dir() else "") for p in out_dir.iterdir())
         seen = f"; it wrote {', '.join(wrote[:10])}{' …' if len(wrote) > 10 else ''}" if wrote else "; it wrote nothing there"
         raise InputError(str(suite.manifest), "output", f"the command wrote no {suite.output!r} in $PERFGATE_OUT{seen}")
-    return parse_file(str(output), suite.adapter)
+    try:
+        return parse_file(str(output), suite.adapter)
+    except InputError as e:
+        if not e.source.startswith(str(out_dir)):
+            raise
+        # The file was in a temporary folder, gone by the time the error is read ("/tmp/perfgate-
+        # out-…/results.json: no results found", naming no suite): the suite's manifest instead.
+        inner = e.source[len(str(out_dir)):].lstrip("/")
+        what = "its stdout" if suite.output == "-" else f"$PERFGATE_OUT/{inner}"
+        raise InputError(str(suite.manifest), "output",
+                         f"{what}{' at ' + e.place if e.place else ''}: {e.reason}") from None
