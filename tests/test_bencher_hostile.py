@@ -578,3 +578,31 @@ def test_a_wrong_bencher_organization_is_named_not_the_project_slug(cli, fake, t
     assert proc.returncode == 2 and "check BENCHER_ORGANIZATION" in said and "'nope-org'" in said, proc.stderr
     assert "check the project slug" not in said
     assert fake.project("newproj") is None and not posts(fake)
+
+
+def test_a_grown_streak_renews_its_alerts_evidence_in_the_alert_memory(cli, fake, tmp_path, monkeypatch):
+    # perfgate's threshold alerts on a Bencher store live in this machine's alert memory: a streak
+    # that grows after its alert gets the longer streak's interval there too, without a second alert.
+    (tmp_path / "thresholds").mkdir()
+    (tmp_path / "thresholds" / "default.toml").write_text(
+        '[measure.latency]\ntest = "percentage"\nupper_boundary = 0.1\nconsecutive = 2\n'
+        '[measure.latency.change_point]\nmin_segment = 10\n')     # the streak stays a threshold alert
+    monkeypatch.chdir(tmp_path)
+    to = f"bencher+{fake.url}/demo"
+    values = [100.0, 101.0, 99.0, 100.5, 99.5, 100.0, 100.2, 99.8, 130.0, 131.0, 129.0, 130.5, 129.5, 130.2]
+    codes, listed = [], []
+    for i, v in enumerate(values):
+        f = tmp_path / f"r{i}.json"
+        f.write_text(json.dumps({"parse 1k": {"latency": {"value": v}}}))
+        cli("ingest", str(f), "--adapter", "bmf", "--store", to, "--branch", "main", "--commit", commit(i, "main"),
+            "--testbed", "ci-x86", "--start-time", str(1_750_000_000 + 60 * i), env=env(tmp_path), check=True)
+        if i >= 8:
+            codes.append(cli("detect", "--store", to, env=env(tmp_path)).returncode)
+            listed.append(json.loads(cli("alerts", "--store", to, "--json", env=env(tmp_path)).stdout))
+    assert codes == [0, 1, 0, 0, 0, 0]                  # raised once, at the second slow run
+    [raised], [now] = listed[1], listed[-1]
+    assert now["id"] == raised["id"] and now["kind"] == "threshold"
+    assert (raised["details"]["streak_size"], now["details"]["streak_size"]) == (2, 6)
+    assert now["commit_range"] == [commit(i, "main") for i in range(8, 14)]
+    assert now["ci_high"] - now["ci_low"] < raised["ci_high"] - raised["ci_low"]
+    assert now["ci_low"] < 0.30 < now["ci_high"]

@@ -8,6 +8,7 @@ import json
 
 import numpy as np
 import pytest
+from fake_github.fixtures import receiver  # noqa: F401 - fixture
 
 from perfgate.detect.threshold_tests import baseline_at, evaluate_series, limits, streak_evidence
 from perfgate.model import Alert, Metric, Run
@@ -183,3 +184,76 @@ def test_sync_files_keep_them(cli, store_path, tmp_path):
     [kept] = json.loads(cli("alerts", "--status", "all", "--json", env=fresh, check=True).stdout)
     assert (kept["ci_low"], kept["ci_high"], kept["p_value"]) == (alert["ci_low"], alert["ci_high"], alert["p_value"])
     assert kept["details"]["streak_change"] == alert["details"]["streak_change"]
+
+
+# --- a streak that grows: the recorded alert's evidence follows it ---------------------------------
+
+# The default latency test, with change points needing 10 runs a side: a streak of 6 stays a
+# threshold alert (by default a change point found at its 4th value takes it over).
+GROWING = """[measure.latency]
+test = "t_test"
+upper_boundary = 0.99
+min_sample_size = 10
+max_sample_size = 64
+consecutive = 2
+[measure.latency.change_point]
+min_effect = 0.02
+min_segment = 10
+"""
+
+
+def grow(cli, store_path, tmp_path, values, first: int, raised_hook=None) -> tuple[dict, list[dict]]:
+    """The alert raised by a detect after run ``first`` (``raised_hook`` then runs), then a detect
+    after each later run: the alert as `alerts --json` lists it after the first, and at the end."""
+    rule = tmp_path / "growing.toml"
+    rule.write_text(GROWING)
+    add(store_path, values[:first])
+    assert cli("detect", "--thresholds", str(rule)).returncode == 1
+    [raised] = listed(cli)
+    if raised_hook is not None:
+        raised_hook(raised)
+    for i in range(first, len(values)):
+        with SqliteStore(store_path) as store:
+            store.add_runs([Run("default", "main", f"c{i:04d}", Bed("tb"), [Metric("b", "latency", float(values[i]))],
+                                start_time=1_700_000_000.0 + i)])
+        data = detect(cli, "--thresholds", str(rule))
+        assert data["new_alerts"] == [] and data["exit_code"] == 0        # no second alert
+    return raised, listed(cli)
+
+
+def test_a_streak_that_grows_gives_its_alert_the_longer_streaks_narrower_interval(cli, store_path, tmp_path):
+    raised, [now] = grow(cli, store_path, tmp_path, stepped(1, slow=6), 42)
+    assert raised["details"]["streak_size"] == 2 and now["details"]["streak_size"] == 6
+    assert (now["id"], now["created"], now["status"], now["kind"]) == (raised["id"], raised["created"], "active",
+                                                                      "threshold")
+    assert now["commit_range"] == [f"c{i:04d}" for i in range(40, 46)]
+    assert now["ci_high"] - now["ci_low"] < (raised["ci_high"] - raised["ci_low"]) / 2
+    assert now["ci_low"] < 0.20 < now["ci_high"] and now["p_value"] < raised["p_value"]
+    # what it alerted at stays as raised: its size, value and limit
+    assert now["magnitude"] == raised["magnitude"] and now["details"]["value"] == raised["details"]["value"]
+    table = cli("alerts", check=True, env={"COLUMNS": "250"}).stdout
+    assert f"streak mean {now['details']['streak_change'] * 100:+.2f}% " \
+           f"[{now['ci_low'] * 100:+.2f}%, {now['ci_high'] * 100:+.2f}%]" in table
+
+
+def test_an_acknowledged_alert_keeps_its_status_and_what_it_was_accepted_on(cli, store_path, tmp_path):
+    raised, [now] = grow(cli, store_path, tmp_path, stepped(2, slow=5), 42,
+                         lambda a: cli("alerts", "--ack", a["id"], check=True))
+    assert now == raised | {"status": "acknowledged"}
+
+
+def test_notify_tells_a_grown_streak_once(cli, store_path, tmp_path, receiver):
+    from test_notify import webhook
+
+    from perfgate.notify.deliver import deliver_all
+    from perfgate.notify.ledger import Ledger
+
+    def notify() -> list[str]:
+        with SqliteStore(store_path) as store, Ledger(tmp_path / "notify.db") as ledger:
+            [report] = deliver_all(store.alerts(), [webhook(receiver)], ledger)
+        return report.delivered
+
+    told: list[list[str]] = []
+    raised, [now] = grow(cli, store_path, tmp_path, stepped(3, slow=6), 42, lambda a: told.append(notify()))
+    assert now["details"]["streak_size"] == 6 and now["ci_low"] != raised["ci_low"]
+    assert told == [[f"{raised['id']}:raised"]] and notify() == [] and len(receiver.requests) == 1

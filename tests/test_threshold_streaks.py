@@ -78,7 +78,9 @@ def test_detect_again_raises_the_ended_streak_no_second_time(cli, store_path):
 
 def test_one_run_at_a_time_alerts_the_streak_as_before(cli, store_path):
     """detect after each run: the second value in a row past the limit raises the alert, which
-    names the run so far; the runs after it raise nothing new and do not rewrite it."""
+    names the run so far; the runs after it raise nothing new.  The third value past the limit
+    grows the alert's streak (and its evidence) to three; the run that ended it is not said (as
+    before: a detect after each run saw no streak end)."""
     add(store_path, 0, 40)
     assert detect(cli)[0] == 0
     raised = []
@@ -88,7 +90,8 @@ def test_one_run_at_a_time_alerts_the_streak_as_before(cli, store_path):
         raised += [(i, code, a["commit"], a["commit_range"]) for a in data["new_alerts"]]
     assert raised == [(41, 1, "c0040", ["c0040", "c0041"])]
     [alert] = alerts(cli)
-    assert "ended_at" not in alert["details"] and alert["commit_range"] == ["c0040", "c0041"]
+    assert "ended_at" not in alert["details"] and alert["commit_range"] == ["c0040", "c0041", "c0042"]
+    assert alert["details"]["streak_size"] == 3
 
 
 @pytest.mark.parametrize("scope", [(), ("--branch", "main")])

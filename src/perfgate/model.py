@@ -281,6 +281,11 @@ def duplicate_metric(metrics: list[Metric]) -> tuple[str, str] | None:
 # (:meth:`Alert.recorded_as`): the commits its new level began with (see :meth:`Alert.within_new_regime`).
 REGIME_HEAD = "regime_head"
 
+# A threshold alert's evidence details (``detect``'s ``_evidence``), with its ``ci_low``, ``ci_high``
+# and ``p_value``: of its streak as long as ``streak_size`` values, renewed while the streak grows
+# (:meth:`Alert.grown_streak`).
+STREAK_EVIDENCE = ("streak_change", "streak_size", "evidence_baseline_size", "no_interval")
+
 
 def suspects(kind: str, commit: str, commit_range: Sequence[str] | None) -> tuple[str, ...]:
     """The commits a change could have started at, oldest first.  A threshold alert's range is the
@@ -456,6 +461,40 @@ class Alert:
         return self.kind == "change_point" and other.kind == "change_point" and (
             (bool(other.placed_with) and not self.placed_with and self.same_change(other))
             or (self.within_new_regime(other) and not self.same_change(other)))
+
+    def renewed_by(self, other: "Alert", takes_over: bool) -> bool:
+        """Take what a later detect's alert ``other`` knows better of this recorded one
+        (:meth:`recorded_as` matched them): a change point's findings when it takes the alert over,
+        else a longer streak's evidence.  Whether anything changed (the store writes it then)."""
+        if takes_over:
+            self.take_findings(other)
+        elif self.grown_streak(other):
+            self.take_streak(other)
+        else:
+            return False
+        return True
+
+    def streak_size(self) -> int:
+        """How many values a threshold alert's streak held when its evidence was computed (its range,
+        for one recorded before the evidence was kept)."""
+        n = (self.details or {}).get("streak_size")
+        return n if type(n) is int else len(self.commit_range)
+
+    def grown_streak(self, other: "Alert") -> bool:
+        """Whether ``other``, a later detect's alert of this threshold alert's streak (the same first
+        commit), saw it longer: a regression that persists is surer than its first two values said.
+        Only while the alert is active and its streak was not seen to end; an acknowledged one keeps
+        what it was accepted on."""
+        return (self.kind == other.kind == "threshold" and self.commit == other.commit and self.status == "active"
+                and "ended_at" not in (self.details or {}) and other.streak_size() > self.streak_size())
+
+    def take_streak(self, other: "Alert") -> None:
+        """The longer streak's values and evidence (:data:`STREAK_EVIDENCE`); the size, the limit and
+        the value it alerted at stay as raised, and so do the id, status and time."""
+        self.commit_range = tuple(other.commit_range)
+        self.ci_low, self.ci_high, self.p_value = other.ci_low, other.ci_high, other.p_value
+        self.details = ({k: v for k, v in self.details.items() if k not in STREAK_EVIDENCE}
+                        | {k: other.details[k] for k in STREAK_EVIDENCE if k in other.details})
 
     def take_findings(self, other: "Alert") -> None:
         """Become ``other``'s description of the change, keeping this alert's id, status and time."""

@@ -38,15 +38,14 @@ class AlertMemory:
 
     def record(self, alerts: list[Alert]) -> list[Alert]:
         """The alerts that are new.  One regression, one alert: a change point of a regression
-        already alerted by a threshold takes that alert over (same id) instead of adding one."""
+        already alerted by a threshold takes that alert over (same id) instead of adding one, and a
+        threshold alert whose streak grew gets the longer streak's evidence (:meth:`Alert.renewed_by`)."""
         known = self.load()
         new: list[Alert] = []
         changed = False
         for alert, same, takes_over in Alert.sort_out(alerts, Alert.by_series(known)):
             if same is not None:
-                if takes_over:
-                    same.take_findings(alert)
-                    changed = True
+                changed |= same.renewed_by(alert, takes_over)
                 continue
             alert.id, alert.created, alert.status = self._id_of(alert), time.time(), "active"
             new.append(alert)

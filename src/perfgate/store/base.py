@@ -145,7 +145,9 @@ class Store(ABC):
     def record_alerts(self, alerts: list[Alert]) -> list[Alert]:
         """Record alerts atomically and return the NEW ones (with ``id`` and ``created`` set).
         An alert describing a change already recorded (:meth:`Alert.same_change`, whatever its
-        status) is skipped, so a change alerts once, not on every later run."""
+        status) is not added again, so a change alerts once, not on every later run; what it knows
+        better is kept in the recorded one (:meth:`Alert.renewed_by`: a change point taking a
+        threshold alert over, the evidence of a threshold streak grown since)."""
         raise StoreError(f"{type(self).__name__} does not keep alerts")
 
     def unrecorded(self, alerts: list[Alert]) -> list[Alert]:

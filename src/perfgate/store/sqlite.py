@@ -743,8 +743,8 @@ class SqliteStore(Store):
             # regression takes that alert over instead of raising a second one.
             for alert, same, takes_over in Alert.sort_out(alerts, self._held_alerts(alerts)):
                 if same is not None:
-                    if takes_over and same.id:
-                        same.take_findings(alert)
+                    # a change point's findings, or the evidence of a streak grown since (no new alert)
+                    if same.id and same.renewed_by(alert, takes_over):
                         self._write_findings(same)
                     continue
                 alert.id, alert.created, alert.status = str(uuid.uuid4()), time.time(), "active"
