@@ -102,7 +102,7 @@ def _threshold_alert(**fields) -> Alert:
 def test_a_threshold_alerts_message_gives_its_interval_and_confidence_with_its_limit():
     alert = _threshold_alert(ci_low=0.18, ci_high=0.22, p_value=1e-6, details={"streak_change": 0.2})
     text = render.plain_text(Event("raised", alert), LINKS)
-    assert "(streak mean +20.00%, 95% CI +18.00% … +22.00%)" in text
+    assert "(streak mean +20.00%, 95% CI [+18.00%, +22.00%])" in text
     assert "past its t_test limit" in text and "p = 1e-06 (confidence > 99.99%)" in text
     assert "p = 1e-06" in render.evidence_table(alert, LINKS)
 

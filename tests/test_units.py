@@ -82,3 +82,19 @@ def test_a_unit_a_measure_name_ends_in():
     assert suffix_unit("rss-KiB") == (_BYTES, 1024.0)
     assert suffix_unit("total") is suffix_unit("latency") is suffix_unit("-ns") is suffix_unit("x-furlongs") is None
     assert suffix_scale("total-ms") == {"scale": "time", "factor": 1e6} and suffix_scale("total") == {}
+
+
+def test_an_alerts_evidence_is_written_one_way_everywhere():
+    from perfgate.units import evidence_text, streak_mean
+
+    threshold = {"streak_change": 0.1934}
+    assert evidence_text(0.1788, 0.2081) == "[+17.88%, +20.81%]"
+    assert evidence_text(0.1788, 0.2081, streak_mean("threshold", threshold)) == \
+        "streak mean +19.34% [+17.88%, +20.81%]"
+    assert evidence_text(0.1788, 0.2081, 0.1934, level=0.95) == "streak mean +19.34%, 95% CI [+17.88%, +20.81%]"
+    assert evidence_text(0.096, 0.144, level=0.95) == "95% CI [+9.60%, +14.40%]"
+    assert evidence_text(None, 0.2) == evidence_text(0.1, None, 0.15) == ""
+    # a change point's details name no streak; an old or damaged threshold alert's may not either
+    assert streak_mean("change_point", threshold) is None
+    assert streak_mean("threshold", {}) is streak_mean("threshold", None) is None
+    assert all(streak_mean("threshold", {"streak_change": x}) is None for x in (float("nan"), "x", True))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from typing import Any, Mapping, Sequence
 
 _TIME = [(1e9, "s"), (1e6, "ms"), (1e3, "µs"), (1.0, "ns")]
 _BYTES = [(1024.0 ** 3, "GiB"), (1024.0 ** 2, "MiB"), (1024.0, "KiB"), (1.0, "B")]
@@ -75,6 +75,30 @@ def pct(x: float | None, sign: bool = True) -> str:
     if abs(x) >= PCT_CEILING:   # a detectable effect of 2 rounds overflowed to 127 digits
         return ("> " if x > 0 else "< ") + (("+" if x > 0 else "-") if sign else "") + f"{PCT_CEILING * 100:,.0f}%"
     return f"{x * 100:+.2f}%" if sign else f"{x * 100:.2f}%"
+
+
+def streak_mean(kind: str | None, details: Mapping[str, Any] | None) -> float | None:
+    """A threshold alert's streak mean, as a relative change from its baseline (``streak_change``,
+    which its interval is of); None for a change point, or an alert that did not keep it."""
+    x = (details or {}).get("streak_change") if kind == "threshold" else None
+    return float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) else None
+
+
+def evidence_text(ci_low: float | None, ci_high: float | None, mean: float | None = None,
+                  level: float | None = None) -> str:
+    """An alert's interval as ``detect``, ``alerts`` and ``notify`` write it, '' without one:
+    ``[+17.88%, +20.81%]``.  A threshold alert's is of its streak's mean (:func:`streak_mean`),
+    which its size, the value it alerted at, need not lie inside, so the mean comes first:
+    ``streak mean +19.34% [+17.88%, +20.81%]``.  ``level`` names the interval where no column
+    header does: ``streak mean +19.34%, 95% CI [+17.88%, +20.81%]``."""
+    if ci_low is None or ci_high is None:
+        return ""
+    interval = f"[{pct(ci_low)}, {pct(ci_high)}]"
+    if level is not None:
+        interval = f"{level * 100:g}% CI {interval}"
+    if mean is None:
+        return interval
+    return f"streak mean {pct(mean)}{',' if level is not None else ''} {interval}"
 
 
 P_FLOOR = 1e-15   # below this a p-value is written as a bound: "p = 0" would claim a certainty no test has

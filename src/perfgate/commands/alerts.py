@@ -18,7 +18,7 @@ from perfgate.errors import EXIT_OK
 from perfgate.gitinfo import could_be
 from perfgate.alert_history import closed, ended_at, still_open, undone_by, unfound_since, withdrawn_at
 from perfgate.output import emit_json, err, out
-from perfgate.units import pct
+from perfgate.units import evidence_text, streak_mean
 
 NAME = "alerts"
 HELP = "list alerts raised by detect, or acknowledge them (--ack ID)"
@@ -104,10 +104,8 @@ WIDE = 150     # the table's width with typical names; narrower terminals get a 
 def _row(a, short_id: str, fixes: dict) -> dict[str, str]:
     """One alert's cells, rich markup with every name escaped."""
     when = datetime.fromtimestamp(a.created, timezone.utc).strftime("%Y-%m-%d %H:%M") if a.created else "—"
-    ci = f"\n[{a.ci_low * 100:+.2f}%, {a.ci_high * 100:+.2f}%]" if a.ci_low is not None else ""
-    if ci and a.kind == "threshold" and isinstance(a.details.get("streak_change"), (int, float)):
-        # of the streak's mean, which the first value past the limit (its size) need not be inside
-        ci = f"\nstreak mean {pct(a.details['streak_change'])} {ci[1:]}"
+    ci = evidence_text(a.ci_low, a.ci_high, streak_mean(a.kind, a.details))
+    ci = f"\n{ci}" if ci else ""
     colour = "red" if a.direction == "regression" else "green"
     # found only where sibling series changed, or placed at their commit: its message and page name them
     kind = a.kind.replace("_", " ") + (" (siblings)" if a.siblings else " (placed)" if a.placed_with else "")

@@ -66,7 +66,7 @@ from perfgate.store.worker_reads import WorkerReads
 from perfgate.check_branches import is_check_branch
 from perfgate.gitinfo import could_be
 from perfgate.thresholds import ChangePointSettings, SeriesThresholds, ThresholdTest, load_thresholds
-from perfgate.units import confidence_text, p_text, pct
+from perfgate.units import confidence_text, evidence_text, p_text, streak_mean
 
 # The detectors pull in scipy and ruptures; they are imported when the verb runs, so that
 # `perfgate --help` and every other verb start fast.
@@ -915,9 +915,9 @@ def _print_found(found: list[tuple[dict, dict]], nseries: int, no_record: bool) 
         table.add_column(col, overflow="fold")
     for r, e in found:
         rng = suspects(e.get("kind", "change_point"), e["first_commit"], e.get("commit_range"))
-        ci = (f" [{e['ci_low'] * 100:+.2f}%, {e['ci_high'] * 100:+.2f}%]" if e.get("ci_low") is not None else "")
-        if ci and e.get("kind") == "threshold":      # the interval is of the streak's mean, not its first value
-            ci = f" (streak mean {pct(e.get('streak_change'))}{ci})"
+        mean = streak_mean(e.get("kind"), e)
+        ci = evidence_text(e.get("ci_low"), e.get("ci_high"), mean)
+        ci = f" ({ci})" if ci and mean is not None else f" {ci}" if ci else ""
         conf = confidence_text(e["p_value"]) if "confidence" in e else _limit_evidence(e)
         if e.get("kind") == "threshold" and len(e.get("commit_range") or ()) > 1:
             conf += f", {len(e['commit_range'])} values in a row past it"

@@ -13,7 +13,7 @@ from perfgate.escape import markdown_code, slack_code, visible
 from perfgate.model import Alert
 from perfgate.notify.base import Links
 from perfgate.notify.events import Event, updated
-from perfgate.units import confidence_text, human, p_text, pct
+from perfgate.units import confidence_text, evidence_text, human, p_text, pct, streak_mean
 
 ALERT_MARKER = "<!-- perfgate-alert:{} -->"
 EVENT_MARKER = "<!-- perfgate-event:{} -->"
@@ -100,13 +100,11 @@ def suspects_span(alert: Alert, links: Links) -> str:
 
 
 def ci_text(alert: Alert) -> str:
-    """`` (95% CI a … b)``, '' without one.  A threshold alert's is of its streak's mean, which
-    its size (the first value past the limit) need not be inside: that mean is named too."""
-    if alert.ci_low is None or alert.ci_high is None:
-        return ""
-    mean = alert.details.get("streak_change") if alert.kind == "threshold" else None
-    of = f"streak mean {pct(mean)}, " if isinstance(mean, (int, float)) else ""
-    return f" ({of}95% CI {pct(alert.ci_low)} … {pct(alert.ci_high)})"
+    """`` (95% CI [a, b])``, a threshold alert's `` (streak mean m, 95% CI [a, b])``
+    (:func:`perfgate.units.evidence_text`), '' without one."""
+    # 0.95: a threshold streak's level (threshold_tests.EVIDENCE_LEVEL; importing it loads scipy)
+    text = evidence_text(alert.ci_low, alert.ci_high, streak_mean(alert.kind, alert.details), level=0.95)
+    return f" ({text})" if text else ""
 
 
 def confidence(alert: Alert) -> str:

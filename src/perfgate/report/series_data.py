@@ -22,7 +22,8 @@ from perfgate.detect.stats import run_to_run_cv
 from perfgate.model import Alert, Measure
 from perfgate.store import Point, SeriesKey, raw_samples
 from perfgate.thresholds import SeriesThresholds
-from perfgate.units import _BYTES, _COUNT, _RATES, _SCALES, _TIME, confidence_text, human, p_text, suffix_unit
+from perfgate.units import (_BYTES, _COUNT, _RATES, _SCALES, _TIME, confidence_text, human, p_text, streak_mean,
+                            suffix_unit)
 
 SPARK_POINTS = 30
 # Index states, in the order the index sorts them (worst first).
@@ -130,11 +131,6 @@ def with_siblings_changes(key: SeriesKey, pts: list[Point], found: list[Finding]
         out.append(_finding(key, pts, cp, names or None, placed or None))
         have.add(a.commit)
     return sorted(out, key=lambda f: f.cp.index)
-
-
-def _streak_change(a: Alert) -> float | None:
-    x = a.details.get("streak_change") if a.kind == "threshold" else None
-    return x if isinstance(x, (int, float)) and math.isfinite(x) else None
 
 
 def _number(x: object, default: float) -> float:
@@ -382,7 +378,7 @@ def chart_data(key: SeriesKey, pts: list[Point], band: dict | None, found: list[
                     "undone_at": fixes[a.id].commit if a.id in fixes else None,
                     "ended_at": ended_at(a) or None, "withdrawn_at": withdrawn_at(a) or None,
                     # a threshold alert's interval is of its streak's mean, not of its first value
-                    "streak_change": _streak_change(a)}
+                    "streak_change": streak_mean(a.kind, a.details)}
                    for a in alerts],
     }
     if skipped:
