@@ -430,9 +430,15 @@ def test_the_pull_request_that_adds_the_first_suites_passes_with_a_comment(tmp_p
     report = json.loads(proc.stdout)
     assert report["rounds"] == 0 and report["exit_code"] == 0
     assert report["comparison"]["notes"] == ["suite spin is new in HEAD: not compared (its base has no such suite)"]
-    assert "Nothing to compare" in comment.read_text() and "suite spin is new in HEAD" in comment.read_text()
+    # that nothing was compared, and why, in the headline (it was "✅ Nothing to compare")
+    why = "nothing compared: its base HEAD~1 has no benchmark suite, so every suite is new in HEAD"
+    assert report["nothing_judged"] == why
+    assert comment.read_text().splitlines()[1] == ("### perfgate: ✅ **Nothing compared: its base HEAD\\~1 has no "
+                                                   "benchmark suite, so every suite is new in HEAD**")
+    assert "suite spin is new in HEAD" in comment.read_text()
     proc = cli("check", "--root", str(root), "--base", "HEAD~1", "--head", "HEAD")
     assert proc.returncode == 0 and "suite spin is new in HEAD" in proc.stdout + proc.stderr, proc.stderr
+    assert proc.stdout.splitlines()[-1] == f"ok: {why}"
 
 
 def test_a_head_that_is_githubs_merge_commit_is_warned_about(tmp_path, monkeypatch):
@@ -590,3 +596,130 @@ def test_a_root_outside_any_repository_is_named_as_the_root(tmp_path, cli):
     for where, reason in ((plain, "not inside a git repository"), (tmp_path / "gone", "no such folder")):
         proc = cli("check", "--root", str(where), "--base", "main", "--head", "main")
         assert proc.returncode == 2 and f"error: --root {where}: {reason}" in proc.stderr, proc.stderr
+
+
+def _measured(base: dict, head: dict):
+    """A stand-in for check's measuring (no containers): ``{benchmark: rounds}`` a side, each
+    round one result of three samples, judged as check judges them."""
+    from perfgate.commands import check
+    from perfgate.containers.runner import SuiteResult
+    from perfgate.detect.compare import compare_rounds
+    from perfgate.model import Metric, Testbed
+
+    def measure(args, plan, thresholds, expectations, root, trees, shas, branches, prefix=""):
+        results = {side: [SuiteResult([Metric(b, "latency", 1.0, samples=(1.0, 1.01, 0.99))],
+                                      {"suite": "s", "adapter": "bmf"}, 1.0, 2.0)
+                          for r in range(max(rounds.values(), default=0)) for b, n in rounds.items() if r < n]
+                   for side, rounds in (("base", base), ("head", head))}
+        done = max(len(v) for side in check._rounds(results).values() for v in side.values())
+        comparison = compare_rounds(*(check._rounds(results)[s] for s in ("base", "head")), thresholds,
+                                    alpha=plan.alpha)
+        runs = check.side_runs(args, shas, branches, results, {"s": Testbed("docker-x", {"image": "x"})}, done, "x")
+        return runs, check.Outcome(comparison, done, f"{done} rounds run")
+    return measure
+
+
+def _check_in_process(tmp_path, monkeypatch, capsys, measure, *extra):
+    """``perfgate check`` in this process on a two-commit repository, measuring with ``measure``:
+    (exit code, stdout, stderr, comment)."""
+    from perfgate import cli
+    from perfgate.commands import check
+
+    repo = tmp_path / "repo"
+    repo.mkdir(parents=True)
+    git(repo, "init", "-q", "-b", "main")
+    for message in ("base", "head"):
+        git(repo, "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-q", "--allow-empty", "-m", message)
+    monkeypatch.setattr(check, "_measure", measure)
+    monkeypatch.setattr(check.engine, "ensure_engine", lambda: None)
+    md = tmp_path / "comment.md"
+    code = cli.main(["check", "--root", str(repo), "--base", "HEAD~1", "--head", "HEAD", "--store",
+                     f"sqlite:{tmp_path / 'history.db'}", "--markdown", str(md), *extra])
+    said = capsys.readouterr()
+    return code, said.out, said.err, md.read_text()
+
+
+@pytest.mark.parametrize("base, head, reason", [
+    # every benchmark renamed: the base's are gone in head (exit 0 before, "ok: nothing compared")
+    ({"old": 3}, {"new": 3},
+     "nothing compared: no benchmark was measured on both sides (1 gone in head, 1 new in head)"),
+    # a --budget spent after one round: a paired t needs 3 (exit 0 before, "ok: no significant regression")
+    ({"a": 1, "b": 1}, {"a": 1, "b": 1}, "nothing judged: none of the 2 comparison(s) could be judged (each row's "
+                                         "note says why)"),
+    # a benchmark reported in some rounds only, on one side
+    ({"a": 3}, {"a": 2}, "nothing judged: none of the 1 comparison(s) could be judged (each row's note says why)"),
+])
+def test_a_check_that_judged_nothing_exits_2_saying_why(tmp_path, monkeypatch, capsys, base, head, reason):
+    """compare exits 2 on nothing compared ("nothing to compare") and on rows none of which could be
+    judged; check exited 0 on both, and its comment and check run read as a pass."""
+    code, stdout, stderr, comment = _check_in_process(tmp_path, monkeypatch, capsys, _measured(base, head))
+    assert code == 2
+    assert stderr.splitlines()[-1] == f"perfgate check: error: {reason}; a check that judged nothing is no pass"
+    assert stdout.splitlines()[-1] == f"no verdict: {reason}" and "ok" not in stdout.splitlines()[-1]
+    headline = comment.splitlines()[1]
+    assert headline.startswith("### perfgate: ⛔ **Nothing ") and headline.endswith("**: no verdict (exit 2)")
+    code, stdout, _, _ = _check_in_process(tmp_path / "json", monkeypatch, capsys, _measured(base, head), "--json")
+    report = json.loads(stdout)
+    assert code == 2 and report["exit_code"] == 2 and report["nothing_judged"] == reason
+
+
+def test_a_check_whose_every_benchmark_is_new_passes_saying_nothing_was_compared(tmp_path, monkeypatch, capsys):
+    """The only reason nothing was compared is that the head's benchmarks are all new: a pass, but
+    one that says so (it read "ok: nothing compared, no benchmark was measured on both sides", the
+    words of a pull request that renamed them all)."""
+    reason = "nothing compared: all 2 benchmark(s) are new in head, its base has none to compare with"
+    code, stdout, stderr, comment = _check_in_process(tmp_path, monkeypatch, capsys, _measured({}, {"a": 3, "b": 3}))
+    assert code == 0 and "error" not in stderr
+    assert stdout.splitlines()[-1] == f"ok: {reason}"
+    assert comment.splitlines()[1] == ("### perfgate: ✅ **Nothing compared: all 2 benchmark\\(s\\) are new in head, "
+                                       "its base has none to compare with**")
+    code, stdout, _, _ = _check_in_process(tmp_path / "json", monkeypatch, capsys, _measured({}, {"a": 3}), "--json")
+    assert code == 0 and json.loads(stdout)["nothing_judged"].startswith("nothing compared: all 1 benchmark(s) are new")
+    # one row judged beside one that could not be: a verdict, exit 0, no "nothing" said
+    code, stdout, stderr, comment = _check_in_process(tmp_path / "some", monkeypatch, capsys,
+                                                      _measured({"a": 3, "b": 3}, {"a": 3, "b": 2}), "--json")
+    report = json.loads(stdout)
+    assert code == 0 and report["nothing_judged"] is None and report["counts"]["not_judged"] == 1
+    assert comment.splitlines()[1] == \
+        "### perfgate: ⚠️ **No performance regression found; 1 of 2 comparison(s) not judged**"
+
+
+@docker
+def test_a_head_that_renamed_every_benchmark_or_reports_none_is_no_pass(repo, cli, base_image, tmp_path):  # noqa: F811
+    """Every benchmark renamed: nothing compared, and check said "ok: nothing compared" with exit 0,
+    where compare of the very runs it recorded said "nothing to compare" with exit 2.  A head whose
+    harness reports no benchmark at all is an error of that side (exit 2), with its comment."""
+    toml = repo / "benches" / "spin" / "bench.toml"
+    git(repo, "checkout", "-q", "HEAD~1", "--", str(toml))
+    toml.write_text(toml.read_text().replace("'python3 spin.py 30000'\"", "'python3 spin.py 30000' -n renamed\""))
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-q", "-am", "rename the benchmark")
+    md = tmp_path / "comment.md"
+    proc = cli("check", "--root", str(repo), "--base", "HEAD~2", "--head", "HEAD", "--rounds", "3",
+               "--no-probes", "--cpuset", "1", "--markdown", str(md), "--json")
+    reason = "nothing compared: no benchmark was measured on both sides (1 gone in head, 1 new in head)"
+    assert proc.returncode == 2, proc.stderr
+    assert json.loads(proc.stdout)["nothing_judged"] == reason
+    assert proc.stderr.splitlines()[-1] == f"perfgate check: error: {reason}; a check that judged nothing is no pass"
+    assert "### perfgate: ⛔ **Nothing compared" in md.read_text() and "`renamed`" in md.read_text()
+    # compare of the runs the check recorded (each side on its check/ branch) says the same
+    proc = cli("compare", "--base-branch", f"check/{git(repo, 'rev-parse', 'HEAD~2')}", "--head-branch", "check/main")
+    assert proc.returncode == 2 and "nothing to compare" in proc.stderr, proc.stderr
+    (repo / "benches" / "spin" / "none.py").write_text(
+        "import json, os\njson.dump({'results': []}, open(os.environ['PERFGATE_OUT'] + '/results.json', 'w'))\n")
+    toml.write_text(toml.read_text().split("command = ")[0] + 'command = "python3 none.py"\n')
+    git(repo, "add", "-A")
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-q", "-m", "reports nothing")
+    proc = cli("check", "--root", str(repo), "--base", "HEAD~3", "--head", "HEAD", "--rounds", "3",
+               "--no-probes", "--cpuset", "1", "--markdown", str(md))
+    # (it named /tmp/perfgate-out-…/results.json, a folder gone by then, and no side or suite)
+    assert proc.returncode == 2 and error_of(proc) == ("head (HEAD) benches/spin/bench.toml:output: "
+                                                       "$PERFGATE_OUT/results.json: no results found in this hyperfine "
+                                                       "output"), proc.stderr
+    assert "⛔ **The check could not run**" in md.read_text() and "in the **head** (`HEAD`)" in md.read_text()
+    # every suite renamed: none in both, an error before anything is built
+    toml.write_text(toml.read_text().replace('name = "spin"', 'name = "spun"'))
+    git(repo, "mv", "benches/spin", "benches/spun")
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-q", "-am", "rename the suite")
+    proc = cli("check", "--root", str(repo), "--base", "HEAD~4", "--head", "HEAD", "--markdown", str(md))
+    assert proc.returncode == 2 and error_of(proc) == "no suite exists in both HEAD~4 and HEAD", proc.stderr
+    assert "suite spin is gone in HEAD" in proc.stderr and "⛔ **The check could not run**" in md.read_text()

@@ -230,5 +230,37 @@ def test_a_comparison_of_benchmarks_each_on_one_side_only_does_not_say_no_regres
     c.base, c.head = {"branch": "main", "commit": "a" * 40}, {"branch": "pr", "commit": "b" * 40}
     assert c.compared == 0 and c.exit_code == 0
     md = comparison_markdown(c)
-    assert "### perfgate: ⚠️ **Nothing compared: no benchmark was measured on both sides**" in md
+    # a benchmark gone in head: no pass (check and compare exit 2), said so in the headline
+    assert "### perfgate: ⛔ **Nothing compared: no benchmark was measured on both sides \\(1 gone in head, 1 new " \
+        "in head\\)**: no verdict (exit 2)" in md, md
     assert "No performance regression" not in md and "`old-name`" in md and "`new-name`" in md
+
+
+def test_a_comparison_that_judged_nothing_says_why_in_its_headline():
+    """A pass on nothing read as a pass on something: rows none of which could be judged were
+    "⚠️ No performance regression found; 1 of 1 comparison(s) not judged" (and check exited 0);
+    a head whose every benchmark is new (the first ones) passes, saying nothing was compared."""
+    from perfgate.detect.compare import Comparison, compare_rounds
+    from perfgate.report.markdown import comparison_markdown
+
+    new = compare_rounds({}, {("first", "latency"): [[1.0, 1.1]] * 3})
+    assert (new.nothing_judged().passes, new.nothing_judged().reason) == \
+        (True, "nothing compared: all 1 benchmark(s) are new in head, its base has none to compare with")
+    assert "### perfgate: ✅ **Nothing compared: all 1 benchmark\\(s\\) are new in head, its base has none to " \
+        "compare with**\n" in comparison_markdown(new)
+    one_round = compare_rounds({("a", "latency"): [[1.0, 1.1]]}, {("a", "latency"): [[1.0, 1.1]]})
+    cut = compare_rounds({("a", "latency"): [[1.0, 1.1]] * 3}, {("a", "latency"): [[1.0, 1.1]] * 2})
+    for c in (one_round, cut):
+        assert c.compared == 1 and (c.nothing_judged().passes, c.nothing_judged().reason) == \
+            (False, "nothing judged: none of the 1 comparison(s) could be judged (each row's note says why)")
+        md = comparison_markdown(c)
+        assert "### perfgate: ⛔ **Nothing judged: none of the 1 comparison\\(s\\) could be judged" in md, md
+        assert "No performance regression" not in md
+    # something judged beside a row not judged: no "nothing" to say
+    some = compare_rounds({("a", "latency"): [[1.0, 1.1]] * 3, ("b", "latency"): [[1.0, 1.1]] * 3},
+                          {("a", "latency"): [[1.0, 1.1]] * 3, ("b", "latency"): [[1.0, 1.1]] * 2})
+    assert some.nothing_judged() is None and len(some.unjudged) == 1
+    empty = Comparison([], 0.05)
+    assert (empty.nothing_judged().passes, empty.nothing_judged().reason) == \
+        (False, "nothing compared: neither side measured a benchmark")
+    assert "⛔ **Nothing compared: neither side measured a benchmark**" in comparison_markdown(empty)

@@ -120,15 +120,17 @@ def check_markdown_target(args: argparse.Namespace) -> None:
         check_writable(args.markdown, "--markdown")
 
 
-def write_markdown(args: argparse.Namespace, comparison, complexity=(), complexity_about: str = "") -> None:
+def write_markdown(args: argparse.Namespace, comparison, complexity=(), complexity_about: str = "",
+                   nothing=None) -> None:
     """Write the PR comment when --markdown was given (imported lazily: it pulls in scipy);
-    ``complexity``: the scaling tables' rows (``ComplexityRow``), if any, made as ``complexity_about`` says."""
+    ``complexity``: the scaling tables' rows (``ComplexityRow``), if any, made as ``complexity_about`` says;
+    ``nothing``: why nothing was judged, when the caller knows better than the rows (``NothingJudged``)."""
     if args.markdown:
         from perfgate.report.markdown import comparison_markdown
 
         write_atomic(args.markdown, comparison_markdown(comparison, key=os.environ.get("PERFGATE_COMMENT_KEY", ""),
                                                         links=github_links(), complexity=complexity,
-                                                        complexity_about=complexity_about))
+                                                        complexity_about=complexity_about, nothing=nothing))
 
 
 def write_error_markdown(args: argparse.Namespace, error: PerfgateError, side: str = "", ref: str = "",

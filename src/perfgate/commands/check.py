@@ -24,7 +24,9 @@ and the base's complexity expectations judged on both (``perfgate.complexity.com
 
 Exit 1 when a significant regression above the threshold is found, or a complexity expectation
 the base keeps is broken by the head, or one both break the head breaks earlier (its rounds'
-knees moved down); 0 otherwise.
+knees moved down); 2 when nothing was judged (no benchmark measured on both sides, or none of
+the rows could be judged): a gate that judged nothing is no pass, unless every benchmark is new
+in head (the pull request adding the first ones), which passes saying so; 0 otherwise.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ import re
 import shutil
 import statistics
 import subprocess
+import sys
 import tarfile
 import tempfile
 import time
@@ -43,7 +46,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from perfgate.escape import terminal
+from perfgate.escape import terminal, terminal_plain
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from perfgate.check_branches import check_branch, side_branch
@@ -57,9 +60,9 @@ from perfgate.containers import engine, images
 from perfgate.containers.fingerprint import container_testbed
 from perfgate.containers.manifest import Suite, discover
 from perfgate.containers.runner import Limits, SuiteResult, run_suite
-from perfgate.detect.compare import Comparison, Verdict, compare_rounds, tied_to
+from perfgate.detect.compare import Comparison, NothingJudged, Verdict, compare_rounds, tied_to
 from perfgate.detect import rounds as rounds_test
-from perfgate.errors import InputError, PerfgateError
+from perfgate.errors import EXIT_REGRESSION, EXIT_USAGE, InputError, PerfgateError
 from perfgate.model import Metric, Run, Testbed
 from perfgate.output import emit_json, err, out
 from perfgate.thresholds import BUILT_IN_SOURCE, built_in_thresholds, load_thresholds
@@ -221,11 +224,24 @@ class Outcome:
     stopped: str                     # why the rounds ended
     looks: list[dict] = field(default_factory=list)
     complexity: list = field(default_factory=list)   # ComplexityRow of each scaling table and measure
+    # why no round ran: only when the base has no suite at all (every suite new in head)
+    unmeasured: NothingJudged | None = None
+
+    @property
+    def nothing_judged(self) -> NothingJudged | None:
+        """Why nothing was judged (None when something was, or the head fails)."""
+        if failures(self.comparison, self.complexity):
+            return None
+        return self.unmeasured if not self.rounds else self.comparison.nothing_judged(self.complexity)
 
     @property
     def exit_code(self) -> int:
-        """1 on a significant regression, or on a complexity expectation the head breaks."""
-        return 1 if failures(self.comparison, self.complexity) else 0
+        """1 on a significant regression, or on a complexity expectation the head breaks; 2 when
+        nothing was judged, unless every benchmark is new in head."""
+        if failures(self.comparison, self.complexity):
+            return EXIT_REGRESSION
+        nothing = self.nothing_judged
+        return EXIT_USAGE if nothing and not nothing.passes else 0
 
 
 def run(args: argparse.Namespace) -> int:
@@ -305,7 +321,8 @@ def _check(args: argparse.Namespace) -> int:
         comparison.warnings.append(merged)
     comparison.base = {"branch": args.base, "commit": shas["base"], "testbed": testbeds}
     comparison.head = {"branch": args.head, "commit": shas["head"], "testbed": testbeds}
-    write_markdown(args, comparison, outcome.complexity, _complexity_about(args))
+    nothing = outcome.nothing_judged
+    write_markdown(args, comparison, outcome.complexity, _complexity_about(args), nothing)
     if args.json:
         emit_json({**{side: {"ref": getattr(args, side), "commit": shas[side], "branch": branches[side]}
                       for side in ("base", "head")},
@@ -313,9 +330,13 @@ def _check(args: argparse.Namespace) -> int:
                    "looks": outcome.looks, "testbed": runs["base"][0].testbed.name if runs["base"] else None,
                    "testbeds": {r.testbed.name: r.context["suites"] for r in runs["base"]},
                    "comparison": comparison, "counts": comparison.counts(),
-                   "complexity": [r.as_dict() for r in outcome.complexity], "exit_code": outcome.exit_code})
+                   "complexity": [r.as_dict() for r in outcome.complexity],
+                   "nothing_judged": nothing.reason if nothing else None, "exit_code": outcome.exit_code})
     else:
         _print(comparison, args, shas, testbeds, outcome)
+    if outcome.exit_code == EXIT_USAGE:   # the runs were recorded: they are whole, only nothing was judged
+        print(f"perfgate check: error: {terminal_plain(nothing.reason)}; a check that judged nothing is no pass",
+              file=sys.stderr)
     return outcome.exit_code
 
 
@@ -457,8 +478,10 @@ def _measure(args: argparse.Namespace, plan: Plan, thresholds, expectations: lis
         raise PerfgateError(f"no suite exists in both {args.base} and {args.head}")
     if not names:
         # The pull request that adds perfgate's first suites: nothing to compare, nothing wrong.
-        return {"base": [], "head": []}, Outcome(Comparison([], plan.alpha, notes=one_sided), 0,
-                                                 f"its base {args.base} has no benchmark suite")
+        why = f"its base {args.base} has no benchmark suite"
+        return {"base": [], "head": []}, Outcome(Comparison([], plan.alpha, notes=one_sided), 0, why,
+                                                 unmeasured=NothingJudged(f"nothing compared: {why}, so every suite "
+                                                                          f"is new in {args.head}", True))
     docker_dir = images.image_definitions(args.root.resolve())
     base_image = images.build_base(docker_dir, log=err.print)
     steps: list[tuple[Suite, Suite, str, images.Built, images.Built]] = []
@@ -644,18 +667,23 @@ def _rounds(results: dict[str, list[SuiteResult]]) -> dict[str, dict[tuple[str, 
 
 def _print(comparison: Comparison, args: argparse.Namespace, shas: dict[str, str], testbeds: str,
            outcome: Outcome) -> None:
+    nothing = outcome.nothing_judged
     if not outcome.rounds:
         out.print(f"perfgate check: {terminal(args.head)} ({shas['head'][:12]}) against {terminal(args.base)} "
-                  f"({shas['base'][:12]}): nothing to compare, {terminal(outcome.stopped)}")
+                  f"({shas['base'][:12]}): no round run")
+        out.print(f"ok: {terminal(nothing.reason)}")   # no round runs only when its base has no suite
         return
     out.print(f"perfgate check: {terminal(args.head)} ({shas['head'][:12]}) against {terminal(args.base)} "
               f"({shas['base'][:12]}), {outcome.rounds} interleaved rounds on {terminal(testbeds)}")
     out.print(terminal(comparison.render(quiet_rows(args)), keep_newlines=True))
     print_complexity(outcome.complexity, f"complexity: {_complexity_about(args)}:")
     failing = failures(comparison, outcome.complexity)
-    verdict = (f"FAIL: {', '.join(failing)}" if failing else "ok: no significant regression" if comparison.compared
-               else "ok: nothing compared, no benchmark was measured on both sides")
-    undecided = comparison.undecided_text()
+    verdict = (f"FAIL: {', '.join(failing)}" if failing else
+               f"{'ok' if nothing.passes else 'no verdict'}: {terminal(nothing.reason)}" if nothing else
+               "ok: no significant regression")
+    undecided = "" if nothing else comparison.undecided_text()
     if undecided:
         verdict += f", {undecided}"
-    out.print(f"{verdict} (MDE = the change each benchmark would show with 80% probability, its noise at the 90% upper bound)")
+    # the MDE is each judged row's: said when a row was judged
+    out.print(verdict if nothing else f"{verdict} (MDE = the change each benchmark would show with 80% probability, "
+                                      "its noise at the 90% upper bound)")

@@ -290,14 +290,17 @@ def run(args: argparse.Namespace) -> int:
     failing = failures(comparison, complexity)
     # Never a pass on nothing judged either: runs of one value a benchmark (a Bencher history, BMF
     # files) leave every row "insufficient-data", and a gate that judged nothing said exit 0.
-    unjudged = not failing and not complexity and len(comparison.unjudged) == comparison.compared
+    # (check judges this the same way: Comparison.nothing_judged)
+    nothing = None if failing else comparison.nothing_judged(complexity)
+    unjudged = nothing is not None and not nothing.passes
     exit_code = 1 if failing else EXIT_USAGE if unjudged else 0
     write_markdown(args, comparison, complexity, about)
     if args.json:
         emit_json(asdict(comparison) | {"regressions": len(comparison.regressions),
                                         "improvements": len(comparison.improvements),
                                         "counts": comparison.counts(),
-                                        "complexity": [r.as_dict() for r in complexity], "exit_code": exit_code})
+                                        "complexity": [r.as_dict() for r in complexity],
+                                        "nothing_judged": nothing.reason if nothing else None, "exit_code": exit_code})
     else:
         out.print(terminal(f"head {head.branch}@{head.commit[:12]} against base {base.branch}@{base.commit[:12]}"),
                   highlight=False)

@@ -175,6 +175,16 @@ ONE_SIDED = (MISSING_IN_BASE, MISSING_IN_HEAD)
 QUIET_ROWS = 30
 
 
+@dataclass(frozen=True)
+class NothingJudged:
+    """Why a comparison judged nothing, in one line, and whether that may pass: only when every
+    benchmark is new in head (the pull request adding the first ones), since nothing of the base
+    could have been compared; a benchmark gone in head, or rows none of which could be judged, is
+    no pass (a gate that judged nothing read as one that judged and passed)."""
+    reason: str
+    passes: bool
+
+
 @dataclass
 class Comparison:
     verdicts: list[Verdict]
@@ -236,6 +246,26 @@ class Comparison:
         if self.unjudged:
             parts.append(f"{len(self.unjudged)} {'' if parts else f'of {self.compared} comparison(s) '}not judged")
         return ", ".join(parts)
+
+    def nothing_judged(self, complexity: Sequence = ()) -> NothingJudged | None:
+        """Why nothing was judged, or None when something was: a row judged, or a scaling table
+        fitted on both sides (``complexity``: its rows)."""
+        if complexity:
+            return None
+        if not self.compared:
+            gone = {v.benchmark for v in self.verdicts if v.note == MISSING_IN_HEAD}
+            new = {v.benchmark for v in self.verdicts if v.note == MISSING_IN_BASE}
+            if gone:
+                return NothingJudged(f"nothing compared: no benchmark was measured on both sides ({len(gone)} gone "
+                                     f"in head, {len(new)} new in head)", False)
+            if new:
+                return NothingJudged(f"nothing compared: all {len(new)} benchmark(s) are new in head, its base has "
+                                     "none to compare with", True)
+            return NothingJudged("nothing compared: neither side measured a benchmark", False)
+        if len(self.unjudged) == self.compared:
+            return NothingJudged(f"nothing judged: none of the {self.compared} comparison(s) could be judged "
+                                 "(each row's note says why)", False)
+        return None
 
     def inconclusive_text(self) -> str:
         """What the inconclusive rows mean, counted; "" when there are none."""

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Sequence
 
-from perfgate.detect.compare import INTERVALS_NOTE, Comparison, Verdict, severity
+from perfgate.detect.compare import INTERVALS_NOTE, Comparison, NothingJudged, Verdict, severity
 from perfgate.escape import markdown_block, markdown_code, markdown_text
 from perfgate.units import human, p_cell, pct
 
@@ -89,8 +89,11 @@ def _runs(c: Comparison) -> list[str]:
 
 def comparison_markdown(c: Comparison, title: str = "perfgate", key: str = "", links: Links | None = None,
                         max_chars: int = MAX_CHARS, complexity: Sequence[ComplexityRow] = (),
-                        complexity_about: str = "") -> str:
+                        complexity_about: str = "", nothing: NothingJudged | None = None) -> str:
+    """``nothing``: why nothing was judged when the caller knows better than the rows (a check
+    whose base has no suite ran none); by default :meth:`Comparison.nothing_judged`'s."""
     links = links or Links()
+    nothing = nothing or c.nothing_judged(complexity)
     regressions, improvements = c.findings("regression"), c.findings("improvement")
     undecided = c.undecided_text()
     broken = [r for r in complexity if r.broken]
@@ -100,10 +103,11 @@ def comparison_markdown(c: Comparison, title: str = "perfgate", key: str = "", l
             ([f"complexity expectation broken in {len(broken)} table measure(s)"] if broken else []) + \
             ([f"complexity expectation broken earlier in {len(worse)} table measure(s)"] if worse else [])
         headline = f"❌ **{'; '.join(failures)}**" + (f"; {undecided}" if undecided else "")
-    elif not c.compared and c.verdicts:
-        # Every benchmark on one side only (a pull request renaming them all): the headline said
-        # "✅ No performance regression" over 0 comparisons, with nothing judged to show it.
-        headline = "⚠️ **Nothing compared: no benchmark was measured on both sides**"
+    elif nothing:
+        # Said as the exit code says it: every benchmark on one side only (a pull request renaming
+        # them all) read "✅ No performance regression" over 0 comparisons, then "⚠️ Nothing
+        # compared" with exit 0; only a head whose every benchmark is new passes on nothing.
+        headline = _nothing_headline(nothing)
     elif undecided:
         # No regression was found, but not every row could have seen one: said in the headline,
         # not left to a grey row in a folded table.
@@ -121,7 +125,7 @@ def comparison_markdown(c: Comparison, title: str = "perfgate", key: str = "", l
     # the blank line after it ends the quote, or GitHub puts the table inside it.
     quote = ["\n>\n".join(f"> {q}" for q in quoted), ""] if quoted else []
     if not c.verdicts and not complexity:   # the pull request adding the first suites
-        return "\n".join([marker(key), f"### {markdown_text(title)}: ✅ **Nothing to compare**", "",
+        return "\n".join([marker(key), f"### {markdown_text(title)}: {headline}", "",
                           f"Head {head} against base {base}: nothing was measured on both sides.", "", *quote])
     lines = [marker(key), f"### {markdown_text(title)}: {headline}", "",
              f"Head {head} against base {base} on testbed {markdown_code(c.head.get('testbed', '?'))}: "
@@ -162,6 +166,13 @@ def comparison_markdown(c: Comparison, title: str = "perfgate", key: str = "", l
         lines.append(f"**{left_out} comparison(s) not shown** to stay under GitHub's comment size limit; "
                      f"every row is in {see} and the run's artifact.")
     return "\n".join(lines) + "\n"
+
+
+def _nothing_headline(nothing: NothingJudged) -> str:
+    """``✅ **Nothing compared: …**`` for a pass on nothing (every benchmark new), ``⛔ … no verdict``
+    for the rest: the reason in the headline, where a reader of the check run looks first."""
+    reason = markdown_text(nothing.reason[:1].upper() + nothing.reason[1:])
+    return f"✅ **{reason}**" if nothing.passes else f"⛔ **{reason}**: no verdict (exit 2)"
 
 
 def error_markdown(message: str, side: str = "", ref: str = "", logs: str = "", title: str = "perfgate",
