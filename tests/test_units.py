@@ -98,3 +98,42 @@ def test_an_alerts_evidence_is_written_one_way_everywhere():
     assert streak_mean("change_point", threshold) is None
     assert streak_mean("threshold", {}) is streak_mean("threshold", None) is None
     assert all(streak_mean("threshold", {"streak_change": x}) is None for x in (float("nan"), "x", True))
+
+
+@pytest.mark.parametrize("value, measure, text", [
+    (120_000, "total-ns", "120 µs"),             # was "120k": nanoseconds read as a count
+    (1.5, "total-ms", "1.50 ms"),
+    (2.5e6, "total-us", "2.50 s"),
+    (3, "rss-KiB", "3.00 KiB"),
+    (0.398, "total-ns", "0.398 ns"),             # a cost per object²: was "0.40 ns"
+    (0.0974, "total-ns", "0.0974 ns"),           # was "0.10 ns"
+    (0.00291, "", "0.00291"),                    # was "0.00"
+    (120_000, "total", "120k"),                  # no unit: a count, as before
+])
+def test_human_reads_the_unit_a_measure_name_ends_in(value, measure, text):
+    assert human(value, measure) == text
+
+
+def test_a_value_without_a_unit_is_a_plain_readable_number():
+    from perfgate.units import number, quantity
+
+    assert number(1_003_842.4) == "1,003,842" and number(-1445.3) == "-1,445" and number(16.42) == "16.4"
+    assert number(0.09743) == "0.0974" and number(32.0) == "32" and number(9.997) == "10.0"
+    assert number(2.9e-6) == "2.90e-06" and number(3e16) == "3.00e+16" and number(None) == "—"
+    # a value of a measure: in its unit where it has one, else the plain number (k/M/G reads as a count)
+    assert quantity(120_000, "total-ns") == "120 µs" and quantity(120_000, "total") == "120,000"
+
+
+@pytest.mark.parametrize("args, text", [
+    ((26.92, 26.64, 27.2, "total-ns"), "26.92 ns [26.64, 27.20]"),
+    ((1.1258e6, 9.397e5, 1.312e6, "total-ns"), "1.126 ms [0.940, 1.312]"),   # was "1.126e+06 [9.397e+05, 1.312e+06]"
+    ((-1484.0, -1726.0, -1242.0, "total-ns"), "-1.484 µs [-1.726, -1.242]"),
+    ((1.5, 1.4, 1.6, "total-ms"), "1.500 ms [1.400, 1.600]"),
+    ((1_125_794.0, 939_701.0, 1_311_886.0, ""), "1,125,794 [939,701, 1,311,886]"),
+    ((0.4176, 0.3535, 0.4818, ""), "0.4176 [0.3535, 0.4818]"),
+    ((1e90, 0.9e90, 1.1e90, "total-ns"), "1.000e+90 ns [9.000e+89, 1.100e+90]"),
+])
+def test_an_interval_is_in_its_values_unit(args, text):
+    from perfgate.units import interval
+
+    assert interval(*args) == text

@@ -23,28 +23,100 @@ def suffix_unit(measure: str) -> tuple[list[tuple[float, str]], float] | None:
     return _SUFFIXES.get(unit) if dash and head else None
 
 
+def unit_of(measure: str) -> tuple[list[tuple[float, str]], float] | None:
+    """The scale a measure's values are on and the size of one value in that scale's smallest
+    unit: by its name (``latency``: nanoseconds) or the unit it ends in (``total-ms``); None for
+    a plain count."""
+    scale = _SCALES.get(measure)
+    return (scale, 1.0) if scale else suffix_unit(measure)
+
+
 def human(value: float | None, measure: str = "", significant: int = 3) -> str:
-    """``human(1.5e6, "latency") == "1.50 ms"``; unknown measures get k/M/G suffixes.
-    ``significant`` digits are shown (at least the integer part); a value past a million of the
-    largest unit, or under a thousandth of the smallest, in scientific notation of the smallest
-    (a 1e308 count was 300 digits wide)."""
+    """``human(1.5e6, "latency") == human(1.5, "total-ms") == "1.50 ms"``; unknown measures get
+    k/M/G suffixes.  ``significant`` digits are shown (at least the integer part); a value past a
+    million of the largest unit, or under a thousandth of the smallest, in scientific notation of
+    the smallest (a 1e308 count was 300 digits wide)."""
     if value is None or not math.isfinite(value):
         return "—"
     if measure in _RATES:       # a count per second: "803k ops/s"
         return f"{human(value, '', significant)} {_RATES[measure]}"
-    scale = _SCALES.get(measure, _COUNT)
-    if value and not 1e-3 <= abs(value) < 1e6 * scale[0][0]:   # beyond what the units spell out
-        return f"{value:.{significant - 1}e} {scale[-1][1]}".rstrip()
-    for factor, unit in scale:
-        if abs(value) >= factor or factor == 1.0:
-            scaled = value / factor
-            whole = len(str(int(abs(scaled))))
-            digits = 0 if unit in ("", "B", "ns") and float(scaled).is_integer() else significant - whole
-            text = f"{scaled:.{max(digits, 0)}f}"
-            if digits > 0 and len(str(int(abs(float(text))))) > whole:   # 9.997 rounds to "10.00": "10.0"
-                text = f"{scaled:.{digits - 1}f}"
-            return f"{text} {unit}".rstrip() if unit not in ("k", "M", "G") else f"{text}{unit}"
-    return str(value)
+    scale, value = _in_smallest(value, measure)
+    factor, unit = _step(value, scale)
+    if factor is None:   # beyond what the units spell out
+        return f"{value:.{significant - 1}e} {unit}".rstrip()
+    scaled = value / factor
+    text = _fixed(scaled, 0 if unit in ("", "B", "ns") and float(scaled).is_integer() else None, significant)
+    return f"{text} {unit}".rstrip() if unit not in ("k", "M", "G") else f"{text}{unit}"
+
+
+def number(value: float | None, significant: int = 3) -> str:
+    """A plain number as the text of a value without a unit writes it: ``number(1003842.4) ==
+    "1,003,842"``, ``number(0.09743) == "0.0974"`` — ``significant`` digits, at least the
+    integer part, thousands separated; scientific only past 1e15 or under 1e-3
+    (``1.004e+06`` read as a formula's constant)."""
+    if value is None or not math.isfinite(value):
+        return "—"
+    if value and not 1e-3 <= abs(value) < 1e15:
+        return f"{value:.{significant - 1}e}"
+    return _fixed(value, 0 if float(value).is_integer() else None, significant)
+
+
+def quantity(value: float | None, measure: str = "", significant: int = 3) -> str:
+    """A value of ``measure`` in its unit where the measure has one (``"120 µs"`` for 120,000 of
+    ``total-ns``), else a plain :func:`number` (``"120,000"``): a coefficient of a fitted cost
+    model, which k/M/G would make read like a count."""
+    return human(value, measure, significant) if unit_of(measure) else number(value, significant)
+
+
+def interval(value: float, low: float, high: float, measure: str = "", significant: int = 4) -> str:
+    """A value with its interval, both in the value's unit: ``"26.92 ns [26.64, 27.20]"``,
+    ``"1.004 ms [0.839, 1.169]"``; without a unit ``"1,003,842 [838,701, 1,168,983]"``."""
+    if not all(math.isfinite(x) for x in (value, low, high)):
+        return f"{quantity(value, measure, significant)} [{quantity(low, measure, significant)}, " \
+               f"{quantity(high, measure, significant)}]"
+    text = quantity(value, measure, significant)
+    if unit_of(measure):
+        scale, v = _in_smallest(value, measure)
+        factor, unit = _step(v, scale)
+        size = unit_of(measure)[1]
+        bounds = [x * size for x in (low, high)]
+    else:
+        factor, unit, bounds = (1.0 if 1e-3 <= abs(value) < 1e15 or not value else None), "", [low, high]
+    if factor is None:   # the value in scientific notation: the bounds too
+        return f"{text} [{bounds[0]:.{significant - 1}e}, {bounds[1]:.{significant - 1}e}]"
+    number_part = text.removesuffix(unit).strip() if unit else text
+    decimals = len(number_part.partition(".")[2])
+    return f"{text} [{bounds[0] / factor:,.{decimals}f}, {bounds[1] / factor:,.{decimals}f}]"
+
+
+def _in_smallest(value: float, measure: str) -> tuple[list[tuple[float, str]], float]:
+    """(the measure's scale, the value in that scale's smallest unit)."""
+    unit = unit_of(measure)
+    return (unit[0], value * unit[1]) if unit else (_COUNT, value)
+
+
+def _step(value: float, scale: list[tuple[float, str]]) -> tuple[float | None, str]:
+    """The unit of ``scale`` a value is written in: (its size, its name); size None past a
+    million of the largest unit or under a thousandth of the smallest."""
+    if value and not 1e-3 <= abs(value) < 1e6 * scale[0][0]:
+        return None, scale[-1][1]
+    return next((f, u) for f, u in scale if abs(value) >= f or f == 1.0)
+
+
+def _fixed(x: float, decimals: int | None, significant: int) -> str:
+    """``x`` to ``decimals`` places, or to ``significant`` digits (at least its integer part; a
+    number under 1 to that many after its leading zeros), thousands separated."""
+    if decimals is None:
+        decimals = significant - _digits(x)
+    text = f"{x:,.{max(decimals, 0)}f}"
+    if decimals > 0 and x and _digits(float(text.replace(",", ""))) > _digits(x):
+        text = f"{x:,.{decimals - 1}f}"   # 9.997 rounds to "10.00": "10.0"
+    return text
+
+
+def _digits(x: float) -> int:
+    """Where a number's first digit is: 3 for 123, 1 for 1 (and 0), 0 for 0.5, -1 for 0.05."""
+    return math.floor(math.log10(abs(x))) + 1 if x else 1
 
 
 def sparkline(values: Sequence[float]) -> str:
