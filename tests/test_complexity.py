@@ -5,6 +5,7 @@ Data are synthetic with a known truth (bench/complexity_synth.py), seeded so res
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -68,7 +69,23 @@ def test_seeds_style_summary():
     fit = fit_terms(parse_terms("vo,o"), params, 32 * params["v"] * params["o"] + 486 * params["o"])
     assert fit.summary() == "32⋅v⋅o + 486⋅o, R² = 1.0000, Adjusted R² = 1.0000"
     negative = fit_terms(parse_terms("o,1"), params, -62 * params["o"] + 1320)
-    assert negative.formula() == "-62⋅o + 1320"
+    assert negative.formula() == "-62⋅o + 1,320"                  # thousands separated, as knees are
+
+
+def test_a_model_of_a_measure_with_a_unit_reads_in_it():
+    """A sweep's total-ns model read "0.418⋅o² - 1484⋅o + 1125794" and its intervals
+    "1.126e+06 [9.397e+05, 1.312e+06]": costs in nanoseconds, written as bare counts."""
+    params, _ = data(1)
+    fit = fit_terms(parse_terms("o2,o,1"), params, 0.418 * params["o"] ** 2 - 1484 * params["o"] + 1_125_794)
+    assert fit.formula(measure="total-ns") == "0.418 ns⋅o² - 1.48 µs⋅o + 1.13 ms"
+    assert fit.formula(measure="total-ms") == "418 µs⋅o² - 1.48 s⋅o + 1,126 s"
+    assert fit.intervals("total-ns").startswith("o² 0.4180 ns [0.4180, 0.4180]  o -1.484 µs [-1.484, -1.484]  1 1.126 ms [")
+    assert fit.formula() == "0.418⋅o² - 1,484⋅o + 1,125,794"     # no unit: plain numbers, not 1.13e+06
+    knee = analyse(parse_terms("o"), params, 30 * params["o"] + 0.25 * np.maximum(params["o"] - 2000, 0) ** 2,
+                   knee="o").knee
+    assert knee.found and re.fullmatch(r"30\.\d ns⋅o \+ 0\.2\d\d ns⋅\(o − 2,0\d\d\)₊²", knee.model("total-ns"))
+    assert re.search(r"cost per unit of objects 30\.\d\d ns below it", knee.describe("objects", "total-ns"))
+    assert re.fullmatch(r"30⋅o \+ 0\.2\d\d⋅\(o − 2,0\d\d\)₊²", knee.model()) and knee.formula == knee.model()
 
 
 def test_intervals_cover_the_truth_at_their_nominal_rate():

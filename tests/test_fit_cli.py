@@ -51,8 +51,8 @@ def test_seeds_style_output_with_intervals(fit, scaling):
     assert proc.returncode == 0, proc.stderr
     lines = SEEDS_LINE.findall(proc.stdout)
     assert lines == ["Scheduling", "Execution", "Total"]
-    assert re.search(r"^Total\s*: 3\d⋅v⋅o \+ 4\d\d⋅o, R²", proc.stdout, re.M)
-    assert "95% CI: v⋅o" in proc.stdout
+    assert re.search(r"^Total\s*: 3\d\.\d ns⋅v⋅o \+ 4\d\d ns⋅o, R²", proc.stdout, re.M)   # total(ns): in its unit
+    assert re.search(r"95% CI: v⋅o 3\d\.\d\d ns \[3\d\.\d\d, 3\d\.\d\d\]  o 4\d\d\.\d ns \[", proc.stdout)
 
 
 def test_automatic_selection_recovers_the_true_terms_with_intervals(fit, scaling):
@@ -163,7 +163,7 @@ def test_values_a_cost_model_cannot_square_are_refused_by_file_and_line(fit, sca
     big = tmp_path / "big.tsv"
     big.write_text(scaled(1e90))
     proc = fit(big, "-y", "S")
-    assert proc.returncode == 0 and re.search(r"^Scheduling: \S+e\+90⋅o,", proc.stdout, re.M), proc.stdout
+    assert proc.returncode == 0 and re.search(r"^Scheduling: \S+e\+90 ns⋅o,", proc.stdout, re.M), proc.stdout
 
 
 def test_record_then_history_and_fit_from_store(cli, fit, scaling):
@@ -237,11 +237,12 @@ def test_a_knee_model_that_wins_by_bic_is_the_headline(fit, scaling):
     assert first.startswith("Total: knee model ") and "knee at objects ≈ 3,007" in first
     r2 = float(first.rsplit("R² = ", 1)[1])
     assert 0.25 < r2 <= 1.0                             # better than the polynomial's 0.2525
-    assert second.strip().startswith("without a knee: 0.418⋅o²") and "(ΔBIC 140.1 worse)" in second
+    assert second.strip().startswith("without a knee: 0.418 ns⋅o² - 1.48 µs⋅o + 1.13 ms, R² = 0.2525")
+    assert "(ΔBIC 140.1 worse)" in second
     doc = fit_json(fit, str(scaling / "async-deinit-quick-quadratic.tsv"), "-y", "T", "--knee", "objects")
     assert doc["phases"][0]["knee"]["r2"] == pytest.approx(r2, abs=1e-4)
     plain = fit(str(scaling / "async-deinit-quick-linear.tsv"), "-y", "T", "--knee", "objects").stdout.splitlines()
-    assert plain[0].startswith("Total: 27⋅o, R² =") and any("no knee in objects" in line for line in plain)
+    assert plain[0].startswith("Total: 26.9 ns⋅o, R² =") and any("no knee in objects" in line for line in plain)
 
 
 def test_a_suites_stored_run_is_checked_against_its_suites_expectation(fit, scaling, store_path):
@@ -264,3 +265,24 @@ def test_a_suites_stored_run_is_checked_against_its_suites_expectation(fit, scal
     proc = fit(str(scaling / "async-deinit-quick-quadratic.tsv"), *check, "--benchmark", "other/async_array")
     assert proc.returncode == 2 and "no complexity expectation matches benchmark 'other/async_array'" in proc.stderr
     assert "async-deinit/*" in proc.stderr
+
+
+def test_costs_read_in_the_tables_unit_and_plain_numbers_without_one(fit, scaling, tmp_path):
+    """A new user's audit: a total(ns) table's fit read "0.418⋅o² - 1484⋅o + 1125794" and its
+    intervals "1 1.126e+06 [9.397e+05, 1.312e+06]", nanoseconds written as bare counts.  Now
+    every coefficient, interval and knee model is in the table's unit (the intervals in their
+    coefficient's), and a unit perfgate does not know leaves plain numbers, never 1.1e+06."""
+    table = scaling / "async-deinit-quick-quadratic.tsv"
+    lines = fit(table, "-y", "T", "--knee", "objects").stdout.splitlines()
+    assert re.match(r"Total: knee model 45\.\d ns⋅o - 7\.00 µs \+ 1\.36 ns⋅\(o − 3,007\)₊²: knee at objects ≈ 3,007 "
+                    r".*cost per unit of objects 45\.\d\d ns below it", lines[0])
+    assert lines[2].split("95% CI: ")[1] == "o² 0.4176 ns [0.3535, 0.4818]  o -1.484 µs [-1.726, -1.242]  " \
+                                            "1 1.126 ms [0.940, 1.312]"
+    doc = fit_json(fit, table, "-y", "T", "--knee", "objects")["phases"][0]
+    assert doc["summary"].startswith("0.418 ns⋅o² - 1.48 µs⋅o + 1.13 ms, R²") and doc["fit"]["formula"] in doc["summary"]
+    assert doc["knee"]["formula"].startswith("45.") and doc["fit"]["terms"][2]["coef"] > 1e6   # the numbers stay in ns
+    cycles = tmp_path / "cycles.tsv"
+    cycles.write_text(table.read_text().replace("(ns)", "(cycles)"))
+    out = fit(cycles, "-y", "T", "--knee", "objects").stdout
+    assert "without a knee: 0.418⋅o² - 1,484⋅o + 1,125,794, R²" in out
+    assert "1 1,125,794 [939,701, 1,311,886]" in out and "e+0" not in out and " ns" not in out

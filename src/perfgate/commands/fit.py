@@ -128,11 +128,11 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         emit_json({"benchmark": benchmark, "source": table.source, "points": len(table),
                    "parameters": names, "unit": table.unit, "diff": args.diff,
-                   "phases": [_phase_json(key, label, fit, selection, knee, verdicts, names)
+                   "phases": [_phase_json(key, label, fit, selection, knee, verdicts, names, _measure(table))
                               for key, label, _, fit, selection, knee, verdicts in results],
                    "recorded": recorded, "violated": violated})
     else:
-        _print(results, names, len(table), args)
+        _print(results, names, len(table), args, _measure(table))
         if recorded:
             err.print(f"recorded {recorded['metrics']} complexity metrics for {benchmark} "
                       f"as a run of {recorded['branch']}@{recorded['commit'][:12]}", markup=False, soft_wrap=True)
@@ -294,25 +294,29 @@ def _expectations(path: str):
 
 # --- output ---------------------------------------------------------------------------------
 
-def _print(results, names: dict[str, str], n: int, args: argparse.Namespace) -> None:
+def _measure(table: ScalingTable) -> str:
+    """A measure name ending in the table's unit (``cost-ns``): coefficients, intervals and knee
+    models are written in it (``340 ns⋅o + 120 µs``) as the trend pages write them."""
+    return f"cost-{table.unit}"
+
+
+def _print(results, names: dict[str, str], n: int, args: argparse.Namespace, measure: str) -> None:
     width = max(len(label) for _, label, *_ in results)
     for key, label, y, fit, selection, knee, verdicts in results:
         pad = " " * (width + 2)
         if knee is not None and knee.found:
             # The knee model beat every model without one by BIC: it is the headline, and the
             # best polynomial (whose R² can be poor, or its cost below zero) the comparison.
-            out.print(f"{label.ljust(width)}: {knee.describe(names.get(knee.param, knee.param))}; R² = {knee.r2:.4f}",
+            out.print(f"{label.ljust(width)}: {knee.describe(names.get(knee.param, knee.param), measure)}; R² = {knee.r2:.4f}",
                       markup=False, soft_wrap=True)
-            out.print(f"{pad}without a knee: {fit.summary()} (ΔBIC {knee.delta_bic:.1f} worse)", markup=False,
+            out.print(f"{pad}without a knee: {fit.summary(measure=measure)} (ΔBIC {knee.delta_bic:.1f} worse)", markup=False,
                       soft_wrap=True)
         else:
             # The seeds' R² (unweighted) first, then the one in the fit's own metric: a relative
             # fit over costs spanning decades read "R² = 0.0150" beside a weighted 0.9774.
             fitted = f" (weighted, as fitted: {fit.r2_weighted:.4f})" if fit.weighting != "none" else ""
-            out.print(f"{label.ljust(width)}: {fit.summary()}{fitted}", markup=False, soft_wrap=True)
-        cis = "  ".join(f"{t.label} {c:,.4g} [{lo:,.4g}, {hi:,.4g}]"
-                        for t, c, lo, hi in zip(fit.terms, fit.coef, fit.ci_low, fit.ci_high))
-        out.print(f"{pad}95% CI: {cis}", markup=False, style="dim", soft_wrap=True)
+            out.print(f"{label.ljust(width)}: {fit.summary(measure=measure)}{fitted}", markup=False, soft_wrap=True)
+        out.print(f"{pad}95% CI: {fit.intervals(measure)}", markup=False, style="dim", soft_wrap=True)
         if fit.below_zero:
             out.print(f"{pad}warning: {fit.below_zero_text()}", markup=False, style="yellow", soft_wrap=True)
         if selection is not None and len(selection.ranking) > 1:
@@ -322,7 +326,7 @@ def _print(results, names: dict[str, str], n: int, args: argparse.Namespace) -> 
             out.print(f"{pad}chosen by BIC among {len(selection.ranking)} models; next best {runner.spec}: {why}",
                       markup=False, style="dim", soft_wrap=True)
         if knee is not None and args.knee and not knee.found:
-            out.print(f"{pad}{knee.describe(names.get(knee.param, knee.param))}", markup=False, soft_wrap=True)
+            out.print(f"{pad}{knee.describe(names.get(knee.param, knee.param), measure)}", markup=False, soft_wrap=True)
         for v in verdicts:
             mark = "ok" if v.ok else "VIOLATED"
             out.print(f"{pad}{mark}: {v.reason}", markup=False, style=None if v.ok else "bold red", soft_wrap=True)
@@ -332,10 +336,12 @@ def _print(results, names: dict[str, str], n: int, args: argparse.Namespace) -> 
               f"{'Huber-robust' if results[0][3].robust else 'least squares'}[/dim]")
 
 
-def _phase_json(key, label, fit: Fit, selection, knee, verdicts: list[Verdict], names) -> dict:
-    return {"phase": key, "label": label, "fit": fit.as_dict(), "summary": fit.summary(),
+def _phase_json(key, label, fit: Fit, selection, knee, verdicts: list[Verdict], names, measure: str) -> dict:
+    # the texts as printed; the numbers themselves stay in the table's unit
+    return {"phase": key, "label": label, "fit": fit.as_dict(measure), "summary": fit.summary(measure=measure),
             "selection": selection.as_dict() if selection else None,
-            "knee": {**knee.as_dict(), "param": names.get(knee.param, knee.param)} if knee else None,
+            "knee": {**knee.as_dict(), "formula": knee.model(measure), "param": names.get(knee.param, knee.param)}
+            if knee else None,
             "verdicts": [v.as_dict() for v in verdicts]}
 
 

@@ -32,7 +32,7 @@ from scipy import stats
 
 from perfgate.complexity.regression import bic, format_formula, r_squared, variance_weights, weighted_lstsq
 from perfgate.complexity.terms import Term, design_matrix
-from perfgate.units import p_text
+from perfgate.units import p_text, quantity
 
 GRID = 120
 REFINE = 60
@@ -64,13 +64,22 @@ class Knee:
                                                                      self.location, self.degree)])
         return X @ self.beta
 
-    def describe(self, name: str | None = None) -> str:
+    def model(self, measure: str = "") -> str:
+        """The knee model, ``500⋅o + 0.25⋅(o − 2,000)₊²``; in the unit of a ``measure`` that has
+        one, ``500 ns⋅o + 0.250 ns⋅(o − 2,000)₊²`` ("" when no knee model was fitted)."""
+        if self.beta is None:
+            return self.formula
+        labels = [t.label for t in self.base] + [f"({self.param} − {self.location:,.0f})₊" + ("²" if self.degree == 2 else "")]
+        return format_formula(labels, self.beta, measure=measure)
+
+    def describe(self, name: str | None = None, measure: str = "") -> str:
+        """The knee in words; its model and the cost per unit below it in ``measure``'s unit."""
         name = name or self.param
         if not self.found:
             return f"no knee in {name} (ΔBIC {self.delta_bic:+.1f} for the best knee model)"
         shape = "grows quadratically" if self.degree == 2 else "steps up"
-        return (f"knee model {self.formula}: knee at {name} ≈ {self.location:,.0f} (the fit's 95% interval {self.low:,.0f} … {self.high:,.0f}; "
-                f"runs of one commit vary more): cost per unit of {name} {self.slope_below:,.4g} below it, then {shape}; "
+        return (f"knee model {self.model(measure)}: knee at {name} ≈ {self.location:,.0f} (the fit's 95% interval {self.low:,.0f} … {self.high:,.0f}; "
+                f"runs of one commit vary more): cost per unit of {name} {quantity(self.slope_below, measure, 4)} below it, then {shape}; "
                 f"adds {self.effect:.0%} at the largest {name}, ΔBIC {self.delta_bic:.1f}, {p_text(self.p_value)}")
 
     def as_dict(self) -> dict:
@@ -152,11 +161,12 @@ def find_knee(base: list[Term], params: dict[str, np.ndarray], y: np.ndarray, le
     pred = float(Xk[i_max] @ beta)
     effect = gamma * hinge(x[i_max], k, d) / pred if pred > 0 else 0.0
     found = delta > 0 and gamma > 0 and lo < k < hi
-    labels = [t.label for t in base] + [f"({letter} − {k:,.0f})₊" + ("²" if d == 2 else "")]
     fitted = Xk @ beta
     r2, _ = r_squared(y, fitted, Xk.shape[1])
-    return Knee(letter, bool(found), float(k), float(best["low"]), float(best["high"]), d, gamma, slope,
-                float(delta), p_value, float(effect), format_formula(labels, beta), fitted, list(base), beta, r2)
+    knee = Knee(letter, bool(found), float(k), float(best["low"]), float(best["high"]), d, gamma, slope,
+                float(delta), p_value, float(effect), "", fitted, list(base), beta, r2)
+    knee.formula = knee.model()
+    return knee
 
 
 def _search(X0: np.ndarray, x: np.ndarray, y: np.ndarray, w: np.ndarray, lo: float, hi: float) -> dict | None:

@@ -24,6 +24,7 @@ def fit_figure(title: str, names: dict[str, str], params: dict[str, np.ndarray],
                phases: list[tuple[str, np.ndarray, Fit, Knee | None]], unit: str = "ns") -> Figure:
     """``names`` maps parameter letters to column names; ``phases`` is (label, y, fit, knee)."""
     letters = [p for p in names if p in params and np.ptp(params[p]) > 0] or [p for p in names if p in params]
+    measure = f"cost-{unit}"   # a name ending in the unit: the titles' models read in it (45.2 ns⋅o)
     knee_panel = any(k is not None and k.found for *_, k in phases)
     cols = max(len(letters), 1) + knee_panel
     fig = Figure(figsize=(5.2 * cols, 3.8 * len(phases)), layout="constrained")
@@ -50,20 +51,21 @@ def fit_figure(title: str, names: dict[str, str], params: dict[str, np.ndarray],
                            label=f"knee ≈ {knee.location:,.0f}")
             ax.set_xlabel(names[letter])
             ax.set_ylabel(f"{label} ({unit})")
-            ax.set_title(textwrap.fill(f"{label}: {fit.formula()}  (R² {fit.r2:.3f})", 60), fontsize=8)
+            ax.set_title(textwrap.fill(f"{label}: {fit.formula(measure=measure)}  (R² {fit.r2:.3f})", 60), fontsize=8)
             ax.grid(alpha=0.3)
             ax.legend(fontsize=8, loc="upper left")
         if knee_panel:
             ax = axes[row][-1]
             if knee is not None and knee.found:
-                _per_unit_panel(ax, names[knee.param], params[knee.param], y, knee, label, unit)
+                _per_unit_panel(ax, names[knee.param], params[knee.param], y, knee, label, unit, measure)
             else:
                 ax.set_axis_off()
     fig.suptitle(title)
     return fig
 
 
-def _per_unit_panel(ax, name: str, x: np.ndarray, y: np.ndarray, knee: Knee, label: str, unit: str) -> None:
+def _per_unit_panel(ax, name: str, x: np.ndarray, y: np.ndarray, knee: Knee, label: str, unit: str,
+                    measure: str) -> None:
     """Cost per unit of the knee parameter on a log axis: flat while linear, rising past the knee."""
     keep = x > 0
     order = np.argsort(x[keep])
@@ -75,7 +77,7 @@ def _per_unit_panel(ax, name: str, x: np.ndarray, y: np.ndarray, knee: Knee, lab
     ax.set_xscale("log")
     ax.set_xlabel(f"{name} (log scale)")
     ax.set_ylabel(f"{label} per {name.rstrip('s')} ({unit})")
-    ax.set_title(textwrap.fill(f"knee model: {knee.formula}", 60), fontsize=8)
+    ax.set_title(textwrap.fill(f"knee model: {knee.model(measure)}", 60), fontsize=8)
     lo, hi = np.percentile(y[keep] / x[keep], [1, 99])  # a few wild runs must not flatten the curve
     ax.set_ylim(lo - 0.1 * (hi - lo), hi + 0.1 * (hi - lo))
     ax.grid(alpha=0.3, which="both")

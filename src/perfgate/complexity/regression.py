@@ -28,6 +28,7 @@ import statsmodels.api as sm
 from scipy import stats
 
 from perfgate.complexity.terms import Term, design_matrix
+from perfgate.units import interval, number, quantity, unit_of
 
 WEIGHTINGS = ("relative", "none")
 WEIGHT_FLOOR = 0.01  # fraction of the median |ŷ| below which a prediction gets no extra weight
@@ -94,18 +95,24 @@ class Fit:
             t = np.abs(self.coef / self.stderr)
         return 2 * stats.t.sf(np.nan_to_num(t, nan=0.0, posinf=1e300), max(self.n - len(self.terms), 1))
 
-    def formula(self, digits: int = 0) -> str:
-        """``32⋅v⋅o + 486⋅o`` — the seeds' notation; the constant is printed without a term."""
-        return format_formula([t.label for t in self.terms], self.coef, digits)
+    def formula(self, digits: int = 0, measure: str = "") -> str:
+        """``32⋅v⋅o + 486⋅o`` — the seeds' notation, the constant printed without a term; in the
+        unit of a ``measure`` that has one, ``32.0 ns⋅v⋅o + 486 ns⋅o``."""
+        return format_formula([t.label for t in self.terms], self.coef, digits, measure)
 
-    def summary(self, digits: int = 0) -> str:
-        return f"{self.formula(digits)}, R² = {self.r2:.4f}, Adjusted R² = {self.adj_r2:.4f}"
+    def summary(self, digits: int = 0, measure: str = "") -> str:
+        return f"{self.formula(digits, measure)}, R² = {self.r2:.4f}, Adjusted R² = {self.adj_r2:.4f}"
 
-    def as_dict(self) -> dict:
+    def intervals(self, measure: str = "") -> str:
+        """Each coefficient with its interval, in the measure's unit: ``o 26.92 ns [26.64, 27.20]``."""
+        return "  ".join(f"{t.label} {interval(c, lo, hi, measure)}"
+                         for t, c, lo, hi in zip(self.terms, self.coef, self.ci_low, self.ci_high))
+
+    def as_dict(self, measure: str = "") -> dict:
         pv = self.p_values()
         return {
             "model": ",".join(t.spec for t in self.terms),
-            "formula": self.formula(),
+            "formula": self.formula(measure=measure),
             "terms": [
                 {"term": t.spec, "label": t.label, "coef": float(c), "stderr": float(s),
                  "ci_low": float(lo), "ci_high": float(hi), "p_value": float(p)}
@@ -117,10 +124,12 @@ class Fit:
         }
 
 
-def format_formula(labels: list[str], coefs, digits: int = 0) -> str:
+def format_formula(labels: list[str], coefs, digits: int = 0, measure: str = "") -> str:
+    """``45.2 ns⋅o - 7.00 µs`` where ``measure`` names a unit (``total-ns``), else the seeds'
+    ``45⋅o - 7,004``; ``digits``: that many decimals, as plain numbers."""
     parts = []
     for label, c in zip(labels, coefs):
-        number = _number(abs(c), digits)
+        number = quantity(abs(c), measure) if unit_of(measure) and not digits else _number(abs(c), digits)
         parts.append(("-" if c < 0 else "+", number if label == "1" else f"{number}⋅{label}"))
     if not parts:
         return "0"
@@ -131,9 +140,8 @@ def format_formula(labels: list[str], coefs, digits: int = 0) -> str:
 def _number(x: float, digits: int) -> str:
     if digits:
         return f"{x:.{digits}f}"
-    if x != 0 and (abs(x) < 10 or abs(x) >= 1e15):   # past 15 digits: scientific, not a wall of them
-        return f"{x:.3g}"
-    return f"{x:.0f}"
+    # the seeds' notation: whole numbers from 10 up, three digits below (scientific past 15 digits)
+    return number(x, 3 if abs(x) < 10 else 1)
 
 
 def weighted_lstsq(X: np.ndarray, y: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, float]:
