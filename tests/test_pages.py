@@ -117,6 +117,10 @@ def test_a_sweep_is_fitted_per_commit_and_its_knee_found_where_it_appeared(histo
     # the index names the knee's measure (the demo's read "objects ≈ 2.09k" of another measure)
     [line] = [s for s in _js(site / "data" / "index.js")["sweeps"] if s["name"] == SWEEP]
     assert line["knee"].startswith("total-ns: objects ≈ ")
+    # texts in the unit the measure's name ends in (they read 35⋅v⋅o + 480⋅o of nanoseconds, and
+    # the knee "objects ≈ 8.02k", as if a count); a knee is a number of objects, written whole
+    assert re.fullmatch(r"total-ns: objects ≈ \d,\d{3}", line["knee"]), line["knee"]
+    assert all(" ns⋅" in m["formula"] for m in line["models"]), line["models"]
     [m] = sweep["measures"]
     assert m["measure"] == "total-ns" and len(m["fits"]) == SWEEP_COMMITS
     for i, f in enumerate(m["fits"]):
@@ -126,12 +130,16 @@ def test_a_sweep_is_fitted_per_commit_and_its_knee_found_where_it_appeared(histo
         assert f["x"] == "objects" and f["group"] == "values" and len(f["curves"]) == 3
         assert all(c["lower"][j] <= c["y"][j] <= c["upper"][j] for c in f["curves"] for j in range(len(c["x"])))
         if i < KNEE_FROM:
+            assert re.fullmatch(r"3\d\.\d ns⋅v⋅o \+ 4\d\d ns⋅o", f["formula"]), f["formula"]
             assert not f["knee"]["found"], f"no knee before commit {KNEE_FROM}, got {f['knee']}"
             assert not any("knee_y" in c for c in f["curves"])
         else:
             k = f["knee"]
             assert k["found"] and k["low"] <= k["location"] <= k["high"] and 6000 < k["location"] < 10000
             assert "knee at objects" in k["text"]
+            assert re.match(r"3\d\.\d ns⋅v⋅o \+ 4\d\d ns⋅o .*ns⋅\(o − \d,\d{3}\)₊²$", k["formula"]), k["formula"]
+            assert k["text"].startswith(f"knee model {k['formula']}: ") and re.search(r"objects [\d.]+ [nµ]s below", k["text"])
+            assert " ns⋅" in f["formula"] and "e+" not in f["formula"] + k["text"]
             # The knee model is drawn too, and follows the points past the knee at least as closely
             # as the chosen model: their squared misses over the measured points, per curve.
             for c in f["curves"]:

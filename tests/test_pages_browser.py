@@ -298,12 +298,22 @@ def test_toggling_a_branch_hides_its_lines(site, page):
 
 def test_the_scaling_page_shows_the_knee(site, page):
     _open(page, (site / "index.html").as_uri())
+    # the index's line for it: the model in nanoseconds' units, the knee a whole number of objects
+    row = page.locator("tr", has=page.locator("a.sweep", has_text=SWEEP)).first.inner_text()
+    assert re.search(r"total-ns: 3\d\.\d ns⋅v⋅o \+ 4\d\d ns⋅o", row) and re.search(r"objects ≈ \d,\d{3}\b", row), row
     page.locator("a.sweep", has_text=SWEEP).click()
     page.wait_for_selector("html[data-ready='1']")
     # The knee model leads (a first-time user's audit: the polynomial it beats by BIC was the
     # headline, with its unweighted R²), the polynomial follows.
     headline = page.locator("#latest-formula").inner_text()
     assert "knee at objects ≈ " in headline and "grows quadratically" in headline and "; R² 0." in headline
+    # in the unit of total-ns, as the axes: the knee model, the cost per object below the knee
+    # (it read "knee model 35⋅v⋅o + 480⋅o + 0.04⋅(o − 8,011)₊²", nanoseconds written as counts)
+    assert re.search(r"knee model 3\d\.\d ns⋅v⋅o \+ 4\d\d ns⋅o .*ns⋅\(o − \d,\d{3}\)₊²: ", headline), headline
+    assert re.search(r"cost per unit of objects [\d.]+ [nµ]s below it", headline), headline
+    assert re.search(r"Without a knee: .*\d ns⋅", page.locator(".knee-note").first.inner_text())
+    rows = [page.locator("#fits tr").nth(i).locator("td").nth(2).inner_text() for i in range(6)]
+    assert all(" ns⋅" in r and "e+" not in r for r in rows), rows     # the table of every fit
     note = page.locator(".knee-note").first.inner_text()
     assert note.startswith("Without a knee: ") and "weighted as fitted 0." in note and "worse" in note
     labels = page.evaluate("""() => window.PERFGATE_CHARTS.curve.getOption().series
@@ -318,7 +328,7 @@ def test_the_scaling_page_shows_the_knee(site, page):
     changed = page.locator("#pair-changes").inner_text()
     # the models compared whole: the polynomials' coefficients, one of them the model the knee
     # beat, read as a negative per-object cost in an audit
-    assert "knee: none → objects ≈ " in changed and changed.count("model: ") == 1 and "v⋅o" in changed
+    assert "knee: none → objects ≈ " in changed and changed.count("model: ") == 1 and "ns⋅v⋅o" in changed
     assert ")₊" in changed and ")₊" in page.locator("#formula-b").inner_text()     # the knee model's hinge
     assert page.locator("#history .chart").count() >= 3 and page.locator(".knee-history").count() == 1
     assert page.locator("#fits tr").count() == 6

@@ -109,6 +109,7 @@ def test_an_alerts_evidence_is_written_one_way_everywhere():
     (0.0974, "total-ns", "0.0974 ns"),           # was "0.10 ns"
     (0.00291, "", "0.00291"),                    # was "0.00"
     (120_000, "total", "120k"),                  # no unit: a count, as before
+    (1.5e12, "latency", "1500 s"),               # no separator: as the pages' charts write it
 ])
 def test_human_reads_the_unit_a_measure_name_ends_in(value, measure, text):
     assert human(value, measure) == text

@@ -45,7 +45,8 @@ def human(value: float | None, measure: str = "", significant: int = 3) -> str:
     if factor is None:   # beyond what the units spell out
         return f"{value:.{significant - 1}e} {unit}".rstrip()
     scaled = value / factor
-    text = _fixed(scaled, 0 if unit in ("", "B", "ns") and float(scaled).is_integer() else None, significant)
+    # no thousands separator: common.js's human, which the pages' charts write with, has none
+    text = _fixed(scaled, 0 if unit in ("", "B", "ns") and float(scaled).is_integer() else None, significant, "")
     return f"{text} {unit}".rstrip() if unit not in ("k", "M", "G") else f"{text}{unit}"
 
 
@@ -103,20 +104,22 @@ def _step(value: float, scale: list[tuple[float, str]]) -> tuple[float | None, s
     return next((f, u) for f, u in scale if abs(value) >= f or f == 1.0)
 
 
-def _fixed(x: float, decimals: int | None, significant: int) -> str:
+def _fixed(x: float, decimals: int | None, significant: int, thousands: str = ",") -> str:
     """``x`` to ``decimals`` places, or to ``significant`` digits (at least its integer part; a
-    number under 1 to that many after its leading zeros), thousands separated."""
+    number under 1 to that many after its leading zeros), ``thousands`` separated."""
     if decimals is None:
         decimals = significant - _digits(x)
-    text = f"{x:,.{max(decimals, 0)}f}"
+    text = f"{x:{thousands}.{max(decimals, 0)}f}"
     if decimals > 0 and x and _digits(float(text.replace(",", ""))) > _digits(x):
-        text = f"{x:,.{decimals - 1}f}"   # 9.997 rounds to "10.00": "10.0"
+        text = f"{x:{thousands}.{decimals - 1}f}"   # 9.997 rounds to "10.00": "10.0"
     return text
 
 
 def _digits(x: float) -> int:
     """Where a number's first digit is: 3 for 123, 1 for 1 (and 0), 0 for 0.5, -1 for 0.05."""
-    return math.floor(math.log10(abs(x))) + 1 if x else 1
+    if abs(x) >= 1 or not x:
+        return len(str(int(abs(x))))   # exact where a logarithm can round 999.99… up to 3
+    return math.floor(math.log10(abs(x))) + 1
 
 
 def sparkline(values: Sequence[float]) -> str:

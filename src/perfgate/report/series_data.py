@@ -305,7 +305,9 @@ def _printed_alike(a: np.ndarray, r: np.ndarray, scale: str) -> np.ndarray:
                                                                  np.where(size >= steps[2], steps[2], 1.0)))
         x = size / factor
         whole = 1 + np.searchsorted(_TENS, x, side="right")      # digits of the integer part
-        digits = np.where((factor == 1.0) & (x == np.floor(x)), 0, np.maximum(3 - whole, 0))
+        # under 1, the place of the first digit (0.05: -1): three digits after the leading zeros
+        whole = np.where((x > 0) & (x < 1), np.floor(np.log10(np.where(x > 0, x, 1.0))) + 1, whole)
+        digits = np.where((factor == 1.0) & (x == np.floor(x)), 0, np.maximum(3 - whole, 0)).astype(int)
         y = x * _POW10[350 + digits]
         frac = y - np.floor(y)
         return factor, digits, np.floor(y + 0.5), np.abs(frac - 0.5) > 1e-6

@@ -16,7 +16,7 @@ import numpy as np
 from perfgate.complexity.terms import TermError, default_terms, design_matrix
 from perfgate.report.series_data import suffix_scale
 from perfgate.store import Point, SeriesKey
-from perfgate.units import human
+from perfgate.units import number
 
 # "NAME/values=3,objects=900": at least two NAME=NUMBER pairs after the last slash.
 SWEEP_POINT = re.compile(r"/[A-Za-z_][\w-]*=[^/,]+(,[A-Za-z_][\w-]*=[^/,]+)+$")
@@ -88,7 +88,8 @@ def _table(rows: list[tuple[dict[str, float], list[float]]]) -> tuple[dict[str, 
 
 def fit_commit(rows, measure: str) -> dict | None:
     """The fit of one commit's points of one measure: model, coefficients with their intervals,
-    knee, and the points and model curve to draw.  None when the data cannot support a fit."""
+    knee, and the points and model curve to draw.  None when the data cannot support a fit.
+    Its texts (models, the knee's) are in the unit the measure's name ends in, as the page's axes."""
     # Imported here: the fitting code pulls in statsmodels (~2 s to import), and most builds have
     # no sweep at all.
     from perfgate.complexity.analysis import analyse, knee_letter
@@ -107,7 +108,7 @@ def fit_commit(rows, measure: str) -> dict | None:
     x_letter = knee_in or next(iter(params))
     others = [k for k in params if k != x_letter]
     return {
-        "formula": fit.formula(), "r2": fit.r2, "adj_r2": fit.adj_r2, "r2_weighted": fit.r2_weighted, "n": fit.n,
+        "formula": fit.formula(measure=measure), "r2": fit.r2, "adj_r2": fit.adj_r2, "r2_weighted": fit.r2_weighted, "n": fit.n,
         "warning": fit.below_zero_text(),
         "terms": [{"term": t.spec, "label": t.label, "coef": float(c), "ci_low": float(lo), "ci_high": float(hi)}
                   for t, c, lo, hi in zip(fit.terms, fit.coef, fit.ci_low, fit.ci_high)],
@@ -124,9 +125,9 @@ def _knee(knee, names: dict[str, str], measure: str) -> dict | None:
     d = {"param": names.get(knee.param, knee.param), "found": bool(knee.found), "delta_bic": float(knee.delta_bic)}
     if knee.found:
         d |= {"location": float(knee.location), "low": float(knee.low), "high": float(knee.high),
-              "degree": knee.degree, "slope_below": float(knee.slope_below), "formula": knee.formula,
+              "degree": knee.degree, "slope_below": float(knee.slope_below), "formula": knee.model(measure),
               "p_value": float(knee.p_value), "effect": float(knee.effect), "r2": float(knee.r2),
-              "text": knee.describe(names.get(knee.param, knee.param))}
+              "text": knee.describe(names.get(knee.param, knee.param), measure)}
     return d
 
 
@@ -196,4 +197,4 @@ def sweep_summary(page: dict) -> dict:
     return {"name": page["name"], "branch": page["branch"], "testbed": page["testbed"],
             "commits": max((len(m["fits"]) for m in page["measures"]), default=0),
             "models": [{"measure": m["measure"], "formula": leading_formula(m["fits"][-1])} for m in page["measures"]],
-            "knee": "; ".join(f"{measure}: {k['param']} ≈ {human(k['location'])}" for measure, k in knees)}
+            "knee": "; ".join(f"{measure}: {k['param']} ≈ {number(k['location'])}" for measure, k in knees)}

@@ -39,6 +39,11 @@ var PG = (function () {
   };
   // Mirrors perfgate.units.human: three significant digits, at least the integer part.
   // ``sig``: significant digits (3, as perfgate.units.human, unless an axis needs more)
+  // Where a number's first digit is, as perfgate.units._digits: 3 for 123, 1 for 1 (and 0), 0 for
+  // 0.5, -1 for 0.05 (a cost per object² of 0.0974 ns has its digits after the zeros).
+  function lead(x) {
+    return Math.abs(x) >= 1 || !x ? String(Math.trunc(Math.abs(x))).length : Math.floor(Math.log10(Math.abs(x))) + 1;
+  }
   function human(v, scale, sig) {
     if (v == null || !isFinite(v)) return "—";
     sig = sig || 3;
@@ -47,11 +52,11 @@ var PG = (function () {
     for (var i = 0; i < steps.length; i++) {
       var f = steps[i][0], unit = steps[i][1];
       if (Math.abs(v) >= f || f === 1) {
-        var x = v / f, whole = String(Math.trunc(Math.abs(x))).length;
+        var x = v / f, whole = lead(x);
         var digits = (unit === "" || unit === "B" || unit === "ns") && Number.isInteger(x) ? 0 : Math.max(sig - whole, 0);
         var text = x.toFixed(digits);
         // 9.997 rounds to "10.00": one digit fewer, "10.0", as perfgate.units.human
-        if (digits > 0 && String(Math.trunc(Math.abs(Number(text)))).length > whole) text = x.toFixed(digits - 1);
+        if (digits > 0 && x && lead(Number(text)) > whole) text = x.toFixed(digits - 1);
         return scale === "count" ? text + unit : text + " " + unit;
       }
     }
