@@ -7,6 +7,7 @@ of a scaling suite built and run in the pinned image."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import textwrap
 from pathlib import Path
@@ -41,6 +42,8 @@ def test_a_head_turning_quadratic_breaks_the_expectation_its_base_keeps():
         ("async-deinit/async_array", "schedule-ns", "broken"), ("async-deinit/async_array", "total-ns", "broken")]
     total = rows[1]
     assert total.base.knee is None and "no knee" in total.base.model
+    # the model in the unit of total-ns (it read "27⋅o, no knee", nanoseconds as a bare count)
+    assert re.fullmatch(r"2\d\.\d ns⋅o, no knee", total.base.model), total.base.model
     assert 2_500 < total.head.knee["location"] < 3_500 and total.head.knee["degree"] == 2
     assert total.broken[0].expectation == EXPECT[0] and "turns quadratic" in total.broken[0].reason
     assert total.verdict_text().startswith("BROKEN by head: the cost turns quadratic above objects ≈ ")
@@ -359,6 +362,10 @@ def test_a_delta_columns_sweep_total_about_zero_is_said_in_its_units():
     change = sweep_change([sweep(0) for _ in range(4)], [sweep(20) for _ in range(4)], "schedule-ns")
     assert not change.relative and change.low < 1000 < change.high          # +20 a point: +1,000 a sweep
     assert "%" not in change.text() and "on a base total of" in change.text() and "on differences" in change.text()
+    # in the column's unit, the interval in the change's: "+942 ns [-4, +1,889] on a base total of
+    # 166 ns", not "+942 [-4.00, +1.89k] on a base total of 166"
+    assert re.match(r"sweep total over 50 points \+\d+ ns \[-\d+, \+1,\d{3}\] on a base total of \d+ ns, p = ",
+                    change.text()), change.text()
     costs = sweep_change([[Metric("t/x=1", "total-ns", 100.0 + r)] for r in range(3)],
                          [[Metric("t/x=1", "total-ns", 120.0 + r)] for r in range(3)], "total-ns")
     assert costs.relative and costs.text().startswith("sweep total over 1 points +")

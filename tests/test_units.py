@@ -138,3 +138,11 @@ def test_an_interval_is_in_its_values_unit(args, text):
     from perfgate.units import interval
 
     assert interval(*args) == text
+
+
+def test_a_change_with_its_interval_gives_each_number_its_sign():
+    # check's sweep total read "+942 ns [-4.00 ns, +1.89 µs]": three numbers in two units
+    from perfgate.units import interval
+
+    assert interval(942.5, -4.0, 1889.0, "schedule-ns", 3, sign=True) == "+942 ns [-4, +1,889]"
+    assert interval(-0.5, -1.25, 0.25, "", 3, sign=True) == "-0.500 [-1.250, +0.250]"

@@ -69,13 +69,20 @@ def quantity(value: float | None, measure: str = "", significant: int = 3) -> st
     return human(value, measure, significant) if unit_of(measure) else number(value, significant)
 
 
-def interval(value: float, low: float, high: float, measure: str = "", significant: int = 4) -> str:
+def interval(value: float, low: float, high: float, measure: str = "", significant: int = 4,
+             sign: bool = False) -> str:
     """A value with its interval, both in the value's unit: ``"26.92 ns [26.64, 27.20]"``,
-    ``"1.004 ms [0.839, 1.169]"``; without a unit ``"1,003,842 [838,701, 1,168,983]"``."""
+    ``"1.004 ms [0.839, 1.169]"``; without a unit ``"1,003,842 [838,701, 1,168,983]"``.
+    ``sign``: a change, each number with its sign (``"+942 ns [-4, +1,889]"``)."""
+    plus = "+" if sign else ""
+
+    def signed(text: str, x: float) -> str:
+        return plus + text if x >= 0 else text
+
     if not all(math.isfinite(x) for x in (value, low, high)):
-        return f"{quantity(value, measure, significant)} [{quantity(low, measure, significant)}, " \
-               f"{quantity(high, measure, significant)}]"
-    text = quantity(value, measure, significant)
+        return f"{signed(quantity(value, measure, significant), value)} [" \
+               f"{signed(quantity(low, measure, significant), low)}, {signed(quantity(high, measure, significant), high)}]"
+    text = signed(quantity(value, measure, significant), value)
     if unit_of(measure):
         scale, v = _in_smallest(value, measure)
         factor, unit = _step(v, scale)
@@ -84,10 +91,10 @@ def interval(value: float, low: float, high: float, measure: str = "", significa
     else:
         factor, unit, bounds = (1.0 if 1e-3 <= abs(value) < 1e15 or not value else None), "", [low, high]
     if factor is None:   # the value in scientific notation: the bounds too
-        return f"{text} [{bounds[0]:.{significant - 1}e}, {bounds[1]:.{significant - 1}e}]"
+        return f"{text} [{bounds[0]:{plus}.{significant - 1}e}, {bounds[1]:{plus}.{significant - 1}e}]"
     number_part = text.removesuffix(unit).strip() if unit else text
     decimals = len(number_part.partition(".")[2])
-    return f"{text} [{bounds[0] / factor:,.{decimals}f}, {bounds[1] / factor:,.{decimals}f}]"
+    return f"{text} [{bounds[0] / factor:{plus},.{decimals}f}, {bounds[1] / factor:{plus},.{decimals}f}]"
 
 
 def _in_smallest(value: float, measure: str) -> tuple[list[tuple[float, str]], float]:

@@ -42,7 +42,7 @@ from perfgate.complexity.regression import FitError
 from perfgate.complexity.terms import TermError, default_terms
 from perfgate.errors import InputError
 from perfgate.model import Metric, Run
-from perfgate.units import human, p_text, pct
+from perfgate.units import interval, p_text, pct, quantity
 
 MIN_POINTS = 4   # fewer parameter combinations than this cannot show a shape
 ALPHA = 0.05     # the paired test's level, as the expectations' own
@@ -106,11 +106,9 @@ class SweepChange:
         if self.relative:
             return (f"sweep total over {self.points} points {pct(self.effect)} [{pct(self.low)}, {pct(self.high)}], "
                     f"{p_text(self.p_value)} ({about})")
-
-        def units(x: float) -> str:
-            return ("+" if x >= 0 else "") + human(x, self.measure)
-        return (f"sweep total over {self.points} points {units(self.effect)} [{units(self.low)}, {units(self.high)}] "
-                f"on a base total of {human(self.base_total, self.measure)}, {p_text(self.p_value)} "
+        change = interval(self.effect, self.low, self.high, self.measure, 3, sign=True)   # one unit: +942 ns [-4, +1,889]
+        return (f"sweep total over {self.points} points {change} "
+                f"on a base total of {quantity(self.base_total, self.measure)}, {p_text(self.p_value)} "
                 f"({about}, on differences: a total at or below zero has no ratio)")
 
     def as_dict(self) -> dict:
@@ -414,10 +412,12 @@ def _fit_side(points: list[Metric], expectations: list[Expectation]) -> dict[str
     except InputError as e:
         return {m.measure: SideFit("", error=e.reason) for m in points}
     units = {m.measure.rsplit("-", 1)[0]: m.measure for m in points}
-    return {units[phase]: _fit_measure(table, y, phase, expectations) for phase, y in table.phases.items()}
+    return {units[phase]: _fit_measure(table, y, phase, expectations, units[phase]) for phase, y in table.phases.items()}
 
 
-def _fit_measure(table: ScalingTable, y: np.ndarray, phase: str, expectations: list[Expectation]) -> SideFit:
+def _fit_measure(table: ScalingTable, y: np.ndarray, phase: str, expectations: list[Expectation],
+                 measure: str = "") -> SideFit:
+    """``measure``: the column's measure name (``total-ns``), whose unit the model is written in."""
     if len(table) < MIN_POINTS:
         return SideFit("", error=f"{len(table)} point(s), too few to fit")
     try:
@@ -440,7 +440,7 @@ def _fit_measure(table: ScalingTable, y: np.ndarray, phase: str, expectations: l
         model = (f"knee at {param} ≈ {knee.location:,.0f} (95% {knee.low:,.0f} … {knee.high:,.0f}), "
                  f"then {shape}, +{knee.effect:.0%} at the largest")
     else:
-        model = found.fit.formula() + (", no knee" if found.knee is not None else "")
+        model = found.fit.formula(measure=measure) + (", no knee" if found.knee is not None else "")
     flat = _flat_margin(found.selection)
     if flat is not None and flat < FLAT_BIC and knee is None:
         # No cost grows with the parameters here (a Δ column of noise about zero): a term's share
@@ -451,7 +451,7 @@ def _fit_measure(table: ScalingTable, y: np.ndarray, phase: str, expectations: l
     else:
         verdicts = [check(e, phase, found.fit, found.knee, params, names) for e in expectations]
     if knee is not None and any(not v.ok and not v.reason.startswith("the cost turns") for v in verdicts):
-        model += f"; without a knee {found.fit.formula()}"   # the model the verdict's terms are of
+        model += f"; without a knee {found.fit.formula(measure=measure)}"   # the model the verdict's terms are of
     return SideFit(model, knee_dict, verdicts)
 
 
