@@ -285,6 +285,7 @@ def test_a_measure_that_dips_to_zero_is_judged_on_its_differences():
     absolute = jump.effect * jump.base_median
     assert 3.8e5 < absolute < 4.2e5 and jump.change_cell().endswith(
         f" (+{human(absolute, 'total-ns')} on a base of {human(jump.base_median, 'total-ns')})")
+    assert jump.change_cell().endswith(" (+404 µs on a base of 47.1 µs)")   # total-ns: read "+404k on a base of 47.1k"
     flat = next(v for v in c.verdicts if v.benchmark == "flat")
     assert flat.verdict in ("no-change", "inconclusive") and flat.ci_low < 0 < flat.ci_high
     # a difference may pass −100% (50k to −20k): an interval all the same, not "unbounded"
