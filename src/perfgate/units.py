@@ -1,4 +1,5 @@
-"""Human-readable numbers: durations from nanoseconds, counts, bytes, relative changes, and sparklines."""
+"""Human-readable numbers: durations from nanoseconds, counts, bytes (by the measure's name, or
+the unit it ends in), plain numbers, values with their intervals, relative changes, and sparklines."""
 
 from __future__ import annotations
 
@@ -33,9 +34,10 @@ def unit_of(measure: str) -> tuple[list[tuple[float, str]], float] | None:
 
 def human(value: float | None, measure: str = "", significant: int = 3) -> str:
     """``human(1.5e6, "latency") == human(1.5, "total-ms") == "1.50 ms"``; unknown measures get
-    k/M/G suffixes.  ``significant`` digits are shown (at least the integer part); a value past a
-    million of the largest unit, or under a thousandth of the smallest, in scientific notation of
-    the smallest (a 1e308 count was 300 digits wide)."""
+    k/M/G suffixes.  ``significant`` digits are shown (at least the integer part; under 1, after
+    the leading zeros: 0.0974 ns); a value past a million of the largest unit, or under a
+    thousandth of the smallest, in scientific notation of the smallest (a 1e308 count was 300
+    digits wide)."""
     if value is None or not math.isfinite(value):
         return "—"
     if measure in _RATES:       # a count per second: "803k ops/s"
@@ -83,17 +85,15 @@ def interval(value: float, low: float, high: float, measure: str = "", significa
         return f"{signed(quantity(value, measure, significant), value)} [" \
                f"{signed(quantity(low, measure, significant), low)}, {signed(quantity(high, measure, significant), high)}]"
     text = signed(quantity(value, measure, significant), value)
-    if unit_of(measure):
-        scale, v = _in_smallest(value, measure)
-        factor, unit = _step(v, scale)
-        size = unit_of(measure)[1]
-        bounds = [x * size for x in (low, high)]
+    unit = unit_of(measure)
+    if unit:   # the bounds in the unit the value's text is in
+        factor, name = _step(value * unit[1], unit[0])
+        bounds = [x * unit[1] for x in (low, high)]
     else:
-        factor, unit, bounds = (1.0 if 1e-3 <= abs(value) < 1e15 or not value else None), "", [low, high]
+        factor, name, bounds = (1.0 if 1e-3 <= abs(value) < 1e15 or not value else None), "", [low, high]
     if factor is None:   # the value in scientific notation: the bounds too
         return f"{text} [{bounds[0]:{plus}.{significant - 1}e}, {bounds[1]:{plus}.{significant - 1}e}]"
-    number_part = text.removesuffix(unit).strip() if unit else text
-    decimals = len(number_part.partition(".")[2])
+    decimals = len(text.removesuffix(name).strip().partition(".")[2])
     return f"{text} [{bounds[0] / factor:{plus},.{decimals}f}, {bounds[1] / factor:{plus},.{decimals}f}]"
 
 
