@@ -52,7 +52,7 @@ class Knee:
     delta_bic: float = 0.0  # BIC(best no-knee model) − BIC(knee model); > 0 favours the knee
     p_value: float = 1.0  # likelihood-ratio test, knee vs no knee (χ² with 2 df; approximate)
     effect: float = 0.0  # share of the predicted cost at max x due to the knee term
-    formula: str = ""  # the knee model, e.g. 500⋅o + 0.25⋅(o − 2,000)₊²
+    formula: str = ""  # the knee model without a unit, e.g. 500⋅o + 0.250⋅(o − 2,000)₊² (see model())
     fitted: np.ndarray | None = field(default=None, repr=False)  # the knee model's predictions
     base: list[Term] = field(default_factory=list, repr=False)    # the knee model: base terms ...
     beta: np.ndarray | None = field(default=None, repr=False)     # ... their coefficients, then gamma
@@ -65,7 +65,7 @@ class Knee:
         return X @ self.beta
 
     def model(self, measure: str = "") -> str:
-        """The knee model, ``500⋅o + 0.25⋅(o − 2,000)₊²``; in the unit of a ``measure`` that has
+        """The knee model, ``500⋅o + 0.250⋅(o − 2,000)₊²``; in the unit of a ``measure`` that has
         one, ``500 ns⋅o + 0.250 ns⋅(o − 2,000)₊²`` ("" when no knee model was fitted)."""
         if self.beta is None:
             return self.formula
