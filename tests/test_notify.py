@@ -648,6 +648,45 @@ def test_a_range_of_measured_commits_after_a_thinned_backfill_counts_the_unmeasu
     assert "(one of 2 commits:" in plain_text(Event("raised", alert), Links(commits_after=lambda older, newer: 2))
 
 
+def test_a_range_of_suspects_is_written_as_a_git_range_holding_the_first_of_them():
+    """`c1..c3` is c2 and c3 to git: the issue said "another of 3 commits (`c1..c3`)", and a
+    reader pasting that range into `git log` never saw c1.  Written `c1^..c3`, as `perfgate alerts`
+    writes it; after a thinned backfill it starts at the last measured commit, which it excludes."""
+    from perfgate.notify.render import evidence_table
+
+    c0, c1, c2, c3 = "0" * 40, "1" * 40, "2" * 40, "3" * 40
+    alert = Alert("main", "tb", "copy", "latency", c2, "regression", 0.2, kind="change_point",
+                  previous_commit=c0, commit_range=(c1, c2, c3), details={"last_measured": c0}, id="88bb")
+    links = Links(repo_url="https://github.com/o/r", commits_after=lambda older, newer: 3)
+    table = evidence_table(alert, links)
+    assert f"another of 3 commits ([`{c1[:10]}^..{c3[:10]}`](https://github.com/o/r/compare/{c0}...{c3}))" in table, table
+    assert f"`{c1[:10]}..{c3[:10]}`" not in table
+    thinned = Links(repo_url="https://github.com/o/r", commits_after=lambda older, newer: 9)
+    assert f"[`{c0[:10]}..{c3[:10]}`](https://github.com/o/r/compare/{c0}...{c3})" in evidence_table(alert, thinned)
+
+
+def test_the_likeliest_commits_subject_stands_beside_it_not_after_the_range():
+    """The evidence table's "commit range" cell ended "…another of 11 commits (`a^..b`) `docs: note
+    16`": the subject of the likeliest commit read as the range's."""
+    from perfgate.notify.render import evidence_table
+
+    c0, c1, c2, c3 = "0" * 40, "1" * 40, "2" * 40, "3" * 40
+    alert = Alert("main", "tb", "copy", "latency", c2, "regression", 0.2, kind="change_point",
+                  previous_commit=c0, commit_range=(c1, c2, c3), details={"last_measured": c0}, id="99cc")
+    links = Links(repo_url="https://github.com/o/r", commits_after=lambda older, newer: 3,
+                  subject_of=lambda sha: "docs: note 16 (Ada)" if sha == c2 else None)
+    row = next(r for r in evidence_table(alert, links).splitlines() if r.startswith("| commit range |"))
+    assert row.startswith(f"| commit range | [`{c2[:10]}`](https://github.com/o/r/commit/{c2}) `docs: note 16 (Ada)` "
+                          "(likeliest) or another of 3 commits ("), row
+    assert row.endswith(")) |"), row
+    # one commit: the subject follows it as before
+    one = Alert("main", "tb", "copy", "latency", c2, "regression", 0.2, kind="change_point",
+                previous_commit=c1, commit_range=(c2,), details={"last_measured": c1}, id="99cd")
+    one_links = Links(repo_url="https://github.com/o/r", commits_after=lambda older, newer: 1,
+                      subject_of=links.subject_of)
+    assert f"(https://github.com/o/r/commit/{c2}) `docs: note 16 (Ada)` |" in evidence_table(one, one_links)
+
+
 def test_a_change_point_later_runs_no_longer_show_is_closed_as_withdrawn(tmp_path, receiver, fake_github):
     """A change point the analysis of later runs no longer finds (``detect`` marks it withdrawn):
     its issue closes, its commit status turns to success, a chat hears it; the ids stay those of a

@@ -55,7 +55,7 @@ def test_a_regression_is_commented_on_its_culprit_commit_once(cli, store_path, f
     assert list(fake_github.commit_comments) == [sha(10)]
     [body] = bodies(fake_github, sha(10))
     assert body.startswith("perfgate found a regression of `sort 1e6` [`latency`] on `main`. "
-                           f"This commit is one of 3 suspects ([`{sha(10)[:10]}..{sha(12)[:10]}`]"
+                           f"This commit is one of 3 suspects ([`{sha(10)[:10]}^..{sha(12)[:10]}`]"
                            f"(https://github.com/acme/widget/compare/{sha(9)}...{sha(12)})); "
                            f"`perfgate bisect {reg.id}` finds which.")
     assert "| change | +12.00% (95% CI [+9.60%, +14.40%]) — regression |" in body

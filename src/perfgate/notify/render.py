@@ -78,9 +78,12 @@ def bisect_hint(alert: Alert) -> str:
     return f"perfgate bisect {alert.id}"
 
 
-def culprit(alert: Alert, links: Links) -> str:
-    """The first bad commit when the range is one commit, else the likeliest one and the range."""
+def culprit(alert: Alert, links: Links, subject: str | None = None) -> str:
+    """The first bad commit when the range is one commit, else the likeliest one and the range.
+    ``subject``: the commit's subject, put beside it (after the range it read as the range's)."""
     first = _md_link(markdown_code(short(alert.commit)), commit_url(links, alert.commit))
+    if subject:
+        first += f" {markdown_code(subject)}"
     suspects, gap = alert.suspects(), unmeasured_gap(alert, links)
     if gap:
         likeliest = " (likeliest)" if len(suspects) > 1 else ""
@@ -92,11 +95,13 @@ def culprit(alert: Alert, links: Links) -> str:
 
 
 def suspects_span(alert: Alert, links: Links) -> str:
-    """``a..b`` over every commit the change could have started at, linked to their compare view
-    (after a thinned backfill, from the last measured commit, as :func:`range_url`)."""
+    """Every commit the change could have started at as a git range, linked to their compare view
+    (after a thinned backfill, from the last measured commit, as :func:`range_url`).  Written
+    ``first^..last`` as ``perfgate alerts`` writes it: ``first..last`` leaves ``first`` out, so a
+    reader pasting it into ``git log`` missed the first suspect."""
     suspects = alert.suspects()
-    first = alert.last_good() if unmeasured_gap(alert, links) else suspects[0]
-    return _md_link(markdown_code(f"{short(first)}..{short(suspects[-1])}"), range_url(links, alert))
+    first = short(alert.last_good()) if unmeasured_gap(alert, links) else f"{short(suspects[0])}^"
+    return _md_link(markdown_code(f"{first}..{short(suspects[-1])}"), range_url(links, alert))
 
 
 def ci_text(alert: Alert) -> str:
@@ -182,8 +187,7 @@ def evidence_table(alert: Alert, links: Links) -> str:
             ("evidence", f"{confidence(alert)}; found by the {alert.kind.replace('_', ' ')} test"
              + _where_siblings_md(alert)),
             ("first bad commit" if len(alert.suspects()) <= 1 and not unmeasured_gap(alert, links) else "commit range",
-             culprit(alert, links)
-             + (f" {markdown_code(subject)}" if (subject := links.subject_of(alert.commit)) else "")),
+             culprit(alert, links, links.subject_of(alert.commit))),
             ("last good commit", _md_link(markdown_code(short(alert.last_good())), commit_url(links, alert.last_good()))
              if alert.last_good() else "—")]
     if past_the_limit(alert) > 1:
