@@ -80,6 +80,20 @@ def test_missing_path():
 
 # --- boundary maths -----------------------------------------------------------------------------
 
+def test_a_thresholds_folder_that_sets_nothing_leaves_the_defaults(tmp_path, monkeypatch):
+    """An adopter's empty thresholds/ (or one with only complexity.toml) turned every threshold
+    test off without a word: detect raised no threshold alert and the pages drew no band."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "thresholds").mkdir()
+    assert load_thresholds().for_series("b", "latency").test.test == "t_test"
+    (tmp_path / "thresholds" / "complexity.toml").write_text("[complexity]\n")
+    assert load_thresholds().for_series("b", "latency").test.test == "t_test"
+    # a folder that sets something is the project's own, whole
+    (tmp_path / "thresholds" / "default.toml").write_text("[measure.latency]\ntest = 'static'\nupper_boundary = 5.0\n")
+    assert load_thresholds().for_series("b", "latency").test.test == "static"
+    assert load_thresholds().for_series("b", "instructions").test is None
+
+
 def test_static_and_percentage():
     static = limits(ThresholdTest("static", lower_boundary=1, upper_boundary=9), [])
     assert (static.baseline, static.lower, static.upper) == (None, 1, 9)

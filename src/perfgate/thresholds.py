@@ -144,6 +144,10 @@ def load_thresholds(path: str | Path | None = None) -> Thresholds:
         path = default_path()
         if path is None:
             return built_in_thresholds()
+        found = load_thresholds(path)
+        # A thresholds/ folder that sets nothing (empty, or only complexity.toml) turned every
+        # threshold test off, silently: the project has no thresholds of its own, so the defaults hold.
+        return found if (found.change_point or found.measures or found.benchmarks) else built_in_thresholds()
     path = Path(path)
     if path.is_dir():
         files = sorted((p for p in path.iterdir() if p.suffix in (".toml", ".yaml", ".yml") and p.is_file()),
