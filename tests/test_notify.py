@@ -665,6 +665,24 @@ def test_a_range_of_suspects_is_written_as_a_git_range_holding_the_first_of_them
     assert f"[`{c0[:10]}..{c3[:10]}`](https://github.com/o/r/compare/{c0}...{c3})" in evidence_table(alert, thinned)
 
 
+def test_a_range_alert_tells_its_reader_to_bisect():
+    """A regression that could be any of 11 commits told a chat only "once understood: ack": the
+    next step, `perfgate bisect ID`, was in the commit comment alone."""
+    from perfgate.notify.render import issue_body, plain_text
+
+    c0, c1, c2, c3 = "0" * 40, "1" * 40, "2" * 40, "3" * 40
+    alert = Alert("main", "tb", "copy", "latency", c2, "regression", 0.2, kind="change_point",
+                  previous_commit=c0, commit_range=(c1, c2, c3), details={"last_measured": c0}, id="77cc")
+    links = Links(repo_url="https://github.com/o/r", commits_after=lambda older, newer: 3)
+    assert "(one of 3 commits: <https://github.com/o/r/compare/" in plain_text(Event("raised", alert), links)
+    assert "; `perfgate bisect 77cc` finds which)" in plain_text(Event("raised", alert), links)
+    assert "Narrow the range to its first bad commit with `perfgate bisect 77cc`." in issue_body(alert, links)
+    one = Alert("main", "tb", "copy", "latency", c2, "regression", 0.2, kind="change_point",
+                previous_commit=c1, commit_range=(c2,), details={"last_measured": c1}, id="77cd")
+    exact = Links(repo_url="https://github.com/o/r", commits_after=lambda older, newer: 1)
+    assert "bisect" not in plain_text(Event("raised", one), exact) and "bisect" not in issue_body(one, exact)
+
+
 def test_the_likeliest_commits_subject_stands_beside_it_not_after_the_range():
     """The evidence table's "commit range" cell ended "…another of 11 commits (`a^..b`) `docs: note
     16`": the subject of the likeliest commit read as the range's."""

@@ -226,6 +226,9 @@ def issue_body(alert: Alert, links: Links) -> str:
     parts = [found_text(alert), "", evidence_table(alert, links), ""]
     if trend:
         parts.append(f"Trend: {trend}")
+    if len(alert.suspects()) > 1 or unmeasured_gap(alert, links):
+        # the next step for a range; the commit comment and a gap's table said so, a range's issue did not
+        parts += ["", f"Narrow the range to its first bad commit with `{bisect_hint(alert)}`."]
     parts += ["", f"Acknowledge with `{ack_hint(alert)}` once understood (accepted, this issue closes), "
               "or it closes when a later change undoes the regression.", "", ALERT_MARKER.format(alert.id)]
     return "\n".join(parts)
@@ -372,7 +375,8 @@ def plain_text(event: Event, links: Links) -> str:
             text += (f" (one of {gap} commits, some not measured: {link('range', range_url(links, a))}; "
                      f"`{bisect_hint(a)}` finds which)")
         elif len(suspects) > 1:
-            text += f" (one of {len(suspects)} commits: {link('range', range_url(links, a))})"
+            text += (f" (one of {len(suspects)} commits: {link('range', range_url(links, a))}; "
+                     f"`{bisect_hint(a)}` finds which)")
         elif past_the_limit(a) > 1:
             text += f" ({past_the_limit(a)} values in a row past its limit)"
         if event.kind == "updated":
