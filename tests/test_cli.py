@@ -77,3 +77,15 @@ def test_a_verbs_help_shows_no_markup_meant_for_sphinx(verb, capsys):
         main([verb, "--help"])
     text = capsys.readouterr().out
     assert "``" not in text and ":func:`" not in text and ":mod:`" not in text and "**" not in text, text
+
+
+def test_python_dash_m_perfgate_is_the_command_with_its_exit_codes(tmp_path):
+    """``python -m perfgate`` said "No module named perfgate.__main__"."""
+    import subprocess
+    import sys
+
+    shown = subprocess.run([sys.executable, "-m", "perfgate", "--help"], capture_output=True, text=True)
+    assert shown.returncode == 0 and "exit codes:" in shown.stdout
+    missing = subprocess.run([sys.executable, "-m", "perfgate", "history", "--store", f"sqlite:{tmp_path / 'none.db'}"],
+                             capture_output=True, text=True)
+    assert missing.returncode == 2 and "error" in missing.stderr and not (tmp_path / "none.db").exists()
