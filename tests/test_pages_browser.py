@@ -666,3 +666,21 @@ def test_a_chart_of_the_newest_runs_says_so_and_lists_the_change_before_it(site,
     assert "main @ tb, the newest 15 of 50 runs, latest" in panel.locator(".chart").get_attribute("aria-label")
     _shot(page, "benchmark-max-runs")
     assert not page.errors, page.errors
+
+
+def test_the_index_orders_numbered_names_as_people_read_them(tmp_path, cli, page):
+    """bench_10 came before bench_2 (the names compared letter by letter), in the rows and in the
+    filters' options."""
+    for i, name in enumerate(("bench_10", "bench_2", "bench_1")):
+        run = tmp_path / f"{name}.json"
+        run.write_text(json.dumps({name: {"latency": {"value": 100.0 + i}}}))
+        cli("ingest", str(run), "--adapter", "bmf", "--branch", "main", "--commit", f"{i + 1:040x}",
+            "--testbed", name.replace("bench", "host"), check=True)
+    site = tmp_path / "site"
+    cli("pages", "--out", str(site), check=True)
+    _open(page, (site / "index.html").as_uri())
+    page.click("th[data-key='benchmark']")
+    names = page.locator("#rows tr.series-row a.bench").all_inner_texts()
+    assert names in (["bench_1", "bench_2", "bench_10"], ["bench_10", "bench_2", "bench_1"]), names
+    options = page.locator("#testbed option").all_inner_texts()
+    assert [o.split(" ")[0] for o in options if o.startswith("host_")] == ["host_1", "host_2", "host_10"], options

@@ -21,18 +21,21 @@
   function options(select, field) {
     var seen = {};
     rows.forEach(function (r) { seen[r[field]] = (seen[r[field]] || 0) + 1; });
-    Object.keys(seen).sort().forEach(function (v) {
+    Object.keys(seen).sort(natural).forEach(function (v) {
       select.appendChild(PG.el("option", {value: v, text: (v || "(none)") + " (" + seen[v] + ")"}));
     });
   }
+
+  // bench_2 before bench_10: names compared as people read numbers in them
+  function natural(x, y) { return x.localeCompare(y, undefined, {numeric: true}); }
 
   function compare(a, b) {
     var k = state.sort, x = a[k], y = b[k];
     if (k === "delta") { x = x == null ? -1 : Math.abs(x); y = y == null ? -1 : Math.abs(y); }
     if (x == null) x = -Infinity; if (y == null) y = -Infinity;
-    var c = typeof x === "string" ? x.localeCompare(y) : x - y;
+    var c = typeof x === "string" ? natural(x, y) : x - y;
     if (c === 0 && k === "rank") c = (b.delta == null ? 0 : Math.abs(b.delta)) - (a.delta == null ? 0 : Math.abs(a.delta));
-    return c * state.dir || a.benchmark.localeCompare(b.benchmark) || a.measure.localeCompare(b.measure);
+    return c * state.dir || natural(a.benchmark, b.benchmark) || natural(a.measure, b.measure);
   }
 
   function selected() {
@@ -46,7 +49,7 @@
       return true;
     });
     out.sort(state.group ? function (a, b) {
-      return a[state.group].localeCompare(b[state.group]) || compare(a, b);
+      return natural(a[state.group], b[state.group]) || compare(a, b);
     } : compare);
     return out;
   }
