@@ -639,3 +639,25 @@ def test_a_threshold_limit_is_written_as_small_steps_to_a_20000th_of_its_chart()
         assert np.max(np.abs(np.array(back[10:]) - upper[10:])) <= span / 20_000 / 2 * (1 + 1e-9)
         assert len(text) < 5 * 300                   # 7 significant digits took 9-10 characters a point
     assert band_steps(np.full(5, 2.0), np.full(10, 2.0)) is None          # nothing to scale by: column() then
+
+
+def test_the_feed_names_a_first_bad_commit_only_when_the_change_is_pinned_to_one(tmp_path, store_path, cli):
+    """A change the noise locates to a range read "first bad commit X, range ...": X is only its
+    likeliest first run, as the alerts and the pages say."""
+    from perfgate.model import Metric, Run, Testbed
+    from perfgate.store.sqlite import SqliteStore
+
+    rng = random.Random(7)
+    runs = [Run("default", "main", commit(i), Testbed("tb", {}), [
+        Metric("noisy", "latency", (100.0 if i < 30 else 106.0) * (1 + rng.gauss(0, 0.03))),
+        Metric("exact", "instructions", 4e7 * (1.02 if i >= 30 else 1.0))], start_time=1.7e9 + i * 3600)
+        for i in range(60)]
+    with SqliteStore(store_path) as store:
+        store.add_runs(runs)
+    site = tmp_path / "site"
+    cli("pages", "--out", str(site), check=True)
+    entries = ET.parse(site / "regressions.xml").getroot().findall(f"{ATOM}entry")
+    said = {e.find(f"{ATOM}title").text.split(" ")[0]: e.find(f"{ATOM}summary").text for e in entries}
+    assert f"; first bad commit {commit(30)}, testbed tb" in said["exact"]
+    assert re.search(r"; likeliest first bad commit \w+ of the range \w+\.\.\w+, testbed tb",
+                     said["noisy"]) and "; first bad commit" not in said["noisy"], said["noisy"]
