@@ -539,18 +539,20 @@ def test_chart_columns_keep_seven_digits_every_printed_text_and_exact_integers()
     """The benchmark pages' numbers: instruction and byte counts exact (float32 wrote 43976613 as
     43976612.0), other values within 5e-7 of the stored ones, and every value's text (three
     digits, as the tooltips and tables print it) the stored value's, even a value next to a
-    half-way point of its text, where rounding it twice would print it one digit off."""
-    from perfgate.report.series_data import column
+    half-way point of its text, where rounding it twice would print it one digit off.  A measure
+    named by its unit is printed in it (``rss-KiB``: 0.1235 KiB reads "126 B"), and compared so."""
+    from perfgate.report.series_data import column, scale_of
     from perfgate.units import human
 
     rng = random.Random(5)
-    for measure, scale in (("latency", "time"), ("instructions", "count"), ("peak-rss", "bytes"),
-                           ("throughput", "rate")):
+    for measure in ("latency", "instructions", "peak-rss", "throughput", "total-ns", "total-ms", "rss-KiB"):
+        unit = scale_of(measure)
         values = ([float(rng.randrange(10 ** 7, 10 ** 10)) for _ in range(2000)]
                   + [10 ** rng.uniform(-4, 13) * rng.choice((1, -1)) for _ in range(4000)]
+                  # within rounding reach of a half-way point of the text, in the unit it is printed in
                   + [(rng.randrange(100, 1000) + 0.5) * 10.0 ** rng.randrange(-3, 9) * (1 + rng.uniform(-3e-7, 3e-7))
-                     for _ in range(4000)])          # within rounding reach of a half-way point of the text
-        out = column(values, scale)
+                     / unit["factor"] for _ in range(4000)])
+        out = column(values, **unit)
         assert out[:2000] == values[:2000] and all(type(v) is int for v in out[:2000])
         assert all(abs(o - v) <= 5e-7 * abs(v) for v, o in zip(values, out))
         assert [human(o, measure) for o in out] == [human(v, measure) for v in values]

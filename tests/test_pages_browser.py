@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import re
 import subprocess
 import sys
@@ -389,6 +390,53 @@ def test_a_sweep_measure_in_ms_is_scaled_and_one_without_a_unit_stays_plain(tmp_
     assert not page.errors, page.errors
 
 
+def test_a_measure_named_by_its_unit_reads_in_it_on_its_benchmark_page(tmp_path, page):
+    """A ``total-ns`` series (and a ``total-ms`` one) on a benchmark page: its axis, tooltip,
+    evidence and description in µs, as the index's Python-written latest value (they read 120k
+    and 0.120 beside the index's 120 µs)."""
+    from perfgate.model import Metric, Run, Testbed
+    from perfgate.store.sqlite import SqliteStore
+    from perfgate.units import human
+
+    rng = random.Random(11)
+    runs = []
+    for i in range(30):
+        metrics = []
+        for measure, level in (("total-ns", 120e3), ("total-ms", 0.12)):
+            samples = tuple(level * (1.25 if i >= 20 else 1.0) * rng.lognormvariate(0, 0.01) for _ in range(5))
+            metrics.append(Metric("decode", measure, sum(samples) / 5, min(samples), max(samples), samples))
+        runs.append(Run("default", "main", commit(i), Testbed("tb"), metrics, start_time=1.7e9 + i * 3600))
+    with SqliteStore(tmp_path / "history.db") as store:
+        store.add_runs(runs)
+    env = {**os.environ, "PERFGATE_STORE": f"sqlite:{tmp_path / 'history.db'}"}
+    subprocess.run([sys.executable, "-m", "perfgate.cli", "pages", "--out", str(tmp_path / "site")], env=env,
+                   check=True, capture_output=True)
+    _open(page, (tmp_path / "site" / "index.html").as_uri())
+    index_text = page.locator("main").inner_text()
+    page.locator("a.bench", has_text="decode").first.click()
+    page.wait_for_selector("html[data-ready='1']")
+    for measure in ("total-ns", "total-ms"):
+        labels = page.evaluate(_Y_LABELS, measure)
+        assert labels and all(re.match(r"^[\d.]+ µs$", t) for t in labels), (measure, labels)
+        s = page.evaluate("m => window.PERFGATE_PAGE.series.find(s => s.measure === m)", measure)
+        panel = page.locator(f"section.measure[data-measure='{measure}']")
+        x, y = _point_position(page, measure, "main", "tb", 25)
+        page.mouse.move(x, y)
+        tip = panel.locator(".pg-tip")
+        tip.wait_for(state="visible")
+        text = tip.inner_text()
+        value, lo, hi = (human(s[k][25], measure) for k in ("value", "lower", "upper"))
+        assert f"{measure} {value}" in text and f"(interval {lo} … {hi})" in text and value.endswith(" µs"), text
+        [cp] = s["change_points"]
+        assert f"{human(cp['before'], measure)} → {human(cp['after'], measure)}" in panel.locator("table.evidence").inner_text()
+        latest = human(s["value"][-1], measure)
+        assert f"latest {latest}," in panel.locator(".chart").get_attribute("aria-label")
+        assert latest in index_text            # the index's text, written by perfgate.units.human
+        if measure == "total-ns":
+            _shot(page, "benchmark-total-ns")
+    assert not page.errors, page.errors
+
+
 def test_names_with_markup_are_inert_on_every_page(site, page):
     _open(page, (site / "index.html").as_uri())
     _inert(page)
@@ -618,6 +666,7 @@ def test_the_x_axis_can_be_the_commits_in_order(site, page):
 
 def test_the_pages_write_levels_as_the_terminal_does(site, page):
     # an audit saw "10.00 ms → 12.8 ms": 9.997 ms rounded up kept a digit too many
+    from perfgate.report.series_data import scale_of
     from perfgate.units import human
 
     _open(page, (site / "index.html").as_uri())
@@ -625,6 +674,12 @@ def test_the_pages_write_levels_as_the_terminal_does(site, page):
              (123456789, "count", "instructions"), (3 * 1024 ** 2, "bytes", "peak-rss")]
     shown = page.evaluate("cases => cases.map(c => PG.human(c[0], c[1]))", [[v, s] for v, s, _ in cases])
     assert shown == [human(v, m) for v, _, m in cases] and shown[0] == "10.0 ms"
+    # a measure named by its unit, in it: the page's series carry scale_of's scale and factor
+    named = [(v, m) for m in ("total-ns", "total-ms", "total-us", "rss-KiB", "total", "throughput")
+             for v in (0.1235, 0.9996, 120e3, 0.12, 1536.0, 999.5, None)]
+    shown = page.evaluate("cases => cases.map(c => PG.inUnit(c[0], c[1]))", [[v, scale_of(m)] for v, m in named])
+    assert shown == [human(v, m) for v, m in named]
+    assert shown[2] == "120 µs" and shown[7 + 3] == "120 µs" and shown[21] == "126 B"
     # A first-time user's audit: the y axis round a 1.5% step read 13.9M, 13.9M, 13.8M, 13.8M.
     ticks = page.evaluate("() => { const sig = PG.axisDigits([13.72e6, 13.93e6, null]);"
                           " return [13.75e6, 13.8e6, 13.85e6, 13.9e6].map(v => PG.human(v, 'count', sig)); }")

@@ -74,7 +74,7 @@ def test_logs_write_lines_whole_whatever_columns_says():
 
 
 def test_a_unit_a_measure_name_ends_in():
-    from perfgate.report.series_data import suffix_scale
+    from perfgate.report.series_data import scale_of, suffix_scale
     from perfgate.units import _BYTES, _TIME, suffix_unit
 
     assert suffix_unit("total-ns") == (_TIME, 1.0) and suffix_unit("total-ms") == (_TIME, 1e6)
@@ -82,6 +82,11 @@ def test_a_unit_a_measure_name_ends_in():
     assert suffix_unit("rss-KiB") == (_BYTES, 1024.0)
     assert suffix_unit("total") is suffix_unit("latency") is suffix_unit("-ns") is suffix_unit("x-furlongs") is None
     assert suffix_scale("total-ms") == {"scale": "time", "factor": 1e6} and suffix_scale("total") == {}
+    # a benchmark page's series: the unit human reads, and k/M/G for none (a sweep's writes it plain)
+    assert scale_of("total-ns") == scale_of("latency") == {"scale": "time", "factor": 1.0}
+    assert scale_of("total-ms") == suffix_scale("total-ms") and scale_of("rss-KiB") == {"scale": "bytes", "factor": 1024.0}
+    assert scale_of("total") == scale_of("instructions") == {"scale": "count", "factor": 1.0}
+    assert scale_of("throughput") == {"scale": "rate", "factor": 1.0}
 
 
 def test_an_alerts_evidence_is_written_one_way_everywhere():

@@ -338,7 +338,7 @@ class _Job:
                             band[side] = None
                         else:
                             band[side] = (band_steps(limits[side], drawn)
-                                          or encode(limits[side], scale_of(key.measure)))
+                                          or encode(limits[side], **scale_of(key.measure)))
             page["runs"] = {"commit": [c for c, _ in table], "time": seconds([t for _, t in table])}
             written.append((pid, page))
             if len(written) == PAGES_A_BATCH or n == len(mine) - 1:

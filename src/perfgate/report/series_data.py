@@ -22,31 +22,38 @@ from perfgate.detect.stats import run_to_run_cv
 from perfgate.model import Alert, Measure
 from perfgate.store import Point, SeriesKey, raw_samples
 from perfgate.thresholds import SeriesThresholds
-from perfgate.units import (_BYTES, _COUNT, _RATES, _SCALES, _TIME, confidence_text, human, p_text, streak_mean,
-                            suffix_unit)
+from perfgate.units import (_BYTES, _COUNT, _RATES, _TIME, confidence_text, human, p_text, streak_mean, suffix_unit,
+                            unit_of)
 
 SPARK_POINTS = 30
 # Index states, in the order the index sorts them (worst first).
 STATES = ("alert", "regression", "improvement", "stable")
 
 
-def scale_of(measure: str) -> str:
-    """How the browser formats values of this measure (mirrors :func:`perfgate.units.human`)."""
+def scale_of(measure: str) -> dict:
+    """How the pages format values of this measure, as :func:`perfgate.units.human` does:
+    ``{"scale": "time", "factor": 1.0}`` for ``latency`` and ``total-ns``, ``{"scale": "time",
+    "factor": 1e6}`` for ``total-ms`` (a value times the factor is in the scale's smallest unit),
+    ``{"scale": "count", "factor": 1.0}`` for a measure with no unit (k/M/G), scale ``"rate"``
+    for throughput (ops/s).  A benchmark page's series carry it; ``common.js``'s ``inUnit``
+    applies it, so the charts read what the index and the terminal write (they read 120k for 120 µs)."""
     if measure in _RATES:
-        return "rate"
-    return _scale_name(_SCALES.get(measure))
-
-
-def _scale_name(scale) -> str:
-    return "time" if scale is _TIME else "bytes" if scale is _BYTES else "count"
+        return {"scale": "rate", "factor": 1.0}
+    return _unit_dict(unit_of(measure)) or {"scale": "count", "factor": 1.0}
 
 
 def suffix_scale(measure: str) -> dict:
-    """How a page formats a measure named by its unit (a scaling sweep's ``total-ns``):
-    ``{"scale": "time", "factor": 1e6}`` for ``total-ms`` (a value times the factor is in the
-    scale's smallest unit, as :func:`perfgate.units.human` takes it); ``{}`` for no known unit."""
-    unit = suffix_unit(measure)
-    return {"scale": _scale_name(unit[0]), "factor": unit[1]} if unit else {}
+    """:func:`scale_of` of a measure named by its unit (a scaling sweep's ``total-ns``), ``{}`` for
+    no known unit: a sweep page writes such a cost as a plain number, not a count with k/M/G."""
+    return _unit_dict(suffix_unit(measure))
+
+
+def _unit_dict(unit) -> dict:
+    """A :func:`perfgate.units.unit_of` as the pages name it; ``{}`` for None."""
+    if not unit:
+        return {}
+    scale, factor = unit
+    return {"scale": "time" if scale is _TIME else "bytes" if scale is _BYTES else "count", "factor": factor}
 
 
 def iso(t: float | None) -> str:
@@ -145,7 +152,7 @@ _STEPS = {name: tuple(factor for factor, _ in units[:-1])
 _TENS = 10.0 ** np.arange(1, 23)
 
 
-def column(values, scale: str = "count") -> list[float | int | None]:
+def column(values, scale: str = "count", factor: float = 1.0) -> list[float | int | None]:
     """A chart column as JSON numbers, about half the bytes of the shortest round-trip text.
 
     Each value keeps ``SIGNIFICANT`` significant digits (a relative error under 5e-7: a
@@ -153,28 +160,31 @@ def column(values, scale: str = "count") -> list[float | int | None]:
     integer (an instruction count, a byte count; below 2**53) is written exactly, all its digits.
     The pages print values with three significant digits (:func:`perfgate.units.human`, mirrored
     by the browser): a value the rounding would print otherwise (one within 5e-7 of a half-way
-    point of its text) is written exactly, so every value's text is the stored value's.  No
+    point of its text) is written exactly, so every value's text is the stored value's —
+    ``scale`` and ``factor`` are :func:`scale_of`'s, the unit the value is printed in.  No
     value (None, NaN, an infinity) is null.  Columns were float32 until 2026-11-27, which gave
     no fewer bytes (``43976604.0``) and rounded instruction counts past 2**24 to multiples of 2–8.
     The pages write :func:`column_text` of batches (:class:`Columns`); this reads it back."""
-    return orjson.loads(column_text(_array(values), scale))
+    return orjson.loads(column_text(_array(values), scale, factor))
 
 
-def column_text(a: np.ndarray, scale: str) -> bytes:
+def column_text(a: np.ndarray, scale: str, factor: float = 1.0) -> bytes:
     """:func:`column` as JSON text: numpy's float64 array through orjson (shortest round-trip
     text, null for NaN and the infinities) without each whole number's ``.0``."""
-    return _WHOLE.sub(b"", orjson.dumps(encoded(a, scale), option=orjson.OPT_SERIALIZE_NUMPY))
+    return _WHOLE.sub(b"", orjson.dumps(encoded(a, scale, factor), option=orjson.OPT_SERIALIZE_NUMPY))
 
 
 _WHOLE = re.compile(rb"\.0(?=[,\]])")     # inside a column of numbers: only a number's end
 
 
-def encoded(a: np.ndarray, scale: str) -> np.ndarray:
-    """The values :func:`column` writes, as floats."""
+def encoded(a: np.ndarray, scale: str, factor: float = 1.0) -> np.ndarray:
+    """The values :func:`column` writes, as floats.  Each is printed times ``factor`` (as
+    ``common.js``'s ``inUnit`` and :func:`perfgate.units.human` multiply): compared so."""
     finite = np.isfinite(a)
     exact = finite & (np.abs(a) < EXACT_INT) & (a == np.round(a))
     r = np.where(exact, a, _rounded(a))
-    differ = finite & ~exact & ~_printed_alike(a, r, scale)
+    with np.errstate(over="ignore", invalid="ignore"):
+        differ = finite & ~exact & ~_printed_alike(a * factor, r * factor, scale)
     r[differ] = a[differ]
     return r
 
@@ -234,21 +244,21 @@ class Columns:
     """Chart columns encoded in batches: :func:`encoded` is some twenty numpy calls, 0.2 ms for
     a 200-point column, 11 s of CPU for 10,000 series' five columns one at a time.  Calling an
     instance gives a placeholder that :meth:`flush` fills with its column's JSON text (every
-    column asked for since, one :func:`encoded` call per scale); :func:`fragment` writes it."""
+    column asked for since, one :func:`encoded` call per scale and factor); :func:`fragment` writes it."""
 
     def __init__(self) -> None:
-        self.pending: list[tuple[np.ndarray, str, _Pending]] = []
+        self.pending: list[tuple[np.ndarray, tuple[str, float], _Pending]] = []
 
-    def __call__(self, values, scale: str = "count") -> "_Pending":
+    def __call__(self, values, scale: str = "count", factor: float = 1.0) -> "_Pending":
         out = _Pending()
         out.values = _array(values)
-        self.pending.append((out.values, scale, out))
+        self.pending.append((out.values, (scale, factor), out))
         return out
 
     def flush(self) -> None:
-        for scale in dict.fromkeys(scale for _, scale, _ in self.pending):
-            items = [(a, out) for a, sc, out in self.pending if sc == scale]
-            done = encoded(np.concatenate([a for a, _ in items]), scale)
+        for unit in dict.fromkeys(unit for _, unit, _ in self.pending):
+            items = [(a, out) for a, u, out in self.pending if u == unit]
+            done = encoded(np.concatenate([a for a, _ in items]), *unit)
             at = 0
             for a, out in items:
                 out.text = _WHOLE.sub(b"", orjson.dumps(done[at:at + a.size], option=orjson.OPT_SERIALIZE_NUMPY))
@@ -367,11 +377,11 @@ def chart_data(key: SeriesKey, pts: list[Point], band: dict | None, found: list[
     the chart are listed, not drawn.  ``encode``: :func:`column`, or a :class:`Columns` batch."""
     fixes = undone_by(alerts)
     every, pts = len(pts), pts[skipped:]
-    scale = scale_of(key.measure)
+    unit = scale_of(key.measure)
     out = {
-        "branch": key.branch, "testbed": key.testbed, "measure": key.measure, "scale": scale,
+        "branch": key.branch, "testbed": key.testbed, "measure": key.measure, **unit,
         "lower_is_better": Measure.named(key.measure).lower_is_better,
-        "run": stretches([run_of[p.run_id] for p in pts]), "value": encode([p.value for p in pts], scale),
+        "run": stretches([run_of[p.run_id] for p in pts]), "value": encode([p.value for p in pts], **unit),
         "band": band, "change_points": [f.as_dict() for f in found],
         "alerts": [{"id": a.id, "commit": a.commit, "kind": a.kind, "direction": a.direction,
                     "magnitude": a.magnitude, "ci_low": a.ci_low, "ci_high": a.ci_high, "p_value": a.p_value,
@@ -386,8 +396,8 @@ def chart_data(key: SeriesKey, pts: list[Point], band: dict | None, found: list[
     if skipped:
         out["skipped"], out["runs_total"] = skipped, every
     if any(p.lower is not None or p.upper is not None for p in pts):
-        out["lower"] = encode([p.lower for p in pts], scale)
-        out["upper"] = encode([p.upper for p in pts], scale)
+        out["lower"] = encode([p.lower for p in pts], **unit)
+        out["upper"] = encode([p.upper for p in pts], **unit)
     if any(p.samples for p in pts):
         out["n"] = [len(p.samples) or 1 for p in pts]
     return out

@@ -176,10 +176,10 @@
 
   function tip(P, s, i) {
     var v = s.value[i], lo = s.lower[i], hi = s.upper[i];
-    var interval = lo != null && hi != null ? " (interval " + PG.human(lo, s.scale) + " … " + PG.human(hi, s.scale) + ")" : "";
+    var interval = lo != null && hi != null ? " (interval " + PG.inUnit(lo, s) + " … " + PG.inUnit(hi, s) + ")" : "";
     return "<strong>" + PG.esc(combo(s)) + "</strong><br>commit <code class=\"tip-commit\">" + PG.esc(s.commit[i]) +
       "</code><br>" + PG.esc(s.time[i] || "no date") + "<br>" + PG.esc(s.measure) + " <strong>" +
-      PG.esc(PG.human(v, s.scale)) + "</strong>" + PG.esc(interval) + "<br>" + s.n[i] + " sample(s)" +
+      PG.esc(PG.inUnit(v, s)) + "</strong>" + PG.esc(interval) + "<br>" + s.n[i] + " sample(s)" +
       (P.repo_url ? "<br><em>click to open the commit</em>" : "");
   }
 
@@ -270,7 +270,7 @@
               axisLabel: byTime ? {hideOverlap: true, formatter: {year: "{yyyy}", month: "{MMM} {yyyy}", day: "{MMM} {d}",
                                                                   hour: "{MMM} {d} {HH}:{mm}", minute: "{HH}:{mm}"}}
                                 : {hideOverlap: true, formatter: function (v) { return commitAt(axis, v); }}},
-      yAxis: {type: "value", scale: true, axisLabel: {formatter: function (v) { return PG.human(v, list[0].scale, sig); }}},
+      yAxis: {type: "value", scale: true, axisLabel: {formatter: function (v) { return PG.inUnit(v, list[0], sig); }}},
       series: series
     });
     c.on("click", function (p) {
@@ -280,7 +280,7 @@
       picked.appendChild(PG.el("strong", {text: combo(s)}));
       picked.appendChild(document.createTextNode(" · commit "));
       picked.appendChild(PG.commitNode(P.repo_url, s.commit[i]));
-      picked.appendChild(document.createTextNode(" · " + (s.time[i] || "") + " · " + PG.human(s.value[i], s.scale) +
+      picked.appendChild(document.createTextNode(" · " + (s.time[i] || "") + " · " + PG.inUnit(s.value[i], s) +
                                                  " · " + s.n[i] + " sample(s)"));
       var url = PG.commitUrl(P.repo_url, s.commit[i]);
       if (url) window.open(url, "_blank", "noopener");
@@ -293,7 +293,7 @@
   // What a change point's dashed line and an alert's pin say when hovered (and in the list of marks).
   function changeText(s, c) {
     return combo(s) + ": " + c.direction + " " + PG.pct(c.magnitude, 2) + " [" + PG.pct(c.ci_low, 2) + ", " +
-      PG.pct(c.ci_high, 2) + "] " + PG.human(c.before, s.scale) + " → " + PG.human(c.after, s.scale) + ", " +
+      PG.pct(c.ci_high, 2) + "] " + PG.inUnit(c.before, s) + " → " + PG.inUnit(c.after, s) + ", " +
       PG.confidence(c.p_value) + "; first at " + c.first_commit.slice(0, 12) + ", range " + c.commit_range + whereSiblings(c);
   }
   function alertText(s, a) {
@@ -353,7 +353,7 @@
     return "Chart of " + m + ": " + list.map(function (s) {
       var n = s.value.length, last = s.change_points[s.change_points.length - 1];
       return combo(s) + ", " + (s.skipped ? "the newest " + n + " of " + s.runs_total + " runs" : n + " run(s)") +
-        ", latest " + PG.human(s.value[n - 1], s.scale) +
+        ", latest " + PG.inUnit(s.value[n - 1], s) +
         (last ? ", last change " + PG.pct(last.magnitude) + " at " + last.first_commit.slice(0, 12) : ", no change point");
     }).join("; ") + ". Every point is in the table of points below the chart.";
   }
@@ -369,8 +369,8 @@
         s.value.forEach(function (v, i) {
           var lo = s.lower[i], hi = s.upper[i];
           tb.appendChild(PG.el("tr", {}, PG.el("td", {text: combo(s)}), PG.el("td", {}, PG.commitNode(P.repo_url, s.commit[i], 12)),
-            PG.el("td", {text: s.time[i] || ""}), PG.el("td", {class: "num", text: PG.human(v, s.scale)}),
-            PG.el("td", {class: "num", text: lo != null && hi != null ? PG.human(lo, s.scale) + " … " + PG.human(hi, s.scale) : ""}),
+            PG.el("td", {text: s.time[i] || ""}), PG.el("td", {class: "num", text: PG.inUnit(v, s)}),
+            PG.el("td", {class: "num", text: lo != null && hi != null ? PG.inUnit(lo, s) + " … " + PG.inUnit(hi, s) : ""}),
             PG.el("td", {class: "num", text: String(s.n[i])})));
         });
       });
@@ -405,7 +405,7 @@
       s.change_points.forEach(function (c) {
         rows.push([c.direction === "regression" ? "bad" : "good", "change point", combo(s), c.first_commit,
                    c.direction + " " + PG.pct(c.magnitude, 2) + " [" + PG.pct(c.ci_low, 2) + ", " + PG.pct(c.ci_high, 2) + "]",
-                   PG.human(c.before, s.scale) + " → " + PG.human(c.after, s.scale),
+                   PG.inUnit(c.before, s) + " → " + PG.inUnit(c.after, s),
                    PG.confidence(c.p_value) + " · range " + c.commit_range + whereSiblings(c)]);
       });
       s.alerts.forEach(function (a) {

@@ -62,6 +62,13 @@ var PG = (function () {
     }
     return String(v);
   }
+  // A value of a measure as its page data says to write it (perfgate.report.series_data.scale_of
+  // for a benchmark page's series, suffix_scale for a sweep's measure): the value times m.factor
+  // is in m.scale's smallest unit (total-ns: 1, total-ms: 1e6 ns), as perfgate.units.human reads
+  // the unit a measure's name ends in.
+  function inUnit(v, m, sig) {
+    return v == null || !isFinite(v) ? "—" : human(v * (m.factor || 1), m.scale, sig);
+  }
   // The significant digits an axis over ``values`` needs for its ticks (about a fifth of its
   // span apart) to read apart: 3 wrote 13.9M, 13.9M, 13.8M, 13.8M round a 1.5% step.
   function axisDigits(values) {
@@ -114,6 +121,6 @@ var PG = (function () {
     main.appendChild(el("p", {class: "none"}, what + " — go back to the ", el("a", {href: "index.html", text: "index"}), "."));
     document.documentElement.dataset.ready = "1";
   }
-  return {esc: esc, el: el, breakable: breakable, human: human, axisDigits: axisDigits, pct: pct, confidence: confidence, pText: pText, kindText: kindText, param: param, load: load, commitUrl: commitUrl,
+  return {esc: esc, el: el, breakable: breakable, human: human, inUnit: inUnit, axisDigits: axisDigits, pct: pct, confidence: confidence, pText: pText, kindText: kindText, param: param, load: load, commitUrl: commitUrl,
           commitNode: commitNode, notFound: notFound};
 })();

@@ -20,7 +20,7 @@
   // A cost of measure M as the benchmark pages write it ("120 ms") when its name ends in a known
   // unit (total-ns: the value times M.factor is in M.scale's smallest unit); else a plain number.
   function cost(M, v, sig) {
-    return M.scale && v != null && isFinite(v) ? PG.human(v * M.factor, M.scale, sig) : num(v);
+    return M.scale && v != null && isFinite(v) ? PG.inUnit(v, M, sig) : num(v);
   }
 
   function start(S) {
