@@ -49,6 +49,13 @@ var PG = (function () {
     sig = sig || 3;
     if (scale === "rate") return human(v, "count", sig) + " ops/s";   // as perfgate.units.human for throughput
     var steps = SCALES[scale] || SCALES.count;
+    // past a million of the largest unit or under a thousandth of the smallest: scientific
+    // notation of the smallest, its exponent in two digits at least ("7.00e+20 ns"), as
+    // perfgate.units.human (this wrote 700000000000 s)
+    if (v && !(Math.abs(v) >= 1e-3 && Math.abs(v) < 1e6 * steps[0][0])) {
+      var sci = v.toExponential(sig - 1).replace(/e([+-])(\d)$/, function (_, sign, d) { return "e" + sign + "0" + d; });
+      return (sci + " " + steps[steps.length - 1][1]).trim();
+    }
     for (var i = 0; i < steps.length; i++) {
       var f = steps[i][0], unit = steps[i][1];
       if (Math.abs(v) >= f || f === 1) {
