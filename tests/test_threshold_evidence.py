@@ -116,7 +116,7 @@ def test_an_old_threshold_alert_without_them_still_loads_and_prints_beside_a_new
     assert (old["ci_low"], old["ci_high"], old["p_value"]) == (None, None, None)
     table = cli("alerts", check=True, env={"COLUMNS": "250"}).stdout
     assert "+20.00%" in table and f"[{new['ci_low'] * 100:+.2f}%, {new['ci_high'] * 100:+.2f}%]" in table
-    fields = {k: v for k, v in old.items() if k not in ("undone_by", "withdrawn_at")}
+    fields = {k: v for k, v in old.items() if k not in ("undone_by", "undone_at", "withdrawn_at")}
     text = render.plain_text(Event("raised", Alert(**fields | {"commit_range": tuple(fields["commit_range"])})), LINKS)
     assert "95% CI" not in text and "p = " not in text and "past its t_test limit" in text
 

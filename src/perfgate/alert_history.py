@@ -48,11 +48,50 @@ def undoing(changes: Sequence[Change]) -> dict[int, int]:
 
 
 def undone_by(alerts: list[Alert]) -> dict[str, Alert]:
-    """Each regression's id -> the first later improvement of its series that undoes it."""
+    """Each regression's id -> the first later improvement of its series that undoes it, or else,
+    for a change point whose series ``detect`` saw go back (:data:`WENT_BACK`), that way back as
+    an alert of its own would say it (:func:`way_back_alert`: no id, kind :data:`WAY_BACK`)."""
     by_series: dict[tuple[str, str, str, str], list[Alert]] = {}
     for alert in oldest_first(alerts):
         by_series.setdefault(series_of(alert), []).append(alert)
-    return {changes[i].id: changes[j] for changes in by_series.values() for i, j in undoing(changes).items()}
+    fixes = {changes[i].id: changes[j] for changes in by_series.values() for i, j in undoing(changes).items()}
+    for alert in alerts:
+        back = way_back_alert(alert) if alert.id not in fixes else None
+        if back is not None:
+            fixes[alert.id] = back
+    return fixes
+
+
+# A change point regression's detail, set by ``detect`` instead of marking it unfound when the runs
+# since its first commit went back (``perfgate.detect.way_back``): a reverted regression is a bump,
+# which a search of the whole history can find neither edge of.  ``{"commit", "previous_commit",
+# "commit_range", "magnitude", "ci_low", "ci_high", "p_value", "found_at"}``: the first run back,
+# the run before it, the runs it could be, the way back's size (a relative change) with its
+# interval and p-value for the splits searched, and the newest commit of the analysis that saw it.
+WENT_BACK = "went_back"
+WAY_BACK = "way_back"       # the kind of the stand-in alert :func:`undone_by` gives for it
+
+
+def went_back(a) -> dict | None:
+    """:data:`WENT_BACK` of a change point regression, when well formed; else None."""
+    back = (a.details or {}).get(WENT_BACK) if a.kind == "change_point" and a.direction == "regression" else None
+    ok = (isinstance(back, dict) and isinstance(back.get("commit"), str)
+          and all(isinstance(back.get(k), (int, float)) for k in ("magnitude", "ci_low", "ci_high", "p_value")))
+    return back if ok else None
+
+
+def way_back_alert(a: Alert) -> Alert | None:
+    """The way back of a regression whose series went back (:data:`WENT_BACK`), as the improvement
+    alert that would have undone it: what notify, ``alerts`` and the pages show an undoing by."""
+    back = went_back(a)
+    if back is None:
+        return None
+    rng = back.get("commit_range")
+    return Alert(a.branch, a.testbed, a.benchmark, a.measure, back["commit"], "improvement", back["magnitude"],
+                 back["ci_low"], back["ci_high"], back["p_value"], kind=WAY_BACK,
+                 previous_commit=back.get("previous_commit") if isinstance(back.get("previous_commit"), str) else "",
+                 commit_range=tuple(c for c in rng if isinstance(c, str)) if isinstance(rng, list) else (),
+                 created=a.created)
 
 
 def ended_at(a) -> str:
@@ -115,7 +154,8 @@ def unfound_since(a) -> dict | None:
 
 
 def withdrawals(stored: list[Alert], found: list[Alert], newest: dict[tuple[str, str, str, str], Analysed],
-                runs_gone: Callable[[Alert], bool] = lambda a: False) -> list[Alert]:
+                runs_gone: Callable[[Alert], bool] = lambda a: False,
+                way_back: Callable[[Alert], dict | None] = lambda a: None) -> list[Alert]:
     """The ``stored`` change point alerts whose details a detect changes: those of the series it
     analysed (``newest``) that none of its change points (``found``: their alerts) is — one whose
     range shares a commit with an alert's is that change, as ``record_alerts`` matches them — are
@@ -137,6 +177,11 @@ def withdrawals(stored: list[Alert], found: list[Alert], newest: dict[tuple[str,
             if was and a.status == "active":    # an acknowledged one stays closed: nothing to reopen
                 a.details[REOPENED] = [*reopenings(a), {WITHDRAWN_AT: was, "found_at": now.commit}]
         elif not is_found and not was and a.status == "active":
+            back = way_back(a) if a.direction == "regression" else None
+            if back is not None and wins_back(back["magnitude"], a.magnitude):
+                a.details = {**{k: v for k, v in a.details.items() if k != UNFOUND_SINCE}, WENT_BACK: back}
+                changed.append(a)
+                continue
             first_miss, since = since is None, since or {"commit": now.commit, "runs": now.runs}
             if now.runs - since["runs"] >= WITHDRAW_AFTER_RUNS or runs_gone(a):
                 a.details = {**a.details, UNFOUND_SINCE: since, WITHDRAWN_AT: now.commit}
@@ -152,7 +197,7 @@ def withdrawals(stored: list[Alert], found: list[Alert], newest: dict[tuple[str,
 
 def closed(a: Alert, fixes: dict[str, Alert]) -> bool:
     """An alert notify has closed for good, or never opened: an improvement (good news) or a
-    regression a later change undid (``fixes``: :func:`undone_by`).  Not a change point no longer
+    regression a later change undid, or its series went back from (``fixes``: :func:`undone_by`).  Not a change point no longer
     found (found again, notify reopens it), nor a threshold streak that ended (its issue stays
     open: a streak over is not a regression undone)."""
     return a.direction != "regression" or a.id in fixes

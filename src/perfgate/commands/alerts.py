@@ -16,9 +16,9 @@ from rich.table import Table
 from perfgate.commands._common import find_alerts, short_ids, store_from
 from perfgate.errors import EXIT_OK
 from perfgate.gitinfo import could_be
-from perfgate.alert_history import closed, ended_at, still_open, undone_by, unfound_since, withdrawn_at
+from perfgate.alert_history import WAY_BACK, closed, ended_at, still_open, undone_by, unfound_since, withdrawn_at
 from perfgate.output import emit_json, err, out
-from perfgate.units import evidence_text, streak_mean
+from perfgate.units import evidence_text, p_text, pct, streak_mean
 
 NAME = "alerts"
 HELP = "list alerts raised by detect, or acknowledge them (--ack ID)"
@@ -72,7 +72,10 @@ def run(args: argparse.Namespace) -> int:
     fixes = undone_by(every)
     alerts = [a for a in every if args.status in ("all", a.status) or args.status == "open" and still_open(a, fixes)]
     if args.json:
-        emit_json([asdict(a) | {"undone_by": fixes[a.id].id if a.id in fixes else None,
+        # undone by a way back of its series (a revert, no alert of its own): undone_by is null, its
+        # evidence in details.went_back
+        emit_json([asdict(a) | {"undone_by": fixes[a.id].id or None if a.id in fixes else None,
+                                "undone_at": fixes[a.id].commit if a.id in fixes else None,
                                 "withdrawn_at": withdrawn_at(a) or None} for a in alerts])
         return EXIT_OK
     if not alerts:
@@ -114,7 +117,7 @@ def _row(a, short_id: str, fixes: dict) -> dict[str, str]:
             "could be": terminal(could_be(a.suspects(), a.last_good(), a.kind == "threshold")),
             "change": f"[{colour}]{a.magnitude * 100:+.2f}%[/{colour}]{ci}",
             "what": f"[{colour}]{terminal(a.direction)}[/{colour}], {terminal(kind)}",
-            "status": terminal(a.status + (f", undone at {fixes[a.id].commit[:12]}" if a.id in fixes
+            "status": terminal(a.status + (f", undone at {fixes[a.id].commit[:12]}{_way_back(fixes[a.id])}" if a.id in fixes
                                            else f", no longer found at {withdrawn_at(a)[:12]}" if withdrawn_at(a)
                                            else f", not found since {unfound_since(a)['commit'][:12]}" if unfound_since(a)
                                            else "")
@@ -122,3 +125,12 @@ def _row(a, short_id: str, fixes: dict) -> dict[str, str]:
             "raised (UTC)": when}
 
 
+
+
+def _way_back(fix) -> str:
+    """`` (went back -23.58% [-29.93%, -16.65%], p = 0.0065)`` for a regression its series went back
+    from without an improvement alert (a revert); '' for one an alert undid (it is listed too)."""
+    if fix.kind != WAY_BACK:
+        return ""
+    ci = evidence_text(fix.ci_low, fix.ci_high)
+    return f" (went back {pct(fix.magnitude)}{' ' + ci if ci else ''}, {p_text(fix.p_value)})"

@@ -56,7 +56,8 @@ from rich.table import Table
 from perfgate.commands._common import add_series_filters, store_from
 from perfgate import heap
 from perfgate.errors import EXIT_OK, EXIT_REGRESSION, PerfgateError, StoreError
-from perfgate.alert_history import WITHDRAW_AFTER_RUNS, Analysed, unfound_since, withdrawals, withdrawn_at
+from perfgate.alert_history import (WITHDRAW_AFTER_RUNS, Analysed, unfound_since, went_back, withdrawals,
+                                    withdrawn_at)
 from perfgate.model import KNOWN_MEASURES, REGIME_HEAD, Alert, Measure, last_good, suspects
 from perfgate.output import emit_json, err, out
 from perfgate.parallel import MIN_ITEMS, default_workers, map_in_processes
@@ -134,7 +135,7 @@ def run(args: argparse.Namespace) -> int:
             new = (store.unrecorded(alerts) if args.no_record else store.record_alerts(alerts)) if alerts else []
         except StoreError as e:
             raise StoreError(f"{e}; 'perfgate detect --no-record' reports without recording") from None
-        withdrawn = _withdraw(store, analysed, alerts) if not args.no_record else []
+        withdrawn = _withdraw(store, analysed, alerts, thresholds) if not args.no_record else []
         new_ids = {id(a) for a in new}
         for r in analysed:
             for a, cp in zip(r["alerts"], [e for e in r["entries"] if not e.get("inherited")]):
@@ -154,6 +155,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         emit_json({"series": [{k: v for k, v in r.items() if k not in _INTERNAL} for r in reports],
                    "new_alerts": new, "recorded": not args.no_record, "withdrawn_alerts": [a.id for a in withdrawn if withdrawn_at(a)],
+                   "undone_alerts": [a.id for a in withdrawn if went_back(a)],
                    "exit_code": EXIT_REGRESSION if regressions else EXIT_OK})
     else:
         _print_store(reports, len(reports), new, args.no_record)
@@ -161,27 +163,50 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_REGRESSION if regressions else EXIT_OK
 
 
-def _withdraw(store, analysed: list[dict[str, Any]], found: list[Alert]) -> list[Alert]:
+def _withdraw(store, analysed: list[dict[str, Any]], found: list[Alert], thresholds) -> list[Alert]:
     """Mark the change point alerts of the series analysed now that their analysis no longer finds
     (withdrawn once runs since have not found them either, :func:`withdrawals`), and unmark those
     found again: more runs can withdraw a weak change point, and an alert of a change no analysis
-    finds any more stayed open for ever.  ``found``: the alerts of their reports.  Returns the
-    alerts changed."""
-    newest = {(r["branch"], r["testbed"], r["benchmark"], r["measure"]): Analysed(r["newest_commit"], r["points"])
-              for r in analysed if r.get("newest_commit")}
+    finds any more stayed open for ever.  A regression not found whose series went back since
+    (:func:`perfgate.detect.way_back.way_back`) is closed as undone there instead: a reverted
+    regression is a bump, whose edges a search of the whole history may not find.  ``found``: the
+    alerts of their reports.  Returns the alerts changed."""
+    reports = {(r["branch"], r["testbed"], r["benchmark"], r["measure"]): r for r in analysed if r.get("newest_commit")}
+    newest = {key: Analysed(r["newest_commit"], r["points"]) for key, r in reports.items()}
     if not newest:
         return []
-    commits: dict[SeriesKey, set[str]] = {}
+    points: dict[SeriesKey, list[Point]] = {}
 
-    def runs_gone(a: Alert) -> bool:
+    def series(a: Alert) -> list[Point]:
         # read only for an alert not found: rare, and its series alone
         key = SeriesKey(a.branch, a.testbed, a.benchmark, a.measure)
-        if key not in commits:
-            commits[key] = {p.commit for p in store.series(key)}
-        return a.commit not in commits[key]
+        if key not in points:
+            points[key] = store.series(key)
+        return points[key]
+
+    def runs_gone(a: Alert) -> bool:
+        return a.commit not in {p.commit for p in series(a)}
+
+    def way_back(a: Alert) -> dict[str, Any] | None:
+        from perfgate.detect.way_back import way_back
+
+        pts = series(a)
+        commits = [p.commit for p in pts]
+        if a.commit not in commits:
+            return None
+        settings = thresholds.for_series(a.benchmark, a.measure).change_point
+        report = reports[(a.branch, a.testbed, a.benchmark, a.measure)]
+        back = way_back([p.value for p in pts], commits.index(a.commit), a.magnitude, settings.min_segment,
+                        settings.confidence, report.get("inflation", 1.0))
+        if back is None:
+            return None
+        return {"commit": commits[back.index], "previous_commit": commits[back.index - 1],
+                "commit_range": commits[back.index_low:back.index_high + 1], "magnitude": back.magnitude,
+                "ci_low": back.ci_low, "ci_high": back.ci_high, "p_value": back.p_value,
+                "confidence": settings.confidence, "found_at": commits[-1]}
 
     try:
-        changed = withdrawals(store.alerts(), found, newest, runs_gone)
+        changed = withdrawals(store.alerts(), found, newest, runs_gone, way_back)
         return [store.update_alert(a) for a in changed]
     except StoreError as e:
         raise StoreError(f"{e}; 'perfgate detect --no-record' reports without recording") from None
@@ -877,8 +902,11 @@ def _print_withdrawn(changed: list[Alert]) -> None:
     """The alerts this detect withdrew, found again, or no longer finds yet: their issues close
     (or stay closed, or stay open for now)."""
     for a in changed:
-        since = unfound_since(a)
-        what = (f"no longer found at {withdrawn_at(a)[:12]}: the runs since do not show it" if withdrawn_at(a)
+        since, back = unfound_since(a), went_back(a)
+        what = (f"undone at {back['commit'][:12]}: the runs from there went back "
+                f"{back['magnitude'] * 100:+.2f}% {evidence_text(back['ci_low'], back['ci_high'])}, "
+                f"{p_text(back['p_value'])}" if back
+                else f"no longer found at {withdrawn_at(a)[:12]}: the runs since do not show it" if withdrawn_at(a)
                 else f"not found at {since['commit'][:12]}: withdrawn if {WITHDRAW_AFTER_RUNS} runs from there do "
                      "not show it" if since else "found again")
         err.print(terminal(f"alert {a.id[:8]} ({a.benchmark} [{a.measure}] {a.branch}@{a.testbed}, {a.direction} "

@@ -10,8 +10,9 @@ Five kinds of event, each with an id stable across runs (the ledger's key):
 - ``again`` — a regression alert still active (not acknowledged, not undone) when the same series regresses again
   (``<earlier alert>:again:<new alert>``), so the people on the first issue hear of it;
 - ``closed`` — a regression alert that was acknowledged, or undone by a later improvement of the
-  same series that wins back at least half of it, or a change point that the analysis of the runs
-  since no longer finds (withdrawn) (``<alert>:closed``);
+  same series that wins back at least half of it (or by a way back of its series ``detect`` saw
+  without an alert of its own: a revert), or a change point that the analysis of the runs since no
+  longer finds (withdrawn) (``<alert>:closed``);
 - ``reopened`` — a withdrawn regression that a later analysis finds again (``<alert>:reopened``),
   so those told it was no longer found hear it is back.  An alert can close and reopen more than
   once: the later ones' ids are numbered (``<alert>:closed:2``, ``<alert>:reopened:2``).
@@ -32,7 +33,7 @@ from perfgate.model import Alert
 class Event:
     kind: str                      # raised | updated | again | closed | reopened
     alert: Alert
-    related: Alert | None = None   # again: the new alert; closed: the alert that undid it
+    related: Alert | None = None   # again: the new alert; closed: the alert (or way back) that undid it
     reason: str = ""               # closed: "acknowledged" | "undone" | "withdrawn"
     reopened: int = 0              # closed, reopened: how many times the alert was reopened before
 
@@ -106,8 +107,11 @@ def derive_events(alerts: list[Alert]) -> list[Event]:
             if fix is not None and fix.id == alert.id:
                 events.append(Event("closed", earlier, fix, "undone", len(reopenings(earlier))))
                 closed_at[earlier.id] = position
-    for alert in ordered:  # acknowledged or withdrawn alerts not undone: closed after everything raised
-        if alert.direction == "regression" and alert.status == "acknowledged" and alert.id not in closed_at:
+    for alert in ordered:  # acknowledged, withdrawn or gone back alerts: closed after everything raised
+        if alert.direction == "regression" and alert.id in fixes and alert.id not in closed_at:
+            # undone by a way back of its series that no alert of its own is (``alert_history.WENT_BACK``)
+            events.append(Event("closed", alert, fixes[alert.id], "undone", len(reopenings(alert))))
+        elif alert.direction == "regression" and alert.status == "acknowledged" and alert.id not in closed_at:
             events.append(Event("closed", alert, None, "acknowledged", len(reopenings(alert))))
         elif alert.direction == "regression" and withdrawn_at(alert) and alert.id not in closed_at:
             # the runs since no longer show the change: its issue closes, as an undone one's does

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from urllib.parse import quote
 
-from perfgate.alert_history import reopenings, unfound_since, withdrawn_at
+from perfgate.alert_history import WAY_BACK, reopenings, unfound_since, withdrawn_at
 from perfgate.escape import markdown_code, slack_code, visible
 from perfgate.model import Alert
 from perfgate.notify.base import Links
@@ -280,10 +280,20 @@ def closed_text(event: Event, links: Links) -> str:
     if event.reason == "undone" and event.related is not None:
         fix = event.related
         return (f"A later change undid it: {pct(fix.magnitude)} at {culprit(fix, links)} "
-                f"(alert {markdown_code(fix.id, table=False)}).")
+                f"({undoer_text(fix, lambda s: markdown_code(s, table=False))}).")
     if event.reason == "withdrawn":
         return f"No longer found: {withdrawn_text(event.alert, markdown_code)}"
     return "The alert was acknowledged: the change was accepted, not undone, so the benchmark keeps its new level."
+
+
+def undoer_text(fix: Alert, code) -> str:
+    """What undid a regression: the improvement alert, or the way back its series went without one
+    (a revert ``detect`` saw when the change was no longer found), with that way back's evidence."""
+    if fix.kind != WAY_BACK:
+        return f"alert {code(fix.id)}"
+    ci = evidence_text(fix.ci_low, fix.ci_high)      # its size is said beside it
+    return (f"the runs from there went back to the level before it: interval {ci or 'unknown'}, "
+            f"{p_text(fix.p_value)} for the splits searched, no alert of its own")
 
 
 def withdrawn_text(alert: Alert, code) -> str:
@@ -405,7 +415,8 @@ def plain_text(event: Event, links: Links) -> str:
     elif event.reason == "undone":
         fix = event.related
         text = (f":white_check_mark: Undone: {where} {pct(a.magnitude)} at {commit(a.commit)}, by "
-                f"{pct(fix.magnitude)} at {commit(fix.commit)}")
+                f"{pct(fix.magnitude)} at {commit(fix.commit)}"
+                + (f" ({undoer_text(fix, slack_code)})" if fix.kind == WAY_BACK else ""))
     else:
         text = (f":ballot_box_with_check: Acknowledged: {where} {pct(a.magnitude)} at {commit(a.commit)} "
                 f"was accepted; it is not undone")

@@ -1,0 +1,135 @@
+"""A regression reverted some runs later: recorded run by run with a detect (and a notify) after
+each, as CI does, its alert is closed as undone at the revert with the way back's evidence, not
+withdrawn as a weak change point the whole history no longer shows."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import random
+
+import numpy as np
+import pytest
+from fake_github.fixtures import FAST, REPO, TOKEN, fake_github, receiver  # noqa: F401
+
+from perfgate.alert_history import WAY_BACK, still_open, undone_by
+from perfgate.cli import main
+from perfgate.detect.way_back import way_back
+from perfgate.model import Metric, Run
+from perfgate.model import Testbed as Bed
+from perfgate.notify.base import Links
+from perfgate.notify.deliver import deliver_all
+from perfgate.notify.github_issues import GitHubIssuesChannel
+from perfgate.notify.ledger import Ledger
+from perfgate.notify.webhook import WebhookChannel
+from perfgate.store.sqlite import SqliteStore
+
+LINKS = Links("https://acme.github.io/widget", "https://github.com/acme/widget")
+REVERT = 32     # the first run back at the old level
+
+
+def bump(seed: int = 26, noise: float = 0.07, reverted: bool = True) -> np.ndarray:
+    """The audit's shape: 15 runs at 1.37, a +32% regression for 17 runs, then 13 runs back at 1.34
+    (or, not ``reverted``, still at the regressed level).  Seed 26: the whole history of 45 runs
+    shows no change point (a bump judged a smooth hump), though the rise was found for 13 runs."""
+    level = np.r_[np.full(15, 1.37), np.full(17, 1.81), np.full(13, 1.34 if reverted else 1.81)]
+    return level * (1 + noise * np.random.default_rng(seed).standard_normal(level.size))
+
+
+def detect(store_path, *args: str) -> dict:
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        code = main(["detect", "--branch", "main", "--json", "--store", f"sqlite:{store_path}", *args])
+    assert code in (0, 1)
+    return json.loads(buf.getvalue())
+
+
+def alerts_json(store_path) -> list[dict]:
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        assert main(["alerts", "--status", "all", "--json", "--store", f"sqlite:{store_path}"]) == 0
+    return json.loads(buf.getvalue())
+
+
+def record_run_by_run(store_path, values, notify=None) -> list[dict]:
+    """Each run recorded, then detected (and notified, when given), as CI does; each detect's JSON."""
+    seen = []
+    for i, v in enumerate(values):
+        with SqliteStore(store_path) as store:
+            store.add_runs([Run("default", "main", f"c{i:04d}", Bed("tb"), [Metric("count_words", "latency", float(v))],
+                                start_time=1_700_000_000.0 + i)])
+        seen.append(detect(store_path))
+        if notify:
+            notify()
+    return seen
+
+
+def test_a_reverted_regression_is_closed_as_undone_at_the_revert_once(store_path, tmp_path, receiver, fake_github):
+    values = bump()
+    channels = [WebhookChannel(receiver.url, LINKS, policy=FAST, sleep=lambda s: None, rng=random.Random(1)),
+                GitHubIssuesChannel(REPO, LINKS, token=TOKEN, api_url=fake_github.url, policy=FAST,
+                                    sleep=lambda s: None, rng=random.Random(1))]
+    with Ledger(tmp_path / "notify.db") as ledger:
+        def notify():
+            with SqliteStore(store_path) as store:
+                deliver_all(store.alerts(), channels, ledger)
+
+        seen = record_run_by_run(store_path, values, notify)
+        # the whole history no longer shows the change: what withdrew its alert before
+        assert not [c for c in seen[-1]["series"][0]["change_points"] if c["kind"] == "change_point"]
+        [cp] = [a for a in alerts_json(store_path) if a["kind"] == "change_point"]
+        assert cp["direction"] == "regression" and cp["magnitude"] > 0.15
+        undone = [(i, d["undone_alerts"]) for i, d in enumerate(seen) if d["undone_alerts"]]
+        assert [ids for _, ids in undone] == [[cp["id"]]]                 # closed once, never again
+        assert all(d["withdrawn_alerts"] == [] for d in seen)
+        back = cp["details"]["went_back"]
+        # the revert's run, or within the range of runs the way back could be
+        assert back["commit"] in back["commit_range"] and f"c{REVERT:04d}" in back["commit_range"]
+        assert abs(int(back["commit"][1:]) - REVERT) <= 1
+        assert back["ci_low"] <= back["magnitude"] <= back["ci_high"] < 0 and back["p_value"] <= 0.01
+        assert (1 + cp["magnitude"]) * (1 + back["magnitude"]) - 1 <= cp["magnitude"] / 2   # wins back half
+        assert cp["undone_at"] == back["commit"] and cp["undone_by"] is None and cp["withdrawn_at"] is None
+        assert "unfound_since" not in cp["details"]
+        # more runs at the old level, and a full analysis, neither reopen nor resend it
+        again = detect(store_path, "--full")
+        assert again["undone_alerts"] == again["withdrawn_alerts"] == []
+        notify()
+    closes = [m for m in receiver.processed.values() if m["event"] == "closed"]
+    assert [(m["alert"]["id"], m["reason"]) for m in closes] == [(cp["id"], "undone")]
+    [close] = closes
+    assert close["related"]["kind"] == WAY_BACK and close["related"]["commit"] == back["commit"]
+    assert close["related"]["p_value"] == pytest.approx(back["p_value"])
+    assert f"by {back['magnitude'] * 100:+.2f}% at " in close["text"] and "went back" in close["text"]
+    assert not [m for m in receiver.processed.values() if m["event"] == "reopened"]
+    [issue] = [i for i in fake_github.issues.values() if cp["id"] in i["body"]]
+    assert issue["state"] == "closed"
+    body = fake_github.comments[issue["number"]][-1]["body"]
+    assert body.startswith(f"Closing: A later change undid it: {back['magnitude'] * 100:+.2f}% at ")
+    assert back["commit"] in body and "went back to the level before it" in body and "p = " in body
+
+
+def test_a_regression_that_stays_is_not_closed(store_path):
+    seen = record_run_by_run(store_path, bump(reverted=False))
+    assert all(d["undone_alerts"] == [] and d["withdrawn_alerts"] == [] for d in seen)
+    with SqliteStore(store_path) as store:
+        alerts = store.alerts()
+    [cp] = [a for a in alerts if a.kind == "change_point"]
+    assert cp.direction == "regression" and still_open(cp, undone_by(alerts)) and "went_back" not in cp.details
+
+
+def test_the_way_back_is_found_only_where_the_runs_went_back():
+    values = bump()
+    back = way_back(values, 15, 0.32, 5, 0.99)
+    assert back is not None and back.index_low <= REVERT <= back.index_high and back.p_value <= 0.01
+    assert back.ci_low <= back.magnitude <= back.ci_high < -0.15
+    assert way_back(bump(reverted=False), 15, 0.32, 5, 0.99) is None          # it stayed
+    assert way_back(values[:REVERT + 4], 15, 0.32, 5, 0.99) is None            # 4 runs back: too few to tell
+    # no change at all: no split of its noise is a way back, in 50 series of 45 runs
+    rng = np.random.default_rng(3)
+    found = sum(way_back(1.37 * (1 + 0.07 * rng.standard_normal(45)), 15, 0.32, 5, 0.99) is not None
+                for _ in range(50))
+    assert found <= 2
+    # a throughput regresses downwards: its way back is a rise
+    assert way_back(1 / values, 15, -0.24, 5, 0.99).magnitude > 0.15
+    assert way_back(np.r_[values[:40], 0.0, values[41:]], 15, 0.32, 5, 0.99) is None   # no relative change
