@@ -16,7 +16,7 @@ from datetime import datetime, timezone
 import numpy as np
 import orjson
 
-from perfgate.alert_history import ended_at, still_open, undone_by, withdrawn_at
+from perfgate.alert_history import WAY_BACK, ended_at, still_open, undone_by, withdrawn_at
 from perfgate.detect.changepoint import ChangePoint, ChangePointDetector
 from perfgate.detect.stats import run_to_run_cv
 from perfgate.model import Alert, Measure
@@ -366,6 +366,13 @@ def summarise(key: SeriesKey, pts: list[Point], found: list[Finding], alerts: li
     }
 
 
+def _way_back(fix: Alert | None) -> dict | None:
+    """The size, interval and p-value of the way back that undid an alert, when no alert is it."""
+    if fix is None or fix.kind != WAY_BACK:
+        return None
+    return {"magnitude": fix.magnitude, "ci_low": fix.ci_low, "ci_high": fix.ci_high, "p_value": fix.p_value}
+
+
 def chart_data(key: SeriesKey, pts: list[Point], band: dict | None, found: list[Finding],
                alerts: list[Alert], run_of: dict[str, int], skipped: int = 0, encode=column) -> dict:
     """One series of a benchmark page, in columns.  Commits and dates are the page's (``run``
@@ -388,6 +395,8 @@ def chart_data(key: SeriesKey, pts: list[Point], band: dict | None, found: list[
                     "status": a.status, "commit_range": list(a.commit_range), "created": iso(a.created),
                     "siblings": a.siblings, "placed_with": a.placed_with,
                     "undone_at": fixes[a.id].commit if a.id in fixes else None,
+                    # undone by a way back of its series (a revert) that is no alert: its evidence
+                    "went_back": _way_back(fixes.get(a.id)),
                     "ended_at": ended_at(a) or None, "withdrawn_at": withdrawn_at(a) or None,
                     # a threshold alert's interval is of its streak's mean, not of its first value
                     "streak_change": streak_mean(a.kind, a.details)}

@@ -382,11 +382,14 @@
     return box;
   }
 
-  // "active, undone at X": a later improvement won back at least half of it (notify closes its issue);
+  // "active, undone at X": a later improvement won back at least half of it (notify closes its issue),
+  // or its series went back there without an alert of its own (a revert: "went back" and its evidence);
   // "active, streak ended at X": a threshold streak a later run of a backfill ended;
   // "active, no longer found at X": a change point the analysis of the runs up to X withdrew.
   function alertStatus(a) {
-    return a.status + (a.undone_at ? ", undone at " + a.undone_at.slice(0, 12) :
+    var back = a.went_back ? " (went back " + PG.pct(a.went_back.magnitude, 2) + " [" + PG.pct(a.went_back.ci_low, 2) +
+      ", " + PG.pct(a.went_back.ci_high, 2) + "], " + PG.pText(a.went_back.p_value) + ")" : "";
+    return a.status + (a.undone_at ? ", undone at " + a.undone_at.slice(0, 12) + back :
       a.withdrawn_at ? ", no longer found at " + a.withdrawn_at.slice(0, 12) : "") +
       (a.ended_at ? ", streak ended at " + a.ended_at.slice(0, 12) : "");
   }
