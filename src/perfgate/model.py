@@ -19,6 +19,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field, replace
 from typing import AbstractSet, Any, Iterable, Iterator, Sequence
 
+from perfgate.units import confidence_text
+
 # Measures perfgate knows.  ``lower_is_better`` decides whether a rise is a regression.
 # Unknown measures default to lower-is-better, which is true of nearly every cost.
 KNOWN_MEASURES: dict[str, tuple[str, bool]] = {
@@ -286,6 +288,15 @@ REGIME_HEAD = "regime_head"
 # (:meth:`Alert.grown_streak`).
 STREAK_EVIDENCE = ("streak_change", "streak_size", "evidence_baseline_size", "no_interval")
 
+# A change point alert's details that are part of its finding (``detect``'s ``_report``): where the
+# split is, the levels either side, the last commit measured before its range, and the siblings it
+# was tested or placed with.  Renewed with the rest of the finding (:meth:`Alert.refined_by`).
+CHANGE_FINDINGS = ("index", "before", "after", "last_measured", "siblings", "placed_with")
+
+# A change point alert's detail, set when a later analysis narrowed its range (:meth:`Alert.refined_by`):
+# what it said before, ``{"commit", "magnitude", "commit_range"}``, for the update that tells it.
+NARROWED_FROM = "narrowed_from"
+
 
 def suspects(kind: str, commit: str, commit_range: Sequence[str] | None) -> tuple[str, ...]:
     """The commits a change could have started at, oldest first.  A threshold alert's range is the
@@ -465,11 +476,14 @@ class Alert:
     def renewed_by(self, other: "Alert", takes_over: bool) -> bool:
         """Take what a later detect's alert ``other`` knows better of this recorded one
         (:meth:`recorded_as` matched them): a change point's findings when it takes the alert over,
-        else a longer streak's evidence.  Whether anything changed (the store writes it then)."""
+        else a longer streak's evidence, else a change point's surer finding of the same change.
+        Whether anything changed (the store writes it then)."""
         if takes_over:
             self.take_findings(other)
         elif self.grown_streak(other):
             self.take_streak(other)
+        elif self.refined_by(other):
+            self.take_refinement(other)
         else:
             return False
         return True
@@ -495,6 +509,56 @@ class Alert:
         self.ci_low, self.ci_high, self.p_value = other.ci_low, other.ci_high, other.p_value
         self.details = ({k: v for k, v in self.details.items() if k not in STREAK_EVIDENCE}
                         | {k: other.details[k] for k in STREAK_EVIDENCE if k in other.details})
+
+    def refined_by(self, other: "Alert") -> bool:
+        """Whether ``other``, a later analysis's change point of this change point alert's change
+        (:meth:`same_change`), is at least as sure and tells something this one does not.
+
+        At least as sure: a p-value no larger and no more suspects.  Both, so that an analysis
+        that locates the change worse (a wider range: more commits to bisect) or sizes it on weaker
+        evidence replaces nothing, and a range never widens; it may shift by a commit or two as
+        the runs after the change firm up where the split is likeliest.  Something new: fewer
+        suspects, this alert's size outside the later interval, or another confidence as shown —
+        not each re-estimate within the interval (nor a range merely shifted), which the runs
+        after a step give at nearly every detect: each would rewrite the alert and add a history
+        file.  Only while active (an acknowledged one keeps what it was accepted on); one placed
+        at its siblings' commit only by a finding placed with them too.  A bisected alert's range is exact: only a
+        finding of that very commit renews it, and only its size (:meth:`take_refinement`)."""
+        if not (self.kind == other.kind == "change_point" and self.status == "active" and self.same_change(other)):
+            return False
+        if self.placed_with and not other.placed_with:
+            return False
+        mine, theirs = self.suspects(), other.suspects()
+        if "bisect" in self.details and theirs != mine:
+            return False
+        if other.p_value is None or (self.p_value is not None and other.p_value > self.p_value) \
+                or len(theirs) > len(mine):
+            return False
+        outside = (other.ci_low is not None and other.ci_high is not None
+                   and not other.ci_low <= self.magnitude <= other.ci_high)
+        shown = self.p_value is None or confidence_text(other.p_value) != confidence_text(self.p_value)
+        return len(theirs) < len(mine) or outside or shown
+
+    def take_refinement(self, other: "Alert") -> None:
+        """``other``'s surer finding (:meth:`refined_by`): its size, interval, p-value, levels and
+        location; the id, status, time and everything else kept (withdrawals, a takeover's
+        record).  A bisected alert keeps bisect's commit, range and last good commit.  A narrower
+        range keeps what the alert said before (:data:`NARROWED_FROM`), for notify to tell."""
+        narrowed = len(other.suspects()) < len(self.suspects())
+        if narrowed:
+            size = self.magnitude if math.isfinite(self.magnitude) else None
+            was = {"commit": self.commit, "magnitude": size, "commit_range": list(self.commit_range)}
+        self.magnitude, self.ci_low, self.ci_high, self.p_value = (other.magnitude, other.ci_low, other.ci_high,
+                                                                   other.p_value)
+        exact = "bisect" in self.details
+        taken = [k for k in CHANGE_FINDINGS if not (exact and k == "last_measured")]
+        self.details = ({k: v for k, v in self.details.items() if k not in taken}
+                        | {k: other.details[k] for k in taken if k in other.details})
+        if not exact:
+            self.commit, self.previous_commit, self.commit_range = (other.commit, other.previous_commit,
+                                                                    tuple(other.commit_range))
+            if narrowed:
+                self.details[NARROWED_FROM] = was
 
     def take_findings(self, other: "Alert") -> None:
         """Become ``other``'s description of the change, keeping this alert's id, status and time."""
