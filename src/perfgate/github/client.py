@@ -107,6 +107,9 @@ class GitHub:
     def close_issue(self, number: int) -> dict:
         return self._json("PATCH", f"/issues/{number}", json={"state": "closed", "state_reason": "completed"})
 
+    def edit_issue(self, number: int, title: str, body: str) -> dict:
+        return self._json("PATCH", f"/issues/{number}", json={"title": title[:256], "body": body})
+
     def reopen_issue(self, number: int) -> dict:
         return self._json("PATCH", f"/issues/{number}", json={"state": "open", "state_reason": "reopened"})
 

@@ -5,8 +5,11 @@ Five kinds of event, each with an id stable across runs (the ledger's key):
 - ``raised`` — every alert, once (``<alert>:raised``);
 - ``updated`` — an open alert a later finding took over, keeping its id: a threshold alert that a
   change point now places and sizes, a change found alone now placed at its siblings' commit, or
-  a range that bisect narrowed to one commit (``<alert>:updated:<kind>@<commit>``), so that those
-  told of the first finding hear of the better one;
+  a range that bisect narrowed to one commit (``<alert>:updated:<kind>@<commit>``), or that a later
+  analysis of more runs narrowed to fewer suspects (``<alert>:updated:<kind>@<commit>:narrowed-<n>``,
+  ``n`` the suspects left: a range only narrows, so each narrowing is told once), so that those told
+  of the first finding hear of the better one.  A re-estimate of its size alone is not told: the
+  issue's suspects are the same;
 - ``again`` — a regression alert still active (not acknowledged, not undone) when the same series regresses again
   (``<earlier alert>:again:<new alert>``), so the people on the first issue hear of it;
 - ``closed`` — a regression alert that was acknowledged, or undone by a later improvement of the
@@ -26,7 +29,7 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from perfgate.alert_history import WITHDRAWN_AT, oldest_first, reopenings, series_of, undone_by, withdrawn_at
-from perfgate.model import Alert
+from perfgate.model import NARROWED_FROM, Alert
 
 
 @dataclass(frozen=True)
@@ -42,7 +45,9 @@ class Event:
         if self.kind == "again":
             return f"{self.alert.id}:again:{self.related.id}"
         if self.kind == "updated":
-            return f"{self.alert.id}:updated:{self.alert.kind}@{self.alert.commit}"
+            narrowed = (updated(self.alert) or {}).get("why") == "narrowed"
+            suffix = f":narrowed-{len(self.alert.suspects())}" if narrowed else ""
+            return f"{self.alert.id}:updated:{self.alert.kind}@{self.alert.commit}{suffix}"
         # The first close and reopening keep the plain id (a ledger of an older perfgate has it).
         return f"{self.alert.id}:{self.kind}" + (f":{self.reopened + 1}" if self.reopened else "")
 
@@ -69,11 +74,17 @@ def _alert(doc: dict[str, Any]) -> Alert:
 
 
 def updated(alert: Alert) -> dict | None:
-    """What an alert said before a later finding changed it — ``{"why", "commit", "magnitude"}``,
-    the newest change first (bisect runs after detect) — or None when nothing did."""
+    """What an alert said before a later finding changed it — ``{"why", "commit", "magnitude"}``
+    (a narrowed range's: and ``"suspects"``, how many it had), the newest change first (bisect
+    runs after detect, and a bisected range narrows no more; a takeover comes before a narrowing,
+    which keeps its record) — or None when nothing did."""
     bisect = alert.details.get("bisect")
     if isinstance(bisect, dict) and bisect.get("commit_before") not in (None, alert.commit):
         return {"why": "bisect", "commit": bisect["commit_before"], "magnitude": None}
+    narrowed = alert.details.get(NARROWED_FROM)
+    if isinstance(narrowed, dict) and isinstance(narrowed.get("commit_range"), list):
+        return {"why": "narrowed", "commit": narrowed.get("commit"), "magnitude": narrowed.get("magnitude"),
+                "suspects": len(narrowed["commit_range"])}
     superseded = alert.details.get("superseded")
     if not superseded:
         return None

@@ -1,5 +1,6 @@
 """GitHub issues: one issue per regression alert, a comment when its series regresses again, a
-comment and a close when it is acknowledged, undone, or no longer found (withdrawn), and a comment
+comment and its title and body rewritten to the alert's current figures when a later finding
+updates it, a comment and a close when it is acknowledged, undone, or no longer found (withdrawn), and a comment
 and a reopening when a withdrawn one is found again.
 
 Exactly once without trusting the ledger alone: each issue body carries a hidden marker with the
@@ -34,7 +35,11 @@ class GitHubIssuesChannel(GitHubChannel):
         body = comment(event, self.links)
         self.gh.ensure(lambda: True if self.gh.has_comment(number, marker) else None,
                        lambda: self.gh.comment(number, body))
-        if event.kind == "closed":
+        if event.kind == "updated":
+            # the issue's title and body say what the alert says now (idempotent): its first figures
+            # were kept there, the update only in a comment further down
+            self.gh.edit_issue(number, render.title(event.alert), render.issue_body(event.alert, self.links))
+        elif event.kind == "closed":
             self.gh.close_issue(number)  # idempotent
         elif event.kind == "reopened":
             self.gh.reopen_issue(number)  # idempotent

@@ -256,6 +256,8 @@ def update_reason(alert: Alert) -> str:
     why = (updated(alert) or {}).get("why")
     if why == "bisect":
         return "bisect narrowed it to one commit"
+    if why == "narrowed":
+        return f"the analysis of the runs since narrowed its range to {_commits(len(alert.suspects()))}"
     if why == "threshold":
         return "the threshold alert was confirmed by a change point, which places and sizes it"
     return "the change was placed at the commit where other benchmarks changed too"
@@ -268,7 +270,14 @@ def was_text(alert: Alert, code) -> str:
     parts = [pct(size)] if isinstance(size, (int, float)) and abs(size - alert.magnitude) >= 5e-5 else []
     if commit and commit != alert.commit:
         parts.append(f"at {code(short(commit))}")
-    return f" (was {' '.join(parts)})" if parts else ""
+    text = " ".join(parts)
+    if was.get("suspects"):
+        text = ", ".join(filter(None, [text, f"a range of {_commits(was['suspects'])}"]))
+    return f" (was {text})" if text else ""
+
+
+def _commits(n: int) -> str:
+    return "one commit" if n == 1 else f"{n} commits"
 
 
 def closed_comment(event: Event, links: Links) -> str:
