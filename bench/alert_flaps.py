@@ -11,8 +11,9 @@ one series) and the store's own rule for withdrawing and finding again
 ``WITHDRAW_AFTER_RUNS`` runs have not shown the change) and once withdrawn at the first analysis
 that does not find it (perfgate before, ``--after 0``).  The series cycle through steps of
 ``--steps`` times the noise at the first new run (0: no change).  Prints, per rule: alerts raised,
-closes as no longer found, reopenings, and the alerts open at the end that name a true change
-(within 5 runs) or no change.
+closes as no longer found, reopenings, the alerts open at the end that name a true change
+(within 5 runs) or no change, and those closed as undone by a way back (``detect``'s test for a
+revert, ``perfgate.detect.way_back``), wrongly every one: no series here goes back.
 
     .venv/bin/python bench/alert_flaps.py                                  # about 40 s
     .venv/bin/python bench/alert_flaps.py --phi 0.5 --steps 0 --runs 240   # quiet, correlated noise
@@ -28,6 +29,7 @@ import numpy as np
 import perfgate.alert_history as history
 from ar1_noise import ar1_noise
 from perfgate.detect.changepoint import ChangePointDetector
+from perfgate.detect.way_back import way_back
 from perfgate.model import Alert
 from perfgate.thresholds import load_thresholds
 
@@ -46,12 +48,21 @@ def as_alert(cp, n_before: int) -> Alert:
 
 def replay(values: np.ndarray, start: int, after: int, settings) -> list[Alert]:
     """The series' alerts after analysing it at every length from ``start``, under a withdrawal
-    rule of ``after`` runs."""
+    rule of ``after`` runs; a regression not found is first tested for a way back, as ``detect``
+    does (none of these series goes back, so each one closed so is closed wrongly)."""
     alerts: list[Alert] = []
     with mock.patch.object(history, "WITHDRAW_AFTER_RUNS", after):
         for n in range(start, values.size + 1):
-            found = [as_alert(cp, n) for cp in ChangePointDetector(settings).fit(values[:n]).predict()]
-            history.withdrawals(alerts, found, {KEY: history.Analysed(commit(n - 1), n)})
+            detector = ChangePointDetector(settings).fit(values[:n])
+            found = [as_alert(cp, n) for cp in detector.predict()]
+
+            def went_back(a: Alert) -> dict | None:
+                back = way_back(values[:n], int(a.commit[1:]), a.magnitude, settings.min_segment,
+                                settings.confidence, detector.inflation_)
+                return back and {"commit": commit(back.index), "magnitude": back.magnitude, "ci_low": back.ci_low,
+                                 "ci_high": back.ci_high, "p_value": back.p_value}
+
+            history.withdrawals(alerts, found, {KEY: history.Analysed(commit(n - 1), n)}, way_back=went_back)
             alerts += [f for f in found if not any(f.same_regression(a) for a in alerts)]
     return alerts
 
@@ -78,22 +89,25 @@ def main() -> None:
         series.append((values, size))
     print(f"{args.series} series of {args.history} + {args.runs - args.history} runs, CV {args.cv}, phi {args.phi}, "
           f"steps {args.steps} x the noise, seed {args.seed}")
-    print(f"{'withdrawn after':>16} {'alerts':>7} {'closes':>7} {'reopenings':>11} {'open, true':>11} {'open, false':>12}")
+    print(f"{'withdrawn after':>16} {'alerts':>7} {'closes':>7} {'reopenings':>11} {'open, true':>11} {'open, false':>12}"
+          f" {'undone, true':>13} {'undone, false':>14}")
     for after in args.after:
-        raised = closes = reopens = true_open = false_open = 0
+        raised = closes = reopens = true_open = false_open = true_undone = false_undone = 0
         for values, size in series:
             alerts = replay(values, args.history, after, settings)
             raised += len(alerts)
             reopens += sum(len(history.reopenings(a)) for a in alerts)
             closes += sum(len(history.reopenings(a)) + bool(history.withdrawn_at(a)) for a in alerts)
             for a in alerts:
-                if not history.withdrawn_at(a):
-                    at = int(a.commit[1:])
-                    if size and abs(at - args.history) <= 5:
-                        true_open += 1
-                    else:
-                        false_open += 1
-        print(f"{after:>10} runs {raised:>7} {closes:>7} {reopens:>11} {true_open:>11} {false_open:>12}")
+                true = size and abs(int(a.commit[1:]) - args.history) <= 5
+                if history.went_back(a):    # closed as undone by a way back no series here has
+                    true_undone += bool(true)
+                    false_undone += not true
+                elif not history.withdrawn_at(a):
+                    true_open += bool(true)
+                    false_open += not true
+        print(f"{after:>10} runs {raised:>7} {closes:>7} {reopens:>11} {true_open:>11} {false_open:>12}"
+              f" {true_undone:>13} {false_undone:>14}")
 
 
 if __name__ == "__main__":
