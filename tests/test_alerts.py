@@ -364,7 +364,8 @@ def test_a_narrow_terminal_lists_each_alert_as_a_block_with_no_word_broken(store
     shown = subprocess.run(["script", "-qc", command, "/dev/null"], capture_output=True, text=True, timeout=60,
                            cwd=tmp_path).stdout
     plain = re.sub(r"\x1b\[[0-9;]*m", "", shown)
-    assert "regression, change point  +10.60% [+10.57%, +10.63%]  active" in plain, plain
+    # recorded without the level of its interval: "CI" alone, no number it may not have had
+    assert "regression, change point  +10.60% CI [+10.57%, +10.63%]  active" in plain, plain
     assert "BM_Total/pointer/65536 [instructions] main@tb" in plain and "first commit cccccccccccc" in plain
     assert max(len(line) for line in plain.splitlines()) <= 100
 
@@ -501,3 +502,21 @@ def test_closed_alerts_are_acknowledged_at_once_and_open_ones_listed_alone(cli, 
     assert "nothing acknowledged" in again.stderr
     both = cli("alerts", "--ack", standing.id, "--ack-closed")
     assert both.returncode == 2 and "not allowed with" in both.stderr
+
+
+def test_a_report_kept_from_before_levels_were_kept_names_its_level_from_its_settings(cli, store_path):
+    # detect keeps a series' report while its settings are the same: its change points' level is
+    # those settings' confidence, known although the saved report did not say it
+    record(store_path, series(80, 1, step_at=50))
+    cli("detect")
+    with SqliteStore(store_path) as store:
+        mark, saved = store.detect_state()
+        for _, report in saved.values():
+            for e in report["change_points"]:
+                e.pop("ci_level", None)
+                (e.get("found_alone") or {}).pop("ci_level", None)
+        store.save_detect_state(mark, saved)
+    with SqliteStore(store_path) as store:
+        assert not any("ci_level" in e for _, r in store.detect_state()[1].values() for e in r["change_points"])
+    shown = cli("detect", env={"COLUMNS": "250"}).stdout
+    assert re.search(r"\+\d+\.\d\d% \(99% CI \[\+\d+\.\d\d%, \+\d+\.\d\d%\]\)", shown), shown

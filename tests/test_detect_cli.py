@@ -27,6 +27,10 @@ def test_csv_value_column(cli, tmp_path):
     assert [c["index"] for c in out["change_points"]] == [64] and out["points"] == 100
     text = cli("detect", "--series", str(f))
     assert "change at index 64" in text.stdout and "regression" in text.stdout
+    # its interval at the change point settings' confidence, named so (a threshold streak's is 95%)
+    [cp] = out["change_points"]
+    assert cp["ci_level"] == 0.99
+    assert f"(99% CI [{cp['ci_low'] * 100:+.2f}%, {cp['ci_high'] * 100:+.2f}%])" in text.stdout
 
 
 def test_csv_index_column_is_reported_and_sorted(cli, tmp_path):

@@ -233,7 +233,7 @@ def test_one_issue_per_regression_with_evidence_a_comment_when_it_recurs_and_clo
         assert issue["title"] == f"Performance regression: sort 1e6 [latency] +12.00% at {sha(10)[:10]} on main"
         body = issue["body"]
         assert f"<!-- perfgate-alert:{a.id} -->" in body and "| benchmark | `sort 1e6` |" in body
-        assert "95% CI [+9.60%, +14.40%]" in body and "p = 0.0001" in body and "commit range" in body
+        assert "99% CI [+9.60%, +14.40%]" in body and "p = 0.0001" in body and "commit range" in body
         assert f"https://github.com/acme/widget/compare/{sha(9)}...{sha(12)}" in body
         assert "https://acme.github.io/widget/index.html#sort%201e6%7Clatency%7Cmain%7Cci-x86" in body
         assert [label["name"] for label in issue["labels"]] == ["perfgate"]
@@ -540,7 +540,7 @@ def test_a_threshold_alert_a_change_point_takes_over_is_sent_again_as_an_update(
         sent = receiver.processed[idempotency_key(derive_events(store.alerts())[1])]
         assert sent["event"] == "updated" and sent["alert"]["magnitude"] == pytest.approx(0.3041)
         assert "Updated: `sort 1e6` [`latency`] on `main@ci-x86`: the threshold alert was confirmed by a change " \
-               "point" in sent["text"] and "+30.41% (95% CI [+24.33%, +36.49%])" in sent["text"]
+               "point" in sent["text"] and "+30.41% (99% CI [+24.33%, +36.49%])" in sent["text"]
         assert "(was +28.80%)" in sent["text"] and f"`{ack_hint_of(threshold)}`" in sent["text"]
         (comment,) = fake_github.comments[1]
         assert comment["body"].startswith("Updated: the threshold alert was confirmed by a change point") \

@@ -9,6 +9,8 @@ import signal
 import subprocess
 import sys
 
+import pytest
+
 from fake_github.fixtures import FAST_ENV, REPO, TOKEN, fake_github, make_alert, receiver, sha  # noqa: F401
 
 from perfgate.store.sqlite import SqliteStore
@@ -236,3 +238,56 @@ def test_the_message_says_what_the_culprit_commit_is(cli, store_path, receiver, 
     [body] = [r["text"] for r in receiver.processed.values()]
     assert "`tree: audit every copied node @here (Ada " in body       # inline code: no mention, no markup
     assert "<!here>" not in body and "<b>" not in body
+
+
+@pytest.mark.parametrize("thresholds, level", [(None, "99%"), ("[measure.latency.change_point]\nconfidence = 0.95\n", "95%")])
+def test_a_change_points_interval_is_named_at_the_confidence_it_was_found_at(cli, store_path, fake_github, receiver,
+                                                                            tmp_path, thresholds, level):
+    # A change point's interval is at its settings' confidence (0.99 by default), not a threshold
+    # streak's 95%: every message called it "95% CI".
+    from test_alerts import record, series
+
+    record(store_path, series(80, 1, step_at=50))
+    args = []
+    if thresholds:
+        (tmp_path / "t.toml").write_text(thresholds)
+        args = ["--thresholds", str(tmp_path / "t.toml")]
+    assert cli("detect", *args).returncode == 1
+    [alert] = json.loads(cli("alerts", "--json", check=True).stdout)
+    assert alert["kind"] == "change_point" and alert["details"]["ci_level"] == float(level[:-1]) / 100
+    interval = f"{level} CI [{alert['ci_low'] * 100:+.2f}%, {alert['ci_high'] * 100:+.2f}%]"
+    proc = cli("notify", "--channel", f"webhook:{receiver.url}", "--channel", f"github-issues:{REPO}",
+               env=env_for(fake_github))
+    assert proc.returncode == 0, proc.stderr
+    [sent] = receiver.processed.values()
+    (issue,) = fake_github.issues.values()
+    assert f"({interval})" in sent["text"] and f"({interval})" in issue["body"]
+    assert cli("detect", *args, env={"COLUMNS": "250"}).stdout.count(f"({interval})") == 1
+    assert interval in cli("alerts", env={"COLUMNS": "250"}, check=True).stdout
+
+
+def test_a_threshold_alerts_interval_reads_95_and_an_old_change_points_no_number(cli, store_path, fake_github,
+                                                                                 receiver):
+    from test_threshold_evidence import add, stepped
+
+    add(store_path, stepped(1))
+    assert cli("detect").returncode == 1
+    [streak] = json.loads(cli("alerts", "--json", check=True).stdout)
+    old = make_alert(10)
+    del old.details["ci_level"]             # recorded before the level was kept with the alert
+    seed(store_path, old)
+    proc = cli("notify", "--channel", f"webhook:{receiver.url}", "--channel", f"github-issues:{REPO}",
+               env=env_for(fake_github))
+    assert proc.returncode == 0, proc.stderr
+    texts = {b["alert"]["kind"]: b["text"] for b in receiver.processed.values()}
+    bodies = {i["title"].split(": ")[1].split(" [")[0]: i["body"] for i in fake_github.issues.values()}
+    assert set(bodies) == {streak["benchmark"], "sort 1e6"}
+    assert streak["kind"] == "threshold"
+    mean = f"streak mean {streak['details']['streak_change'] * 100:+.2f}%, "
+    interval = f"95% CI [{streak['ci_low'] * 100:+.2f}%, {streak['ci_high'] * 100:+.2f}%]"
+    assert f"({mean}{interval})" in texts["threshold"] and f"({mean}{interval})" in bodies[streak["benchmark"]]
+    # its level was that day's thresholds', unrecorded: no number rather than a wrong one
+    for text in (texts["change_point"], bodies["sort 1e6"]):
+        assert "(CI [+9.60%, +14.40%])" in text and "% CI" not in text
+    table = cli("alerts", env={"COLUMNS": "250"}, check=True).stdout
+    assert interval in table and "CI [+9.60%, +14.40%]" in table and "% CI [+9.60%" not in table

@@ -58,7 +58,7 @@ def test_a_regression_is_commented_on_its_culprit_commit_once(cli, store_path, f
                            f"This commit is one of 3 suspects ([`{sha(10)[:10]}^..{sha(12)[:10]}`]"
                            f"(https://github.com/acme/widget/compare/{sha(9)}...{sha(12)})); "
                            f"`perfgate bisect {reg.id}` finds which.")
-    assert "| change | +12.00% (95% CI [+9.60%, +14.40%]) — regression |" in body
+    assert "| change | +12.00% (99% CI [+9.60%, +14.40%]) — regression |" in body
     assert "p = 0.0001 (confidence 99.99%)" in body
     assert f"[`{sha(10)[:10]}`](https://github.com/acme/widget/commit/{sha(10)}) (likeliest)" in body
     assert "Trend: https://acme.github.io/widget/index.html#sort%201e6%7Clatency%7Cmain%7Cci-x86" in body

@@ -52,6 +52,7 @@ def test_pages_show_the_step_as_a_regression(history, tmp_path, cli):
     assert cp["index"] == STEP_AT and cp["direction"] == "regression"
     assert cp["first_commit"] == commit(STEP_AT)
     assert 0.25 < cp["magnitude"] < 0.35 and cp["ci_low"] < cp["magnitude"] < cp["ci_high"]
+    assert cp["ci_level"] == 0.99           # the change point settings' confidence, which its texts name
     assert parse["state"] == "alert" and parse["alerts"] == 1          # the recorded alert is open
     assert not next(s for s in data if s["benchmark"] == "steady" and s["branch"] == "main")["change_points"]
     assert not any("values=" in s["benchmark"] for s in data)          # sweep points are on their own page
@@ -66,6 +67,8 @@ def test_pages_show_the_step_as_a_regression(history, tmp_path, cli):
     feed = ET.parse(site / "regressions.xml").getroot()
     titles = [e.find(f"{ATOM}title").text for e in feed.findall(f"{ATOM}entry")]
     assert len(titles) == 4 and any(t.startswith(f"{BENCH} [latency] +") for t in titles)
+    summaries = [e.find(f"{ATOM}summary").text for e in feed.findall(f"{ATOM}entry")]
+    assert all(re.match(r"[+-]\d+\.\d\d% \(99% CI \[[+-]\d+\.\d\d%, [+-]\d+\.\d\d%\]\), ", t) for t in summaries), summaries
     assert (site / "index.html").stat().st_mode & 0o044 and (site / "data" / "index.js").stat().st_mode & 0o044
 
 

@@ -207,6 +207,10 @@ def test_hover_reads_the_commit_and_a_click_opens_it(site, page):
     # the alert's p-value underflowed (as an instruction count's does): a bound, never "p = 0"
     alert = page.locator("section.measure").first.locator("table.evidence tr", has_text="alert (active)").inner_text()
     assert "change point regression +30" in alert and "% as alerted" in alert and "p < 1e-15" in alert and "p = 0" not in alert
+    # each interval named at its level: the change point settings' 99%, recorded with the alert
+    assert "+30.00% as alerted (99% CI [+27.00%, +33.00%])" in alert
+    found = page.locator("section.measure").first.locator("table.evidence tr", has_text="change point").first.inner_text()
+    assert re.search(r"regression \+30\.\d\d% \(99% CI \[\+\d+\.\d\d%, \+\d+\.\d\d%\]\)", found), found
 
     # Without a mouse: the chart is an image named by what it shows, and its points are a table.
     chart = page.locator("section.measure").first.locator(".chart")

@@ -84,11 +84,14 @@ def test_the_detect_report_and_the_alerts_listing_show_them(cli, store_path):
     add(store_path, stepped(1))
     text = cli("detect", env={"COLUMNS": "250"}).stdout
     assert "> 99.99% (p < 1e-15), t_test limit" in text or "(p = " in text
-    assert "streak mean +" in text
     [alert] = listed(cli)
+    assert alert["details"]["ci_level"] == 0.95        # recorded with it, as a change point's own level
+    # the streak's interval is 95%, a change point's beside it 99%: each says which
+    evidence = (f"streak mean {alert['details']['streak_change'] * 100:+.2f}%, "
+                f"95% CI [{alert['ci_low'] * 100:+.2f}%, {alert['ci_high'] * 100:+.2f}%]")
+    assert evidence in text
     table = cli("alerts", check=True, env={"COLUMNS": "250"}).stdout
-    assert f"streak mean {alert['details']['streak_change'] * 100:+.2f}%" in table
-    assert f"[{alert['ci_low'] * 100:+.2f}%, {alert['ci_high'] * 100:+.2f}%]" in table
+    assert evidence in table
 
 
 def _threshold_alert(**fields) -> Alert:
@@ -170,8 +173,8 @@ def test_the_pages_give_a_threshold_alerts_interval_of_its_streak_mean():
     kept = _threshold_alert(ci_low=0.18, ci_high=0.22, p_value=1e-6, details={"streak_change": 0.2})
     old = _threshold_alert()
     data = chart_data(key, pts, None, [], [kept, old], {f"r{i}": i for i in range(42)})
-    assert [(a["ci_low"], a["ci_high"], a["p_value"], a["streak_change"]) for a in data["alerts"]] == \
-        [(0.18, 0.22, 1e-6, 0.2), (None, None, None, None)]
+    assert [(a["ci_low"], a["ci_high"], a["p_value"], a["streak_change"], a["ci_level"]) for a in data["alerts"]] == \
+        [(0.18, 0.22, 1e-6, 0.2, 0.95), (None, None, None, None, 0.95)]
 
 
 def test_sync_files_keep_them(cli, store_path, tmp_path):
@@ -232,8 +235,8 @@ def test_a_streak_that_grows_gives_its_alert_the_longer_streaks_narrower_interva
     # what it alerted at stays as raised: its size, value and limit
     assert now["magnitude"] == raised["magnitude"] and now["details"]["value"] == raised["details"]["value"]
     table = cli("alerts", check=True, env={"COLUMNS": "250"}).stdout
-    assert f"streak mean {now['details']['streak_change'] * 100:+.2f}% " \
-           f"[{now['ci_low'] * 100:+.2f}%, {now['ci_high'] * 100:+.2f}%]" in table
+    assert f"streak mean {now['details']['streak_change'] * 100:+.2f}%, " \
+           f"95% CI [{now['ci_low'] * 100:+.2f}%, {now['ci_high'] * 100:+.2f}%]" in table
 
 
 def test_an_acknowledged_alert_keeps_its_status_and_what_it_was_accepted_on(cli, store_path, tmp_path):

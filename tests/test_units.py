@@ -93,11 +93,14 @@ def test_an_alerts_evidence_is_written_one_way_everywhere():
     from perfgate.units import evidence_text, streak_mean
 
     threshold = {"streak_change": 0.1934}
-    assert evidence_text(0.1788, 0.2081) == "[+17.88%, +20.81%]"
+    # every interval names its level; one not known says "CI" alone, never a guessed number
+    assert evidence_text(0.1788, 0.2081) == "CI [+17.88%, +20.81%]"
     assert evidence_text(0.1788, 0.2081, streak_mean("threshold", threshold)) == \
-        "streak mean +19.34% [+17.88%, +20.81%]"
+        "streak mean +19.34%, CI [+17.88%, +20.81%]"
     assert evidence_text(0.1788, 0.2081, 0.1934, level=0.95) == "streak mean +19.34%, 95% CI [+17.88%, +20.81%]"
     assert evidence_text(0.096, 0.144, level=0.95) == "95% CI [+9.60%, +14.40%]"
+    assert evidence_text(0.096, 0.144, level=0.99) == "99% CI [+9.60%, +14.40%]"
+    assert evidence_text(0.096, 0.144, level=0.999) == "99.9% CI [+9.60%, +14.40%]"
     assert evidence_text(None, 0.2) == evidence_text(0.1, None, 0.15) == ""
     # a change point's details name no streak; an old or damaged threshold alert's may not either
     assert streak_mean("change_point", threshold) is None
@@ -151,3 +154,22 @@ def test_a_change_with_its_interval_gives_each_number_its_sign():
 
     assert interval(942.5, -4.0, 1889.0, "schedule-ns", 3, sign=True) == "+942 ns [-4, +1,889]"
     assert interval(-0.5, -1.25, 0.25, "", 3, sign=True) == "-0.500 [-1.250, +0.250]"
+
+
+def test_an_alerts_interval_level_is_the_one_recorded_with_it():
+    from perfgate.units import alert_evidence, ci_level
+
+    # a change point's is its settings' confidence, recorded by detect; a threshold streak's 95%
+    assert ci_level("change_point", {"ci_level": 0.99}) == 0.99
+    assert ci_level("change_point", {"ci_level": 0.95}) == 0.95
+    assert ci_level("threshold", {"ci_level": 0.95}) == 0.95
+    # recorded before levels were kept: a streak's interval was only ever 95%; a change point's
+    # level was that day's thresholds', not known now
+    assert ci_level("threshold", {}) == ci_level("threshold", None) == 0.95
+    assert ci_level("change_point", {}) is ci_level("change_point", None) is None
+    assert all(ci_level("change_point", {"ci_level": x}) is None for x in (True, "0.99", 0, 1, 99, float("nan")))
+    assert alert_evidence("change_point", 0.096, 0.144, {"ci_level": 0.99}) == "99% CI [+9.60%, +14.40%]"
+    assert alert_evidence("change_point", 0.096, 0.144, {}) == "CI [+9.60%, +14.40%]"
+    assert alert_evidence("threshold", 0.1788, 0.2081, {"streak_change": 0.1934}) == \
+        "streak mean +19.34%, 95% CI [+17.88%, +20.81%]"
+    assert alert_evidence("change_point", None, 0.1, {"ci_level": 0.99}) == ""

@@ -284,9 +284,9 @@ def duplicate_metric(metrics: list[Metric]) -> tuple[str, str] | None:
 REGIME_HEAD = "regime_head"
 
 # A threshold alert's evidence details (``detect``'s ``_evidence``), with its ``ci_low``, ``ci_high``
-# and ``p_value``: of its streak as long as ``streak_size`` values, renewed while the streak grows
-# (:meth:`Alert.grown_streak`).
-STREAK_EVIDENCE = ("streak_change", "streak_size", "evidence_baseline_size", "no_interval")
+# and ``p_value``: of its streak as long as ``streak_size`` values (``ci_level``: its interval's
+# level), renewed while the streak grows (:meth:`Alert.grown_streak`).
+STREAK_EVIDENCE = ("streak_change", "streak_size", "evidence_baseline_size", "no_interval", "ci_level")
 
 # A change point alert's details that are part of its finding (``detect``'s ``_report``): where the
 # split is, the levels either side, the last commit measured before its range, and the siblings it

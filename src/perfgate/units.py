@@ -166,21 +166,49 @@ def streak_mean(kind: str | None, details: Mapping[str, Any] | None) -> float | 
     return float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) else None
 
 
+# The level of a threshold alert's interval, the streak's against its baseline (the only one it
+# was ever computed at; ``threshold_tests.EVIDENCE_LEVEL``, here so that text needs no scipy).
+STREAK_LEVEL = 0.95
+# Where an alert keeps its interval's level, as ``detect`` recorded it: a change point's is the
+# change point settings' confidence (0.99 by default, a thresholds file's own), not the 95% of a
+# threshold streak.
+CI_LEVEL = "ci_level"
+
+
+def ci_level(kind: str | None, details: Mapping[str, Any] | None) -> float | None:
+    """The level of an alert's interval: the one it was recorded with (``details["ci_level"]``);
+    for a threshold alert recorded before levels were kept, :data:`STREAK_LEVEL`, which its streak's
+    interval always had; None for such a change point, whose level was the thresholds' of that
+    day, unrecorded (a thresholds file may have changed it since, so any number could be wrong)."""
+    x = (details or {}).get(CI_LEVEL)
+    if isinstance(x, (int, float)) and not isinstance(x, bool) and 0 < x < 1:
+        return float(x)
+    return STREAK_LEVEL if kind == "threshold" else None
+
+
+def ci_label(level: float | None) -> str:
+    """``"99% CI"``, ``"99.9% CI"``; ``"CI"`` for a level not known (never a guessed number)."""
+    return f"{round(level * 100, 4):g}% CI" if level is not None else "CI"
+
+
 def evidence_text(ci_low: float | None, ci_high: float | None, mean: float | None = None,
                   level: float | None = None) -> str:
-    """An alert's interval as ``detect``, ``alerts`` and ``notify`` write it, '' without one:
-    ``[+17.88%, +20.81%]``.  A threshold alert's is of its streak's mean (:func:`streak_mean`),
-    which its size, the value it alerted at, need not lie inside, so the mean comes first:
-    ``streak mean +19.34% [+17.88%, +20.81%]``.  ``level`` names the interval where no column
-    header does: ``streak mean +19.34%, 95% CI [+17.88%, +20.81%]``."""
+    """An alert's interval as ``detect``, ``alerts``, ``notify`` and the pages write it, '' without
+    one, named with its level (:func:`ci_label`; change points' and threshold streaks' differ):
+    ``99% CI [+9.60%, +14.40%]``.  A threshold alert's is of its streak's mean
+    (:func:`streak_mean`), which its size, the value it alerted at, need not lie inside, so the
+    mean comes first: ``streak mean +19.34%, 95% CI [+17.88%, +20.81%]``."""
     if ci_low is None or ci_high is None:
         return ""
-    interval = f"[{pct(ci_low)}, {pct(ci_high)}]"
-    if level is not None:
-        interval = f"{level * 100:g}% CI {interval}"
-    if mean is None:
-        return interval
-    return f"streak mean {pct(mean)}{',' if level is not None else ''} {interval}"
+    interval = f"{ci_label(level)} [{pct(ci_low)}, {pct(ci_high)}]"
+    return interval if mean is None else f"streak mean {pct(mean)}, {interval}"
+
+
+def alert_evidence(kind: str | None, ci_low: float | None, ci_high: float | None,
+                   details: Mapping[str, Any] | None) -> str:
+    """:func:`evidence_text` of an alert (or ``detect``'s report entry of one: ``details`` holds
+    its streak mean and level)."""
+    return evidence_text(ci_low, ci_high, streak_mean(kind, details), ci_level(kind, details))
 
 
 P_FLOOR = 1e-15   # below this a p-value is written as a bound: "p = 0" would claim a certainty no test has

@@ -43,7 +43,8 @@ def sha(i: int, salt: str = "") -> str:
 
 def make_alert(i: int, *, direction: str = "regression", benchmark: str = "sort 1e6", measure: str = "latency",
                magnitude: float = 0.12, span: int = 1) -> Alert:
+    """A change point alert as ``detect`` records one: its interval at the default 99% (``ci_level``)."""
     commits = tuple(sha(i + k) for k in range(span))
     return Alert("main", "ci-x86", benchmark, measure, commits[0], direction, magnitude,
                  magnitude * 0.8, magnitude * 1.2, 1e-4, "change_point", sha(i - 1), commits,
-                 {"index": i, "before": 100.0, "after": 100.0 * (1 + magnitude)})
+                 {"index": i, "before": 100.0, "after": 100.0 * (1 + magnitude), "ci_level": 0.99})

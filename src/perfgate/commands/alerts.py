@@ -18,7 +18,7 @@ from perfgate.errors import EXIT_OK
 from perfgate.gitinfo import could_be
 from perfgate.alert_history import WAY_BACK, closed, ended_at, still_open, undone_by, unfound_since, withdrawn_at
 from perfgate.output import emit_json, err, out
-from perfgate.units import evidence_text, p_text, pct, streak_mean
+from perfgate.units import alert_evidence, p_text, pct
 
 NAME = "alerts"
 HELP = "list alerts raised by detect, or acknowledge them (--ack ID)"
@@ -107,7 +107,7 @@ WIDE = 150     # the table's width with typical names; narrower terminals get a 
 def _row(a, short_id: str, fixes: dict) -> dict[str, str]:
     """One alert's cells, rich markup with every name escaped."""
     when = datetime.fromtimestamp(a.created, timezone.utc).strftime("%Y-%m-%d %H:%M") if a.created else "—"
-    ci = evidence_text(a.ci_low, a.ci_high, streak_mean(a.kind, a.details))
+    ci = alert_evidence(a.kind, a.ci_low, a.ci_high, a.details)     # named with its level
     ci = f"\n{ci}" if ci else ""
     colour = "red" if a.direction == "regression" else "green"
     # found only where sibling series changed, or placed at their commit: its message and page name them
@@ -132,5 +132,5 @@ def _way_back(fix) -> str:
     from without an improvement alert (a revert); '' for one an alert undid (it is listed too)."""
     if fix.kind != WAY_BACK:
         return ""
-    ci = evidence_text(fix.ci_low, fix.ci_high)
+    ci = alert_evidence(fix.kind, fix.ci_low, fix.ci_high, fix.details)
     return f" (went back {pct(fix.magnitude)}{' ' + ci if ci else ''}, {p_text(fix.p_value)})"

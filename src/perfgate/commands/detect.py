@@ -67,7 +67,7 @@ from perfgate.store.worker_reads import WorkerReads
 from perfgate.check_branches import is_check_branch
 from perfgate.gitinfo import could_be
 from perfgate.thresholds import ChangePointSettings, SeriesThresholds, ThresholdTest, load_thresholds
-from perfgate.units import confidence_text, evidence_text, p_text, streak_mean
+from perfgate.units import CI_LEVEL, alert_evidence, confidence_text, evidence_text, p_text
 
 # The detectors pull in scipy and ruptures; they are imported when the verb runs, so that
 # `perfgate --help` and every other verb start fast.
@@ -291,7 +291,7 @@ def _plan(store, args: argparse.Namespace, thresholds) -> tuple[list[SeriesKey],
             # its verdicts stand under the same settings; the runs it saw were judged under any
             memos[key] = (report.get("threshold_memo") if settings == now else None) or {"points": report["points"]}
         else:
-            kept.append(_restored(report))
+            kept.append(_restored(report, thresholds.for_series(key.benchmark, key.measure).change_point.confidence))
     return sorted(keys), kept, memos, mark
 
 
@@ -299,9 +299,14 @@ def _saved(report: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in report.items() if k not in ("alerts", "entries")}
 
 
-def _restored(report: dict[str, Any]) -> dict[str, Any]:
+def _restored(report: dict[str, Any], level: float) -> dict[str, Any]:
+    """A saved report, kept as it is.  A change point saved before levels were kept has ``level``,
+    the settings' confidence now: a report is kept only under the settings it was made with."""
     for cp in report["change_points"]:
         cp["alert"] = {"new": False, "id": (cp.get("alert") or {}).get("id")}
+        for e in (cp, cp.get("found_alone") or {}):
+            if e.get("kind", "change_point") == "change_point":
+                e.setdefault(CI_LEVEL, level)
     return {**report, "alerts": [], "entries": report["change_points"]}
 
 
@@ -404,7 +409,7 @@ def _changes(key: SeriesKey, points: list[Point], settings: SeriesThresholds, si
     if own is None:
         found = detector.predict()
     else:
-        found = _change_points(own)
+        found = _change_points(own, detector.settings.confidence)
         detector.inflation_ = own["inflation"]
     likelihoods = detector.likelihoods(found)
     at = {p.commit: i for i, p in enumerate(points)} if siblings else {}     # each commit's index here
@@ -436,7 +441,7 @@ def _report(key: SeriesKey, points: list[Point], settings: SeriesThresholds, cha
     for cp in cps:
         entry = _entry(points, cp)
         details = {"index": cp.index, "before": cp.before, "after": cp.after,
-                   "last_measured": entry["last_measured"]}
+                   "last_measured": entry["last_measured"], CI_LEVEL: cp.ci_level}
         if cp in added:
             # Found only by looking where these siblings changed: its p-value paid for those places.
             entry["siblings"] = details["siblings"] = sorted(
@@ -641,12 +646,12 @@ def _evidence(test: ThresholdTest | None, regime: list[float], times: list[float
     (every value it covers, dips back within the limit too: the level it shifted to) against the
     baseline the test judged its first value by (``test`` None, Bencher's own: the values before it
     that raised nothing).  ``no_interval`` says why there is none."""
-    from perfgate.detect.threshold_tests import baseline_at, streak_evidence
+    from perfgate.detect.threshold_tests import EVIDENCE_LEVEL, baseline_at, streak_evidence
 
     base = baseline_at(test, regime, times, flags, a)
     ev = streak_evidence(base, regime[a:b], flags[a] == "upper")
     kept = {"ci_low": ev.ci_low, "ci_high": ev.ci_high, "p_value": ev.p_value, "streak_change": ev.change,
-            "streak_size": b - a, "evidence_baseline_size": len(base)}
+            "streak_size": b - a, "evidence_baseline_size": len(base), CI_LEVEL: EVIDENCE_LEVEL}
     return kept | ({"no_interval": ev.why} if ev.why else {})
 
 
@@ -721,11 +726,14 @@ def _digest(values: list[float], times: list[float | None]) -> str:
     return hashlib.sha256(data).hexdigest()[:16]
 
 
-def _change_points(own: dict[str, Any]) -> list:
-    """The change points of a saved report's entries."""
+def _change_points(own: dict[str, Any], level: float) -> list:
+    """The change points of a saved report's entries.  One saved before levels were kept has
+    ``level``, the settings' confidence now: a report is kept only under the settings it was made
+    with (:func:`_settings_mark`)."""
     from perfgate.detect.changepoint import ChangePoint
 
-    return [ChangePoint(**{f: e[f] for f in ChangePoint.__dataclass_fields__}) for e in own["change_points"]]
+    return [ChangePoint(**{CI_LEVEL: level} | {f: e[f] for f in ChangePoint.__dataclass_fields__ if f in e})
+            for e in own["change_points"]]
 
 
 def _sibling_ranges(at: dict[str, int], siblings: dict[str, Any] | None) -> list[tuple[tuple[int, int], str]]:
@@ -938,14 +946,14 @@ def _limit_evidence(e: dict[str, Any]) -> str:
 
 def _print_found(found: list[tuple[dict, dict]], nseries: int, no_record: bool) -> None:
     table = Table(title=f"perfgate detect: {len(found)} change(s) in {nseries} series", title_justify="left")
-    for col in ("benchmark", "measure", "branch@testbed", "first commit", "could be", "change [CI]", "confidence",
+    for col in ("benchmark", "measure", "branch@testbed", "first commit", "could be", "change", "confidence",
                 "direction", "alert"):
         table.add_column(col, overflow="fold")
     for r, e in found:
         rng = suspects(e.get("kind", "change_point"), e["first_commit"], e.get("commit_range"))
-        mean = streak_mean(e.get("kind"), e)
-        ci = evidence_text(e.get("ci_low"), e.get("ci_high"), mean)
-        ci = f" ({ci})" if ci and mean is not None else f" {ci}" if ci else ""
+        # a change point's interval is at its settings' confidence, a streak's at 95%: each names its own
+        ci = alert_evidence(e.get("kind", "change_point"), e.get("ci_low"), e.get("ci_high"), e)
+        ci = f" ({ci})" if ci else ""
         conf = confidence_text(e["p_value"]) if "confidence" in e else _limit_evidence(e)
         if e.get("kind") == "threshold" and len(e.get("commit_range") or ()) > 1:
             conf += f", {len(e['commit_range'])} values in a row past it"
@@ -995,7 +1003,8 @@ def _run_file(args: argparse.Namespace, thresholds) -> int:
             for cp in r["change_points"]:
                 out.print(f"{head}change at index {cp['index']} (could be {cp['index_low']}..{cp['index_high']})"
                           f"{_commits_text(cp)}: "
-                          f"{cp['magnitude'] * 100:+.2f}% [{cp['ci_low'] * 100:+.2f}%, {cp['ci_high'] * 100:+.2f}%], "
+                          f"{cp['magnitude'] * 100:+.2f}% "
+                          f"({evidence_text(cp['ci_low'], cp['ci_high'], level=cp['ci_level'])}), "
                           f"{p_text(cp['p_value'])}, {cp['direction']}")
     return EXIT_REGRESSION if regression else EXIT_OK
 

@@ -110,6 +110,9 @@ class ChangePoint:
     # of its p-value: over 4 seeds of the suite corpus, 3-7 true changes fewer with the range).
     likeliest_low: int = -1
     likeliest_high: int = -1
+    # The level of ci_low..ci_high (the settings' confidence), which every text of it names: a
+    # threshold streak's interval beside it is 95%.  None: not known.
+    ci_level: float | None = None
 
     def to_json(self) -> dict:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
@@ -546,7 +549,8 @@ class ChangePointDetector:
             ci_low=self.noise_.relative(shift - half), ci_high=self.noise_.relative(shift + half),
             p_value=p_adj, confidence=1.0 - p_adj, direction=direction_of(magnitude, self.lower_is_better),
             before=raw_median(raw[max(lo, t - self.window):t]),
-            after=raw_median(raw[t:min(hi, t + self.window)]), likeliest_low=l_low, likeliest_high=l_high)
+            after=raw_median(raw[t:min(hi, t + self.window)]), likeliest_low=l_low, likeliest_high=l_high,
+            ci_level=self.settings.confidence)
 
     def _refine(self, y: np.ndarray, yw: np.ndarray, lo: int, hi: int, t0: int, loc_sigma: float,
                 inflation: float) -> tuple[int, int, int, int, int, float]:

@@ -44,6 +44,7 @@ from scipy.special import stdtr, stdtrit
 
 from perfgate.detect.stats import normal_quantile, relative_change
 from perfgate.thresholds import ThresholdTest
+from perfgate.units import STREAK_LEVEL
 
 
 # Quantiles depend only on the boundary and the baseline size, which repeat along a series (so
@@ -250,7 +251,7 @@ def baseline_at(test: ThresholdTest | None, values: Sequence[float], times: Sequ
     return [float(values[j]) for j in clean]
 
 
-EVIDENCE_LEVEL = 0.95   # a threshold alert's interval, as notify's messages call it ("95% CI")
+EVIDENCE_LEVEL = STREAK_LEVEL   # a threshold alert's interval; recorded with it (``ci_level``)
 
 
 @dataclass(frozen=True)

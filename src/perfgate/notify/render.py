@@ -13,7 +13,7 @@ from perfgate.escape import markdown_code, slack_code, visible
 from perfgate.model import Alert
 from perfgate.notify.base import Links
 from perfgate.notify.events import Event, updated
-from perfgate.units import confidence_text, evidence_text, human, p_text, pct, streak_mean
+from perfgate.units import alert_evidence, confidence_text, human, p_text, pct
 
 ALERT_MARKER = "<!-- perfgate-alert:{} -->"
 EVENT_MARKER = "<!-- perfgate-event:{} -->"
@@ -105,10 +105,10 @@ def suspects_span(alert: Alert, links: Links) -> str:
 
 
 def ci_text(alert: Alert) -> str:
-    """`` (95% CI [a, b])``, a threshold alert's `` (streak mean m, 95% CI [a, b])``
-    (:func:`perfgate.units.evidence_text`), '' without one."""
-    # 0.95: a threshold streak's level (threshold_tests.EVIDENCE_LEVEL; importing it loads scipy)
-    text = evidence_text(alert.ci_low, alert.ci_high, streak_mean(alert.kind, alert.details), level=0.95)
+    """`` (99% CI [a, b])``, a threshold alert's `` (streak mean m, 95% CI [a, b])``, each at the
+    level recorded with it (:func:`perfgate.units.ci_level`; an old change point's without a
+    number), '' without one."""
+    text = alert_evidence(alert.kind, alert.ci_low, alert.ci_high, alert.details)
     return f" ({text})" if text else ""
 
 
@@ -300,8 +300,8 @@ def undoer_text(fix: Alert, code) -> str:
     (a revert ``detect`` saw when the change was no longer found), with that way back's evidence."""
     if fix.kind != WAY_BACK:
         return f"alert {code(fix.id)}"
-    ci = evidence_text(fix.ci_low, fix.ci_high)      # its size is said beside it
-    return (f"the runs from there went back to the level before it: interval {ci or 'unknown'}, "
+    ci = alert_evidence(fix.kind, fix.ci_low, fix.ci_high, fix.details)      # its size is said beside it
+    return (f"the runs from there went back to the level before it: {ci or 'interval unknown'}, "
             f"{p_text(fix.p_value)} for the splits searched, no alert of its own")
 
 

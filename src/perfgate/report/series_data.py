@@ -22,8 +22,8 @@ from perfgate.detect.stats import run_to_run_cv
 from perfgate.model import Alert, Measure
 from perfgate.store import Point, SeriesKey, raw_samples
 from perfgate.thresholds import SeriesThresholds
-from perfgate.units import (_BYTES, _COUNT, _RATES, _TIME, confidence_text, human, p_text, streak_mean, suffix_unit,
-                            unit_of)
+from perfgate.units import (_BYTES, _COUNT, _RATES, _TIME, ci_level, confidence_text, evidence_text, human, p_text,
+                            streak_mean, suffix_unit, unit_of)
 
 SPARK_POINTS = 30
 # Index states, in the order the index sorts them (worst first).
@@ -80,8 +80,8 @@ class Finding:
     @property
     def summary(self) -> str:
         c = self.cp
-        return (f"{c.magnitude * 100:+.2f}% [{c.ci_low * 100:+.2f}%, {c.ci_high * 100:+.2f}%] "
-                f"({human(c.before, self.key.measure)} → {human(c.after, self.key.measure)}), "
+        return (f"{c.magnitude * 100:+.2f}% ({evidence_text(c.ci_low, c.ci_high, level=c.ci_level)}), "
+                f"{human(c.before, self.key.measure)} → {human(c.after, self.key.measure)}, "
                 f"confidence {confidence_text(c.p_value)} ({p_text(c.p_value)})"
                 + (f", tested here because {', '.join(self.siblings)} changed here" if self.siblings else "")
                 + (f", placed here because {', '.join(self.placed_with)} changed here" if self.placed_with else ""))
@@ -132,7 +132,7 @@ def with_siblings_changes(key: SeriesKey, pts: list[Point], found: list[Finding]
         cp = ChangePoint(index=i, index_low=lo, index_high=hi, magnitude=a.magnitude,
                          ci_low=a.ci_low if a.ci_low is not None else a.magnitude,
                          ci_high=a.ci_high if a.ci_high is not None else a.magnitude,
-                         p_value=p, confidence=1.0 - p, direction=a.direction,
+                         p_value=p, confidence=1.0 - p, direction=a.direction, ci_level=ci_level(a.kind, a.details),
                          before=_number(a.details.get("before"), pts[i - 1].value),
                          after=_number(a.details.get("after"), pts[i].value))
         out.append(_finding(key, pts, cp, names or None, placed or None))
@@ -370,7 +370,8 @@ def _way_back(fix: Alert | None) -> dict | None:
     """The size, interval and p-value of the way back that undid an alert, when no alert is it."""
     if fix is None or fix.kind != WAY_BACK:
         return None
-    return {"magnitude": fix.magnitude, "ci_low": fix.ci_low, "ci_high": fix.ci_high, "p_value": fix.p_value}
+    return {"magnitude": fix.magnitude, "ci_low": fix.ci_low, "ci_high": fix.ci_high, "p_value": fix.p_value,
+            "ci_level": ci_level(fix.kind, fix.details)}
 
 
 def chart_data(key: SeriesKey, pts: list[Point], band: dict | None, found: list[Finding],
@@ -399,7 +400,8 @@ def chart_data(key: SeriesKey, pts: list[Point], band: dict | None, found: list[
                     "went_back": _way_back(fixes.get(a.id)),
                     "ended_at": ended_at(a) or None, "withdrawn_at": withdrawn_at(a) or None,
                     # a threshold alert's interval is of its streak's mean, not of its first value
-                    "streak_change": streak_mean(a.kind, a.details)}
+                    "streak_change": streak_mean(a.kind, a.details),
+                    "ci_level": ci_level(a.kind, a.details)}     # null: not known, said as "CI"
                    for a in alerts],
     }
     if skipped:

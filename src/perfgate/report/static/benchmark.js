@@ -292,8 +292,8 @@
 
   // What a change point's dashed line and an alert's pin say when hovered (and in the list of marks).
   function changeText(s, c) {
-    return combo(s) + ": " + c.direction + " " + PG.pct(c.magnitude, 2) + " [" + PG.pct(c.ci_low, 2) + ", " +
-      PG.pct(c.ci_high, 2) + "] " + PG.inUnit(c.before, s) + " → " + PG.inUnit(c.after, s) + ", " +
+    return combo(s) + ": " + c.direction + " " + PG.pct(c.magnitude, 2) + " (" + PG.ciText(c.ci_low, c.ci_high, c.ci_level) +
+      ") " + PG.inUnit(c.before, s) + " → " + PG.inUnit(c.after, s) + ", " +
       PG.confidence(c.p_value) + "; first at " + c.first_commit.slice(0, 12) + ", range " + c.commit_range + whereSiblings(c);
   }
   function alertText(s, a) {
@@ -304,8 +304,8 @@
   // A threshold alert's interval is of its streak's mean (its size is the first value past the limit).
   function alertInterval(a) {
     if (a.ci_low == null) return "";
-    var ci = "[" + PG.pct(a.ci_low, 2) + ", " + PG.pct(a.ci_high, 2) + "]";
-    return a.streak_change != null ? " (streak mean " + PG.pct(a.streak_change, 2) + " " + ci + ")" : " " + ci;
+    var ci = PG.ciText(a.ci_low, a.ci_high, a.ci_level);
+    return a.streak_change != null ? " (streak mean " + PG.pct(a.streak_change, 2) + ", " + ci + ")" : " (" + ci + ")";
   }
 
   // The chart's marks (change point lines, alert pins) as buttons beside it: a pin cannot take the
@@ -387,8 +387,8 @@
   // "active, streak ended at X": a threshold streak a later run of a backfill ended;
   // "active, no longer found at X": a change point the analysis of the runs up to X withdrew.
   function alertStatus(a) {
-    var back = a.went_back ? " (went back " + PG.pct(a.went_back.magnitude, 2) + " [" + PG.pct(a.went_back.ci_low, 2) +
-      ", " + PG.pct(a.went_back.ci_high, 2) + "], " + PG.pText(a.went_back.p_value) + ")" : "";
+    var back = a.went_back ? " (went back " + PG.pct(a.went_back.magnitude, 2) + " " +
+      PG.ciText(a.went_back.ci_low, a.went_back.ci_high, a.went_back.ci_level) + ", " + PG.pText(a.went_back.p_value) + ")" : "";
     return a.status + (a.undone_at ? ", undone at " + a.undone_at.slice(0, 12) + back :
       a.withdrawn_at ? ", no longer found at " + a.withdrawn_at.slice(0, 12) : "") +
       (a.ended_at ? ", streak ended at " + a.ended_at.slice(0, 12) : "");
@@ -407,7 +407,7 @@
     list.forEach(function (s) {
       s.change_points.forEach(function (c) {
         rows.push([c.direction === "regression" ? "bad" : "good", "change point", combo(s), c.first_commit,
-                   c.direction + " " + PG.pct(c.magnitude, 2) + " [" + PG.pct(c.ci_low, 2) + ", " + PG.pct(c.ci_high, 2) + "]",
+                   c.direction + " " + PG.pct(c.magnitude, 2) + " (" + PG.ciText(c.ci_low, c.ci_high, c.ci_level) + ")",
                    PG.inUnit(c.before, s) + " → " + PG.inUnit(c.after, s),
                    PG.confidence(c.p_value) + " · range " + c.commit_range + whereSiblings(c)]);
       });

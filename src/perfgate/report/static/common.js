@@ -97,6 +97,12 @@ var PG = (function () {
     var c = Math.max(0, 1 - p) * 100;
     return "confidence " + (c >= 99.995 ? "> 99.99%" : c.toFixed(2) + "%") + " (" + pText(p) + ")";
   }
+  // As perfgate.units.evidence_text: an interval named with its level ("99% CI [a, b]"; a change
+  // point's is at its settings' confidence, a threshold streak's at 95%), "CI" alone when not known.
+  function ciText(lo, hi, level) {
+    var label = level != null ? Number((level * 100).toFixed(4)) + "% CI" : "CI";
+    return label + " [" + pct(lo, 2) + ", " + pct(hi, 2) + "]";
+  }
   // An alert's kind as a reader says it ("change_point" is the stored name).
   function kindText(kind) { return String(kind).replace(/_/g, " "); }
   function param(name) { return new URLSearchParams(location.search).get(name); }
@@ -128,6 +134,6 @@ var PG = (function () {
     main.appendChild(el("p", {class: "none"}, what + " — go back to the ", el("a", {href: "index.html", text: "index"}), "."));
     document.documentElement.dataset.ready = "1";
   }
-  return {esc: esc, el: el, breakable: breakable, human: human, inUnit: inUnit, axisDigits: axisDigits, pct: pct, confidence: confidence, pText: pText, kindText: kindText, param: param, load: load, commitUrl: commitUrl,
+  return {esc: esc, el: el, breakable: breakable, human: human, inUnit: inUnit, axisDigits: axisDigits, pct: pct, ciText: ciText, confidence: confidence, pText: pText, kindText: kindText, param: param, load: load, commitUrl: commitUrl,
           commitNode: commitNode, notFound: notFound};
 })();
