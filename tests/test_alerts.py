@@ -45,6 +45,12 @@ def test_change_alerts_once_and_can_be_acknowledged(cli, store_path):
     again = cli("detect", "--json")
     assert again.returncode == 0, again.stderr
     assert json.loads(again.stdout)["new_alerts"] == []
+    # detect names the alert it found again by the recorded one's id (it showed "known " and none)
+    [cp] = [c for c in json.loads(again.stdout)["series"][0]["change_points"] if c["kind"] == "change_point"]
+    assert cp["alert"] == {"new": False, "id": alert["id"]}
+    for args in ([], ["--full"], ["--full", "--no-record"]):       # kept from the last detect, analysed again
+        shown = cli("detect", *args, env={"COLUMNS": "250"}).stdout
+        assert f"known {alert['id'][:8]}" in shown, (args, shown)
 
     listed = json.loads(cli("alerts", "--json", check=True).stdout)
     assert alert["id"] in [a["id"] for a in listed]

@@ -280,7 +280,10 @@ def test_alerts_from_bencher_and_perfgate_alert_memory(fake, tmp_path):
                    commit_range=(commit(3), commit(4)))
     assert len(store.record_alerts([change])) == 1
     again = Alert("main", "ci-x86", "sort 1e6", "latency", commit(3), "regression", 0.2)
+    assert store.unrecorded([again]) == [] and again.id == change.id   # detect shows it "known" by its id
+    again.id = ""
     assert store.record_alerts([again]) == []  # the same change alerts once
+    assert again.id == change.id
     # One regression, listed once: perfgate's change point, carrying Bencher's alert id.
     (listed,) = make_store(fake, tmp_path).alerts(status="active")
     assert listed.kind == "change_point" and listed.details["bencher_alerts"] == [bencher_alert.id]

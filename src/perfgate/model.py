@@ -377,9 +377,10 @@ class Alert:
     def sort_out(alerts: Sequence["Alert"], held: dict[tuple[str, str, str, str, str], list["Alert"]]
                  ) -> Iterator[tuple["Alert", "Alert | None", bool]]:
         """For each of ``alerts`` (one detect's), ``(alert, the held alert it describes again or
-        None, whether it takes that one over)`` (:meth:`recorded_as`).  ``held``: the alerts kept
-        so far by series, oldest first; each new one joins it once the caller has seen it (and
-        given it its id), so that a store records and a dry run counts the same new alerts."""
+        None, whether it takes that one over)`` (:meth:`recorded_as`); one found again takes the held
+        one's id.  ``held``: the alerts kept so far by series, oldest first; each new one joins it
+        once the caller has seen it (and given it its id), so that a store records and a dry run
+        counts the same new alerts."""
         claimed: set[str] = set()       # ids of the alerts this batch found again
         batch = Alert.by_series(alerts)
         for alert in alerts:
@@ -387,6 +388,7 @@ class Alert:
             same, takes_over = alert.recorded_as(held[key], batch[key], claimed)
             if same is not None:
                 claimed.add(same.id)
+                alert.id = same.id      # it is that alert: detect names it by its id ("known 3f2c9a10")
             yield alert, same, takes_over
             if same is None:
                 held[key].append(alert)

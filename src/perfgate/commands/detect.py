@@ -964,8 +964,9 @@ def _print_found(found: list[tuple[dict, dict]], nseries: int, no_record: bool) 
         elif e.get("placed_with"):
             conf += f", placed where {len(e['placed_with'])} sibling(s) changed"
         alert = e.get("alert", {})
-        status = ((("would be NEW" if alert.get("new") else "known") if no_record else
-                   ("NEW " if alert.get("new") else "known ") + (alert.get("id") or "")[:8]))
+        # a known alert's id is the recorded one's (Alert.sort_out), as ``perfgate alerts`` lists it
+        status = ("would be NEW" if no_record and alert.get("new") else
+                  ("NEW " if alert.get("new") else "known ") + (alert.get("id") or "")[:8]).strip()
         if e.get("inherited"):
             status = "start point's"      # the branch it started from: alerted there, not here
         colour = "red" if e["direction"] == "regression" else "green"
