@@ -19,7 +19,8 @@ planted benchmark is flagged (power) and how often anything is flagged when noth
 Candidates: ``wilcoxon``: signed-rank on per-round log ratios of round medians (check's old test:
 smallest p = 2 / 2^R); ``signflip``: exact sign-flip permutation test of the mean per-round ratio
 (same floor); ``t-mean``, ``t-trim``, ``t-median``: paired t on per-round ratios from the mean,
-20%-trimmed mean or median of each round's log samples; ``pooled-mw``: Mann–Whitney on all raw
+20%-trimmed mean or median of each round's log samples; ``yuen``: Yuen's trimmed t across the
+rounds (a fifth of the rounds' ratios cut each side, ``t-trim``'s ratios); ``pooled-mw``: Mann–Whitney on all raw
 samples of all rounds, ignoring the rounds (``compare``'s test, for contrast).
 """
 
@@ -51,6 +52,22 @@ def _t(d: np.ndarray) -> float:
     return 1.0 if sd == 0 else float(2 * stats.t.sf(abs(d.mean()) / (sd / math.sqrt(d.size)), d.size - 1))
 
 
+def _yuen(d: np.ndarray, trim: float = 0.2) -> float:
+    """Yuen's one-sample trimmed t: the 20%-trimmed mean of the rounds' ratios over its standard
+    error from their winsorized variance, on n - 2g - 1 degrees of freedom (g rounds cut a side)."""
+    n = d.size
+    g = int(math.floor(trim * n))
+    if n - 2 * g < 2:
+        return 1.0
+    s = np.sort(d)
+    w = np.clip(s, s[g], s[n - 1 - g])
+    sd = w.std(ddof=1)
+    if sd == 0:
+        return 1.0
+    se = sd / ((1 - 2 * g / n) * math.sqrt(n))
+    return float(2 * stats.t.sf(abs(s[g:n - g].mean()) / se, n - 2 * g - 1))
+
+
 def _signflip(d: np.ndarray) -> float:
     signs = np.array(list(itertools.product((-1, 1), repeat=d.size)))
     means = np.abs(signs @ d)
@@ -67,6 +84,7 @@ CANDIDATES = {
     "t-mean": lambda b, h: _t(_diffs(b, h, "mean")),
     "t-trim": lambda b, h: _t(_diffs(b, h, "trim")),
     "t-median": lambda b, h: _t(_diffs(b, h, "median")),
+    "yuen": lambda b, h: _yuen(_diffs(b, h, "trim")),
     "pooled-mw": lambda b, h: float(stats.mannwhitneyu(np.concatenate(h), np.concatenate(b)).pvalue),
 }
 
