@@ -65,3 +65,49 @@ def build(path, *, hostile_commit: bool = True) -> None:
         store.record_alerts([Alert("main", "tb", BENCH, "latency", commit(STEP_AT), "regression", 0.3, 0.27, 0.33,
                                    0.0, previous_commit=commit(STEP_AT - 1),
                                    commit_range=(commit(STEP_AT),), details={"ci_level": 0.99})])
+
+
+DROP = "drop"
+DROP_AT = 25        # the first run of the step down of ``build_closed``'s series
+
+
+def build_closed(path, *, every_state: bool = True, far_first: bool = False) -> dict[str, str]:
+    """One series, ``drop`` latency on main @ tb: 45 daily runs, a 15% step down at run 25 with an
+    active alert there (its pin at the change point's line, half-way up the chart: another step
+    down follows at run 38) and a regression alert the analysis withdrew (at run 12).
+    ``every_state``: also one alert in each other closed state — undone by a later improvement
+    alert, undone by a way back (a revert, no alert of its own), a threshold streak that ended,
+    acknowledged.  ``far_first``: the first run dated 40 days before the rest
+    (as an old commit recorded once).  Returns each alert's id by its state."""
+    rng = random.Random(3)
+    t0 = 1.6992e9       # 2023-11-05
+    runs = []
+    for i in range(45):
+        level = 1e6 * (0.72 if i >= DROP_AT + 13 else 0.85 if i >= DROP_AT else 1.0)
+        samples = tuple(level * rng.lognormvariate(0, 0.01) for _ in range(5))
+        t = t0 + i * 86400 + 3600 * rng.random() - (40 * 86400 if far_first and i == 0 else 0)
+        runs.append(Run("default", "main", commit(i), Bed("tb"), [
+            Metric(DROP, "latency", sum(samples) / 5, min(samples), max(samples), samples)], start_time=t))
+
+    def alert(i, direction, magnitude, **kw):
+        return Alert("main", "tb", DROP, "latency", commit(i), direction, magnitude, magnitude - 0.01,
+                     magnitude + 0.01, 0.001, previous_commit=commit(i - 1), commit_range=(commit(i),), **kw)
+
+    back = {"commit": commit(17), "previous_commit": commit(16), "commit_range": [commit(17)], "magnitude": -0.04,
+            "ci_low": -0.05, "ci_high": -0.03, "p_value": 0.002, "found_at": commit(20)}
+    # the undone regression and its fix first: a fix undoes the regressions raised before it
+    wanted = [("undone", alert(5, "regression", 0.05)), ("fix", alert(8, "improvement", -0.05))] if every_state else []
+    wanted += [("active", alert(DROP_AT, "improvement", -0.15)),
+               ("withdrawn", alert(12, "regression", 0.045, details={"withdrawn_at": commit(22)}))]
+    if every_state:
+        wanted += [("went_back", alert(15, "regression", 0.04, details={"went_back": back})),
+                   ("ended", alert(35, "regression", 0.06, kind="threshold", details={"ended_at": commit(37)})),
+                   ("acknowledged", alert(40, "regression", 0.03))]
+    ids = {}
+    with SqliteStore(path) as store:
+        store.add_runs(runs)
+        for state, a in wanted:        # one at a time, each raised after the one before
+            ids[state] = store.record_alerts([a])[0].id
+        if every_state:
+            store.acknowledge(ids["acknowledged"])
+    return ids

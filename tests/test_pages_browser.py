@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from pages_data import BENCH, BRANCH_PR, HOSTILE, STEP_AT, SWEEP, SWEEP_HOSTILE, build, commit
+from pages_data import BENCH, BRANCH_PR, DROP, HOSTILE, STEP_AT, SWEEP, SWEEP_HOSTILE, build, build_closed, commit
 from perfgate.report.pages import read_page
 
 CHROMIUM = "/usr/bin/chromium"
@@ -744,3 +744,53 @@ def test_the_index_orders_numbered_names_as_people_read_them(tmp_path, cli, page
     assert names in (["bench_1", "bench_2", "bench_10"], ["bench_10", "bench_2", "bench_1"]), names
     options = page.locator("#testbed option").all_inner_texts()
     assert [o.split(" ")[0] for o in options if o.startswith("host_")] == ["host_1", "host_2", "host_10"], options
+
+
+@pytest.fixture(scope="module")
+def closed(tmp_path_factory) -> tuple[Path, dict[str, str]]:
+    """A site of ``build_closed``'s series: a step down with an active alert at its line, an alert
+    in each closed state, the first run dated 40 days before the rest; and the alerts' ids."""
+    root = tmp_path_factory.mktemp("closed")
+    ids = build_closed(root / "history.db", far_first=True)
+    env = {**os.environ, "PERFGATE_STORE": f"sqlite:{root / 'history.db'}"}
+    subprocess.run([sys.executable, "-m", "perfgate.cli", "pages", "--out", str(root / "site")], env=env, check=True,
+                   capture_output=True)
+    return root / "site", ids
+
+
+def _open_bench(page, site: Path, name: str) -> None:
+    _open(page, (site / "index.html").as_uri())
+    page.locator("a.bench", has_text=name).first.click()
+    page.wait_for_selector("html[data-ready='1']")
+
+
+def test_a_closed_alerts_row_reads_as_its_grey_pin(closed, page):
+    """An audit: a withdrawn alert's row in the evidence table was red, a regression's colour,
+    while its pin was grey.  Every closed state (withdrawn, undone by an alert or by a way back,
+    a streak ended, acknowledged) has a grey pin and a grey row; an open alert is coloured by its
+    direction in both."""
+    site, ids = closed
+    _open_bench(page, site, DROP)
+    pins = dict(page.evaluate("""() => window.PERFGATE_CHARTS.latency.getOption().series.find(x => x.id === 'pts0')
+        .markPoint.data.map(d => [d.evidence, d.itemStyle.color])"""))
+    rows = page.evaluate("""() => [...document.querySelectorAll('table.evidence tbody tr')].map(tr => {
+        const td = tr.querySelectorAll('td');
+        return [tr.innerText, td[0].className, td[3].className, getComputedStyle(td[0]).color];
+    })""")
+    muted = page.evaluate("getComputedStyle(document.documentElement).getPropertyValue('--muted').trim()")
+    assert muted == "#667085"
+    want = {"active": ("#1f7a4d", "good"), "fix": ("#1f7a4d", "good"), "withdrawn": ("#98a2b3", "closed"),
+            "undone": ("#98a2b3", "closed"), "went_back": ("#98a2b3", "closed"), "ended": ("#98a2b3", "closed"),
+            "acknowledged": ("#98a2b3", "closed")}
+    assert set(ids) == set(want)
+    for state, (pin, row_class) in want.items():
+        [pin_color] = [c for text, c in pins.items() if ids[state] in text]
+        [row] = [r for r in rows if ids[state] in r[0]]
+        assert pin_color == pin and row[1] == row_class and row[2] == "num " + row_class, (state, pin_color, row)
+        # drawn as the muted grey, not the regression red
+        assert (row[3] == "rgb(102, 112, 133)") == (row_class == "closed"), (state, row)
+    withdrawn = next(r for r in rows if ids["withdrawn"] in r[0])
+    assert "no longer found at " + commit(22)[:12] in withdrawn[0]
+    _shot(page, "benchmark-closed-alerts")
+    _inert(page)
+

@@ -236,7 +236,7 @@
         var i = s.commit.indexOf(a.commit);
         if (i < 0) return null;
         return {coord: [x[i], s.value[i]], evidence: alertText(s, a),
-                itemStyle: {color: a.status !== "active" || a.undone_at || a.ended_at || a.withdrawn_at ? "#98a2b3" : a.direction === "regression" ? "#c0362c" : "#1f7a4d"}};
+                itemStyle: {color: closed(a) ? "#98a2b3" : a.direction === "regression" ? "#c0362c" : "#1f7a4d"}};
       }).filter(Boolean);
       series.push({
         id: "pts" + k, name: name, type: "line", z: 3, symbol: "circle", symbolSize: s.commit.length > 150 ? 4 : 6,
@@ -382,6 +382,12 @@
     return box;
   }
 
+  // An alert that no longer calls for anyone (acknowledged, undone — a revert's way back too —,
+  // its streak ended, withdrawn): its pin is grey and its row in the evidence table reads as its pin.
+  function closed(a) {
+    return a.status !== "active" || !!(a.undone_at || a.ended_at || a.withdrawn_at);
+  }
+
   // "active, undone at X": a later improvement won back at least half of it (notify closes its issue),
   // or its series went back there without an alert of its own (a revert: "went back" and its evidence);
   // "active, streak ended at X": a threshold streak a later run of a backfill ended;
@@ -412,7 +418,7 @@
                    PG.confidence(c.p_value) + " · range " + c.commit_range + whereSiblings(c)]);
       });
       s.alerts.forEach(function (a) {
-        rows.push([a.direction === "regression" ? "bad" : "good", "alert (" + alertStatus(a) + ")", combo(s), a.commit,
+        rows.push([closed(a) ? "closed" : a.direction === "regression" ? "bad" : "good", "alert (" + alertStatus(a) + ")", combo(s), a.commit,
                    PG.kindText(a.kind) + " " + a.direction + " " + PG.pct(a.magnitude, 2) + " as alerted" +
                    alertInterval(a), "",
                    (a.p_value != null ? PG.pText(a.p_value) + " · " : "") + "id " + a.id + whereSiblings(a)]);
