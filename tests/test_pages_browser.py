@@ -656,11 +656,12 @@ def test_the_x_axis_can_be_the_commits_in_order(site, page):
     extent = page.evaluate("window.PERFGATE_CHARTS.latency.getModel().getComponent('xAxis', 0).axis.scale.getExtent()")
     every = [x for pts in xs.values() for x in pts["x"]]
     assert extent[0] in every and extent[1] in every           # (of the series ticked: a measured commit)
-    # a change point's size sits mid-line, between the levels (an alert's pin on the first new
-    # point covered it at the top)
+    # a change point's size sits at the line's end away from its new level, which is higher here
+    # (an alert's pin on the first new point covered it at the top, and at mid-line its step did:
+    # test_a_change_points_size_stands_clear_of_its_pin_and_its_step)
     labels = page.evaluate("""() => window.PERFGATE_CHARTS.latency.getOption().series.filter(x => x.markLine)
         .flatMap(x => x.markLine.data.map(l => l.label.position))""")
-    assert labels and set(labels) == {"insideMiddleTop"}
+    assert labels and set(labels) == {"insideStartBottom"}
     _shot(page, "benchmark-commit-axis")
     url = page.url + ("&" if "?" in page.url else "?") + "x=commits"
     _open(page, url)
@@ -793,4 +794,61 @@ def test_a_closed_alerts_row_reads_as_its_grey_pin(closed, page):
     assert "no longer found at " + commit(22)[:12] in withdrawn[0]
     _shot(page, "benchmark-closed-alerts")
     _inert(page)
+
+
+_MARK_BOXES = """(measure) => {
+    // The drawn boxes of a chart's change point sizes ("-14.9%") and alert pins, and each change
+    // point's step: the segment from the last point before it to its first, in pixels.
+    const c = window.PERFGATE_CHARTS[measure], P = window.PERFGATE_PAGE;
+    const box = el => { const r = el.getBoundingRect().clone(); r.applyTransform(el.getComputedTransform());
+                        return [r.x, r.y, r.x + r.width, r.y + r.height]; };
+    const shown = c.getZr().storage.getDisplayList();
+    const labels = shown.filter(e => e.style && /^[+-][0-9]+[.][0-9]%$/.test(e.style.text || '')).map(box);
+    // a pin's "!" is drawn by a span of the text its symbol hosts
+    const host = e => e.__hostTarget || (e.parent && e.parent.__hostTarget);
+    const pins = shown.filter(e => e.style && e.style.text === '!' && host(e)).map(e => box(host(e)));
+    const steps = [];
+    P.series.filter(s => s.measure === measure).forEach((s, k) => {
+        if (!c.getOption().legend[0].selected[s.branch + ' @ ' + s.testbed]) return;
+        s.drawn.forEach(cp => {
+            const at = i => c.convertToPixel({seriesId: 'pts' + k}, [Date.parse(s.time[i]), s.value[i]]);
+            steps.push([at(cp.index - s.skipped - 1), at(cp.index - s.skipped)]);
+        });
+    });
+    return {labels, pins, steps};
+}"""
+
+
+def _clear_marks(page, measure: str) -> tuple[int, int]:
+    """Asserts no change point's size is drawn on an alert pin or across its step; the counts of
+    labels and pins."""
+    got = page.evaluate(_MARK_BOXES, measure)
+    labels, pins, steps = got["labels"], got["pins"], got["steps"]
+    meet = lambda a, b: a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]   # noqa: E731
+    for lab in labels:
+        assert not any(meet(lab, pin) for pin in pins), (lab, pins)
+        for (x0, y0), (x1, y1) in steps:
+            crossed = [(x0 + (x1 - x0) * t / 100, y0 + (y1 - y0) * t / 100) for t in range(101)]
+            assert not any(lab[0] < x < lab[2] and lab[1] < y < lab[3] for x, y in crossed), (lab, steps)
+    return len(labels), len(pins)
+
+
+@pytest.mark.parametrize("width", [1400, 800])
+def test_a_change_points_size_stands_clear_of_its_pin_and_its_step(closed, site, browser, width):
+    """An audit: the "-15.0%" drawn mid-line on a change point's dashed line sat on the alert pin
+    at the same commit, half-way up the chart (and the step's own segment ran through it).  The
+    size is drawn at the line's end away from the new level, on the new level's side: clear of
+    both, for a step down (the closed site) and up (the main site, all testbeds ticked)."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    context = browser.new_context(viewport={"width": width, "height": 1000})
+    page = context.new_page()
+    try:
+        _open_bench(page, closed[0], DROP)
+        assert _clear_marks(page, "latency") == (2, 7)
+        page.locator("section.measure").first.screenshot(path=str(SHOTS / f"benchmark-step-down-{width}.png"))
+        _open_bench(page, site, BENCH)
+        page.locator("input[data-kind='testbed']").first.check()
+        assert _clear_marks(page, "latency") == (2, 1)
+    finally:
+        context.close()
 

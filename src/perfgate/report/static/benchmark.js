@@ -222,10 +222,12 @@
       }
       var sk = s.skipped;
       var lines = s.drawn.map(function (c) {
-        // the size at the middle of the line, between the two levels where no point is (at its
-        // top end the first new point's alert pin covered it)
+        // the size at the end of the line away from the new level, beside it on the new level's
+        // side: the first new point's alert pin stands above that point, on the line, and the
+        // step's own segment runs down the old level's side (at the middle it crossed the label,
+        // and the pin of a point half-way up covered it)
         return {xAxis: x[c.index - sk], evidence: changeText(s, c),
-                label: {formatter: PG.pct(c.magnitude), position: "insideMiddleTop"},
+                label: {formatter: PG.pct(c.magnitude), position: c.after < c.before ? "insideEndBottom" : "insideStartBottom"},
                 lineStyle: {color: c.direction === "regression" ? "#c0362c" : "#1f7a4d", type: "dashed", width: 2}};
       });
       var areas = s.drawn.map(function (c) {
