@@ -852,3 +852,55 @@ def test_a_change_points_size_stands_clear_of_its_pin_and_its_step(closed, site,
     finally:
         context.close()
 
+
+_DATE_TICKS = """() => { const x = window.PERFGATE_CHARTS.latency.getOption().xAxis[0];
+    return [x.axisLabel.customValues, x.axisTick.customValues,
+            window.PERFGATE_CHARTS.latency.getModel().getComponent('xAxis', 0).axis.getViewLabels()
+              .map(l => l.formattedLabel)]; }"""
+
+
+def test_a_date_axis_ticks_at_regular_calendar_steps(closed, browser):
+    """An audit: a date axis read "Dec 6, Dec 8, Dec 15" — ECharts' time ticks start again at each
+    month's first day (and its last weekly tick ran past it into the next month), whatever the
+    data's gaps.  The ticks are Mondays a week apart (a fixed step for every zoom), their labels
+    each day's month and day, the year on the first; zoomed in, they are redrawn closer."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    context = browser.new_context(viewport={"width": 1400, "height": 1000}, timezone_id="UTC")
+    page, errors = context.new_page(), []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        _open_bench(page, closed[0], DROP)
+        values, ticks, labels = page.evaluate(_DATE_TICKS)
+        assert values == ticks and len(values) >= 8
+        gaps = {b - a for a, b in zip(values, values[1:])}
+        assert gaps == {7 * 86400_000}, sorted(gaps)
+        assert page.evaluate("(v) => v.map(t => new Date(t).getUTCDay())", values) == [1] * len(values)   # Mondays
+        assert labels[0] == "Oct 2, 2023" and labels[1:4] == ["Oct 9", "Oct 16", "Oct 23"], labels
+        page.locator("section.measure").first.screenshot(path=str(SHOTS / "benchmark-date-ticks.png"))
+        # zoomed to the last ten days: a day apart, redrawn after the zoom
+        last = page.evaluate("Date.parse(window.PERFGATE_PAGE.series[0].time.at(-1))")
+        page.evaluate("(t) => window.PERFGATE_CHARTS.latency.dispatchAction({type: 'dataZoom', dataZoomIndex: 0,"
+                      " startValue: t - 10 * 86400000, endValue: t})", last)
+        page.wait_for_function("window.PERFGATE_CHARTS.latency.getOption().xAxis[0].axisLabel.customValues.length < 12"
+                               " && window.PERFGATE_CHARTS.latency.getOption().xAxis[0].axisLabel.customValues[1]"
+                               " - window.PERFGATE_CHARTS.latency.getOption().xAxis[0].axisLabel.customValues[0]"
+                               " === 86400000")
+        values, ticks, labels = page.evaluate(_DATE_TICKS)
+        assert values == ticks and {b - a for a, b in zip(values, values[1:])} == {86400_000}
+        assert len(labels) == len(values) and labels[0].endswith(", 2023"), labels
+        assert all(re.fullmatch(r"Dec \d+", t) for t in labels[1:]), labels
+        # the zoom buttons' restore: weekly again
+        page.evaluate("window.PERFGATE_CHARTS.latency.dispatchAction({type: 'restore'})")
+        page.wait_for_function("(window.PERFGATE_CHARTS.latency.getOption().xAxis[0].axisLabel.customValues || [])"
+                               ".length >= 8")
+        values, ticks, _ = page.evaluate(_DATE_TICKS)
+        assert values == ticks and {b - a for a, b in zip(values, values[1:])} == {7 * 86400_000}
+        # a narrower window: fewer ticks, every other Monday
+        page.set_viewport_size({"width": 800, "height": 1000})
+        page.wait_for_function("(window.PERFGATE_CHARTS.latency.getOption().xAxis[0].axisLabel.customValues || [])"
+                               ".length < 8")
+        values, ticks, _ = page.evaluate(_DATE_TICKS)
+        assert values == ticks and {b - a for a, b in zip(values, values[1:])} == {14 * 86400_000}
+        assert not errors, errors
+    finally:
+        context.close()

@@ -37,7 +37,7 @@ from perfgate.report.threshold_band import bands
 from perfgate.store import SeriesKey, Store
 from perfgate.thresholds import Thresholds, load_thresholds
 
-ASSETS = ("pages.css", "common.js", "index.js", "benchmark.js", "sweep.js")
+ASSETS = ("pages.css", "common.js", "timeaxis.js", "index.js", "benchmark.js", "sweep.js")
 VENDOR = ("echarts/echarts.min.js", "echarts/LICENSE", "echarts/NOTICE", "echarts/LICENSE-d3")
 
 

@@ -264,17 +264,36 @@
       }},
       toolbox: {right: 10, feature: {dataZoom: {yAxisIndex: "none"}, restore: {}}},
       dataZoom: [{type: "inside", xAxisIndex: 0, filterMode: "none"}, {type: "slider", xAxisIndex: 0, filterMode: "none", bottom: 10}],
-      // a date axis names the month beside each day ("Mar 5", not a bare "5")
+      // a date axis: ticks at regular calendar steps (timeaxis.js; set by retick below), each day
+      // named with its month ("Mar 5", not a bare "5")
       xAxis: {type: byTime ? "time" : "value", name: byTime ? "" : "commit", nameLocation: "middle", nameGap: 24,
               minInterval: byTime ? null : 1, scale: !byTime,
               // commits end at the last one measured (a rounded bound left empty commit slots)
               min: byTime ? null : "dataMin", max: byTime ? null : "dataMax",
-              axisLabel: byTime ? {hideOverlap: true, formatter: {year: "{yyyy}", month: "{MMM} {yyyy}", day: "{MMM} {d}",
-                                                                  hour: "{MMM} {d} {HH}:{mm}", minute: "{HH}:{mm}"}}
+              axisLabel: byTime ? {hideOverlap: true, formatter: function (v) { return dateTick(v); }}
                                 : {hideOverlap: true, formatter: function (v) { return commitAt(axis, v); }}},
       yAxis: {type: "value", scale: true, axisLabel: {formatter: function (v) { return PG.inUnit(v, list[0], sig); }}},
       series: series
     });
+    // The date ticks for what the axis shows, again after each zoom, pan or resize (ECharts
+    // renders, then "finished"; a tick list unchanged sets nothing, so it ends there).
+    var shown = null;
+    function dateTick(v) {
+      var i = shown ? shown.values.indexOf(v) : -1;
+      return i < 0 ? "" : PG_TIME.label(shown.unit, shown.values, i);
+    }
+    function retick() {
+      var left = 80, width = c.getWidth() - 80 - 30;     // the grid's
+      var t = PG_TIME.ticks(c.convertFromPixel({xAxisIndex: 0}, left), c.convertFromPixel({xAxisIndex: 0}, left + width),
+                            Math.floor(width / 90));     // a label about every 90 px
+      if (shown && t.unit === shown.unit && t.values.join() === shown.values.join()) return;
+      shown = t;
+      c.setOption({xAxis: {axisLabel: {customValues: t.values}, axisTick: {customValues: t.values}}});
+    }
+    if (byTime) {
+      retick();
+      c.on("finished", retick);
+    }
     c.on("click", function (p) {
       if (p.componentType !== "series" || !p.data || p.data.i == null) return;
       var s = list[p.data.k], i = p.data.i;
