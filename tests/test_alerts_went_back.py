@@ -101,12 +101,15 @@ def test_a_reverted_regression_is_closed_as_undone_at_the_revert_once(store_path
     assert close["related"]["kind"] == WAY_BACK and close["related"]["commit"] == back["commit"]
     assert close["related"]["p_value"] == pytest.approx(back["p_value"])
     assert f"by {back['magnitude'] * 100:+.2f}% at " in close["text"] and "went back" in close["text"]
+    # its interval named at its level, the series' change point confidence (it read "interval [a, b]")
+    assert back["confidence"] == 0.99 and "99% CI [" in close["text"]
     assert not [m for m in receiver.processed.values() if m["event"] == "reopened"]
     [issue] = [i for i in fake_github.issues.values() if cp["id"] in i["body"]]
     assert issue["state"] == "closed"
     body = fake_github.comments[issue["number"]][-1]["body"]
     assert body.startswith(f"Closing: A later change undid it: {back['magnitude'] * 100:+.2f}% at ")
     assert back["commit"] in body and "went back to the level before it" in body and "p = " in body
+    assert "99% CI [" in body
 
 
 def test_a_regression_that_stays_is_not_closed(store_path):

@@ -450,13 +450,14 @@ def test_only_a_regression_still_there_is_an_alert_on_the_index():
     # a regression whose series went back without an alert of its own (a revert ``detect`` saw): no
     # alarm, undone where it went back, with that way back's evidence for its pin and row
     back = {"commit": f"{3:040x}", "commit_range": [f"{3:040x}"], "magnitude": -0.2, "ci_low": -0.25,
-            "ci_high": -0.15, "p_value": 0.002}
+            "ci_high": -0.15, "p_value": 0.002, "confidence": 0.99}
     reverted = Alert("main", "tb", "sort", "latency", f"{2:040x}", "regression", 0.25, id="a2", created=1.0,
                      kind="change_point", details={"went_back": back})
     assert summarise(key, pts, [], [reverted])["state"] != "alert"
     [row] = chart_data(key, pts, None, [], [reverted], {f"r{i}": i for i in range(6)})["alerts"]
     assert row["undone_at"] == f"{3:040x}" and row["withdrawn_at"] is None
-    assert row["went_back"] == {"magnitude": -0.2, "ci_low": -0.25, "ci_high": -0.15, "p_value": 0.002}
+    # its interval named at the level it was computed at, the series' change point confidence
+    assert row["went_back"] == {"magnitude": -0.2, "ci_low": -0.25, "ci_high": -0.15, "p_value": 0.002, "ci_level": 0.99}
     # a threshold streak a backfill's later run ended says so, as perfgate alerts does
     streak = Alert("main", "tb", "sort", "latency", f"{1:040x}", "regression", 0.5, id="s1", kind="threshold",
                    details={"ended_at": f"{3:040x}"})

@@ -912,7 +912,7 @@ def _print_withdrawn(changed: list[Alert]) -> None:
     for a in changed:
         since, back = unfound_since(a), went_back(a)
         what = (f"undone at {back['commit'][:12]}: the runs from there went back "
-                f"{back['magnitude'] * 100:+.2f}% {evidence_text(back['ci_low'], back['ci_high'])}, "
+                f"{back['magnitude'] * 100:+.2f}% {evidence_text(back['ci_low'], back['ci_high'], level=back.get('confidence'))}, "
                 f"{p_text(back['p_value'])}" if back
                 else f"no longer found at {withdrawn_at(a)[:12]}: the runs since do not show it" if withdrawn_at(a)
                 else f"not found at {since['commit'][:12]}: withdrawn if {WITHDRAW_AFTER_RUNS} runs from there do "
