@@ -904,3 +904,58 @@ def test_a_date_axis_ticks_at_regular_calendar_steps(closed, browser):
         assert not errors, errors
     finally:
         context.close()
+
+
+_TICK_LEFT_OF_EACH_POINT = """() => {
+    // Each point in the zoomed window: the date its tooltip writes and the label of the last tick
+    // at or before it (the day it is drawn in).
+    const c = window.PERFGATE_CHARTS.latency, s = window.PERFGATE_PAGE.series[0];
+    const ticks = c.getOption().xAxis[0].axisLabel.customValues;
+    const labels = c.getModel().getComponent('xAxis', 0).axis.getViewLabels();
+    const tip = c.getOption().tooltip[0].formatter;
+    return s.time.map((iso, i) => [Date.parse(iso), i]).filter(([t]) => t >= ticks[0] && t < ticks.at(-1))
+        .map(([t, i]) => {
+            const left = ticks.filter(v => v <= t).length - 1;       // labels and ticks are one list
+            return [tip({data: {i, k: 0}}).split('<br>')[2], labels[left].formattedLabel];
+        });
+}"""
+
+
+@pytest.mark.parametrize("zone", ["Australia/Sydney", "America/New_York", "Asia/Kolkata"])
+def test_a_date_axis_is_in_utc_whatever_the_readers_zone(closed, browser, zone):
+    """The ticks were at the reader's local midnights while the tooltips and tables write UTC:
+    in Sydney a run at 14:40 UTC on Nov 5 sat right of a tick "Nov 6"; in New York the weekly
+    ticks were 7 days and an hour apart across the end of daylight saving (Nov 5, 2023); in
+    Kolkata they fell at 18:30 UTC.  The axis is UTC, and says so: Monday midnights a week
+    apart, the labels of a UTC reader, each point right of its tooltip's day."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000}, timezone_id=zone)
+    page, errors = context.new_page(), []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        _open_bench(page, closed[0], DROP)
+        assert page.evaluate("new Date(Date.UTC(2023, 10, 5, 15)).getTimezoneOffset()") != 0    # the zone took
+        assert page.evaluate("window.PERFGATE_CHARTS.latency.getOption().xAxis[0].name") == "date (UTC)"
+        values, ticks, labels = page.evaluate(_DATE_TICKS)
+        assert values == ticks and len(values) >= 8
+        assert {v % 86400_000 for v in values} == {0}                           # UTC midnights
+        assert {b - a for a, b in zip(values, values[1:])} == {7 * 86400_000}
+        assert page.evaluate("(v) => v.map(t => new Date(t).getUTCDay())", values) == [1] * len(values)
+        assert labels[0] == "Oct 2, 2023" and labels[1:4] == ["Oct 9", "Oct 16", "Oct 23"], labels
+        # zoomed in to days: each point is drawn right of the tick of its tooltip's date
+        last = page.evaluate("Date.parse(window.PERFGATE_PAGE.series[0].time.at(-1))")
+        page.evaluate("(t) => window.PERFGATE_CHARTS.latency.dispatchAction({type: 'dataZoom', dataZoomIndex: 0,"
+                      " startValue: t - 10 * 86400000, endValue: t})", last)
+        page.wait_for_function("window.PERFGATE_CHARTS.latency.getOption().xAxis[0].axisLabel.customValues.length < 12")
+        values, _, _ = page.evaluate(_DATE_TICKS)
+        assert {v % 86400_000 for v in values} == {0} and {b - a for a, b in zip(values, values[1:])} == {86400_000}
+        _, ticks, labels = page.evaluate(_DATE_TICKS)
+        assert len(labels) == len(ticks), labels
+        pairs = page.evaluate(_TICK_LEFT_OF_EACH_POINT)
+        assert len(pairs) >= 8, pairs
+        months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        for when, label in pairs:
+            year, month, day = re.match(r"(\d{4})-(\d\d)-(\d\d)T", when).groups()
+            assert label.split(",")[0] == f"{months[int(month) - 1]} {int(day)}", (when, label)
+        assert not errors, errors
+    finally:
+        context.close()

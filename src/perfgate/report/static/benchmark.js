@@ -252,7 +252,9 @@
     var sig = PG.axisDigits([].concat.apply([], list.map(function (s) { return s.value.concat(s.lower, s.upper); })));
     var c = echarts.init(box, null, {renderer: "canvas"});
     c.setOption({
-      animation: false, color: COLORS,
+      // dates in UTC, as the tooltips, tables, alerts and terminal write them (and the ticks,
+      // timeaxis.js): the zoom slider's dates and the axis' extent too, not the reader's zone
+      animation: false, color: COLORS, useUTC: true,
       grid: {left: 80, right: 30, top: 40, bottom: 70},
       // clear of the toolbox by a right padding: ECharts keeps one of a legend's left and right
       legend: {type: "scroll", top: 4, left: 10, padding: [5, 110, 5, 5], icon: "roundRect", data: uniqueNames(list)},
@@ -265,8 +267,8 @@
       toolbox: {right: 10, feature: {dataZoom: {yAxisIndex: "none"}, restore: {}}},
       dataZoom: [{type: "inside", xAxisIndex: 0, filterMode: "none"}, {type: "slider", xAxisIndex: 0, filterMode: "none", bottom: 10}],
       // a date axis: ticks at regular calendar steps (timeaxis.js; set by retick below), each day
-      // named with its month ("Mar 5", not a bare "5")
-      xAxis: {type: byTime ? "time" : "value", name: byTime ? "" : "commit", nameLocation: "middle", nameGap: 24,
+      // named with its month ("Mar 5", not a bare "5"), in UTC, which its name says
+      xAxis: {type: byTime ? "time" : "value", name: byTime ? "date (UTC)" : "commit", nameLocation: "middle", nameGap: 24,
               minInterval: byTime ? null : 1, scale: !byTime,
               // commits end at the last one measured (a rounded bound left empty commit slots)
               min: byTime ? null : "dataMin", max: byTime ? null : "dataMax",
