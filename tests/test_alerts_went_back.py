@@ -29,11 +29,12 @@ LINKS = Links("https://acme.github.io/widget", "https://github.com/acme/widget")
 REVERT = 32     # the first run back at the old level
 
 
-def bump(seed: int = 26, noise: float = 0.07, reverted: bool = True) -> np.ndarray:
-    """The audit's shape: 15 runs at 1.37, a +32% regression for 17 runs, then 13 runs back at 1.34
-    (or, not ``reverted``, still at the regressed level).  Seed 26: the whole history of 45 runs
-    shows no change point (a bump judged a smooth hump), though the rise was found for 13 runs."""
-    level = np.r_[np.full(15, 1.37), np.full(17, 1.81), np.full(13, 1.34 if reverted else 1.81)]
+def bump(seed: int = 26, noise: float = 0.07, reverted: bool = True, after: int = 13) -> np.ndarray:
+    """The audit's shape: 15 runs at 1.37, a +32% regression for 17 runs, then ``after`` (13) runs
+    back at 1.34 (or, not ``reverted``, still at the regressed level).  Seed 26: the whole history
+    of 45 runs shows no change point (a bump judged a smooth hump), though the rise was found for 13
+    runs."""
+    level = np.r_[np.full(15, 1.37), np.full(17, 1.81), np.full(after, 1.34 if reverted else 1.81)]
     return level * (1 + noise * np.random.default_rng(seed).standard_normal(level.size))
 
 
@@ -136,3 +137,63 @@ def test_the_way_back_is_found_only_where_the_runs_went_back():
     # a throughput regresses downwards: its way back is a rise
     assert way_back(1 / values, 15, -0.24, 5, 0.99).magnitude > 0.15
     assert way_back(np.r_[values[:40], 0.0, values[41:]], 15, 0.32, 5, 0.99) is None   # no relative change
+
+
+def test_a_reverted_regressions_threshold_alert_is_closed_as_undone_too(store_path, tmp_path, receiver):
+    # 30 runs back, not 13: the threshold alert's regressed level, from its own first commit, is 9
+    # runs long (the change point's is 17), and the way back needs more runs to pass the same bar
+    values = bump(after=30)
+    channel = WebhookChannel(receiver.url, LINKS, policy=FAST, sleep=lambda s: None, rng=random.Random(1))
+    with Ledger(tmp_path / "notify.db") as ledger:
+        def notify():
+            with SqliteStore(store_path) as store:
+                deliver_all(store.alerts(), [channel], ledger)
+
+        seen = record_run_by_run(store_path, values, notify)
+    raised = [a for d in seen[:REVERT] for a in d["new_alerts"] if a["kind"] == "threshold"]
+    assert raised and all(a["direction"] == "regression" for a in raised)
+    with SqliteStore(store_path) as store:
+        alerts = store.alerts()
+    assert [a for a in alerts if still_open(a, undone_by(alerts))] == []       # nothing left open
+    [th] = [a for a in alerts_json(store_path) if a["kind"] == "threshold"]
+    back = th["details"]["went_back"]
+    assert th["status"] == "active" and th["undone_by"] is None and th["undone_at"] == back["commit"]
+    assert abs(int(back["commit"][1:]) - REVERT) <= 1 and f"c{REVERT:04d}" in back["commit_range"]
+    assert back["ci_low"] <= back["magnitude"] <= back["ci_high"] < 0 and back["p_value"] <= 0.01
+    assert (1 + th["magnitude"]) * (1 + back["magnitude"]) - 1 <= th["magnitude"] / 2    # its own size, half back
+    # closed once, after the revert (its streak over, the runs back), never again
+    undone = [i for i, d in enumerate(seen) if th["id"] in d["undone_alerts"]]
+    assert len(undone) == 1 and undone[0] > REVERT
+    closes = [m for m in receiver.processed.values() if m["event"] == "closed" and m["alert"]["id"] == th["id"]]
+    assert [m["reason"] for m in closes] == ["undone"]
+    assert closes[0]["related"]["kind"] == WAY_BACK and closes[0]["related"]["commit"] == back["commit"]
+    assert "went back" in closes[0]["text"] and "99% CI [" in closes[0]["text"]
+
+
+def _threshold_alerts_after(store_path, values) -> tuple[list[dict], list]:
+    seen = record_run_by_run(store_path, values)
+    with SqliteStore(store_path) as store:
+        alerts = store.alerts()
+    return seen, alerts
+
+
+def test_a_threshold_streak_over_without_a_way_back_is_not_closed(store_path):
+    # the regression stays: its newest value dips back within the limit now and then (the streak
+    # over for a run), then is past it again
+    seen, alerts = _threshold_alerts_after(store_path, bump(reverted=False, after=30))
+    [th] = [a for a in alerts if a.kind == "threshold"]
+    raised_at = next(i for i, d in enumerate(seen) if any(a["id"] == th.id for a in d["new_alerts"]))
+    assert any(not d["series"][0]["threshold"]["alert"] for d in seen[raised_at + 1:])   # it was tested
+    assert all(d["undone_alerts"] == [] for d in seen)
+    assert still_open(th, undone_by(alerts)) and "went_back" not in th.details
+
+
+def test_a_noise_streak_that_ended_is_not_closed(store_path):
+    # two runs +35% in a quiet series: a streak, then the level it never left; not a way back
+    values = 1.37 * (1 + 0.07 * np.random.default_rng(1).standard_normal(60))
+    values[25:27] *= 1.35
+    seen, alerts = _threshold_alerts_after(store_path, values)
+    [th] = [a for a in alerts if a.kind == "threshold"]
+    assert th.direction == "regression" and th.commit == "c0025"
+    assert all(d["undone_alerts"] == [] for d in seen)
+    assert still_open(th, undone_by(alerts)) and "went_back" not in th.details

@@ -49,8 +49,8 @@ def undoing(changes: Sequence[Change]) -> dict[int, int]:
 
 def undone_by(alerts: list[Alert]) -> dict[str, Alert]:
     """Each regression's id -> the first later improvement of its series that undoes it, or else,
-    for a change point whose series ``detect`` saw go back (:data:`WENT_BACK`), that way back as
-    an alert of its own would say it (:func:`way_back_alert`: no id, kind :data:`WAY_BACK`)."""
+    for a regression whose series ``detect`` saw go back (:data:`WENT_BACK`), that way back as an
+    alert of its own would say it (:func:`way_back_alert`: no id, kind :data:`WAY_BACK`)."""
     by_series: dict[tuple[str, str, str, str], list[Alert]] = {}
     for alert in oldest_first(alerts):
         by_series.setdefault(series_of(alert), []).append(alert)
@@ -62,9 +62,11 @@ def undone_by(alerts: list[Alert]) -> dict[str, Alert]:
     return fixes
 
 
-# A change point regression's detail, set by ``detect`` instead of marking it unfound when the runs
-# since its first commit went back (``perfgate.detect.way_back``): a reverted regression is a bump,
-# which a search of the whole history can find neither edge of.  ``{"commit", "previous_commit",
+# A regression alert's detail, set by ``detect`` when the runs since its first commit went back
+# (``perfgate.detect.way_back``): a change point's instead of marking it unfound (a reverted
+# regression is a bump, which a search of the whole history can find neither edge of), a threshold
+# streak's once its newest value is back within the limit (a streak over is not by itself undone;
+# a series gone back to the level before it is).  ``{"commit", "previous_commit",
 # "commit_range", "magnitude", "ci_low", "ci_high", "p_value", "found_at"}``: the first run back,
 # the run before it, the runs it could be, the way back's size (a relative change) with its
 # interval and p-value for the splits searched, and the newest commit of the analysis that saw it.
@@ -73,8 +75,9 @@ WAY_BACK = "way_back"       # the kind of the stand-in alert :func:`undone_by` g
 
 
 def went_back(a) -> dict | None:
-    """:data:`WENT_BACK` of a change point regression, when well formed; else None."""
-    back = (a.details or {}).get(WENT_BACK) if a.kind == "change_point" and a.direction == "regression" else None
+    """:data:`WENT_BACK` of a change point or threshold regression, when well formed; else None."""
+    back = ((a.details or {}).get(WENT_BACK) if a.kind in ("change_point", "threshold") and a.direction == "regression"
+            else None)
     ok = (isinstance(back, dict) and isinstance(back.get("commit"), str)
           and all(isinstance(back.get(k), (int, float)) for k in ("magnitude", "ci_low", "ci_high", "p_value")))
     return back if ok else None
@@ -146,10 +149,13 @@ WITHDRAW_AFTER_RUNS = 10
 
 
 class Analysed(NamedTuple):
-    """What a detect's analysis of one series says of it: its newest commit and how many runs it has."""
+    """What a detect's analysis of one series says of it: its newest commit, how many runs it has,
+    and whether its newest value is past its threshold test's limit on a regression's side (a
+    threshold regression's streak not over)."""
 
     commit: str
     runs: int
+    past_limit: bool = False
 
 
 def unfound_since(a) -> dict | None:
@@ -170,12 +176,22 @@ def withdrawals(stored: list[Alert], found: list[Alert], newest: dict[tuple[str,
     finding it, or at once when its own runs are gone (``runs_gone``: deleted by ``perfgate
     forget``); one found again before that is simply found; a withdrawn one found again is not
     withdrawn any more (and says when: :data:`REOPENED`).  A regression a later change undid is
-    closed as undone."""
+    closed as undone.  A regression not found whose series went back (``way_back``: its
+    :data:`WENT_BACK`, or None) by at least half of it is closed as undone there instead; so is an
+    active threshold regression of those series whose streak is over (the newest value is not past
+    the limit, :attr:`Analysed.past_limit`) and whose series went back: the end of a streak alone
+    closes nothing, a noisy level dips back within its limit now and then."""
     fixes = undone_by(stored)
     again = [f for f in found if f.kind == "change_point"]
     changed = []
     for a in stored:
-        if a.kind != "change_point" or series_of(a) not in newest or a.id in fixes:
+        if series_of(a) not in newest or a.id in fixes:
+            continue
+        if a.kind == "threshold":
+            if _went_back_from_streak(a, newest[series_of(a)], way_back):
+                changed.append(a)
+            continue
+        if a.kind != "change_point":
             continue
         now = newest[series_of(a)]
         is_found, was, since = any(f.same_regression(a) for f in again), withdrawn_at(a), unfound_since(a)
@@ -200,6 +216,19 @@ def withdrawals(stored: list[Alert], found: list[Alert], newest: dict[tuple[str,
             continue
         changed.append(a)
     return changed
+
+
+def _went_back_from_streak(a: Alert, now: Analysed, way_back: Callable[[Alert], dict | None]) -> bool:
+    """Whether the threshold alert ``a`` is a regression still open whose streak is over and whose
+    series went back by at least half of it; it is then marked (:data:`WENT_BACK`).  Tested only
+    then: the way back reads the whole series, and a streak still on has not gone back."""
+    if a.direction != "regression" or a.status != "active" or ended_at(a) or now.past_limit:
+        return False
+    back = way_back(a)
+    if back is None or not wins_back(back["magnitude"], a.magnitude):
+        return False
+    a.details = {**a.details, WENT_BACK: back}
+    return True
 
 
 def closed(a: Alert, fixes: dict[str, Alert]) -> bool:

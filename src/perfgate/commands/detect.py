@@ -169,10 +169,12 @@ def _withdraw(store, analysed: list[dict[str, Any]], found: list[Alert], thresho
     found again: more runs can withdraw a weak change point, and an alert of a change no analysis
     finds any more stayed open for ever.  A regression not found whose series went back since
     (:func:`perfgate.detect.way_back.way_back`) is closed as undone there instead: a reverted
-    regression is a bump, whose edges a search of the whole history may not find.  ``found``: the
-    alerts of their reports.  Returns the alerts changed."""
+    regression is a bump, whose edges a search of the whole history may not find.  So is a
+    threshold regression alert whose streak the newest run's verdict says is over, when its series
+    went back: its issue stayed open for a regression reverted.  ``found``: the alerts of their
+    reports.  Returns the alerts changed."""
     reports = {(r["branch"], r["testbed"], r["benchmark"], r["measure"]): r for r in analysed if r.get("newest_commit")}
-    newest = {key: Analysed(r["newest_commit"], r["points"]) for key, r in reports.items()}
+    newest = {key: Analysed(r["newest_commit"], r["points"], _past_limit(r)) for key, r in reports.items()}
     if not newest:
         return []
     points: dict[SeriesKey, list[Point]] = {}
@@ -210,6 +212,13 @@ def _withdraw(store, analysed: list[dict[str, Any]], found: list[Alert], thresho
         return [store.update_alert(a) for a in changed]
     except StoreError as e:
         raise StoreError(f"{e}; 'perfgate detect --no-record' reports without recording") from None
+
+
+def _past_limit(report: dict[str, Any]) -> bool:
+    """Whether the series' newest value is past its threshold test's limit (or Bencher's) on a
+    regression's side: the upper limit for a cost, the lower for a rate."""
+    flag = (report.get("threshold") or {}).get("alert")
+    return flag == ("upper" if Measure.named(report["measure"]).lower_is_better else "lower")
 
 
 def _warn_unmatched(store, thresholds) -> None:
