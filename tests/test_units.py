@@ -173,3 +173,14 @@ def test_an_alerts_interval_level_is_the_one_recorded_with_it():
     assert alert_evidence("threshold", 0.1788, 0.2081, {"streak_change": 0.1934}) == \
         "streak mean +19.34%, 95% CI [+17.88%, +20.81%]"
     assert alert_evidence("change_point", None, 0.1, {"ci_level": 0.99}) == ""
+
+
+def test_a_way_back_is_written_one_way_with_its_level():
+    """``detect`` and ``alerts`` wrote a regression's way back each their own way."""
+    from perfgate.units import went_back_text
+
+    back = {"magnitude": -0.2254, "ci_low": -0.3146, "ci_high": -0.1246, "p_value": 0.0075, "confidence": 0.99}
+    assert went_back_text(back) == "went back -22.54% 99% CI [-31.46%, -12.46%], p = 0.0075"
+    # a level not recorded (or not a level) is no number: "CI" alone
+    assert went_back_text(back | {"confidence": None}).startswith("went back -22.54% CI [-31.46%")
+    assert went_back_text(back | {"confidence": True}) == went_back_text(back | {"confidence": None})

@@ -211,6 +211,14 @@ def alert_evidence(kind: str | None, ci_low: float | None, ci_high: float | None
     return evidence_text(ci_low, ci_high, streak_mean(kind, details), ci_level(kind, details))
 
 
+def went_back_text(back: Mapping[str, Any]) -> str:
+    """A regression's way back (``details["went_back"]``, ``alert_history.WENT_BACK``) as ``detect``
+    and ``alerts`` write it: ``went back -22.54% 99% CI [-31.46%, -12.46%], p = 0.0075``, its
+    interval at the level it was computed at (the series' change point ``confidence``)."""
+    ci = evidence_text(back.get("ci_low"), back.get("ci_high"), level=ci_level(None, {CI_LEVEL: back.get("confidence")}))
+    return f"went back {pct(back.get('magnitude'))}{' ' + ci if ci else ''}, {p_text(back.get('p_value'))}"
+
+
 P_FLOOR = 1e-15   # below this a p-value is written as a bound: "p = 0" would claim a certainty no test has
 
 

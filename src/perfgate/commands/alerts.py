@@ -16,9 +16,10 @@ from rich.table import Table
 from perfgate.commands._common import find_alerts, short_ids, store_from
 from perfgate.errors import EXIT_OK
 from perfgate.gitinfo import could_be
-from perfgate.alert_history import WAY_BACK, closed, ended_at, still_open, undone_by, unfound_since, withdrawn_at
+from perfgate.alert_history import (WAY_BACK, closed, ended_at, still_open, undone_by, unfound_since, went_back,
+                                    withdrawn_at)
 from perfgate.output import emit_json, err, out
-from perfgate.units import alert_evidence, p_text, pct
+from perfgate.units import alert_evidence, went_back_text
 
 NAME = "alerts"
 HELP = "list alerts raised by detect, or acknowledge them (--ack ID)"
@@ -117,7 +118,7 @@ def _row(a, short_id: str, fixes: dict) -> dict[str, str]:
             "could be": terminal(could_be(a.suspects(), a.last_good(), a.kind == "threshold")),
             "change": f"[{colour}]{a.magnitude * 100:+.2f}%[/{colour}]{ci}",
             "what": f"[{colour}]{terminal(a.direction)}[/{colour}], {terminal(kind)}",
-            "status": terminal(a.status + (f", undone at {fixes[a.id].commit[:12]}{_way_back(fixes[a.id])}" if a.id in fixes
+            "status": terminal(a.status + (f", undone at {fixes[a.id].commit[:12]}{_way_back(a, fixes[a.id])}" if a.id in fixes
                                            else f", no longer found at {withdrawn_at(a)[:12]}" if withdrawn_at(a)
                                            else f", not found since {unfound_since(a)['commit'][:12]}" if unfound_since(a)
                                            else "")
@@ -127,10 +128,8 @@ def _row(a, short_id: str, fixes: dict) -> dict[str, str]:
 
 
 
-def _way_back(fix) -> str:
-    """`` (went back -23.58% [-29.93%, -16.65%], p = 0.0065)`` for a regression its series went back
-    from without an improvement alert (a revert); '' for one an alert undid (it is listed too)."""
-    if fix.kind != WAY_BACK:
-        return ""
-    ci = alert_evidence(fix.kind, fix.ci_low, fix.ci_high, fix.details)
-    return f" (went back {pct(fix.magnitude)}{' ' + ci if ci else ''}, {p_text(fix.p_value)})"
+def _way_back(a, fix) -> str:
+    """`` (went back -23.58% 99% CI [-29.93%, -16.65%], p = 0.0065)`` for a regression its series
+    went back from without an improvement alert (a revert); '' for one an alert undid (it is
+    listed too)."""
+    return f" ({went_back_text(went_back(a))})" if fix.kind == WAY_BACK else ""

@@ -67,7 +67,7 @@ from perfgate.store.worker_reads import WorkerReads
 from perfgate.check_branches import is_check_branch
 from perfgate.gitinfo import could_be
 from perfgate.thresholds import ChangePointSettings, SeriesThresholds, ThresholdTest, load_thresholds
-from perfgate.units import CI_LEVEL, alert_evidence, confidence_text, evidence_text, p_text
+from perfgate.units import CI_LEVEL, alert_evidence, confidence_text, evidence_text, p_text, went_back_text
 
 # The detectors pull in scipy and ruptures; they are imported when the verb runs, so that
 # `perfgate --help` and every other verb start fast.
@@ -920,9 +920,7 @@ def _print_withdrawn(changed: list[Alert]) -> None:
     (or stay closed, or stay open for now)."""
     for a in changed:
         since, back = unfound_since(a), went_back(a)
-        what = (f"undone at {back['commit'][:12]}: the runs from there went back "
-                f"{back['magnitude'] * 100:+.2f}% {evidence_text(back['ci_low'], back['ci_high'], level=back.get('confidence'))}, "
-                f"{p_text(back['p_value'])}" if back
+        what = (f"undone at {back['commit'][:12]}: the runs from there {went_back_text(back)}" if back
                 else f"no longer found at {withdrawn_at(a)[:12]}: the runs since do not show it" if withdrawn_at(a)
                 else f"not found at {since['commit'][:12]}: withdrawn if {WITHDRAW_AFTER_RUNS} runs from there do "
                      "not show it" if since else "found again")
