@@ -83,13 +83,6 @@ def went_back(a) -> dict | None:
     return back if ok else None
 
 
-def _level_of(back: dict) -> dict:
-    """The way back's interval level (the series' change point ``confidence``, recorded beside it)
-    as an alert's details name one (``ci_level``): so every surface says "99% CI", not "CI"."""
-    level = back.get("confidence")
-    return {"ci_level": level} if isinstance(level, (int, float)) and 0 < level < 1 else {}
-
-
 def way_back_alert(a: Alert) -> Alert | None:
     """The way back of a regression whose series went back (:data:`WENT_BACK`), as the improvement
     alert that would have undone it: what notify, ``alerts`` and the pages show an undoing by."""
@@ -101,7 +94,9 @@ def way_back_alert(a: Alert) -> Alert | None:
                  back["ci_low"], back["ci_high"], back["p_value"], kind=WAY_BACK,
                  previous_commit=back.get("previous_commit") if isinstance(back.get("previous_commit"), str) else "",
                  commit_range=tuple(c for c in rng if isinstance(c, str)) if isinstance(rng, list) else (),
-                 created=a.created, details=_level_of(back))
+                 # its interval's level (the series' change point confidence), read as any alert's
+                 # (``units.ci_level``: one that is no level says "CI" alone)
+                 created=a.created, details={"ci_level": back.get("confidence")})
 
 
 def ended_at(a) -> str:
