@@ -177,28 +177,31 @@ def _withdraw(store, analysed: list[dict[str, Any]], found: list[Alert], thresho
     newest = {key: Analysed(r["newest_commit"], r["points"], _past_limit(r)) for key, r in reports.items()}
     if not newest:
         return []
-    points: dict[SeriesKey, list[Point]] = {}
+    read: dict[SeriesKey, tuple[list[float], list[str], dict[str, int]]] = {}
 
-    def series(a: Alert) -> list[Point]:
-        # read only for an alert not found: rare, and its series alone
+    def series(a: Alert) -> tuple[list[float], list[str], dict[str, int]]:
+        """The alert's series' values, commits and each commit's index, read once a detect: only
+        for an alert not found, or a streak over (rare), and its series alone."""
         key = SeriesKey(a.branch, a.testbed, a.benchmark, a.measure)
-        if key not in points:
-            points[key] = store.series(key)
-        return points[key]
+        if key not in read:
+            pts = store.series(key)
+            commits = [p.commit for p in pts]
+            # a commit measured twice is at its first run, as the alert's start (list.index) was
+            read[key] = [p.value for p in pts], commits, {c: i for i, c in reversed(list(enumerate(commits)))}
+        return read[key]
 
     def runs_gone(a: Alert) -> bool:
-        return a.commit not in {p.commit for p in series(a)}
+        return a.commit not in series(a)[2]
 
     def way_back(a: Alert) -> dict[str, Any] | None:
         from perfgate.detect.way_back import way_back
 
-        pts = series(a)
-        commits = [p.commit for p in pts]
-        if a.commit not in commits:
+        values, commits, at = series(a)
+        if a.commit not in at:
             return None
         settings = thresholds.for_series(a.benchmark, a.measure).change_point
         report = reports[(a.branch, a.testbed, a.benchmark, a.measure)]
-        back = way_back([p.value for p in pts], commits.index(a.commit), a.magnitude, settings.min_segment,
+        back = way_back(values, at[a.commit], a.magnitude, settings.min_segment,
                         settings.confidence, report.get("inflation", 1.0))
         if back is None:
             return None
