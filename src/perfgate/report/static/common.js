@@ -37,13 +37,13 @@ var PG = (function () {
     bytes: [[Math.pow(1024, 3), "GiB"], [Math.pow(1024, 2), "MiB"], [1024, "KiB"], [1, "B"]],
     count: [[1e9, "G"], [1e6, "M"], [1e3, "k"], [1, ""]]
   };
-  // Mirrors perfgate.units.human: three significant digits, at least the integer part.
-  // ``sig``: significant digits (3, as perfgate.units.human, unless an axis needs more)
   // Where a number's first digit is, as perfgate.units._digits: 3 for 123, 1 for 1 (and 0), 0 for
   // 0.5, -1 for 0.05 (a cost per object² of 0.0974 ns has its digits after the zeros).
   function lead(x) {
     return Math.abs(x) >= 1 || !x ? String(Math.trunc(Math.abs(x))).length : Math.floor(Math.log10(Math.abs(x))) + 1;
   }
+  // Mirrors perfgate.units.human: three significant digits, at least the integer part.
+  // ``sig``: significant digits (3, as perfgate.units.human, unless an axis needs more)
   function human(v, scale, sig) {
     if (v == null || !isFinite(v)) return "—";
     sig = sig || 3;
