@@ -649,18 +649,20 @@ def _check_in_process(tmp_path, monkeypatch, capsys, measure, *extra):
     # a benchmark reported in some rounds only, on one side
     ({"a": 3}, {"a": 2}, "nothing judged: none of the 1 comparison(s) could be judged (each row's note says why)"),
 ])
-def test_a_check_that_judged_nothing_exits_2_saying_why(tmp_path, monkeypatch, capsys, base, head, reason):
-    """compare exits 2 on nothing compared ("nothing to compare") and on rows none of which could be
-    judged; check exited 0 on both, and its comment and check run read as a pass."""
+def test_a_check_that_judged_nothing_is_no_verdict_saying_why(tmp_path, monkeypatch, capsys, base, head, reason):
+    """No verdict, exit 4, as compare's: check exited 0 on both (its comment and check run read as a
+    pass), then 2, which the action reported as "perfgate error … usage or input error"."""
     code, stdout, stderr, comment = _check_in_process(tmp_path, monkeypatch, capsys, _measured(base, head))
-    assert code == 2
-    assert stderr.splitlines()[-1] == f"perfgate check: error: {reason}; a check that judged nothing is no pass"
+    assert code == 4
+    assert stderr.splitlines()[-1] == f"perfgate check: no verdict: {reason}; a check that judged nothing is no pass"
+    assert "error" not in stderr
     assert stdout.splitlines()[-1] == f"no verdict: {reason}" and "ok" not in stdout.splitlines()[-1]
     headline = comment.splitlines()[1]
-    assert headline.startswith("### perfgate: ⛔ **Nothing ") and headline.endswith("**: no verdict (exit 2)")
+    assert headline.startswith(f"### perfgate: ⚪ **No verdict: {reason.split(':')[0]}: ") and \
+        headline.endswith("** (neither a pass nor a regression; exit 4)")
     code, stdout, _, _ = _check_in_process(tmp_path / "json", monkeypatch, capsys, _measured(base, head), "--json")
     report = json.loads(stdout)
-    assert code == 2 and report["exit_code"] == 2 and report["nothing_judged"] == reason
+    assert code == 4 and report["exit_code"] == 4 and report["nothing_judged"] == reason
 
 
 def test_a_check_whose_every_benchmark_is_new_passes_saying_nothing_was_compared(tmp_path, monkeypatch, capsys):
@@ -684,11 +686,47 @@ def test_a_check_whose_every_benchmark_is_new_passes_saying_nothing_was_compared
         "### perfgate: ⚠️ **No performance regression found; 1 of 2 comparison(s) not judged**"
 
 
+def test_a_check_whose_every_suite_was_renamed_is_no_verdict_before_any_build(tmp_path, monkeypatch, capsys):
+    """Every suite renamed (benches/spin moved to benches/spun): no suite in both, which was an error
+    (exit 2, "The check could not run", as a bad file is) though both sides are good; now no verdict
+    (exit 4), said before any image is built, the suites gone and new named in the comment."""
+    from perfgate import cli
+    from perfgate.commands import check
+
+    repo = make_tiny_root(tmp_path / "repo", spin=30_000, alloc_probe=False)
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-q", "-m", "base")
+    toml = repo / "benches" / "spin" / "bench.toml"
+    toml.write_text(toml.read_text().replace('name = "spin"', 'name = "spun"'))
+    git(repo, "mv", "benches/spin", "benches/spun")
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-q", "-am", "rename the suite")
+    monkeypatch.setattr(check.engine, "ensure_engine", lambda: None)
+    monkeypatch.setattr(check.images, "build_base", lambda *a, **k: pytest.fail("built an image for no suite"))
+    md = tmp_path / "comment.md"
+    code = cli.main(["check", "--root", str(repo), "--base", "HEAD~1", "--head", "HEAD", "--store",
+                     f"sqlite:{tmp_path / 'history.db'}", "--markdown", str(md), "--json"])
+    said = capsys.readouterr()
+    reason = "nothing compared: no suite was measured on both sides (1 gone in HEAD, 1 new in HEAD)"
+    report = json.loads(said.out)
+    assert code == 4 and report["exit_code"] == 4 and report["nothing_judged"] == reason and report["rounds"] == 0
+    assert said.err.splitlines()[-1] == f"perfgate check: no verdict: {reason}; a check that judged nothing is no pass"
+    comment = md.read_text()
+    assert comment.splitlines()[1] == ("### perfgate: ⚪ **No verdict: nothing compared: no suite was measured on both "
+                                       "sides \\(1 gone in HEAD, 1 new in HEAD\\)** (neither a pass nor a regression; "
+                                       "exit 4)")
+    assert "suite spin is gone in HEAD" in comment and "suite spun is new in HEAD" in comment
+    code = cli.main(["check", "--root", str(repo), "--base", "HEAD~1", "--head", "HEAD", "--store",
+                     f"sqlite:{tmp_path / 'history.db'}"])
+    assert code == 4 and capsys.readouterr().out.splitlines()[-1] == f"no verdict: {reason}"
+
+
 @docker
 def test_a_head_that_renamed_every_benchmark_or_reports_none_is_no_pass(repo, cli, base_image, tmp_path):  # noqa: F811
     """Every benchmark renamed: nothing compared, and check said "ok: nothing compared" with exit 0,
-    where compare of the very runs it recorded said "nothing to compare" with exit 2.  A head whose
-    harness reports no benchmark at all is an error of that side (exit 2), with its comment."""
+    where compare of the very runs it recorded said "nothing to compare" with exit 2; both say no
+    verdict now (exit 4), as they do when every suite is renamed.  A head whose harness reports no
+    benchmark at all is an error of that side (exit 2), with its comment."""
     toml = repo / "benches" / "spin" / "bench.toml"
     git(repo, "checkout", "-q", "HEAD~1", "--", str(toml))
     toml.write_text(toml.read_text().replace("'python3 spin.py 30000'\"", "'python3 spin.py 30000' -n renamed\""))
@@ -697,13 +735,14 @@ def test_a_head_that_renamed_every_benchmark_or_reports_none_is_no_pass(repo, cl
     proc = cli("check", "--root", str(repo), "--base", "HEAD~2", "--head", "HEAD", "--rounds", "3",
                "--no-probes", "--cpuset", "1", "--markdown", str(md), "--json")
     reason = "nothing compared: no benchmark was measured on both sides (1 gone in head, 1 new in head)"
-    assert proc.returncode == 2, proc.stderr
+    assert proc.returncode == 4, proc.stderr
     assert json.loads(proc.stdout)["nothing_judged"] == reason
-    assert proc.stderr.splitlines()[-1] == f"perfgate check: error: {reason}; a check that judged nothing is no pass"
-    assert "### perfgate: ⛔ **Nothing compared" in md.read_text() and "`renamed`" in md.read_text()
+    assert proc.stderr.splitlines()[-1] == \
+        f"perfgate check: no verdict: {reason}; a check that judged nothing is no pass"
+    assert "### perfgate: ⚪ **No verdict: nothing compared" in md.read_text() and "`renamed`" in md.read_text()
     # compare of the runs the check recorded (each side on its check/ branch) says the same
     proc = cli("compare", "--base-branch", f"check/{git(repo, 'rev-parse', 'HEAD~2')}", "--head-branch", "check/main")
-    assert proc.returncode == 2 and "nothing to compare" in proc.stderr, proc.stderr
+    assert proc.returncode == 4 and "perfgate compare: no verdict: nothing to compare" in proc.stderr, proc.stderr
     (repo / "benches" / "spin" / "none.py").write_text(
         "import json, os\njson.dump({'results': []}, open(os.environ['PERFGATE_OUT'] + '/results.json', 'w'))\n")
     toml.write_text(toml.read_text().split("command = ")[0] + 'command = "python3 none.py"\n')
@@ -716,10 +755,14 @@ def test_a_head_that_renamed_every_benchmark_or_reports_none_is_no_pass(repo, cl
                                                        "$PERFGATE_OUT/results.json: no results found in this hyperfine "
                                                        "output"), proc.stderr
     assert "⛔ **The check could not run**" in md.read_text() and "in the **head** (`HEAD`)" in md.read_text()
-    # every suite renamed: none in both, an error before anything is built
+    # every suite renamed: none in both, no verdict before anything is built (it was an error, exit 2,
+    # "The check could not run")
     toml.write_text(toml.read_text().replace('name = "spin"', 'name = "spun"'))
     git(repo, "mv", "benches/spin", "benches/spun")
     git(repo, "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-q", "-am", "rename the suite")
     proc = cli("check", "--root", str(repo), "--base", "HEAD~4", "--head", "HEAD", "--markdown", str(md))
-    assert proc.returncode == 2 and error_of(proc) == "no suite exists in both HEAD~4 and HEAD", proc.stderr
-    assert "suite spin is gone in HEAD" in proc.stderr and "⛔ **The check could not run**" in md.read_text()
+    assert proc.returncode == 4 and proc.stderr.splitlines()[-1] == (
+        "perfgate check: no verdict: nothing compared: no suite was measured on both sides (1 gone in HEAD, 1 new in "
+        "HEAD); a check that judged nothing is no pass"), proc.stderr
+    assert "suite spin is gone in HEAD" in proc.stderr
+    assert "⚪ **No verdict: nothing compared: no suite" in md.read_text()

@@ -69,6 +69,28 @@ def test_the_pull_request_comes_from_the_head_sha_and_the_artifacts_marker_is_ig
     assert check["head_sha"] == HEAD and check["conclusion"] == "failure" and check["name"] == "perfgate (check)"
 
 
+def test_a_no_verdict_is_a_neutral_check_run_not_an_error(tmp_path, fake):
+    """A check that judged nothing (every benchmark renamed) was an error: a check run
+    "action_required" titled "perfgate: error".  It is neutral, titled "perfgate: no verdict", its
+    summary the comment saying why; an error is still one.  (The fake holds both to the contract.)"""
+    from perfgate.detect.compare import compare_rounds
+    from perfgate.report.markdown import comparison_markdown
+
+    fake.add_pull(5, HEAD, FORK)
+    renamed = compare_rounds({("old", "latency"): [[1.0, 1.1]] * 3}, {("new", "latency"): [[1.0, 1.1]] * 3})
+    renamed.base, renamed.head = {"branch": "main", "commit": "b" * 40}, {"branch": "pr", "commit": HEAD}
+    text = comparison_markdown(renamed, key="check")
+    post(fake, artifacts(tmp_path, check=(text, "no-verdict"), build=("could not run\n", "error")))
+    by_name = {r["name"]: r for r in fake.check_runs}
+    verdict = by_name["perfgate (check)"]
+    assert verdict["conclusion"] == "neutral" and verdict["output"]["title"] == "perfgate: no verdict"
+    assert "⚪ **No verdict: nothing compared: no benchmark was measured on both sides" in verdict["output"]["summary"]
+    assert (by_name["perfgate (build)"]["conclusion"], by_name["perfgate (build)"]["output"]["title"]) == \
+        ("action_required", "perfgate: error")
+    [comment] = [c for c in fake.comments[5] if c["body"].startswith(marker("check"))]
+    assert "⚪ **No verdict: nothing compared" in comment["body"]
+
+
 def test_sticky_by_bot_author_and_marker_per_job(tmp_path, fake):
     fake.add_pull(3, HEAD, FORK)
     impostor = fake.add_comment(3, "mallory", marker("check") + "\nfake verdict\n")   # right marker, wrong author

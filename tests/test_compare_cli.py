@@ -230,11 +230,44 @@ def test_nothing_judged_is_no_pass(cli, store_path):
         return Run("default", branch, commit, Bed("tb"), [Metric("sort", "latency", value)], start_time=t)
     with SqliteStore(store_path) as store:
         store.add_runs([one_value("main", "a1", 100.0, 1.0), one_value("pr", "b1", 130.0, 2.0)])
-    proc = cli("compare", "--base-branch", "main", "--head-branch", "pr", "--json")
-    assert proc.returncode == 2, proc.stderr
-    assert "nothing judged" in proc.stderr and "no pass" in proc.stderr
+    comment = store_path.parent / "comment.md"
+    proc = cli("compare", "--base-branch", "main", "--head-branch", "pr", "--json", "--markdown", str(comment))
+    # no verdict, exit 4 as check's: no pass, and no usage error (2) either, which CI read as perfgate failing
+    assert proc.returncode == 4, proc.stderr
+    assert proc.stderr.splitlines()[-1].startswith("perfgate compare: no verdict: nothing judged: none of the 1 "
+                                                   "comparison(s) had enough samples") and "no pass" in proc.stderr
     out = json.loads(proc.stdout)
-    assert out["exit_code"] == 2 and out["counts"]["not_judged"] == 1
+    assert out["exit_code"] == 4 and out["counts"]["not_judged"] == 1
+    assert out["nothing_judged"] == "nothing judged: none of the 1 comparison(s) could be judged (each row's note " \
+                                    "says why)"
+    assert comment.read_text().splitlines()[1].startswith("### perfgate: ⚪ **No verdict: nothing judged: ")
+
+
+def test_runs_with_no_benchmark_in_common_are_no_verdict_with_a_comment(cli, store_path):
+    """Every benchmark renamed between the runs: "nothing to compare", an error (exit 2) before any
+    comment was written, where check of the same pull request says no verdict; now both say no
+    verdict (exit 4), the comment saying why (the same run on both sides stays a usage error, exit 2:
+    test_compare_usage_errors)."""
+    def named(branch, commit, name, t):
+        return Run("default", branch, commit, Bed("tb"), [Metric(name, "latency", 1.0, samples=(1.0, 1.1, 0.9))],
+                   start_time=t)
+    with SqliteStore(store_path) as store:
+        store.add_runs([named("main", "a1", "old", 1.0), named("pr", "b1", "new", 2.0)])
+    comment = store_path.parent / "comment.md"
+    proc = cli("compare", "--base-branch", "main", "--head-branch", "pr", "--json", "--markdown", str(comment))
+    assert proc.returncode == 4, proc.stderr
+    reason = ("nothing to compare: base main@a1 (testbed tb) and head pr@b1 (testbed tb) measured no benchmark and "
+              "measure in common; pick runs of the same benchmarks with --base RUN --head RUN ('perfgate export "
+              "--format csv' lists every run with its id and testbed)")
+    assert proc.stderr.splitlines()[-1] == f"perfgate compare: no verdict: {reason}; this is no pass"
+    out = json.loads(proc.stdout)
+    assert out["exit_code"] == 4 and out["nothing_judged"] == reason and out["counts"]["compared"] == 0
+    md = comment.read_text()
+    # (an @ in prose is followed by a word joiner: no mention)
+    assert md.splitlines()[1].startswith("### perfgate: ⚪ **No verdict: nothing to compare: base main@\u2060a1 ") \
+        and "`old`" in md and "`new`" in md
+    text = cli("compare", "--base-branch", "main", "--head-branch", "pr")
+    assert text.returncode == 4 and "missing in base" in text.stdout and "separate runs" not in text.stdout
 
 
 def test_separate_runs_are_said_to_hold_no_shift_of_the_machine(cli, store_path):

@@ -230,9 +230,11 @@ def test_a_comparison_of_benchmarks_each_on_one_side_only_does_not_say_no_regres
     c.base, c.head = {"branch": "main", "commit": "a" * 40}, {"branch": "pr", "commit": "b" * 40}
     assert c.compared == 0 and c.exit_code == 0
     md = comparison_markdown(c)
-    # a benchmark gone in head: no pass (check and compare exit 2), said so in the headline
-    assert "### perfgate: ⛔ **Nothing compared: no benchmark was measured on both sides \\(1 gone in head, 1 new " \
-        "in head\\)**: no verdict (exit 2)" in md, md
+    # a benchmark gone in head: no verdict (check and compare exit 4), said so in the headline, as
+    # neutral as the check run (it was "⛔ … (exit 2)", which read as perfgate failing)
+    assert "### perfgate: ⚪ **No verdict: nothing compared: no benchmark was measured on both sides \\(1 gone in " \
+        "head, 1 new in head\\)** (neither a pass nor a regression; exit 4)\n" in md, md
+    assert "⛔" not in md and "✅" not in md
     assert "No performance regression" not in md and "`old-name`" in md and "`new-name`" in md
 
 
@@ -254,7 +256,7 @@ def test_a_comparison_that_judged_nothing_says_why_in_its_headline():
         assert c.compared == 1 and (c.nothing_judged().passes, c.nothing_judged().reason) == \
             (False, "nothing judged: none of the 1 comparison(s) could be judged (each row's note says why)")
         md = comparison_markdown(c)
-        assert "### perfgate: ⛔ **Nothing judged: none of the 1 comparison\\(s\\) could be judged" in md, md
+        assert "### perfgate: ⚪ **No verdict: nothing judged: none of the 1 comparison\\(s\\) could be judged" in md, md
         assert "No performance regression" not in md
     # something judged beside a row not judged: no "nothing" to say
     some = compare_rounds({("a", "latency"): [[1.0, 1.1]] * 3, ("b", "latency"): [[1.0, 1.1]] * 3},
@@ -263,4 +265,4 @@ def test_a_comparison_that_judged_nothing_says_why_in_its_headline():
     empty = Comparison([], 0.05)
     assert (empty.nothing_judged().passes, empty.nothing_judged().reason) == \
         (False, "nothing compared: neither side measured a benchmark")
-    assert "⛔ **Nothing compared: neither side measured a benchmark**" in comparison_markdown(empty)
+    assert "⚪ **No verdict: nothing compared: neither side measured a benchmark**" in comparison_markdown(empty)

@@ -5,6 +5,7 @@ pull requests, a comment workflow that trusts nothing from the artifact for wher
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 from pathlib import Path
@@ -198,6 +199,70 @@ def test_the_action_reports_a_regression_and_fails_only_when_asked(tmp_path):
     assert (tmp_path / "summary.md").read_text() == "verdict table\n"
     proc, out = _run_action_step(tmp_path, "detect --series step.csv", FAIL_ON_REGRESSION="false")
     assert proc.returncode == 0 and out == {"exit-code": "1", "outcome": "regression"}
+
+
+def _runs_of_one_value(tmp_path, head_branch="pr", head_name="sort"):
+    """A history whose main and ``head_branch`` runs cannot be judged: one value a benchmark
+    (``head_name`` another name than main's: no benchmark in common)."""
+    from perfgate.model import Metric, Run, Testbed
+    from perfgate.store.sqlite import SqliteStore
+
+    with SqliteStore(tmp_path / "h.db") as store:
+        store.add_runs([Run("default", "main", "a1", Testbed("tb"), [Metric("sort", "latency", 100.0)], start_time=1.0),
+                        Run("default", head_branch, "b1", Testbed("tb"), [Metric(head_name, "latency", 130.0)],
+                            start_time=2.0)])
+
+
+def test_the_action_says_no_verdict_apart_from_an_error_and_why(tmp_path):
+    """A compare (or check) that judged nothing exited 2, and the action said "perfgate error …
+    usage or input error": it is outcome no-verdict (exit 4), a warning quoting perfgate's reason,
+    the reason in the job summary too; the step fails only when asked (fail-on-no-verdict, by
+    default as fail-on-regression)."""
+    _runs_of_one_value(tmp_path)
+    command = "compare --base-branch main --head-branch pr"
+    why = ("nothing judged: none of the 1 comparison(s) had enough samples (see the table's notes); this is no pass. "
+           "Compare runs that hold raw samples (a harness's repetitions), or let 'perfgate check' measure base and "
+           "head in interleaved rounds")
+    proc, out = _run_action_step(tmp_path, command, FAIL_ON_REGRESSION="false")
+    assert proc.returncode == 0 and out == {"exit-code": "4", "outcome": "no-verdict"}, proc.stdout + proc.stderr
+    assert proc.stdout.splitlines()[-1] == ("::warning title=perfgate no verdict::perfgate compare judged nothing, "
+                                            f"neither a pass nor a regression: {why}")
+    assert "perfgate error" not in proc.stdout and "::error" not in proc.stdout
+    assert proc.stderr.splitlines()[-1] == f"perfgate compare: no verdict: {why}"   # still in the log
+    # no summary file: the job summary gets the headline, with the reason
+    assert (tmp_path / "summary.md").read_text().startswith("### perfgate: ⚪ **No verdict: nothing judged: none of "
+                                                            "the 1 comparison\\(s\\) had enough samples")
+    # a gate (fail-on-regression, the default) fails on it too, unless told otherwise; and the other way round
+    for env, code in (({}, 4), ({"FAIL_ON_NO_VERDICT": "false"}, 0),
+                      ({"FAIL_ON_REGRESSION": "false", "FAIL_ON_NO_VERDICT": "true"}, 4)):
+        proc, out = _run_action_step(tmp_path, command, **env)
+        assert proc.returncode == code and out == {"exit-code": "4", "outcome": "no-verdict"}, (env, proc.stderr)
+        level = "error" if code else "warning"
+        assert proc.stdout.splitlines()[-1].startswith(f"::{level} title=perfgate no verdict::perfgate compare judged "
+                                                       "nothing, neither a pass nor a regression: nothing judged: ")
+        assert "perfgate error" not in proc.stdout
+    # with the comment as the summary file: its own headline, once; --json's report in the stdout file
+    (tmp_path / "summary.md").unlink()
+    proc, out = _run_action_step(tmp_path, f"{command} --markdown pr.md --json", SUMMARY_FILE="pr.md",
+                                 STDOUT_FILE="report.json", FAIL_ON_NO_VERDICT="false")
+    assert proc.returncode == 0 and out == {"exit-code": "4", "outcome": "no-verdict"}, proc.stderr
+    summary = (tmp_path / "summary.md").read_text()
+    assert summary == (tmp_path / "pr.md").read_text() and summary.count("No verdict") == 1
+    assert json.loads((tmp_path / "report.json").read_text())["exit_code"] == 4
+    assert proc.stdout.splitlines()[-1].endswith(f"neither a pass nor a regression: {why}")
+
+
+def test_a_no_verdicts_reason_cannot_forge_a_workflow_command(tmp_path):
+    """The reason names the runs' branches, which a pull request chooses: a % in it is escaped as
+    a workflow command's data must be (%25), so "%0A::error::" stays text."""
+    _runs_of_one_value(tmp_path, head_branch="pr-%0A::error::forged", head_name="renamed")
+    proc, out = _run_action_step(tmp_path, "compare --base-branch main --head-branch pr-%0A::error::forged",
+                                 FAIL_ON_NO_VERDICT="false")
+    assert proc.returncode == 0 and out == {"exit-code": "4", "outcome": "no-verdict"}, proc.stderr
+    [annotation] = [line for line in proc.stdout.splitlines() if line.startswith("::")]
+    assert annotation.startswith("::warning title=perfgate no verdict::perfgate compare judged nothing, neither a "
+                                 "pass nor a regression: nothing to compare: base main@a1 (testbed tb) and head "
+                                 "pr-%250A::error::forged@b1 (testbed tb)")
 
 
 def test_a_command_input_that_cannot_be_split_is_an_error_not_a_bare_run(tmp_path):

@@ -27,9 +27,11 @@ EPILOG = """\
 exit codes:
   0  success (for check/compare/detect: no regression)
   1  a regression was found (check, compare, detect, fit --check; publish, and ingest into a Bencher store, with --fail-on-alert)
-  2  usage or input error: the message names the file, the place and the reason; also a check or
-     compare that judged nothing (a check whose every benchmark is new in head passes, saying so)
+  2  usage or input error: the message names the file, the place and the reason
   3  a failure perfgate did not foresee (a bug, or out of memory): one line; PERFGATE_DEBUG=1 adds the traceback
+  4  no verdict: a check or compare that judged nothing (no benchmark measured on both sides, or
+     none of the comparisons could be judged), the reason on stderr; no pass and no regression
+     (a check whose every benchmark is new in head passes, exit 0, saying so)
   130, 143  interrupted (Ctrl-C) or terminated (SIGTERM): what was finished before (runs recorded
             or sent) is kept whole, and nothing partial was written
 

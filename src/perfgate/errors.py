@@ -7,6 +7,9 @@ EXIT_OK = 0
 EXIT_REGRESSION = 1
 EXIT_USAGE = 2
 EXIT_INTERNAL = 3    # a failure perfgate did not foresee (a bug, or out of memory): never "regression found"
+# check or compare judged nothing (every benchmark renamed, too few rounds): neither a pass nor a
+# regression, and not a usage error either, which it was (2) until CI read it as "perfgate broke"
+EXIT_NO_VERDICT = 4
 
 
 def shown(value: str, limit: int = 40) -> str:

@@ -24,9 +24,10 @@ and the base's complexity expectations judged on both (``perfgate.complexity.com
 
 Exit 1 when a significant regression above the threshold is found, or a complexity expectation
 the base keeps is broken by the head, or one both break the head breaks earlier (its rounds'
-knees moved down); 2 when nothing was judged (no benchmark measured on both sides, or none of
-the rows could be judged): a gate that judged nothing is no pass, unless every benchmark is new
-in head (the pull request adding the first ones), which passes saying so; 0 otherwise.
+knees moved down); 4, no verdict, when nothing was judged (no benchmark or suite measured on both
+sides, or none of the rows could be judged): a gate that judged nothing is no pass, and no error
+either (2 is bad input), unless every benchmark is new in head (the pull request adding the first
+ones), which passes saying so; 0 otherwise.
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from perfgate.escape import terminal, terminal_plain
+from perfgate.escape import terminal, visible
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from perfgate.check_branches import check_branch, side_branch
@@ -62,7 +63,7 @@ from perfgate.containers.manifest import Suite, discover
 from perfgate.containers.runner import Limits, SuiteResult, run_suite
 from perfgate.detect.compare import Comparison, NothingJudged, Verdict, compare_rounds, tied_to
 from perfgate.detect import rounds as rounds_test
-from perfgate.errors import EXIT_REGRESSION, EXIT_USAGE, InputError, PerfgateError
+from perfgate.errors import EXIT_NO_VERDICT, EXIT_REGRESSION, InputError, PerfgateError
 from perfgate.model import Metric, Run, Testbed
 from perfgate.output import emit_json, err, out
 from perfgate.thresholds import BUILT_IN_SOURCE, built_in_thresholds, load_thresholds
@@ -224,7 +225,7 @@ class Outcome:
     stopped: str                     # why the rounds ended
     looks: list[dict] = field(default_factory=list)
     complexity: list = field(default_factory=list)   # ComplexityRow of each scaling table and measure
-    # why no round ran: only when the base has no suite at all (every suite new in head)
+    # why no round ran: no suite in both (every suite new in head, which passes, or renamed, which does not)
     unmeasured: NothingJudged | None = None
 
     @property
@@ -236,12 +237,12 @@ class Outcome:
 
     @property
     def exit_code(self) -> int:
-        """1 on a significant regression, or on a complexity expectation the head breaks; 2 when
-        nothing was judged, unless every benchmark is new in head."""
+        """1 on a significant regression, or on a complexity expectation the head breaks; 4 (no
+        verdict) when nothing was judged, unless every benchmark is new in head."""
         if failures(self.comparison, self.complexity):
             return EXIT_REGRESSION
         nothing = self.nothing_judged
-        return EXIT_USAGE if nothing and not nothing.passes else 0
+        return EXIT_NO_VERDICT if nothing and not nothing.passes else 0
 
 
 def run(args: argparse.Namespace) -> int:
@@ -334,8 +335,9 @@ def _check(args: argparse.Namespace) -> int:
                    "nothing_judged": nothing.reason if nothing else None, "exit_code": outcome.exit_code})
     else:
         _print(comparison, args, shas, testbeds, outcome)
-    if outcome.exit_code == EXIT_USAGE:   # the runs were recorded: they are whole, only nothing was judged
-        print(f"perfgate check: error: {terminal_plain(nothing.reason)}; a check that judged nothing is no pass",
+    if outcome.exit_code == EXIT_NO_VERDICT:   # the runs were recorded: they are whole, only nothing was judged
+        # one line, "perfgate check: no verdict: REASON; …": the action's annotation quotes it
+        print(f"perfgate check: no verdict: {visible(nothing.reason)}; a check that judged nothing is no pass",
               file=sys.stderr)
     return outcome.exit_code
 
@@ -475,7 +477,12 @@ def _measure(args: argparse.Namespace, plan: Plan, thresholds, expectations: lis
         for note in one_sided:
             err.print(f"[yellow]note:[/yellow] {terminal(note)}")
     if not names and suites["base"]:
-        raise PerfgateError(f"no suite exists in both {args.base} and {args.head}")
+        # Every suite renamed or replaced: a pull request's doing, not bad input; no verdict, as a
+        # check whose every benchmark was renamed (its comment says so, not "could not run").
+        gone, new = (len(set(suites[a]) - set(suites[b])) for a, b in (("base", "head"), ("head", "base")))
+        why = f"no suite was measured on both sides ({gone} gone in {args.head}, {new} new in {args.head})"
+        return {"base": [], "head": []}, Outcome(Comparison([], plan.alpha, notes=one_sided), 0, why,
+                                                 unmeasured=NothingJudged(f"nothing compared: {why}", False))
     if not names:
         # The pull request that adds perfgate's first suites: nothing to compare, nothing wrong.
         why = f"its base {args.base} has no benchmark suite"
@@ -671,7 +678,7 @@ def _print(comparison: Comparison, args: argparse.Namespace, shas: dict[str, str
     if not outcome.rounds:
         out.print(f"perfgate check: {terminal(args.head)} ({shas['head'][:12]}) against {terminal(args.base)} "
                   f"({shas['base'][:12]}): no round run")
-        out.print(f"ok: {terminal(nothing.reason)}")   # no round runs only when its base has no suite
+        out.print(f"{'ok' if nothing.passes else 'no verdict'}: {terminal(nothing.reason)}")
         return
     out.print(f"perfgate check: {terminal(args.head)} ({shas['head'][:12]}) against {terminal(args.base)} "
               f"({shas['base'][:12]}), {outcome.rounds} interleaved rounds on {terminal(testbeds)}")

@@ -1,9 +1,9 @@
 """Post the pull-request check's verdicts: one sticky comment and one check run per job.
 
 Runs in the privileged ``workflow_run`` workflow.  Each ``perfgate-pr-<job>/`` folder of the
-downloaded artifacts holds ``comment.md`` and ``outcome`` (ok / regression / error); where they are
-written is decided by :mod:`perfgate.github.routing`, never by the artifact.  The token comes from
-``$GITHUB_TOKEN`` (or ``$GH_TOKEN``) and the API from ``$GITHUB_API_URL``.
+downloaded artifacts holds ``comment.md`` and ``outcome`` (ok / regression / no-verdict / error);
+where they are written is decided by :mod:`perfgate.github.routing`, never by the artifact.  The
+token comes from ``$GITHUB_TOKEN`` (or ``$GH_TOKEN``) and the API from ``$GITHUB_API_URL``.
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
             body = comment_body(job, text, args.run_url)
             action, comment_id = upsert_comment(gh, number, job, body, args.bot)
             conclusion = CONCLUSIONS.get(outcome, "action_required")
-            label = outcome if outcome in CONCLUSIONS else "error"
+            label = outcome.replace("-", " ") if outcome in CONCLUSIONS else "error"   # "perfgate: no verdict"
             gh.create_check_run(args.head_sha, f"perfgate ({job})", conclusion, f"perfgate: {label}", body)
             posted.append({"job": job, "comment": action, "comment_id": comment_id, "conclusion": conclusion})
             err.print(f"comment: {action} the {job} comment on #{number}; check run {conclusion}")

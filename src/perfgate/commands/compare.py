@@ -15,8 +15,9 @@ knee shown and its complexity expectations judged (as ``perfgate check`` does).
 
 Exit 1 when a significant regression above threshold is found, or a complexity expectation the
 base keeps is broken by the head, or one both break the head breaks earlier (its rounds' knees
-moved down); 0 otherwise; 2 on bad input, or when no comparison could be
-judged (a pass on nothing judged would read as a pass).
+moved down); 0 otherwise; 2 on bad input; 4, no verdict, when the runs have no benchmark in common
+or none of their comparisons could be judged (as ``perfgate check``: a pass on nothing judged
+would read as a pass, an error as bad input).
 """
 
 from __future__ import annotations
@@ -28,8 +29,8 @@ from pathlib import Path
 
 from perfgate.commands._common import (add_all_rows_option, add_markdown_option, check_markdown_target, failures,
                                       full_run_id, print_complexity, quiet_rows, store_from, write_markdown)
-from perfgate.escape import terminal
-from perfgate.errors import EXIT_USAGE, PerfgateError
+from perfgate.escape import terminal, visible
+from perfgate.errors import EXIT_NO_VERDICT, PerfgateError
 from perfgate.gitinfo import ref_commit
 from perfgate.model import Metric, Run
 from perfgate.output import emit_json, out
@@ -257,7 +258,7 @@ def run(args: argparse.Namespace) -> int:
     if not 0 < args.alpha < 1:
         raise PerfgateError(f"--alpha {args.alpha}: must be between 0 and 1")
     check_markdown_target(args)
-    from perfgate.detect.compare import compare_runs   # scipy: imported only when the verb runs
+    from perfgate.detect.compare import NothingJudged, compare_runs   # scipy: imported only when the verb runs
 
     thresholds = load_thresholds(args.thresholds)
     with store_from(args) as store:
@@ -273,14 +274,18 @@ def run(args: argparse.Namespace) -> int:
         raise PerfgateError(f"base and head are the same run(s) ({', '.join(shared)}): nothing to compare")
     base, head = sides["base"].run, sides["head"].run
     comparison = compare_runs(base, head, thresholds, args.alpha)
+    unshared = None
     if not comparison.compared:
         # Never a pass on nothing: the tour's main run was a container run on another testbed
-        # than the pull request's, and every row read "missing in …" with exit 0.
-        raise PerfgateError(f"nothing to compare: base {base.branch}@{base.commit[:12]} (testbed {base.testbed.name}) "
-                            f"and head {head.branch}@{head.commit[:12]} (testbed {head.testbed.name}) measured no "
-                            "benchmark and measure in common; pick runs of the same benchmarks with --base RUN "
-                            "--head RUN ('perfgate export --format csv' lists every run with its id and testbed)")
-    apart = _not_measured_together(base, head, comparison)
+        # than the pull request's, and every row read "missing in …" with exit 0.  No error
+        # either: a pull request that renamed every benchmark has two good runs, and no verdict.
+        unshared = NothingJudged(f"nothing to compare: base {base.branch}@{base.commit[:12]} (testbed "
+                                 f"{base.testbed.name}) and head {head.branch}@{head.commit[:12]} (testbed "
+                                 f"{head.testbed.name}) measured no benchmark and measure in common; pick runs of the "
+                                 "same benchmarks with --base RUN --head RUN ('perfgate export --format csv' lists "
+                                 "every run with its id and testbed)", False)
+    # (with nothing compared, no wall times were compared that the machine's state could move)
+    apart = _not_measured_together(base, head, comparison) if comparison.compared else ""
     elsewhere = [_other_testbeds_note(side, name) for name, side in sides.items()]
     comparison.warnings += [w for w in (*elsewhere, apart) if w]
     comparison.base |= sides["base"].about()
@@ -290,11 +295,11 @@ def run(args: argparse.Namespace) -> int:
     failing = failures(comparison, complexity)
     # Never a pass on nothing judged either: runs of one value a benchmark (a Bencher history, BMF
     # files) leave every row "insufficient-data", and a gate that judged nothing said exit 0.
-    # (check judges this the same way: Comparison.nothing_judged)
-    nothing = None if failing else comparison.nothing_judged(complexity)
-    unjudged = nothing is not None and not nothing.passes
-    exit_code = 1 if failing else EXIT_USAGE if unjudged else 0
-    write_markdown(args, comparison, complexity, about)
+    # (check judges this the same way: Comparison.nothing_judged, exit 4)
+    nothing = None if failing else (unshared if unshared and not complexity else comparison.nothing_judged(complexity))
+    no_verdict = nothing is not None and not nothing.passes
+    exit_code = 1 if failing else EXIT_NO_VERDICT if no_verdict else 0
+    write_markdown(args, comparison, complexity, about, nothing)
     if args.json:
         emit_json(asdict(comparison) | {"regressions": len(comparison.regressions),
                                         "improvements": len(comparison.improvements),
@@ -310,10 +315,14 @@ def run(args: argparse.Namespace) -> int:
         print_complexity(complexity, f"complexity: {about}:")
         if failing:
             out.print(f"FAIL: {', '.join(failing)}", markup=False)
-    if unjudged:
-        print(f"perfgate compare: error: nothing judged: none of the {comparison.compared} comparison(s) had enough "
-              "samples (see the table's notes); this is no pass. Compare runs that hold raw samples (a harness's "
-              "repetitions), or let 'perfgate check' measure base and head in interleaved rounds", file=sys.stderr)
+    # one line, "perfgate compare: no verdict: REASON; …": the action's annotation quotes it
+    if no_verdict and nothing is unshared:
+        print(f"perfgate compare: no verdict: {visible(nothing.reason)}; this is no pass", file=sys.stderr)
+    elif no_verdict:
+        print(f"perfgate compare: no verdict: nothing judged: none of the {comparison.compared} comparison(s) had "
+              "enough samples (see the table's notes); this is no pass. Compare runs that hold raw samples (a "
+              "harness's repetitions), or let 'perfgate check' measure base and head in interleaved rounds",
+              file=sys.stderr)
     return exit_code
 
 

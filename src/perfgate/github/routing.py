@@ -14,7 +14,9 @@ from perfgate.github.client import GitHub
 from perfgate.report.markdown import MAX_CHARS, marker
 
 _MARKER_LINE = re.compile(r"^<!-- perfgate-comment[^\n]*-->\n?", re.MULTILINE)
-CONCLUSIONS = {"ok": "success", "regression": "failure"}  # anything else is an error
+# The check run's conclusion for each outcome of the action; anything else is an error
+# (action_required).  A no verdict is neutral: no pass (never success), no failure of the code.
+CONCLUSIONS = {"ok": "success", "regression": "failure", "no-verdict": "neutral"}
 
 
 def find_pull(gh: GitHub, head_sha: str, head_repo: str) -> int | None:

@@ -169,10 +169,12 @@ def comparison_markdown(c: Comparison, title: str = "perfgate", key: str = "", l
 
 
 def _nothing_headline(nothing: NothingJudged) -> str:
-    """``✅ **Nothing compared: …**`` for a pass on nothing (every benchmark new), ``⛔ … no verdict``
-    for the rest: the reason in the headline, where a reader of the check run looks first."""
-    reason = markdown_text(nothing.reason[:1].upper() + nothing.reason[1:])
-    return f"✅ **{reason}**" if nothing.passes else f"⛔ **{reason}**: no verdict (exit 2)"
+    """``✅ **Nothing compared: …**`` for a pass on nothing (every benchmark new), ``⚪ **No verdict:
+    …**`` for the rest: the reason in the headline, where a reader of the check run looks first.
+    Neutral, as the check run is: it read "⛔ … (exit 2)", which looked like perfgate had failed."""
+    if nothing.passes:
+        return f"✅ **{markdown_text(nothing.reason[:1].upper() + nothing.reason[1:])}**"
+    return f"⚪ **No verdict: {markdown_text(nothing.reason)}** (neither a pass nor a regression; exit 4)"
 
 
 def error_markdown(message: str, side: str = "", ref: str = "", logs: str = "", title: str = "perfgate",
@@ -189,7 +191,7 @@ def error_markdown(message: str, side: str = "", ref: str = "", logs: str = "", 
             *([f"the build and run logs in {markdown_code(logs)} where perfgate ran"] if logs else [])]
     return "\n".join([marker(key), f"### {markdown_text(title)}: ⛔ **The check could not run**", "",
                       f"The check stopped with an error{where}, so base and head were not compared "
-                      "(exit 2, no verdict):", "", markdown_block(message), "",
+                      "(an error, exit 2):", "", markdown_block(message), "",
                       f"Logs: {' and '.join(seen)}.", ""])
 
 
