@@ -1081,25 +1081,26 @@ def test_template_arguments_named_like_html_tags_are_names(name):
     assert name_problem(f"{name}<script>") is not None
 
 
-def test_a_compare_with_nothing_in_common_is_an_error_not_a_pass(store_path, capsys):
+def test_a_compare_with_nothing_in_common_is_no_verdict_not_a_pass(store_path, capsys):
     """A first-time user's compare took main's newest run, a container run on another testbed than
-    the pull request's: every row 'missing in …', '0 regression(s) … among 0 comparison(s)', exit 0."""
+    the pull request's: every row 'missing in …', '0 regression(s) … among 0 comparison(s)', exit 0.
+    Then an error (exit 2); now no verdict (exit 4), saying why."""
     with SqliteStore(store_path) as store:
         store.add_runs([Run("default", "main", "c1", Bed("docker-cpp"), [Metric("BM_a", "latency", 1.0, samples=(1.0,) * 5)]),
                         Run("default", "my-pr", "c2", Bed("laptop"), [Metric("sort", "latency", 2.0, samples=(2.0,) * 5)])])
-    assert main(["compare", "--base-branch", "main", "--head-branch", "my-pr", "--store", f"sqlite:{store_path}"]) == 2
+    assert main(["compare", "--base-branch", "main", "--head-branch", "my-pr", "--store", f"sqlite:{store_path}"]) == 4
     err = capsys.readouterr().err
-    assert "nothing to compare" in err and "testbed docker-cpp" in err and "testbed laptop" in err, err
+    assert "perfgate compare: no verdict: nothing to compare" in err and "testbed docker-cpp" in err and "testbed laptop" in err, err
 
 
 def test_the_compare_summary_counts_the_rows_not_judged(store_path, capsys):
     """The terminal's last line read '0 regression(s) … among 5 comparison(s)', exit 0, where the
     comment's headline said all 5 were not judged (one sample a side).  Nothing judged is now no
-    pass either (exit 2), and the summary still counts the row."""
+    pass either (no verdict, exit 4), and the summary still counts the row."""
     with SqliteStore(store_path) as store:
         store.add_runs([Run("default", b, c, Bed("tb"), [Metric("go", "latency", v, samples=(v,))])
                         for b, c, v in (("main", "c1", 1.0), ("pr", "c2", 1.5))])
-    assert main(["compare", "--base-branch", "main", "--head-branch", "pr", "--store", f"sqlite:{store_path}"]) == 2
+    assert main(["compare", "--base-branch", "main", "--head-branch", "pr", "--store", f"sqlite:{store_path}"]) == 4
     assert "0 inconclusive, 1 not judged among 1 comparison(s)" in capsys.readouterr().out
 
 
