@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import random
 import socket
+import sys
 import threading
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -16,13 +17,13 @@ from typing import Any, Callable
 
 @dataclass
 class Fault:
-    kind: str                      # pass | drop | drop_after | status | hang | reply
+    kind: str                      # pass | drop | drop_after | late | status | hang | reply
     method: str | None = None
     path: str | None = None        # part of the request path (see FakeServer.matches)
     times: int = 1
     status: int = 500
     retry_after: str | None = None
-    seconds: float = 30.0
+    seconds: float = 30.0          # hang, late: how long
     hook: Callable[[], None] | None = None   # drop_after: called once the work is done
     echo: bool = False             # status: put the request's Authorization header in the message
     body: Any = None               # reply: this JSON, unchecked (a hostile or broken server)
@@ -101,6 +102,11 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = True
     fake: FakeServer
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # a late answer to a client that gave up finds the connection closed: expected, not news
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
 
 class FakeHandler(BaseHTTPRequestHandler):
     """Moves bytes for a fake: every method goes to ``_handle``; ``_dropped`` carries out a
@@ -142,7 +148,14 @@ class FakeHandler(BaseHTTPRequestHandler):
         return False
 
     def _after_work(self, fault: Fault | None) -> bool:
-        """``drop_after``: the work is done, the answer is lost (the hook runs first)."""
+        """``drop_after``: the work is done, the answer is lost (the hook runs first).  ``late``:
+        the work is done, the answer comes ``seconds`` later (a slow chat server: it has posted
+        the message already)."""
+        if fault and fault.kind == "late":
+            if self.server.fake.stopping.wait(fault.seconds):
+                self._drop()
+                return True
+            return False
         if fault and fault.kind == "drop_after":
             if fault.hook:
                 fault.hook()
