@@ -23,6 +23,7 @@ class Fault:
     times: int = 1
     status: int = 500
     retry_after: str | None = None
+    after: float = 0.0             # status: answered this many seconds late (where the fake supports it)
     seconds: float = 30.0          # hang, late: how long
     hook: Callable[[], None] | None = None   # drop_after: called once the work is done
     echo: bool = False             # status: put the request's Authorization header in the message

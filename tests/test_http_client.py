@@ -42,6 +42,18 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             self._answer(500, b"\x1b[31mred\x1b]8;;http://x\x07")
         elif self.path == "/huge":
             self._answer(200, b"x" * (2 * 2 ** 20))
+        elif self.path == "/slow":      # takes the request at once, answers 0.5 s later
+            ARRIVED.append(self.command)
+            time.sleep(0.5)
+            try:
+                self._answer(200, b"{}")
+            except ConnectionError:     # the client gave up
+                pass
+
+    do_POST = do_GET
+
+
+ARRIVED: list[str] = []
 
 
 @pytest.fixture(scope="module")
@@ -102,3 +114,38 @@ def test_a_proxy_in_the_environment_keeps_httpx_default_transport(monkeypatch):
     client = httpx.Client(transport=http_deadline.transport())
     assert any(m is not None and getattr(m, "_pool", None) is not None and type(m._pool).__name__ == "HTTPProxy"
                for m in client._mounts.values()), "the environment's proxy is used"
+
+
+def test_a_slow_answer_is_waited_for_when_the_request_is_acted_on_arrival(server):
+    """A read (the default) is retried at each timeout; a chat post is waited for instead: each
+    attempt the receiver takes is a message people see."""
+    policy = RetryPolicy(attempts=3, backoff=0.0, max_backoff=0.0, timeout=0.2, answer_timeout=2.0)
+    ARRIVED.clear()
+    with pytest.raises(DeliveryUnreachable, match="ReadTimeout"):
+        Http("test", base_url=server, policy=policy, sleep=lambda s: None).request("GET", "/slow")
+    assert ARRIVED == ["GET"] * 3
+    ARRIVED.clear()
+    answer = Http("test", base_url=server, policy=policy, sleep=lambda s: None).request(
+        "POST", "/slow", json={"text": "x"}, acted_on_arrival=True)
+    assert answer.status_code == 200 and ARRIVED == ["POST"]
+
+
+def test_a_post_acted_on_arrival_is_not_sent_again_after_its_answer_timed_out(server):
+    policy = RetryPolicy(attempts=3, backoff=0.0, max_backoff=0.0, timeout=0.2, answer_timeout=0.3)
+    ARRIVED.clear()
+    began = time.monotonic()
+    with pytest.raises(DeliveryUnreachable, match=r"after 1 attempt\(s\).*not sent again now"):
+        Http("test", base_url=server, policy=policy, sleep=lambda s: None).request(
+            "POST", "/slow", json={"text": "x"}, acted_on_arrival=True)
+    assert ARRIVED == ["POST"] and time.monotonic() - began < policy.timeout + policy.answer_timeout + 0.2
+
+
+def test_the_answer_timeout_is_tunable_and_checked(monkeypatch):
+    from perfgate.errors import PerfgateError
+
+    monkeypatch.setenv("PERFGATE_NOTIFY_ANSWER_TIMEOUT", "7.5")
+    assert RetryPolicy.from_env("PERFGATE_NOTIFY").answer_timeout == 7.5
+    assert RetryPolicy.from_env("PERFGATE_BENCHER").answer_timeout == RetryPolicy().answer_timeout
+    monkeypatch.setenv("PERFGATE_NOTIFY_ANSWER_TIMEOUT", "soon")
+    with pytest.raises(PerfgateError, match="PERFGATE_NOTIFY_ANSWER_TIMEOUT='soon': not a number"):
+        RetryPolicy.from_env("PERFGATE_NOTIFY")

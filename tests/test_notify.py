@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import logging
 import random
+import time
 
 import httpx
 import pytest
 from fake_github.fixtures import FAST, REPO, TOKEN, fake_github, make_alert, receiver, sha  # noqa: F401
 
+from perfgate.http_client import RetryPolicy
 from perfgate.model import Alert
 from perfgate.notify.base import Channel, Links
 from perfgate.notify.deliver import deliver_all
@@ -195,17 +197,93 @@ def test_a_target_that_stays_down_is_spooled_and_sent_later_in_order(tmp_path, r
     assert len(receiver.requests) == 4
 
 
+# Short times for the slow receivers below: connect and send within 0.3 s, the answer within 1 s.
+QUICK = RetryPolicy(attempts=4, backoff=0.01, max_backoff=0.01, timeout=0.3, answer_timeout=1.0)
+
+
 def test_a_hanging_target_times_out_and_is_spooled(tmp_path, receiver):
     store, _ = stored(tmp_path, [make_alert(10)])
-    receiver.inject("hang", seconds=5, times=2)
-    from perfgate.http_client import RetryPolicy
-
-    quick = RetryPolicy(attempts=2, backoff=0.01, max_backoff=0.01, timeout=0.3)
+    receiver.inject("hang", seconds=5)                 # the first request; a timeout is not resent
     with Ledger(tmp_path / "notify.db") as ledger:
-        (report,) = deliver_all(store.alerts(), [webhook(receiver, policy=quick)], ledger)
+        (report,) = deliver_all(store.alerts(), [webhook(receiver, policy=QUICK)], ledger)
         assert len(report.spooled) == 1
-        (report,) = deliver_all(store.alerts(), [webhook(receiver, policy=quick)], ledger)
+        (report,) = deliver_all(store.alerts(), [webhook(receiver, policy=QUICK)], ledger)
     assert len(report.delivered) == 1 and len(receiver.processed) == 1
+
+
+def test_a_receiver_answering_after_the_timeout_gets_one_copy_not_one_per_attempt(tmp_path, receiver):
+    """An audit: a receiver that posts the message and answers after 30 s (past the 10 s timeout)
+    got it 4 times in the run and a 5th in the next, and Slack posts every copy."""
+    store, alerts = stored(tmp_path, [make_alert(10), make_alert(20, benchmark="parse")])
+    receiver.inject("late", seconds=0.6, times=10)     # past QUICK.timeout, within its answer_timeout
+    with Ledger(tmp_path / "notify.db") as ledger:
+        (report,) = deliver_all(store.alerts(), [webhook(receiver, policy=QUICK)], ledger)
+        assert report.delivered == [f"{a.id}:raised" for a in alerts] and not report.spooled
+    assert [r["body"]["event_id"] for r in receiver.requests] == [f"{a.id}:raised" for a in alerts]
+
+
+def test_a_receiver_slower_than_the_answer_timeout_gets_one_copy_and_the_event_is_kept(tmp_path, receiver):
+    """Not sent again in the run (it may have been posted); spooled, so the next run sends it,
+    and the events behind it wait rather than each waiting out the same receiver."""
+    store, (a, b) = stored(tmp_path, [make_alert(10), make_alert(20, benchmark="parse")])
+    receiver.inject("late", seconds=30, times=10)     # stopped with the receiver: never answers
+    sleeps = Sleeps()
+    with Ledger(tmp_path / "notify.db") as ledger:
+        start = time.monotonic()
+        (report,) = deliver_all(store.alerts(), [webhook(receiver, sleeps, policy=QUICK)], ledger)
+        took = time.monotonic() - start
+        assert report.spooled == [f"{a.id}:raised", f"{b.id}:raised"] and report.delivered == []
+        assert len(receiver.requests) == 1 and sleeps == []
+        assert QUICK.answer_timeout <= took < QUICK.timeout + QUICK.answer_timeout + 1
+        assert "not sent again now" in ledger.spooled(webhook(receiver).key)[0].last_error
+        receiver.faults.clear()
+        (report,) = deliver_all(store.alerts(), [webhook(receiver, policy=QUICK)], ledger)
+        assert report.delivered == [f"{a.id}:raised", f"{b.id}:raised"] and ledger.spooled(webhook(receiver).key) == []
+    assert [r["body"]["event_id"] for r in receiver.requests] == [f"{a.id}:raised"] * 2 + [f"{b.id}:raised"]
+
+
+@pytest.mark.parametrize("fault", [dict(kind="drop_after", times=5), dict(kind="drop", times=5),
+                                   dict(kind="status", status=504, times=5)])
+def test_a_request_that_may_have_arrived_is_sent_once_more_then_kept(tmp_path, receiver, fault):
+    """A connection dropped unanswered, or a gateway that gave up on the receiver: one resend
+    (the first copy may be lost), not one per attempt; then the spool."""
+    store, (a,) = stored(tmp_path, [make_alert(10)])
+    receiver.inject(**fault)
+    sleeps = Sleeps()
+    with Ledger(tmp_path / "notify.db") as ledger:
+        (report,) = deliver_all(store.alerts(), [webhook(receiver, sleeps, policy=QUICK)], ledger)
+        assert report.spooled == [f"{a.id}:raised"] and len(sleeps) == 1
+    assert receiver.faults[0].times == 3                # two requests reached it
+    assert len(receiver.requests) == (2 if fault["kind"] == "drop_after" else 0)
+
+
+@pytest.mark.parametrize("after", [0.0, 0.5])
+def test_a_slow_5xx_counts_as_may_have_arrived_a_quick_one_does_not(tmp_path, receiver, after):
+    """A quick 500 is a receiver that refused: retried as often as the policy says.  One that
+    came after QUICK.timeout is a receiver that was busy with it: sent once more, then kept."""
+    store, (a,) = stored(tmp_path, [make_alert(10)])
+    receiver.inject("status", status=500, times=3, after=after)
+    sleeps = Sleeps()
+    with Ledger(tmp_path / "notify.db") as ledger:
+        (report,) = deliver_all(store.alerts(), [webhook(receiver, sleeps, policy=QUICK)], ledger)
+    if after:
+        assert report.spooled == [f"{a.id}:raised"] and len(sleeps) == 1 and receiver.faults[0].times == 1
+    else:
+        assert report.delivered == [f"{a.id}:raised"] and len(sleeps) == 3 and len(receiver.requests) == 1
+
+
+def test_a_receiver_refusing_connections_is_tried_every_attempt_then_spooled(tmp_path):
+    import socket
+
+    store, (a,) = stored(tmp_path, [make_alert(10)])
+    with socket.socket() as bound:          # bound, not listening: connections are refused
+        bound.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{bound.getsockname()[1]}/hook/secret-path"
+        sleeps = Sleeps()
+        channel = WebhookChannel(url, LINKS, policy=QUICK, sleep=sleeps, rng=random.Random(1))
+        with Ledger(tmp_path / "notify.db") as ledger:
+            (report,) = deliver_all(store.alerts(), [channel], ledger)
+    assert report.spooled == [f"{a.id}:raised"] and len(sleeps) == QUICK.attempts - 1
 
 
 def test_the_webhook_url_and_tokens_stay_out_of_messages_logs_and_the_spool(tmp_path, receiver, caplog):

@@ -2,7 +2,8 @@
 endpoint would: it checks each is JSON with a ``text`` field and an ``Idempotency-Key``, keeps
 every request, and processes each key once (what a de-duplicating receiver does).  Faults:
 dropped connections (before or after processing, optionally calling a hook first — the tests kill
-the notifier there), any status with Retry-After, hangs, and "down" (every connection dropped)."""
+the notifier there), any status with Retry-After (answered late if asked), hangs, late answers
+(processed, answered seconds later) and "down" (every connection dropped)."""
 
 from __future__ import annotations
 
@@ -60,6 +61,7 @@ class _Handler(FakeHandler):
         if self._dropped(fault):
             return
         if fault and fault.kind == "status":
+            rec.stopping.wait(fault.after)
             return self._send(fault.status, f"injected {fault.status}",
                               {"Retry-After": fault.retry_after} if fault.retry_after else {})
         status, text = rec.receive(self.path, {k.lower(): v for k, v in self.headers.items()}, raw)

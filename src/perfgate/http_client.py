@@ -3,7 +3,10 @@
 
 Retried: connection errors, timeouts, dropped connections, 5xx and 429 (the wait is the server's
 ``Retry-After`` when it gives one).  Not retried: other 4xx, reported with the server's message.
-After the last attempt the caller gets :class:`DeliveryUnreachable` (notify spools the event).
+A request the target acts on when it arrives and does not de-duplicate (a chat webhook: Slack
+posts every copy whatever its ``Idempotency-Key``) is retried only where it cannot have arrived;
+see :meth:`Http.request`.  After the last attempt the caller gets :class:`DeliveryUnreachable`
+(notify spools the event).
 :func:`read_whole` (a total deadline and a size bound on each answer) and :func:`transport_error`
 serve the Bencher client too.
 """
@@ -64,6 +67,12 @@ class AnswerTooLarge(httpx.ReadError):
     """An answer over the reader's size bound (a transport error: alert channels retry it)."""
 
 
+# Failures before the request was sent whole: the target cannot have acted on it.  Any other
+# (a read timeout, a connection dropped after sending) leaves it unknown.
+NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout, httpx.WriteError, httpx.WriteTimeout,
+            httpx.LocalProtocolError, httpx.UnsupportedProtocol, httpx.ProxyError)
+
+
 def read_whole(client: httpx.Client, method: str, url: str, *, seconds: float, max_body: int,
                **kw: Any) -> httpx.Response:
     """One request, its whole answer read within ``seconds`` and ``max_body`` bytes (raising
@@ -107,20 +116,33 @@ class Http:
         self._http.close()
 
     def request(self, method: str, url: str, *, json: Any = None, params: dict[str, Any] | None = None,
-                headers: dict[str, str] | None = None, retry: bool = True) -> httpx.Response:
+                headers: dict[str, str] | None = None, retry: bool = True,
+                acted_on_arrival: bool = False) -> httpx.Response:
         """The 2xx response, after retries; raises DeliveryRejected / DeliveryUnreachable.
         ``retry=False`` makes one attempt: for a request that must not be repeated blindly
-        (creating an issue), whose caller checks what the lost attempt did before trying again."""
+        (creating an issue), whose caller checks what the lost attempt did before trying again.
+
+        ``acted_on_arrival``: the target acts on the request as it arrives and keeps every copy
+        (a chat post), and the caller cannot look up what a lost attempt did.  Its answer may take
+        ``policy.answer_timeout`` once sent (a slow receiver has usually posted already: sending
+        again at a short timeout made one message per attempt).  It is sent again when it cannot
+        have been taken (no connection; 429 or 5xx within ``policy.timeout``), once after a
+        connection dropped unanswered, a 504 or an error that took longer, and never after its
+        answer timed out: the caller keeps it for later.  So at most two attempts are slow, and
+        the whole call ends within 2 x (timeout + answer_timeout) + 2 x timeout + the waits."""
         policy, last = self.policy, ""
         attempts = policy.attempts if retry else 1
         where = f"{method} {self.what}" + (f" {url}" if url.startswith("/") else "")
-        retry_after = None
+        retry_after, doubted = None, False
         for attempt in range(attempts):
-            retry_after = None
+            retry_after, doubt = None, None  # doubt: why the target may have taken this attempt
+            started = time.monotonic()
             try:
-                response = self._exchange(method, url, json=json, params=params, headers=headers)
+                response = self._exchange(method, url, acted_on_arrival, json=json, params=params, headers=headers)
             except httpx.TransportError as e:
                 last = transport_error(e)
+                if not isinstance(e, NOT_SENT):
+                    doubt = "timeout" if isinstance(e, httpx.TimeoutException) else "dropped"
             else:
                 status = response.status_code
                 if status < 300:
@@ -132,8 +154,18 @@ class Http:
                 if status == 429 or status >= 500 or _rate_limited(response):
                     last = f"HTTP {status}: {message}"
                     retry_after = parse_retry_after(response.headers.get("Retry-After"))
+                    # a gateway that gave up on the target, or a target that was busy with it (a
+                    # slow 429 is not, but counting it keeps the slow attempts, and the time, bounded)
+                    if status == 504 or time.monotonic() - started > policy.timeout:
+                        doubt = "slow error"
                 else:
                     raise DeliveryRejected(f"{where}: refused (HTTP {status}): {message}")
+            if acted_on_arrival and doubt is not None:
+                if doubt == "timeout" or doubted:
+                    raise DeliveryUnreachable(
+                        f"{where}: {gave_up(attempt + 1, last)}; not sent again now, since it may have "
+                        f"arrived (the target may show every copy)", retry_after)
+                doubted = True
             if attempt + 1 < attempts:
                 wait = policy.wait(attempt, retry_after, self._rng)
                 log.warning("%s failed (%s); retry %d/%d in %.2fs", where, redact(last), attempt + 1,
@@ -141,9 +173,12 @@ class Http:
                 self._sleep(wait)
         raise DeliveryUnreachable(f"{where}: {gave_up(attempts, last)}", retry_after)
 
-    def _exchange(self, method: str, url: str, **kw: Any) -> httpx.Response:
-        return read_whole(self._http, method, url, seconds=TOTAL_TIMEOUTS * self.policy.timeout,
-                          max_body=MAX_BODY, **kw)
+    def _exchange(self, method: str, url: str, acted_on_arrival: bool, **kw: Any) -> httpx.Response:
+        p = self.policy
+        if acted_on_arrival:    # connect and send as usual, then the answer's own wait
+            return read_whole(self._http, method, url, seconds=p.timeout + p.answer_timeout, max_body=MAX_BODY,
+                              timeout=httpx.Timeout(p.timeout, read=p.answer_timeout), **kw)
+        return read_whole(self._http, method, url, seconds=TOTAL_TIMEOUTS * p.timeout, max_body=MAX_BODY, **kw)
 
     def pause(self, attempt: int, retry_after: float | None = None) -> None:
         """The wait before retry ``attempt`` of a caller's own loop (same policy, same jitter)."""

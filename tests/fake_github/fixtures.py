@@ -16,9 +16,9 @@ from .server import FakeGitHub
 TOKEN = "ghp_notifyTESTtoken0123456789abcdefXYZ"
 REPO = "acme/widget"
 # Fast retries: the waits are real, just short.
-FAST = RetryPolicy(attempts=4, backoff=0.01, max_backoff=0.05, timeout=2.0)
+FAST = RetryPolicy(attempts=4, backoff=0.01, max_backoff=0.05, timeout=2.0, answer_timeout=2.0)
 FAST_ENV = {"PERFGATE_NOTIFY_BACKOFF": "0.01", "PERFGATE_NOTIFY_MAX_BACKOFF": "0.05",
-            "PERFGATE_NOTIFY_TIMEOUT": "2", "PERFGATE_NOTIFY_ATTEMPTS": "4"}
+            "PERFGATE_NOTIFY_TIMEOUT": "2", "PERFGATE_NOTIFY_ANSWER_TIMEOUT": "2", "PERFGATE_NOTIFY_ATTEMPTS": "4"}
 
 
 @pytest.fixture

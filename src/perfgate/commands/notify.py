@@ -38,6 +38,13 @@ environment:
   GITHUB_TOKEN                 token for the github channels (never printed, logged or spooled)
   GITHUB_API_URL               API base (default https://api.github.com)
   PERFGATE_NOTIFY_LEDGER       default for --ledger
+  PERFGATE_NOTIFY_TIMEOUT      seconds to connect, send, and for a GitHub answer (default 10)
+  PERFGATE_NOTIFY_ANSWER_TIMEOUT
+                               seconds a webhook's answer may take once sent (default 60). A chat
+                               posts every copy: a webhook is sent again where it cannot have arrived,
+                               once after a dropped connection, never after this wait (its event
+                               waits for the next run)
+  PERFGATE_NOTIFY_ATTEMPTS     tries per request (default 4); _BACKOFF, _MAX_BACKOFF: their waits
 
 examples:
   perfgate notify --channel webhook:env:SLACK_WEBHOOK_URL
@@ -108,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
                 line += f" (telling {len(r.folded)} update(s) in the raised message sent with them)"
             line += f", {r.already} event(s) told before"
             if r.spooled:
-                line += f", {len(r.spooled)} spooled (target down; sent by the next run)"
+                line += f", {len(r.spooled)} spooled (target down or not answering; sent by the next run)"
             if r.skipped:
                 line += (f", {len(r.skipped)} event(s) of {len(r.skipped_alerts)} alert(s) closed before this channel heard "
                          f"of them recorded without sending (--skip-closed)")
@@ -120,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
     for r in reports:
         if r.spooled:
             actions_warning("perfgate notify", f"{len(r.spooled)} alert message(s) to {r.channel} not delivered "
-                            "(target down); spooled, the next run sends them", args.json)
+                            "(target down or not answering); spooled, the next run sends them", args.json)
     # Refused events (a wrong token or repository) are a usage error; the next run retries them.
     return EXIT_USAGE if rejected else EXIT_OK
 

@@ -5,6 +5,11 @@ The URL is treated as a secret (a Slack webhook URL is one): messages show only 
 POST carries the event's id in ``Idempotency-Key`` (and ``event_id`` in the body): a resend after
 a crash between sending and recording repeats the same key, and a receiver that de-duplicates on
 it (the common convention; Slack itself does not) sees the event once.
+
+Slack and Mattermost post every copy, so a POST is sent again only when it cannot have arrived
+(``acted_on_arrival``): a slow receiver is waited for (``PERFGATE_NOTIFY_ANSWER_TIMEOUT``, 60 s)
+instead of being sent the message again at every timeout, and one that does not answer in time
+has the event spooled for the next run (it may show twice then; it is never lost).
 """
 
 from __future__ import annotations
@@ -89,7 +94,8 @@ class WebhookChannel(Channel):
 
     def deliver(self, event: Event, refs: RefLookup) -> str | None:
         self.http.request("POST", self._secret.reveal(), json=payload(event, self.links),
-                          headers={"Idempotency-Key": idempotency_key(event), "X-Perfgate-Event": event.kind})
+                          headers={"Idempotency-Key": idempotency_key(event), "X-Perfgate-Event": event.kind},
+                          acted_on_arrival=True)
         return None
 
     def close(self) -> None:
