@@ -272,6 +272,21 @@ def test_a_slow_5xx_counts_as_may_have_arrived_a_quick_one_does_not(tmp_path, re
         assert report.delivered == [f"{a.id}:raised"] and len(sleeps) == 3 and len(receiver.requests) == 1
 
 
+def test_a_slow_channel_stops_at_its_budget_and_the_rest_waits_in_order(tmp_path, receiver):
+    """Each message answered after 0.4 s (30 s in life, within the answer timeout): one run
+    would take the backlog times that.  Past its budget the channel's events are spooled."""
+    store, alerts = stored(tmp_path, [make_alert(10), make_alert(20, benchmark="parse"), make_alert(30, benchmark="hash")])
+    ids = [f"{a.id}:raised" for a in alerts]
+    receiver.inject("late", seconds=0.4, times=10)
+    with Ledger(tmp_path / "notify.db") as ledger:
+        (report,) = deliver_all(store.alerts(), [webhook(receiver, policy=QUICK)], ledger, budget=0.1)
+        assert report.delivered == ids[:1] and report.spooled == ids[1:]
+        assert "took over 0.1 s in this run" in ledger.spooled(webhook(receiver).key)[0].last_error
+        (report,) = deliver_all(store.alerts(), [webhook(receiver, policy=QUICK)], ledger, budget=60)
+        assert report.delivered == ids[1:3] and report.spooled == []
+    assert [r["body"]["event_id"] for r in receiver.requests] == ids
+
+
 def test_a_receiver_refusing_connections_is_tried_every_attempt_then_spooled(tmp_path):
     import socket
 

@@ -45,6 +45,9 @@ def test_usage_errors_exit_2_and_name_the_problem(cli, store_path, fake_github):
     assert proc.returncode == 2 and "expected OWNER/REPO" in proc.stderr
     proc = cli("notify", "--channel", f"github-issues:{REPO}", env={"GITHUB_TOKEN": ""})
     assert proc.returncode == 2 and "set GITHUB_TOKEN" in proc.stderr
+    for budget in ("soon", "0"):
+        proc = cli("notify", "--channel", f"github-issues:{REPO}", env={**env_for(fake_github), "PERFGATE_NOTIFY_BUDGET": budget})
+        assert proc.returncode == 2 and f"PERFGATE_NOTIFY_BUDGET='{budget}'" in proc.stderr
     assert not fake_github.requests
 
 

@@ -45,6 +45,8 @@ environment:
                                once after a dropped connection, never after this wait (its event
                                waits for the next run)
   PERFGATE_NOTIFY_ATTEMPTS     tries per request (default 4); _BACKOFF, _MAX_BACKOFF: their waits
+  PERFGATE_NOTIFY_BUDGET       seconds a channel may take in one run (default 300); its later
+                               events wait, in order, for the next run
 
 examples:
   perfgate notify --channel webhook:env:SLACK_WEBHOOK_URL
@@ -77,6 +79,19 @@ def ledger_path(args: argparse.Namespace) -> Path:
     return Path(".perfgate/notify.db")
 
 
+def channel_budget() -> float:
+    """``PERFGATE_NOTIFY_BUDGET``: a slow target (a webhook answering each message after 30 s)
+    must not hold the CI job for the whole backlog; what is left is spooled, in order."""
+    raw = os.environ.get("PERFGATE_NOTIFY_BUDGET", "300")
+    try:
+        value = float(raw)
+    except ValueError:
+        raise PerfgateError(f"PERFGATE_NOTIFY_BUDGET={raw!r}: not a number of seconds") from None
+    if not value > 0:
+        raise PerfgateError(f"PERFGATE_NOTIFY_BUDGET={raw!r}: must be more than 0")
+    return value
+
+
 def run(args: argparse.Namespace) -> int:
     from perfgate.notify.base import Links
     from perfgate.notify.channels import parse_channel
@@ -85,6 +100,7 @@ def run(args: argparse.Namespace) -> int:
 
     if not args.channel:
         raise PerfgateError("notify: give at least one --channel (see perfgate notify --help)")
+    budget = channel_budget()
     # A commit's subject, looked up in this checkout only for the messages sent, once each
     links = Links(args.pages_url, args.repo_url, functools.lru_cache(maxsize=None)(commit_subject),
                   functools.lru_cache(maxsize=None)(commits_after))
@@ -99,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
         with store_from(args) as store:
             alerts = store.alerts()
         with Ledger(ledger_path(args)) as ledger:
-            reports = deliver_all(alerts, channels, ledger, skip_closed=args.skip_closed)
+            reports = deliver_all(alerts, channels, ledger, skip_closed=args.skip_closed, budget=budget)
     finally:
         for channel in channels:
             channel.close()
@@ -115,7 +131,7 @@ def run(args: argparse.Namespace) -> int:
                 line += f" (telling {len(r.folded)} update(s) in the raised message sent with them)"
             line += f", {r.already} event(s) told before"
             if r.spooled:
-                line += f", {len(r.spooled)} spooled (target down or not answering; sent by the next run)"
+                line += f", {len(r.spooled)} spooled (target down or slow; sent by the next run)"
             if r.skipped:
                 line += (f", {len(r.skipped)} event(s) of {len(r.skipped_alerts)} alert(s) closed before this channel heard "
                          f"of them recorded without sending (--skip-closed)")
@@ -127,7 +143,7 @@ def run(args: argparse.Namespace) -> int:
     for r in reports:
         if r.spooled:
             actions_warning("perfgate notify", f"{len(r.spooled)} alert message(s) to {r.channel} not delivered "
-                            "(target down or not answering); spooled, the next run sends them", args.json)
+                            "(target down or slow); spooled, the next run sends them", args.json)
     # Refused events (a wrong token or repository) are a usage error; the next run retries them.
     return EXIT_USAGE if rejected else EXIT_OK
 

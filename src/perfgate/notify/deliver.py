@@ -5,11 +5,14 @@ target proves unreachable (retries exhausted), every later event of that channel
 behind the rest without being tried, so a channel never receives a newer event before an older
 one.  A refused event (4xx) is reported and left undelivered: the next run tries it again, after
 the cause (a token, a repository name) is fixed; the later events of the same alert wait with it
-(a close must not be recorded for an issue that was never opened).
+(a close must not be recorded for an issue that was never opened).  A channel that has taken its
+``budget`` of seconds in this run (a webhook answering each message after 30 s) has the rest
+spooled the same way, so a CI step ends whatever the backlog.
 """
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 
 from perfgate.model import Alert
@@ -37,16 +40,19 @@ class ChannelReport:
 
 
 def deliver_all(alerts: list[Alert], channels: list[Channel], ledger: Ledger,
-                skip_closed: bool = False) -> list[ChannelReport]:
+                skip_closed: bool = False, budget: float | None = None) -> list[ChannelReport]:
     """``skip_closed``: every event of an alert that is closed already (acknowledged, undone or no longer found)
     is recorded as delivered without being sent — a new or rotated channel starts from the
-    regressions still open instead of replaying the whole history."""
+    regressions still open instead of replaying the whole history.  ``budget``: seconds each
+    channel may take in this run before the rest of its events are spooled (None: no limit)."""
     events = derive_events(alerts)
-    return [deliver_channel(channel, events, ledger, skip_closed) for channel in channels]
+    return [deliver_channel(channel, events, ledger, skip_closed, budget) for channel in channels]
 
 
-def deliver_channel(channel: Channel, events: list[Event], ledger: Ledger, skip_closed: bool = False) -> ChannelReport:
+def deliver_channel(channel: Channel, events: list[Event], ledger: Ledger, skip_closed: bool = False,
+                    budget: float | None = None) -> ChannelReport:
     report = ChannelReport(channel.label)
+    started = time.monotonic()
     waiting = ledger.spooled(channel.key)
     queue = [s.event for s in waiting]
     seen = {e.id for e in queue}
@@ -81,6 +87,8 @@ def deliver_channel(channel: Channel, events: list[Event], ledger: Ledger, skip_
         if ledger.delivered(channel.key, event.id):  # a spool entry another notifier delivered
             ledger.record(channel.key, event.id, ledger.ref(channel.key, event.id))
             continue
+        if down is None and budget is not None and time.monotonic() - started > budget:
+            down = f"{channel.label} took over {budget:g} s in this run; the rest waits for the next run"
         if down is not None:
             ledger.spool(channel.key, event, down)
             report.spooled.append(event.id)
