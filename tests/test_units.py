@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from perfgate.units import confidence_text, human, p_cell, p_text
+from perfgate.units import SPARKS, confidence_text, human, p_cell, p_text, sparkline
 
 
 @pytest.mark.parametrize("value, measure, text", [
@@ -184,3 +184,16 @@ def test_a_way_back_is_written_one_way_with_its_level():
     # a level not recorded (or not a level) is no number: "CI" alone
     assert went_back_text(back | {"confidence": None}).startswith("went back -22.54% CI [-31.46%")
     assert went_back_text(back | {"confidence": True}) == went_back_text(back | {"confidence": None})
+
+
+def test_a_sparkline_spans_at_least_a_tenth_of_its_level():
+    """An adopter's instruction count grew by a comment line a commit (592,000,000 → 592,018,000,
+    `history` printing +0.0% each time) and its sparkline read as a ramp from the lowest bar to the
+    highest; the pages' sparkline spans at least 10% of its level, and the terminal's now too."""
+    drift = sparkline([592_000_000 + 1_000 * i for i in range(19)])
+    assert len(set(drift)) <= 2 and SPARKS[0] not in drift and SPARKS[-1] not in drift
+    step = sparkline([100.0] * 10 + [115.0] * 10)      # a 15% step fills the height
+    assert step == SPARKS[0] * 10 + SPARKS[-1] * 10
+    assert sparkline([float(i) for i in range(1, 9)]) == SPARKS
+    assert sparkline([1.6e308, 1.7e308, 1e-300])[-1] == SPARKS[0]
+    assert sparkline([5.0, 5.0]) == SPARKS[3] * 2 and sparkline([]) == ""

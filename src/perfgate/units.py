@@ -129,15 +129,23 @@ def _digits(x: float) -> int:
     return math.floor(math.log10(abs(x))) + 1
 
 
+SPARK_MIN_RANGE = 0.10   # a sparkline's height spans at least 10% of its level (terminal and pages)
+
+
 def sparkline(values: Sequence[float]) -> str:
+    """Bars from low to high, centred on the values' midpoint and spanning at least 10% of it, so
+    a drift of 0.01% (an instruction count growing by a comment line a commit) is a flat line,
+    not a ramp from the lowest bar to the highest, and a 15% step fills the height."""
     finite = [v for v in values if v is not None and math.isfinite(v)]
     if not finite:
         return ""
     lo, hi = min(finite), max(finite)
-    span = hi - lo
-    if span == 0:
+    if hi == lo:
         return SPARKS[3] * len(values)
-    return "".join(SPARKS[min(int((v - lo) / span * len(SPARKS)), len(SPARKS) - 1)] for v in finite)
+    mid = lo / 2 + hi / 2       # halves: the span of values near ±1.7e308 would overflow
+    half = max(hi / 2 - lo / 2, SPARK_MIN_RANGE / 2 * abs(mid))
+    top = len(SPARKS) - 1       # (v/2 − mid/2) / half runs from −½ to +½ over the values' span
+    return "".join(SPARKS[max(0, min(int(((v / 2 - mid / 2) / half + 0.5) * len(SPARKS)), top))] for v in finite)
 
 
 def percent(ratio: float | None) -> str:

@@ -36,6 +36,7 @@ from perfgate.report.sweeps import collect, split_name, sweep_page, sweep_summar
 from perfgate.report.threshold_band import bands
 from perfgate.store import SeriesKey, Store
 from perfgate.thresholds import Thresholds, load_thresholds
+from perfgate.units import SPARK_MIN_RANGE
 
 ASSETS = ("pages.css", "common.js", "timeaxis.js", "index.js", "benchmark.js", "sweep.js")
 VENDOR = ("echarts/echarts.min.js", "echarts/LICENSE", "echarts/NOTICE", "echarts/LICENSE-d3")
@@ -378,7 +379,6 @@ def _write_data(tmp: Path, out: Path, meta: dict, rows: list[dict], sweeps: list
         os.replace(tmp, old)
 
 
-SPARK_MIN_RANGE = 0.10   # a sparkline's height spans at least 10% of its level
 
 
 def _compact(row: dict) -> list:
