@@ -16,7 +16,7 @@ import pytest
 
 from pages_data import BENCH, BRANCH_PR, HOSTILE, KNEE_FROM, RUNS, STEP_AT, SWEEP, SWEEP_COMMITS, build, commit
 from perfgate.detect.threshold_tests import evaluate_series
-from perfgate.report.pages import read_page
+from perfgate.report.pages import _compact, read_page
 from perfgate.report.sweeps import split_name
 from perfgate.report.threshold_band import bands
 from perfgate.thresholds import ThresholdTest
@@ -678,3 +678,14 @@ def test_the_feed_names_a_first_bad_commit_only_when_the_change_is_pinned_to_one
     assert f"; first bad commit {commit(30)}, testbed tb" in said["exact"]
     assert re.search(r"; likeliest first bad commit \w+ of the range \w+\.\.\w+, testbed tb",
                      said["noisy"]) and "; first bad commit" not in said["noisy"], said["noisy"]
+
+
+def test_an_index_sparkline_fills_its_height_and_spans_at_least_a_tenth_of_its_level():
+    """The sparkline's 0–99 heights: a 15% step fills them (an adopter's series with 35% run-to-run
+    CV was drawn between 25 and 74, the middle half of the box, since the scale by halves), and 1%
+    of noise stays a wobble around the middle."""
+    step = _compact({"spark": [100.0] * 5 + [115.0] * 5 + [None]})[0]
+    assert step == [0] * 5 + [99] * 5 + [None]
+    wobble = _compact({"spark": [100.0, 101.0, 99.0, 100.5]})[0]
+    assert min(wobble) >= 40 and max(wobble) <= 59 and max(wobble) - min(wobble) >= 15
+    assert _compact({"spark": [1.6e308, 1.7e308, 1e-300]})[0][1:] == [99, 0]   # no overflow at the largest floats

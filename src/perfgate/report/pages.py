@@ -388,7 +388,8 @@ def _compact(row: dict) -> list:
     lo, hi = (min(spark), max(spark)) if spark else (0.0, 0.0)
     mid = lo / 2 + hi / 2       # halves: the span of values near ±1.7e308 would overflow
     half = max(hi / 2 - lo / 2, SPARK_MIN_RANGE / 2 * abs(mid))
-    row = row | {"spark": [None if v is None else (round(49.5 + 49.5 * ((v / 2 - mid / 2) / half)) if half else 50)
+    # (v/2 − mid/2) / half runs from −½ to +½ over the values' span: 99 times it fills 0–99
+    row = row | {"spark": [None if v is None else (round(49.5 + 99 * ((v / 2 - mid / 2) / half)) if half else 50)
                            for v in row["spark"]]}
     return list(row.values())
 
