@@ -766,3 +766,22 @@ def test_a_head_that_renamed_every_benchmark_or_reports_none_is_no_pass(repo, cl
         "HEAD); a check that judged nothing is no pass"), proc.stderr
     assert "suite spin is gone in HEAD" in proc.stderr
     assert "⚪ **No verdict: nothing compared: no suite" in md.read_text()
+
+
+def test_a_side_given_by_its_hash_is_named_once(tmp_path, monkeypatch, capsys):
+    """`--base "$(git merge-base main HEAD)"`, the README's command, printed the base's 40 digits and
+    then the same 12 again in brackets; a ref other than the hash is still followed by its commit."""
+    from perfgate import cli
+    from perfgate.commands.check import side_name
+
+    sha = "dc47b6e2d4573ced9725735ed683050a7d5a974f"
+    assert side_name(sha, sha) == side_name(sha[:7].upper(), sha) == "dc47b6e2d457"
+    assert side_name("HEAD", sha) == "HEAD (dc47b6e2d457)" and side_name("dc47b6", sha) == "dc47b6 (dc47b6e2d457)"
+    code, stdout, _, _ = _check_in_process(tmp_path, monkeypatch, capsys, _measured({"a": 3}, {"a": 3}))
+    assert code == 0 and stdout.splitlines()[0].startswith("perfgate check: HEAD (") and " against HEAD~1 (" in stdout
+    repo = tmp_path / "repo"
+    base = git(repo, "rev-parse", "HEAD~1")
+    assert cli.main(["check", "--root", str(repo), "--base", base, "--head", "HEAD", "--store",
+                     f"sqlite:{tmp_path / 'history.db'}"]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert f" against {base[:12]}, " in first and base not in first, first

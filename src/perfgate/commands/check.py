@@ -672,16 +672,24 @@ def _rounds(results: dict[str, list[SuiteResult]]) -> dict[str, dict[tuple[str, 
     return {side: per_round(rs) for side, rs in results.items()}
 
 
+def side_name(ref: str, sha: str) -> str:
+    """A side as the check's first line names it: ``HEAD (8ca0da7c5669)``, but a ref that is the
+    commit's own hash (``--base "$(git merge-base …)"``, as the README has it) once, as 12 digits."""
+    if len(ref) >= 7 and sha.lower().startswith(ref.lower()):
+        return sha[:12]
+    return f"{terminal(ref)} ({sha[:12]})"
+
+
 def _print(comparison: Comparison, args: argparse.Namespace, shas: dict[str, str], testbeds: str,
            outcome: Outcome) -> None:
     nothing = outcome.nothing_judged
     if not outcome.rounds:
-        out.print(f"perfgate check: {terminal(args.head)} ({shas['head'][:12]}) against {terminal(args.base)} "
-                  f"({shas['base'][:12]}): no round run")
+        out.print(f"perfgate check: {side_name(args.head, shas['head'])} against {side_name(args.base, shas['base'])}"
+                  ": no round run")
         out.print(f"{'ok' if nothing.passes else 'no verdict'}: {terminal(nothing.reason)}")
         return
-    out.print(f"perfgate check: {terminal(args.head)} ({shas['head'][:12]}) against {terminal(args.base)} "
-              f"({shas['base'][:12]}), {outcome.rounds} interleaved rounds on {terminal(testbeds)}")
+    out.print(f"perfgate check: {side_name(args.head, shas['head'])} against {side_name(args.base, shas['base'])}, "
+              f"{outcome.rounds} interleaved rounds on {terminal(testbeds)}")
     out.print(terminal(comparison.render(quiet_rows(args)), keep_newlines=True))
     print_complexity(outcome.complexity, f"complexity: {_complexity_about(args)}:")
     failing = failures(comparison, outcome.complexity)
