@@ -436,6 +436,27 @@ def test_pages_out_that_cannot_be_a_folder_is_a_clear_error(out, tmp_path, store
     assert (tmp_path / "a-file").read_text() == "keep me\n"
 
 
+def test_pages_never_replace_a_data_folder_they_did_not_write(tmp_path, store_path, capsys, monkeypatch):
+    """``pages --out .`` beside the history's own ``data/`` (``sync --export data/``, as the README
+    shows) swapped that folder out for the site's and deleted it, exit 0.  An earlier build's
+    ``data/`` and an empty one are still replaced."""
+    monkeypatch.chdir(tmp_path)
+    _filled_store(store_path, runs=3)
+    assert main(["sync", "--export", "data", "--store", f"sqlite:{store_path}"]) == 0
+    (tmp_path / "data" / "notes.txt").write_text("keep me\n")
+    before = sorted(p.relative_to(tmp_path) for p in (tmp_path / "data").rglob("*"))
+    capsys.readouterr()
+    assert main(["pages", "--out", ".", "--store", f"sqlite:{store_path}"]) == 2
+    err = capsys.readouterr().err
+    assert "--out .: data holds 'notes.txt': it is not pages data perfgate wrote" in err, err
+    assert sorted(p.relative_to(tmp_path) for p in (tmp_path / "data").rglob("*")) == before
+    assert not (tmp_path / "index.html").exists()
+    (tmp_path / "site" / "data").mkdir(parents=True)
+    for _ in range(2):   # an empty data/, then the first build's
+        assert main(["pages", "--out", "site", "--store", f"sqlite:{store_path}"]) == 0
+        assert (tmp_path / "site" / "data" / "index.js").read_bytes().startswith(b"window.PERFGATE_INDEX=")
+
+
 @pytest.mark.parametrize("args, said", [
     (["notify", "--channel", "webhook:http://[::1/hook-s3cr3t"], "--channel webhook:URL: not a usable URL: an unclosed '['"),
     (["notify", "--channel", "webhook:http://127.0.0.1:99999/hook-s3cr3t"], "not a usable URL: an unclosed '[', or a port"),

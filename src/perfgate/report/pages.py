@@ -177,6 +177,11 @@ def publish_site(store: Store, out_dir: str | Path, *, title: str, branch: str |
     # verb with a traceback after that work
     if out.exists() and not out.is_dir():
         raise PerfgateError(f"--out {visible(out_dir)}: exists and is not a folder; name a folder for the site")
+    foreign = _foreign_data(out / "data")
+    if foreign:
+        raise PerfgateError(f"--out {visible(out_dir)}: {visible(out / 'data')} {foreign}: it is not pages data "
+                            "perfgate wrote, and a build replaces that folder whole; move it, or name another "
+                            "folder for the site")
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as e:
@@ -353,6 +358,31 @@ class _Job:
 def _work(index: int, count: int) -> tuple[list[dict], list]:
     assert _CURRENT is not None, "a worker runs in a process forked from publish_site"
     return _CURRENT.part(index, count)
+
+
+INDEX_MARK = b"window.PERFGATE_INDEX="   # how every data/index.js a build wrote begins
+
+
+def _foreign_data(data: Path) -> str | None:
+    """What makes ``data`` (the site's ``data/``, which a build swaps out and deletes whole) another
+    tool's or the user's, or None when it is absent, empty or an earlier build's: ``pages --out .``
+    beside the history's ``data/`` folder (``sync --export data/``) deleted it without a word."""
+    if not os.path.lexists(data):
+        return None
+    if data.is_symlink() or not data.is_dir():
+        return "is not a folder"
+    try:
+        with open(data / "index.js", "rb") as f:
+            if f.read(len(INDEX_MARK)) == INDEX_MARK:
+                return None
+    except OSError:
+        pass
+    try:
+        with os.scandir(data) as entries:
+            first = next(iter(sorted(e.name for e in entries)), None)
+    except OSError as e:
+        return f"cannot be listed ({e.strerror})"
+    return None if first is None else f"holds {visible(first)!r}"
 
 
 def _write_data(tmp: Path, out: Path, meta: dict, rows: list[dict], sweeps: list, commits: list[str]) -> None:
