@@ -483,6 +483,26 @@ def test_a_url_that_cannot_be_used_is_a_clear_error_naming_its_option(args, said
     assert said in err and "s3cr3t" not in err, err
 
 
+@pytest.mark.parametrize("args, said", [
+    (["history", "--store", "benchr+https://user:s3cr3t@bencher.example/proj"],
+     "--store 'benchr+https://…@bencher.example/…': unknown store"),
+    (["history", "--store", "https://bencher.example/proj?token=s3cr3t"], "--store 'https://bencher.example/…': unknown"),
+    (["history", "--store", "https://user:s3cr3t/proj"], "--store 'https://user:…/…': unknown store"),
+    (["history", "--store", "bencher+https://bencher.example/?token=s3cr3t"],
+     "--store 'bencher+https://bencher.example/…': the URL must end with the Bencher project slug"),
+    (["publish", "--to", "https://user:s3cr3t@bencher.example/proj"], "--to 'https://…@bencher.example/…': publish sends"),
+    (["publish", "--store", "bencher+https://bencher.example/p?token=s3cr3t", "--all"],
+     "--store 'bencher+https://bencher.example/…': publish reads runs from a local store"),
+    (["history", "--store", "history.db"], "--store 'history.db': unknown store"),
+])
+def test_a_store_that_is_not_one_is_named_without_its_secrets(args, said, capsys):
+    """A typo in a store's scheme (or a Bencher URL without its project) quoted the whole URL,
+    a password or a token in its query string with it, into the CI log."""
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert said in err and "s3cr3t" not in err, err
+
+
 @pytest.mark.parametrize("api", ["http://u:s3cr3t/x", "http://[::1", "http://127.0.0.1:8765/s3cr3t\x7f", "ftp://s3cr3t"])
 def test_a_github_api_url_that_cannot_be_used_is_a_clear_error(api, store_path, capsys, monkeypatch):
     """GITHUB_API_URL was used unchecked: a traceback (exit 1), a password quoted from the parser's

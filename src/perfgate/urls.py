@@ -30,3 +30,24 @@ def split_url(url: str, option: str) -> SplitResult:
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise PerfgateError(f"{option}: not a usable URL: expected http(s)://HOST[:PORT]/...")
     return parts
+
+
+def quoted(spec: str) -> str:
+    """``spec`` (a ``--store`` or ``--to``) quoted for an error message, without what of it may be
+    secret once it is a URL: its userinfo, path, query and fragment are shown as ``…``, its scheme,
+    host and a numeric port kept.  ``--store benchr+https://user:PASSWORD@host/p`` (a typo in the
+    scheme) was quoted whole in "unknown store", and a token in a query string with it."""
+    scheme, sep, rest = spec.partition("://")
+    if not sep:
+        return repr(spec)
+    authority = re.split(r"[/?#]", rest, maxsplit=1)[0]
+    user, at, hostport = authority.rpartition("@")
+    if hostport.startswith("["):                    # an IPv6 literal: up to its bracket
+        host, close, port = hostport.partition("]")
+        host += close
+        port = port.removeprefix(":")
+    else:
+        host, _, port = hostport.partition(":")
+    # a port that is no number is no port: in http://user:PASSWORD/x (the host forgotten) it is the password
+    shown = f"{scheme}://{'…@' if at else ''}{host}{':' + port if port.isdigit() else ':…' if port else ''}"
+    return repr(shown + ("/…" if len(rest) > len(authority) else ""))

@@ -30,6 +30,7 @@ from perfgate.errors import EXIT_OK, EXIT_REGRESSION, EXIT_USAGE, PerfgateError
 from perfgate.output import actions_warning, emit_json, err, out
 from perfgate.store import open_store
 from perfgate.store.bencher import BencherStore, parse_spec
+from perfgate.urls import quoted
 
 NAME = "publish"
 HELP = "publish runs to a Bencher server (PR start points, thresholds, spool for outages)"
@@ -74,7 +75,7 @@ def _target(args: argparse.Namespace, spool: Spool) -> BencherStore:
     if not args.to:
         raise PerfgateError("--to bencher+http(s)://HOST[:PORT]/PROJECT is required (or set PERFGATE_PUBLISH_TO)")
     if not args.to.startswith("bencher+"):
-        raise PerfgateError(f"--to {args.to!r}: publish sends to a Bencher store (bencher+http(s)://...)")
+        raise PerfgateError(f"--to {quoted(args.to)}: publish sends to a Bencher store (bencher+http(s)://...)")
     base_url, project = parse_spec(args.to, "--to")
     if not os.environ.get("BENCHER_API_TOKEN"):   # a server that is down would spool without a word of it
         err.print("[yellow]warning:[/] BENCHER_API_TOKEN is not set: runs go without a token (only an "
@@ -141,7 +142,7 @@ def _publish(args: argparse.Namespace) -> int:
     only_flush = args.flush and not args.run_ids and not args.all
     if args.store.startswith("bencher+"):
         if not (only_flush and not args.to):
-            raise PerfgateError(f"--store {args.store!r}: publish reads runs from a local store; give it as "
+            raise PerfgateError(f"--store {quoted(args.store)}: publish reads runs from a local store; give it as "
                                 "--store sqlite:PATH and the Bencher server as --to")
         args.to = args.store  # flushing needs no local store: the Bencher store is the target
     spool = Spool(args.spool)

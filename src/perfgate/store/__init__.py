@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Callable
 
 from perfgate.errors import PerfgateError
+from perfgate.urls import quoted
 from perfgate.store.base import Point, RunSummary, SeriesKey, Store, raw_samples
 
 DEFAULT_STORE = "sqlite:.perfgate/history.db"
@@ -49,7 +50,7 @@ def open_store(spec: str | None = None, project: str = "default", *, create: boo
         if spec.startswith(prefix):
             return factory(spec, project, create)
     known = ", ".join(sorted(_SCHEMES))
-    raise PerfgateError(f"--store {spec!r}: unknown store; use one of: {known}")
+    raise PerfgateError(f"--store {quoted(spec)}: unknown store; use one of: {known}")
 
 
 def _load_optional_backends() -> None:

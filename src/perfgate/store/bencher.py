@@ -33,7 +33,7 @@ from perfgate.check_branches import is_check_branch
 from perfgate.errors import PerfgateError, StoreError
 from perfgate.model import KNOWN_MEASURES, Alert, Forgotten, Metric, Run, Testbed
 from perfgate.store import register_scheme
-from perfgate.urls import split_url
+from perfgate.urls import quoted, split_url
 from perfgate.store.base import Point, RunSummary, SeriesKey, Store
 
 PERF_LIMIT = 255  # combinations the perf endpoint answers per request
@@ -53,8 +53,8 @@ def parse_spec(spec: str, option: str = "--store") -> tuple[str, str]:
     path = parts.path.rstrip("/")
     prefix, _, project = path.rpartition("/")
     if not project:
-        # (the URL is quoted here only once it is known to hold no user or password)
-        raise PerfgateError(f"{option} {spec!r}: the URL must end with the Bencher project slug")
+        # (quoted without its path and query: a token may be in the query)
+        raise PerfgateError(f"{option} {quoted(spec)}: the URL must end with the Bencher project slug")
     return f"{parts.scheme}://{parts.netloc}{prefix}", project
 
 
