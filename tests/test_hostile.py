@@ -800,6 +800,33 @@ def test_full_disk_under_the_store_is_an_error_and_the_store_stays_whole(tmp_pat
         subprocess.run(["umount", str(full)], check=True)
 
 
+def test_a_disk_that_fills_during_a_large_record_is_named_as_the_reason(tmp_path):
+    """A history of many runs recorded in one transaction (github-action-benchmark's data.js) on a
+    disk that filled half way: SQLite had ended the transaction itself, the ROLLBACK after it
+    failed, and its "cannot rollback - no transaction is active" was given as the reason."""
+    full = tmp_path / "full"
+    if os.geteuid() != 0 or not _tiny_tmpfs(full, "512k"):
+        pytest.skip("cannot mount a tiny tmpfs here")
+    try:
+        store = full / "history.db"
+        _filled_store(store, runs=2)
+        entries = [{"commit": {"id": f"{i:040x}", "timestamp": "2024-01-01T00:00:00Z"}, "date": 1.7e12 + i * 3.6e6,
+                    "tool": "customSmallerIsBetter",
+                    "benches": [{"name": f"b{k}", "unit": "ns", "value": 100 + k} for k in range(40)]}
+                   for i in range(2500)]   # past SQLite's 2 MB page cache: it spills, and fails, mid-transaction
+        data = tmp_path / "data.js"
+        data.write_text("window.BENCHMARK_DATA = " + json.dumps({"entries": {"Suite": entries}}))
+        proc = perfgate("ingest", str(data), "--testbed", "ci", store=store)
+        err = proc.stderr.decode()
+        assert proc.returncode == 2 and "nothing was written: the disk is full" in err, err
+        clean(err)
+        with SqliteStore(store) as s:
+            assert len(s.runs()) == 2
+            assert [r[0] for r in s.db.execute("PRAGMA integrity_check")] == ["ok"]
+    finally:
+        subprocess.run(["umount", str(full)], check=True)
+
+
 def test_a_notify_ledger_that_cannot_be_made_on_a_full_disk_leaves_no_empty_file(tmp_path, store_path):
     # An audit: notify on a full disk was a clean error, but left a 0-byte notify.db behind.
     _filled_store(store_path, runs=2)

@@ -23,7 +23,11 @@ def immediate(db: sqlite3.Connection, queue: "WriterQueue | None" = None) -> Ite
         try:
             yield
         except BaseException:
-            db.execute("ROLLBACK")
+            # SQLite ends the transaction itself on some errors (a full disk in the middle of a
+            # large one): a ROLLBACK then fails, "no transaction is active", and its error took
+            # the place of the one that says why.
+            if db.in_transaction:
+                db.execute("ROLLBACK")
             raise
         db.execute("COMMIT")
 
