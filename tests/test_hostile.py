@@ -1124,6 +1124,23 @@ def test_an_unforeseen_failure_is_one_redacted_line_and_exit_3_not_1(store_path,
     assert "internal error: out of memory" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("verb", [["history", "--json"], ["export", "--format", "csv"], ["detect", "--no-record"]])
+def test_output_to_a_full_disk_is_an_error_not_an_internal_one(verb, store_path):
+    """``perfgate export > out.csv`` on a full disk (here ``/dev/full``) was "internal error ...
+    a bug unless out of memory", exit 3."""
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full here")
+    _filled_store(store_path, runs=12)
+    with open("/dev/full", "wb") as full:
+        proc = subprocess.run([sys.executable, "-m", "perfgate.cli", *verb, "--store", f"sqlite:{store_path}"],
+                              stdout=full, stderr=subprocess.PIPE, timeout=120)
+    err = proc.stderr.decode()
+    assert proc.returncode == 2, err
+    assert err.endswith(f"perfgate {verb[0]}: error: the disk is full (No space left on device): the output was "
+                        "cut short\n"), err
+    clean(err)
+
+
 @pytest.mark.parametrize("ref", ["", " ", "c"])
 def test_an_empty_or_one_character_alert_id_acknowledges_nothing(ref, store_path, capsys):
     """'' is a prefix of every id: `perfgate alerts --ack "$ID"` with ID unset acknowledged the only

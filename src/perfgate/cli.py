@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import errno
 import importlib
 import importlib.util
 import os
@@ -168,6 +169,12 @@ def main(argv: list[str] | None = None) -> int:
 
         if os.environ.get("PERFGATE_DEBUG"):
             print(redact(traceback.format_exc()), file=sys.stderr, end="")
+        if isinstance(e, OSError) and e.errno in (errno.ENOSPC, errno.EDQUOT):
+            # Stores and output files say so themselves; this is what is printed (``> out.json``
+            # on a full disk), which was an "internal error, a bug" (exit 3).
+            print(f"perfgate {args.verb}: error: the disk is full ({e.strerror}): the output was cut short",
+                  file=sys.stderr)
+            return EXIT_USAGE
         what = "out of memory" if isinstance(e, MemoryError) else f"{type(e).__name__}: {terminal_plain(redact(e))}"
         print(f"perfgate {args.verb}: internal error: {what} (a bug unless out of memory; PERFGATE_DEBUG=1 shows "
               f"the traceback)", file=sys.stderr)
