@@ -827,6 +827,28 @@ def test_a_disk_that_fills_during_a_large_record_is_named_as_the_reason(tmp_path
         subprocess.run(["umount", str(full)], check=True)
 
 
+def test_an_export_that_fills_the_disk_says_what_it_wrote_and_a_second_one_finishes(tmp_path, store_path):
+    """``sync --export`` onto a disk that filled half way said "nothing was written" (of the one
+    file it failed on) with the run files before it in the folder."""
+    full = tmp_path / "full"
+    if os.geteuid() != 0 or not _tiny_tmpfs(full, "64k"):
+        pytest.skip("cannot mount a tiny tmpfs here")
+    try:
+        _filled_store(store_path, runs=30)
+        proc = perfgate("sync", "--export", str(full / "data"), store=store_path)
+        err = proc.stderr.decode()
+        written = len(list((full / "data").rglob("*.json")))
+        assert proc.returncode == 2 and "No space left on device" in err and written > 0, err
+        assert (f"but the {written} file(s) written to {full / 'data'} before it are whole: run the export again"
+                in err), err
+        clean(err)
+        subprocess.run(["mount", "-o", "remount,size=8m", str(full)], check=True)
+        proc = perfgate("sync", "--export", str(full / "data"), "--json", store=store_path)
+        assert proc.returncode == 0 and json.loads(proc.stdout)["runs_written"] == 30 - written, proc.stderr
+    finally:
+        subprocess.run(["umount", str(full)], check=True)
+
+
 def test_a_notify_ledger_that_cannot_be_made_on_a_full_disk_leaves_no_empty_file(tmp_path, store_path):
     # An audit: notify on a full disk was a clean error, but left a 0-byte notify.db behind.
     _filled_store(store_path, runs=2)

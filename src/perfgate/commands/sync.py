@@ -18,6 +18,7 @@ from pathlib import Path
 from perfgate import history_files
 from perfgate.commands._common import store_from
 from perfgate.errors import EXIT_OK, InputError, PerfgateError
+from perfgate.escape import visible
 from perfgate.model import without_forgotten
 from perfgate.output import emit_json, out
 
@@ -79,9 +80,23 @@ def run(args: argparse.Namespace) -> int:
         runs = [(s.run_id, store.get_run(s.run_id)) for s in summaries
                 if not history_files.is_whole(root / history_files.run_file(s.commit, keys[s.run_id]))]
     root.mkdir(parents=True, exist_ok=True)
-    new_runs = sum(history_files.export_run(root, r, run_id) for run_id, r in runs)
-    new_files = sum(history_files.export_alert(root, a) for a in alerts)
-    new_marks = sum(history_files.export_forgotten(root, f) for f in forgotten)
+    new_runs = new_files = new_marks = 0
+    try:
+        for run_id, r in runs:
+            new_runs += history_files.export_run(root, r, run_id)
+        for a in alerts:
+            new_files += history_files.export_alert(root, a)
+        for f in forgotten:
+            new_marks += history_files.export_forgotten(root, f)
+    except (PerfgateError, OSError) as e:
+        # Each file is written whole or not at all, but the files before it were written: a full
+        # disk said "nothing was written" of the one file, which read as of the whole export.
+        done = new_runs + new_files + new_marks
+        if not done:
+            raise
+        reason = e if isinstance(e, PerfgateError) else f"{visible(root)}: cannot write: {e.strerror or e}"
+        raise PerfgateError(f"{reason} there, but the {done} file(s) written to {visible(root)} before it are "
+                            "whole: run the export again (once there is room) to write the rest") from None
     if args.json:
         emit_json({"runs": len(summaries), "runs_written": new_runs, "alerts": len(alerts),
                    "alert_files_written": new_files, "forgotten_written": new_marks})
