@@ -361,6 +361,10 @@ def test_history_limit_shows_the_newest_points_or_every_one_and_refuses_a_negati
     assert main(["history", "--limit", "-3", "--store", f"sqlite:{store_path}"]) == 2
     err = capsys.readouterr().err
     assert "--limit must be 0 (every point) or more, got -3" in err, err
+    # past SQLite's 64-bit integers: an OverflowError, exit 3; it is every point, as 0
+    assert main(["history", "bench-3", "--limit", str(10**30), "--json", "--store", f"sqlite:{store_path}"]) == 0
+    (series,) = json.loads(capsys.readouterr().out)
+    assert [p["commit"] for p in series["points"]] == shown["0"]
 
 
 @pytest.mark.parametrize("verb", [["detect"], ["history"], ["alerts"], ["export", "--format", "json"], ["pages", "--out", "site"],

@@ -44,6 +44,8 @@ def _when(t: float | None) -> str:
 def run(args: argparse.Namespace) -> int:
     if args.limit < 0:
         raise PerfgateError(f"--limit must be 0 (every point) or more, got {args.limit}")
+    if args.limit >= 2**63:   # more than any series holds, and than SQLite's LIMIT takes (an OverflowError)
+        args.limit = 0
     with store_from(args) as store:
         keys = store.series_keys(branch=args.branch, testbed=args.testbed,
                                  benchmark=args.benchmark, measure=args.measure)
