@@ -78,6 +78,15 @@ def test_missing_path():
         load_thresholds("/nonexistent/thresholds.toml")
 
 
+@pytest.mark.parametrize("target", ["/dev/zero", "/nonexistent"])
+def test_a_thresholds_path_that_is_there_but_no_file_is_not_called_missing(target, tmp_path):
+    # A link to /dev/zero (or a broken one) was "no such thresholds file or directory".
+    link = tmp_path / "thresholds.toml"
+    link.symlink_to(target)
+    with pytest.raises(InputError, match=r"thresholds.toml: not a thresholds file or directory \(a device"):
+        load_thresholds(link)
+
+
 # --- boundary maths -----------------------------------------------------------------------------
 
 def test_a_thresholds_folder_that_sets_nothing_leaves_the_defaults(tmp_path, monkeypatch):

@@ -30,6 +30,7 @@ the table and the reason.
 
 from __future__ import annotations
 
+import os
 import tomllib
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -154,6 +155,8 @@ def load_thresholds(path: str | Path | None = None) -> Thresholds:
                        key=lambda p: (not p.stem == "default", p.name))
     elif path.is_file():
         files = [path]
+    elif os.path.lexists(path):   # a device, a FIFO, a dangling symlink: it is there, not a file to read
+        raise InputError(str(path), "", "not a thresholds file or directory (a device, a FIFO or a broken link)")
     else:
         raise InputError(str(path), "", "no such thresholds file or directory")
     result = Thresholds(source=str(path))
