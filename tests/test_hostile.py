@@ -474,6 +474,8 @@ def test_pages_never_replace_a_data_folder_they_did_not_write(tmp_path, store_pa
     (["publish", "--to", "bencher+ftp://u:s3cr3t@host/p"], "--to: not a usable URL: expected http(s)"),
     (["publish", "--to", "bencher+http://127.0.0.1:1"], "--to 'bencher+http://127.0.0.1:1': the URL must end with"),
     (["publish", "--to", "bencher+http://u:s3cr3t@127.0.0.1:1/p"], "--to: put the Bencher token in BENCHER_API_TOKEN"),
+    (["publish", "--to", "bencher+http://127.0.0.1:1/p?token=s3cr3t"], "--to: a Bencher store URL has no query"),
+    (["history", "--store", "bencher+http://127.0.0.1:1/p#s3cr3t"], "--store: a Bencher store URL has no query"),
 ])
 def test_a_url_that_cannot_be_used_is_a_clear_error_naming_its_option(args, said, store_path, capsys):
     """An unclosed IPv6 bracket ended notify and the Bencher store with a traceback (exit 1, the
@@ -492,7 +494,7 @@ def test_a_url_that_cannot_be_used_is_a_clear_error_naming_its_option(args, said
      "--store 'benchr+https://…@bencher.example/…': unknown store"),
     (["history", "--store", "https://bencher.example/proj?token=s3cr3t"], "--store 'https://bencher.example/…': unknown"),
     (["history", "--store", "https://user:s3cr3t/proj"], "--store 'https://user:…/…': unknown store"),
-    (["history", "--store", "bencher+https://bencher.example/?token=s3cr3t"],
+    (["history", "--store", "bencher+https://bencher.example/"],
      "--store 'bencher+https://bencher.example/…': the URL must end with the Bencher project slug"),
     (["publish", "--to", "https://user:s3cr3t@bencher.example/proj"], "--to 'https://…@bencher.example/…': publish sends"),
     (["publish", "--store", "bencher+https://bencher.example/p?token=s3cr3t", "--all"],

@@ -50,6 +50,10 @@ def parse_spec(spec: str, option: str = "--store") -> tuple[str, str]:
     parts = split_url(url, option)
     if parts.username or parts.password:
         raise PerfgateError(f"{option}: put the Bencher token in BENCHER_API_TOKEN, not in the URL")
+    if parts.query or parts.fragment or url.endswith(("?", "#")):
+        # dropped without a word, a '?token=...' made every request go without it
+        raise PerfgateError(f"{option}: a Bencher store URL has no query or fragment ('?', '#'); put the token "
+                            "in BENCHER_API_TOKEN")
     path = parts.path.rstrip("/")
     prefix, _, project = path.rpartition("/")
     if not project:
