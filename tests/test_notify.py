@@ -583,6 +583,22 @@ def test_the_chat_message_says_what_an_issue_says_and_copies_cleanly():
     assert undone.startswith(":white_check_mark: Undone: ") and "by -10.00% at" in undone
 
 
+def test_an_issue_title_stays_within_githubs_256_characters():
+    """A benchmark name may hold 1,024 characters; GitHub refuses an issue title past 256 (422),
+    so such an alert's issue was never opened."""
+    from perfgate.notify import render
+
+    alert = make_alert(10)
+    short_one = render.title(alert)
+    assert short_one == f"Performance regression: sort 1e6 [latency] +12.00% at {alert.commit[:10]} on main"
+    long = Alert(**{**alert.__dict__, "benchmark": "BM_Parse/" + "x" * 1000})
+    cut = render.title(long)
+    assert len(cut) == render.TITLE_MAX and cut.startswith("Performance regression: BM_Parse/xxx")
+    assert cut.endswith(f"… [latency] +12.00% at {alert.commit[:10]} on main"), cut
+    wide = Alert(**{**long.__dict__, "branch": "b" * 256})
+    assert len(render.title(wide)) == render.TITLE_MAX
+
+
 def test_a_threshold_alert_gives_its_numbers_not_a_dash():
     from perfgate.notify import render
     from perfgate.notify.events import Event

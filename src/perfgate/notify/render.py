@@ -55,11 +55,24 @@ def _md_link(text: str, url: str) -> str:
     return f"[{text}]({url})" if url else text
 
 
+# GitHub refuses a longer issue title (422, "title is too long (maximum is 256 characters)"),
+# and a benchmark name may hold 1,024 characters: the issue was never opened, tried every run.
+TITLE_MAX = 256
+
+
 def title(alert: Alert) -> str:
+    """The issue's title, at most :data:`TITLE_MAX` characters: a long benchmark name is cut with
+    "…" (the body names it whole)."""
     what = "Performance regression" if alert.direction == "regression" else "Performance improvement"
     # A title is plain text on GitHub: only controls and invisible formatting need neutralising.
-    return visible(f"{what}: {alert.benchmark} [{alert.measure}] {pct(alert.magnitude)} "
-                   f"at {short(alert.commit)} on {alert.branch}")
+    head = f"{what}: "
+    tail = visible(f" [{alert.measure}] {pct(alert.magnitude)} at {short(alert.commit)} on {alert.branch}")
+    name = visible(alert.benchmark)
+    room = TITLE_MAX - len(head) - len(tail)
+    if len(name) > room:
+        name = name[:max(room - 1, 40)] + "…"
+    text = head + name + tail
+    return text if len(text) <= TITLE_MAX else text[:TITLE_MAX - 1] + "…"
 
 
 def unmeasured_gap(alert: Alert, links: Links) -> int:
