@@ -987,6 +987,28 @@ def test_yaml_alias_bomb_in_a_thresholds_file_is_refused(tmp_path, store_path):
     assert proc.returncode == 2 and "aliases" in err and "bomb.yaml:line 3" in err, err
 
 
+@pytest.mark.parametrize("name, text", [
+    ("deep.toml", "[measure]\nx = " + "[" * 50_000 + "1" + "]" * 50_000 + "\n"),
+    ("deep.yaml", "x: " + "[" * 50_000 + "]" * 50_000 + "\n"),
+])
+def test_settings_nested_too_deeply_are_refused_not_an_internal_error(name, text, tmp_path, store_path):
+    # tomllib and PyYAML recurse per level: 50,000 '[' (100 KB) was a RecursionError, exit 3 (after
+    # 3 minutes of PyYAML's scanner); the 60 s timeout of perfgate() holds the YAML case to it.
+    deep = tmp_path / name
+    deep.write_text(text)
+    _filled_store(store_path, runs=2)
+    proc = perfgate("detect", "--thresholds", str(deep), "--no-record", store=store_path)
+    err = proc.stderr.decode()
+    assert proc.returncode == 2 and f"{name}:" in err and f"not valid {name[-4:].upper()}: nested too deeply" in err, err
+    cx = tmp_path / "complexity.toml"
+    cx.write_text(text.replace("[measure]", "[complexity]") if name.endswith(".toml") else "")
+    if name.endswith(".toml"):
+        proc = perfgate("fit", str(FIX / "scaling-tsv" / "async-deinit-quick-quadratic.tsv"), "-y", "S,T",
+                        "--check", str(cx), store=store_path)
+        err = proc.stderr.decode()
+        assert proc.returncode == 2 and "complexity.toml: invalid TOML: nested too deeply" in err, err
+
+
 # --- fuzz targets ----------------------------------------------------------------------------------------
 
 FUZZ = settings(max_examples=int(os.environ.get("PERFGATE_FUZZ_EXAMPLES", "60")), deadline=None,

@@ -165,13 +165,27 @@ def load_thresholds(path: str | Path | None = None) -> Thresholds:
     return result
 
 
+# Settings nest a few levels; PyYAML's scanner takes time quadratic in the depth of flow
+# collections (50,000 '[' in 100 KB: 3 minutes of CPU, then a RecursionError), so the depth is
+# checked on its events, which it streams, before the document is built.
+MAX_YAML_DEPTH = 64
+
+
 def _load_yaml(text: str, source: str) -> Any:
     """YAML without anchors/aliases: settings never need them, and nested aliases ("billion
-    laughs") expand a few hundred bytes into gigabytes."""
+    laughs") expand a few hundred bytes into gigabytes.  Nor nested past :data:`MAX_YAML_DEPTH`."""
+    depth = 0
     for event in yaml.parse(text, Loader=yaml.SafeLoader):
+        mark = event.start_mark
         if isinstance(event, yaml.AliasEvent):
-            mark = event.start_mark
             raise InputError(source, f"line {mark.line + 1}", "YAML aliases (*name) are not accepted in settings")
+        if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+            depth += 1
+            if depth > MAX_YAML_DEPTH:
+                raise InputError(source, f"line {mark.line + 1}",
+                                 f"not valid YAML: nested too deeply (more than {MAX_YAML_DEPTH} levels)")
+        elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
+            depth -= 1
     return yaml.safe_load(text)
 
 
@@ -181,6 +195,8 @@ def _read(path: Path) -> dict[str, Any]:
         data = tomllib.loads(text) if path.suffix == ".toml" else _load_yaml(text, str(path))
     except (tomllib.TOMLDecodeError, yaml.YAMLError, UnicodeDecodeError) as e:
         raise InputError(str(path), "", f"not valid {path.suffix[1:].upper()}: {e}") from None
+    except RecursionError:   # tomllib recurses per level of nesting: 50,000 '[' was an internal error
+        raise InputError(str(path), "", f"not valid {path.suffix[1:].upper()}: nested too deeply") from None
     if data is None:
         return {}
     if not isinstance(data, dict):

@@ -94,6 +94,8 @@ def parse_expectations(text: str, source: str) -> list[Expectation]:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise InputError(source, "", f"invalid TOML: {e}") from None
+    except RecursionError:   # tomllib recurses per level of nesting
+        raise InputError(source, "", "invalid TOML: nested too deeply") from None
     section = doc.get("complexity", {})
     if not isinstance(section, dict):
         raise InputError(source, "complexity", "expected a table of benchmark patterns")
