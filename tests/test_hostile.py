@@ -514,7 +514,7 @@ def test_a_github_api_url_that_cannot_be_used_is_a_clear_error(api, store_path, 
     """GITHUB_API_URL was used unchecked: a traceback (exit 1), a password quoted from the parser's
     message, or events spooled as if GitHub were down."""
     _filled_store(store_path, runs=1)
-    monkeypatch.setenv("GITHUB_TOKEN", "t0ken")
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp_t0kenvalue")
     monkeypatch.setenv("GITHUB_API_URL", api)
     assert main(["notify", "--channel", "github-issues:me/proj", "--store", f"sqlite:{store_path}"]) == 2
     err = capsys.readouterr().err
@@ -553,6 +553,11 @@ def test_a_token_no_header_can_carry_is_a_clear_error(args, variable, tmp_path, 
     assert main(args) == 2
     err = capsys.readouterr().err
     assert f"{variable} holds characters no token has" in err and "s3cr3t" not in err, err
+    # a placeholder: every "1" of the refusal was hidden as the secret, "HTTP 40***"
+    monkeypatch.setenv(variable, "1")
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert f"{variable} holds 1 character(s), fewer than any token has (a placeholder?)" in err, err
 
 
 def _damaged(store: Path) -> None:

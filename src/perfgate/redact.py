@@ -54,6 +54,12 @@ class Secret:
         if not (self._value.isascii() and self._value.isprintable()):
             raise PerfgateError(f"{variable} holds characters no token has (not printable ASCII); set it to the "
                                 "token itself")
+        # A placeholder ("x", "1", "test"): every message hides the secret wherever it occurs, so
+        # GITHUB_TOKEN=1 made a refusal read "HTTP 40***" and every 1 in it "***".  No GitHub or
+        # Bencher token is this short (GitHub's are 40 characters and more, Bencher's are JWTs).
+        if 0 < len(self._value) < MIN_PIECE:
+            raise PerfgateError(f"{variable} holds {len(self._value)} character(s), fewer than any token has (a "
+                                "placeholder?); set it to the token itself")
 
     def __repr__(self) -> str:
         return "Secret('***')" if self._value else "Secret('')"
