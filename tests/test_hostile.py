@@ -588,6 +588,23 @@ def test_damage_inside_the_file_is_an_error_and_nothing_is_written(tmp_path, sto
     assert store_path.read_bytes() == before
 
 
+@pytest.mark.parametrize("verb", [["ingest", str(HYPERFINE), "--branch", "main", "--commit", COMMIT], ["history"]])
+def test_a_store_that_is_no_sqlite_file_is_not_called_damaged(verb, tmp_path):
+    """``--store sqlite:out.json`` (the store and the input swapped) said the file was damaged and
+    to restore it from a backup; it never was a history.  The JSON is left as it was."""
+    swapped = tmp_path / "out.json"
+    swapped.write_text('[{"name": "a", "unit": "ns", "value": 1}]\n')
+    before = swapped.read_bytes()
+    proc = perfgate(*verb, store=swapped)
+    err = proc.stderr.decode()
+    assert proc.returncode == 2, err
+    assert ("out.json: the file is not a SQLite history (file is not a database; it begins b'[{\"name\": \"a\", \"'): "
+            "is --store the right file? If it is, its header is damaged: restore it from a backup; nothing was "
+            "written\n") in err, err
+    assert swapped.read_bytes() == before and not (tmp_path / "out.json-wal").exists()
+    clean(err)
+
+
 def test_a_detect_that_records_refuses_a_damaged_store_checked_beside_its_work(tmp_path, store_path):
     """``detect`` starts the integrity check in a child process while it loads and analyses; the
     child finding damage (it only ever clears the file) leaves the verdict to the writer's own
