@@ -111,3 +111,35 @@ def build_closed(path, *, every_state: bool = True, far_first: bool = False) -> 
         if every_state:
             store.acknowledge(ids["acknowledged"])
     return ids
+
+
+BACKFILLED = "backfilled"
+BACKFILL_RUNS = 60      # runs recorded at their commit dates, about three days apart
+RECENT_RUNS = 18        # then ``perfgate run`` on each new commit, an hour apart, today
+RECENT_STEPS = (6, 12)  # the recent runs whose commits step every measure up, then back down
+
+
+def build_backfilled(path) -> None:
+    """One benchmark backfilled over half a year and then run on 18 commits in a day: a time axis
+    squeezes the day into its right edge.  Its measures are one of each kind the pages write —
+    time (latency, ~120 µs), bytes (peak-rss, ~11.5 MiB), a count (instructions, ~1.3G) and a rate
+    (throughput, ~800k ops/s) — each stepping up by 6% on the day's sixth commit and back on its
+    twelfth (two change points at the right edge), each a level whose ticks in its own unit are not round in the stored one."""
+    rng = random.Random(5)
+    t0 = 1.7e9
+    times = [t0 + i * 3 * 86400 + rng.random() * 86400 for i in range(BACKFILL_RUNS)]
+    today = times[-1] + 200 * 86400
+    times += [today + i * 3600 for i in range(RECENT_RUNS)]
+    levels = {"latency": 118.7e3, "peak-rss": 11.44 * 1024 ** 2, "instructions": 1.283e9, "throughput": 8.13e5}
+    runs = []
+    for i, t in enumerate(times):
+        up = 1.06 if BACKFILL_RUNS + RECENT_STEPS[0] <= i < BACKFILL_RUNS + RECENT_STEPS[1] else 1.0
+        metrics = []
+        for measure, level in levels.items():
+            samples = tuple(level * up * rng.lognormvariate(0, 0.004) for _ in range(5))
+            exact = measure in ("peak-rss", "instructions")     # counted, not timed: whole numbers
+            samples = tuple(float(round(s)) for s in samples) if exact else samples
+            metrics.append(Metric(BACKFILLED, measure, sum(samples) / 5, min(samples), max(samples), samples))
+        runs.append(Run("default", "main", f"{i:03d}" + "e" * 37, Bed("tb"), metrics, start_time=t))
+    with SqliteStore(path) as store:
+        store.add_runs(runs)

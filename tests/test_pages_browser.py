@@ -6,6 +6,7 @@ markup stay text on every page.  Screenshots of each page go to out/screenshots/
 from __future__ import annotations
 
 import json
+import math
 import os
 import random
 import re
@@ -15,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from pages_data import BENCH, BRANCH_PR, DROP, HOSTILE, STEP_AT, SWEEP, SWEEP_HOSTILE, build, build_closed, commit
+from pages_data import (BACKFILLED, BENCH, BRANCH_PR, DROP, HOSTILE, STEP_AT, SWEEP, SWEEP_HOSTILE, build,
+                        build_backfilled, build_closed, commit)
 from perfgate.report.pages import read_page
 
 CHROMIUM = "/usr/bin/chromium"
@@ -959,3 +961,72 @@ def test_a_date_axis_is_in_utc_whatever_the_readers_zone(closed, browser, zone):
         assert not errors, errors
     finally:
         context.close()
+
+
+@pytest.fixture(scope="module")
+def backfilled(tmp_path_factory) -> Path:
+    """A site of ``build_backfilled``'s benchmark: half a year backfilled, then a day of runs."""
+    root = tmp_path_factory.mktemp("backfilled")
+    build_backfilled(root / "history.db")
+    env = {**os.environ, "PERFGATE_STORE": f"sqlite:{root / 'history.db'}"}
+    subprocess.run([sys.executable, "-m", "perfgate.cli", "pages", "--out", str(root / "site")], env=env, check=True,
+                   capture_output=True)
+    return root / "site"
+
+
+_NUMBER_AND_UNIT = re.compile(r"^(-?\d+(?:\.\d+)?) ?(.*)$")
+
+
+def _round_ticks(labels: list[str]) -> tuple[list[float], float, str]:
+    """Asserts the labels are evenly spaced round numbers of one unit (1, 2 or 5 times a power of
+    ten apart, each a multiple of that step); their numbers, the step and the unit."""
+    parsed = [_NUMBER_AND_UNIT.match(t) for t in labels]
+    assert len(labels) >= 3 and all(parsed), labels
+    numbers, units = [float(m[1]) for m in parsed], {m[2] for m in parsed}
+    assert len(units) == 1, labels
+    steps = [b - a for a, b in zip(numbers, numbers[1:])]
+    step = steps[0]
+    assert all(abs(s - step) < 1e-9 * step for s in steps), labels
+    mantissa = step / 10 ** math.floor(math.log10(step) + 1e-9)
+    assert any(abs(mantissa - k) < 1e-9 for k in (1, 2, 5)), (labels, step)
+    assert all(abs(v / step - round(v / step)) < 1e-6 for v in numbers), labels
+    return numbers, step, units.pop()
+
+
+def test_value_axes_tick_at_round_numbers_of_the_unit_they_are_written_in(backfilled, site, page):
+    """An audit: a peak RSS axis read 11.44 / 11.73 / 12.02 MiB — ECharts' round numbers of bytes
+    (300,000 apart) written in MiB.  Each measure kind's ticks are round in the unit shown, the axis
+    holds every value, and the tooltip and the table of points still write each value exactly
+    as the terminal does."""
+    from perfgate.units import human
+
+    _open_bench(page, backfilled, BACKFILLED)
+    want = {"peak-rss": "MiB", "latency": "µs", "instructions": "G", "throughput": "k ops/s"}
+    for measure, unit in want.items():
+        numbers, step, shown = _round_ticks(page.evaluate(_Y_LABELS, measure))
+        assert shown == unit, (measure, shown)
+        s = page.evaluate("m => window.PERFGATE_PAGE.series.find(s => s.measure === m)", measure)
+        drawn = [v for v in s["value"] + s["lower"] + s["upper"] if v is not None]
+        extent = page.evaluate(f"window.PERFGATE_CHARTS['{measure}'].getModel().getComponent('yAxis').axis"
+                               ".scale.getExtent()")
+        assert extent[0] <= min(drawn) and max(drawn) <= extent[1], (measure, extent)
+        i = len(s["value"]) - 1
+        tip = page.evaluate(f"window.PERFGATE_CHARTS['{measure}'].getOption().tooltip[0]"
+                            f".formatter({{data: {{i: {i}, k: 0}}}})")
+        assert f"{measure} <strong>{human(s['value'][i], measure)}</strong>" in tip, tip
+        panel = page.locator(f"section.measure[data-measure='{measure}']")
+        panel.locator("details.points summary").click()
+        row = panel.locator("details.points tbody tr").last
+        row.wait_for()                  # the table is built when the details open
+        cells = row.locator("td").all_inner_texts()
+        assert cells[3] == human(s["value"][i], measure), cells
+    assert _round_ticks(page.evaluate(_Y_LABELS, "peak-rss"))[1] == 0.5            # 11 / 11.5 / 12 … MiB
+    # unticking a testbed fits the axis to what is left, in round steps still
+    _open_bench(page, site, BENCH)
+    page.locator("input[data-kind='testbed']").first.check()
+    every, _, _ = _round_ticks(page.evaluate(_Y_LABELS, "latency"))
+    page.locator("input[data-kind='testbed'][data-value='arm <i>64</i>']").uncheck()
+    fewer, _, _ = _round_ticks(page.evaluate(_Y_LABELS, "latency"))
+    assert fewer[-1] < every[-1], (every, fewer)                # arm's runs are 1.6 times tb's
+    assert not page.errors, page.errors
+

@@ -90,7 +90,7 @@
     function applyToggles() {
       var selected = {};
       P.series.forEach(function (s) { selected[combo(s)] = !!(on.branch[s.branch] && on.testbed[s.testbed]); });
-      Object.keys(charts).forEach(function (m) { charts[m].setOption({legend: {selected: selected}}); });
+      Object.keys(charts).forEach(function (m) { charts[m].setOption({legend: {selected: selected}}); charts[m].fitY(); });
       // what a screen reader hears, and the points table, follow the ticks as the chart does
       panels.forEach(function (x) {
         var shown = x.list.filter(function (s) { return selected[combo(s)]; });
@@ -249,7 +249,6 @@
         markPoint: {symbol: "pin", symbolSize: 34, data: pins, label: {formatter: "!"}}
       });
     });
-    var sig = PG.axisDigits([].concat.apply([], list.map(function (s) { return s.value.concat(s.lower, s.upper); })));
     var c = echarts.init(box, null, {renderer: "canvas"});
     c.setOption({
       // dates in UTC, as the tooltips, tables, alerts and terminal write them (and the ticks,
@@ -274,9 +273,24 @@
               min: byTime ? null : "dataMin", max: byTime ? null : "dataMax",
               axisLabel: byTime ? {hideOverlap: true, formatter: function (v) { return dateTick(v); }}
                                 : {hideOverlap: true, formatter: function (v) { return commitAt(axis, v); }}},
-      yAxis: {type: "value", scale: true, axisLabel: {formatter: function (v) { return PG.inUnit(v, list[0], sig); }}},
+      // round ticks in the unit the labels write (fitY below), not ECharts' round numbers of bytes
+      yAxis: {type: "value", scale: true},
       series: series
     });
+    // The y axis over what the ticked series draw (values, intervals, threshold limits), again
+    // when the legend or the toggles above change them, and after the zoom buttons' restore.
+    c.fitY = function () {
+      var selected = c.getOption().legend[0].selected || {}, values = [];
+      list.forEach(function (s) {
+        if (selected[combo(s)] === false) return;
+        values = values.concat(s.value, s.lower, s.upper, s.band && s.band.lower || [], s.band && s.band.upper || []);
+      });
+      var t = PG.axisTicks(values, list[0]);
+      if (t) c.setOption({yAxis: {min: t.min, max: t.max, interval: t.interval, axisLabel: {formatter: t.label}}});
+    };
+    c.fitY();
+    c.on("legendselectchanged", c.fitY);
+    c.on("restore", c.fitY);
     // The date ticks for what the axis shows, again after each zoom, pan or resize (ECharts
     // renders, then "finished"; a tick list unchanged sets nothing, so it ends there).
     var shown = null;

@@ -85,6 +85,34 @@ var PG = (function () {
     var top = Math.max(Math.abs(lo), Math.abs(hi));
     return Math.min(Math.max(3, Math.floor(Math.log10(top)) - Math.floor(Math.log10((hi - lo) / 5)) + 1), 8);
   }
+  // A value axis' ticks at round numbers of the unit its labels are written in: ECharts picks
+  // round numbers of the stored unit (bytes, ns, a total-ms's ms), and a peak RSS read 11.44 /
+  // 11.73 / 12.02 MiB (steps of 300,000 bytes).  The unit is the one human() writes the largest
+  // value in; the step is 1, 2 or 5 times a power of ten of it, about ``most`` of them over the
+  // values; each label has the step's decimals (11.5 MiB, 12 MiB).  {min, max, interval} are in
+  // the stored unit, as ECharts takes them; null for no values.
+  function axisTicks(values, m, most) {
+    var lo = Infinity, hi = -Infinity, f = m.factor || 1;
+    values.forEach(function (v) { if (v != null && isFinite(v)) { lo = Math.min(lo, v * f); hi = Math.max(hi, v * f); } });
+    if (!(hi >= lo)) return null;
+    var rate = m.scale === "rate", steps = SCALES[rate ? "count" : m.scale] || SCALES.count;
+    var top = Math.max(Math.abs(lo), Math.abs(hi)), unit = steps[steps.length - 1];
+    for (var i = 0; i < steps.length; i++) if (top >= steps[i][0]) { unit = steps[i]; break; }
+    lo /= unit[0]; hi /= unit[0];
+    var span = hi > lo ? hi - lo : Math.abs(hi) / 10 || 1, raw = span / (most || 5);
+    var ten = Math.pow(10, Math.floor(Math.log10(raw)));
+    var step = [1, 2, 5, 10].map(function (k) { return k * ten; }).filter(function (s) { return s >= raw * (1 - 1e-9); })[0];
+    var decimals = Math.min(Math.max(0, -Math.floor(Math.log10(step) + 1e-9)), 20);
+    var first = Math.floor(lo / step + 1e-9), last = Math.ceil(hi / step - 1e-9);
+    if (last <= first) { first -= 1; last += 1; }
+    // in the stored unit, to 12 digits: 28 × 0.05 × 1e9 is 1400000000.0000002, and ECharts drew a
+    // tick at 1.4e9 (min + 3 steps) and another at that max
+    var k = unit[0] / f, stored = function (x) { return Number((x * k).toPrecision(12)); };
+    return {min: stored(first * step), max: stored(last * step), interval: stored(step), label: function (v) {
+      var text = String(Number((v / k).toFixed(decimals)));      // "12", not "12.0"; never "-0"
+      return rate ? text + unit[1] + " ops/s" : m.scale === "count" || !SCALES[m.scale] ? text + unit[1] : text + " " + unit[1];
+    }};
+  }
   function pct(x, digits) {
     if (x == null || !isFinite(x)) return "—";
     return (x >= 0 ? "+" : "") + (x * 100).toFixed(digits == null ? 1 : digits) + "%";
@@ -134,6 +162,6 @@ var PG = (function () {
     main.appendChild(el("p", {class: "none"}, what + " — go back to the ", el("a", {href: "index.html", text: "index"}), "."));
     document.documentElement.dataset.ready = "1";
   }
-  return {esc: esc, el: el, breakable: breakable, human: human, inUnit: inUnit, axisDigits: axisDigits, pct: pct, ciText: ciText, confidence: confidence, pText: pText, kindText: kindText, param: param, load: load, commitUrl: commitUrl,
+  return {esc: esc, el: el, breakable: breakable, human: human, inUnit: inUnit, axisDigits: axisDigits, axisTicks: axisTicks, pct: pct, ciText: ciText, confidence: confidence, pText: pText, kindText: kindText, param: param, load: load, commitUrl: commitUrl,
           commitNode: commitNode, notFound: notFound};
 })();
