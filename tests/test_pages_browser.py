@@ -1030,3 +1030,65 @@ def test_value_axes_tick_at_round_numbers_of_the_unit_they_are_written_in(backfi
     assert fewer[-1] < every[-1], (every, fewer)                # arm's runs are 1.6 times tb's
     assert not page.errors, page.errors
 
+
+_TEXT_BOXES = """(measure) => {
+    // Every text a chart draws with its box, and the change point sizes' boxes.
+    const c = window.PERFGATE_CHARTS[measure];
+    const box = el => { const r = el.getBoundingRect().clone(); r.applyTransform(el.getComputedTransform());
+                        return [r.x, r.y, r.x + r.width, r.y + r.height]; };
+    const texts = c.getZr().storage.getDisplayList().filter(e => e.style && e.style.text && !e.ignore && !e.invisible);
+    return {width: c.getWidth(), height: c.getHeight(), texts: texts.map(e => [e.style.text, box(e)]),
+            sizes: texts.filter(e => /^[+-][0-9]+[.][0-9]%$/.test(e.style.text)).map(box)};
+}"""
+
+
+@pytest.mark.parametrize("width", [1400, 800])
+def test_dates_that_crowd_the_runs_open_in_commit_order_and_no_label_is_cut(backfilled, browser, width):
+    """A new user's audit: a history backfilled at its commits' dates and then run on a day's
+    commits drew that day — and its two change points' labels — in the date axis' last pixels.
+    Such a page opens with the commits in order (a tenth of them within a fiftieth of the dates'
+    span); ``?x=date`` still opens dates.  In either, every text of every chart is inside it and
+    the change point sizes stand apart."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    context = browser.new_context(viewport={"width": width, "height": 1000})
+    page, errors = context.new_page(), []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        _open_bench(page, backfilled, BACKFILLED)
+        assert page.evaluate("window.PERFGATE_CHARTS.latency.getOption().xAxis[0].type") == "value"
+        assert page.locator("input[name='x-axis'][value='commits']").is_checked()
+        url = page.url.split("&x=")[0]
+        for mode, kind in (("commits", "value"), ("date", "time")):
+            _open(page, f"{url}&x={mode}")
+            assert page.evaluate("window.PERFGATE_CHARTS.latency.getOption().xAxis[0].type") == kind
+            page.locator("section.measure").first.screenshot(path=str(SHOTS / f"benchmark-backfilled-{mode}-{width}.png"))
+            for measure in ("latency", "peak-rss", "instructions", "throughput"):
+                got = page.evaluate(_TEXT_BOXES, measure)
+                w, h = got["width"], got["height"]
+                out = [(t, b) for t, b in got["texts"] if b[0] < 0 or b[1] < 0 or b[2] > w or b[3] > h]
+                assert not out, (mode, measure, out)
+                sizes = got["sizes"]
+                assert len(sizes) == 2, (mode, measure, sizes)
+                (a, b) = sizes
+                assert not (a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]), (mode, measure, sizes)
+        assert not errors, errors
+    finally:
+        context.close()
+
+
+def test_dates_crowd_the_runs_when_a_tenth_of_them_share_a_fiftieth_of_the_span(site, page):
+    _open_bench(page, site, BENCH)          # a benchmark page loads timeaxis.js
+    day = 86400_000
+    cases = {
+        "daily": [i * day for i in range(45)],
+        "one old commit 40 days before daily runs": [-40 * day] + [i * day for i in range(1, 45)],
+        "hourly, a second branch's runs among the last ten": sorted([i * 3600e3 for i in range(50)]
+                                                                    + [(40 + i) * 3600e3 for i in range(10)]),
+        "half a year every third day, then 18 in a day": [i * 3 * day for i in range(60)]
+                                                          + [380 * day + i * 3600e3 for i in range(18)],
+        "a burst of 3 among 10": [i * 20 * day for i in range(7)] + [200 * day + i * 60e3 for i in range(3)],
+    }
+    got = page.evaluate("cs => Object.fromEntries(Object.entries(cs).map(([k, t]) => [k, PG_TIME.crowded(t)]))", cases)
+    assert got == {"daily": False, "one old commit 40 days before daily runs": False,
+                   "hourly, a second branch's runs among the last ten": False,
+                   "half a year every third day, then 18 in a day": True, "a burst of 3 among 10": True}, got

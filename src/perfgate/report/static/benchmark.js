@@ -102,11 +102,15 @@
     var panels = [];
 
     // The x axis: dates (a week without runs is a gap) or commits in the order they were first
-    // measured, evenly spaced (asv's and Bencher's other view); ?x=commits links to the latter.
+    // measured, evenly spaced (asv's and Bencher's other view; github-action-benchmark's only
+    // one).  Dates unless they would crowd the runs (PG_TIME.crowded: a backfilled history then
+    // a day of runs); ?x=date or ?x=commits links to either.
     var dated = P.series.every(function (s) { return s.time.every(function (t) { return !!t; }); });
-    var order = commitOrder(P), rank = {};
+    var first = commitOrder(P), order = first.order, rank = {};
     order.forEach(function (c, j) { rank[c] = j; });
-    var axis = {mode: dated && PG.param("x") !== "commits" ? "date" : "commits", commits: order, rank: rank};
+    var want = PG.param("x");
+    var byDate = dated && (want === "date" || (want !== "commits" && !PG_TIME.crowded(first.times)));
+    var axis = {mode: byDate ? "date" : "commits", commits: order, rank: rank};
     var axisBox = PG.el("fieldset", {}, PG.el("legend", {text: "x axis"}));
     [["date", "date"], ["commits", "commits in order"]].forEach(function (kv) {
       var rb = PG.el("input", {type: "radio", name: "x-axis", value: kv[0], checked: axis.mode === kv[0] && "checked",
@@ -158,7 +162,7 @@
   }
 
   // The page's commits in the order they were first measured (the same commit on two testbeds
-  // or branches is one place).
+  // or branches is one place), and when each was (epoch ms; a run's index where it has no date).
   function commitOrder(P) {
     var first = {};
     P.runs.commit.forEach(function (c, r) {
@@ -166,7 +170,8 @@
       t = isNaN(t) ? r : t;
       if (!(c in first) || t < first[c][0] || (t === first[c][0] && r < first[c][1])) first[c] = [t, r];
     });
-    return Object.keys(first).sort(function (a, b) { return first[a][0] - first[b][0] || first[a][1] - first[b][1]; });
+    var order = Object.keys(first).sort(function (a, b) { return first[a][0] - first[b][0] || first[a][1] - first[b][1]; });
+    return {order: order, times: order.map(function (c) { return first[c][0]; })};
   }
 
   function commitAt(axis, v) {

@@ -75,5 +75,16 @@ var PG_TIME = (function () {
     return f("{HH}:{mm}");
   }
 
-  return {ticks: ticks, label: label};
+  // Whether dates would crowd the runs: some tenth of the commits (3 at least) lies within a
+  // fiftieth of the dates' span, so a date axis draws them five times as close as the average,
+  // a tenth of the points on 2% of its width.  A history backfilled at its commits' dates and
+  // then run on each new commit (a day of runs after half a year) put its newest runs, and their
+  // change points, in the axis' last few pixels.  ``times``: epoch ms, ascending.
+  function crowded(times) {
+    var n = times.length, w = Math.max(3, Math.ceil(n / 10)), span = times[n - 1] - times[0];
+    for (var i = 0; i + w <= n; i++) if (times[i + w - 1] - times[i] < span / 50 || !span) return true;
+    return false;
+  }
+
+  return {ticks: ticks, label: label, crowded: crowded};
 })();
