@@ -116,15 +116,15 @@ def build_closed(path, *, every_state: bool = True, far_first: bool = False) -> 
 BACKFILLED = "backfilled"
 BACKFILL_RUNS = 60      # runs recorded at their commit dates, about three days apart
 RECENT_RUNS = 18        # then ``perfgate run`` on each new commit, an hour apart, today
-RECENT_STEPS = (6, 12)  # the recent runs whose commits step every measure up, then back down
+RECENT_STEPS = (6, 12)  # the recent runs whose commits step every measure up, then up again
 
 
 def build_backfilled(path) -> None:
     """One benchmark backfilled over half a year and then run on 18 commits in a day: a time axis
     squeezes the day into its right edge.  Its measures are one of each kind the pages write —
     time (latency, ~120 µs), bytes (peak-rss, ~11.5 MiB), a count (instructions, ~1.3G) and a rate
-    (throughput, ~800k ops/s) — each stepping up by 6% on the day's sixth commit and back on its
-    twelfth (two change points at the right edge), each a level whose ticks in its own unit are not round in the stored one."""
+    (throughput, ~800k ops/s) — each stepping up by 6% on the day's sixth commit and again on its
+    twelfth (two change points at the right edge, their sizes both written at their lines' foot), each a level whose ticks in its own unit are not round in the stored one."""
     rng = random.Random(5)
     t0 = 1.7e9
     times = [t0 + i * 3 * 86400 + rng.random() * 86400 for i in range(BACKFILL_RUNS)]
@@ -133,7 +133,7 @@ def build_backfilled(path) -> None:
     levels = {"latency": 118.7e3, "peak-rss": 11.44 * 1024 ** 2, "instructions": 1.283e9, "throughput": 8.13e5}
     runs = []
     for i, t in enumerate(times):
-        up = 1.06 if BACKFILL_RUNS + RECENT_STEPS[0] <= i < BACKFILL_RUNS + RECENT_STEPS[1] else 1.0
+        up = 1.06 ** sum(i >= BACKFILL_RUNS + k for k in RECENT_STEPS)
         metrics = []
         for measure, level in levels.items():
             samples = tuple(level * up * rng.lognormvariate(0, 0.004) for _ in range(5))

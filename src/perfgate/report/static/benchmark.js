@@ -207,7 +207,7 @@
 
   function chart(P, box, picked, list, combos, axis) {
     var byTime = axis.mode === "date";
-    var series = [];
+    var series = [], marks = [];
     list.forEach(function (s, k) {
       var name = combo(s), color = COLORS[combos.indexOf(name) % COLORS.length], x = xs(s, axis);
       if (s.lower.some(function (v) { return v != null; })) series = series.concat(band(name, "iv" + k, x, s.lower, s.upper, color, 0.13));
@@ -235,6 +235,7 @@
                 label: {formatter: PG.pct(c.magnitude), position: c.after < c.before ? "insideEndBottom" : "insideStartBottom"},
                 lineStyle: {color: c.direction === "regression" ? "#c0362c" : "#1f7a4d", type: "dashed", width: 2}};
       });
+      marks[k] = lines;
       var areas = s.drawn.map(function (c) {
         return [{xAxis: x[Math.max(c.index_low - 1 - sk, 0)], itemStyle: {color: c.direction === "regression" ? "rgba(192,54,44,.07)" : "rgba(31,122,77,.07)"}},
                 {xAxis: x[c.index_high - sk]}];
@@ -315,6 +316,39 @@
       retick();
       c.on("finished", retick);
     }
+    // Change point sizes that would be drawn on one another (changes a few pixels apart: a day of
+    // runs at the end of a half-year date axis wrote "+6.0%" over "+6.0%"): the newest is kept,
+    // the others hidden until a zoom draws them apart; each is still in its line's tooltip, the
+    // marks' buttons and the evidence table.  Again after each zoom, pan, resize or toggle.
+    var crowdedSizes = null;
+    function spaceSizes(now) {
+      var selected = c.getOption().legend[0].selected || {}, at = [], hidden = {}, kept = [];
+      list.forEach(function (s, k) {
+        if (selected[combo(s)] === false) return;
+        marks[k].forEach(function (l, j) {
+          at.push({key: k + ":" + j, side: l.label.position, px: c.convertToPixel({xAxisIndex: 0}, l.xAxis)});
+        });
+      });
+      at.sort(function (a, b) { return b.px - a.px; });
+      at.forEach(function (m) {
+        var near = kept.some(function (o) { return o.side === m.side && Math.abs(o.px - m.px) < 16; });
+        if (near) hidden[m.key] = true; else kept.push(m);
+      });
+      var key = Object.keys(hidden).sort().join();
+      if (key === crowdedSizes) return;
+      crowdedSizes = key;
+      var show = function () {
+        if (!c.isDisposed()) c.setOption({series: list.map(function (s, k) {
+          return {id: "pts" + k, markLine: {data: marks[k].map(function (l, j) {
+            return Object.assign({}, l, {label: Object.assign({}, l.label, {show: !hidden[k + ":" + j]})});
+          })}};
+        })});
+      };
+      // in "finished" a series' setOption was dropped (the axis' one of retick is not): after it
+      if (now === true) show(); else setTimeout(show, 0);
+    }
+    spaceSizes(true);
+    c.on("finished", spaceSizes);
     c.on("click", function (p) {
       if (p.componentType !== "series" || !p.data || p.data.i == null) return;
       var s = list[p.data.k], i = p.data.i;
