@@ -28,7 +28,9 @@ Pipeline (``ChangePointDetector(settings).fit(values).predict()``):
    a smooth trend through both windows (``|z| ≥ 2`` for the step term of
    ``y = α + β t + γ t² + c [t ≥ τ]``: a slow drift or a hump is not a step).  The failing
    candidate with the smallest test statistic is dropped and its neighbours re-judged, until all
-   survivors pass; ρ is then re-estimated on the survivors' segmentation and, when larger,
+   survivors pass (the newest runs at a level too new to be a regime, ``NoiseModel.pending``, are
+   left out of the last change's right window and are a segment of their own in the residuals:
+   a revert 2–4 runs old is no evidence against the step before it); ρ is then re-estimated on the survivors' segmentation and, when larger,
    the pruning repeated once.  Last, two or more consecutive survivors in one direction must
    beat a quadratic trend over their whole span (a slow drift cut into a staircase of steps
    passes each step's local guard).
@@ -173,7 +175,11 @@ class ChangePointDetector:
         candidates = self._search(yw, n, m)
         if not candidates:
             return []
-        rho = lag1_autocorrelation(_residuals(yw, candidates))
+        # The newest runs at a level too new to be a regime (NoiseModel.pending) are a segment of
+        # their own in every residual: left in the last regime, a revert two runs old read as
+        # persistence (ρ ≈ 0.5) and hid the step before it.
+        tail = self._pending_start()
+        rho = lag1_autocorrelation(_residuals(yw, candidates + tail))
         # (A block-means estimate of the correlation used to inflate the screen further; on series
         # under ~300 points it has too few blocks and dropped true steps in independent noise.
         # Lag-1 correlation is not taken in units of the local noise: AR(1) wander is then partly
@@ -182,18 +188,18 @@ class ChangePointDetector:
         # stays into regimes of their own; about a rolling median it is not
         # (wander_autocorrelation), but there steps can show as correlation too, so it is measured
         # first over the whole series, then away from the changes that pass under it.
-        wander = wander_autocorrelation(yw)
+        wander = wander_autocorrelation(yw, tail)
         candidates = self._screen(yw, candidates, variance_inflation(max(rho, wander)))
         # Residuals about the many raw candidates soak up correlated wander; about the screened
         # ones they show it.
-        rho = max(rho, lag1_autocorrelation(_residuals(yw, candidates)))
+        rho = max(rho, lag1_autocorrelation(_residuals(yw, candidates + tail)))
         first = max(rho, wander)
         passing = self._prune(y, candidates, variance_inflation(first))
-        wander = wander_autocorrelation(yw, passing)
+        wander = wander_autocorrelation(yw, passing + tail)
         # The same correlation prunes to the same changes: only a new one is pruned again.
         kept = passing if max(rho, wander) == first else self._prune(y, candidates, variance_inflation(max(rho, wander)))
         if kept:
-            refit = lag1_autocorrelation(_residuals(yw, kept))
+            refit = lag1_autocorrelation(_residuals(yw, kept + tail))
             if refit > rho:          # more correlated than the candidates suggested: re-judge
                 rho = refit
                 kept = self._prune(y, kept, variance_inflation(max(rho, wander)))
@@ -216,7 +222,8 @@ class ChangePointDetector:
         exactly.  Given the true changes of a labelled series, it is the detector's ceiling
         (``bench/evaluate_detection.py``)."""
         y, yw = self.noise_.y, self.noise_.winsorized
-        rho = max(lag1_autocorrelation(_residuals(yw, list(changes))), wander_autocorrelation(yw, changes))
+        bounds = [*changes, *(t for t in self._pending_start() if not changes or t > changes[-1])]
+        rho = max(lag1_autocorrelation(_residuals(yw, bounds)), wander_autocorrelation(yw, bounds))
         inflation = variance_inflation(rho)
         bounds = [0, *changes, y.size]
         return [self._judge(y, bounds[i], bounds[i + 1], bounds[i + 2], inflation)[0]
@@ -364,7 +371,24 @@ class ChangePointDetector:
     # --- test and prune ------------------------------------------------------------------------
 
     def _windows(self, y: np.ndarray, lo: int, t: int, hi: int) -> tuple[np.ndarray, np.ndarray]:
+        hi = self._evidence_end(t, hi)
         return y[max(lo, t - self.window):t], y[t:min(hi, t + self.window)]
+
+    def _pending_start(self) -> list[int]:
+        """The first of the newest runs at a level too new to be a regime (``NoiseModel.pending``),
+        as a list of none or one."""
+        n = self.values_.size
+        return [n - self.noise_.pending] if self.noise_.pending else []
+
+    def _evidence_end(self, t: int, hi: int) -> int:
+        """Where the right window of change ``t`` (its right neighbour ``hi``) may reach: ``hi``,
+        but for the last change, when it leaves ``min_segment`` runs before them, the newest runs
+        at a level too new to be a regime are left out — a revert two or three runs old is no
+        evidence against the step before it (in its right window it split the rank test).  A
+        candidate nearer to them is the search's own cut of that level, judged as before."""
+        n = self.values_.size
+        end = n - self.noise_.pending
+        return end if hi == n and t + self.settings.min_segment <= end else hi
 
     def _screen(self, yw: np.ndarray, cps: list[int], inflation: float) -> list[int]:
         """Cheap first pass (O(1) per candidate from cumulative sums): drop candidates whose
@@ -375,7 +399,7 @@ class ChangePointDetector:
         scale = self.local_spread_ ** 2 * inflation
 
         def z2(lo: int, t: int, hi: int) -> tuple[bool, float]:
-            lo, hi = max(lo, t - self.window), min(hi, t + self.window)
+            lo, hi = max(lo, t - self.window), min(self._evidence_end(t, hi), t + self.window)
             d = (csum[hi] - csum[t]) / (hi - t) - (csum[t] - csum[lo]) / (t - lo)
             score = d * d / (scale[t] * (1 / (hi - t) + 1 / (t - lo)))
             return score >= SCREEN_Z * SCREEN_Z, score
@@ -523,7 +547,7 @@ class ChangePointDetector:
         a sibling series changed: located inside that range, its p-value adjusted for those
         locations only."""
         lo = cps[i - 1] if i > 0 else 0
-        hi = cps[i + 1] if i + 1 < len(cps) else y.size
+        hi = self._evidence_end(cps[i], cps[i + 1] if i + 1 < len(cps) else y.size)
         sigma = self._sigma_at(cps[i])
         loc_sigma = self._location_sigma(y, lo, cps[i], hi)
         if within is not None:

@@ -37,7 +37,7 @@ import numpy as np
 from scipy.ndimage import median_filter
 from scipy.special import chdtri     # chi-square inverse survival (scipy.stats costs detect 0.4 s to import)
 
-from perfgate.detect.stats import far_out_fences, raw_median, relative_change
+from perfgate.detect.stats import far_out_fences, quartiles, raw_median, relative_change
 
 SIGMA_FLOOR = 1e-4   # relative: 0.01%, well under any effect worth reporting
 FENCE = 2.0
@@ -56,6 +56,8 @@ class NoiseModel:
     ``local_sigma``, ``log_scale``, ``set_aside`` (the runs :meth:`_weigh` and
     :meth:`_set_aside_warm_up` set aside) and ``warm_up`` (how many first runs the latter covers,
     which threshold tests leave out of their baseline too).
+    ``pending`` (how many newest runs :meth:`_pending_level` finds at a level too new to be a
+    regime) too.
     ``min_segment``: the shortest regime the detector reports, which winsorizing must keep."""
 
     def __init__(self, min_segment: int = 5):
@@ -68,6 +70,7 @@ class NoiseModel:
         x = np.asarray(values, dtype=float)
         self.set_aside = np.zeros(x.size, dtype=bool)   # runs whose samples show a disturbance
         self.warm_up = 0    # the first runs, up to the last cold one set aside (_set_aside_warm_up)
+        self.pending = 0    # the newest runs at a level too new to be a regime (_pending_level)
         self.log_scale = bool(x.size and np.all(x > 0))
         self.level = raw_median(x) if x.size else 0.0
         # A median of 0 leaves the values in their own units.
@@ -83,6 +86,7 @@ class NoiseModel:
                 self._fit_noise()
         if self._set_aside_warm_up():
             self._fit_noise()
+        self.pending = self._pending_level()
         return self
 
     def _fit_noise(self) -> None:
@@ -181,6 +185,31 @@ class NoiseModel:
                     self.warm_up = k
                     return True
         return False
+
+    def _pending_level(self) -> int:
+        """How many of the newest runs (2 to ``min_segment - 1``, the most that qualify) sit at a
+        level the series moved to too recently to be a regime (a revert two or three runs old):
+        all beyond the quartiles of the ``min_segment`` runs before them, on one side, by the
+        far-out fences' half-width at their floor (``3 · 1.349 · sigma``; five runs' own IQR is
+        too unsteady a yardstick: in 1% noise a 7.5% revert fell inside it in 2 of 20 seeds), the
+        last of those runs inside.  The search cannot cut a regime that short, so those runs fell
+        in the right window of the change before them and, left in the residuals, read as
+        persistence: an instruction count +7.8% for 8 runs, then reverted for 2 or 3, had every
+        variance inflated threefold and failed the rank agreement — no change point.  One newest
+        run is a spike until more come (winsorizing clips it).  The runs keep their values (the
+        mode rule still counts them as visits); the detector ends the last regime's evidence
+        before them (``ChangePointDetector._evidence_end``)."""
+        m, y = self.min_segment, self.y
+        if y.size < 3 * m:
+            return 0
+        gap = 3 * 1.349 * self.sigma
+        for j in range(m - 1, 1, -1):
+            q1, q3 = quartiles(y[-j - m:-j])
+            low, high = q1 - gap, q3 + gap
+            tail = y[-j:]
+            if low <= y[-j - 1] <= high and (np.all(tail > high) or np.all(tail < low)):
+                return j
+        return 0
 
     @property
     def clipped(self) -> np.ndarray:
