@@ -560,14 +560,14 @@ def test_chart_columns_keep_seven_digits_every_printed_text_and_exact_integers()
     from perfgate.units import human
 
     rng = random.Random(5)
-    for measure in ("latency", "instructions", "peak-rss", "throughput", "total-ns", "total-ms", "rss-KiB"):
+    for measure in ("latency", "instructions", "peak-rss", "throughput", "total-ns", "total-ms", "rss-KiB", "items-s"):
         unit = scale_of(measure)
         values = ([float(rng.randrange(10 ** 7, 10 ** 10)) for _ in range(2000)]
                   + [10 ** rng.uniform(-4, 13) * rng.choice((1, -1)) for _ in range(4000)]
                   # within rounding reach of a half-way point of the text, in the unit it is printed in
                   + [(rng.randrange(100, 1000) + 0.5) * 10.0 ** rng.randrange(-3, 9) * (1 + rng.uniform(-3e-7, 3e-7))
                      / unit["factor"] for _ in range(4000)])
-        out = column(values, **unit)
+        out = column(values, unit["scale"], unit["factor"])
         assert out[:2000] == values[:2000] and all(type(v) is int for v in out[:2000])
         assert all(abs(o - v) <= 5e-7 * abs(v) for v, o in zip(values, out))
         assert [human(o, measure) for o in out] == [human(v, measure) for v in values]

@@ -682,12 +682,14 @@ def test_the_pages_write_levels_as_the_terminal_does(site, page):
     shown = page.evaluate("cases => cases.map(c => PG.human(c[0], c[1]))", [[v, s] for v, s, _ in cases])
     assert shown == [human(v, m) for v, _, m in cases] and shown[0] == "10.0 ms"
     # a measure named by its unit, in it: the page's series carry scale_of's scale and factor
-    named = [(v, m) for m in ("total-ns", "total-ms", "total-us", "rss-KiB", "total", "throughput")
+    named = [(v, m) for m in ("total-ns", "total-ms", "total-us", "rss-KiB", "total", "throughput", "items-s",
+                              "bytes-per-ms")
              for v in (0.1235, 0.9996, 120e3, 0.12, 1536.0, 999.5, 7e14, None, -5e-4, 2e300)]
     shown = page.evaluate("cases => cases.map(c => PG.inUnit(c[0], c[1]))", [[v, scale_of(m)] for v, m in named])
     assert shown == [human(v, m) for v, m in named]
     assert shown[2] == "120 µs" and shown[10 + 3] == "120 µs" and shown[30] == "126 B"
     assert shown[10 + 6] == "7.00e+20 ns" and shown[8] == "-5.00e-04 ns"     # past what the units spell out
+    assert shown[60 + 2] == "120k items/s" and shown[70 + 2] == "120k bytes/ms"   # a rate, never seconds
     # A first-time user's audit: the y axis round a 1.5% step read 13.9M, 13.9M, 13.8M, 13.8M.
     ticks = page.evaluate("() => { const sig = PG.axisDigits([13.72e6, 13.93e6, null]);"
                           " return [13.75e6, 13.8e6, 13.85e6, 13.9e6].map(v => PG.human(v, 'count', sig)); }")

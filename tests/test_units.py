@@ -86,7 +86,26 @@ def test_a_unit_a_measure_name_ends_in():
     assert scale_of("total-ns") == scale_of("latency") == {"scale": "time", "factor": 1.0}
     assert scale_of("total-ms") == suffix_scale("total-ms") and scale_of("rss-KiB") == {"scale": "bytes", "factor": 1024.0}
     assert scale_of("total") == scale_of("instructions") == {"scale": "count", "factor": 1.0}
-    assert scale_of("throughput") == {"scale": "rate", "factor": 1.0}
+    assert scale_of("throughput") == {"scale": "rate", "factor": 1.0, "per": "ops/s"}
+
+
+def test_a_time_unit_after_a_count_or_per_names_a_rate_not_a_duration():
+    """``items-s`` is items a second; it was read as seconds ("1234 s") as ``total-s`` is."""
+    from perfgate.report.series_data import scale_of, suffix_scale
+    from perfgate.units import human, quantity, rate_unit, suffix_unit, unit_of
+
+    rates = {"items-s": "items/s", "throughput-items-s": "items/s", "ops-s": "ops/s", "bytes-per-s": "bytes/s",
+             "requests-per-ms": "requests/ms", "items-per-us": "items/µs", "throughput-s": "ops/s",
+             "throughput": "ops/s", "bytes-s": "bytes/s"}
+    for measure, per in rates.items():
+        assert rate_unit(measure) == per and unit_of(measure) is suffix_unit(measure) is None, measure
+        assert human(1234.5, measure) == f"1.23k {per}" and quantity(1234.5, measure) == "1,234"
+        assert scale_of(measure) == {"scale": "rate", "factor": 1.0, "per": per} and suffix_scale(measure) == {}
+    # every other name keeps its reading: a unit after a word that counts nothing done is the value's
+    for measure, text in {"total-s": "1234 s", "total-ns": "1.23 µs", "total-us": "1.23 ms", "latency": "1.23 µs",
+                          "rss-KiB": "1.21 MiB", "instructions": "1.23k", "items": "1.23k", "per": "1.23k",
+                          "bytes_per_second": "1.23k", "bytes-per-second": "1.23k"}.items():
+        assert rate_unit(measure) is None and human(1234.5, measure) == text, measure
 
 
 def test_an_alerts_evidence_is_written_one_way_everywhere():

@@ -1,5 +1,5 @@
-"""Human-readable numbers: durations from nanoseconds, counts, bytes (by the measure's name, or
-the unit it ends in), plain numbers, values with their intervals, relative changes, and sparklines."""
+"""Human-readable numbers: durations from nanoseconds, counts, rates, bytes (by the measure's name,
+or the unit it ends in), plain numbers, values with their intervals, relative changes, and sparklines."""
 
 from __future__ import annotations
 
@@ -16,12 +16,34 @@ SPARKS = "▁▂▃▄▅▆▇█"
 # it is on and its size in that scale's smallest unit, read off the scales above.
 _SUFFIXES = {unit: (scale, factor) for scale in (_TIME, _BYTES) for factor, unit in scale}
 _SUFFIXES |= {"us": _SUFFIXES["µs"], "bytes": _SUFFIXES["B"]}
+_PER_TIME = {unit: "µs" if unit == "us" else unit for _, unit in _TIME} | {"us": "µs"}
+# Words that count things done, so a time unit after them is a rate's, not the value's: "items-s"
+# is items a second (a "total-s" is seconds).  "throughput" is operations (as _RATES says).
+_COUNTED = {"ops": "ops", "items": "items", "iter": "iter", "req": "req", "requests": "requests",
+            "bytes": "bytes", "throughput": "ops"}
+
+
+def rate_unit(measure: str) -> str | None:
+    """The unit of a measure named as a count per unit of time, None for any other.  A time unit
+    ending a name is the rate's (the name's "per"), never the value's, when the word before it is
+    ``per`` (``bytes-per-s``: ``"bytes/s"``, ``x-per-ms``: ``"x/ms"``) or counts things done
+    (:data:`_COUNTED`: ``ops-s``, ``items-s``, ``throughput-items-s``: ``"items/s"``);
+    ``throughput`` is ``"ops/s"``.  Any other name keeps its unit: ``total-s`` is seconds."""
+    if measure in _RATES:
+        return _RATES[measure]
+    *words, unit = measure.split("-")
+    if unit not in _PER_TIME or not words:
+        return None
+    if words[-1] == "per":
+        return f"{words[-2] if len(words) > 1 else ''}/{_PER_TIME[unit]}"
+    return f"{_COUNTED[words[-1]]}/{_PER_TIME[unit]}" if words[-1] in _COUNTED else None
 
 
 def suffix_unit(measure: str) -> tuple[list[tuple[float, str]], float] | None:
-    """``suffix_unit("total-ms") == (_TIME, 1e6)``; None when the name ends in no known unit."""
+    """``suffix_unit("total-ms") == (_TIME, 1e6)``; None when the name ends in no known unit, or
+    names a rate (:func:`rate_unit`: ``items-s`` is no number of seconds)."""
     head, dash, unit = measure.rpartition("-")
-    return _SUFFIXES.get(unit) if dash and head else None
+    return _SUFFIXES.get(unit) if dash and head and not rate_unit(measure) else None
 
 
 def unit_of(measure: str) -> tuple[list[tuple[float, str]], float] | None:
@@ -33,15 +55,17 @@ def unit_of(measure: str) -> tuple[list[tuple[float, str]], float] | None:
 
 
 def human(value: float | None, measure: str = "", significant: int = 3) -> str:
-    """``human(1.5e6, "latency") == human(1.5, "total-ms") == "1.50 ms"``; unknown measures get
+    """``human(1.5e6, "latency") == human(1.5, "total-ms") == "1.50 ms"``; a rate (:func:`rate_unit`)
+    a count over its unit, ``human(1200, "items-s") == "1.20k items/s"``; unknown measures get
     k/M/G suffixes.  ``significant`` digits are shown (at least the integer part; under 1, after
     the leading zeros: 0.0974 ns); a value past a million of the largest unit, or under a
     thousandth of the smallest, in scientific notation of the smallest (a 1e308 count was 300
     digits wide)."""
     if value is None or not math.isfinite(value):
         return "—"
-    if measure in _RATES:       # a count per second: "803k ops/s"
-        return f"{human(value, '', significant)} {_RATES[measure]}"
+    rate = rate_unit(measure)
+    if rate:       # a count per unit of time: "803k ops/s", "1.20k items/s"
+        return f"{human(value, '', significant)} {rate}"
     scale, value = _in_smallest(value, measure)
     factor, unit = _step(value, scale)
     if factor is None:   # beyond what the units spell out

@@ -31,7 +31,7 @@ from perfgate.escape import html_text, visible, xml_text
 from perfgate.outputs import write_atomic
 from perfgate.alert_history import still_open, undone_by, undoing
 from perfgate.report.series_data import (STATES, Columns, Finding, band_steps, chart_data, findings, fragment, iso,
-                                         scale_of, summarise, unsteps, with_siblings_changes)
+                                         printed_in, scale_of, summarise, unsteps, with_siblings_changes)
 from perfgate.report.sweeps import collect, split_name, sweep_page, sweep_summary
 from perfgate.report.threshold_band import bands
 from perfgate.store import SeriesKey, Store
@@ -344,7 +344,7 @@ class _Job:
                             band[side] = None
                         else:
                             band[side] = (band_steps(limits[side], drawn)
-                                          or encode(limits[side], **scale_of(key.measure)))
+                                          or encode(limits[side], *printed_in(scale_of(key.measure))))
             page["runs"] = {"commit": [c for c, _ in table], "time": seconds([t for _, t in table])}
             written.append((pid, page))
             if len(written) == PAGES_A_BATCH or n == len(mine) - 1:

@@ -22,8 +22,8 @@ from perfgate.detect.stats import run_to_run_cv
 from perfgate.model import Alert, Measure
 from perfgate.store import Point, SeriesKey, raw_samples
 from perfgate.thresholds import SeriesThresholds
-from perfgate.units import (_BYTES, _COUNT, _RATES, _TIME, ci_level, confidence_text, evidence_text, human, p_text,
-                            streak_mean, suffix_unit, unit_of)
+from perfgate.units import (_BYTES, _COUNT, _TIME, ci_level, confidence_text, evidence_text, human, p_text,
+                            rate_unit, streak_mean, suffix_unit, unit_of)
 
 SPARK_POINTS = 30
 # Index states, in the order the index sorts them (worst first).
@@ -35,11 +35,18 @@ def scale_of(measure: str) -> dict:
     ``{"scale": "time", "factor": 1.0}`` for ``latency`` and ``total-ns``, ``{"scale": "time",
     "factor": 1e6}`` for ``total-ms`` (a value times the factor is in the scale's smallest unit),
     ``{"scale": "count", "factor": 1.0}`` for a measure with no unit (k/M/G), scale ``"rate"``
-    for throughput (ops/s).  A benchmark page's series carry it; ``common.js``'s ``inUnit``
+    for a rate, ``per`` its unit (:func:`perfgate.units.rate_unit`: ``throughput`` ops/s,
+    ``items-s`` items/s).  A benchmark page's series carry it; ``common.js``'s ``inUnit``
     applies it, so the charts read what the index and the terminal write (they read 120k for 120 µs)."""
-    if measure in _RATES:
-        return {"scale": "rate", "factor": 1.0}
+    rate = rate_unit(measure)
+    if rate:
+        return {"scale": "rate", "factor": 1.0, "per": rate}
     return _unit_dict(unit_of(measure)) or {"scale": "count", "factor": 1.0}
+
+
+def printed_in(unit: dict) -> tuple[str, float]:
+    """A :func:`scale_of`'s (scale, factor), what :func:`column` takes."""
+    return unit["scale"], unit["factor"]
 
 
 def suffix_scale(measure: str) -> dict:
@@ -389,7 +396,7 @@ def chart_data(key: SeriesKey, pts: list[Point], band: dict | None, found: list[
     out = {
         "branch": key.branch, "testbed": key.testbed, "measure": key.measure, **unit,
         "lower_is_better": Measure.named(key.measure).lower_is_better,
-        "run": stretches([run_of[p.run_id] for p in pts]), "value": encode([p.value for p in pts], **unit),
+        "run": stretches([run_of[p.run_id] for p in pts]), "value": encode([p.value for p in pts], *printed_in(unit)),
         "band": band, "change_points": [f.as_dict() for f in found],
         "alerts": [{"id": a.id, "commit": a.commit, "kind": a.kind, "direction": a.direction,
                     "magnitude": a.magnitude, "ci_low": a.ci_low, "ci_high": a.ci_high, "p_value": a.p_value,

@@ -44,10 +44,11 @@ var PG = (function () {
   }
   // Mirrors perfgate.units.human: three significant digits, at least the integer part.
   // ``sig``: significant digits (3, as perfgate.units.human, unless an axis needs more)
-  function human(v, scale, sig) {
+  // ``per``: a rate's unit, scale_of's (perfgate.units.rate_unit: "ops/s", "items/s")
+  function human(v, scale, sig, per) {
     if (v == null || !isFinite(v)) return "—";
     sig = sig || 3;
-    if (scale === "rate") return human(v, "count", sig) + " ops/s";   // as perfgate.units.human for throughput
+    if (scale === "rate") return human(v, "count", sig) + " " + (per || "ops/s");   // as perfgate.units.human for rates
     var steps = SCALES[scale] || SCALES.count;
     // past a million of the largest unit or under a thousandth of the smallest: scientific
     // notation of the smallest, its exponent in two digits at least ("7.00e+20 ns"), as
@@ -74,7 +75,7 @@ var PG = (function () {
   // is in m.scale's smallest unit (total-ns: 1, total-ms: 1e6 ns), as perfgate.units.human reads
   // the unit a measure's name ends in.
   function inUnit(v, m, sig) {
-    return v == null || !isFinite(v) ? "—" : human(v * (m.factor || 1), m.scale, sig);
+    return v == null || !isFinite(v) ? "—" : human(v * (m.factor || 1), m.scale, sig, m.per);
   }
   // The significant digits an axis over ``values`` needs for its ticks (about a fifth of its
   // span apart) to read apart: 3 wrote 13.9M, 13.9M, 13.8M, 13.8M round a 1.5% step.
