@@ -261,6 +261,55 @@ def test_a_threshold_alert_on_the_new_levels_first_runs_is_taken_over_by_the_cha
     assert len(record([later])) == 1 and len(recorded()) == 2
 
 
+def test_an_alert_taken_over_keeps_its_past_and_takes_the_new_figures(alert_records):
+    # A change point found alone at c60, withdrawn once and found again (reopened), then withdrawn
+    # again, is taken over by the change placed at its siblings' commit.  The takeover replaced its
+    # details whole: the reopening was lost (notify's next close took the id of the close it had
+    # sent, and was never sent) and so was the withdrawal, which the withdrawals after the record
+    # turn into a second reopening.  A threshold alert whose series went back keeps that too.
+    from perfgate.alert_history import (REOPENED, UNFOUND_SINCE, WENT_BACK, WITHDRAWN_AT, Analysed, reopenings,
+                                        undone_by, withdrawals)
+    from perfgate.model import ALERT_PAST
+    from perfgate.notify.events import derive_events
+
+    assert set(ALERT_PAST) == {REOPENED, WITHDRAWN_AT, UNFOUND_SINCE, WENT_BACK}
+    record, recorded = alert_records
+    past = {REOPENED: [{WITHDRAWN_AT: c(70), "found_at": c(75)}], UNFOUND_SINCE: {"commit": c(80), "runs": 81},
+            WITHDRAWN_AT: c(90)}
+    alone = Alert("main", "tb", "sort", "latency", c(60), "regression", 0.1, 0.08, 0.12, 1e-6,
+                  commit_range=(c(59), c(60)), details={"index": 60, "before": 1.0, "after": 1.1, **past})
+    placed = Alert("main", "tb", "sort", "latency", c(59), "regression", 0.13, 0.11, 0.15, 1e-9,
+                   commit_range=(c(58), c(59), c(60)),
+                   details={"index": 59, "before": 1.0, "after": 1.13, "placed_with": ["parse"]})
+    (raised,) = record([alone])
+    assert record([placed]) == []
+    (only,) = recorded()
+    assert (only.id, only.commit, only.magnitude, only.ci_low, only.p_value) == (raised.id, c(59), 0.13, 0.11, 1e-9)
+    assert {k: only.details[k] for k in ("index", "after", "placed_with")} == {"index": 59, "after": 1.13,
+                                                                               "placed_with": ["parse"]}
+    assert only.details["superseded_from"] == {"commit": c(60), "magnitude": 0.1}
+    assert {k: only.details.get(k) for k in past} == past
+    # the withdrawals that follow the record see it found again: a second reopening, after the first
+    [again] = withdrawals([only], [placed], {("main", "tb", "sort", "latency"): Analysed(c(99), 100)})
+    assert reopenings(again) == [*past[REOPENED], {WITHDRAWN_AT: c(90), "found_at": c(99)}]
+    assert WITHDRAWN_AT not in again.details and UNFOUND_SINCE not in again.details
+    assert [e.id for e in derive_events([again]) if e.kind in ("closed", "reopened")] == \
+        [f"{raised.id}:closed", f"{raised.id}:reopened", f"{raised.id}:closed:2", f"{raised.id}:reopened:2"]
+
+    back = {"commit": c(30), "previous_commit": c(29), "commit_range": [c(30)], "magnitude": -0.2,
+            "ci_low": -0.25, "ci_high": -0.15, "p_value": 1e-6, "confidence": 0.99, "found_at": c(40)}
+    streak = Alert("main", "tb", "parse", "latency", c(21), "regression", 0.25, kind="threshold",
+                   commit_range=(c(21), c(22)), details={"streak_size": 2, WENT_BACK: back})
+    change = Alert("main", "tb", "parse", "latency", c(20), "regression", 0.24, 0.2, 0.28, 1e-8,
+                   commit_range=(c(20), c(21)), details={"index": 20})
+    (raised,) = record([streak])
+    assert raised.id in undone_by(recorded())
+    assert record([change]) == []
+    [taken] = [a for a in recorded() if a.benchmark == "parse"]
+    assert (taken.kind, taken.commit, taken.details[WENT_BACK]) == ("change_point", c(20), back)
+    assert "streak_size" not in taken.details and undone_by([taken])[taken.id].commit == c(30)   # still undone
+
+
 @pytest.mark.parametrize("reverse", [False, True])
 def test_a_second_change_inside_a_weak_ones_range_is_alerted_too(alert_records, reverse):
     # A weak step at c60 was first alerted with the wide range a weak step's location has

@@ -297,6 +297,14 @@ CHANGE_FINDINGS = ("index", "before", "after", "last_measured", "siblings", "pla
 # what it said before, ``{"commit", "magnitude", "commit_range"}``, for the update that tells it.
 NARROWED_FROM = "narrowed_from"
 
+# A recorded alert's details that tell its past, not its figures (``perfgate.alert_history``'s
+# REOPENED, WITHDRAWN_AT, UNFOUND_SINCE and WENT_BACK): kept when a later finding takes the alert
+# over (:meth:`Alert.take_findings`).  Dropped, a reopened alert's later close took the id notify
+# had sent its first close under (sent never), one withdrawn and taken over stayed closed with no
+# reopening (the withdrawals that follow a record tell it when they see WITHDRAWN_AT), and one
+# whose series went back was open again.
+ALERT_PAST = ("reopened", "withdrawn_at", "unfound_since", "went_back")
+
 
 def suspects(kind: str, commit: str, commit_range: Sequence[str] | None) -> tuple[str, ...]:
     """The commits a change could have started at, oldest first.  A threshold alert's range is the
@@ -563,7 +571,8 @@ class Alert:
                 self.details[NARROWED_FROM] = was
 
     def take_findings(self, other: "Alert") -> None:
-        """Become ``other``'s description of the change, keeping this alert's id, status and time."""
+        """Become ``other``'s description of the change, keeping this alert's id, status, time and
+        past (:data:`ALERT_PAST`)."""
         superseded = "threshold" if self.kind == "threshold" else f"found alone at {self.commit}"
         # what those told of this alert were told, for the update that follows
         size = self.magnitude if isinstance(self.magnitude, (int, float)) and math.isfinite(self.magnitude) else None
@@ -571,7 +580,8 @@ class Alert:
         for name in ("commit", "direction", "magnitude", "ci_low", "ci_high", "p_value", "kind", "previous_commit",
                      "commit_range"):
             setattr(self, name, getattr(other, name))
-        self.details = {**other.details, "superseded": superseded, "superseded_from": was}
+        past = {k: self.details[k] for k in ALERT_PAST if k in self.details}
+        self.details = {**other.details, **past, "superseded": superseded, "superseded_from": was}
 
     def same_change(self, other: "Alert") -> bool:
         """Whether two alerts describe the same change of the same series."""
