@@ -16,6 +16,14 @@ the CLI's or a worker's).
     .venv/bin/python bench/detect_incremental.py --testbeds 5 --benchmarks 40 --samples 200   # raw samples stored
     git worktree add /tmp/old REV && cp src/perfgate/detect/_l2_search*.so /tmp/old/src/perfgate/detect/
     .venv/bin/python bench/detect_incremental.py --runs 1000 --rounds 12 --against /tmp/old/src   # A/B, interleaved
+
+``--open-streaks 0,100,1000`` times stores that differ only in that many open threshold regression
+alerts on the series of the testbed that gets the new runs, their streaks over and their series
+not gone back (each detect tests such an alert's series for a way back: ``alert_history.withdrawals``);
+one copy of the built store per count (and per code, with ``--against``), each round's run added to
+every copy and the detects interleaved, in an order that turns each round:
+
+    .venv/bin/python bench/detect_incremental.py --testbeds 10 --benchmarks 1000 --runs 1000 --open-streaks 0,100,1000
 """
 
 from __future__ import annotations
@@ -34,7 +42,7 @@ from pathlib import Path
 
 import numpy as np
 
-from perfgate.model import Metric, Run, Testbed
+from perfgate.model import Alert, Metric, Run, Testbed
 from perfgate.store.sqlite import SqliteStore
 
 
@@ -52,6 +60,22 @@ def runs_of(testbed: int, benchmarks: int, first: int, count: int, rng: np.rando
                                samples=tuple(raw[b].tolist())) for b, v in enumerate(values)],
                        start_time=1_700_000_000.0 + i))
     return out
+
+
+def open_streaks(store: Path, count: int, benchmarks: int, runs: int) -> None:
+    """``count`` active threshold regression alerts of 10% on testbed 0's first ``count`` series,
+    raised at runs spread over their history (a way back's test reads the runs since): streaks
+    over (the series are level there), never gone back."""
+    if count > benchmarks:
+        sys.exit(f"--open-streaks {count}: testbed 0 has only {benchmarks} series")
+    alerts = []
+    for b in range(count):
+        first = 100 + (b * 7919) % max(runs - 110, 1)
+        alerts.append(Alert("main", "tb000", f"bench{b:04d}", "latency", f"t000-{first:05d}", "regression", 0.1,
+                            kind="threshold", commit_range=(f"t000-{first:05d}", f"t000-{first + 1:05d}"),
+                            details={"streak_size": 2}))
+    with SqliteStore(store) as s:
+        assert len(s.record_alerts(alerts)) == count
 
 
 def compiled(tmp: str, src: str | None = None) -> dict[str, str]:
@@ -94,6 +118,8 @@ def main() -> None:
                    help="another checkout's src folder (e.g. a git worktree of an older commit, with its compiled "
                         "search copied in): each round times both codes on copies of the store, in alternating "
                         "order, and prints both (the machine's noise moves both alike)")
+    p.add_argument("--open-streaks", metavar="N,N,...",
+                   help="time stores with these numbers of open threshold alerts whose streaks are over, interleaved")
     args = p.parse_args()
     rng = np.random.default_rng(16)
     with tempfile.TemporaryDirectory() as tmp:
@@ -111,6 +137,12 @@ def main() -> None:
         # the largest process so far among the children and their workers (Linux counts in KiB)
         peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
         changes = sum(len(s["change_points"]) for s in data["series"])
+        if args.open_streaks:
+            streaks(args, Path(tmp), store, [("this", ours)] + ([(args.against, theirs_env)] if args.against else []),
+                    rng)
+            print(f"{series:,} series × {args.runs} runs (store of {size:.0f} MB built in {built:.0f} s): full detect "
+                  f"{full:.1f} s")
+            return
         timings, theirs = [], []
         for r in range(args.rounds):
             with SqliteStore(store) as s:
@@ -137,6 +169,39 @@ def main() -> None:
             w = sorted(x for x, _ in theirs)
             print(f"  {args.against}, interleaved: median {statistics.median(w):.2f} s (range {w[0]:.2f}–{w[-1]:.2f} s; "
                   f"CPU {statistics.median(c for _, c in theirs):.2f} s)")
+
+
+def streaks(args, tmp: Path, store: Path, codes: list[tuple[str, dict[str, str]]], rng: np.random.Generator) -> None:
+    """The ``--open-streaks`` comparison: a copy of the store per count of open streaks (and per
+    code), each round's new run added to every copy, the detects in an order turned each round."""
+    counts = [int(n) for n in args.open_streaks.split(",")]
+    sides = []
+    for count in counts:
+        copy = tmp / f"streaks-{count}.db"
+        shutil.copy(store, copy)
+        open_streaks(copy, count, args.benchmarks, args.runs)
+        for name, env in codes:
+            mine = tmp / f"streaks-{count}-{len(sides)}.db"
+            shutil.copy(copy, mine)
+            sides.append((f"{count} open streaks, {name}", env, mine, []))
+        copy.unlink()
+    loads = []
+    for r in range(args.rounds):
+        new = runs_of(0, args.benchmarks, args.runs + r, 1, rng, args.samples)
+        for _, _, path, _ in sides:
+            with SqliteStore(path) as s:
+                s.add_runs(new)
+        turn = r % len(sides)
+        for label, env, path, out in sides[turn:] + sides[:turn]:
+            loads.append(os.getloadavg()[0])
+            wall, cpu_s, _ = detect(path, env=env)
+            out.append((wall, cpu_s))
+    for label, _, _, out in sides:
+        w = sorted(x for x, _ in out)
+        print(f"{label}: median {statistics.median(w):.2f} s (range {w[0]:.2f}–{w[-1]:.2f} s; CPU "
+              f"{statistics.median(c for _, c in out):.2f} s) over {len(w)} rounds")
+    print(f"load average (1 min) before each detect: median {statistics.median(loads):.1f}, range "
+          f"{min(loads):.1f}–{max(loads):.1f} on {os.cpu_count()} cores")
 
 
 if __name__ == "__main__":

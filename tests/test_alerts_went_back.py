@@ -197,3 +197,71 @@ def test_a_noise_streak_that_ended_is_not_closed(store_path):
     assert th.direction == "regression" and th.commit == "c0025"
     assert all(d["undone_alerts"] == [] for d in seen)
     assert still_open(th, undone_by(alerts)) and "went_back" not in th.details
+
+
+def test_a_way_back_over_thousands_of_runs_takes_well_under_a_second():
+    # a rank test at each split took seconds here (7 s on a shared 2-core machine); one ranking: ms
+    import time
+
+    long = np.r_[bump(), 1.34 * (1 + 0.07 * np.random.default_rng(7).standard_normal(4000))]
+    start = time.perf_counter()
+    back = way_back(long, 15, 0.32, 5, 0.99)
+    assert time.perf_counter() - start < 0.5
+    assert back is not None and back.index_low <= REVERT <= back.index_high
+
+
+def test_the_split_search_gives_each_splits_rank_test_from_one_ranking():
+    # every split's z as rank_test gives it, to the bit (ties, a constant series, inflation)
+    from perfgate.detect.stats import rank_test
+    from perfgate.detect.way_back import split_rank_z
+
+    rng = np.random.default_rng(7)
+    for trial in range(120):
+        y = rng.standard_normal(int(rng.integers(2, 90)))
+        if trial % 3 == 0:
+            y = np.round(2 * y) / 2
+        if trial % 10 == 0:
+            y[:] = 0.25
+        inflation = (1.0, 1.8)[trial % 2]
+        assert split_rank_z(y, inflation).tolist() == [rank_test(y[:t], y[t:], inflation)[0] for t in range(1, y.size)]
+
+
+def test_an_open_streak_over_is_tested_on_the_points_its_analysis_read(store_path, monkeypatch):
+    # a threshold alert whose streak is over is tested for a way back at every detect until it
+    # closes; its series was read again in the parent for it (30 ms or more for 1,000 runs, and a
+    # rank test at each split: 1,000 such alerts took longer than the detect itself)
+    from perfgate.commands import detect as command
+    from perfgate.store.base import SeriesKey
+
+    values = 1.37 * (1 + 0.07 * np.random.default_rng(1).standard_normal(60))
+    values[25:27] *= 1.35
+    _, alerts = _threshold_alerts_after(store_path, values)
+    [th] = [a for a in alerts if a.kind == "threshold"]
+    reads = []
+    for name in ("series", "series_of"):
+        def counted(self, arg, _real=getattr(SqliteStore, name)):
+            reads.extend([arg] if isinstance(arg, SeriesKey) else list(arg))
+            return _real(self, arg)
+        monkeypatch.setattr(SqliteStore, name, counted)
+    import perfgate.detect.way_back as module
+
+    tested = []
+    real = module.way_back
+    monkeypatch.setattr(module, "way_back", lambda values, start, *a: tested.append(start) or real(values, start, *a))
+    with SqliteStore(store_path) as store:
+        store.add_runs([Run("default", "main", "c0060", Bed("tb"), [Metric("count_words", "latency", 1.37)],
+                            start_time=1_700_000_060.0)])
+    seen = detect(store_path)
+    assert not seen["series"][0]["threshold"]["alert"] and seen["undone_alerts"] == []   # over, not gone back
+    assert tested == [25] and reads == [SeriesKey("main", "tb", "count_words", "latency")]   # read once
+    # the parent uses the way back the analysis found, and reads nothing for it
+    report = {"branch": "main", "testbed": "tb", "benchmark": "count_words", "measure": "latency", "points": 61,
+              "newest_commit": "c0060", "threshold": {"alert": None}, "inflation": 1.0, "way_backs": {th.id: None}}
+
+    class NoReads:
+        def load(self, keys):
+            raise AssertionError(f"read {keys}")
+
+    from perfgate.thresholds import load_thresholds
+    with SqliteStore(store_path) as store:
+        assert command._withdraw(store, [report], [], load_thresholds(None), NoReads()) == []

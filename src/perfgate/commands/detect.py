@@ -56,7 +56,7 @@ from rich.table import Table
 from perfgate.commands._common import add_series_filters, store_from
 from perfgate import heap
 from perfgate.errors import EXIT_OK, EXIT_REGRESSION, PerfgateError, StoreError
-from perfgate.alert_history import (WITHDRAW_AFTER_RUNS, Analysed, unfound_since, went_back, withdrawals,
+from perfgate.alert_history import (WITHDRAW_AFTER_RUNS, Analysed, ended_at, unfound_since, went_back, withdrawals,
                                     withdrawn_at)
 from perfgate.model import KNOWN_MEASURES, REGIME_HEAD, Alert, Measure, last_good, suspects
 from perfgate.output import emit_json, err, out
@@ -127,7 +127,11 @@ def run(args: argparse.Namespace) -> int:
                                     "check/ branches only with --branch)")
         if keys:
             _import_detectors()
-        reports, kept, changed = _analysed(keys, kept, memos, thresholds, WorkerReads(store), args.jobs)
+        reads = WorkerReads(store)
+        # whose workers read for themselves: their series' open streaks are tested there (for
+        # the withdrawals a dry run does not make)
+        streaks = _open_streaks(store, keys) if store.reader() is not None and not args.no_record else {}
+        reports, kept, changed = _analysed(keys, kept, memos, thresholds, reads, args.jobs, streaks)
         analysed = reports + changed
         alerts = [a for r in analysed for a in r["alerts"]]
         try:
@@ -135,7 +139,7 @@ def run(args: argparse.Namespace) -> int:
             new = (store.unrecorded(alerts) if args.no_record else store.record_alerts(alerts)) if alerts else []
         except StoreError as e:
             raise StoreError(f"{e}; 'perfgate detect --no-record' reports without recording") from None
-        withdrawn = _withdraw(store, analysed, alerts, thresholds) if not args.no_record else []
+        withdrawn = _withdraw(store, analysed, alerts, thresholds, reads) if not args.no_record else []
         new_ids = {id(a) for a in new}
         for r in analysed:
             for a, cp in zip(r["alerts"], [e for e in r["entries"] if not e.get("inherited")]):
@@ -163,7 +167,7 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_REGRESSION if regressions else EXIT_OK
 
 
-def _withdraw(store, analysed: list[dict[str, Any]], found: list[Alert], thresholds) -> list[Alert]:
+def _withdraw(store, analysed: list[dict[str, Any]], found: list[Alert], thresholds, reads: WorkerReads) -> list[Alert]:
     """Mark the change point alerts of the series analysed now that their analysis no longer finds
     (withdrawn once runs since have not found them either, :func:`withdrawals`), and unmark those
     found again: more runs can withdraw a weak change point, and an alert of a change no analysis
@@ -172,7 +176,9 @@ def _withdraw(store, analysed: list[dict[str, Any]], found: list[Alert], thresho
     regression is a bump, whose edges a search of the whole history may not find.  So is a
     threshold regression alert whose streak the newest run's verdict says is over, when its series
     went back: its issue stayed open for a regression reverted.  ``found``: the alerts of their
-    reports.  Returns the alerts changed."""
+    reports.  Such a threshold alert's way back is its report's (:func:`_way_backs`, tested by the
+    worker that analysed the series) where it has one; other series are read through ``reads``
+    (what the parent read ahead for its workers is not read again).  Returns the alerts changed."""
     reports = {(r["branch"], r["testbed"], r["benchmark"], r["measure"]): r for r in analysed if r.get("newest_commit")}
     newest = {key: Analysed(r["newest_commit"], r["points"], _past_limit(r)) for key, r in reports.items()}
     if not newest:
@@ -181,40 +187,76 @@ def _withdraw(store, analysed: list[dict[str, Any]], found: list[Alert], thresho
 
     def series(a: Alert) -> tuple[list[float], list[str], dict[str, int]]:
         """The alert's series' values, commits and each commit's index, read once a detect: only
-        for an alert not found, or a streak over (rare), and its series alone."""
+        for an alert not found, or a streak over its worker did not test, and its series alone."""
         key = SeriesKey(a.branch, a.testbed, a.benchmark, a.measure)
         if key not in read:
-            pts = store.series(key)
-            commits = [p.commit for p in pts]
-            # a commit measured twice is at its first run, as the alert's start (list.index) was
-            read[key] = [p.value for p in pts], commits, {c: i for i, c in reversed(list(enumerate(commits)))}
+            read[key] = _indexed(reads.load([key])[key])
         return read[key]
 
     def runs_gone(a: Alert) -> bool:
         return a.commit not in series(a)[2]
 
     def way_back(a: Alert) -> dict[str, Any] | None:
-        from perfgate.detect.way_back import way_back
-
-        values, commits, at = series(a)
-        if a.commit not in at:
-            return None
-        settings = thresholds.for_series(a.benchmark, a.measure).change_point
         report = reports[(a.branch, a.testbed, a.benchmark, a.measure)]
-        back = way_back(values, at[a.commit], a.magnitude, settings.min_segment,
-                        settings.confidence, report.get("inflation", 1.0))
-        if back is None:
-            return None
-        return {"commit": commits[back.index], "previous_commit": commits[back.index - 1],
-                "commit_range": commits[back.index_low:back.index_high + 1], "magnitude": back.magnitude,
-                "ci_low": back.ci_low, "ci_high": back.ci_high, "p_value": back.p_value,
-                "confidence": settings.confidence, "found_at": commits[-1]}
+        tested = report.get("way_backs") or {}
+        if a.kind == "threshold" and a.id in tested:
+            return tested[a.id]
+        settings = thresholds.for_series(a.benchmark, a.measure).change_point
+        return _went_back(*series(a), a.commit, a.magnitude, settings, report.get("inflation", 1.0))
 
     try:
         changed = withdrawals(store.alerts(), found, newest, runs_gone, way_back)
         return [store.update_alert(a) for a in changed]
     except StoreError as e:
         raise StoreError(f"{e}; 'perfgate detect --no-record' reports without recording") from None
+
+
+def _indexed(points: list[Point]) -> tuple[list[float], list[str], dict[str, int]]:
+    """A series' values, commits and each commit's index: a commit measured twice is at its first
+    run, as an alert's start (list.index) was."""
+    commits = [p.commit for p in points]
+    return [p.value for p in points], commits, {c: i for i, c in reversed(list(enumerate(commits)))}
+
+
+def _went_back(values: list[float], commits: list[str], at: dict[str, int], commit: str, magnitude: float,
+               settings: ChangePointSettings, inflation: float) -> dict[str, Any] | None:
+    """The way back (:func:`perfgate.detect.way_back.way_back`) of a regression of ``magnitude``
+    first seen at ``commit``, as ``details.went_back`` keeps it; None when there is none."""
+    from perfgate.detect.way_back import way_back
+
+    if commit not in at:
+        return None
+    back = way_back(values, at[commit], magnitude, settings.min_segment, settings.confidence, inflation)
+    if back is None:
+        return None
+    return {"commit": commits[back.index], "previous_commit": commits[back.index - 1],
+            "commit_range": commits[back.index_low:back.index_high + 1], "magnitude": back.magnitude,
+            "ci_low": back.ci_low, "ci_high": back.ci_high, "p_value": back.p_value,
+            "confidence": settings.confidence, "found_at": commits[-1]}
+
+
+def _open_streaks(store, keys: list[SeriesKey]) -> dict[SeriesKey, list[tuple[str, str, float]]]:
+    """The active threshold regression alerts of ``keys`` whose streak no run ended, as (id, first
+    commit, size) by series: the worker that analyses a series tests them for a way back
+    (:func:`_way_backs`) on the points it read.  Tested in the parent, each read its series again."""
+    wanted, out = set(keys), {}
+    for a in store.alerts(status="active") if keys else []:
+        key = SeriesKey(a.branch, a.testbed, a.benchmark, a.measure)
+        if a.kind == "threshold" and a.direction == "regression" and not ended_at(a) and key in wanted:
+            out.setdefault(key, []).append((a.id, a.commit, a.magnitude))
+    return out
+
+
+def _way_backs(report: dict[str, Any], points: list[Point], settings: SeriesThresholds,
+               streaks: list[tuple[str, str, float]] | None) -> dict[str, Any]:
+    """``report`` with the way back of each of its series' open streaks (``streaks``,
+    :func:`_open_streaks`) by alert id, when its newest value is past no limit on a regression's
+    side (the streak is over: :func:`perfgate.alert_history.withdrawals` tests it then)."""
+    if streaks and not _past_limit(report):
+        indexed = _indexed(points)
+        report["way_backs"] = {i: _went_back(*indexed, commit, size, settings.change_point, report["inflation"])
+                               for i, commit, size in streaks}
+    return report
 
 
 def _past_limit(report: dict[str, Any]) -> bool:
@@ -251,7 +293,8 @@ def _import_detectors() -> None:
 
 # Report keys for this module's own use, not printed: the alerts and entries being raised, and what
 # a later detect needs to re-test a kept series where its siblings changed or resume its threshold test.
-_INTERNAL = ("alerts", "entries", "inflation", "likelihoods", "newest_commit", "siblings_mark", "threshold_memo")
+_INTERNAL = ("alerts", "entries", "inflation", "likelihoods", "newest_commit", "siblings_mark", "threshold_memo",
+             "way_backs")
 
 # A change point found within this many runs of a series' end names the commits of its new level
 # so far, for the store to match a threshold alert among them (``Alert.within_new_regime``): the
@@ -308,7 +351,7 @@ def _plan(store, args: argparse.Namespace, thresholds) -> tuple[list[SeriesKey],
 
 
 def _saved(report: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in report.items() if k not in ("alerts", "entries")}
+    return {k: v for k, v in report.items() if k not in ("alerts", "entries", "way_backs")}
 
 
 def _restored(report: dict[str, Any], level: float) -> dict[str, Any]:
@@ -323,9 +366,11 @@ def _restored(report: dict[str, Any], level: float) -> dict[str, Any]:
 
 
 def _analysed(keys: list[SeriesKey], kept: list[dict[str, Any]], memos: dict[SeriesKey, dict[str, Any]],
-              thresholds, reads: WorkerReads, jobs: int | None
+              thresholds, reads: WorkerReads, jobs: int | None,
+              streaks: dict[SeriesKey, list[tuple[str, str, float]]] | None = None
               ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
-    """The reports of ``keys``, analysed now (``memos``: their saved threshold verdicts), and the
+    """The reports of ``keys``, analysed now (``memos``: their saved threshold verdicts; ``streaks``:
+    their open streaks, tested for a way back, :func:`_way_backs`), and the
     ``kept`` reports, every series re-tested where its siblings changed (:func:`_with_siblings`);
     and those of the kept reports the re-test changed.
 
@@ -343,15 +388,16 @@ def _analysed(keys: list[SeriesKey], kept: list[dict[str, Any]], memos: dict[Ser
     items, whole = [], set()
     for family, members in families.items():
         if len(members) <= share:
-            items.append((reads, members, memos, kept_of.pop(family, []), thresholds))
+            items.append((reads, members, memos, kept_of.pop(family, []), thresholds, streaks or {}))
             whole.add(family)
         else:
-            items += [(reads, members[i:i + share], memos, None, thresholds) for i in range(0, len(members), share)]
+            items += [(reads, members[i:i + share], memos, None, thresholds, streaks or {})
+                      for i in range(0, len(members), share)]
     items.sort(key=lambda item: -len(item[1]))     # the largest first: the last to end is a small one
     reads.ahead(keys + [_key(r) for item in items for r in item[3] or []])
     done = map_in_processes(_family_job, items, jobs if len(keys) >= MIN_ITEMS else 1, min_items=2)
     reports, whole_kept, changed = [], [], []
-    for (_, _, _, family_kept, _), (analysed, retested) in zip(items, done):
+    for (_, _, _, family_kept, _, _), (analysed, retested) in zip(items, done):
         reports += analysed
         if family_kept is not None:
             whole_kept += [new or old for new, old in zip(retested, family_kept)]
@@ -369,12 +415,13 @@ def _family_job(job: tuple) -> tuple[list[dict[str, Any]], list[dict[str, Any] |
     """``keys`` of one family read and analysed in this process; when the job holds the whole
     family (``kept``, its other series' kept reports, is a list), also re-tested where their
     siblings changed, with the kept reports the re-test changed (None for the others)."""
-    reads, keys, memos, kept, thresholds = job
+    reads, keys, memos, kept, thresholds, streaks = job
     try:
         series = reads.load(keys)
         fitted: dict[SeriesKey, Any] = {}      # each series' detector, fitted once for both passes
-        reports = [_analyse(key, series[key], thresholds.for_series(key.benchmark, key.measure), memos.get(key),
-                            fitted) for key in keys]
+        reports = [_way_backs(_analyse(key, series[key], settings, memos.get(key), fitted), series[key], settings,
+                              streaks.get(key))
+                   for key in keys for settings in [thresholds.for_series(key.benchmark, key.measure)]]
         if kept is None:
             return reports, []
         reports, retested = _with_siblings(reports, kept, thresholds, reads, 1, fitted)
@@ -870,7 +917,10 @@ def _with_siblings(reports: list[dict[str, Any]], kept: list[dict[str, Any]], th
     def updated(r: dict[str, Any]) -> dict[str, Any]:
         if id(r) not in marked:
             return r
-        return again.get(id(r)) or r | {"siblings_mark": marked[id(r)]}
+        new = again.get(id(r))
+        if new is not None and "way_backs" in r:    # of the same runs: a re-test moves no way back
+            new["way_backs"] = r["way_backs"]
+        return new or r | {"siblings_mark": marked[id(r)]}
 
     return [updated(r) for r in reports], [updated(r) for r in kept]
 
