@@ -109,8 +109,10 @@ class BencherClient:
                  sleep: Callable[[float], None] = time.sleep, rng: random.Random | None = None):
         self.base_url = base_url.rstrip("/")
         self.token = token if isinstance(token, Secret) else Secret(token)
-        register(self.token)
+        # checked first: its errors name the variable only, and a refused placeholder ("1") left
+        # registered would hide every "1" of the process's later messages
         self.token.check_header_safe("BENCHER_API_TOKEN")   # empty (public reads) passes
+        register(self.token)
         self.policy = policy or RetryPolicy.from_env("PERFGATE_BENCHER")
         self.max_answer = max_answer_bytes()
         self._sleep, self._rng = sleep, rng or random.Random()

@@ -39,8 +39,10 @@ class GitHub:
         if not self.token:
             raise PerfgateError(f"GitHub {repo}: set GITHUB_TOKEN (a token that may write issues, statuses, "
                                 f"commit comments, pull-request comments and checks, as the command needs)")
-        register(self.token)
+        # checked first: its errors name the variable only, and a refused placeholder ("1") left
+        # registered would hide every "1" of the process's later messages
         self.token.check_header_safe("GITHUB_TOKEN")
+        register(self.token)
         self.api_url = (api_url or os.environ.get("GITHUB_API_URL") or DEFAULT_API).rstrip("/")
         split_url(self.api_url, "GITHUB_API_URL")   # a bad one is an error, not a target that is down
         headers = {"Accept": "application/vnd.github+json", "X-GitHub-Api-Version": "2022-11-28",
