@@ -774,16 +774,24 @@ def _fill(disk: Path) -> None:
 
 
 @contextmanager
-def _full_disk(tmp_path: Path):
-    """A 16 KiB tmpfs filled to its last block, unmounted after (skips where none can be mounted)."""
+def _tiny_disk(tmp_path: Path, size: str = "16k"):
+    """A tmpfs of ``size`` at ``tmp_path / "full"``, unmounted after (skips where none can be
+    mounted: see test_full_disk_simulated)."""
     full = tmp_path / "full"
-    if os.geteuid() != 0 or not _tiny_tmpfs(full):
+    if os.geteuid() != 0 or not _tiny_tmpfs(full, size):
         pytest.skip("cannot mount a tiny tmpfs here (see test_full_disk_simulated)")
     try:
-        _fill(full)
         yield full
     finally:
         subprocess.run(["umount", str(full)], check=True)
+
+
+@contextmanager
+def _full_disk(tmp_path: Path):
+    """A 16 KiB tmpfs filled to its last block, unmounted after."""
+    with _tiny_disk(tmp_path) as full:
+        _fill(full)
+        yield full
 
 
 def _ingest_is_refused_for_a_full_disk(store: Path) -> None:
@@ -812,10 +820,7 @@ def test_full_disk_leaves_no_partial_output(verb, tmp_path, store_path):
 
 
 def test_full_disk_under_the_store_is_an_error_and_the_store_stays_whole(tmp_path):
-    full = tmp_path / "full"
-    if os.geteuid() != 0 or not _tiny_tmpfs(full, "512k"):
-        pytest.skip("cannot mount a tiny tmpfs here")
-    try:
+    with _tiny_disk(tmp_path, "512k") as full:
         store = full / "history.db"
         _filled_store(store, runs=2)
         _fill(full)
@@ -824,18 +829,13 @@ def test_full_disk_under_the_store_is_an_error_and_the_store_stays_whole(tmp_pat
         with SqliteStore(store) as s:
             assert len(s.runs()) == 2
             assert [r[0] for r in s.db.execute("PRAGMA integrity_check")] == ["ok"]
-    finally:
-        subprocess.run(["umount", str(full)], check=True)
 
 
 def test_a_disk_that_fills_during_a_large_record_is_named_as_the_reason(tmp_path):
     """A history of many runs recorded in one transaction (github-action-benchmark's data.js) on a
     disk that filled half way: SQLite had ended the transaction itself, the ROLLBACK after it
     failed, and its "cannot rollback - no transaction is active" was given as the reason."""
-    full = tmp_path / "full"
-    if os.geteuid() != 0 or not _tiny_tmpfs(full, "512k"):
-        pytest.skip("cannot mount a tiny tmpfs here")
-    try:
+    with _tiny_disk(tmp_path, "512k") as full:
         store = full / "history.db"
         _filled_store(store, runs=2)
         entries = [{"commit": {"id": f"{i:040x}", "timestamp": "2024-01-01T00:00:00Z"}, "date": 1.7e12 + i * 3.6e6,
@@ -851,17 +851,12 @@ def test_a_disk_that_fills_during_a_large_record_is_named_as_the_reason(tmp_path
         with SqliteStore(store) as s:
             assert len(s.runs()) == 2
             assert [r[0] for r in s.db.execute("PRAGMA integrity_check")] == ["ok"]
-    finally:
-        subprocess.run(["umount", str(full)], check=True)
 
 
 def test_an_export_that_fills_the_disk_says_what_it_wrote_and_a_second_one_finishes(tmp_path, store_path):
     """``sync --export`` onto a disk that filled half way said "nothing was written" (of the one
     file it failed on) with the run files before it in the folder."""
-    full = tmp_path / "full"
-    if os.geteuid() != 0 or not _tiny_tmpfs(full, "64k"):
-        pytest.skip("cannot mount a tiny tmpfs here")
-    try:
+    with _tiny_disk(tmp_path, "64k") as full:
         _filled_store(store_path, runs=30)
         proc = perfgate("sync", "--export", str(full / "data"), store=store_path)
         err = proc.stderr.decode()
@@ -873,8 +868,6 @@ def test_an_export_that_fills_the_disk_says_what_it_wrote_and_a_second_one_finis
         subprocess.run(["mount", "-o", "remount,size=8m", str(full)], check=True)
         proc = perfgate("sync", "--export", str(full / "data"), "--json", store=store_path)
         assert proc.returncode == 0 and json.loads(proc.stdout)["runs_written"] == 30 - written, proc.stderr
-    finally:
-        subprocess.run(["umount", str(full)], check=True)
 
 
 def test_a_notify_ledger_that_cannot_be_made_on_a_full_disk_leaves_no_empty_file(tmp_path, store_path):
@@ -895,10 +888,7 @@ def test_a_migration_that_runs_out_of_disk_leaves_the_old_store_whole(tmp_path):
     there is room."""
     from old_schemas import take_back
 
-    full = tmp_path / "full"
-    if os.geteuid() != 0 or not _tiny_tmpfs(full, "1m"):
-        pytest.skip("cannot mount a tiny tmpfs here")
-    try:
+    with _tiny_disk(tmp_path, "1m") as full:
         store = full / "history.db"
         _filled_store(store, runs=12)
         take_back(store, 4)
@@ -914,8 +904,6 @@ def test_a_migration_that_runs_out_of_disk_leaves_the_old_store_whole(tmp_path):
         with SqliteStore(store) as s:
             assert s.schema_version() == 6 and len(s.runs()) == 12
             assert [r[0] for r in s.db.execute("PRAGMA integrity_check")] == ["ok"]
-    finally:
-        subprocess.run(["umount", str(full)], check=True)
 
 
 def _oldest_and_newest(store: Path) -> list[str]:
