@@ -414,8 +414,8 @@ def chart_data(key: SeriesKey, pts: list[Point], band: dict | None, found: list[
     if skipped:
         out["skipped"], out["runs_total"] = skipped, every
     if any(p.lower is not None or p.upper is not None for p in pts):
-        out["lower"] = encode([p.lower for p in pts], **unit)
-        out["upper"] = encode([p.upper for p in pts], **unit)
+        out["lower"] = encode([p.lower for p in pts], *printed_in(unit))
+        out["upper"] = encode([p.upper for p in pts], *printed_in(unit))
     if any(p.samples for p in pts):
         out["n"] = [len(p.samples) or 1 for p in pts]
     return out
