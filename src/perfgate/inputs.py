@@ -13,7 +13,9 @@ import math
 import os
 import stat
 import sys
+import tomllib
 from pathlib import Path
+from typing import Any
 
 from perfgate.errors import InputError
 
@@ -81,6 +83,15 @@ def decode_utf8(data: bytes, source: str) -> str:
 def read_text(path: str | Path, max_bytes: int | None = None) -> str:
     """``read_bytes`` decoded as UTF-8, refusing invalid UTF-8 by position."""
     return decode_utf8(read_bytes(path, max_bytes), str(path))
+
+
+def parse_toml(text: str) -> dict[str, Any]:
+    """``tomllib.loads``, deep nesting refused as any bad TOML is (a ``TOMLDecodeError``): tomllib
+    recurses per level, and 50,000 '[' ended a settings file's read as an internal error."""
+    try:
+        return tomllib.loads(text)
+    except RecursionError:
+        raise tomllib.TOMLDecodeError("nested too deeply") from None
 
 
 def finite_number(text: str, source: str, place: str, described: str) -> float:

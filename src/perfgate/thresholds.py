@@ -192,11 +192,9 @@ def _load_yaml(text: str, source: str) -> Any:
 def _read(path: Path) -> dict[str, Any]:
     try:
         text = inputs.read_text(path, MAX_SETTINGS_BYTES)
-        data = tomllib.loads(text) if path.suffix == ".toml" else _load_yaml(text, str(path))
+        data = inputs.parse_toml(text) if path.suffix == ".toml" else _load_yaml(text, str(path))
     except (tomllib.TOMLDecodeError, yaml.YAMLError, UnicodeDecodeError) as e:
         raise InputError(str(path), "", f"not valid {path.suffix[1:].upper()}: {e}") from None
-    except RecursionError:   # tomllib recurses per level of nesting: 50,000 '[' was an internal error
-        raise InputError(str(path), "", f"not valid {path.suffix[1:].upper()}: nested too deeply") from None
     if data is None:
         return {}
     if not isinstance(data, dict):

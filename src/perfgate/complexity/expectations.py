@@ -40,7 +40,7 @@ from scipy import stats
 from perfgate.complexity.knee import Knee
 from perfgate.complexity.regression import Fit
 from perfgate.errors import InputError
-from perfgate.inputs import read_text
+from perfgate.inputs import parse_toml, read_text
 from perfgate.units import p_text
 
 ORDERS = {"constant": 0, "linear": 1, "quadratic": 2, "cubic": 3}
@@ -91,11 +91,9 @@ class Verdict:
 
 def parse_expectations(text: str, source: str) -> list[Expectation]:
     try:
-        doc = tomllib.loads(text)
+        doc = parse_toml(text)
     except tomllib.TOMLDecodeError as e:
         raise InputError(source, "", f"invalid TOML: {e}") from None
-    except RecursionError:   # tomllib recurses per level of nesting
-        raise InputError(source, "", "invalid TOML: nested too deeply") from None
     section = doc.get("complexity", {})
     if not isinstance(section, dict):
         raise InputError(source, "complexity", "expected a table of benchmark patterns")
