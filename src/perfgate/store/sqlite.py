@@ -70,10 +70,11 @@ def _reason(e: sqlite3.Error, path: Path) -> str:
         return f"the disk is full ({text})"
     if "readonly" in text or "read-only" in text:
         return f"the store is read-only: {text}"
-    if isinstance(e, sqlite3.DatabaseError) and "not a database" in text and not _sqlite_header(path):
+    head = _head(path) if isinstance(e, sqlite3.DatabaseError) and "not a database" in text else SQLITE_MAGIC
+    if head != SQLITE_MAGIC:
         # --store sqlite:out.json (the store and the input swapped) was "damaged; restore it from a
         # backup", for a file that never was a history
-        return (f"the file is not a SQLite history ({text}; it begins {_head(path)!r}): is --store the right "
+        return (f"the file is not a SQLite history ({text}; it begins {head!r}): is --store the right "
                 "file? If it is, its header is damaged: restore it from a backup; nothing was written")
     if isinstance(e, sqlite3.DatabaseError) and ("malformed" in text or "not a database" in text):
         return f"the file is damaged ({text}); nothing was written; restore it from a backup"
@@ -89,10 +90,6 @@ def _head(path: Path) -> bytes:
             return f.read(len(SQLITE_MAGIC))
     except OSError:
         return b""
-
-
-def _sqlite_header(path: Path) -> bool:
-    return _head(path) == SQLITE_MAGIC
 
 
 def _disk_nearly_full(path: Path) -> bool:
