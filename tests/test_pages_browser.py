@@ -1023,6 +1023,9 @@ def test_value_axes_tick_at_round_numbers_of_the_unit_they_are_written_in(backfi
         row.wait_for()                  # the table is built when the details open
         cells = row.locator("td").all_inner_texts()
         assert cells[3] == human(s["value"][i], measure), cells
+    # a rate's axis names its own unit, as its tooltip does (items-s: items/s, not ops/s)
+    label = page.evaluate("PG.axisTicks([1200, 1900], {scale: 'rate', factor: 1, per: 'items/s'}).label(1500)")
+    assert label == "1.5k items/s" and human(1500, "items-s") == "1.50k items/s", label
     # unticking a testbed fits the axis to what is left, in round steps still
     _open_bench(page, site, BENCH)
     page.locator("input[data-kind='testbed']").first.check()

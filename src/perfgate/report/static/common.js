@@ -111,7 +111,7 @@ var PG = (function () {
     var k = unit[0] / f, stored = function (x) { return Number((x * k).toPrecision(12)); };
     return {min: stored(first * step), max: stored(last * step), interval: stored(step), label: function (v) {
       var text = String(Number((v / k).toFixed(decimals)));      // "12", not "12.0"; never "-0"
-      return rate ? text + unit[1] + " ops/s" : m.scale === "count" || !SCALES[m.scale] ? text + unit[1] : text + " " + unit[1];
+      return rate ? text + unit[1] + " " + (m.per || "ops/s") : m.scale === "count" || !SCALES[m.scale] ? text + unit[1] : text + " " + unit[1];
     }};
   }
   function pct(x, digits) {
