@@ -17,8 +17,8 @@ from rich.console import Console
 from perfgate.escape import csv_cell, markdown_code, markdown_text, slack_text, terminal, visible, xml_text
 
 FUZZ = settings(max_examples=int(os.environ.get("PERFGATE_FUZZ_EXAMPLES", "200")), deadline=None)
-NASTY = st.sampled_from(["`", "``", "|", "\n", "\r", "\x1b[2J", "\u202e", "\u2028", "@bob", "#12", "![i](x)",
-                         "[l](http://e/)", "<b>", "&amp;", "*", "_", "\\", "[/]", "[bold]", "http://e.x",
+NASTY = st.sampled_from(["`", "``", "|", "\n", "\r", "\x1b[2J", "\u202e", "\u2028", "\u200b", "\ufeff", "@bob",
+                         "#12", "![i](x)", "[l](http://e/)", "<b>", "&amp;", "*", "_", "\\", "[/]", "[bold]", "http://e.x",
                          "www.e.x", "\ud800", "\x00", " ", "~~", "> ", "# "])
 TEXT = st.lists(st.one_of(NASTY, st.text(max_size=6)), max_size=8).map("".join).filter(lambda s: s.strip())
 MD = MarkdownIt("commonmark", {"html": True}).enable("table")
@@ -64,6 +64,12 @@ def test_terminal_text_is_never_markup_nor_an_escape_sequence(text):
     Console(file=buf, width=10_000, color_system=None, highlight=False).print(terminal(text), soft_wrap=True)
     assert buf.getvalue().replace("\u2060", "").rstrip("\n") == visible(text).replace("\u2060", "").rstrip("\n")
     assert "\x1b" not in buf.getvalue()
+
+
+def test_characters_that_display_as_nothing_are_shown_but_zwnj_and_zwj_kept():
+    # "a\u200bb" looked exactly like "ab" in every page and message
+    assert visible("a\u200bb\u00adc\ufeffd\u2060e") == "a\\u200bb\\xadc\\ufeffd\\u2060e"
+    assert visible("\u0645\u06cc\u200c\u062e \U0001f469\u200d\U0001f4bb") == "\u0645\u06cc\u200c\u062e \U0001f469\u200d\U0001f4bb"
 
 
 def test_csv_cells_never_start_a_formula():

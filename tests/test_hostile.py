@@ -38,7 +38,7 @@ FIX = Path(__file__).parent / "fixtures"
 HYPERFINE = FIX / "hyperfine" / "two-commands.json"
 GO = FIX / "go-bench" / "strings.txt"
 COMMIT = "c" * 40
-UNSAFE = ("\x1b", "\r", "\x00", "\u202e", "\u2028")
+UNSAFE = ("\x1b", "\r", "\x00", "\u202e", "\u2028", "\u200b", "\u00ad", "\ufeff")
 
 
 def perfgate(*args: str, store: Path, stdin: bytes | None = None, timeout: float = 60,
@@ -169,6 +169,35 @@ def test_invisible_formatting_characters_are_refused_in_benchmark_names(name, tm
     err = capsys.readouterr().err
     assert code == 2 and "invisible formatting character" in err, err
     clean(err)
+
+
+# Characters that display as nothing: "BM\u200bSort" was a second series looking exactly like "BMSort".
+INVISIBLE = "\u00ad\u061c\u180e\u200b\u200e\u200f\u2060\u2061\u2062\u2063\u2064\ufeff"
+
+
+@pytest.mark.parametrize("char", INVISIBLE, ids=[f"U+{ord(c):04X}" for c in INVISIBLE])
+def test_invisible_characters_are_refused_in_names_naming_the_file_and_place(char, tmp_path, store_path, capsys):
+    path = bmf(tmp_path, {f"BM{char}Sort": {"latency": {"value": 1.0}}})
+    code = ingest(str(path), "--branch", "main", "--commit", COMMIT, store=store_path)
+    err = capsys.readouterr().err
+    # the place shows the character as an escape, so the look-alike can be told apart in the message
+    escaped = f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}"
+    assert code == 2 and f"{path}:BM{escaped}Sort" in err, err
+    assert f"name contains invisible formatting character U+{ord(char):04X}" in err, err
+    assert char not in err and runs_in(store_path) == 0
+    code = ingest(str(HYPERFINE), "--branch", f"main{char}", "--commit", COMMIT, store=store_path)
+    err = capsys.readouterr().err
+    assert code == 2 and f"--branch: name contains invisible formatting character U+{ord(char):04X}" in err, err
+
+
+@pytest.mark.parametrize("name", ["\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645",   # Persian: ZWNJ between letters
+                                  "emoji/\U0001f469\u200d\U0001f4bb"])                # ZWJ: one emoji of two
+def test_zwnj_and_zwj_are_accepted_in_names(name, tmp_path, store_path, capsys):
+    code = ingest(str(bmf(tmp_path, {name: {"latency": {"value": 1.0}}})), "--branch", "main", "--commit", COMMIT,
+                  store=store_path)
+    assert code == 0, capsys.readouterr().err
+    with SqliteStore(store_path) as s:
+        assert [k.benchmark for k in s.series_keys()] == [name]
 
 
 @pytest.mark.parametrize("name", ["org.openjdk.Bench.copy:onHeap=true", "BenchmarkDecode/one=1-8",
@@ -1023,7 +1052,8 @@ def test_settings_nested_too_deeply_are_refused_not_an_internal_error(name, text
 
 FUZZ = settings(max_examples=int(os.environ.get("PERFGATE_FUZZ_EXAMPLES", "60")), deadline=None,
                 suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-NASTY = st.sampled_from(["\x1b[2J", "\r", "\x00", "\u202e", "\u2066", "\u2028", "\u2029", "[/]", "[bold]", "`",
+NASTY = st.sampled_from(["\x1b[2J", "\r", "\x00", "\u202e", "\u2066", "\u2028", "\u2029", "\u200b", "\u00ad",
+                         "\ufeff", "[/]", "[bold]", "`",
                          "\n", "..", "/", "@", "|", "<script>", "&#", "\\", "~", "\ud800", " "])
 IDENTITY = st.lists(st.one_of(NASTY, st.text(min_size=1, max_size=8)), min_size=1, max_size=6).map("".join)
 
