@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -277,6 +278,41 @@ def test_criterion_missing_file_and_empty_directory(tmp_path, store_path, capsys
     empty = tmp_path / "empty"
     empty.mkdir()
     assert_refused(empty, "criterion", "", "no criterion results", store_path, capsys)
+
+
+def test_criterion_result_directory_without_estimates_is_refused(monkeypatch, tmp_path, store_path, capsys):
+    # A half-copied target/criterion: the benchmark's new/ holds benchmark.json and sample.json
+    # but no estimates.json.  It was skipped without a word, so the benchmark vanished from the run.
+    root = _criterion_copy(tmp_path)
+    missing = root / "fib_iterative" / "10" / "new" / "estimates.json"
+    missing.unlink()
+    assert_refused(root, "criterion", "", "missing: a criterion result directory holds", store_path, capsys,
+                   named=missing)
+    assert_refused(missing.parent, "criterion", "", "missing", store_path, capsys, named=missing)  # new/ itself
+    code = main(["ingest", str(root), "--store", f"sqlite:{store_path}", "--branch", "main", "--commit", "c" * 40])
+    assert code == 2 and str(missing) in capsys.readouterr().err   # auto: still criterion, and refused
+    for name in ("benchmark.json", "sample.json"):   # new/ emptied but for criterion's tukey.json
+        (missing.parent / name).unlink()
+    (missing.parent / "tukey.json").write_text("[1.0, 2.0, 3.0, 4.0]")
+    assert_refused(root, "criterion", "", "missing", store_path, capsys, named=missing.parent / "benchmark.json")
+    # a benchmark directory that cannot be listed was skipped too (os.walk ignores it)
+    (missing.parent / "tukey.json").unlink()
+    shutil.rmtree(missing.parent)
+    shutil.copytree(CRITERION / "fib_iterative" / "10" / "new", missing.parent)
+    hidden, scandir = root / "fib_iterative" / "10", os.scandir
+
+    def unreadable(path="."):   # as chmod 0 would make it, which the root user running tests reads anyway
+        if Path(path) == hidden:
+            raise PermissionError(13, "Permission denied", str(path))
+        return scandir(path)
+    with monkeypatch.context() as m:
+        m.setattr(os, "scandir", unreadable)
+        assert_refused(root, "criterion", "", "cannot read: Permission denied", store_path, capsys, named=hidden)
+    # a benchmark group called "new" is a directory of that name holding no results: not one
+    group = _criterion_copy(tmp_path / "group")
+    shutil.move(str(group / "fib_iterative"), str(group / "new"))
+    assert sorted(m.benchmark for m in parse_file(str(group), "criterion")[1].metrics) == \
+        ["fib_iterative/10", "fib_iterative/80", "fib_recursive_15"]
 
 
 def test_one_bad_file_among_good_ones_writes_nothing(tmp_path, store_path, capsys):

@@ -8,7 +8,9 @@ Each benchmark criterion measured leaves ``<id>/new/`` holding
 * ``estimates.json`` — bootstrap estimates; value = ``mean.point_estimate`` with lower/upper its
   confidence interval (``confidence_level``, 95 % by default, kept in attrs).
 
-Only ``new`` directories are read (``base`` is an older copy, ``change`` compares the two).
+Only ``new`` directories are read (``base`` is an older copy, ``change`` compares the two).  One
+with any of these files missing, or a directory that cannot be listed, is refused: a half-copied
+``target/criterion`` would otherwise lose benchmarks without a word.
 
 Stale results: criterion never clears ``target/criterion``, so a run of some benchmarks (a
 filter, a removed benchmark) leaves the other benchmarks' ``new`` results of earlier runs there,
@@ -39,6 +41,7 @@ EXPECTS = 'a criterion output directory (target/criterion) holding */new/estimat
 MARKERS = ('"point_estimate"', '"confidence_interval"', 'time:', 'Benchmarking ')
 ACCEPTS_DIRECTORY = True
 FILES = ("benchmark.json", "estimates.json", "sample.json")
+RESULT_FILES = (*FILES, "tukey.json")   # what criterion writes in new/ (tukey.json is not read)
 RUN_GAP_S = 30.0  # warm-up (3 s by default), analysis, process start, beyond the measurement
 
 
@@ -104,18 +107,34 @@ def _latest_run(written: list[float], measured: tuple[float, ...]) -> set[int]:
     return latest
 
 
+def _is_result_dir(path: Path, names: list[str]) -> bool:
+    """Whether ``path``, holding ``names``, is a benchmark's ``new`` directory: any file criterion
+    writes there makes it one, so one with a file missing (a half-copied ``target/criterion``) is
+    refused by ``_metric``, naming the file, rather than skipped and its benchmark lost without a
+    word.  A benchmark group called "new" is a directory of that name holding none of them."""
+    return path.name == "new" and any(name in RESULT_FILES for name in names)
+
+
 def _result_dirs(root: Path, limit: int | None = None) -> list[Path]:
-    """Every ``new`` directory under ``root`` (or ``root`` itself) holding an estimates.json."""
-    if root.name == "new" and (root / "estimates.json").is_file():
-        return [root]
+    """Every benchmark's ``new`` directory under ``root`` (or ``root`` itself)."""
+    try:
+        if _is_result_dir(root, os.listdir(root)):
+            return [root]
+    except OSError as e:
+        _unreadable(e)
     found = []
-    for here, subdirs, files in os.walk(root):  # does not follow symlinks
+    for here, subdirs, files in os.walk(root, onerror=_unreadable):  # does not follow symlinks
         subdirs.sort()
-        if Path(here).name == "new" and "estimates.json" in files:
+        if _is_result_dir(Path(here), files + subdirs):
             found.append(Path(here))
             if limit and len(found) >= limit:
                 break
     return found
+
+
+def _unreadable(e: OSError) -> None:
+    # os.walk skips a directory it cannot list: its benchmarks would be lost without a word
+    raise InputError(str(e.filename), "", f"cannot read: {e.strerror}")
 
 
 def _metric(new_dir: Path) -> tuple[Metric, float]:
