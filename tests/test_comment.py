@@ -7,10 +7,12 @@ neither loses nor doubles the comment."""
 from __future__ import annotations
 
 import argparse
+import os
 
 import pytest
 
 from fake_github.server import FakeGitHub
+from perfgate.cli import main
 from perfgate.commands import comment as comment_verb
 from perfgate.errors import PerfgateError
 from perfgate.http_client import DeliveryRejected
@@ -161,6 +163,38 @@ def test_bad_input_is_refused_before_any_call(tmp_path, fake):
     with pytest.raises(PerfgateError, match="expected OWNER/REPO"):
         comment_verb.run(args)
     assert fake.requests == []
+
+
+@pytest.mark.parametrize("name", ["comment.md", "outcome"])
+def test_artifact_files_are_read_bounded(name, tmp_path, fake, capsys):
+    """An artifact comes from the pull request's run: its comment.md and outcome were read whole
+    (a 2 GB comment.md, all of it, to post 60,000 characters), and a comment.md that was no
+    regular file was skipped.  Each is a regular file within its limit, or exit 2 naming it,
+    before any call to GitHub."""
+    fake.add_pull(1, HEAD, FORK)
+    folder = artifacts(tmp_path, check=("✅ fine\n", "ok"))
+    target = folder / "perfgate-pr-check" / name
+    argv = ["comment", "--artifacts", str(folder), "--repo", fake.repo, "--head-sha", HEAD, "--head-repo", FORK]
+    target.unlink()
+    target.symlink_to("/dev/zero")
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert f"{target}: is a character device" in err, err
+    target.unlink()
+    os.mkfifo(target)                        # no writer: opening it to read would wait for ever
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert f"{target}: is a FIFO" in err, err
+    target.unlink()
+    limit = comment_verb.MAX_COMMENT_BYTES if name == "comment.md" else comment_verb.MAX_OUTCOME_BYTES
+    target.write_bytes(b"x" * (limit + 1))
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert f"{target}: input is over the {limit}-byte limit" in err, err
+    assert fake.requests == []
+    target.write_bytes(b"x" * limit if name == "comment.md" else b"ok\n")   # at the limit: read, and cut
+    assert main(argv) == 0, capsys.readouterr().err
+    assert len(fake.comments[1][0]["body"]) < 65_536
 
 
 def test_the_fake_holds_requests_to_the_contract(fake):

@@ -13,6 +13,7 @@ import os
 import re
 from pathlib import Path
 
+from perfgate import inputs
 from perfgate.errors import EXIT_OK, InputError, PerfgateError
 from perfgate.github.client import GitHub
 from perfgate.github.routing import CONCLUSIONS, comment_body, find_pull, upsert_comment
@@ -24,6 +25,11 @@ ORDER = 90
 EPILOG = """example (in a workflow_run workflow, after downloading the perfgate-pr-* artifacts):
   perfgate comment --artifacts artifacts --repo "$REPO" --head-sha "$HEAD_SHA" --head-repo "$HEAD_REPO" """
 _JOB = re.compile(r"^perfgate-pr-([A-Za-z0-9._-]{1,100})$")
+# A check writes a comment of at most MAX_CHARS (60,000) characters, 240,000 bytes of UTF-8 at
+# worst; a longer one is cut to that when posted.  1 MiB leaves room for a hand-made one and
+# refuses what no check wrote (a file of any size was read whole, to post 60,000 characters).
+MAX_COMMENT_BYTES = 1 << 20
+MAX_OUTCOME_BYTES = 64   # one word: ok, regression, no-verdict or error
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -67,16 +73,27 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _present(file: Path) -> bool:
+    """Whether ``file`` is there in any form: a device, FIFO or symlink is refused by the read, not skipped."""
+    return file.exists() or file.is_symlink()
+
+
+def _read(file: Path, limit: int) -> str:
+    # The artifact is the pull request's: read bounded; bytes that are no UTF-8 posted as U+FFFD, as before.
+    return inputs.read_bytes(file, limit).decode("utf-8", errors="replace")
+
+
 def _jobs(artifacts: Path) -> list[tuple[str, str, str]]:
-    """(job, comment text, outcome) of each ``perfgate-pr-<job>/`` folder of the artifacts."""
+    """(job, comment text, outcome) of each ``perfgate-pr-<job>/`` folder of the artifacts, all
+    read before any call to GitHub, so a refused one posts nothing."""
     jobs = []
     for folder in sorted(artifacts.glob("perfgate-pr-*")):
         m = _JOB.match(folder.name)
-        if not m or not (folder / "comment.md").is_file():
+        if not m or not folder.is_dir() or not _present(folder / "comment.md"):
             err.print(f"comment: skipping {folder.name}: not a perfgate-pr-<job> folder with comment.md")
             continue
-        outcome = (folder / "outcome").read_text().strip() if (folder / "outcome").is_file() else "error"
-        jobs.append((m.group(1), (folder / "comment.md").read_text(encoding="utf-8", errors="replace"), outcome))
+        outcome = _read(folder / "outcome", MAX_OUTCOME_BYTES).strip() if _present(folder / "outcome") else "error"
+        jobs.append((m.group(1), _read(folder / "comment.md", MAX_COMMENT_BYTES), outcome))
     if not jobs:
         raise InputError(str(artifacts), "", "no perfgate-pr-<job>/comment.md found")
     return jobs
