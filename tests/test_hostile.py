@@ -200,6 +200,22 @@ def test_zwnj_and_zwj_are_accepted_in_names(name, tmp_path, store_path, capsys):
         assert [k.benchmark for k in s.series_keys()] == [name]
 
 
+def test_name_lengths_are_as_the_readme_says(tmp_path, store_path, capsys):
+    """The README said every name had at most 256 characters; benchmark and measure names may have 1,024."""
+    from perfgate.model import MAX_IDENTITY_LENGTH, MAX_NAME_LENGTH
+    row = next(line for line in Path(__file__).parent.parent.joinpath("README.md").read_text().splitlines()
+               if line.startswith("| identities |"))
+    assert f"benchmark and measure names at most {MAX_NAME_LENGTH:,} characters" in row, row
+    assert f"branch, commit, testbed and project at most {MAX_IDENTITY_LENGTH}" in row, row
+    for length, code in ((MAX_NAME_LENGTH, 0), (MAX_NAME_LENGTH + 1, 2)):
+        assert ingest(str(bmf(tmp_path, {"b" * length: {"latency": {"value": 1.0}}})), "--branch", "main",
+                      "--commit", COMMIT, store=store_path) == code, capsys.readouterr().err
+    assert f"name is longer than {MAX_NAME_LENGTH} characters" in capsys.readouterr().err
+    for length, code in ((MAX_IDENTITY_LENGTH, 0), (MAX_IDENTITY_LENGTH + 1, 2)):
+        assert ingest(str(HYPERFINE), "--branch", "b" * length, "--commit", COMMIT, store=store_path) == code
+    assert f"branch is longer than {MAX_IDENTITY_LENGTH} characters" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("name", ["org.openjdk.Bench.copy:onHeap=true", "BenchmarkDecode/one=1-8",
                                   "parse/only=5", "BM_Sort<std::vector<int>>"])
 def test_legitimate_names_with_on_and_equals_are_accepted(name, tmp_path, store_path, capsys):
