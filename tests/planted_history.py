@@ -72,3 +72,28 @@ def make_history(repo: Path, costs: list[int], project: str = "") -> list[str]:
         git(repo, "commit", "-q", "-m", f"commit {i} (cost {cost})", when=START + 3600 * i)
         shas.append(git(repo, "rev-parse", "HEAD"))
     return shas
+
+
+# A suite whose ``latency`` is the number in ``value.txt``: a noisy series planted exactly, that a
+# backfill and bisect's interleaved rounds read as written.
+VALUE_PY = """\
+import json
+print(json.dumps({"toy/loop": {"latency": {"value": float(open("value.txt").read())}}}))
+"""
+
+
+def make_valued_history(repo: Path, values: list[float]) -> list[str]:
+    """One commit per entry of ``values`` (the suite's latency at that commit); returns the commits,
+    oldest first."""
+    suite = repo / "benches" / "toy"
+    suite.mkdir(parents=True)
+    git(repo, "init", "-q", "-b", "main")
+    (suite / "bench.toml").write_text(BENCH_TOML)
+    (suite / "work.py").write_text(VALUE_PY)
+    shas = []
+    for i, value in enumerate(values):
+        (suite / "value.txt").write_text(f"{value:.1f}\n")
+        git(repo, "add", "-A")
+        git(repo, "commit", "-q", "-m", f"commit {i}", when=START + 3600 * i)
+        shas.append(git(repo, "rev-parse", "HEAD"))
+    return shas

@@ -9,11 +9,13 @@ import json
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
+from fake_github.fixtures import receiver  # noqa: F401 - fixture
 
 from perfgate.detect.bisection import BinarySearch, judge_rounds, judge_value
 from perfgate.store.sqlite import SqliteStore
-from planted_history import BENCH_TOML, WORK_PY, git, make_history
+from planted_history import BENCH_TOML, WORK_PY, git, make_history, make_valued_history
 
 THRESHOLDS = """\
 [measure.instructions.change_point]
@@ -151,6 +153,51 @@ def test_bisect_searches_a_change_points_whole_range(planted, cli, store_path):
     (updated,) = [a for a in store.alerts() if a.id == alert.id]
     assert (updated.commit, updated.previous_commit, updated.commit_range) == (shas[5], shas[4], (shas[5],))
     assert updated.details["bisect"]["commit_range_before"] == list(shas[3:8])
+
+
+def test_a_change_point_taking_over_a_bisected_alert_keeps_its_first_bad_commit(tmp_path, cli, store_path,
+                                                                              receiver):
+    """A threshold alert is raised two runs into a +10% step in 4% noise, after a thinned backfill;
+    bisect names the step's commit; the runs since let detect find the change point, whose range
+    holds that commit and the next.  Taking the alert over, it replaced bisect's commit with that
+    range (the alert was to be bisected again) and dropped bisect's record."""
+    values = 1e6 * (1 + 0.04 * np.random.default_rng(1).standard_normal(40))
+    values[20:] *= 1.10
+    root = tmp_path / "project"
+    root.mkdir()
+    shas = make_valued_history(root, list(values))
+
+    def backfill(first: int, last: int) -> None:
+        cli("backfill", f"{shas[first - 1]}..{shas[last]}", "--root", str(root), "--runner", "host", check=True)
+
+    cli("backfill", shas[0], "--root", str(root), "--runner", "host", check=True)
+    backfill(1, 17)
+    backfill(21, 22)                     # 18-20 unmeasured: the step's commit, 20, among them
+    (alert,) = json.loads(cli("detect", "--json").stdout)["new_alerts"]
+    assert (alert["kind"], alert["commit"], alert["previous_commit"]) == ("threshold", shas[21], shas[17])
+    notify = ("notify", "--channel", f"webhook:{receiver.url}")
+    cli(*notify, check=True)
+    report = json.loads(cli("bisect", alert["id"], "--root", str(root), "--runner", "host", "--rounds", "3",
+                            "--json", check=True).stdout)
+    assert report["first_bad_commit"] == shas[20] and report["last_good_commit"] == shas[19]
+    backfill(23, 39)
+    found = json.loads(cli("detect", "--json").stdout)
+    (cp,) = found["series"][0]["change_points"]
+    assert cp["commit_range"] == shas[20:22] and found["new_alerts"] == []       # wider, and holding it
+    (now,) = SqliteStore(store_path).alerts()
+    assert (now.id, now.kind, now.details["superseded"]) == (alert["id"], "change_point", "threshold")
+    assert (now.commit, now.previous_commit, now.commit_range) == (shas[20], shas[19], (shas[20],))
+    assert now.details["bisect"]["commit_before"] == shas[21] and now.magnitude == cp["magnitude"]
+    proc = cli("bisect", alert["id"], "--root", str(root), "--runner", "host", check=True)
+    assert "nothing to bisect" in proc.stdout
+    # notify, as it runs after each detect: one update naming the first bad commit, not a range
+    cli(*notify, check=True)
+    [update] = [r for r in receiver.processed.values() if r["event"] == "updated"]
+    assert update["alert"]["commit_range"] == [shas[20]]
+    assert ("bisect narrowed it to one commit, and a change point confirmed the threshold alert; it is now "
+            f"{now.magnitude:+.2%}") in update["text"]
+    assert f"at {shas[20][:10]} (was {alert['magnitude']:+.2%} at `{shas[21][:10]}`);" in update["text"]
+    assert "perfgate bisect" not in update["text"]
 
 
 def test_bisect_refuses_unknown_alerts(cli, planted, store_path):

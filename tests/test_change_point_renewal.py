@@ -207,3 +207,52 @@ def test_the_bencher_alert_memory_keeps_the_surer_finding(tmp_path):
     assert (kept.id, kept.created, kept.status) == (raised.id, raised.created, "active")
     assert (kept.commit_range, kept.magnitude, kept.p_value) == (("c0011", "c0012"), 0.12, 1e-8)
     assert kept.details["narrowed_from"]["commit_range"] == [f"c{i:04d}" for i in range(10, 15)]
+
+
+def bisected_threshold(first_bad: int) -> Alert:
+    """A threshold alert raised at c0021 after c0017, which bisect narrowed to ``first_bad``."""
+    alert = Alert("main", "tb", "b", "latency", f"c{first_bad:04d}", "regression", 0.15, kind="threshold",
+                  previous_commit=f"c{first_bad - 1:04d}", commit_range=(f"c{first_bad:04d}",),
+                  details={"test": "t_test", "bisect": {"commit_before": "c0021", "steps": []}},
+                  id="t1", status="active", created=1.0)
+    return alert
+
+
+def test_a_takeover_keeps_the_commit_bisect_found_when_its_range_holds_it():
+    from perfgate.notify.events import Event, derive_events
+    from perfgate.notify.render import plain_text
+
+    threshold = bisected_threshold(20)
+    same, takes_over = cp(19, 3, 0.09, 1e-9).recorded_as([threshold])
+    assert same is threshold and takes_over and threshold.renewed_by(cp(19, 3, 0.09, 1e-9), True)
+    assert (threshold.kind, threshold.magnitude, threshold.p_value) == ("change_point", 0.09, 1e-9)
+    assert (threshold.commit, threshold.previous_commit, threshold.commit_range) == ("c0020", "c0019", ("c0020",))
+    assert threshold.details["bisect"]["commit_before"] == "c0021" and threshold.last_good() == "c0019"
+    assert threshold.details["superseded_from"] == {"commit": "c0020", "magnitude": 0.15, "bisected": True}
+    # renewed from then on only by a finding of that very commit (``refined_by``), never widened
+    assert not threshold.renewed_by(cp(19, 2, 0.09, 1e-12), False) and threshold.commit_range == ("c0020",)
+    (update,) = [e for e in derive_events([threshold]) if e.kind == "updated"]
+    assert update.id == "t1:updated:change_point@c0020"
+    assert ("bisect narrowed it to one commit, and a change point confirmed the threshold alert; it is now +9.00%"
+            in plain_text(update, LINKS)) and "(was +15.00% at `c0021`)" in plain_text(update, LINKS)
+    # a change found alone and bisected, then placed at its siblings' commit: the same
+    alone = cp(18, 1, 0.20, 1e-4, bisect={"commit_before": "c0019", "steps": []})
+    alone.commit_range = ("c0018",)
+    placed = cp(17, 3, 0.18, 1e-6, placed_with=["other [latency]"])
+    assert alone.superseded_by(placed) and alone.renewed_by(placed, True)
+    assert (alone.commit, alone.commit_range, alone.placed_with) == ("c0018", ("c0018",), ["other [latency]"])
+    assert "and the change was found there with other benchmarks' changes" in plain_text(Event("updated", alone),
+                                                                                         LINKS)
+
+
+def test_a_change_placed_before_the_commit_bisect_found_is_another_change():
+    """A change point placed before a bisected alert's first bad commit (whose first runs at the new
+    level hold it, so that it takes an unbisected threshold alert over) contradicts what bisect
+    measured: it took the alert over and moved it off that commit."""
+    from perfgate.model import REGIME_HEAD
+
+    head = {REGIME_HEAD: [f"c{i:04d}" for i in range(17, 30)]}
+    assert cp(17, 2, 0.09, 1e-9, **head).recorded_as([bisected_threshold(20)]) == (None, False)   # its own alert
+    unbisected = bisected_threshold(20)
+    del unbisected.details["bisect"]
+    assert cp(17, 2, 0.09, 1e-9, **head).recorded_as([unbisected]) == (unbisected, True)          # as before

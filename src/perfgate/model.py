@@ -471,9 +471,11 @@ class Alert:
         the change was found, so they are one regression even where the first value past the limit
         came a few runs after the commits the change could be.  So is a change point alert whose
         last good commit came before them: the change started in its unmeasured gap (runs recorded
-        there later, with no checkout to list the gap's commits, place it at one of them)."""
+        there later, with no checkout to list the gap's commits, place it at one of them).  Never
+        a bisected alert: bisect measured its gap, and a change placed before its first bad commit
+        is another change (one whose range holds that commit is the same regression)."""
         head = change.details.get(REGIME_HEAD, ()) if change.kind == "change_point" else ()
-        if not (self.same_series(change) and self.commit in head):
+        if not (self.same_series(change) and self.commit in head) or self.bisected():
             return False
         return self.kind == "threshold" or (self.kind == "change_point" and self.previous_commit not in head)
 
@@ -578,16 +580,29 @@ class Alert:
 
     def take_findings(self, other: "Alert") -> None:
         """Become ``other``'s description of the change, keeping this alert's id, status, time and
-        past (:data:`ALERT_PAST`)."""
+        past (:data:`ALERT_PAST`).  A bisected alert whose first bad commit ``other`` suspects keeps
+        that commit, its last good commit and bisect's record: bisect measured the commits
+        ``other`` can only choose among (taking its wider range asked for a bisect already done)."""
         superseded = "threshold" if self.kind == "threshold" else f"found alone at {self.commit}"
         # what those told of this alert were told, for the update that follows
         size = self.magnitude if isinstance(self.magnitude, (int, float)) and math.isfinite(self.magnitude) else None
-        was = {"commit": self.commit, "magnitude": size}
-        for name in ("commit", "direction", "magnitude", "ci_low", "ci_high", "p_value", "kind", "previous_commit",
-                     "commit_range"):
+        was: dict[str, Any] = {"commit": self.commit, "magnitude": size}
+        exact = self.bisected() and self.commit in other.suspects()
+        kept = {"bisect": self.details["bisect"]} if exact else {}
+        taken = ["direction", "magnitude", "ci_low", "ci_high", "p_value", "kind"]
+        if exact:
+            was["bisected"] = True      # taken over after bisect: notify tells both (``notify.events.updated``)
+        else:
+            taken += ["commit", "previous_commit", "commit_range"]
+        for name in taken:
             setattr(self, name, getattr(other, name))
         past = {k: self.details[k] for k in ALERT_PAST if k in self.details}
-        self.details = {**other.details, **past, "superseded": superseded, "superseded_from": was}
+        found = {k: v for k, v in other.details.items() if not (exact and k == "last_measured")}
+        self.details = {**found, **past, **kept, "superseded": superseded, "superseded_from": was}
+
+    def bisected(self) -> bool:
+        """Whether ``perfgate bisect`` narrowed this alert to its first bad commit (``details.bisect``)."""
+        return isinstance((self.details or {}).get("bisect"), dict)
 
     def same_change(self, other: "Alert") -> bool:
         """Whether two alerts describe the same change of the same series."""

@@ -77,9 +77,14 @@ def updated(alert: Alert) -> dict | None:
     """What an alert said before a later finding changed it — ``{"why", "commit", "magnitude"}``
     (a narrowed range's: and ``"suspects"``, how many it had), the newest change first (bisect
     runs after detect, and a bisected range narrows no more; a takeover comes before a narrowing,
-    which keeps its record) — or None when nothing did."""
+    which keeps its record) — or None when nothing did.  A takeover that kept bisect's commit
+    (``superseded_from.bisected``) tells both, with ``"bisected"``: the commit is bisect's, and what
+    it said before is the commit bisect moved it from (``perfgate bisect`` is seldom followed by a
+    notify before the next detect) and the size the takeover replaced."""
     bisect = alert.details.get("bisect")
-    if isinstance(bisect, dict) and bisect.get("commit_before") not in (None, alert.commit):
+    was = alert.details.get("superseded_from") or {}
+    moved = isinstance(bisect, dict) and bisect.get("commit_before") not in (None, alert.commit)
+    if moved and not was.get("bisected"):
         return {"why": "bisect", "commit": bisect["commit_before"], "magnitude": None}
     narrowed = alert.details.get(NARROWED_FROM)
     if isinstance(narrowed, dict) and isinstance(narrowed.get("commit_range"), list):
@@ -88,9 +93,11 @@ def updated(alert: Alert) -> dict | None:
     superseded = alert.details.get("superseded")
     if not superseded:
         return None
-    was = alert.details.get("superseded_from") or {}
-    return {"why": "threshold" if superseded == "threshold" else "placed", "commit": was.get("commit"),
+    told = {"why": "threshold" if superseded == "threshold" else "placed", "commit": was.get("commit"),
             "magnitude": was.get("magnitude")}
+    if was.get("bisected") and isinstance(bisect, dict):
+        told |= {"bisected": True, "commit": bisect.get("commit_before") or was.get("commit")}
+    return told
 
 
 def derive_events(alerts: list[Alert]) -> list[Event]:

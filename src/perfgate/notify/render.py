@@ -266,11 +266,17 @@ def updated_text(alert: Alert, links: Links) -> str:
 
 def update_reason(alert: Alert) -> str:
     """Why an alert was updated (:func:`perfgate.notify.events.updated`)."""
-    why = (updated(alert) or {}).get("why")
+    was = updated(alert) or {}
+    why = was.get("why")
     if why == "bisect":
         return "bisect narrowed it to one commit"
     if why == "narrowed":
         return f"the analysis of the runs since narrowed its range to {_commits(len(alert.suspects()))}"
+    if was.get("bisected"):
+        # the commit is bisect's; the later finding only confirmed and sized the change there
+        found = "a change point confirmed the threshold alert" if why == "threshold" else \
+            "the change was found there with other benchmarks' changes"
+        return f"bisect narrowed it to one commit, and {found}"
     if why == "threshold":
         return "the threshold alert was confirmed by a change point, which places and sizes it"
     return "the change was placed at the commit where other benchmarks changed too"
