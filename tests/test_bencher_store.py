@@ -401,3 +401,17 @@ def test_a_report_left_with_only_archived_results_is_no_run(fake, tmp_path):
     assert store.get_run(run_id).idempotency_key == full_key      # still named by what it held
     marks = store.forgotten()
     assert len(marks) == 2 and all(m.whole_run and m.time for m in marks) and full_key in {m.run_key for m in marks}
+
+
+def test_compare_by_commit_takes_that_commits_runs(fake, tmp_path, cli):
+    """`compare --base-commit` on a Bencher store: the run(s) recorded at that commit on the head's
+    testbed, not the branch's newest (each report carries its own version's hash)."""
+    store = make_store(fake, tmp_path)
+    store.add_runs([make_run(i, 100.0 + i) for i in range(6)] + [make_run(i, 100.0, testbed="arm") for i in range(3)])
+    at = {(r.commit, r.testbed): r.run_id for r in store.runs()}
+    env = {"BENCHER_API_TOKEN": TOKEN, "PERFGATE_SPOOL": str(tmp_path / "spool")}
+    proc = cli("compare", "--store", f"bencher+{fake.url}/demo", "--base-commit", commit(2)[:8], "--head-commit",
+               commit(4), "--json", env=env)
+    doc = json.loads(proc.stdout)
+    assert (doc["base"]["commit"], doc["base"]["runs"]) == (commit(2), [at[commit(2), "ci-x86"]]), proc.stderr
+    assert (doc["head"]["commit"], doc["head"]["runs"]) == (commit(4), [at[commit(4), "ci-x86"]])
