@@ -11,14 +11,14 @@ import re
 from markupsafe import Markup, escape as _html_escape
 from rich.markup import escape as _rich_escape
 
+from perfgate.model import DECEPTIVE_CHARS
+
 # C0 and C1 controls (ESC, CR, NUL, ...), bidi overrides and isolates, line/paragraph separators,
 # characters that display as nothing (as ``perfgate.model`` refuses in names: a name stored
 # before it did, or a message quoting a refused one, shows "a\u200bb", not a look-alike of "ab"),
 # and lone surrogates (which no UTF-8 output can even encode).  ZWNJ / ZWJ are text, kept.
-_INVISIBLE = ("\u202a-\u202e\u2066-\u2069\u2028\u2029"
-              "\u00ad\u061c\u180e\u200b\u200e\u200f\u2060-\u2064\u206a-\u206f\ufeff")
-_UNSAFE = re.compile(f"[\x00-\x1f\x7f-\x9f{_INVISIBLE}\ud800-\udfff]")
-_UNSAFE_KEEP_NEWLINE = re.compile(f"[\x00-\x09\x0b-\x1f\x7f-\x9f{_INVISIBLE}\ud800-\udfff]")
+_UNSAFE = re.compile(f"[\x00-\x1f\x7f-\x9f{DECEPTIVE_CHARS}\ud800-\udfff]")
+_UNSAFE_KEEP_NEWLINE = re.compile(f"[\x00-\x09\x0b-\x1f\x7f-\x9f{DECEPTIVE_CHARS}\ud800-\udfff]")
 
 
 def _visible(m: re.Match) -> str:

@@ -176,8 +176,9 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 # the Mongolian vowel separator, the zero-width space, the direction marks, the word joiner and
 # invisible operators, the deprecated format controls and the BOM / zero-width no-break space.
 # ZWNJ and ZWJ (U+200C, U+200D) are kept: Persian and Indic words and emoji sequences need them.
-_DECEPTIVE = re.compile("[\u202a-\u202e\u2066-\u2069\u2028\u2029"
-                        "\u00ad\u061c\u180e\u200b\u200e\u200f\u2060-\u2064\u206a-\u206f\ufeff]")
+DECEPTIVE_CHARS = ("\u202a-\u202e\u2066-\u2069\u2028\u2029"     # a character class's body
+                   "\u00ad\u061c\u180e\u200b\u200e\u200f\u2060-\u2064\u206a-\u206f\ufeff")
+_DECEPTIVE = re.compile(f"[{DECEPTIVE_CHARS}]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 # Template arguments such as ``BM_Sort<std::vector<int>>`` are legitimate benchmark names, so
 # only markup that a browser would act on is refused, and only tags no type is named after:
