@@ -1354,3 +1354,19 @@ def test_a_benchmark_name_with_a_typo_gets_the_near_names(store_path, capsys):
         store.add_runs([Run("default", "main", "c1", Bed("tb"), [Metric("sort -n big.txt", "latency", 1.0)])])
     assert main(["history", "sort -n big.tx", "--store", f"sqlite:{store_path}"]) == 2
     assert "did you mean 'sort -n big.txt'?" in capsys.readouterr().err
+
+
+def test_a_text_output_saved_with_a_byte_order_mark_is_read_without_it(tmp_path, store_path, capsys):
+    """PowerShell's Out-File writes a BOM first: in an output whose first line is a benchmark
+    result, that line was no result line, and its sample was lost without a word."""
+    lines = GO.read_text(encoding="utf-8").splitlines(keepends=True)
+    first = next(i for i, line in enumerate(lines) if line.startswith("Benchmark"))
+    path = tmp_path / "bench.txt"
+    path.write_text("\ufeff" + "".join(lines[first:]), encoding="utf-8")
+    assert ingest(str(path), "--branch", "main", "--commit", COMMIT, store=store_path) == 0, capsys.readouterr().err
+    with SqliteStore(store_path) as s:
+        names = {k.benchmark: k for k in s.series_keys()}
+        assert not any("\ufeff" in n for n in names), names
+        # its first line's sample was dropped without a word: "\ufeffBenchmarkConcat-2" is no result line
+        concat = s.series(names["BenchmarkConcat-2"])
+    assert len(concat[0].samples) == sum(line.startswith("BenchmarkConcat-2") for line in lines) == 5

@@ -73,8 +73,11 @@ def read_bytes(path: str | Path, max_bytes: int | None = None) -> bytes:
 
 
 def decode_utf8(data: bytes, source: str) -> str:
+    """``data`` as text; a leading byte-order mark is the file's encoding mark, not its text
+    (PowerShell's ``Out-File`` and Excel's "CSV UTF-8" write one): a go-bench output saved that
+    way lost its first result line (U+FEFF, then "BenchmarkX-2 …") without a word."""
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError as e:
         line = data[: e.start].count(b"\n") + 1
         raise InputError(source, f"byte {e.start} (line {line})", "not valid UTF-8") from None

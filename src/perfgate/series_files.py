@@ -73,7 +73,7 @@ def _too_long(src: str, place: str) -> InputError:
 
 def read_series_file(path: Path) -> tuple[bool, list[FileSeries]]:
     """``(is_batch, [FileSeries])`` from a CSV or JSON series file."""
-    text = inputs.read_text(path).removeprefix("\ufeff")  # a regular file or -, bounded; Excel's "CSV UTF-8" BOM
+    text = inputs.read_text(path)  # a regular file or -, bounded; Excel's "CSV UTF-8" BOM left out
     if path.suffix.lower() == ".json" or text.lstrip().startswith("["):
         return _read_json(str(path), text)
     return False, [_read_csv(str(path), text)]
