@@ -548,7 +548,7 @@ class Alert:
         if self.placed_with and not other.placed_with:
             return False
         mine, theirs = self.suspects(), other.suspects()
-        if "bisect" in self.details and theirs != mine:
+        if self.bisected() and theirs != mine:
             return False
         if other.p_value is None or (self.p_value is not None and other.p_value > self.p_value) \
                 or len(theirs) > len(mine):
@@ -569,7 +569,7 @@ class Alert:
             was = {"commit": self.commit, "magnitude": size, "commit_range": list(self.commit_range)}
         self.magnitude, self.ci_low, self.ci_high, self.p_value = (other.magnitude, other.ci_low, other.ci_high,
                                                                    other.p_value)
-        exact = "bisect" in self.details
+        exact = self.bisected()
         taken = [k for k in CHANGE_FINDINGS if not (exact and k == "last_measured")]
         self.details = ({k: v for k, v in self.details.items() if k not in taken}
                         | {k: other.details[k] for k in taken if k in other.details})
