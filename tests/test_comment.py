@@ -168,19 +168,23 @@ def test_bad_input_is_refused_before_any_call(tmp_path, fake):
 @pytest.mark.parametrize("name", ["comment.md", "outcome"])
 def test_artifact_files_are_read_bounded(name, tmp_path, fake, capsys):
     """An artifact comes from the pull request's run: its comment.md and outcome were read whole
-    (a 2 GB comment.md, all of it, to post 60,000 characters), and a comment.md that was no
-    regular file was skipped.  Each is a regular file within its limit, or exit 2 naming it,
-    before any call to GitHub."""
+    (a 2 GB comment.md, all of it, to post 60,000 characters), through any symbolic link (to a
+    file of the runner, posted in the comment), and a comment.md that was no regular file was
+    skipped.  Each is a regular file within its limit, or exit 2 naming it, before any call to
+    GitHub."""
     fake.add_pull(1, HEAD, FORK)
     folder = artifacts(tmp_path, check=("✅ fine\n", "ok"))
     target = folder / "perfgate-pr-check" / name
     argv = ["comment", "--artifacts", str(folder), "--repo", fake.repo, "--head-sha", HEAD, "--head-repo", FORK]
     target.unlink()
-    target.symlink_to("/dev/zero")
-    assert main(argv) == 2
-    err = capsys.readouterr().err
-    assert f"{target}: is a character device" in err, err
-    target.unlink()
+    secret = tmp_path / "runner-secret"
+    secret.write_text("ok\nthe runner's own file\n")
+    for linked in ("/dev/zero", secret):     # a link is refused, whatever it names: the runner's files stay its own
+        target.symlink_to(linked)
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert f"{target}: is a symbolic link" in err and "runner's own" not in err, err
+        target.unlink()
     os.mkfifo(target)                        # no writer: opening it to read would wait for ever
     assert main(argv) == 2
     err = capsys.readouterr().err

@@ -9,6 +9,7 @@ most ``limit + 1`` bytes are read.
 
 from __future__ import annotations
 
+import errno
 import math
 import os
 import stat
@@ -45,8 +46,10 @@ def _read_capped(fd: int, source: str, limit: int) -> bytes:
             raise InputError(source, "", f"input is over the {limit}-byte limit")
 
 
-def read_bytes(path: str | Path, max_bytes: int | None = None) -> bytes:
-    """The content of the regular file ``path`` (or of stdin for ``-``), at most ``max_bytes``."""
+def read_bytes(path: str | Path, max_bytes: int | None = None, *, follow_links: bool = True) -> bytes:
+    """The content of the regular file ``path`` (or of stdin for ``-``), at most ``max_bytes``;
+    with ``follow_links=False``, a ``path`` that is a symbolic link is refused (a file someone
+    else made, such as a pull request's artifact, could link to any file of the runner)."""
     limit = MAX_INPUT_BYTES if max_bytes is None else max_bytes
     source = str(path)
     if source == STDIN:
@@ -54,10 +57,14 @@ def read_bytes(path: str | Path, max_bytes: int | None = None) -> bytes:
             raise InputError("<stdin>", "", "there is no standard input to read")
         return _read_capped(sys.stdin.buffer.fileno(), "<stdin>", limit)
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        no_follow = 0 if follow_links else os.O_NOFOLLOW
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | no_follow)
     except FileNotFoundError:
         raise InputError(source, "", "cannot read: no such file") from None
     except OSError as e:
+        if e.errno == errno.ELOOP and not follow_links:
+            raise InputError(source, "", "is a symbolic link; this file is read only as itself, never through a link") \
+                from None
         raise InputError(source, "", f"cannot read: {e.strerror}") from None
     try:
         mode = os.fstat(fd).st_mode

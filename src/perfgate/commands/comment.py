@@ -79,8 +79,9 @@ def _present(file: Path) -> bool:
 
 
 def _read(file: Path, limit: int) -> str:
-    # The artifact is the pull request's: read bounded; bytes that are no UTF-8 posted as U+FFFD, as before.
-    return inputs.read_bytes(file, limit).decode("utf-8", errors="replace")
+    # The artifact is the pull request's: read bounded, never through a link (a comment.md linking
+    # to a file of the runner would post it); bytes that are no UTF-8 posted as U+FFFD, as before.
+    return inputs.read_bytes(file, limit, follow_links=False).decode("utf-8", errors="replace")
 
 
 def _jobs(artifacts: Path) -> list[tuple[str, str, str]]:
