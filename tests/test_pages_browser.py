@@ -1036,6 +1036,66 @@ def test_value_axes_tick_at_round_numbers_of_the_unit_they_are_written_in(backfi
     assert not page.errors, page.errors
 
 
+# Where a chart's legend draws a series' name, on the page.
+_LEGEND_ITEM = """([measure, name]) => {
+    const c = window.PERFGATE_CHARTS[measure], dom = c.getDom().getBoundingClientRect();
+    const [text] = c.getZr().storage.getDisplayList().filter(e => e.style && e.style.text === name);
+    const r = text.getBoundingRect().clone();
+    r.applyTransform(text.getComputedTransform());
+    return [dom.left + r.x + r.width / 2, dom.top + r.y + r.height / 2];
+}"""
+_Y_EXTENT = "m => window.PERFGATE_CHARTS[m].getModel().getComponent('yAxis').axis.scale.getExtent()"
+
+
+def _settled(page, measure: str, action: str) -> None:
+    """Runs a chart action and waits for its renders to end (a label spacing renders again)."""
+    page.evaluate("""async ([measure, action]) => {
+        const c = window.PERFGATE_CHARTS[measure];
+        let n = 0;
+        const count = () => { n++; };
+        c.on("finished", count);
+        c.dispatchAction(JSON.parse(action));
+        for (let seen = -1; seen !== n; ) { seen = n; await new Promise(r => setTimeout(r, 200)); }
+        c.off("finished", count);
+    }""", [measure, action])
+
+
+def test_the_y_axis_follows_the_legend_through_zooms(site, page):
+    """The legend's choice is the page's own state (reading it back copied every point of the
+    chart after each render): a series clicked off in the legend stays out of the y axis and of
+    the change point sizes through a zoom, and comes back when clicked on again."""
+    _open_bench(page, site, BENCH)
+    page.locator("input[data-kind='testbed']").first.check()          # both testbeds: arm runs 1.6 times tb
+    series = page.evaluate("() => window.PERFGATE_PAGE.series.filter(s => s.measure === 'latency')")
+    values = {f"{s['branch']} @ {s['testbed']}": [v for v in s["value"] + s["lower"] + s["upper"] if v is not None]
+              for s in series}
+    arm, tb = "main @ arm <i>64</i>", "main @ tb"
+    low, high = page.evaluate(_Y_EXTENT, "latency")
+    assert low <= min(values[tb]) and max(values[arm]) <= high
+    assert _clear_marks(page, "latency") == (1, 1)       # both step at one commit: one size written
+    page.mouse.click(*page.evaluate(_LEGEND_ITEM, ["latency", arm]))
+    page.wait_for_function(f"({_Y_EXTENT})('latency')[1] < {min(values[arm])}")
+    assert page.evaluate("window.PERFGATE_CHARTS.latency.getOption().legend[0].selected")[arm] is False
+    assert _clear_marks(page, "latency") == (1, 1)       # tb's size is written, not hidden by arm's
+    fitted = page.evaluate(_Y_EXTENT, "latency")
+    assert fitted[0] <= min(values[tb]) and max(values[tb]) <= fitted[1] < min(values[arm]), fitted
+    _settled(page, "latency", '{"type": "dataZoom", "start": 40, "end": 90}')
+    assert page.evaluate(_Y_EXTENT, "latency") == fitted
+    assert _clear_marks(page, "latency") == (1, 1)
+    page.mouse.click(*page.evaluate(_LEGEND_ITEM, ["latency", arm]))        # on again
+    page.wait_for_function(f"({_Y_EXTENT})('latency')[1] >= {max(values[arm])}")
+    _settled(page, "latency", '{"type": "dataZoom", "start": 20, "end": 80}')
+    low, high = page.evaluate(_Y_EXTENT, "latency")
+    assert low <= min(values[tb]) and max(values[arm]) <= high
+    assert _clear_marks(page, "latency") == (1, 1)
+    # the zoom buttons' restore sets ECharts' first option back, whose legend shows every series
+    page.mouse.click(*page.evaluate(_LEGEND_ITEM, ["latency", arm]))
+    _settled(page, "latency", '{"type": "restore"}')
+    assert page.evaluate("window.PERFGATE_CHARTS.latency.getOption().legend[0].selected").get(arm) is not False
+    assert page.evaluate(_Y_EXTENT, "latency")[1] >= max(values[arm])
+    assert not page.errors, page.errors
+
+
 _TEXT_BOXES = """(measure) => {
     // Every text a chart draws with its box, and the change point sizes' boxes.
     const c = window.PERFGATE_CHARTS[measure];

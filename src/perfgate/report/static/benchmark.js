@@ -90,7 +90,7 @@
     function applyToggles() {
       var selected = {};
       P.series.forEach(function (s) { selected[combo(s)] = !!(on.branch[s.branch] && on.testbed[s.testbed]); });
-      Object.keys(charts).forEach(function (m) { charts[m].setOption({legend: {selected: selected}}); charts[m].fitY(); });
+      Object.keys(charts).forEach(function (m) { charts[m].select(selected); });
       // what a screen reader hears, and the points table, follow the ticks as the chart does
       panels.forEach(function (x) {
         var shown = x.list.filter(function (s) { return selected[combo(s)]; });
@@ -283,10 +283,24 @@
       yAxis: {type: "value", scale: true},
       series: series
     });
+    // Which series the legend shows, kept here as the toggles above and the legend's own events
+    // change it: getOption() would read it from a deep copy of the whole option, every point of
+    // every series, and the label spacing below asks after each render.
+    var selected = {};
+    c.select = function (map) {
+      selected = Object.assign({}, map);
+      c.setOption({legend: {selected: selected}});
+      c.fitY();
+    };
+    ["legendselectchanged", "legendselected", "legendunselected", "legendselectall", "legendinverseselect"].forEach(function (e) {
+      c.on(e, function (p) { selected = Object.assign({}, p.selected); c.fitY(); });
+    });
+    // The zoom buttons' restore sets the option first given again, whose legend shows every series.
+    c.on("restore", function () { selected = {}; c.fitY(); });
     // The y axis over what the ticked series draw (values, intervals, threshold limits), again
     // when the legend or the toggles above change them, and after the zoom buttons' restore.
     c.fitY = function () {
-      var selected = c.getOption().legend[0].selected || {}, values = [];
+      var values = [];
       list.forEach(function (s) {
         if (selected[combo(s)] === false) return;
         values = values.concat(s.value, s.lower, s.upper, s.band && s.band.lower || [], s.band && s.band.upper || []);
@@ -295,8 +309,6 @@
       if (t) c.setOption({yAxis: {min: t.min, max: t.max, interval: t.interval, axisLabel: {formatter: t.label}}});
     };
     c.fitY();
-    c.on("legendselectchanged", c.fitY);
-    c.on("restore", c.fitY);
     // The date ticks for what the axis shows, again after each zoom, pan or resize (ECharts
     // renders, then "finished"; a tick list unchanged sets nothing, so it ends there).
     var shown = null;
@@ -322,7 +334,7 @@
     // marks' buttons and the evidence table.  Again after each zoom, pan, resize or toggle.
     var crowdedSizes = null;
     function spaceSizes(now) {
-      var selected = c.getOption().legend[0].selected || {}, at = [], hidden = {}, kept = [];
+      var at = [], hidden = {}, kept = [];
       list.forEach(function (s, k) {
         if (selected[combo(s)] === false) return;
         marks[k].forEach(function (l, j) {
