@@ -369,6 +369,52 @@ def test_a_sweeps_costs_read_in_the_units_of_the_benchmark_pages(site, page):
     assert not page.errors, page.errors
 
 
+def test_a_sweeps_cost_axes_tick_at_round_numbers_of_their_unit(site, page):
+    """A sweep's cost axes had ECharts' ticks, round nanoseconds written three digits long in
+    whatever unit each needed ("0 ns, 20.0 ms, 40.0 ms"; per object "300 ns, 600 ns, 900 ns, 1.20
+    µs"); they tick as the benchmark pages' do (PG.axisTicks), the two commits side by side on one
+    axis, and so do they once zoomed into."""
+    _open(page, (site / "index.html").as_uri())
+    page.locator("a.sweep", has_text=SWEEP).first.click()
+    page.wait_for_selector("html[data-ready='1']")
+    for view, unit in (("cost", "ms"), ("per-unit", "µs")):
+        page.select_option("#view", view)
+        for chart in ("curve", "curve-a", "curve-b"):
+            numbers, _, shown = _round_ticks(page.evaluate(_Y_LABELS, chart))
+            assert shown == unit and numbers[0] == 0, (view, chart, numbers, shown)
+            # every point drawn lies on the axis
+            ys = page.evaluate("""c => window.PERFGATE_CHARTS[c].getOption().series.filter(s => s.type === 'scatter')
+                .flatMap(s => s.data.map(p => p[1]))""", chart)
+            low, high = page.evaluate(f"window.PERFGATE_CHARTS['{chart}'].getModel().getComponent('yAxis').axis"
+                                      ".scale.getExtent()")
+            assert ys and low <= min(ys) and max(ys) <= high, (view, chart, low, high)
+        assert page.evaluate(_Y_LABELS, "curve-a") == page.evaluate(_Y_LABELS, "curve-b")
+    for chart in ("hist-0", "hist-1"):          # coefficients over commits, in their cost's unit
+        _, _, shown = _round_ticks(page.evaluate(_Y_LABELS, chart))
+        assert shown == "ns", (chart, shown)
+    # The toolbox's box zoom over the chart's lower right: the window is ticked at round numbers,
+    # not from its edge with the whole axis' step ("1 ms, 51 ms, 60 ms")
+    page.select_option("#view", "cost")
+    before = page.evaluate(_Y_LABELS, "curve")
+    same = f"JSON.stringify(({_Y_LABELS})('curve')) === JSON.stringify({json.dumps(before)})"
+    page.evaluate("window.PERFGATE_CHARTS.curve.dispatchAction({type: 'takeGlobalCursor', key: 'dataZoomSelect',"
+                  " dataZoomSelectActive: true})")
+    box = page.locator("#curve").bounding_box()
+    page.mouse.move(box["x"] + box["width"] * 0.7, box["y"] + box["height"] * 0.55)
+    page.mouse.down()
+    page.mouse.move(box["x"] + box["width"] * 0.8, box["y"] + box["height"] * 0.7)
+    page.mouse.move(box["x"] + box["width"] * 0.95, box["y"] + box["height"] * 0.8)
+    page.mouse.up()
+    page.wait_for_function(f"!({same})")
+    page.wait_for_timeout(300)          # the zoom's render, then the window's ticks set after it
+    numbers, step, _ = _round_ticks(page.evaluate(_Y_LABELS, "curve"))
+    assert step < _round_ticks(before)[1], (before, numbers)
+    page.locator("#curve").screenshot(path=str(SHOTS / "sweep-zoomed-y.png"))
+    page.evaluate("window.PERFGATE_CHARTS.curve.dispatchAction({type: 'restore'})")
+    page.wait_for_function(same)         # the restore: the whole axis, as it opened
+    assert not page.errors, page.errors
+
+
 def test_a_sweep_measure_in_ms_is_scaled_and_one_without_a_unit_stays_plain(tmp_path, page):
     from dataclasses import replace
     import random

@@ -105,14 +105,13 @@
   function pair(S, M) {
     var a = M.fits[+$("commit-a").value], b = M.fits[+$("commit-b").value];
     $("pair-changes").textContent = short(a.commit) + " → " + short(b.commit) + ": " + changes(M, a, b);
-    var top = $("logy").checked ? null : nice(Math.max(maxY(a), maxY(b)) * 1.02);
     [["a", a], ["b", b]].forEach(function (kv) {
       var f = kv[1], head = $("formula-" + kv[0]);
       head.textContent = "";
       head.appendChild(PG.commitNode(S.repo_url, f.commit, 10));
       head.appendChild(document.createTextNode(" " + when(f.time) + ": " + lead(f) +
         (f.knee && f.knee.found ? " · knee ≈ " + num(f.knee.location) : "")));
-      curve(chartIn("curve-" + kv[0]), f, M, top);
+      curve(chartIn("curve-" + kv[0]), f, M, [a, b]);   // one y axis for both, to compare them
     });
   }
 
@@ -143,8 +142,29 @@
 
   function groupName(f, g) { return f.group ? f.group + "=" + num(g) : "measured"; }
 
-  function curve(c, f, M, top) {
-    var measure = M.measure;
+  // Every y a fit's curve chart draws: points, fitted curves, the knee model, the 95% band.
+  function drawnY(f) {
+    var ys = f.points.map(function (p) { return yOf(p[0], p[2]); });
+    f.curves.forEach(function (cv) {
+      [cv.y, cv.knee_y].concat($("logy").checked ? [] : [cv.lower, cv.upper]).forEach(function (line) {
+        (line || []).forEach(function (y, j) { ys.push(yOf(cv.x[j], y)); });
+      });
+    });
+    return ys;
+  }
+
+  // A cost axis' ticks at round numbers of the unit its labels write, as the benchmark pages'
+  // (PG.axisTicks: 20 / 40 / 60 ms and 0.5 / 1 / 1.5 µs, where ECharts' round nanoseconds read
+  // "300 ns, 600 ns, 900 ns, 1.20 µs"); null, ECharts' own, for a measure without a unit (round
+  // in the number given) and on a log axis (powers of ten).
+  function costTicks(values, M, log) {
+    var t = M.scale && !log ? PG.axisTicks(values, M) : null;
+    return t && {min: t.min, max: t.max, interval: t.interval, axisLabel: {formatter: t.label}};
+  }
+
+  // ``pair``: the two fits drawn side by side, whose charts share one y axis.
+  function curve(c, f, M, pair) {
+    var measure = M.measure, log = $("logy").checked;
     var groups = f.curves.map(function (cv) { return cv.group; });
     var logX = f.points.every(function (p) { return p[0] > 0; });
     var series = [], visualMap = null;
@@ -200,6 +220,8 @@
       series[0].markArea = {silent: true, itemStyle: {color: "rgba(245,158,11,.15)"}, data: [[{xAxis: k.low}, {xAxis: k.high}]]};
     }
     var sig = PG.axisDigits(f.points.map(function (p) { return yOf(p[0], p[2]); }));
+    var top = pair && !log ? nice(Math.max(maxY(pair[0]), maxY(pair[1])) * 1.02) : null;
+    var ticks = costTicks([].concat.apply([], (pair || [f]).map(drawnY)), M, log);
     c.setOption({
       animation: false, color: COLORS,
       grid: {left: 80, right: binned ? 90 : 30, top: 60, bottom: 70},
@@ -217,10 +239,32 @@
       toolbox: {right: 10, feature: {dataZoom: {}, restore: {}}},
       dataZoom: [{type: "inside", xAxisIndex: 0, filterMode: "none"}, {type: "slider", xAxisIndex: 0, filterMode: "none", bottom: 10}],
       xAxis: {type: logX ? "log" : "value", name: f.x, nameLocation: "middle", nameGap: 28, scale: true},
-      yAxis: {type: $("logy").checked ? "log" : "value", name: perUnit() ? measure + " per " + f.x : measure,
-              max: top || null, scale: true, axisLabel: {formatter: function (v) { return cost(M, v, sig); }, showMaxLabel: !top}},
+      yAxis: Object.assign({type: log ? "log" : "value", name: perUnit() ? measure + " per " + f.x : measure, scale: true},
+                           ticks || {max: top, axisLabel: {formatter: function (v) { return cost(M, v, sig); }, showMaxLabel: !top}}),
       series: series
     });
+    if (ticks) zoomTicks(c, M, 60, 70);
+  }
+
+  // The ticks of a cost axis zoomed into (the toolbox's box zoom) at round numbers of its unit
+  // too: the interval fitted to the whole axis ticked the window from its edge (1 / 51 / 60 ms).
+  // Again after each render that moves the window; ``top`` and ``bottom``: the grid's margins.
+  function zoomTicks(c, M, top, bottom) {
+    var shown = null;
+    function retick() {
+      var lo = c.convertFromPixel({yAxisIndex: 0}, c.getHeight() - bottom), hi = c.convertFromPixel({yAxisIndex: 0}, top);
+      var t = PG.axisTicks([lo, hi], M), at = [];
+      if (!t) return;
+      for (var k = Math.ceil(lo / t.interval - 1e-9); k <= Math.floor(hi / t.interval + 1e-9); k++) {
+        at.push(Number((k * t.interval).toPrecision(12)));
+      }
+      if (shown === at.join()) return;
+      shown = at.join();
+      c.setOption({yAxis: {axisLabel: {customValues: at, formatter: t.label}, axisTick: {customValues: at}}});
+    }
+    c.on("finished", retick);
+    // the restore sets the first option back, without these ticks
+    c.on("restore", function () { shown = null; retick(); });
   }
 
   function history(M) {
@@ -245,6 +289,7 @@
       var v = M.fits.map(p.pick);
       var text = p.knee ? num : function (x, sig) { return cost(M, x, sig); };
       var sig = PG.axisDigits([].concat.apply([], v));
+      var ticks = p.knee ? null : costTicks([].concat.apply([], v), M, false);
       var c = echarts.init(box);
       charts["hist-" + i] = c;
       c.setOption({
@@ -255,7 +300,7 @@
             (r[0] == null ? "none" : PG.esc(text(r[0]) + " [" + text(r[1]) + ", " + text(r[2]) + "]"));
         }},
         xAxis: {type: "category", data: cats, axisLabel: {fontSize: 10}},
-        yAxis: {type: "value", scale: true, axisLabel: {formatter: function (x) { return text(x, sig); }}},
+        yAxis: Object.assign({type: "value", scale: true}, ticks || {axisLabel: {formatter: function (x) { return text(x, sig); }}}),
         series: [
           {type: "line", stack: "ci", stackStrategy: "all", symbol: "none", lineStyle: {opacity: 0}, silent: true,
            data: v.map(function (r) { return r[1]; })},
