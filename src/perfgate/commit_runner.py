@@ -22,6 +22,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator, Protocol
 
+from perfgate import host_load
 from perfgate.containers.manifest import Suite, discover
 from perfgate.containers.runner import Limits, SuiteResult, read_output
 from perfgate.errors import InputError, PerfgateError
@@ -135,14 +136,16 @@ class HostRunner:
             if suite.build.strip():
                 self._sh(suite, suite.build, env, "build")
             start = time.time()
+            before = host_load.reading()
             done = self._sh(suite, suite.commands[profile], env, f"profiles.{profile}.command")
+            load = host_load.during(before)
             adapter, parsed = read_output(suite, out_dir, done.stdout)
             metrics = parsed.metrics
             if variant:
                 for m in metrics:
                     m.benchmark = f"{variant}/{m.benchmark}"
             context = {"suite": suite.name, "variant": variant, "profile": profile, "adapter": adapter,
-                       "runner": "host", "command": suite.commands[profile]}
+                       "runner": "host", "command": suite.commands[profile], **load}
             return SuiteResult(metrics, context, start, time.time())
 
     @staticmethod

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from perfgate import host_load
 from perfgate.adapters import parse_file
 from perfgate.containers.engine import EngineError, docker, docker_cli
 from perfgate.containers.manifest import Probe, Suite
@@ -207,7 +208,9 @@ def run_suite(suite: Suite, tag: str, *, variant: str, profile: str, limits: Lim
     out_dir = writable_dir(work_dir)
     try:
         start = time.time()
+        before = host_load.reading()
         done = run_container(tag, ["sh", "-c", suite.commands[profile]], out_dir, env, limits)
+        load = host_load.during(before, limits.cpuset)     # the harness's measuring, not the probes'
         where = f"{suite.manifest} [{profile}{'/' + variant if variant else ''}]"
         if done.returncode != 0:
             raise command_failed(suite, tag, profile, variant, done, logs_dir)
@@ -227,7 +230,7 @@ def run_suite(suite: Suite, tag: str, *, variant: str, profile: str, limits: Lim
                 m.benchmark = f"{variant}/{m.benchmark}"
         context = {"suite": suite.name, "variant": variant, "profile": profile, "adapter": adapter,
                    "image": tag, "command": suite.commands[profile], "harness_seconds": round(done.seconds, 3),
-                   "probe_seconds": round(probe_seconds, 3), "cpuset": limits.cpuset, "memory": limits.memory,
+                   "probe_seconds": round(probe_seconds, 3), "cpuset": limits.cpuset, "memory": limits.memory, **load,
                    **{f"harness.{k}": v for k, v in parsed.context.items() if isinstance(v, (str, int, float))}}
         return SuiteResult(metrics, context, start, time.time())
     finally:

@@ -1,0 +1,106 @@
+"""The machine's load while perfgate measures a run, kept in the run's context (``host_load``).
+
+Wall time measured while other jobs keep the cores busy is slow for reasons the code did not
+cause: ``perfgate detect`` holds a wall-time threshold alert whose runs were measured under load
+their baseline was not (:mod:`perfgate.detect.load_hold`).  What is recorded::
+
+    "host_load": {"others": 0.92, "cpus": 2, "loadavg": [3.9, 4.6], "seconds": 41.2}
+
+``others`` is the share of CPU time other processes used during the run, from ``/proc/stat``:
+of the whole machine, less the CPU time of perfgate's children (the benchmark), when it runs on
+the host; of the CPUs outside its cpuset when it runs in a container (whose CPU time is not ours
+to read): there, 1 means other work kept every CPU left to it busy, and spilled onto the
+benchmark's.  That, not the load average, is what detect reads: beside 0, 2 and 4 busy loops on
+this shared 2-core machine (``bench/loaded_runs.py --interference``), a benchmark's slowdown
+(wall over CPU time) followed ``others`` (r = 0.84) far better than the 1-minute load average at
+the start or the end of the run (r = 0.42, 0.58): that average lags a load begun seconds before,
+and it read 3 per core at moments a benchmark ran undisturbed.  The load averages are kept for
+people reading the run.
+
+Linux only: where ``/proc`` cannot be read nothing is recorded, and never an error.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import resource
+import time
+from typing import Any, NamedTuple
+
+KEY = "host_load"           # the run context's key
+OTHERS = "others"           # the figure detect reads
+STAT, LOADAVG = "/proc/stat", "/proc/loadavg"
+
+
+class Reading(NamedTuple):
+    at: float                               # time.monotonic()
+    loadavg: float | None                   # the 1-minute load average
+    cpus: dict[int, tuple[int, int]]        # per CPU: (busy, all) clock ticks since boot
+    children: float                         # CPU seconds of this process's finished children
+
+
+def reading(stat: str = STAT, loadavg: str = LOADAVG) -> Reading | None:
+    """The counters now; None where there are none to read (not Linux, a sandbox)."""
+    try:
+        cpus = {}
+        with open(stat) as f:
+            for line in f:
+                name, *fields = line.split()
+                if name.startswith("cpu") and name[3:].isdigit():
+                    ticks = [int(x) for x in fields[:8]]    # guest time is inside user time already
+                    cpus[int(name[3:])] = (sum(ticks) - ticks[3] - ticks[4], sum(ticks))   # less idle, iowait
+    except (OSError, ValueError, IndexError):
+        return None
+    if not cpus:
+        return None
+    try:
+        with open(loadavg) as f:
+            load: float | None = float(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        load = None
+    own = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return Reading(time.monotonic(), load, cpus, own.ru_utime + own.ru_stime)
+
+
+def during(start: Reading | None, cpuset: str | None = None, **paths: str) -> dict[str, Any]:
+    """``{KEY: {...}}`` for a run's context from the reading taken as it started ({} without
+    one).  ``cpuset``: the CPUs a container running the benchmark was pinned to (``"1"``,
+    ``"0-1,3"``); None: the benchmark ran as this process's child."""
+    end = reading(**paths)
+    if start is None or end is None:
+        return {}
+    out: dict[str, Any] = {"cpus": len(end.cpus), "loadavg": [start.loadavg, end.loadavg],
+                           "seconds": round(end.at - start.at, 1)}
+    delta = {c: (end.cpus[c][0] - start.cpus[c][0], end.cpus[c][1] - start.cpus[c][1])
+             for c in end.cpus if c in start.cpus}
+    if cpuset is None:
+        busy, total = sum(b for b, _ in delta.values()), sum(t for _, t in delta.values())
+        busy -= (end.children - start.children) * os.sysconf("SC_CLK_TCK")     # the benchmark's own
+    else:
+        pinned = cpu_list(cpuset)
+        outside = [d for c, d in delta.items() if c not in pinned] if pinned is not None else []
+        busy, total = sum(b for b, _ in outside), sum(t for _, t in outside)
+    if total > 0:
+        out[OTHERS] = round(min(max(busy / total, 0.0), 1.0), 3)
+    return {KEY: out}
+
+
+def cpu_list(cpuset: str) -> set[int] | None:
+    """The CPUs of a cpuset list (``"0-2,5"``); None when it is not one."""
+    cpus: set[int] = set()
+    try:
+        for part in cpuset.split(","):
+            lo, _, hi = part.strip().partition("-")
+            cpus.update(range(int(lo), int(hi or lo) + 1))
+    except ValueError:
+        return None
+    return cpus
+
+
+def figure(value: Any) -> float | None:
+    """A recorded ``others`` as detect takes it: a number from 0 to 1, else None (a run file's
+    context is anyone's JSON)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value) if math.isfinite(value) and 0 <= value <= 1 else None
