@@ -66,6 +66,7 @@ from perfgate.store import Point, SeriesKey, raw_samples
 from perfgate.store.worker_reads import WorkerReads
 from perfgate.check_branches import is_check_branch
 from perfgate.gitinfo import could_be
+from perfgate.detect.load_hold import held_text
 from perfgate.thresholds import ChangePointSettings, SeriesThresholds, ThresholdTest, load_thresholds
 from perfgate.units import CI_LEVEL, alert_evidence, confidence_text, evidence_text, p_text, went_back_text
 
@@ -303,7 +304,7 @@ REGIME_HEAD_RUNS = 100
 
 # Part of each saved report's settings mark: bump it when the analysis changes, so that the
 # reports kept from an older perfgate are recomputed.
-ANALYSIS_VERSION = "22"
+ANALYSIS_VERSION = "23"
 
 
 def _whole_scope(args: argparse.Namespace) -> bool:
@@ -549,8 +550,13 @@ def _report(key: SeriesKey, points: list[Point], settings: SeriesThresholds, cha
                    for lo, hi in zip(bounds, bounds[1:]) if hi > since and hi - lo > consecutive]
         for lo, regime_flags in [*regimes, (start, flags)]:
             for a, b in _ended_streaks(regime_flags, consecutive, since - lo):
-                if _stands_out(values[lo:lo + len(regime_flags)], regime_flags, a, b, len(points) - since):
-                    entry, alert = _ended_streak(key, points, values, settings.test, lo, a, b, regime_flags, lower)
+                # a streak held for load that a later run ended: that run decided, as it would have
+                # after each run
+                check = _load_check(key, points, settings.test, lo, regime_flags, a, b)
+                if _stands_out(values[lo:lo + len(regime_flags)], regime_flags, a, b, len(points) - since) \
+                        and not (check and check["held"]):
+                    entry, alert = _ended_streak(key, points, values, settings.test, lo, a, b, regime_flags, lower,
+                                                 check)
                     entries.append(entry)
                     alerts.append(alert)
     if points and not (flags and flags[-1]) and points[-1].attrs.get("bencher_alert"):
@@ -575,13 +581,19 @@ def _report(key: SeriesKey, points: list[Point], settings: SeriesThresholds, cha
         # detect after another slow run finds the same first commit, so the alert is raised once),
         # counted through one-value dips back within the limit (:func:`_through_dips`).
         first = _through_dips(flags, first, consecutive)
-        magnitude = _size(points[-1].value, threshold.get("baseline"), values, flags, start, first)
-        evidence = _evidence(settings.test if threshold.get("source") != "bencher" else None, values[start:],
-                             [p.time for p in points[start:]], flags, first, len(flags))
-        entry, alert = _streak_alert(key, points, start + first, len(points), flags[-1] == "upper", lower,
-                                     magnitude, threshold | evidence)
-        entries.append(entry)
-        alerts.append(alert)
+        test = settings.test if threshold.get("source") != "bencher" else None
+        check = _load_check(key, points, test, start, flags, first, len(flags))
+        if check and check["held"]:
+            # measured under a load its baseline was not: pending, until a quiet run decides
+            threshold["held"] = {"load": check["load"], "baseline_load": check["baseline_load"],
+                                 "why": held_text(check)}
+        else:
+            magnitude = _size(points[-1].value, threshold.get("baseline"), values, flags, start, first)
+            evidence = _evidence(test, values[start:], [p.time for p in points[start:]], flags, first, len(flags))
+            entry, alert = _streak_alert(key, points, start + first, len(points), flags[-1] == "upper", lower,
+                                         magnitude, threshold | evidence | ({"load_check": check} if check else {}))
+            entries.append(entry)
+            alerts.append(alert)
     return {"branch": key.branch, "testbed": key.testbed, "benchmark": key.benchmark, "measure": key.measure,
             "points": len(points), "change_points": entries, "threshold": threshold, "entries": entries,
             "alerts": alerts, "inflation": changes.detector.inflation_,
@@ -684,10 +696,11 @@ def _stands_out(regime: list[float], flags: list[str | None], a: int, b: int, ju
 
 
 def _ended_streak(key: SeriesKey, points: list[Point], values: list[float], test: ThresholdTest, start: int, a: int,
-                  b: int, flags: list[str | None], lower: bool) -> tuple[dict[str, Any], Alert]:
+                  b: int, flags: list[str | None], lower: bool,
+                  check: dict[str, Any] | None = None) -> tuple[dict[str, Any], Alert]:
     """The report entry and alert of the regime's streak ``flags[a:b]``: what a detect raised at its
     ``consecutive``-th value (that value's verdict and size), with every value of the streak and
-    the run that ended it (``ended_at``)."""
+    the run that ended it (``ended_at``); ``check``: its load check (:func:`_load_check`)."""
     from perfgate.detect.threshold_tests import evaluate_series
 
     j = start + a + test.consecutive - 1
@@ -695,8 +708,26 @@ def _ended_streak(key: SeriesKey, points: list[Point], values: list[float], test
     details = _verdict(test, result) | {"ended_at": points[start + b].commit}
     details |= _evidence(test, values[start:start + len(flags)], [p.time for p in points[start:start + len(flags)]],
                          flags, a, b)
+    if check:
+        details["load_check"] = check
     magnitude = _size(result.value, details["baseline"], values, flags, start, a)
     return _streak_alert(key, points, start + a, start + b, flags[a] == "upper", lower, magnitude, details)
+
+
+def _load_check(key: SeriesKey, points: list[Point], test: ThresholdTest | None, start: int,
+                flags: list[str | None], a: int, b: int) -> dict[str, Any] | None:
+    """The load check (:func:`perfgate.detect.load_hold.load_check`) of the streak ``flags[a:b]``
+    of the regime from ``start``: the loads of its values past the limit against those of the
+    baseline its test judged its first value by; None for a measure that is not wall time, or
+    runs that did not record their load."""
+    from perfgate.detect.load_hold import load_check, wall_time
+    from perfgate.detect.threshold_tests import baseline_indices
+
+    if not wall_time(key.measure):
+        return None
+    times = [p.time for p in points[start:start + len(flags)]]
+    base = baseline_indices(test, times, flags, a)
+    return load_check([points[start + i].load for i in range(a, b) if flags[i]], [points[start + j].load for j in base])
 
 
 def _evidence(test: ThresholdTest | None, regime: list[float], times: list[float | None], flags: list[str | None],
@@ -989,6 +1020,7 @@ def _print_pending(reports: list[dict]) -> None:
     for r in pending[:PENDING_SHOWN]:
         t = r["threshold"]
         then = (f"part of the change found at {t['of_change_at'][:12]}, alerted as that change" if t.get("of_change_at")
+                else t["held"]["why"] if t.get("held")
                 else f"it alerts once {t.get('consecutive', 1)} in a row are")
         out.print(terminal(f"{r['benchmark']} [{r['measure']}] {r['branch']}@{r['testbed']}: the newest value is past "
                            f"its {t['test']} limit; {then}"))

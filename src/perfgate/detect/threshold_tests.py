@@ -241,14 +241,20 @@ def baseline_at(test: ThresholdTest | None, values: Sequence[float], times: Sequ
     ``flags`` of the values before it: those that raised no alert, the most recent
     ``max_sample_size`` within ``window`` seconds of it (no test, as for Bencher's own alerts:
     every one of them)."""
+    return [float(values[j]) for j in baseline_indices(test, times, flags, i)]
+
+
+def baseline_indices(test: ThresholdTest | None, times: Sequence[float | None] | None,
+                     flags: Sequence[str | None], i: int) -> list[int]:
+    """The indices of :func:`baseline_at`'s values."""
     clean = [j for j in range(i) if flags[j] is None]
     if test is None:
-        return [float(values[j]) for j in clean]
+        return clean
     if test.window is not None and times is not None and times[i] is not None:
         clean = [j for j in clean if times[j] is not None and times[i] - times[j] <= test.window]
     if test.max_sample_size is not None:
         clean = clean[-test.max_sample_size:]      # as evaluate_series slices it
-    return [float(values[j]) for j in clean]
+    return clean
 
 
 EVIDENCE_LEVEL = STREAK_LEVEL   # a threshold alert's interval; recorded with it (``ci_level``)

@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence, TypeVar
 
-from perfgate import jsonio
+from perfgate import host_load, jsonio
 from perfgate.errors import StoreError
 from perfgate.escape import visible
 from perfgate.store import integrity
@@ -100,11 +100,16 @@ def _disk_nearly_full(path: Path) -> bool:
         return False
 
 
-def _point(run_id: str, commit: str, time: float | None, value: float, lower: float | None, upper: float | None,
-           samples: bytes | None, attrs: str | None) -> Point:
+# The share of CPU time others used while the run measured (``perfgate.host_load``), read with
+# the run's other columns.
+_LOAD = f"json_extract(r.context, '$.{host_load.KEY}.{host_load.OTHERS}')"
+
+
+def _point(run_id: str, commit: str, time: float | None, load: Any, value: float, lower: float | None,
+           upper: float | None, samples: bytes | None, attrs: str | None) -> Point:
     """A series' point from its run's and metric's columns as stored."""
     return Point(run_id, commit, time, value, lower, upper, packed_samples(samples),
-                 json.loads(attrs) if attrs else {})
+                 json.loads(attrs) if attrs else {}, host_load.figure(load))
 
 
 def _statements(script: str) -> Iterator[str]:
@@ -584,7 +589,7 @@ class SqliteStore(Store):
         testbed's runs are read newest first (run_branch backwards), one probe each, until that many
         have the metric (30 points of a 1,000-run series without reading the other 970)."""
         where, args = self._series_rows(key, _SAMPLES)
-        sql = "SELECT r.uuid, r.commit_hash, r.start_time, x.value, x.lower_value, x.upper_value, s.samples, x.attrs" + where
+        sql = f"SELECT r.uuid, r.commit_hash, r.start_time, {_LOAD}, x.value, x.lower_value, x.upper_value, s.samples, x.attrs" + where
         if newest is None:
             return [_point(*row) for row in self.db.execute(sql + " ORDER BY r.start_time, r.id", args).fetchall()]
         rows = self.db.execute(sql + " ORDER BY r.start_time DESC, r.id DESC LIMIT ?", [*args, newest]).fetchall()
@@ -625,7 +630,7 @@ class SqliteStore(Store):
         # Each run's columns are read once and shared by its points (not once per metric: 100
         # benchmarks a run made the run's strings 100 times, a third of the time of the read).
         runs = {rid: row for rid, *row in self.db.execute(
-            f"SELECT r.id, r.uuid, r.commit_hash, r.start_time FROM run r WHERE {where}", (p, p, branch, p, testbed))}
+            f"SELECT r.id, r.uuid, r.commit_hash, r.start_time, {_LOAD} FROM run r WHERE {where}", (p, p, branch, p, testbed))}
         rows = self.db.execute(
             "SELECT x.benchmark_id, x.measure_id, x.run_id, x.value, x.lower_value, x.upper_value, s.samples, x.attrs"
             f" FROM run r JOIN metric x ON x.run_id = r.id {_SAMPLES} WHERE {where}"
@@ -674,7 +679,7 @@ class SqliteStore(Store):
     def all_series(self, *, branch=None) -> dict[SeriesKey, list[Point]]:
         # One plain scan of the metric table, grouped here, instead of a 200-probe query per
         # series (or a join sorted by SQLite): 10,000 series × 200 runs read in seconds.
-        sql, args = ("SELECT r.id, br.name, t.name, r.start_time, r.uuid, r.commit_hash FROM run r"
+        sql, args = (f"SELECT r.id, br.name, t.name, r.start_time, r.uuid, r.commit_hash, {_LOAD} FROM run r"
                      " JOIN branch br ON br.id = r.branch_id JOIN testbed t ON t.id = r.testbed_id"
                      " WHERE r.project_id = ?"), [self._project_id]
         if branch is not None:
@@ -696,7 +701,8 @@ class SqliteStore(Store):
             (br, tb, bid, mid), rows = groups.popitem()
             rows.sort()  # ranks are unique within a series (one metric per run), so only they are compared
             out[SeriesKey(br, tb, names["benchmark"][bid], names["measure"][mid])] = [
-                _point(runs[rid][3], runs[rid][4], runs[rid][2], v, lo, up, s, a) for _, rid, v, lo, up, s, a in rows]
+                _point(runs[rid][3], runs[rid][4], runs[rid][2], runs[rid][5], v, lo, up, s, a)
+                for _, rid, v, lo, up, s, a in rows]
         return dict(sorted(out.items()))
 
     @_guarded

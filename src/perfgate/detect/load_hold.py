@@ -1,0 +1,53 @@
+"""Whether a wall-time threshold streak was measured on a loaded machine its baseline was not.
+
+Two runs in a row measured while other jobs kept a 2-core machine busy pass a wall-time t_test
+on unchanged code (+150% was reported).  Such a streak is *held*: no alert, the series shown as
+pending, until a run measured without that load is past the limit too (then it alerts as usual)
+or is not (the streak ends, and nothing was raised).  Only for wall time: instruction counts and
+memory do not slow down with the machine's load.  Runs that recorded no load
+(:mod:`perfgate.host_load`) are judged as before.
+
+Pure; no store access.
+"""
+
+from __future__ import annotations
+
+import statistics
+from typing import Sequence
+
+from perfgate.units import rate_unit, unit_of
+
+# A run's load is the share of CPU time other processes used while it measured
+# (``perfgate.host_load``).  Beside busy loops on this 2-core machine every run measured at 0.79
+# or more was slowed 1.5-5x (wall over CPU time), and those at 0.52 ran at their CPU time: others
+# had a core and the benchmark the other.  A quiet baseline is one where others used under half
+# of the machine: the benchmark always had a CPU of its own.
+LOADED = 0.75
+QUIET = 0.5
+
+
+def wall_time(measure: str) -> bool:
+    """Whether a measure's values are wall time: durations (``latency``, ``build-time``, a name
+    ending in a time unit) or work done per unit of time (``throughput``, ``items-s``)."""
+    unit = unit_of(measure)
+    return measure == "build-time" or rate_unit(measure) is not None or (unit is not None and unit[0][-1][1] == "ns")
+
+
+def load_check(streak: Sequence[float | None], baseline: Sequence[float | None]) -> dict[str, float | bool] | None:
+    """``{"held": ..., "load": ..., "baseline_load": ...}`` for a streak whose values past the
+    limit had the loads ``streak`` against a baseline whose values had ``baseline``;
+    None when the loads are not known (a value of the streak, or half its baseline, without one):
+    the streak is judged as before.  Held when every value of the streak was measured at
+    ``LOADED`` or more and the baseline's median load is under ``QUIET``: one value past the limit
+    measured without that load is evidence the load does not explain."""
+    known = [x for x in baseline if x is not None]
+    if not streak or any(x is None for x in streak) or not known or 2 * len(known) < len(baseline):
+        return None
+    load, base = statistics.median(streak), statistics.median(known)      # type: ignore[type-var]
+    return {"held": min(streak) >= LOADED and base < QUIET, "load": load, "baseline_load": base}  # type: ignore[type-var]
+
+
+def held_text(check: dict) -> str:
+    """How ``perfgate detect`` names a held streak."""
+    return (f"measured while the machine was loaded: other processes used {check['load']:.0%} of its CPU time "
+            f"against {check['baseline_load']:.0%} in its baseline; the next run on a quiet machine decides")
