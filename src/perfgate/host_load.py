@@ -12,10 +12,10 @@ the host; of the CPUs outside its cpuset when it runs in a container (whose CPU 
 to read): there, 1 means other work kept every CPU left to it busy, and spilled onto the
 benchmark's.  That, not the load average, is what detect reads: beside 0, 2 and 4 busy loops on
 this shared 2-core machine (``bench/loaded_runs.py --interference``), a benchmark's slowdown
-(wall over CPU time) followed ``others`` (r = 0.84) far better than the 1-minute load average at
-the start or the end of the run (r = 0.42, 0.58): that average lags a load begun seconds before,
-and it read 3 per core at moments a benchmark ran undisturbed.  The load averages are kept for
-people reading the run.
+(wall over CPU time, 1.0-5.5x) followed ``others`` (r = 0.90) far better than the 1-minute load
+average per core at the start or the end of the run (r = 0.56, 0.60): that average lags a load
+begun seconds before, and it read 1.4-2.4 per core while a benchmark ran undisturbed.  The load
+averages are kept for people reading the run.
 
 Linux only: where ``/proc`` cannot be read nothing is recorded, and never an error.
 """

@@ -18,9 +18,10 @@ from typing import Sequence
 from perfgate.units import rate_unit, unit_of
 
 # A run's load is the share of CPU time other processes used while it measured
-# (``perfgate.host_load``).  Beside busy loops on this 2-core machine every run measured at 0.79
-# or more was slowed 1.5-5x (wall over CPU time), and those at 0.52 ran at their CPU time: others
-# had a core and the benchmark the other.  A quiet baseline is one where others used under half
+# (``perfgate.host_load``).  Beside busy loops on this 2-core machine (bench/loaded_runs.py
+# --interference) runs measured at 0.80-0.91 were slowed 2.5-5.5x (wall over CPU time), one at
+# 0.68 1.6x, and those at 0.38-0.51 ran at their CPU time (others had a core, the benchmark the
+# other): 0.75 holds only the clear cases.  A quiet baseline is one where others used under half
 # of the machine: the benchmark always had a CPU of its own.
 LOADED = 0.75
 QUIET = 0.5
@@ -41,10 +42,11 @@ def load_check(streak: Sequence[float | None], baseline: Sequence[float | None])
     ``LOADED`` or more and the baseline's median load is under ``QUIET``: one value past the limit
     measured without that load is evidence the load does not explain."""
     known = [x for x in baseline if x is not None]
-    if not streak or any(x is None for x in streak) or not known or 2 * len(known) < len(baseline):
+    loads = [x for x in streak if x is not None]
+    if not loads or len(loads) < len(streak) or not known or 2 * len(known) < len(baseline):
         return None
-    load, base = statistics.median(streak), statistics.median(known)      # type: ignore[type-var]
-    return {"held": min(streak) >= LOADED and base < QUIET, "load": load, "baseline_load": base}  # type: ignore[type-var]
+    load, base = statistics.median(loads), statistics.median(known)
+    return {"held": min(loads) >= LOADED and base < QUIET, "load": load, "baseline_load": base}
 
 
 def held_text(check: dict) -> str:

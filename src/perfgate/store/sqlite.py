@@ -589,7 +589,8 @@ class SqliteStore(Store):
         testbed's runs are read newest first (run_branch backwards), one probe each, until that many
         have the metric (30 points of a 1,000-run series without reading the other 970)."""
         where, args = self._series_rows(key, _SAMPLES)
-        sql = f"SELECT r.uuid, r.commit_hash, r.start_time, {_LOAD}, x.value, x.lower_value, x.upper_value, s.samples, x.attrs" + where
+        sql = (f"SELECT r.uuid, r.commit_hash, r.start_time, {_LOAD}, x.value, x.lower_value, x.upper_value, s.samples,"
+               " x.attrs" + where)
         if newest is None:
             return [_point(*row) for row in self.db.execute(sql + " ORDER BY r.start_time, r.id", args).fetchall()]
         rows = self.db.execute(sql + " ORDER BY r.start_time DESC, r.id DESC LIMIT ?", [*args, newest]).fetchall()
