@@ -1,0 +1,148 @@
+"""What holding wall-time streaks measured under load (``perfgate.detect.load_hold``) costs and buys.
+
+Default: synthetic wall-time histories (3% log-normal noise) where the machine is loaded in
+episodes — a run enters one with probability ``--episodes``, stays with 0.6, and a loaded run is
+1.5-3x slower (this machine measured 1.5-5x beside busy loops) with others' CPU share 0.8-1.0,
+a quiet run 0.0-0.3.  Each series is analysed as a ``perfgate detect`` after each of its runs would
+(``detect._analyse`` on each prefix, the runs before it already judged), once with the loads
+recorded and once without (as before the hold).  Reports
+
+* A/A (unchanged code): regression alerts raised per 100 series, with and without the hold, by kind;
+* a regression planted at 2/3 of the history: caught with and without the hold, how many the hold
+  made later and by how many runs, and how many it lost (caught without, never with).
+
+``--interference``: a CPU-bound benchmark run alone and beside 0, 2 and 4 busy loops, with
+``perfgate.host_load``'s figures and the 1-minute load average, and how each follows the
+slowdown (wall over CPU time).
+
+  .venv/bin/python bench/loaded_runs.py --series 60
+  .venv/bin/python bench/loaded_runs.py --interference --trials 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import resource
+import statistics
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+from perfgate import host_load
+from perfgate.commands import detect
+from perfgate.store import Point, SeriesKey
+from perfgate.thresholds import load_thresholds
+
+KEY = SeriesKey("main", "tb", "bench", "latency")
+
+
+def history(rng: np.random.Generator, runs: int, episodes: float, step: float, at: int) -> list[Point]:
+    loaded, points = False, []
+    for i in range(runs):
+        loaded = rng.random() < (0.6 if loaded else episodes) and i >= 20     # the first 20 runs quiet
+        slow = rng.uniform(1.5, 3.0) if loaded else 1.0
+        value = 1e8 * float(np.exp(0.03 * rng.standard_normal())) * slow * (step if i >= at else 1.0)
+        load = float(rng.uniform(0.8, 1.0) if loaded else rng.uniform(0.0, 0.3))
+        points.append(Point(f"r{i}", f"{i:040x}", 1.7e9 + 3600 * i, value, load=load))
+    return points
+
+
+def alerts_after_each_run(points: list[Point], settings, first: int) -> dict[tuple[str, int], int]:
+    """Each regression alert a detect after each run raises, by (kind, index of its commit): the
+    run after which it was first raised."""
+    raised: dict[tuple[str, int], int] = {}
+    for n in range(first, len(points) + 1):
+        report = detect._analyse(KEY, points[:n], settings, {"points": n - 1})
+        for a in report["alerts"]:
+            if a.direction == "regression":
+                raised.setdefault((a.kind, int(a.commit, 16)), n - 1)
+    return raised
+
+
+def simulate(args: argparse.Namespace) -> dict:
+    detect._import_detectors()
+    settings = load_thresholds(None).for_series(KEY.benchmark, KEY.measure)
+    rng = np.random.default_rng(args.seed)
+    at = 2 * args.runs // 3
+    out: dict = {"series": args.series, "runs": args.runs, "episodes": args.episodes, "planted_at": at}
+    for label, step in [("aa", 1.0), *((f"planted {s:+.0%}", 1 + s) for s in args.steps)]:
+        counts = {"with": [], "without": []}
+        for _ in range(args.series):
+            pts = history(rng, args.runs, args.episodes, step, at)
+            bare = [Point(p.run_id, p.commit, p.time, p.value) for p in pts]
+            counts["with"].append(alerts_after_each_run(pts, settings, 12))
+            counts["without"].append(alerts_after_each_run(bare, settings, 12))
+        if step == 1.0:
+            # regression alerts per 100 series, by kind (a load episode is also a bump a change
+            # point search may find: the hold is for threshold streaks only)
+            out[label] = {k: {kind: sum(1 for r in v for (kd, _) in r if kd == kind) * 100 / args.series
+                              for kind in ("threshold", "change_point")} for k, v in counts.items()}
+            continue
+
+        def caught(raised: dict) -> int | None:     # the run after which the step was first alerted
+            runs = [n for (kind, i), n in raised.items() if i >= at - 3]
+            return min(runs) if runs else None
+
+        pairs = [(caught(w), caught(o)) for w, o in zip(counts["with"], counts["without"])]
+        later = [w - o for w, o in pairs if w is not None and o is not None and w > o]
+        out[label] = {"caught_with": sum(w is not None for w, _ in pairs),
+                      "caught_without": sum(o is not None for _, o in pairs),
+                      "later": len(later), "runs_later_median": statistics.median(later) if later else 0,
+                      "runs_later_max": max(later, default=0),
+                      "lost": sum(1 for w, o in pairs if w is None and o is not None)}
+    return out
+
+
+BUSY = [sys.executable, "-c", "while 1: pass"]
+WORK = [sys.executable, "-c", "s = 0\nfor i in range(6_000_000): s += i * i"]
+
+
+def interference(args: argparse.Namespace) -> dict:
+    """The benchmark beside k busy loops, in random order; each row its slowdown and the figures."""
+    rows = []
+    order = [0, 2, 4] * args.trials
+    random.Random(args.seed).shuffle(order)
+    for k in order:
+        busy = [subprocess.Popen(BUSY) for _ in range(k)]
+        try:
+            time.sleep(args.settle)
+            cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+            start, t0 = host_load.reading(), time.monotonic()
+            subprocess.run(WORK, check=True)
+            wall = time.monotonic() - t0
+            load = host_load.during(start).get(host_load.KEY, {})
+            cpu1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        finally:
+            for p in busy:
+                p.kill()
+                p.wait()
+        cpu = (cpu1.ru_utime + cpu1.ru_stime) - (cpu0.ru_utime + cpu0.ru_stime)
+        cpus = load.get("cpus") or 1
+        rows.append({"busy_loops": k, "slowdown": wall / cpu, "others": load.get(host_load.OTHERS),
+                     "loadavg_start": load["loadavg"][0] / cpus, "loadavg_end": load["loadavg"][1] / cpus})
+    slow = [r["slowdown"] for r in rows]
+    corr = {f: round(float(np.corrcoef(slow, [r[f] for r in rows])[0, 1]), 2)
+            for f in ("others", "loadavg_start", "loadavg_end")}
+    return {"rows": rows, "correlation_with_slowdown": corr}
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--series", type=int, default=60, help="series per scenario (default: 60)")
+    p.add_argument("--runs", type=int, default=60, help="runs per series (default: 60)")
+    p.add_argument("--episodes", type=float, default=0.1, help="chance a quiet run starts a loaded episode")
+    p.add_argument("--steps", type=float, nargs="*", default=[0.1, 0.3], help="planted regressions (default: 0.1 0.3)")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--interference", action="store_true", help="measure which load figure follows the slowdown")
+    p.add_argument("--trials", type=int, default=3, help="with --interference: runs per number of busy loops")
+    p.add_argument("--settle", type=float, default=15.0, help="with --interference: seconds the loops run first")
+    args = p.parse_args()
+    print(json.dumps(interference(args) if args.interference else simulate(args), indent=1))
+
+
+if __name__ == "__main__":
+    main()
