@@ -97,6 +97,11 @@ def test_backfill_records_at_commit_dates_and_skips_what_is_recorded(repo, cli, 
     # The recorded values follow the planted history.
     (series,) = json.loads(cli("history", "toy/loop", "--measure", "instructions", "--json", check=True).stdout)
     assert [p["value"] for p in series["points"]] == [1000, 1000, 1000, 1100, 1100, 1100]
+    # Each run keeps the machine's load while it measured (Linux: /proc/stat), for detect's hold.
+    db = sqlite3.connect(store_path)
+    loads = [json.loads(c)["host_load"] for (c,) in db.execute("SELECT context FROM run")]
+    db.close()
+    assert len(loads) == 6 and all(0 <= x["others"] <= 1 and x["cpus"] == os.cpu_count() for x in loads)
 
 
 def test_every_plus_newest_selection_in_backfill(repo, cli, store_path):
