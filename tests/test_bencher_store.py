@@ -415,3 +415,32 @@ def test_compare_by_commit_takes_that_commits_runs(fake, tmp_path, cli):
     doc = json.loads(proc.stdout)
     assert (doc["base"]["commit"], doc["base"]["runs"]) == (commit(2), [at[commit(2), "ci-x86"]]), proc.stderr
     assert (doc["head"]["commit"], doc["head"]["runs"]) == (commit(4), [at[commit(4), "ci-x86"]])
+
+
+def test_the_report_list_holds_results_only_when_expanded(fake, tmp_path):
+    """As the contract says (proj_reports_get, ``expand``): the list gives each report's counts,
+    and its results and alerts only with expand=true; runs() asks for them."""
+    store = make_store(fake, tmp_path)
+    store.add_runs([make_run(0, 100.0, extra={"instructions": 1e6})])
+    (light,) = store.client.request("GET", "/v0/projects/demo/reports", expect=list)
+    assert "results" not in light and "alerts" not in light
+    assert light["counts"] == {"alerts": {"active": 0, "total": 0}, "results": [{"benchmarks": 1, "measures": 2}]}
+    (full,) = store.client.request("GET", "/v0/projects/demo/reports", params={"expand": True}, expect=list)
+    assert len(full["results"][0][0]["measures"]) == 2 and full["alerts"] == []
+    assert store.runs()[0].metrics == 2
+    assert fake.requests[-1]["query"]["expand"] == ["true"]
+
+
+def test_a_report_listed_without_results_is_summed_from_its_counts(fake, tmp_path):
+    """A server that leaves the results out even when asked (older or newer than the contract):
+    each run is still listed, its metrics counted from ``counts`` (an upper bound)."""
+    store = make_store(fake, tmp_path)
+    store.add_runs([make_run(i, 100.0, extra={"instructions": 1e6}) for i in range(2)])
+    with fake.lock:
+        listed = [{k: v for k, v in fake.render_report(r).items() if k not in ("results", "alerts")}
+                  for r in reversed(fake.reports_of("demo"))]
+    fake.inject("reply", method="GET", path="/v0/projects/demo/reports", status=200, body=listed)
+    runs = store.runs()
+    assert [(r.run_id, r.commit, r.metrics) for r in runs] == [(listed[0]["uuid"], commit(1), 2),
+                                                              (listed[1]["uuid"], commit(0), 2)]
+    assert [r.commit for r in store.runs()] == [commit(1), commit(0)]     # the real listing agrees

@@ -24,7 +24,8 @@ from typing import Any, Iterable, Sequence
 from perfgate.bencher.alert_memory import AlertMemory, memory_error
 from perfgate.bencher.alerts import BencherAlert, as_perfgate_alert
 from perfgate.bencher.bootstrap import find_measure, measure_name
-from perfgate.bencher.client import BencherClient, BencherRejected, BencherShapeError, BencherUnreachable, shaped
+from perfgate.bencher.client import (MAX_PER_PAGE, BencherClient, BencherRejected, BencherShapeError,
+                                     BencherUnreachable, shaped)
 from perfgate.bencher.payload import StartPoint, new_run
 from perfgate.bencher.publisher import FlushResult, Outcome, Publisher
 from perfgate.bencher.redact import Secret
@@ -37,6 +38,9 @@ from perfgate.urls import quoted, split_url
 from perfgate.store.base import Point, RunSummary, SeriesKey, Store
 
 PERF_LIMIT = 255  # combinations the perf endpoint answers per request
+# Reports a page when listed with their results (expand=true): some 0.7 KB a metric, so 32
+# reports of 2,500 metrics each stay near 52 MiB, under the client's 64 MiB answer bound.
+EXPANDED_PAGE = 32
 DEFAULT_THRESHOLDS = object()  # "read thresholds/ when first needed"
 _DIMENSIONS = ("branches", "testbeds", "benchmarks", "measures")
 
@@ -202,16 +206,26 @@ class BencherStore(Store):
     def _own_reports(self, branch: str) -> set[str]:
         """The reports made on ``branch`` itself (not those its start point lends it)."""
         if branch not in self._own:
-            self._own[branch] = {r.run_id for r in self.runs(branch=branch)}
+            # Ids only: the light listing (no results) will do, a report left with only archived
+            # results adds an id no point carries.
+            self._own[branch] = {r.run_id for r in self._runs(branch, None, expand=False)}
         return self._own[branch]
 
     @shaped("the reports")
     def runs(self, *, branch=None, limit=None) -> list[RunSummary]:
+        # expand=true: the list leaves each report's results out otherwise (counts only, per the
+        # API), and only the results show which metrics are archived benchmarks'.
+        return self._runs(branch, limit, expand=True)
+
+    def _runs(self, branch: str | None, limit: int | None, *, expand: bool) -> list[RunSummary]:
         params: dict[str, Any] = {"sort": "date_time", "direction": "desc"}
         if branch is not None:
             params["branch"] = branch
+        if expand:
+            params["expand"] = True
         out: list[RunSummary] = []
-        pages = self.client.iter_pages(f"/v0/projects/{self.project}/reports", params, per_page=limit or 255)
+        per_page = min(limit or MAX_PER_PAGE, EXPANDED_PAGE if expand else MAX_PER_PAGE)
+        pages = self.client.iter_pages(f"/v0/projects/{self.project}/reports", params, per_page=per_page)
         for report in pages:
             if limit is not None and len(out) >= limit:
                 break
@@ -226,7 +240,7 @@ class BencherStore(Store):
         if report.get("results") is not None:
             n = sum(len(r["measures"]) for iteration in report["results"] for r in iteration
                     if not r["benchmark"].get("archived"))
-        else:  # the list endpoint may leave results out: an upper bound from the counts
+        else:  # listed without expand (or by a server that ignores it): an upper bound from the counts
             n = sum(c["benchmarks"] * c["measures"] for c in (report.get("counts") or {}).get("results") or [])
         return RunSummary(report["uuid"], report["branch"]["name"], _hash(report), report["testbed"]["name"],
                           epoch(report["start_time"]), report["adapter"], n)
@@ -267,8 +281,9 @@ class BencherStore(Store):
         --export`` writes them under forgotten/, so an import leaves them out of a folder that
         already held them (a run left with none goes whole)."""
         found: list[Forgotten] = []
-        for report in self.client.iter_pages(f"/v0/projects/{self.project}/reports", {}):
-            if report.get("results") is None:    # the list may leave results out
+        pages = self.client.iter_pages(f"/v0/projects/{self.project}/reports", {"expand": True}, per_page=EXPANDED_PAGE)
+        for report in pages:
+            if report.get("results") is None:    # a server that ignores expand
                 report = self.client.request("GET", f"/v0/projects/{self.project}/reports/{report['uuid']}",
                                              expect=dict)
             archived = _archived(report)
