@@ -2,7 +2,9 @@
 
 It listens on 127.0.0.1 on a free port, in a thread.  Every request body, query and path, and
 every response it sends, is validated against Bencher's openapi.json; a mismatch is recorded in
-``problems`` (the ``fake_bencher`` fixture fails the test on any) and answered 500 / 400.  It
+``problems`` (the ``fake_bencher`` fixture fails the test on any) and answered 500 / 400, as is
+a body not sent as JSON and a query parameter of the contract the fake does not act on
+(``HONOURED``); the report list holds results and alerts only with expand=true.  It
 checks the bearer token, keeps state like the real server (organizations, projects, branches
 with heads and start points, testbeds, measures, benchmarks, reports, thresholds, alerts,
 idempotency keys; benchmarks archived with PATCH and listed as the contract documents), answers ``/perf`` queries with the real 255-combination cut-off, and can
@@ -34,6 +36,15 @@ CORS = {"access-control-allow-headers": "Content-Type, Authorization",
         "access-control-allow-methods": "GET, POST, PUT, PATCH, DELETE",
         "access-control-allow-origin": "*", "access-control-expose-headers": "X-Total-Count"}
 _API = None
+# The query parameters each list route acts on.  The contract defines more (search, start_time,
+# end_time, heads, specs, the alerts' sort): a request with one of those is a problem, not an
+# answer that quietly ignores it, until the fake implements it.
+_PAGED = {"page", "per_page", "direction", "sort"}
+HONOURED = {"organizations_get": _PAGED | {"name"}, "proj_alerts_get": {"page", "per_page", "archived", "status"},
+            "proj_reports_get": _PAGED | {"archived", "branch", "testbed", "expand"},
+            "proj_perf_get": {"branches", "testbeds", "benchmarks", "measures"},
+            **{f"proj_{kind}_get": _PAGED | {"archived", "name"} for kind in ("branches", "testbeds", "measures",
+                                                                                "benchmarks")}}
 
 
 def api() -> OpenApi:
@@ -90,13 +101,18 @@ class FakeBencher(FakeServer):
     # --- dispatch ------------------------------------------------------------------------------
 
     def handle(self, method: str, path: str, query: dict[str, list[str]], body: Any,
-               auth: str | None) -> tuple[int, Any, dict[str, str]]:
+               auth: str | None, request_headers: dict[str, str] | None = None) -> tuple[int, Any, dict[str, str]]:
+        """``request_headers`` (lower-case names): a body must come as JSON."""
         match = api().match(method, path)
         if match is None:
             return 404, {"message": f"no route {method} {path}", "request_id": new_uuid()}, {}
         op, params = match
         self.requests.append({"method": method, "path": path, "query": query, "body": body, "op": op["operationId"]})
-        request_problems = api().check_request(op, params, query, body)
+        request_problems = api().check_request(op, params, query, body, request_headers)
+        if not request_problems:
+            request_problems = [f"request {op['operationId']}: query parameter {name!r} is in the contract but "
+                                "the fake does not implement it (it would be ignored)"
+                                for name in query if name not in HONOURED.get(op["operationId"], set())]
         if request_problems:
             self.problems.extend(request_problems)
             status, out, headers = 400, {"message": "; ".join(request_problems)[:2000], "request_id": new_uuid()}, {}
@@ -138,7 +154,8 @@ class FakeBencher(FakeServer):
     # --- organizations and projects ------------------------------------------------------------
 
     def op_organizations_get(self, role, params, q, body):
-        return 200, _page([self.org], q), {}
+        orgs = [o for o in [self.org] if q.get("name") in (None, o["name"])]
+        return 200, _page(_direction(orgs, q), q), {"x-total-count": str(len(orgs))}
 
     def op_org_project_post(self, role, params, q, body):
         if params["organization"] not in (self.org["slug"], self.org["uuid"]):
@@ -201,7 +218,7 @@ class FakeBencher(FakeServer):
         if "name" in q:
             items = [i for i in items if i["name"] == q["name"]]
         total = len(items)
-        return 200, [self.render(kind, i) for i in _page(items, q)], {"x-total-count": str(total)}
+        return 200, [self.render(kind, i) for i in _page(_direction(items, q), q)], {"x-total-count": str(total)}
 
     def _post(self, kind, role, params, body, **extra):
         p = self._project(params["project"])
@@ -479,6 +496,11 @@ class FakeBencher(FakeServer):
         if "branch" in q:
             b = self._find("branches", p, q["branch"])
             reports = [r for r in reports if b and r["branch"] == b["uuid"]]
+        if "testbed" in q:
+            t = self._find("testbeds", p, q["testbed"])
+            reports = [r for r in reports if t and r["testbed"] == t["uuid"]]
+        if q.get("archived") == "true":
+            reports = []    # those of an archived branch or testbed, and the fake archives neither
         reports.sort(key=lambda r: (r["start_time"], r["created"]), reverse=q.get("direction") != "asc")
         total = len(reports)
         listed = [self.render_report(r) for r in _page(reports, q)]
@@ -510,6 +532,11 @@ class FakeBencher(FakeServer):
         alerts = [a for a in self.alerts if self._report(a["report"])["project"] == p["uuid"]]
         if "status" in q:
             alerts = [a for a in alerts if a["status"] == q["status"]]
+        if q.get("archived") == "true":
+            alerts = []     # those of an archived branch, testbed or measure: the fake archives none
+        # The documented order: active before dismissed, then last modified first.
+        alerts.sort(key=lambda a: a["modified"], reverse=True)
+        alerts.sort(key=lambda a: a["status"] != "active")
         return 200, [self.render_alert(a) for a in _page(alerts, q)], {"x-total-count": str(len(alerts))}
 
     def op_proj_alert_patch(self, role, params, q, body):
@@ -559,6 +586,11 @@ class FakeBencher(FakeServer):
         return 200, {"project": p, "results": results}, {}
 
 
+def _direction(items: list, q: dict[str, str]) -> list:
+    """Lists sorted by name (their one sort field) run backwards with direction=desc."""
+    return items[::-1] if q.get("direction") == "desc" else items
+
+
 def _page(items: list, q: dict[str, str]) -> list:
     per_page = int(q.get("per_page") or 8)
     page = max(int(q.get("page") or 1), 1)
@@ -588,7 +620,8 @@ class _Handler(FakeHandler):
             return self._send(400, {"message": "body is not JSON", "request_id": new_uuid()}, CORS)
         with fake.lock:
             status, out, headers = fake.handle(self.command, parts.path, parse_qs(parts.query, keep_blank_values=True),
-                                               body, self.headers.get("Authorization"))
+                                               body, self.headers.get("Authorization"),
+                                               {k.lower(): v for k, v in self.headers.items()})
         if self._after_work(fault):
             return
         self._send(status, out, headers)
