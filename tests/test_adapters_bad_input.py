@@ -315,6 +315,38 @@ def test_criterion_result_directory_without_estimates_is_refused(monkeypatch, tm
         ["fib_iterative/10", "fib_iterative/80", "fib_recursive_15"]
 
 
+def test_criterion_benchmark_without_new_is_left_out_with_a_warning(tmp_path, store_path, capsys):
+    # A benchmark directory holding base/ or report/ but no new/ (a partial copy, or a benchmark the
+    # run did not measure) was skipped without a word: the benchmark vanished from the run.
+    root = _criterion_copy(tmp_path)
+    bench = root / "fib_iterative" / "10"
+    (bench / "new").rename(bench / "base")
+    for report in (bench / "report", root / "fib_iterative" / "report", root / "report"):
+        report.mkdir()       # the benchmark's, its group's (beside its benchmarks) and the index
+        (report / "index.html").write_text("<html></html>")
+    _, parsed = parse_file(str(root), "criterion")
+    assert sorted(m.benchmark for m in parsed.metrics) == ["fib_iterative/80", "fib_recursive_15"]
+    (warning,) = parsed.warnings
+    assert warning.startswith("left out 1 benchmark(s) with no new/ result") and \
+        "'fib_iterative/10' (base/, report/)" in warning
+    (bench / "new").mkdir()      # an empty new/ beside them is no result either
+    assert "'fib_iterative/10' (base/, report/);" in parse_file(str(root), "criterion")[1].warnings[0]
+    shutil.rmtree(bench / "base")
+    assert "'fib_iterative/10' (report/);" in parse_file(str(root), "criterion")[1].warnings[0]
+    code = main(["ingest", str(root), "--store", f"sqlite:{tmp_path / 'kept.db'}", "--branch", "main",
+                 "--commit", "c" * 40])
+    assert code == 0 and "'fib_iterative/10' (report/)" in capsys.readouterr().err
+    # With no new/ anywhere, the error names what is there instead.
+    only = _criterion_copy(tmp_path / "only")
+    for new in sorted(only.glob("**/new")):
+        new.rename(new.parent / "base")
+    assert_refused(only, "criterion", "", "no criterion results here (looked for */new/estimates.json); benchmark "
+                   "directories without new/: 'fib_iterative/10' (base/), 'fib_iterative/80' (base/), "
+                   "'fib_recursive_15' (base/)", store_path, capsys)
+    code = main(["ingest", str(only), "--store", f"sqlite:{store_path}", "--branch", "main", "--commit", "c" * 40])
+    assert code == 2 and "without new/" in capsys.readouterr().err      # auto-detected as criterion's
+
+
 def test_one_bad_file_among_good_ones_writes_nothing(tmp_path, store_path, capsys):
     bad = tmp_path / "bad.txt"
     bad.write_text(GO.read_text().replace("64 B/op", "-64 B/op", 1))

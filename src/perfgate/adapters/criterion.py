@@ -12,6 +12,11 @@ Only ``new`` directories are read (``base`` is an older copy, ``change`` compare
 with any of these files missing, or a directory that cannot be listed, is refused: a half-copied
 ``target/criterion`` would otherwise lose benchmarks without a word.
 
+A benchmark directory with no ``new`` (only ``base``, ``change`` or ``report``: a partial copy, or
+a benchmark the run that wrote the rest did not measure) has no result of its own: it is left
+out with a warning naming it, as stale results are; with nothing else there, it is named in the
+error.
+
 Stale results: criterion never clears ``target/criterion``, so a run of some benchmarks (a
 filter, a removed benchmark) leaves the other benchmarks' ``new`` results of earlier runs there,
 and criterion writes no marker of which run wrote what.  perfgate takes the latest run to be the
@@ -42,6 +47,7 @@ MARKERS = ('"point_estimate"', '"confidence_interval"', 'time:', 'Benchmarking '
 ACCEPTS_DIRECTORY = True
 FILES = ("benchmark.json", "estimates.json", "sample.json")
 RESULT_FILES = (*FILES, "tukey.json")   # what criterion writes in new/ (tukey.json is not read)
+BESIDE_NEW = {"base", "change", "report"}   # what criterion writes beside new/ in a benchmark's directory
 RUN_GAP_S = 30.0  # warm-up (3 s by default), analysis, process start, beyond the measurement
 
 
@@ -64,7 +70,8 @@ def hint(text: str) -> str | None:
 
 
 def sniff_path(path: str | Path) -> bool:
-    return bool(_result_dirs(Path(path), limit=1))
+    found, without_new = _result_dirs(Path(path), limit=1)
+    return bool(found or without_new)
 
 
 def parse(text: str, source: str) -> Parsed:
@@ -74,14 +81,21 @@ def parse(text: str, source: str) -> Parsed:
 
 def parse_path(path: str | Path) -> Parsed:
     root = Path(path)
-    dirs = _result_dirs(root)
+    dirs, without_new = _result_dirs(root)
+    lacking = ", ".join(f"{_relative(d, root)!r} ({', '.join(f'{n}/' for n in names)})"
+                        for d, names in without_new.items())
     if not dirs:
-        raise InputError(str(root), "", "no criterion results here (looked for */new/estimates.json)")
+        raise InputError(str(root), "", "no criterion results here (looked for */new/estimates.json)"
+                         + (f"; benchmark directories without new/: {lacking}" if lacking else ""))
     metrics, measured = zip(*(_metric(d) for d in dirs))
     written = [max(_mtime(d / f) for f in FILES) for d in dirs]
     latest = _latest_run(written, measured)
     stale = [(m.benchmark, dirs[k]) for k, m in enumerate(metrics) if k not in latest]
     warnings = []
+    if without_new:
+        warnings.append(f"left out {len(without_new)} benchmark(s) with no new/ result: {lacking}; criterion "
+                        "writes new/ for each benchmark it measures, so these were not measured by the run that "
+                        "wrote the rest, or were lost in a partial copy")
     if stale:
         newest = max(written)
         warnings.append(f"left out {len(stale)} result(s) older than the latest run, written "
@@ -115,21 +129,44 @@ def _is_result_dir(path: Path, names: list[str]) -> bool:
     return path.name == "new" and any(name in RESULT_FILES for name in names)
 
 
-def _result_dirs(root: Path, limit: int | None = None) -> list[Path]:
-    """Every benchmark's ``new`` directory under ``root`` (or ``root`` itself)."""
+def _relative(path: Path, root: Path) -> str:
+    return "." if path == root else str(path.relative_to(root))
+
+
+def _beside_new(path: Path, files: list[str], beside: list[str] | None) -> bool:
+    """Whether ``path`` (holding ``files``) is one of criterion's directories of a benchmark other
+    than ``new``: a baseline (``base``, or one named with --save-baseline) or ``change`` holds
+    result files; a ``report`` counts where only criterion's directories are beside it (a group's
+    report sits beside its benchmarks).  ``beside``: the parent's subdirectories, when walked."""
+    if beside is None or path.name == "new":
+        return False
+    return any(name in RESULT_FILES for name in files) or \
+        (path.name == "report" and set(beside) <= BESIDE_NEW | {"new"})
+
+
+def _result_dirs(root: Path, limit: int | None = None) -> tuple[list[Path], dict[Path, list[str]]]:
+    """Every benchmark's ``new`` directory under ``root`` (or ``root`` itself), and the benchmark
+    directories that have none, with what they hold instead."""
     try:
         if _is_result_dir(root, os.listdir(root)):
-            return [root]
+            return [root], {}
     except OSError as e:
         _unreadable(e)
-    found = []
+    found: list[Path] = []
+    without_new: dict[Path, list[str]] = {}
+    subdirs_of: dict[Path, list[str]] = {}
     for here, subdirs, files in os.walk(root, onerror=_unreadable):  # does not follow symlinks
         subdirs.sort()
-        if _is_result_dir(Path(here), files + subdirs):
-            found.append(Path(here))
-            if limit and len(found) >= limit:
-                break
-    return found
+        path = Path(here)
+        subdirs_of[path] = list(subdirs)
+        if _is_result_dir(path, files + subdirs):
+            found.append(path)
+        elif _beside_new(path, files, subdirs_of.get(path.parent)):
+            without_new.setdefault(path.parent, []).append(path.name)
+        if limit and len(found) + len(without_new) >= limit:
+            break
+    # (an empty new/, or one holding none of criterion's files, is no result either)
+    return found, {d: names for d, names in without_new.items() if d / "new" not in found}
 
 
 def _unreadable(e: OSError) -> None:
