@@ -928,6 +928,10 @@ def test_a_date_axis_ticks_at_regular_calendar_steps(closed, browser):
         assert page.evaluate("(v) => v.map(t => new Date(t).getUTCDay())", values) == [1] * len(values)   # Mondays
         assert labels[0] == "Oct 2, 2023" and labels[1:4] == ["Oct 9", "Oct 16", "Oct 23"], labels
         page.locator("section.measure").first.screenshot(path=str(SHOTS / "benchmark-date-ticks.png"))
+        # the zoom buttons' restore before any zoom: the same ticks (they were remembered as set
+        # while the restore had cleared them, and ECharts' own ticks got blank labels)
+        _restore(page, "latency")
+        assert page.evaluate(_DATE_TICKS) == [values, ticks, labels]
         # zoomed to the last ten days: a day apart, redrawn after the zoom
         last = page.evaluate("Date.parse(window.PERFGATE_PAGE.series[0].time.at(-1))")
         page.evaluate("(t) => window.PERFGATE_CHARTS.latency.dispatchAction({type: 'dataZoom', dataZoomIndex: 0,"
@@ -1140,6 +1144,28 @@ def test_the_y_axis_follows_the_legend_through_zooms(site, page):
     assert page.evaluate("window.PERFGATE_CHARTS.latency.getOption().legend[0].selected").get(arm) is not False
     assert page.evaluate(_Y_EXTENT, "latency")[1] >= max(values[arm])
     assert not page.errors, page.errors
+
+
+# Where a chart's toolbox button (its title: "Zoom", "Zoom Reset", "Restore") is, on the page.
+_TOOLBOX_BUTTON = """([measure, title]) => {
+    const c = window.PERFGATE_CHARTS[measure], dom = c.getDom().getBoundingClientRect();
+    const [icon] = c.getZr().storage.getDisplayList().filter(e => e.__title === title);
+    const r = icon.getBoundingRect().clone();
+    r.applyTransform(icon.getComputedTransform());
+    return [dom.left + r.x + r.width / 2, dom.top + r.y + r.height / 2];
+}"""
+
+
+def _restore(page, measure: str) -> None:
+    """Clicks a chart's restore button and waits for its renders to end; the mouse then leaves it."""
+    page.evaluate("""m => { window.RENDERS = 0; window.COUNT_RENDERS = () => { window.RENDERS++; };
+                            window.PERFGATE_CHARTS[m].on("finished", window.COUNT_RENDERS); }""", measure)
+    page.mouse.click(*page.evaluate(_TOOLBOX_BUTTON, [measure, "Restore"]))
+    page.evaluate("""async m => {
+        for (let seen = -1; seen !== window.RENDERS; ) { seen = window.RENDERS; await new Promise(r => setTimeout(r, 200)); }
+        window.PERFGATE_CHARTS[m].off("finished", window.COUNT_RENDERS);
+    }""", measure)
+    page.mouse.move(0, 0)
 
 
 _TEXT_BOXES = """(measure) => {

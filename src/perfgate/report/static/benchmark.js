@@ -310,19 +310,29 @@
     };
     c.fitY();
     // The date ticks for what the axis shows, again after each zoom, pan or resize (ECharts
-    // renders, then "finished"; a tick list unchanged sets nothing, so it ends there).
+    // renders, then "finished"; ticks the axis already has set nothing, so it ends there).
     var shown = null;
     function dateTick(v) {
       var i = shown ? shown.values.indexOf(v) : -1;
       return i < 0 ? "" : PG_TIME.label(shown.unit, shown.values, i);
     }
+    // The ticks the axis has are asked of the chart, not remembered: the zoom buttons' restore
+    // clears them, and ECharts drops a setOption made while it renders (this one, in a "finished"
+    // fired from inside another setOption: the restore's legend and y fit); remembered as set,
+    // the axis kept ECharts' own ticks, labelled blank.
+    function has(t) {
+      var now = c.getModel().getComponent("xAxis", 0).get(["axisLabel", "customValues"]);
+      return !!now && now.join() === t.values.join();
+    }
     function retick() {
+      if (c.isDisposed()) return;
       var left = 80, width = c.getWidth() - 80 - 30;     // the grid's
       var t = PG_TIME.ticks(c.convertFromPixel({xAxisIndex: 0}, left), c.convertFromPixel({xAxisIndex: 0}, left + width),
                             Math.floor(width / 90));     // a label about every 90 px
-      if (shown && t.unit === shown.unit && t.values.join() === shown.values.join()) return;
+      if (shown && shown.unit === t.unit && has(t)) return;
       shown = t;
       c.setOption({xAxis: {axisLabel: {customValues: t.values}, axisTick: {customValues: t.values}}});
+      if (!has(t)) setTimeout(retick, 0);                // dropped: again once this render is over
     }
     if (byTime) {
       retick();
