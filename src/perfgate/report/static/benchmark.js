@@ -286,17 +286,19 @@
     // Which series the legend shows, kept here as the toggles above and the legend's own events
     // change it: getOption() would read it from a deep copy of the whole option, every point of
     // every series, and the label spacing below asks after each render.
-    var selected = {};
+    var selected = {}, ticked = {};
     c.select = function (map) {
       selected = Object.assign({}, map);
+      ticked = Object.assign({}, map);
       c.setOption({legend: {selected: selected}});
       c.fitY();
     };
     ["legendselectchanged", "legendselected", "legendunselected", "legendselectall", "legendinverseselect"].forEach(function (e) {
       c.on(e, function (p) { selected = Object.assign({}, p.selected); c.fitY(); });
     });
-    // The zoom buttons' restore sets the option first given again, whose legend shows every series.
-    c.on("restore", function () { selected = {}; c.fitY(); });
+    // The zoom buttons' restore sets the option first given again, whose legend shows every series:
+    // the ticks above are set again (the legend's own clicks go, as a zoom does), the y fit with them.
+    c.on("restore", function () { c.select(ticked); });
     // The y axis over what the ticked series draw (values, intervals, threshold limits), again
     // when the legend or the toggles above change them, and after the zoom buttons' restore.
     c.fitY = function () {
