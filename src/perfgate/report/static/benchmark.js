@@ -343,8 +343,19 @@
     // Change point sizes that would be drawn on one another (changes a few pixels apart: a day of
     // runs at the end of a half-year date axis wrote "+6.0%" over "+6.0%"): the newest is kept,
     // the others hidden until a zoom draws them apart; each is still in its line's tooltip, the
-    // marks' buttons and the evidence table.  Again after each zoom, pan, resize or toggle.
-    var crowdedSizes = null;
+    // marks' buttons and the evidence table.  Again after each zoom, pan, resize or toggle.  The
+    // sizes hidden are asked of the chart, as the date ticks are: the restore shows them all again.
+    var pending = null;                  // the sizes to hide, set once this render is over
+    function hiddenNow() {
+      var keys = [];
+      c.getModel().getSeries().forEach(function (m) {
+        if (!/^pts/.test(m.id)) return;
+        (m.get(["markLine", "data"]) || []).forEach(function (l, j) {
+          if (l.label && l.label.show === false) keys.push(m.id.slice(3) + ":" + j);
+        });
+      });
+      return keys.sort().join();
+    }
     function spaceSizes(now) {
       var at = [], hidden = {}, kept = [];
       list.forEach(function (s, k) {
@@ -359,16 +370,17 @@
         if (near) hidden[m.key] = true; else kept.push(m);
       });
       var key = Object.keys(hidden).sort().join();
-      if (key === crowdedSizes) return;
-      crowdedSizes = key;
+      if (key === pending || (pending === null && key === hiddenNow())) return;
+      pending = key;
       var show = function () {
+        pending = null;
         if (!c.isDisposed()) c.setOption({series: list.map(function (s, k) {
           return {id: "pts" + k, markLine: {data: marks[k].map(function (l, j) {
             return Object.assign({}, l, {label: Object.assign({}, l.label, {show: !hidden[k + ":" + j]})});
           })}};
         })});
       };
-      // in "finished" a series' setOption was dropped (the axis' one of retick is not): after it
+      // a setOption in a "finished" from inside another setOption is dropped (see retick): after it
       if (now === true) show(); else setTimeout(show, 0);
     }
     spaceSizes(true);
