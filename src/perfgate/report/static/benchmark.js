@@ -326,6 +326,7 @@
       var now = c.getModel().getComponent("xAxis", 0).get(["axisLabel", "customValues"]);
       return !!now && now.join() === t.values.join();
     }
+    var retries = 0;
     function retick() {
       if (c.isDisposed()) return;
       var left = 80, width = c.getWidth() - 80 - 30;     // the grid's
@@ -334,7 +335,9 @@
       if (shown && shown.unit === t.unit && has(t)) return;
       shown = t;
       c.setOption({xAxis: {axisLabel: {customValues: t.values}, axisTick: {customValues: t.values}}});
-      if (!has(t)) setTimeout(retick, 0);                // dropped: again once this render is over
+      // dropped: again once this render is over, a few times at most (a page never spins on it)
+      if (has(t)) retries = 0;
+      else if (retries++ < 5) setTimeout(retick, 0);
     }
     if (byTime) {
       retick();
