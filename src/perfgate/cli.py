@@ -20,7 +20,7 @@ from pathlib import Path
 from types import ModuleType
 
 from perfgate import __version__, commands
-from perfgate.errors import EXIT_INTERNAL, EXIT_USAGE, PerfgateError
+from perfgate.errors import EXIT_INTERNAL, EXIT_USAGE, PerfgateError, Terminated
 from perfgate.escape import terminal_plain
 from perfgate.store import DEFAULT_STORE
 
@@ -182,11 +182,6 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if on_main_thread:
             signal.signal(signal.SIGTERM, previous)
-
-
-class Terminated(KeyboardInterrupt):
-    """SIGTERM (a cancelled CI job, ``timeout``), unwound like Ctrl-C: transactions roll back,
-    temporary folders and containers are removed."""
 
 
 def _terminated(signum: int, frame: object) -> None:

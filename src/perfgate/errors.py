@@ -40,3 +40,9 @@ class InputError(PerfgateError):
 
 class StoreError(PerfgateError):
     """The history store could not do what was asked (nothing was written)."""
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (a cancelled CI job, ``timeout``), unwound like Ctrl-C: transactions roll back,
+    temporary folders and containers are removed.  Here, not in :mod:`perfgate.cli`, so that a
+    verb can tell it from Ctrl-C (run as ``python -m perfgate.cli``, that module is ``__main__``)."""
