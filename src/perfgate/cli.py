@@ -137,11 +137,27 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
 LIST_ONLY = ""
 
 
+def _split_command(argv: list[str], verb: str | None) -> tuple[list[str], list[str] | None]:
+    """For a verb that runs a command of the user's (``TAKES_COMMAND``: ``ingest FILE -- COMMAND``),
+    everything after the first ``--`` is that command, untouched: argparse would take its options
+    (``hyperfine --export-json``) for the verb's own, or its words for more FILEs."""
+    if "--" not in argv or verb not in verb_names():
+        return argv, None
+    module = _command_module(verb)
+    if not getattr(module, "TAKES_COMMAND", False):
+        return argv, None
+    cut = argv.index("--")
+    return argv[:cut], argv[cut + 1:]
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     verb = _requested_verb(argv)
+    argv, command = _split_command(argv, verb)
     parser = build_parser(verb if verb in verb_names() else LIST_ONLY)
     args, extra = parser.parse_known_args(argv)
+    if command is not None:
+        args.command = command
     if extra:
         # said by the verb's own parser, with its usage (the top parser's listed only the verbs)
         own = parser.verb_parsers.get(getattr(args, "verb", None) or "")

@@ -21,7 +21,7 @@ from perfgate.store import SeriesKey, Store
 
 DEFAULT_BRANCH = "main"
 _ONE_RUN_OPTIONS = (("commit", "--commit"), ("start_time", "--start-time"), ("idempotency_key", "--idempotency-key"),
-                    ("fail_on_alert", "--fail-on-alert"))
+                    ("fail_on_alert", "--fail-on-alert"), ("command", "-- COMMAND"))
 
 
 def refuse_options(args: argparse.Namespace, path: str, files: int) -> None:

@@ -15,6 +15,13 @@ An output that names the commit it measured (asv's results: ``commit_hash`` and 
 recorded at that commit and date unless --commit / --start-time say otherwise, and on the
 machine it names (asv's ``params.machine``) as its testbed unless --testbed says otherwise.
 
+With a command after ``--`` (``perfgate ingest out.json -- hyperfine --export-json out.json ...``),
+ingest runs it first (no shell; its output shown as it goes) and records the run at the command's
+start and end, with the machine's load while it ran (``host_load`` in the run's context, which
+``perfgate detect`` reads to hold a wall-time streak measured on a loaded machine) and its command
+line, secrets masked.  A command that fails, or a FILE it did not write or update, records
+nothing (exit 2).
+
 github-action-benchmark's history (its gh-pages ``dev/bench/data.js``, or that object as JSON)
 is given alone and recorded as one run per entry, each at the commit and date it names, on
 --branch (default: main, not the checkout's) with the suite in the run's context; --suite takes
@@ -28,9 +35,9 @@ import argparse
 import dataclasses
 import time
 
-from perfgate import history_files
+from perfgate import history_files, host_load
 from perfgate.adapters import adapter_names, parse_file
-from perfgate.commands import _ingest_history
+from perfgate.commands import _ingest_command, _ingest_history
 from perfgate.commands._common import add_run_identity, resolve_identity, store_from
 from perfgate.commands._start_point import add_start_point_options, start_point
 from perfgate.escape import terminal, visible
@@ -42,9 +49,13 @@ HISTORY = "github-action-benchmark-history"
 NAME = "ingest"
 HELP = "record harness output files (hyperfine, pytest-benchmark, Google Benchmark, ...) as a run"
 ORDER = 10
+TAKES_COMMAND = True    # `-- COMMAND`: cli.main hands everything after `--` over untouched
 EPILOG = """examples:
+  perfgate ingest out.json --branch main -- hyperfine --export-json out.json 'my-tool input'
+      # runs the harness, then records out.json with the machine's load while it ran
+      # (detect holds a wall-time alert measured under load); its exit code is not 0: nothing recorded
   hyperfine --export-json out.json 'my-tool input'
-  perfgate ingest out.json --branch main --commit "$(git rev-parse HEAD)"
+  perfgate ingest out.json --branch main --commit "$(git rev-parse HEAD)"   # run before: no load recorded
   perfgate ingest --adapter criterion target/criterion --branch pr-42 --commit abc123
   go test -bench . | perfgate ingest - --adapter go-bench --branch main --commit "$(git rev-parse HEAD)"
   git show gh-pages:dev/bench/data.js > data.js && perfgate ingest data.js   # github-action-benchmark's history"""
@@ -66,6 +77,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="exit 1 when the store raises an alert on this run (a Bencher store's threshold; "
                         "refused for other stores: use perfgate detect)")
     add_start_point_options(p)   # into a Bencher store, as publish gives them
+    p.set_defaults(command=None)
+    # argparse cannot show what follows `--` (cli.main takes it before parsing): said in the usage.
+    p.usage = p.format_usage().removeprefix("usage: ").rstrip() + " [-- COMMAND [ARG ...]]"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -97,6 +111,12 @@ def run(args: argparse.Namespace) -> int:
         problem = history_files.name_problem(args.idempotency_key)
         if problem:
             raise InputError("--idempotency-key", "", problem)
+    ran = None
+    if args.command is not None:
+        _ingest_command.check(args.command, args.files)
+        before = _ingest_command.snapshot(args.files)
+        ran = _ingest_command.run(args.command, stdout_to_stderr=args.json)
+        _ingest_command.refuse_stale(before, ran.context["command"])
     metrics: list[Metric] = []
     adapters, context, warnings, named, machines = [], {}, [], [], {}
     for path in args.files:
@@ -115,6 +135,11 @@ def run(args: argparse.Namespace) -> int:
     if args.suite is not None:
         raise InputError("--suite", "", "names a suite of github-action-benchmark's history (data.js); "
                          f"{', '.join(map(visible, args.files))} hold(s) one run (nothing was recorded)")
+    measured_end = None
+    if ran is not None:
+        context.update(ran.context)
+        if args.start_time is None:     # the command measured now, not at a named commit's date
+            args.start_time, measured_end = ran.start, ran.end
     _take_named_commit(args, named)
     branch, commit, testbed = resolve_identity(args)
     testbed = _named_machine(args, machines) or testbed
@@ -132,7 +157,7 @@ def run(args: argparse.Namespace) -> int:
     # A run given its time (an import of past results) ended then too, as far as anyone knows:
     # "now" made it last years, and so it showed on a Bencher server.
     new_run = Run(args.project, branch, commit, testbed, metrics, start_time=args.start_time,
-                  end_time=now if args.start_time is None else args.start_time,
+                  end_time=measured_end or (now if args.start_time is None else args.start_time),
                   adapter="+".join(sorted(set(adapters))), context=context)
     # The content key leaves the start time out: the same output for the same commit is one run
     # whether or not --start-time was given, and a retry is a no-op.
@@ -160,7 +185,7 @@ def run(args: argparse.Namespace) -> int:
                   f"{terminal(testbed.name)}: the server did not answer; run `perfgate publish --flush` later")
     elif added:
         err.print(terminal(f"recorded {len(metrics)} metrics from {len(args.files)} file(s) "
-                           f"as a run of {branch}@{commit[:12]} on {testbed.name}"))
+                           f"as a run of {branch}@{commit[:12]} on {testbed.name}{_load_said(context)}"))
     else:
         err.print(f"already recorded (idempotency key {terminal(new_run.idempotency_key)}); nothing written")
     if not args.json:
@@ -169,6 +194,12 @@ def run(args: argparse.Namespace) -> int:
     if rejected:
         return EXIT_USAGE
     return EXIT_REGRESSION if args.fail_on_alert and alerts else EXIT_OK
+
+
+def _load_said(context: dict) -> str:
+    """The load the command ran under, as the line saying the run was recorded adds it."""
+    others = host_load.figure(context.get(host_load.KEY, {}).get(host_load.OTHERS))
+    return "" if others is None else f"; other processes used {others:.0%} of the CPU time while it ran"
 
 
 def _take_named_commit(args: argparse.Namespace, named: list[tuple[str, str, float | None]]) -> None:
