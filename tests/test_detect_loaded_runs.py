@@ -1,6 +1,7 @@
-"""Wall-time threshold streaks measured on a loaded machine are held (``perfgate.detect.load_hold``):
-through the CLI on a SQLite store whose runs carry the load they were measured under
-(``host_load`` in their context, as ``perfgate run`` records it), imported with ``sync --import``."""
+"""Wall-time threshold streaks measured on a loaded machine are held (``perfgate.detect.load_hold``),
+and the change point search leaves such runs out (``perfgate.detect.load_search``): through the
+CLI on a SQLite store whose runs carry the load they were measured under (``host_load`` in their
+context, as ``perfgate run`` records it), imported with ``sync --import``."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import numpy as np
 import pytest
 
 from perfgate import history_files, host_load
-from perfgate.detect.load_hold import load_check, wall_time
+from perfgate.detect.load_hold import left_out, load_check, wall_time
 from perfgate.model import Metric, Run
 from perfgate.model import Testbed as Bed
 
@@ -83,6 +84,98 @@ def test_a_history_measured_under_the_same_load_or_none_alerts_as_before(cli, tm
     assert ("load_check" in alert["details"]) == (loads[0] is not None)
 
 
+def _commit(i: int) -> str:
+    return f"{i:040x}"
+
+
+def test_a_load_episode_in_a_quiet_history_raises_no_change_point(cli, tmp_path):
+    # six runs 2.5x slower under load: without the loads, a +150% change at run 30 and its revert
+    _add(cli, tmp_path, _runs([QUIET] * 30 + [LOADED] * 6 + [QUIET] * 20, [1.0] * 30 + [2.5] * 6 + [1.0] * 20))
+    report = json.loads(cli("detect", "--no-record", "--json").stdout)
+    latency = _latency(report)
+    assert [e for e in latency["change_points"] if e["kind"] == "change_point"] == []
+    assert latency["left_out_for_load"] == 6 and latency["points"] == 56     # every run still in the series
+    assert [a["measure"] for a in report["new_alerts"]] == ["instructions"] * 2    # not wall time: its bump stays
+    assert [a["commit"] for a in report["new_alerts"]] == [_commit(30), _commit(36)]
+
+
+def test_a_step_begun_under_load_is_alerted_with_a_range_over_the_loaded_runs(cli, tmp_path):
+    # +30% from run 30 on; runs 30-32 measured under load (2.5x slower on top)
+    _add(cli, tmp_path, _runs([QUIET] * 30 + [LOADED] * 3 + [QUIET] * 20, [1.0] * 30 + [3.25] * 3 + [1.3] * 20))
+    proc = cli("detect", "--json")
+    assert proc.returncode == 1, proc.stderr
+    report = json.loads(proc.stdout)
+    [alert] = [a for a in report["new_alerts"] if a["measure"] == "latency"]
+    assert alert["kind"] == "change_point" and alert["direction"] == "regression"
+    assert alert["magnitude"] == pytest.approx(0.3, abs=0.05)     # the quiet runs' step, not the load's
+    # it could be at any loaded run or the first quiet one after them: the search did not see the loaded
+    assert alert["commit"] == _commit(33) and alert["commit_range"] == [_commit(i) for i in range(30, 34)]
+    assert alert["details"]["last_measured"] == _commit(29) and alert["details"]["left_out_for_load"] == 3
+    [entry] = [e for e in _latency(report)["change_points"] if e["kind"] == "change_point"]
+    assert entry["left_out_for_load"] == 3 and entry["likeliest_range"][0] == _commit(30)
+    text = " ".join(cli("detect", "--no-record").stdout.split())
+    assert "could be at any of the 3 run(s) in its range measured under load, left out of the search" in text
+
+
+@pytest.mark.parametrize("loads", [[LOADED] * 20 + [QUIET] * 16, [QUIET] * 16 + [None] * 20],
+                         ids=["mostly loaded", "no load in the loaded runs"])
+def test_the_change_point_search_is_as_before_unless_the_series_is_mostly_quiet(loads):
+    from perfgate.commands import detect
+    from perfgate.store import Point, SeriesKey
+    from perfgate.thresholds import load_thresholds
+
+    key = SeriesKey("main", "tb", "bench", "latency")
+    settings = load_thresholds(None).for_series(key.benchmark, key.measure)
+    factors = [1.0] * 16 + [2.5] * 20
+    noise = 1 + 0.02 * np.random.default_rng(5).standard_normal(len(factors))
+    points = [Point(f"r{i}", _commit(i), 1.7e9 + 3600 * i, 1e8 * f * e, load=load)
+              for i, (f, e, load) in enumerate(zip(factors, noise, loads))]
+    bare = [Point(p.run_id, p.commit, p.time, p.value) for p in points]
+    detect._import_detectors()
+    with_loads, before = detect._analyse(key, points, settings), detect._analyse(key, bare, settings)
+    assert [e["index"] for e in before["change_points"] if e["kind"] == "change_point"] == [16]
+    assert with_loads["change_points"] == before["change_points"] and "left_out_for_load" not in with_loads
+
+
+def test_the_pages_search_leaves_loaded_runs_out_as_detect_does():
+    from perfgate.report.series_data import findings
+    from perfgate.store import Point, SeriesKey
+    from perfgate.thresholds import load_thresholds
+
+    key = SeriesKey("main", "tb", "bench", "latency")
+    settings = load_thresholds(None).for_series(key.benchmark, key.measure)
+    loads = [QUIET] * 30 + [LOADED] * 6 + [QUIET] * 20
+    factors = [1.0] * 30 + [2.5] * 6 + [1.0] * 20
+    noise = 1 + 0.02 * np.random.default_rng(3).standard_normal(len(factors))
+    points = [Point(f"r{i}", _commit(i), 1.7e9 + 3600 * i, 1e8 * f * e, load=load)
+              for i, (f, e, load) in enumerate(zip(factors, noise, loads))]
+    assert findings(key, points, settings)[0] == []
+    assert len(findings(key, [Point(p.run_id, p.commit, p.time, p.value) for p in points], settings)[0]) == 2
+
+
+def test_the_search_without_loaded_runs_speaks_the_whole_series_indices():
+    from perfgate.detect.changepoint import ChangePointDetector, Likelihood
+    from perfgate.detect.load_search import WithoutLoaded
+
+    factors = [1.0] * 30 + [3.25] * 3 + [1.3] * 20
+    noise = 1 + 0.02 * np.random.default_rng(3).standard_normal(len(factors))
+    d = WithoutLoaded(ChangePointDetector(), [1e8 * f * e for f, e in zip(factors, noise)], None, [30, 31, 32])
+    [cp] = d.predict()
+    assert (cp.index, cp.index_low, cp.index_high) == (33, 30, 33) and cp.magnitude == pytest.approx(0.3, abs=0.05)
+    [s] = d.likelihoods([cp])
+    # a change at any loaded run is as likely as at the first quiet run after them: the best place
+    assert s.values[30 - s.start:34 - s.start] == (0.0,) * 4 and max(s.values) == 0.0
+    assert d.align([cp], [])[0][0] is cp            # not moved: the same change
+    # a sibling's change at loaded run 31 is where this one already is (kept run 30 stands for runs
+    # 30-33), not a place to move it to
+    sibling = Likelihood(25, tuple(0.0 if i == 31 else -20.0 for i in range(25, 40)))
+    assert d._likelihood_in(sibling) == Likelihood(25, (-20.0,) * 5 + (0.0,) + (-20.0,) * 6)
+    placed, _ = d.align([cp], [sibling])
+    assert placed[0] is cp
+    assert d.corroborate([cp], [(31, 31)]) == []    # within min_segment of its own change: that change
+    assert d.warm_up == 0 and d.values_.size == len(factors)
+
+
 def test_load_check_rule():
     assert load_check([0.9, 0.8], [0.1] * 10)["held"] is True
     assert load_check([0.9, 0.3], [0.1] * 10)["held"] is False     # a quiet value past the limit decides
@@ -91,6 +184,15 @@ def test_load_check_rule():
     assert load_check([0.9, 0.9], [0.1] * 4 + [None] * 6) is None
     assert [m for m in ("latency", "throughput", "instructions", "peak-rss", "total-ms") if wall_time(m)] == \
         ["latency", "throughput", "total-ms"]
+
+
+
+def test_left_out_rule():
+    assert left_out("latency", [0.1, 0.9, 0.2, None, 0.8, 0.0]) == [1, 4]     # 3 of the 5 recorded quiet
+    assert left_out("instructions", [0.1, 0.9, 0.2]) == []        # not wall time
+    assert left_out("latency", [0.9, 0.9, 0.1]) == []             # mostly loaded: the series' normal
+    assert left_out("latency", [0.6, 0.6, 0.9, 0.1]) == []        # not mostly quiet (0.6 is not quiet)
+    assert left_out("latency", [None, None, 0.1]) == []           # nothing loaded
 
 
 def test_host_load_from_proc_files(tmp_path):

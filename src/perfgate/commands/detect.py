@@ -304,7 +304,7 @@ REGIME_HEAD_RUNS = 100
 
 # Part of each saved report's settings mark: bump it when the analysis changes, so that the
 # reports kept from an older perfgate are recomputed.
-ANALYSIS_VERSION = "23"
+ANALYSIS_VERSION = "24"
 
 
 def _whole_scope(args: argparse.Namespace) -> bool:
@@ -449,7 +449,8 @@ class Changes(NamedTuple):
     alone: list                 # its own change points as found alone (``found`` in the same order)
     placed_with: list[list[str]]    # for each of ``found``, the siblings it was placed with (none: not moved)
     likelihoods: list           # for each of ``alone``, where it could be (``ChangePointDetector.likelihoods``)
-    detector: Any               # the ChangePointDetector fitted to the series (``inflation_``: its noise's)
+    detector: Any               # the ChangePointDetector fitted to the series (``inflation_``: its noise's),
+                                # or a load_search.WithoutLoaded around it
 
 
 def _changes(key: SeriesKey, points: list[Point], settings: SeriesThresholds, siblings: dict[str, Any] | None,
@@ -462,10 +463,12 @@ def _changes(key: SeriesKey, points: list[Point], settings: SeriesThresholds, si
     ``tested``, how many series are tested at each of those places.  ``detector``: one already
     fitted to these points (by the analysis that found ``own``), else it is fitted here."""
     from perfgate.detect.changepoint import ChangePointDetector
+    from perfgate.detect.load_search import fitted
 
     if detector is None:
-        detector = ChangePointDetector(settings.change_point, Measure.named(key.measure).lower_is_better)
-        detector.fit([p.value for p in points], raw_samples(points))
+        # a wall-time series' runs measured under load are left out of the search (load_search)
+        detector = fitted(ChangePointDetector(settings.change_point, Measure.named(key.measure).lower_is_better),
+                          key.measure, [p.value for p in points], raw_samples(points), [p.load for p in points])
     if own is None:
         found = detector.predict()
     else:
@@ -498,10 +501,17 @@ def _report(key: SeriesKey, points: list[Point], settings: SeriesThresholds, cha
     moved = {id(cp): (first, labels) for cp, first, labels in zip(found, changes.alone, changes.placed_with)
              if cp is not first}
     entries, alerts = [], []
+    # runs measured under load that the search left out (load_search.WithoutLoaded): none here
+    # for a series searched whole
+    left_out = getattr(changes.detector, "left_out", [])
     for cp in cps:
         entry = _entry(points, cp)
         details = {"index": cp.index, "before": cp.before, "after": cp.after,
                    "last_measured": entry["last_measured"], CI_LEVEL: cp.ci_level}
+        loaded = sum(1 for i in left_out if cp.index_low <= i <= cp.index_high)
+        if loaded:
+            # it could be at any of them: their values were no evidence either way
+            entry["left_out_for_load"] = details["left_out_for_load"] = loaded
         if cp in added:
             # Found only by looking where these siblings changed: its p-value paid for those places.
             entry["siblings"] = details["siblings"] = sorted(
@@ -527,7 +537,7 @@ def _report(key: SeriesKey, points: list[Point], settings: SeriesThresholds, cha
     threshold = None
     # Cold first runs set aside by the change point search stay out of the baseline too: a cold
     # run at twice the level widened the limits for the whole first regime.
-    start = cps[-1].index if cps else changes.detector.noise_.warm_up
+    start = cps[-1].index if cps else changes.detector.warm_up
     flags: list[str | None] = []
     saved = None
     consecutive = 1     # values in a row beyond the same limit that raise an alert
@@ -545,7 +555,7 @@ def _report(key: SeriesKey, points: list[Point], settings: SeriesThresholds, cha
         # Runs recorded many at a time: a streak that a later one of them ended alerts all the same,
         # when it stands out beyond what chance gives over that many runs; also in a regime a
         # later change point of the batch closed (a detect after each run judged it the current).
-        bounds = [changes.detector.noise_.warm_up, *(cp.index for cp in cps)]
+        bounds = [changes.detector.warm_up, *(cp.index for cp in cps)]
         regimes = [(lo, verdicts(settings.test, values[lo:hi], [p.time for p in points[lo:hi]]).alerts)
                    for lo, hi in zip(bounds, bounds[1:]) if hi > since and hi - lo > consecutive]
         for lo, regime_flags in [*regimes, (start, flags)]:
@@ -599,7 +609,8 @@ def _report(key: SeriesKey, points: list[Point], settings: SeriesThresholds, cha
             "alerts": alerts, "inflation": changes.detector.inflation_,
             "newest_commit": points[-1].commit if points else "",   # where a change no longer found was withdrawn
             "siblings_mark": (siblings or {}).get("mark", ""),
-            "threshold_memo": saved, "likelihoods": _likelihoods_saved(points, changes.alone, changes.likelihoods)}
+            "threshold_memo": saved, "likelihoods": _likelihoods_saved(points, changes.alone, changes.likelihoods)} \
+        | ({"left_out_for_load": len(left_out)} if left_out else {})
 
 
 def _verdict(test: ThresholdTest, result) -> dict[str, Any]:
@@ -1055,6 +1066,9 @@ def _print_found(found: list[tuple[dict, dict]], nseries: int, no_record: bool) 
             conf += f" where {len(e['siblings'])} sibling(s) changed"
         elif e.get("placed_with"):
             conf += f", placed where {len(e['placed_with'])} sibling(s) changed"
+        if e.get("left_out_for_load"):
+            conf += (f"; could be at any of the {e['left_out_for_load']} run(s) in its range measured under load, "
+                     "left out of the search")
         alert = e.get("alert", {})
         # a known alert's id is the recorded one's (Alert.sort_out), as ``perfgate alerts`` lists it
         status = ("would be NEW" if no_record and alert.get("new") else

@@ -166,6 +166,11 @@ class ChangePointDetector:
         self.inflation_ = 1.0    # the noise's variance inflation, once predict has estimated it
         return self
 
+    @property
+    def warm_up(self) -> int:
+        """How many first runs were set aside as cold (``NoiseModel.warm_up``)."""
+        return self.noise_.warm_up
+
     def predict(self) -> list[ChangePoint]:
         n = self.values_.size
         m = self.settings.min_segment

@@ -1,4 +1,5 @@
-"""Whether a wall-time threshold streak was measured on a loaded machine its baseline was not.
+"""Whether a wall-time threshold streak was measured on a loaded machine its baseline was not; which
+runs a wall-time series' change point search leaves out for their load (:func:`left_out`).
 
 Two runs in a row measured while other jobs kept a 2-core machine busy pass a wall-time t_test
 on unchanged code (+150% was reported).  Such a streak is *held*: no alert, the series shown as
@@ -47,6 +48,20 @@ def load_check(streak: Sequence[float | None], baseline: Sequence[float | None])
         return None
     load, base = statistics.median(loads), statistics.median(known)
     return {"held": min(loads) >= LOADED and base < QUIET, "load": load, "baseline_load": base}
+
+
+def left_out(measure: str, loads: Sequence[float | None]) -> list[int]:
+    """The runs of a series (their ``loads``, None where not recorded) that its change point search
+    leaves out (:mod:`perfgate.detect.load_search`): of a wall-time measure, those measured at
+    ``LOADED`` or more while most of the runs that recorded a load were quiet (under ``QUIET``).
+    A load episode is then a gap in the series, not a bump.  None where most were loaded: there
+    the loaded runs are the series' normal, and it is searched as before."""
+    if not wall_time(measure):
+        return []
+    known = [x for x in loads if x is not None]
+    loaded = [i for i, x in enumerate(loads) if x is not None and x >= LOADED]
+    quiet = sum(1 for x in known if x < QUIET)
+    return loaded if loaded and 2 * quiet > len(known) else []
 
 
 def held_text(check: dict) -> str:

@@ -18,6 +18,7 @@ import orjson
 
 from perfgate.alert_history import WAY_BACK, ended_at, still_open, undone_by, withdrawn_at
 from perfgate.detect.changepoint import ChangePoint, ChangePointDetector
+from perfgate.detect.load_search import fitted
 from perfgate.detect.stats import run_to_run_cv
 from perfgate.model import Alert, Measure
 from perfgate.store import Point, SeriesKey, raw_samples
@@ -101,10 +102,12 @@ class Finding:
 
 def findings(key: SeriesKey, pts: list[Point], settings: SeriesThresholds) -> tuple[list[Finding], int]:
     """The series' change points located in its commits, and how many cold first runs the search
-    set aside (the threshold band leaves them out of its baseline, as ``detect`` does)."""
-    detector = ChangePointDetector(settings.change_point, Measure.named(key.measure).lower_is_better)
-    cps = detector.fit([p.value for p in pts], raw_samples(pts)).predict()
-    return [_finding(key, pts, cp) for cp in cps], detector.noise_.warm_up
+    set aside (the threshold band leaves them out of its baseline, as ``detect`` does).  Runs
+    measured under load are left out of the search as ``detect`` leaves them (still drawn)."""
+    detector = fitted(ChangePointDetector(settings.change_point, Measure.named(key.measure).lower_is_better),
+                      key.measure, [p.value for p in pts], raw_samples(pts), [p.load for p in pts])
+    cps = detector.predict()
+    return [_finding(key, pts, cp) for cp in cps], detector.warm_up
 
 
 def _finding(key: SeriesKey, pts: list[Point], cp: ChangePoint, siblings: list[str] | None = None,
