@@ -9,7 +9,9 @@ recorded and once without (as before the hold).  Reports
 
 * A/A (unchanged code): regression alerts raised per 100 series, with and without the hold, by kind;
 * a regression planted at 2/3 of the history: caught with and without the hold, how many the hold
-  made later and by how many runs, and how many it lost (caught without, never with).
+  made later and by how many runs, and how many it lost (caught without, never with); the same
+  for change point alerts alone (with the loads, the search leaves the loaded runs out,
+  ``perfgate.detect.load_search``).
 
 ``--interference``: a CPU-bound benchmark run alone and beside 0, 2 and 4 busy loops, with
 ``perfgate.host_load``'s figures and the 1-minute load average, and how each follows the
@@ -77,14 +79,15 @@ def simulate(args: argparse.Namespace) -> dict:
             counts["with"].append(alerts_after_each_run(pts, settings, 12))
             counts["without"].append(alerts_after_each_run(bare, settings, 12))
         if step == 1.0:
-            # regression alerts per 100 series, by kind (a load episode is also a bump a change
-            # point search may find: the hold is for threshold streaks only)
+            # regression alerts per 100 series, by kind (with the loads, the change point search
+            # leaves the loaded runs out: an episode is no bump to it)
             out[label] = {k: {kind: sum(1 for r in v for (kd, _) in r if kd == kind) * 100 / args.series
                               for kind in ("threshold", "change_point")} for k, v in counts.items()}
             continue
 
-        def caught(raised: dict) -> int | None:     # the run after which the step was first alerted
-            runs = [n for (kind, i), n in raised.items() if i >= at - 3]
+        def caught(raised: dict, kinds=("threshold", "change_point")) -> int | None:
+            """The run after which the step was first alerted (by an alert of ``kinds``)."""
+            runs = [n for (kind, i), n in raised.items() if i >= at - 3 and kind in kinds]
             return min(runs) if runs else None
 
         pairs = [(caught(w), caught(o)) for w, o in zip(counts["with"], counts["without"])]
@@ -94,6 +97,13 @@ def simulate(args: argparse.Namespace) -> dict:
                       "later": len(later), "runs_later_median": statistics.median(later) if later else 0,
                       "runs_later_max": max(later, default=0),
                       "lost": sum(1 for w, o in pairs if w is None and o is not None)}
+        # the change point search's own (loaded runs left out of it with the loads): found, and
+        # found by it without the loads but not with them
+        cp = [(caught(w, ("change_point",)), caught(o, ("change_point",)))
+              for w, o in zip(counts["with"], counts["without"])]
+        out[label]["change_point"] = {"caught_with": sum(w is not None for w, _ in cp),
+                                      "caught_without": sum(o is not None for _, o in cp),
+                                      "lost": sum(1 for w, o in cp if w is None and o is not None)}
     return out
 
 
