@@ -60,16 +60,23 @@ def make_history(repo: Path, costs: list[int], project: str = "") -> list[str]:
     commits, oldest first.  ``project``: the folder of the repository holding ``benches/`` (a
     monorepo's project; default: the top level)."""
     suite = repo / project / "benches" / "toy"
+    return _commits(repo, suite, WORK_PY, [({suite / "cost.txt": f"{cost}\n", repo / "log.txt": f"commit {i}\n"},
+                                            f"commit {i} (cost {cost})") for i, cost in enumerate(costs)])
+
+
+def _commits(repo: Path, suite: Path, work_py: str, commits: list[tuple[dict[Path, str], str]]) -> list[str]:
+    """A repository whose toy suite runs ``work_py``, one commit an hour per (files written,
+    message) of ``commits``; their hashes, oldest first."""
     suite.mkdir(parents=True)
     git(repo, "init", "-q", "-b", "main")
     (suite / "bench.toml").write_text(BENCH_TOML)
-    (suite / "work.py").write_text(WORK_PY)
+    (suite / "work.py").write_text(work_py)
     shas = []
-    for i, cost in enumerate(costs):
-        (suite / "cost.txt").write_text(f"{cost}\n")
-        (repo / "log.txt").write_text(f"commit {i}\n")
+    for i, (files, message) in enumerate(commits):
+        for path, text in files.items():
+            path.write_text(text)
         git(repo, "add", "-A")
-        git(repo, "commit", "-q", "-m", f"commit {i} (cost {cost})", when=START + 3600 * i)
+        git(repo, "commit", "-q", "-m", message, when=START + 3600 * i)
         shas.append(git(repo, "rev-parse", "HEAD"))
     return shas
 
@@ -86,14 +93,5 @@ def make_valued_history(repo: Path, values: list[float]) -> list[str]:
     """One commit per entry of ``values`` (the suite's latency at that commit); returns the commits,
     oldest first."""
     suite = repo / "benches" / "toy"
-    suite.mkdir(parents=True)
-    git(repo, "init", "-q", "-b", "main")
-    (suite / "bench.toml").write_text(BENCH_TOML)
-    (suite / "work.py").write_text(VALUE_PY)
-    shas = []
-    for i, value in enumerate(values):
-        (suite / "value.txt").write_text(f"{value:.1f}\n")
-        git(repo, "add", "-A")
-        git(repo, "commit", "-q", "-m", f"commit {i}", when=START + 3600 * i)
-        shas.append(git(repo, "rev-parse", "HEAD"))
-    return shas
+    return _commits(repo, suite, VALUE_PY, [({suite / "value.txt": f"{value:.1f}\n"}, f"commit {i}")
+                                            for i, value in enumerate(values)])
