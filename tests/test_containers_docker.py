@@ -4,6 +4,7 @@ fingerprints.  Needs the Docker engine (started when absent) and the pinned base
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import signal
 import subprocess
@@ -15,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
+from perfgate import host_load
 from perfgate.containers import engine, images
 from perfgate.containers.fingerprint import container_testbed
 from perfgate.containers.manifest import discover, load_suite
@@ -154,6 +156,22 @@ def test_peak_rss_is_recorded_in_bytes(tiny):
     mib = 1024 * 1024
     assert 64 * mib <= rss["alloc 64 MiB"] <= 64 * mib + 48 * mib      # the 64 MiB block plus the interpreter
     assert rss["python3 spin.py 200000"] < 32 * mib
+
+
+def test_a_container_run_records_the_load_on_its_cpus(tiny):
+    suite, built = tiny
+    every = f"0-{os.cpu_count() - 1}"       # no CPU outside it: the figure is read from its own CPUs
+    result = run_suite(suite, built.tag, variant="", profile="quick", limits=Limits(every, "1g"))
+    others = result.context[host_load.KEY][host_load.OTHERS]
+    assert host_load.figure(others) is not None, result.context[host_load.KEY]
+    # the container's CPU time, read from its cgroup while it ran: the spin's, within its wall time
+    out = writable_dir()
+    try:
+        done = run_container(built.tag, ["python3", "-c", "s = 0\nfor i in range(3_000_000): s += i"], out, {},
+                             Limits("1", "1g"), watch=True)
+    finally:
+        shutil.rmtree(out)
+    assert done.cpu_seconds is not None and 0.05 < done.cpu_seconds <= done.seconds, done
 
 
 def test_a_failing_suite_command_is_a_clear_error(tmp_path, base_image):

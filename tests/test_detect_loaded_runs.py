@@ -6,11 +6,15 @@ context, as ``perfgate run`` records it), imported with ``sync --import``."""
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import time
 
 import numpy as np
 import pytest
 
 from perfgate import history_files, host_load
+from perfgate.containers import cpu_time
 from perfgate.detect.load_hold import left_out, load_check, wall_time
 from perfgate.model import Metric, Run
 from perfgate.model import Testbed as Bed
@@ -195,6 +199,37 @@ def test_left_out_rule():
     assert left_out("latency", [None, None, 0.1]) == []           # nothing loaded
 
 
+def test_container_cpu_time_from_its_cgroup(tmp_path):
+    cid = "ab" * 32
+    v2, v1 = tmp_path / "v2", tmp_path / "v1"
+    (v2 / "docker" / cid).mkdir(parents=True)
+    (v2 / "docker" / cid / "cpu.stat").write_text("usage_usec 2500000\nuser_usec 2000000\nsystem_usec 500000\n")
+    (v1 / "cpu,cpuacct" / "system.slice" / f"docker-{cid}.scope").mkdir(parents=True)
+    (v1 / "cpu,cpuacct" / "system.slice" / f"docker-{cid}.scope" / "cpuacct.usage").write_text("1250000000\n")
+    assert cpu_time.usage(cid, str(v2)) == 2.5
+    assert cpu_time.usage(cid, str(v1)) == 1.25
+    assert cpu_time.usage("cd" * 32, str(v2)) is None      # gone, or another layout: nothing, never an error
+
+    # the watch reads the id the CLI writes, then the counter until stopped, keeping the last value
+    cidfile = tmp_path / "cid"
+    cidfile.write_text("")                              # created before the id is known
+    watch = cpu_time.Watch(cidfile, str(v2))
+    time.sleep(3 * cpu_time.INTERVAL)
+    cidfile.write_text(cid)
+    deadline = time.monotonic() + 5
+    while watch.seconds is None and time.monotonic() < deadline:
+        time.sleep(cpu_time.INTERVAL)
+    shutil.rmtree(v2 / "docker" / cid)                  # the container exited: its cgroup is gone
+    time.sleep(3 * cpu_time.INTERVAL)
+    assert watch.stop() == 2.5
+    (v2 / "docker" / "not an id").mkdir()
+    (v2 / "docker" / "not an id" / "cpu.stat").write_text("usage_usec 1\n")
+    cidfile.write_text("not an id")                     # never a path it did not expect
+    watch = cpu_time.Watch(cidfile, str(v2))
+    time.sleep(3 * cpu_time.INTERVAL)
+    assert watch.stop() is None
+
+
 def test_host_load_from_proc_files(tmp_path):
     stat, loadavg = tmp_path / "stat", tmp_path / "loadavg"
     paths = {"stat": str(stat), "loadavg": str(loadavg)}
@@ -207,11 +242,15 @@ def test_host_load_from_proc_files(tmp_path):
 
     write((100, 1000), (200, 1000), "0.50")
     start = host_load.reading(**paths)
-    write((190, 1100), (210, 1100), "2.50")      # CPU 0 busy 90 of 100 ticks, CPU 1 10 of 100
-    # pinned to CPU 1: the others' share is CPU 0's
-    assert host_load.during(start, "1", **paths)[host_load.KEY] | {"seconds": 0} == \
-        {"cpus": 2, "loadavg": [0.5, 2.5], "seconds": 0, host_load.OTHERS: 0.9}
-    assert host_load.during(start, "0-1", **paths)[host_load.KEY].get(host_load.OTHERS) is None   # no CPU left
+    write((190, 1100), (270, 1100), "2.50")      # CPU 0 busy 90 of 100 ticks, CPU 1 70 of 100
+    own = 30 / os.sysconf("SC_CLK_TCK")          # the container's CPU time: 30 ticks
+    # pinned to CPU 1: the others' share is CPU 1's less the container's own (CPU 0's work
+    # leaves it undisturbed)
+    assert host_load.during(start, "1", own=own, **paths)[host_load.KEY] | {"seconds": 0} == \
+        {"cpus": 2, "loadavg": [0.5, 2.5], "seconds": 0, host_load.OTHERS: 0.4}
+    assert host_load.during(start, "0-1", own=own, **paths)[host_load.KEY][host_load.OTHERS] == 0.65
+    # the container's CPU time unread: no figure, never a guess
+    assert host_load.OTHERS not in host_load.during(start, "1", own=None, **paths)[host_load.KEY]
     assert host_load.during(None, **paths) == {}
     assert host_load.reading(stat=str(tmp_path / "absent")) is None     # not Linux: nothing, never an error
     assert host_load.figure(True) is None and host_load.figure(1.5) is None and host_load.figure(0.25) == 0.25

@@ -8,9 +8,9 @@ their baseline was not (:mod:`perfgate.detect.load_hold`).  What is recorded::
 
 ``others`` is the share of CPU time other processes used during the run, from ``/proc/stat``:
 of the whole machine, less the CPU time of perfgate's children (the benchmark), when it runs on
-the host; of the CPUs outside its cpuset when it runs in a container (whose CPU time is not ours
-to read): there, 1 means other work kept every CPU left to it busy, and spilled onto the
-benchmark's.  That, not the load average, is what detect reads: beside 0, 2 and 4 busy loops on
+the host; of the CPUs of its cpuset, less the container's own CPU time (its cgroup's, read by
+:mod:`perfgate.containers.cpu_time`), when it runs pinned in a container.  Other work on the
+CPUs outside the cpuset is not counted: it leaves the benchmark undisturbed.  That, not the load average, is what detect reads: beside 0, 2 and 4 busy loops on
 this shared 2-core machine (``bench/loaded_runs.py --interference``), a benchmark's slowdown
 (wall over CPU time, 1.0-5.5x) followed ``others`` (r = 0.90) far better than the 1-minute load
 average per core at the start or the end of the run (r = 0.56, 0.60): that average lags a load
@@ -63,10 +63,12 @@ def reading(stat: str = STAT, loadavg: str = LOADAVG) -> Reading | None:
     return Reading(time.monotonic(), load, cpus, own.ru_utime + own.ru_stime)
 
 
-def during(start: Reading | None, cpuset: str | None = None, **paths: str) -> dict[str, Any]:
+def during(start: Reading | None, cpuset: str | None = None, own: float | None = None,
+           **paths: str) -> dict[str, Any]:
     """``{KEY: {...}}`` for a run's context from the reading taken as it started ({} without
     one).  ``cpuset``: the CPUs a container running the benchmark was pinned to (``"1"``,
-    ``"0-1,3"``); None: the benchmark ran as this process's child."""
+    ``"0-1,3"``), and ``own`` the CPU seconds the container used (None when unread: no
+    ``others`` then); no cpuset: the benchmark ran as this process's child."""
     end = reading(**paths)
     if start is None or end is None:
         return {}
@@ -79,8 +81,9 @@ def during(start: Reading | None, cpuset: str | None = None, **paths: str) -> di
         busy -= (end.children - start.children) * os.sysconf("SC_CLK_TCK")     # the benchmark's own
     else:
         pinned = cpu_list(cpuset)
-        outside = [d for c, d in delta.items() if c not in pinned] if pinned is not None else []
-        busy, total = sum(b for b, _ in outside), sum(t for _, t in outside)
+        inside = [d for c, d in delta.items() if c in pinned] if pinned is not None and own is not None else []
+        busy, total = sum(b for b, _ in inside), sum(t for _, t in inside)
+        busy -= (own or 0.0) * os.sysconf("SC_CLK_TCK")
     if total > 0:
         out[OTHERS] = round(min(max(busy / total, 0.0), 1.0), 3)
     return {KEY: out}

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 import shlex
+import shutil
 import subprocess
 import tempfile
 import time
@@ -29,6 +30,7 @@ from typing import Any
 
 from perfgate import host_load
 from perfgate.adapters import parse_file
+from perfgate.containers import cpu_time
 from perfgate.containers.engine import EngineError, docker, docker_cli
 from perfgate.containers.manifest import Probe, Suite
 from perfgate.errors import InputError
@@ -57,12 +59,15 @@ class Finished:
     stderr: str
     seconds: float
     container: str = ""  # set when the container was kept for inspection
+    cpu_seconds: float | None = None    # the container's CPU time, when watched and readable
 
 
 def docker_run_args(tag: str, command: list[str], out_dir: Path, env: dict[str, str], limits: Limits, *,
-                    name: str, keep: bool = False, unconfined: bool = False) -> list[str]:
+                    name: str, keep: bool = False, unconfined: bool = False,
+                    cidfile: Path | None = None) -> list[str]:
     """The ``docker run`` argument list (without the CLI itself) for one benchmark container."""
-    args = ["run", "--name", name, "--network=none", "--user", "1000:1000",
+    args = ["run", "--name", name, *([f"--cidfile={cidfile}"] if cidfile else []),
+            "--network=none", "--user", "1000:1000",
             f"--cpuset-cpus={limits.cpuset}", f"--memory={limits.memory}", f"--memory-swap={limits.memory}",
             "--read-only", "--tmpfs", "/tmp:rw,exec,size=1g", "-v", f"{out_dir}:{OUT}:rw", "-w", "/bench",
             "-e", f"PERFGATE_OUT={OUT}", "-e", "PYTHONHASHSEED=0", "-e", "HOME=/tmp"]
@@ -76,10 +81,16 @@ def docker_run_args(tag: str, command: list[str], out_dir: Path, env: dict[str, 
 
 
 def run_container(tag: str, command: list[str], out_dir: Path, env: dict[str, str], limits: Limits, *,
-                  keep: bool = False, unconfined: bool = False) -> Finished:
-    """Run one container to completion (killed after ``limits.timeout`` seconds)."""
+                  keep: bool = False, unconfined: bool = False, watch: bool = False) -> Finished:
+    """Run one container to completion (killed after ``limits.timeout`` seconds); ``watch``: read
+    its CPU time as it runs (``Finished.cpu_seconds``)."""
     name = f"perfgate-{uuid.uuid4().hex[:12]}"
-    args = docker_run_args(tag, command, out_dir, env, limits, name=name, keep=keep, unconfined=unconfined)
+    # not in out_dir, which the container sees and whose files an error lists
+    cid_dir = Path(tempfile.mkdtemp(prefix="perfgate-cid-")) if watch else None
+    cidfile = cid_dir / "cid" if cid_dir else None
+    args = docker_run_args(tag, command, out_dir, env, limits, name=name, keep=keep, unconfined=unconfined,
+                           cidfile=cidfile)
+    watcher = cpu_time.Watch(cidfile) if cidfile else None
     started = time.monotonic()
     try:
         proc = subprocess.run([docker_cli(), *args], capture_output=True, text=True, timeout=limits.timeout)
@@ -95,10 +106,14 @@ def run_container(tag: str, command: list[str], out_dir: Path, env: dict[str, st
         # on and skew whatever is measured next.
         docker("rm", "-f", name, check=False)
         raise
+    finally:
+        cpu_seconds = watcher.stop() if watcher else None
+        if cid_dir:
+            shutil.rmtree(cid_dir, ignore_errors=True)
     seconds = time.monotonic() - started
     if proc.returncode == 125:  # docker itself failed (bad flag, missing image...)
         raise EngineError(f"docker run failed: {proc.stderr.strip()[-2000:]}")
-    return Finished(proc.returncode, proc.stdout, proc.stderr, seconds, name if keep else "")
+    return Finished(proc.returncode, proc.stdout, proc.stderr, seconds, name if keep else "", cpu_seconds)
 
 
 def writable_dir(parent: Path | None = None) -> Path:
@@ -209,8 +224,9 @@ def run_suite(suite: Suite, tag: str, *, variant: str, profile: str, limits: Lim
     try:
         start = time.time()
         before = host_load.reading()
-        done = run_container(tag, ["sh", "-c", suite.commands[profile]], out_dir, env, limits)
-        load = host_load.during(before, limits.cpuset)     # the harness's measuring, not the probes'
+        done = run_container(tag, ["sh", "-c", suite.commands[profile]], out_dir, env, limits, watch=True)
+        # the harness's measuring, not the probes'
+        load = host_load.during(before, limits.cpuset, own=done.cpu_seconds)
         where = f"{suite.manifest} [{profile}{'/' + variant if variant else ''}]"
         if done.returncode != 0:
             raise command_failed(suite, tag, profile, variant, done, logs_dir)
@@ -238,8 +254,6 @@ def run_suite(suite: Suite, tag: str, *, variant: str, profile: str, limits: Lim
 
 
 def _cleanup(out_dir: Path) -> None:
-    import shutil
-
     shutil.rmtree(out_dir, ignore_errors=True)
 
 
