@@ -15,10 +15,14 @@ recorded and once without (as before the hold).  Reports
 
 ``--interference``: a CPU-bound benchmark run alone and beside 0, 2 and 4 busy loops, with
 ``perfgate.host_load``'s figures and the 1-minute load average, and how each follows the
-slowdown (wall over CPU time).
+slowdown (wall over CPU time).  ``--container IMAGE`` (an image with python3, e.g. a suite's):
+the benchmark runs there pinned to CPU ``--cpuset`` as ``perfgate run`` runs a suite, beside 0, 1,
+2 and 4 loops; each row also has ``outside``, the figure recorded before (the busy share of the
+CPUs outside the cpuset).
 
   .venv/bin/python bench/loaded_runs.py --series 60
   .venv/bin/python bench/loaded_runs.py --interference --trials 3
+  .venv/bin/python bench/loaded_runs.py --interference --container perfgate/suite-tree-alloc:TAG
 """
 
 from __future__ import annotations
@@ -109,12 +113,14 @@ def simulate(args: argparse.Namespace) -> dict:
 
 BUSY = [sys.executable, "-c", "while 1: pass"]
 WORK = [sys.executable, "-c", "s = 0\nfor i in range(6_000_000): s += i * i"]
+# in a container: 10 times the work, so that its start (about 0.5 s) is a small part of its wall time
+CONTAINER_WORK = ["python3", "-c", "s = 0\nfor i in range(60_000_000): s += i * i"]
 
 
 def interference(args: argparse.Namespace) -> dict:
     """The benchmark beside k busy loops, in random order; each row its slowdown and the figures."""
     rows = []
-    order = [0, 2, 4] * args.trials
+    order = ([0, 1, 2, 4] if args.container else [0, 2, 4]) * args.trials
     random.Random(args.seed).shuffle(order)
     for k in order:
         busy = [subprocess.Popen(BUSY) for _ in range(k)]
@@ -122,22 +128,49 @@ def interference(args: argparse.Namespace) -> dict:
             time.sleep(args.settle)
             cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
             start, t0 = host_load.reading(), time.monotonic()
-            subprocess.run(WORK, check=True)
-            wall = time.monotonic() - t0
-            load = host_load.during(start).get(host_load.KEY, {})
-            cpu1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+            if args.container:
+                cpu, outside = in_container(args, start)
+                wall = time.monotonic() - t0
+                load = host_load.during(start, args.cpuset, own=cpu).get(host_load.KEY, {})
+            else:
+                subprocess.run(WORK, check=True)
+                wall = time.monotonic() - t0
+                load = host_load.during(start).get(host_load.KEY, {})
+                cpu1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+                cpu = (cpu1.ru_utime + cpu1.ru_stime) - (cpu0.ru_utime + cpu0.ru_stime)
         finally:
             for p in busy:
                 p.kill()
                 p.wait()
-        cpu = (cpu1.ru_utime + cpu1.ru_stime) - (cpu0.ru_utime + cpu0.ru_stime)
         cpus = load.get("cpus") or 1
-        rows.append({"busy_loops": k, "slowdown": wall / cpu, "others": load.get(host_load.OTHERS),
+        rows.append({"busy_loops": k, "wall": round(wall, 2), "slowdown": round(wall / cpu, 2),
+                     "others": load.get(host_load.OTHERS),
+                     **({"outside": outside} if args.container else {}),
                      "loadavg_start": load["loadavg"][0] / cpus, "loadavg_end": load["loadavg"][1] / cpus})
     slow = [r["slowdown"] for r in rows]
-    corr = {f: round(float(np.corrcoef(slow, [r[f] for r in rows])[0, 1]), 2)
-            for f in ("others", "loadavg_start", "loadavg_end")}
+    figures = ("others", "outside", "loadavg_start", "loadavg_end") if args.container else \
+        ("others", "loadavg_start", "loadavg_end")
+    corr = {f: round(float(np.corrcoef(slow, [r[f] for r in rows])[0, 1]), 2) for f in figures}
     return {"rows": rows, "correlation_with_slowdown": corr}
+
+
+def in_container(args: argparse.Namespace, start: host_load.Reading | None) -> tuple[float, float | None]:
+    """WORK in a pinned container: its CPU seconds, and the busy share of the CPUs outside its cpuset."""
+    from perfgate.containers import runner
+
+    out = runner.writable_dir()
+    try:
+        done = runner.run_container(args.container, CONTAINER_WORK, out, {},
+                                    runner.Limits(cpuset=args.cpuset), watch=True)
+    finally:
+        runner._cleanup(out)
+    end, pinned = host_load.reading(), host_load.cpu_list(args.cpuset) or set()
+    if done.returncode != 0 or done.cpu_seconds is None or start is None or end is None:
+        raise SystemExit(f"the container failed or its CPU time was unread: {done.stderr[-500:]}")
+    outside = [(end.cpus[c][0] - start.cpus[c][0], end.cpus[c][1] - start.cpus[c][1])
+               for c in end.cpus if c not in pinned]
+    total = sum(t for _, t in outside)
+    return done.cpu_seconds, round(sum(b for b, _ in outside) / total, 3) if total else None
 
 
 def main() -> None:
@@ -150,6 +183,8 @@ def main() -> None:
     p.add_argument("--interference", action="store_true", help="measure which load figure follows the slowdown")
     p.add_argument("--trials", type=int, default=3, help="with --interference: runs per number of busy loops")
     p.add_argument("--settle", type=float, default=15.0, help="with --interference: seconds the loops run first")
+    p.add_argument("--container", metavar="IMAGE", help="with --interference: run the benchmark in this image")
+    p.add_argument("--cpuset", default="1", help="with --container: the CPUs it is pinned to (default: 1)")
     args = p.parse_args()
     print(json.dumps(interference(args) if args.interference else simulate(args), indent=1))
 
