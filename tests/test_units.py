@@ -216,3 +216,11 @@ def test_a_sparkline_spans_at_least_a_tenth_of_its_level():
     assert sparkline([float(i) for i in range(1, 9)]) == SPARKS
     assert sparkline([1.6e308, 1.7e308, 1e-300])[-1] == SPARKS[0]
     assert sparkline([5.0, 5.0]) == SPARKS[3] * 2 and sparkline([]) == ""
+
+
+def test_is_duration_names_times_only():
+    from perfgate.units import is_duration
+
+    assert all(is_duration(m) for m in ("latency", "total-ns", "total-ms", "total-s", "run-us"))
+    assert not any(is_duration(m) for m in ("items-s", "bytes-per-s", "throughput", "instructions", "peak-rss",
+                                            "allocated-bytes", "total-bytes"))

@@ -54,6 +54,13 @@ def unit_of(measure: str) -> tuple[list[tuple[float, str]], float] | None:
     return (scale, 1.0) if scale else suffix_unit(measure)
 
 
+def is_duration(measure: str) -> bool:
+    """Whether a measure's values are durations: ``latency`` or a name ending in a time unit
+    (``total-ms``); not a rate (``items-s``), a count or a size."""
+    unit = unit_of(measure)
+    return unit is not None and unit[0] is _TIME
+
+
 def human(value: float | None, measure: str = "", significant: int = 3) -> str:
     """``human(1.5e6, "latency") == human(1.5, "total-ms") == "1.50 ms"``; a rate (:func:`rate_unit`)
     a count over its unit, ``human(1200, "items-s") == "1.20k items/s"``; unknown measures get

@@ -16,7 +16,7 @@ from __future__ import annotations
 import statistics
 from typing import Sequence
 
-from perfgate.units import rate_unit, unit_of
+from perfgate.units import is_duration, rate_unit
 
 # A run's load is the share of CPU time other processes used while it measured
 # (``perfgate.host_load``).  Beside busy loops on this 2-core machine (bench/loaded_runs.py
@@ -31,8 +31,7 @@ QUIET = 0.5
 def wall_time(measure: str) -> bool:
     """Whether a measure's values are wall time: durations (``latency``, ``build-time``, a name
     ending in a time unit) or work done per unit of time (``throughput``, ``items-s``)."""
-    unit = unit_of(measure)
-    return measure == "build-time" or rate_unit(measure) is not None or (unit is not None and unit[0][-1][1] == "ns")
+    return measure == "build-time" or rate_unit(measure) is not None or is_duration(measure)
 
 
 def load_check(streak: Sequence[float | None], baseline: Sequence[float | None]) -> dict[str, float | bool] | None:
