@@ -16,6 +16,7 @@ the CLI's or a worker's).
     .venv/bin/python bench/detect_incremental.py --testbeds 5 --benchmarks 40 --samples 200   # raw samples stored
     git worktree add /tmp/old REV && cp src/perfgate/detect/_l2_search*.so /tmp/old/src/perfgate/detect/
     .venv/bin/python bench/detect_incremental.py --runs 1000 --rounds 12 --against /tmp/old/src   # A/B, interleaved
+    .venv/bin/python bench/detect_incremental.py --runs 1000 --rounds 6 --check-share   # what the integrity check costs
 
 ``--open-streaks 0,100,1000`` times stores that differ only in that many open threshold regression
 alerts on the series of the testbed that gets the new runs, their streaks over and their series
@@ -92,12 +93,26 @@ def compiled(tmp: str, src: str | None = None) -> dict[str, str]:
     return env
 
 
-def detect(store: Path, *extra: str, env: dict[str, str] | None = None) -> tuple[float, float, dict]:
+# ``--check-share``'s other side: the CLI with the store's integrity check left out (what that
+# check costs; never an option of perfgate's, whose stores are always checked before a write).
+WITHOUT_CHECK = """import sys
+from perfgate.store.sqlite import SqliteStore
+SqliteStore.expect_writes = lambda self: None
+SqliteStore._ensure_intact = lambda self: setattr(self, "_intact", True)
+from perfgate.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def detect(store: Path, *extra: str, env: dict[str, str] | None = None,
+           without_check: bool = False) -> tuple[float, float, dict]:
     """Wall time, CPU time of the CLI and its workers, and the JSON report; ``env``: the
-    environment to run it in (:func:`compiled`; another checkout's ``src`` on its PYTHONPATH)."""
+    environment to run it in (:func:`compiled`; another checkout's ``src`` on its PYTHONPATH);
+    ``without_check``: the store's integrity check left out (:data:`WITHOUT_CHECK`)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "perfgate.cli", "detect", "--store", f"sqlite:{store}", "--json",
+    cli = ["-c", WITHOUT_CHECK] if without_check else ["-m", "perfgate.cli"]
+    proc = subprocess.run([sys.executable, *cli, "detect", "--store", f"sqlite:{store}", "--json",
                            *extra], capture_output=True, text=True, env=env)
     elapsed = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -118,9 +133,14 @@ def main() -> None:
                    help="another checkout's src folder (e.g. a git worktree of an older commit, with its compiled "
                         "search copied in): each round times both codes on copies of the store, in alternating "
                         "order, and prints both (the machine's noise moves both alike)")
+    p.add_argument("--check-share", action="store_true",
+                   help="instead of --against: each round times this code with and without the store's integrity "
+                        "check (PRAGMA quick_check), on copies of the store in alternating order: what the check costs")
     p.add_argument("--open-streaks", metavar="N,N,...",
                    help="time stores with these numbers of open threshold alerts whose streaks are over, interleaved")
     args = p.parse_args()
+    if args.against and args.check_share:
+        p.error("--check-share compares this code with itself: give it without --against")
     rng = np.random.default_rng(16)
     with tempfile.TemporaryDirectory() as tmp:
         store = Path(tmp) / "history.db"
@@ -147,12 +167,12 @@ def main() -> None:
         for r in range(args.rounds):
             with SqliteStore(store) as s:
                 s.add_runs(runs_of(0, args.benchmarks, args.runs + r, 1, rng, args.samples))
-            if args.against:     # each code on its own copy of the same store, in alternating order
-                sides = [(ours, timings), (theirs_env, theirs)]
-                for env, out in (sides if r % 2 == 0 else sides[::-1]):
+            if args.against or args.check_share:    # each side on its own copy of the store, in alternating order
+                sides = [(ours, False, timings), (theirs_env or ours, args.check_share, theirs)]
+                for env, without_check, out in (sides if r % 2 == 0 else sides[::-1]):
                     copy = Path(tmp) / "copy.db"
                     shutil.copy(store, copy)
-                    wall, cpu_s, _ = detect(copy, env=env)
+                    wall, cpu_s, _ = detect(copy, env=env, without_check=without_check)
                     out.append((wall, cpu_s))
                 continue
             again, again_cpu, data = detect(store, env=ours)
@@ -167,7 +187,7 @@ def main() -> None:
               f"{os.cpu_count()} cores")
         if theirs:
             w = sorted(x for x, _ in theirs)
-            print(f"  {args.against}, interleaved: median {statistics.median(w):.2f} s (range {w[0]:.2f}–{w[-1]:.2f} s; "
+            print(f"  {args.against or 'without the integrity check'}, interleaved: median {statistics.median(w):.2f} s (range {w[0]:.2f}–{w[-1]:.2f} s; "
                   f"CPU {statistics.median(c for _, c in theirs):.2f} s)")
 
 
