@@ -62,7 +62,7 @@ from perfgate.model import KNOWN_MEASURES, REGIME_HEAD, Alert, Measure, last_goo
 from perfgate.output import emit_json, err, out
 from perfgate.parallel import MIN_ITEMS, default_workers, map_in_processes
 from perfgate.series_files import FileSeries, read_series_file
-from perfgate.store import Point, SeriesKey, raw_samples
+from perfgate.store import Point, SeriesKey
 from perfgate.store.worker_reads import WorkerReads
 from perfgate.check_branches import is_check_branch
 from perfgate.gitinfo import could_be
@@ -462,13 +462,10 @@ def _changes(key: SeriesKey, points: list[Point], settings: SeriesThresholds, si
     likelihood]`` of each change found alone in a sibling series (same branch and testbed), and
     ``tested``, how many series are tested at each of those places.  ``detector``: one already
     fitted to these points (by the analysis that found ``own``), else it is fitted here."""
-    from perfgate.detect.changepoint import ChangePointDetector
-    from perfgate.detect.load_search import fitted
+    from perfgate.series_search import fitted_detector
 
     if detector is None:
-        # a wall-time series' runs measured under load are left out of the search (load_search)
-        detector = fitted(ChangePointDetector(settings.change_point, Measure.named(key.measure).lower_is_better),
-                          key.measure, [p.value for p in points], raw_samples(points), [p.load for p in points])
+        detector = fitted_detector(key, points, settings)
     if own is None:
         found = detector.predict()
     else:

@@ -17,11 +17,11 @@ import numpy as np
 import orjson
 
 from perfgate.alert_history import WAY_BACK, ended_at, still_open, undone_by, withdrawn_at
-from perfgate.detect.changepoint import ChangePoint, ChangePointDetector
-from perfgate.detect.load_search import fitted
+from perfgate.detect.changepoint import ChangePoint
 from perfgate.detect.stats import run_to_run_cv
 from perfgate.model import Alert, Measure
-from perfgate.store import Point, SeriesKey, raw_samples
+from perfgate.series_search import fitted_detector
+from perfgate.store import Point, SeriesKey
 from perfgate.thresholds import SeriesThresholds
 from perfgate.units import (_BYTES, _COUNT, _TIME, ci_level, confidence_text, evidence_text, human, p_text,
                             rate_unit, streak_mean, suffix_unit, unit_of)
@@ -104,8 +104,7 @@ def findings(key: SeriesKey, pts: list[Point], settings: SeriesThresholds) -> tu
     """The series' change points located in its commits, and how many cold first runs the search
     set aside (the threshold band leaves them out of its baseline, as ``detect`` does).  Runs
     measured under load are left out of the search as ``detect`` leaves them (still drawn)."""
-    detector = fitted(ChangePointDetector(settings.change_point, Measure.named(key.measure).lower_is_better),
-                      key.measure, [p.value for p in pts], raw_samples(pts), [p.load for p in pts])
+    detector = fitted_detector(key, pts, settings)
     cps = detector.predict()
     return [_finding(key, pts, cp) for cp in cps], detector.warm_up
 
