@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from perfgate import host_load
 from perfgate.commands._commit_runs import run_key
 from perfgate.commands.backfill import _record, portable_testbed, shard_testbed
 from perfgate.commits import Commit, every, list_commits, parse_shard, shard
@@ -102,6 +103,7 @@ def test_backfill_records_at_commit_dates_and_skips_what_is_recorded(repo, cli, 
     loads = [json.loads(c)["host_load"] for (c,) in db.execute("SELECT context FROM run")]
     db.close()
     assert len(loads) == 6 and all(0 <= x["others"] <= 1 and x["cpus"] == os.cpu_count() for x in loads)
+    assert all(x["contended"] == host_load.contended(x["others"], os.cpu_count()) for x in loads)
 
 
 def test_every_plus_newest_selection_in_backfill(repo, cli, store_path):

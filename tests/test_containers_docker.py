@@ -162,8 +162,9 @@ def test_a_container_run_records_the_load_on_its_cpus(tiny):
     suite, built = tiny
     every = f"0-{os.cpu_count() - 1}"       # no CPU outside it: the figure is read from its own CPUs
     result = run_suite(suite, built.tag, variant="", profile="quick", limits=Limits(every, "1g"))
-    others = result.context[host_load.KEY][host_load.OTHERS]
-    assert host_load.figure(others) is not None, result.context[host_load.KEY]
+    load = result.context[host_load.KEY]
+    assert host_load.figure(load[host_load.OTHERS]) is not None and load[host_load.PINNED] == os.cpu_count(), load
+    assert load[host_load.CONTENDED] == host_load.contended(load[host_load.OTHERS], os.cpu_count()), load
     # the container's CPU time, read from its cgroup while it ran: the spin's, within its wall time
     out = writable_dir()
     try:

@@ -15,11 +15,13 @@ import pytest
 
 from perfgate import history_files, host_load
 from perfgate.containers import cpu_time
-from perfgate.detect.load_hold import left_out, load_check, wall_time
+from perfgate.detect.load_hold import left_out, load_check, unloaded, wall_time
 from perfgate.model import Metric, Run
 from perfgate.model import Testbed as Bed
 
-QUIET, LOADED = 0.1, 0.95      # others' share of the CPU time
+# the share of the CPU the benchmark needed that others took: 0.6 slows it 2.5x (1 / (1 - 0.6));
+# a quiet host's runs read 0 (others used under half of its 2 CPUs)
+QUIET, LOADED = 0.0, 0.6
 
 
 def _runs(loads: list[float | None], factors: list[float], first: int = 0, seed: int = 3) -> list[Run]:
@@ -27,7 +29,7 @@ def _runs(loads: list[float | None], factors: list[float], first: int = 0, seed:
     noise = 1 + 0.02 * np.random.default_rng(seed + first).standard_normal(len(loads))
     runs = []
     for i, (load, factor, e) in enumerate(zip(loads, factors, noise), start=first):
-        context = {} if load is None else {host_load.KEY: {host_load.OTHERS: load, "cpus": 2}}
+        context = {} if load is None else {host_load.KEY: {host_load.CONTENDED: load, "cpus": 2}}
         runs.append(Run("default", "main", f"{i:040x}", Bed("tb"),
                         [Metric("bench", "latency", float(1e8 * factor * e)),
                          Metric("bench", "instructions", 1e9 * factor)],
@@ -57,7 +59,8 @@ def test_a_loaded_streak_is_held_until_a_quiet_run_is_past_the_limit_too(cli, tm
     proc = cli("detect")
     assert proc.returncode == 1, proc.stderr        # the instruction count's alert
     assert "bench [latency] main@tb: the newest value is past its t_test limit; measured while the machine was " \
-           "loaded: other processes used 95% of its CPU time against 10% in its baseline; the next run on a quiet " \
+           "loaded: other processes took 60% of the CPU it needed against 0% in its baseline, and at the speed it " \
+           "would have had without them it is within the limit; the next run on a quiet " \
            "machine decides" in " ".join(proc.stdout.split())
 
     _add(cli, tmp_path, _runs([QUIET], [2.5], first=32))
@@ -75,6 +78,19 @@ def test_a_quiet_run_back_within_the_limit_ends_a_held_streak_without_an_alert(c
     new = json.loads(cli("detect", "--json").stdout)["new_alerts"]
     assert [a["measure"] for a in new] == ["instructions"]     # the same runs' exact count is not held
 
+
+
+def test_a_regression_larger_than_the_load_is_alerted_at_once(cli, tmp_path):
+    # 1.5x slower code measured under a load that slows it 2.5x more: at its unloaded speed it is
+    # still 50% past the baseline, so no quiet run is waited for
+    _add(cli, tmp_path, _runs([QUIET] * 30 + [LOADED] * 2, [1.0] * 30 + [3.75] * 2))
+    proc = cli("detect", "--json")
+    assert proc.returncode == 1, proc.stderr
+    report = json.loads(proc.stdout)
+    [alert] = [a for a in report["new_alerts"] if a["measure"] == "latency"]
+    assert alert["commit"] == _commit(30) and "held" not in _latency(report)["threshold"]
+    assert alert["details"]["load_check"] == {"held": False, "load": pytest.approx(LOADED),
+                                              "baseline_load": QUIET, "larger_than_the_load": True}
 
 @pytest.mark.parametrize("loads", [[LOADED] * 32, [None] * 32], ids=["every run loaded", "no load recorded"])
 def test_a_history_measured_under_the_same_load_or_none_alerts_as_before(cli, tmp_path, loads):
@@ -182,7 +198,14 @@ def test_the_search_without_loaded_runs_speaks_the_whole_series_indices():
 
 def test_load_check_rule():
     assert load_check([0.9, 0.8], [0.1] * 10)["held"] is True
-    assert load_check([0.9, 0.3], [0.1] * 10)["held"] is False     # a quiet value past the limit decides
+    assert load_check([0.9, 0.2], [0.1] * 10)["held"] is False     # a quiet value past the limit decides
+    # the values at their unloaded speed still past the limit: the load does not explain the streak
+    assert load_check([0.9, 0.8], [0.1] * 10, explained=False) == {
+        "held": False, "load": pytest.approx(0.85), "baseline_load": 0.1, "larger_than_the_load": True}
+    assert "larger_than_the_load" not in load_check([0.9, 0.2], [0.1] * 10, explained=False)
+    # a time at 2x the speed it had under half of its CPU taken; a rate at half; none recorded: as is
+    assert (unloaded(10.0, 0.5, True), unloaded(10.0, 0.5, False), unloaded(10.0, None, True)) == (5.0, 20.0, 10.0)
+    assert unloaded(10.0, 1.0, True) == pytest.approx(0.5)         # all of it read: a little was left
     assert load_check([0.9, 0.9], [0.6] * 10)["held"] is False     # the baseline was loaded too
     assert load_check([0.9, None], [0.1] * 10) is None             # unknown: judged as before
     assert load_check([0.9, 0.9], [0.1] * 4 + [None] * 6) is None
@@ -247,10 +270,34 @@ def test_host_load_from_proc_files(tmp_path):
     # pinned to CPU 1: the others' share is CPU 1's less the container's own (CPU 0's work
     # leaves it undisturbed)
     assert host_load.during(start, "1", own=own, **paths)[host_load.KEY] | {"seconds": 0} == \
-        {"cpus": 2, "loadavg": [0.5, 2.5], "seconds": 0, host_load.OTHERS: 0.4}
-    assert host_load.during(start, "0-1", own=own, **paths)[host_load.KEY][host_load.OTHERS] == 0.65
+        {"cpus": 2, "loadavg": [0.5, 2.5], "seconds": 0, host_load.OTHERS: 0.4, host_load.CONTENDED: 0.4,
+         host_load.PINNED: 1}
+    # over two CPUs, others' 65% left the benchmark 0.7 of one CPU: 30% of it taken
+    both = host_load.during(start, "0-1", own=own, **paths)[host_load.KEY]
+    assert (both[host_load.OTHERS], both[host_load.CONTENDED], both[host_load.PINNED]) == (0.65, 0.3, 2)
+    # on the host: the machine's busy share less the benchmark's (no child of this test ended)
+    host = host_load.during(start, **paths)[host_load.KEY]
+    assert (host[host_load.OTHERS], host[host_load.CONTENDED]) == (0.8, 0.6) and host_load.PINNED not in host
     # the container's CPU time unread: no figure, never a guess
     assert host_load.OTHERS not in host_load.during(start, "1", own=None, **paths)[host_load.KEY]
     assert host_load.during(None, **paths) == {}
     assert host_load.reading(stat=str(tmp_path / "absent")) is None     # not Linux: nothing, never an error
     assert host_load.figure(True) is None and host_load.figure(1.5) is None and host_load.figure(0.25) == 0.25
+
+
+def test_contended_is_the_share_of_the_one_cpu_a_benchmark_needs_that_others_took():
+    # others at half of 2 CPUs left the benchmark a CPU of its own; at half of its one pinned CPU,
+    # half of it (a 2x slowdown); at 3/4 of 2 CPUs, half of one as well
+    assert host_load.contended(0.5, 2) == 0.0 and host_load.contended(0.5, 1) == 0.5
+    assert host_load.contended(0.75, 2) == 0.5 and host_load.contended(1.0, 2) == 1.0
+    assert host_load.contended(0.0, 1) == 0.0
+
+
+def test_a_run_recorded_before_the_contended_figure_is_judged_without_a_load(cli, tmp_path):
+    runs = _runs([QUIET] * 30 + [LOADED] * 2, [1.0] * 30 + [2.5] * 2)
+    for run in runs:
+        run.context = {host_load.KEY: {host_load.OTHERS: run.context[host_load.KEY][host_load.CONTENDED], "cpus": 2}}
+    _add(cli, tmp_path, runs)
+    report = json.loads(cli("detect", "--no-record", "--json").stdout)
+    assert "held" not in _latency(report)["threshold"]
+    assert sorted(a["measure"] for a in report["new_alerts"]) == ["instructions", "latency"]

@@ -4,18 +4,24 @@ Wall time measured while other jobs keep the cores busy is slow for reasons the 
 cause: ``perfgate detect`` holds a wall-time threshold alert whose runs were measured under load
 their baseline was not (:mod:`perfgate.detect.load_hold`).  What is recorded::
 
-    "host_load": {"others": 0.92, "cpus": 2, "loadavg": [3.9, 4.6], "seconds": 41.2}
+    "host_load": {"others": 0.92, "contended": 0.84, "cpus": 2, "loadavg": [3.9, 4.6], "seconds": 41.2}
 
 ``others`` is the share of CPU time other processes used during the run, from ``/proc/stat``:
 of the whole machine, less the CPU time of perfgate's children (the benchmark), when it runs on
-the host; of the CPUs of its cpuset, less the container's own CPU time (its cgroup's, read by
-:mod:`perfgate.containers.cpu_time`), when it runs pinned in a container.  Other work on the
-CPUs outside the cpuset is not counted: it leaves the benchmark undisturbed.  That, not the load average, is what detect reads: beside 0, 2 and 4 busy loops on
-this shared 2-core machine (``bench/loaded_runs.py --interference``), a benchmark's slowdown
-(wall over CPU time, 1.0-5.5x) followed ``others`` (r = 0.90) far better than the 1-minute load
-average per core at the start or the end of the run (r = 0.56, 0.60): that average lags a load
-begun seconds before, and it read 1.4-2.4 per core while a benchmark ran undisturbed.  The load
-averages are kept for people reading the run.
+the host; of the CPUs of its cpuset (``pinned``: how many), less the container's own CPU time
+(its cgroup's, read by :mod:`perfgate.containers.cpu_time`), when it runs pinned in a container.
+Other work on the CPUs outside the cpuset is not counted: it leaves the benchmark undisturbed.
+That, not the load average, is what the hold rests on: beside 0, 2 and 4 busy loops on this shared
+2-core machine (``bench/loaded_runs.py --interference``), a benchmark's slowdown (wall over CPU
+time, 1.0-5.5x) followed ``others`` (r = 0.90) far better than the 1-minute load average per core
+at the start or the end of the run (r = 0.56, 0.60): that average lags a load begun seconds
+before, and it read 1.4-2.4 per core while a benchmark ran undisturbed.  The load averages are
+kept for people reading the run.
+
+The same ``others`` means a different slowdown on 2 CPUs than on the 1 CPU a container is pinned
+to: on the host 50% leaves the benchmark a CPU of its own, pinned it halves its speed.
+``contended`` (:func:`contended`) is what detect reads: the share of the one CPU the benchmark
+needs that others took, from either.
 
 Linux only: where ``/proc`` cannot be read nothing is recorded, and never an error.
 """
@@ -29,7 +35,9 @@ import time
 from typing import Any, NamedTuple
 
 KEY = "host_load"           # the run context's key
-OTHERS = "others"           # the figure detect reads
+OTHERS = "others"           # the share of CPU time others used
+CONTENDED = "contended"     # the figure detect reads (:func:`contended`)
+PINNED = "pinned"           # the CPUs of a container's cpuset
 STAT, LOADAVG = "/proc/stat", "/proc/loadavg"
 
 
@@ -77,16 +85,30 @@ def during(start: Reading | None, cpuset: str | None = None, own: float | None =
     delta = {c: (end.cpus[c][0] - start.cpus[c][0], end.cpus[c][1] - start.cpus[c][1])
              for c in end.cpus if c in start.cpus}
     if cpuset is None:
-        busy, total = sum(b for b, _ in delta.values()), sum(t for _, t in delta.values())
-        busy -= (end.children - start.children) * os.sysconf("SC_CLK_TCK")     # the benchmark's own
+        over = list(delta.values())
+        busy = sum(b for b, _ in over) - (end.children - start.children) * os.sysconf("SC_CLK_TCK")  # less the benchmark's own
     else:
         pinned = cpu_list(cpuset)
-        inside = [d for c, d in delta.items() if c in pinned] if pinned is not None and own is not None else []
-        busy, total = sum(b for b, _ in inside), sum(t for _, t in inside)
-        busy -= (own or 0.0) * os.sysconf("SC_CLK_TCK")
+        over = [d for c, d in delta.items() if c in pinned] if pinned is not None and own is not None else []
+        busy = sum(b for b, _ in over) - (own or 0.0) * os.sysconf("SC_CLK_TCK")
+        if over:
+            out[PINNED] = len(over)
+    total = sum(t for _, t in over)
     if total > 0:
         out[OTHERS] = round(min(max(busy / total, 0.0), 1.0), 3)
+        out[CONTENDED] = contended(out[OTHERS], len(over))
     return {KEY: out}
+
+
+def contended(others: float, cpus: int) -> float:
+    """The share of one CPU that other processes took from a benchmark that needs one, when they
+    used ``others`` of the ``cpus`` it was measured over: they left it (1 − others)·cpus CPUs, and
+    short of a whole one it ran at that fraction of its speed (a slowdown of 1 / (1 − contended)).
+    Beside busy loops on this 2-core machine (``bench/loaded_runs.py --interference``), every loaded
+    run's slowdown was 1 / (1 − contended) within 0.02: on the host 1.52-3.41x, contended 0.34-0.71;
+    in a container pinned to one CPU, whose contended share is its others', 1.08-1.23x.  A benchmark that needs more than one CPU is
+    contended sooner than this says."""
+    return round(min(max(1.0 - cpus * (1.0 - others), 0.0), 1.0), 3)
 
 
 def cpu_list(cpuset: str) -> set[int] | None:
@@ -102,8 +124,8 @@ def cpu_list(cpuset: str) -> set[int] | None:
 
 
 def figure(value: Any) -> float | None:
-    """A recorded ``others`` as detect takes it: a number from 0 to 1, else None (a run file's
-    context is anyone's JSON)."""
+    """A recorded ``others`` or ``contended`` as detect takes it: a number from 0 to 1, else None (a
+    run file's context is anyone's JSON)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
     return float(value) if math.isfinite(value) and 0 <= value <= 1 else None

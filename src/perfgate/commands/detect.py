@@ -304,7 +304,7 @@ REGIME_HEAD_RUNS = 100
 
 # Part of each saved report's settings mark: bump it when the analysis changes, so that the
 # reports kept from an older perfgate are recomputed.
-ANALYSIS_VERSION = "24"
+ANALYSIS_VERSION = "25"
 
 
 def _whole_scope(args: argparse.Namespace) -> bool:
@@ -727,15 +727,23 @@ def _load_check(key: SeriesKey, points: list[Point], test: ThresholdTest | None,
     """The load check (:func:`perfgate.detect.load_hold.load_check`) of the streak ``flags[a:b]``
     of the regime from ``start``: the loads of its values past the limit against those of the
     baseline its test judged its first value by; None for a measure that is not wall time, or
-    runs that did not record their load."""
-    from perfgate.detect.load_hold import load_check, wall_time
-    from perfgate.detect.threshold_tests import baseline_indices
+    runs that did not record their load.  Whether the load explains the streak: each of its values
+    past the limit, at its unloaded speed, judged by ``test`` against that baseline's values at
+    theirs is not past it (without ``test``, Bencher's own limit, the loads alone decide)."""
+    from perfgate.detect.load_hold import load_check, unloaded, wall_time
+    from perfgate.detect.threshold_tests import baseline_indices, judge
 
     if not wall_time(key.measure):
         return None
     times = [p.time for p in points[start:start + len(flags)]]
-    base = baseline_indices(test, times, flags, a)
-    return load_check([points[start + i].load for i in range(a, b) if flags[i]], [points[start + j].load for j in base])
+    base = [points[start + j] for j in baseline_indices(test, times, flags, a)]
+    streak = [(points[start + i], flags[i]) for i in range(a, b) if flags[i]]
+    explained = True
+    if test is not None:
+        lower = Measure.named(key.measure).lower_is_better
+        history = [unloaded(p.value, p.load, lower) for p in base]
+        explained = all(judge(test, history, unloaded(p.value, p.load, lower)).alert != flag for p, flag in streak)
+    return load_check([p.load for p, _ in streak], [p.load for p in base], explained)
 
 
 def _evidence(test: ThresholdTest | None, regime: list[float], times: list[float | None], flags: list[str | None],

@@ -198,8 +198,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _load_said(context: dict) -> str:
     """The load the command ran under, as the line saying the run was recorded adds it."""
-    others = host_load.figure(context.get(host_load.KEY, {}).get(host_load.OTHERS))
-    return "" if others is None else f"; other processes used {others:.0%} of the CPU time while it ran"
+    taken = host_load.figure(context.get(host_load.KEY, {}).get(host_load.CONTENDED))
+    return "" if taken is None else f"; other processes took {taken:.0%} of the CPU it needed while it ran"
 
 
 def _take_named_commit(args: argparse.Namespace, named: list[tuple[str, str, float | None]]) -> None:

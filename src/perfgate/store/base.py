@@ -39,8 +39,9 @@ class Point:
     upper: float | None = None
     samples: Sequence[float] = ()   # a packed array('d') when read from a SQLite store
     attrs: dict[str, Any] = field(default_factory=dict)
-    # The share of the machine's CPU time other processes used while its run measured
-    # (``perfgate.host_load``); None when the run did not record it (ingested output, Bencher, not Linux).
+    # The share of the CPU the benchmark needed that other processes took while its run measured
+    # (``perfgate.host_load.contended``); None when the run did not record it (ingested output,
+    # Bencher, not Linux, or recorded before the figure).
     load: float | None = None
 
 

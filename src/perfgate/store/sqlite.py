@@ -100,9 +100,10 @@ def _disk_nearly_full(path: Path) -> bool:
         return False
 
 
-# The share of CPU time others used while the run measured (``perfgate.host_load``), read with
-# the run's other columns.
-_LOAD = f"json_extract(r.context, '$.{host_load.KEY}.{host_load.OTHERS}')"
+# The share of the CPU the benchmark needed that others took while the run measured
+# (``perfgate.host_load.contended``), read with the run's other columns.  Runs recorded before
+# that figure have none, and are judged as runs without a load.
+_LOAD = f"json_extract(r.context, '$.{host_load.KEY}.{host_load.CONTENDED}')"
 
 
 def _point(run_id: str, commit: str, time: float | None, load: Any, value: float, lower: float | None,
