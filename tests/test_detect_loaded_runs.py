@@ -92,6 +92,14 @@ def test_a_regression_larger_than_the_load_is_alerted_at_once(cli, tmp_path):
     assert alert["details"]["load_check"] == {"held": False, "load": pytest.approx(LOADED),
                                               "baseline_load": QUIET, "larger_than_the_load": True}
 
+
+def test_one_value_past_the_limit_at_its_unloaded_speed_does_not_outweigh_the_load(cli, tmp_path):
+    # an alert needs two values in a row past the limit: so does the load's failing to explain them
+    _add(cli, tmp_path, _runs([QUIET] * 30 + [LOADED] * 2, [1.0] * 30 + [3.75, 2.5]))
+    report = json.loads(cli("detect", "--no-record", "--json").stdout)
+    assert _latency(report)["threshold"]["held"]["load"] == LOADED
+    assert [a["measure"] for a in report["new_alerts"]] == ["instructions"]
+
 @pytest.mark.parametrize("loads", [[LOADED] * 32, [None] * 32], ids=["every run loaded", "no load recorded"])
 def test_a_history_measured_under_the_same_load_or_none_alerts_as_before(cli, tmp_path, loads):
     _add(cli, tmp_path, _runs(loads, [1.0] * 30 + [2.5] * 2))

@@ -727,9 +727,11 @@ def _load_check(key: SeriesKey, points: list[Point], test: ThresholdTest | None,
     """The load check (:func:`perfgate.detect.load_hold.load_check`) of the streak ``flags[a:b]``
     of the regime from ``start``: the loads of its values past the limit against those of the
     baseline its test judged its first value by; None for a measure that is not wall time, or
-    runs that did not record their load.  Whether the load explains the streak: each of its values
-    past the limit, at its unloaded speed, judged by ``test`` against that baseline's values at
-    theirs is not past it (without ``test``, Bencher's own limit, the loads alone decide)."""
+    runs that did not record their load.  Whether the load explains the streak: its values past the
+    limit, at their unloaded speed, judged by ``test`` against that baseline's values at theirs,
+    are not past it as many times as an alert needs (``consecutive``; all of a shorter streak's),
+    so one value's noise does not outweigh the load; without ``test``, Bencher's own limit, the
+    loads alone decide."""
     from perfgate.detect.load_hold import load_check, unloaded, wall_time
     from perfgate.detect.threshold_tests import baseline_indices, judge
 
@@ -742,7 +744,8 @@ def _load_check(key: SeriesKey, points: list[Point], test: ThresholdTest | None,
     if test is not None:
         lower = Measure.named(key.measure).lower_is_better
         history = [unloaded(p.value, p.load, lower) for p in base]
-        explained = all(judge(test, history, unloaded(p.value, p.load, lower)).alert != flag for p, flag in streak)
+        past = sum(judge(test, history, unloaded(p.value, p.load, lower)).alert == flag for p, flag in streak)
+        explained = past < min(test.consecutive, len(streak))
     return load_check([p.load for p, _ in streak], [p.load for p in base], explained)
 
 

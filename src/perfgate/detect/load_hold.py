@@ -5,8 +5,9 @@ Two runs in a row measured while other jobs kept a 2-core machine busy pass a wa
 on unchanged code (+150% was reported).  Such a streak is *held*: no alert, the series shown as
 pending, until a run measured without that load is past the limit too (then it alerts as usual)
 or is not (the streak ends, and nothing was raised).  Held only when the load explains the
-streak: each value taken at the speed it would have had without the load (:func:`unloaded`) is
-back within the limit; a regression larger than the load is raised at once.  Only for wall time:
+streak: its values taken at the speed they would have had without the load (:func:`unloaded`)
+are not past the limit as often as an alert needs; a regression larger than the load is raised
+at once.  Only for wall time:
 instruction counts and memory do not slow down with the machine's load.  Runs that recorded no
 load (:mod:`perfgate.host_load`) are judged as before.
 
@@ -43,8 +44,8 @@ def load_check(streak: Sequence[float | None], baseline: Sequence[float | None],
     None when the loads are not known (a value of the streak, or half its baseline, without one):
     the streak is judged as before.  Held when every value of the streak was measured at
     ``LOADED`` or more, the baseline's median load is under ``QUIET``, and the load ``explained``
-    the streak (its values at their unloaded speed back within the limit): one value past the
-    limit measured without that load is evidence the load does not explain."""
+    the streak (its values at their unloaded speed not past the limit as often as an alert
+    needs): one value past the limit measured without that load is evidence it does not."""
     known = [x for x in baseline if x is not None]
     loads = [x for x in streak if x is not None]
     if not loads or len(loads) < len(streak) or not known or 2 * len(known) < len(baseline):
