@@ -729,9 +729,11 @@ def _load_check(key: SeriesKey, points: list[Point], test: ThresholdTest | None,
     baseline its test judged its first value by; None for a measure that is not wall time, or
     runs that did not record their load.  Whether the load explains the streak: its values past the
     limit, at their unloaded speed, judged by ``test`` against that baseline's values at theirs,
-    are not past it as many times as an alert needs (``consecutive``; all of a shorter streak's),
-    so one value's noise does not outweigh the load; without ``test``, Bencher's own limit, the
-    loads alone decide."""
+    are not past it as many times in a row as an alert needs (``consecutive``; all of a shorter
+    streak's): at their unloaded speed they are judged as any values are, so one value past the
+    limit by chance beside one the load slowed is no streak, and runs past it after a held streak
+    alert once they are an alert's worth; without ``test``, Bencher's own limit, the loads alone
+    decide."""
     from perfgate.detect.load_hold import load_check, unloaded, wall_time
     from perfgate.detect.threshold_tests import baseline_indices, judge
 
@@ -740,13 +742,22 @@ def _load_check(key: SeriesKey, points: list[Point], test: ThresholdTest | None,
     times = [p.time for p in points[start:start + len(flags)]]
     base = [points[start + j] for j in baseline_indices(test, times, flags, a)]
     streak = [(points[start + i], flags[i]) for i in range(a, b) if flags[i]]
-    explained = True
+    explained = None
     if test is not None:
         lower = Measure.named(key.measure).lower_is_better
         history = [unloaded(p.value, p.load, lower) for p in base]
-        past = sum(judge(test, history, unloaded(p.value, p.load, lower)).alert == flag for p, flag in streak)
-        explained = past < min(test.consecutive, len(streak))
+        past = [judge(test, history, unloaded(p.value, p.load, lower)).alert == flag for p, flag in streak]
+        explained = _longest_run(past) < min(test.consecutive, len(streak))
     return load_check([p.load for p, _ in streak], [p.load for p in base], explained)
+
+
+def _longest_run(flags: list[bool]) -> int:
+    """How many true values in a row ``flags`` holds at most."""
+    longest = run = 0
+    for flag in flags:
+        run = run + 1 if flag else 0
+        longest = max(longest, run)
+    return longest
 
 
 def _evidence(test: ThresholdTest | None, regime: list[float], times: list[float | None], flags: list[str | None],

@@ -6,8 +6,8 @@ on unchanged code (+150% was reported).  Such a streak is *held*: no alert, the 
 pending, until a run measured without that load is past the limit too (then it alerts as usual)
 or is not (the streak ends, and nothing was raised).  Held only when the load explains the
 streak: its values taken at the speed they would have had without the load (:func:`unloaded`)
-are not past the limit as often as an alert needs; a regression larger than the load is raised
-at once.  Only for wall time:
+are not past the limit as many times in a row as an alert needs; a regression larger than the
+load is raised at once.  Only for wall time:
 instruction counts and memory do not slow down with the machine's load.  Runs that recorded no
 load (:mod:`perfgate.host_load`) are judged as before.
 
@@ -38,22 +38,28 @@ def wall_time(measure: str) -> bool:
 
 
 def load_check(streak: Sequence[float | None], baseline: Sequence[float | None],
-               explained: bool = True) -> dict[str, float | bool] | None:
+               explained: bool | None = None) -> dict[str, float | bool] | None:
     """``{"held": ..., "load": ..., "baseline_load": ...}`` for a streak whose values past the
     limit had the loads ``streak`` against a baseline whose values had ``baseline``;
     None when the loads are not known (a value of the streak, or half its baseline, without one):
-    the streak is judged as before.  Held when every value of the streak was measured at
-    ``LOADED`` or more, the baseline's median load is under ``QUIET``, and the load ``explained``
-    the streak (its values at their unloaded speed not past the limit as often as an alert
-    needs): one value past the limit measured without that load is evidence it does not."""
+    the streak is judged as before.  Against a baseline whose median load is under ``QUIET``, held
+    when the load ``explained`` the streak (its values at their unloaded speed not past the limit
+    as many times in a row as an alert needs) and one of its values was measured at ``LOADED`` or
+    more: a value a little past the limit by chance next to one the load slowed is no streak.  Where that is not
+    known (None), held only when every value was loaded: one value past the limit measured without
+    that load is evidence the load does not explain."""
     known = [x for x in baseline if x is not None]
     loads = [x for x in streak if x is not None]
     if not loads or len(loads) < len(streak) or not known or 2 * len(known) < len(baseline):
         return None
     load, base = statistics.median(loads), statistics.median(known)
-    held = min(loads) >= LOADED and base < QUIET
-    return {"held": held and explained, "load": load, "baseline_load": base} | \
-        ({} if explained or not held else {"larger_than_the_load": True})
+    if base >= QUIET:
+        return {"held": False, "load": load, "baseline_load": base}
+    if explained is None:
+        return {"held": min(loads) >= LOADED, "load": load, "baseline_load": base}
+    loaded = max(loads) >= LOADED
+    return {"held": loaded and explained, "load": load, "baseline_load": base} | \
+        ({"larger_than_the_load": True} if loaded and not explained else {})
 
 
 def unloaded(value: float, load: float | None, lower_is_better: bool) -> float:
@@ -83,4 +89,4 @@ def held_text(check: dict) -> str:
     """How ``perfgate detect`` names a held streak."""
     return (f"measured while the machine was loaded: other processes took {check['load']:.0%} of the CPU it "
             f"needed against {check['baseline_load']:.0%} in its baseline, and at the speed it would have had "
-            f"without them it is within the limit; the next run on a quiet machine decides")
+            f"without them it is within the limit; the next runs decide")
