@@ -2,14 +2,14 @@
 runs a wall-time series' change point search leaves out for their load (:func:`left_out`).
 
 Two runs in a row measured while other jobs kept a 2-core machine busy pass a wall-time t_test
-on unchanged code (+150% was reported).  Such a streak is *held*: no alert, the series shown as
-pending, until a run measured without that load is past the limit too (then it alerts as usual)
-or is not (the streak ends, and nothing was raised).  Held only when the load explains the
-streak: its values taken at the speed they would have had without the load (:func:`unloaded`)
-are not past the limit as many times in a row as an alert needs; a regression larger than the
-load is raised at once.  Only for wall time:
-instruction counts and memory do not slow down with the machine's load.  Runs that recorded no
-load (:mod:`perfgate.host_load`) are judged as before.
+on unchanged code (+150% was reported).  Such a streak is *held* when the load explains it: its
+values taken at the speed they would have had without the load (:func:`unloaded`) are not past
+the limit as many times in a row as an alert needs.  Held, it raises no alert and the series is
+shown as pending, until later runs past the limit at their unloaded speed make an alert's worth
+(then it alerts) or a run back within the limit ends the streak (nothing was raised).  A
+regression larger than the load is raised at once.  Only for wall time: instruction counts and
+memory do not slow down with the machine's load.  Runs that recorded no load
+(:mod:`perfgate.host_load`) are judged as before.
 
 Pure; no store access.
 """
@@ -45,9 +45,9 @@ def load_check(streak: Sequence[float | None], baseline: Sequence[float | None],
     the streak is judged as before.  Against a baseline whose median load is under ``QUIET``, held
     when the load ``explained`` the streak (its values at their unloaded speed not past the limit
     as many times in a row as an alert needs) and one of its values was measured at ``LOADED`` or
-    more: a value a little past the limit by chance next to one the load slowed is no streak.  Where that is not
-    known (None), held only when every value was loaded: one value past the limit measured without
-    that load is evidence the load does not explain."""
+    more: a value a little past the limit by chance next to one the load slowed is no streak.
+    Where that is not known (None), held only when every value was loaded: one value past the
+    limit measured without that load is evidence the load does not explain."""
     known = [x for x in baseline if x is not None]
     loads = [x for x in streak if x is not None]
     if not loads or len(loads) < len(streak) or not known or 2 * len(known) < len(baseline):
