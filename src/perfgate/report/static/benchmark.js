@@ -318,27 +318,15 @@
       var i = shown ? shown.values.indexOf(v) : -1;
       return i < 0 ? "" : PG_TIME.label(shown.unit, shown.values, i);
     }
-    // The ticks the axis has are asked of the chart, not remembered: the zoom buttons' restore
-    // clears them, and ECharts drops a setOption made while it renders (this one, in a "finished"
-    // fired from inside another setOption: the restore's legend and y fit); remembered as set,
-    // the axis kept ECharts' own ticks, labelled blank.
-    function has(t) {
-      var now = c.getModel().getComponent("xAxis", 0).get(["axisLabel", "customValues"]);
-      return !!now && now.join() === t.values.join();
-    }
-    var retries = 0;
-    function retick() {
-      if (c.isDisposed()) return;
+    // The ticks are set as PG.customTicks sets them: a restore from the zoom buttons inside another
+    // setOption (the legend and y fit) dropped them, and remembered as set, the axis kept ECharts'
+    // own ticks, labelled blank.
+    var retick = PG.customTicks(c, "xAxis", function () {
       var left = 80, width = c.getWidth() - 80 - 30;     // the grid's
-      var t = PG_TIME.ticks(c.convertFromPixel({xAxisIndex: 0}, left), c.convertFromPixel({xAxisIndex: 0}, left + width),
+      shown = PG_TIME.ticks(c.convertFromPixel({xAxisIndex: 0}, left), c.convertFromPixel({xAxisIndex: 0}, left + width),
                             Math.floor(width / 90));     // a label about every 90 px
-      if (shown && shown.unit === t.unit && has(t)) return;
-      shown = t;
-      c.setOption({xAxis: {axisLabel: {customValues: t.values}, axisTick: {customValues: t.values}}});
-      // dropped: again once this render is over, a few times at most (a page never spins on it)
-      if (has(t)) retries = 0;
-      else if (retries++ < 5) setTimeout(retick, 0);
-    }
+      return {values: shown.values, key: shown.unit};
+    });
     if (byTime) {
       retick();
       c.on("finished", retick);

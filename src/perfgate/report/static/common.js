@@ -154,6 +154,33 @@ var PG = (function () {
     return url ? el("a", {href: url, class: "mono", target: "_blank", rel: "noopener", title: commit, text: text})
                : el("code", {title: commit, text: text});
   }
+  // A function that sets chart c's axis ("xAxis", "yAxis") to the custom ticks ticks() gives for
+  // what the axis shows now ({values, formatter?, key?}, or null for none), to be called again
+  // after each render.  Whether the axis has them is asked of the chart, not remembered: the zoom
+  // buttons' restore sets the first option back without them, and ECharts drops a setOption made
+  // while it renders; a dropped one is made again once that render is over, a few times at most
+  // (a page never spins on it).  key: what else the labels depend on (a date axis's unit).
+  function customTicks(c, axis, ticks) {
+    var retries = 0, key;
+    function has(t) {
+      var now = c.getModel().getComponent(axis, 0).get(["axisLabel", "customValues"]);
+      return !!now && now.join() === t.values.join() && t.key === key;
+    }
+    function retick() {
+      if (c.isDisposed()) return;
+      var t = ticks();
+      if (!t) return;
+      if (has(t)) { retries = 0; return; }
+      key = t.key;
+      var label = {customValues: t.values}, option = {};
+      if (t.formatter) label.formatter = t.formatter;
+      option[axis] = {axisLabel: label, axisTick: {customValues: t.values}};
+      c.setOption(option);
+      if (has(t)) retries = 0;
+      else if (retries++ < 5) setTimeout(retick, 0);
+    }
+    return retick;
+  }
   function notFound(what) {
     var name = document.getElementById("name");
     if (name) name.textContent = "Not found";
@@ -164,5 +191,5 @@ var PG = (function () {
     document.documentElement.dataset.ready = "1";
   }
   return {esc: esc, el: el, breakable: breakable, human: human, inUnit: inUnit, axisDigits: axisDigits, axisTicks: axisTicks, pct: pct, ciText: ciText, confidence: confidence, pText: pText, kindText: kindText, param: param, load: load, commitUrl: commitUrl,
-          commitNode: commitNode, notFound: notFound};
+          commitNode: commitNode, customTicks: customTicks, notFound: notFound};
 })();

@@ -250,30 +250,17 @@
   // too: the interval fitted to the whole axis ticked the window from its edge (1 / 51 / 60 ms).
   // Again after each render that moves the window; ``top`` and ``bottom``: the grid's margins.
   function zoomTicks(c, M, top, bottom) {
-    // The ticks the axis has are asked of the chart, not remembered (as the benchmark pages' date
-    // ticks are): the restore sets the first option back without them, and ECharts drops a
-    // setOption made while it renders; a dropped one is made again once that render is over, a
-    // few times at most (a page never spins on it).
-    var retries = 0;
-    function has(at) {
-      var now = c.getModel().getComponent("yAxis", 0).get(["axisLabel", "customValues"]);
-      return !!now && now.join() === at.join();
-    }
-    function retick() {
-      if (c.isDisposed()) return;
+    var retick = PG.customTicks(c, "yAxis", function () {
       var lo = c.convertFromPixel({yAxisIndex: 0}, c.getHeight() - bottom), hi = c.convertFromPixel({yAxisIndex: 0}, top);
       var t = PG.axisTicks([lo, hi], M), at = [];
-      if (!t) return;
+      if (!t) return null;
       for (var k = Math.ceil(lo / t.interval - 1e-9); k <= Math.floor(hi / t.interval + 1e-9); k++) {
         at.push(Number((k * t.interval).toPrecision(12)));
       }
-      if (has(at)) { retries = 0; return; }
-      c.setOption({yAxis: {axisLabel: {customValues: at, formatter: t.label}, axisTick: {customValues: at}}});
-      if (has(at)) retries = 0;
-      else if (retries++ < 5) setTimeout(retick, 0);
-    }
+      return {values: at, formatter: t.label};
+    });
     c.on("finished", retick);
-    c.on("restore", retick);
+    c.on("restore", retick);     // which sets the first option back, without these ticks
   }
 
   function history(M) {
