@@ -86,7 +86,8 @@ def during(start: Reading | None, cpuset: str | None = None, own: float | None =
              for c in end.cpus if c in start.cpus}
     if cpuset is None:
         over = list(delta.values())
-        busy = sum(b for b, _ in over) - (end.children - start.children) * os.sysconf("SC_CLK_TCK")  # less the benchmark's own
+        # less the benchmark's own
+        busy = sum(b for b, _ in over) - (end.children - start.children) * os.sysconf("SC_CLK_TCK")
     else:
         pinned = cpu_list(cpuset)
         over = [d for c, d in delta.items() if c in pinned] if pinned is not None and own is not None else []
@@ -106,8 +107,8 @@ def contended(others: float, cpus: int) -> float:
     short of a whole one it ran at that fraction of its speed (a slowdown of 1 / (1 − contended)).
     Beside busy loops on this 2-core machine (``bench/loaded_runs.py --interference``), every loaded
     run's slowdown was 1 / (1 − contended) within 0.02: on the host 1.52-3.41x, contended 0.34-0.71;
-    in a container pinned to one CPU, whose contended share is its others', 1.08-1.23x.  A benchmark that needs more than one CPU is
-    contended sooner than this says."""
+    in a container pinned to one CPU, whose contended share is its others', 1.08-1.23x.  A
+    benchmark that needs more than one CPU is contended sooner than this says."""
     return round(min(max(1.0 - cpus * (1.0 - others), 0.0), 1.0), 3)
 
 

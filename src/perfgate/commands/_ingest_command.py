@@ -28,10 +28,12 @@ from perfgate.redact import MASK, MIN_PIECE, redact
 # How long an interrupted command has to stop on the signal it was passed before it is killed.
 GRACE = 3.0
 
-# Names of options, variables and headers whose value is a secret (``--token``, ``API_KEY=``,
-# ``Authorization:``).  Not for the environment's names: SSH_AUTH_SOCK, XAUTHORITY are paths.
-_SECRET_NAME = re.compile(r"(?i)token|secret|passw|credential|api[_-]?key|access[_-]?key|private[_-]?key|auth")
-_SECRET_VARIABLE = re.compile(r"(?i)token|secret|passw|credential|api[_-]?key|access[_-]?key|private[_-]?key")
+# Names of environment variables whose value is a secret (``API_KEY``); of options and headers
+# also ``auth`` (``--auth``, ``Authorization:``), which the environment's names are not for:
+# SSH_AUTH_SOCK, XAUTHORITY are paths.
+_SECRET_WORDS = r"token|secret|passw|credential|api[_-]?key|access[_-]?key|private[_-]?key"
+_SECRET_VARIABLE = re.compile(f"(?i){_SECRET_WORDS}")
+_SECRET_NAME = re.compile(f"(?i){_SECRET_WORDS}|auth")
 _NAMED_VALUE = re.compile(r"\A(-*[\w.-]+)(=|:\s*)(.+)\Z", re.DOTALL)
 _USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/@\s]+@")
 

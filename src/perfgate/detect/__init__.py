@@ -12,7 +12,7 @@ numbers (numpy arrays, ``perfgate.model`` dataclasses), so each can be tested on
 * :mod:`.modes` — visits to a second mode, told apart from changes
 * :mod:`.threshold_tests` — Bencher-compatible tests with alerted values kept out of baselines
 * :mod:`.threshold_verdicts` — every value of a series judged by its threshold test at once
-* :mod:`.load_hold` — a wall-time streak measured on a loaded machine is held until a quiet run
+* :mod:`.load_hold` — a wall-time streak the machine's load explains is held until later runs decide
 * :mod:`.load_search` — the change point search of a wall-time series without its loaded runs
 * :mod:`.compare` — ``compare_runs(base, head, thresholds=None, alpha=0.05) -> Comparison``;
   ``compare_rounds`` for ``perfgate check``'s interleaved rounds
