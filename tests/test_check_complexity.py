@@ -105,9 +105,7 @@ def test_a_violation_counts_only_when_more_than_half_of_the_rounds_bear_it_out()
 
 def recorded_round(name: str):
     """One round of a real check of ``grow.py`` in the pinned image (``fixtures/scaling-suite``)."""
-    path = GROW.parent / f"rounds-{name}.tsv"
-    return [type(m)(f"grow/{m.benchmark}", m.measure, m.value, attrs=m.attrs)
-            for m in scaling_tsv.parse(path.read_text(), str(path)).metrics]
+    return points(GROW.parent / f"rounds-{name}.tsv", "grow/grow")
 
 
 def median_of(rounds):
