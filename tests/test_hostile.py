@@ -668,6 +668,7 @@ def test_the_integrity_check_beside_the_work_only_ever_spares_the_writers_own(tm
     from perfgate.store import integrity
 
     _filled_store(store_path)
+    Path(f"{store_path}.checked").unlink()     # the filling writer's note would spare the check
     # an intact file: the child's "ok" is taken, the writer does not check again
     verdicts = []
     passed = integrity.passed
@@ -695,6 +696,70 @@ def test_the_integrity_check_beside_the_work_only_ever_spares_the_writers_own(tm
     child = s._check
     s.close()
     assert child.returncode is not None
+
+
+def _add_one(s: SqliteStore, commit: str = "f" * 40) -> None:
+    s.add_run(Run("default", "main", commit, Bed("tb"), [Metric("bench-0", "latency", 1.0)], start_time=2e9))
+
+
+def test_a_writer_after_a_checked_writer_does_not_check_the_unchanged_file_again(tmp_path, store_path, monkeypatch):
+    """``ingest`` then ``detect``: the second writer finds the file as the first, which checked it,
+    left it (``FILE.checked``), and writes without reading every page again."""
+    from perfgate.store import integrity
+
+    _filled_store(store_path)
+    assert Path(f"{store_path}.checked").is_file()
+    started = []
+    monkeypatch.setattr(integrity, "start", lambda path: started.append(path))
+    with SqliteStore(store_path) as s:
+        assert s._intact
+        s.expect_writes()
+        _add_one(s)
+    assert started == []
+    # each writer notes the file as it leaves it: the next one is spared too
+    with SqliteStore(store_path) as s:
+        assert s._intact
+    # a reader's handle leaves no note of its own (opening a history to read it writes nothing)
+    Path(f"{store_path}.checked").unlink()
+    SqliteStore(store_path).close()
+    assert not Path(f"{store_path}.checked").exists()
+
+
+def test_damage_after_a_checked_writer_is_found_even_with_its_times_set_back(tmp_path, store_path):
+    """Size and modification time put back as they were: the status-change time, which no tool
+    can set, still differs, and the file is checked."""
+    _filled_store(store_path)
+    before_stat = store_path.stat()
+    _damaged(store_path)
+    os.utime(store_path, ns=(before_stat.st_atime_ns, before_stat.st_mtime_ns))
+    assert store_path.stat().st_size == before_stat.st_size
+    before = store_path.read_bytes()
+    proc = perfgate("ingest", str(HYPERFINE), "--branch", "main", "--commit", "e" * 40, store=store_path)
+    err = proc.stderr.decode()
+    assert proc.returncode == 2 and "nothing was written" in err, err
+    assert store_path.read_bytes() == before
+
+
+def test_a_writer_another_connection_wrote_beside_leaves_no_note(tmp_path, store_path):
+    """What another connection committed meanwhile was checked by no one this handle knows of."""
+    _filled_store(store_path)
+    Path(f"{store_path}.checked").unlink()
+    with SqliteStore(store_path) as s:
+        _add_one(s)
+        other = sqlite3.connect(store_path)
+        other.execute("UPDATE project SET name = name")
+        other.commit()
+        other.close()
+    assert not Path(f"{store_path}.checked").exists()
+    with SqliteStore(store_path) as s:
+        assert not s._intact
+        _add_one(s, "e" * 40)      # checked, then noted
+    assert Path(f"{store_path}.checked").is_file()
+    # a note that does not parse, or names another file, spares nothing
+    for text in ("{", json.dumps({"file": [0, 0, 0, 0, 0], "wal": None})):
+        Path(f"{store_path}.checked").write_text(text)
+        with SqliteStore(store_path) as s:
+            assert not s._intact
 
 
 def test_the_check_beside_the_work_reads_through_a_map_and_still_sees_damage(tmp_path, store_path):
@@ -975,8 +1040,10 @@ def test_full_disk_simulated(tmp_path, store_path, monkeypatch, capsys):
     err = capsys.readouterr().err
     assert code == 2 and "No space left" in err and "nothing was written" in err, err
     assert target.read_text() == "previous export\n"
-    # nothing left behind but the history and the lock file its writers take turns by
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["out.csv", store_path.name, store_path.name + ".lock"])
+    # nothing left behind but the history, the lock file its writers take turns by and its filling
+    # writer's note that it checked it
+    assert sorted(p.name for p in tmp_path.iterdir()) == \
+        sorted(["out.csv", store_path.name, store_path.name + ".lock", store_path.name + ".checked"])
 
 
 # --- smaller: silent data loss ---------------------------------------------------------------------------

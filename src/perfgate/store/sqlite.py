@@ -24,7 +24,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence, TypeVar
 from perfgate import host_load, jsonio
 from perfgate.errors import StoreError
 from perfgate.escape import visible
-from perfgate.store import integrity
+from perfgate.store import checked_note, integrity
 from perfgate.store.transaction import WriterQueue, immediate
 from perfgate.model import Alert, Forgotten, Measure, Metric, Run, Testbed, run_id_of, without_forgotten
 from perfgate.store.base import Point, RunSummary, SeriesKey, Store
@@ -155,6 +155,7 @@ class SqliteStore(Store):
         self.shown = visible(self.path)
         self.project = project
         self._intact = False
+        self._wrote = False         # this handle began a write (its close then notes the file checked)
         self._check = None          # the integrity check running beside the work (expect_writes)
         if self.path.exists() and not self.path.is_file():
             raise StoreError(f"{self.shown}: is not a file, so it cannot be a perfgate history")
@@ -168,6 +169,8 @@ class SqliteStore(Store):
         # Reading a history one may not write (a CI artefact, a read-only mount) must still work.
         self.read_only = read_only or (self.path.exists() and not os.access(self.path, os.W_OK))
         self._queue = None if self.read_only else WriterQueue(self.path, BUSY_TIMEOUT_MS / 1000)
+        # Read before connecting: a connection's first read may create the WAL, which the note covers.
+        self._intact = not self.read_only and checked_note.unchanged_since_checked(self.path)
         try:
             self.db = self._connect()
             self.db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
@@ -197,6 +200,9 @@ class SqliteStore(Store):
             self._ids: dict[tuple[str, str], int] = {}
             self._project_id = 0
             self._project_id = self._project_row()
+            # Another connection's commit changes this (ours do not, nor does switching to WAL
+            # once it is done): when it has changed at close, the close notes nothing.
+            self._data_version = self.db.execute("PRAGMA data_version").fetchone()[0]
         except sqlite3.Error as e:
             self._close_quietly()
             reason = _reason(e, self.path)
@@ -275,6 +281,7 @@ class SqliteStore(Store):
         if self.read_only:
             raise StoreError(f"{self.shown}: the store is read-only; nothing was written")
         self._ensure_intact()
+        self._wrote = True
         if self._project_id == -1:
             self._project_id = 0
             self._project_id = self._dimension("project", self.project)
@@ -894,4 +901,13 @@ class SqliteStore(Store):
         self._stop_check()
         if self._queue is not None:
             self._queue.close()
+        # The next writer may skip the check when the file is still as this one leaves it: only
+        # where this handle found it intact, wrote, and no other connection committed meanwhile.
+        try:
+            noted = (self._wrote and self._intact and not self.db.in_transaction
+                     and self.db.execute("PRAGMA data_version").fetchone()[0] == self._data_version)
+        except sqlite3.Error:
+            noted = False
         self.db.close()
+        if noted:
+            checked_note.note_checked(self.path)
