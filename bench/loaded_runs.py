@@ -10,7 +10,8 @@ recorded and once without (as before the hold).  Reports
 
 * A/A (unchanged code): regression alerts raised per 100 series, with and without the hold, by kind;
 * a regression planted at 2/3 of the history: caught with and without the hold, how many the hold
-  made later and by how many runs, and how many it lost (caught without, never with); the same
+  made later and by how many runs, how many it lost (caught without, never with), and how many
+  first alerts named the planted run itself (not a run before it that the load slowed); the same
   for change point alerts alone (with the loads, the search leaves the loaded runs out,
   ``perfgate.detect.load_search``).
 
@@ -92,18 +93,25 @@ def simulate(args: argparse.Namespace) -> dict:
                               for kind in ("threshold", "change_point")} for k, v in counts.items()}
             continue
 
+        def first_alert(raised: dict, kinds=("threshold", "change_point")) -> tuple[int, int] | None:
+            """The run after which the step was first alerted (by an alert of ``kinds``), and the
+            run that alert named (of several raised then, the one nearest the planted run)."""
+            found = [(n, abs(i - at), i) for (kind, i), n in raised.items() if i >= at - 3 and kind in kinds]
+            return min(found)[::2] if found else None
+
         def caught(raised: dict, kinds=("threshold", "change_point")) -> int | None:
-            """The run after which the step was first alerted (by an alert of ``kinds``)."""
-            runs = [n for (kind, i), n in raised.items() if i >= at - 3 and kind in kinds]
-            return min(runs) if runs else None
+            return (first_alert(raised, kinds) or (None,))[0]
 
         pairs = [(caught(w), caught(o)) for w, o in zip(counts["with"], counts["without"])]
+        # how often that first alert names the planted run itself (not a run the load slowed before it)
+        named = {k: sum(1 for r in v if (first_alert(r) or (0, -1))[1] == at) for k, v in counts.items()}
         later = [w - o for w, o in pairs if w is not None and o is not None and w > o]
         out[label] = {"caught_with": sum(w is not None for w, _ in pairs),
                       "caught_without": sum(o is not None for _, o in pairs),
                       "later": len(later), "runs_later_median": statistics.median(later) if later else 0,
                       "runs_later_max": max(later, default=0),
-                      "lost": sum(1 for w, o in pairs if w is None and o is not None)}
+                      "lost": sum(1 for w, o in pairs if w is None and o is not None),
+                      "named_the_planted_run_with": named["with"], "named_the_planted_run_without": named["without"]}
         # the change point search's own (loaded runs left out of it with the loads): found, and
         # found by it without the loads but not with them
         cp = [(caught(w, ("change_point",)), caught(o, ("change_point",)))

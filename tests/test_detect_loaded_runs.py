@@ -72,9 +72,26 @@ def test_a_loaded_streak_is_held_until_runs_past_the_limit_at_their_unloaded_spe
     assert proc.returncode == 1, proc.stderr
     [alert] = [a for a in json.loads(proc.stdout)["new_alerts"] if a["measure"] == "latency"]
     assert alert["direction"] == "regression" and alert["magnitude"] > 1.2
-    assert alert["commit"] == f"{30:040x}"      # the streak's first run
+    # named by the first run past the limit at its unloaded speed: the two before it were 2.5x
+    # slower only by the load (at their unloaded speed, the baseline's)
+    assert alert["commit"] == _commit(32) and alert["commit_range"] == [_commit(32), _commit(33)]
     assert alert["details"]["load_check"] == {"held": False, "load": pytest.approx(LOADED / 2), "baseline_load": QUIET,
                                               "larger_than_the_load": True}
+
+
+def test_a_streak_that_began_under_load_but_was_slower_code_is_named_by_its_loaded_first_run(cli, tmp_path):
+    # 1.5x slower code from run 30, measured under load at 30 and 31: at their unloaded speed those
+    # are past the limit too, so the regression began at 30, as the alert says
+    _add(cli, tmp_path, _runs([QUIET] * 30 + [LOADED] * 2 + [QUIET] * 2, [1.0] * 30 + [3.75] * 2 + [1.5] * 2))
+    [alert] = [a for a in json.loads(cli("detect", "--json").stdout)["new_alerts"] if a["measure"] == "latency"]
+    assert alert["commit"] == _commit(30)
+
+
+def test_a_streak_ended_in_one_batch_is_named_past_the_runs_the_load_alone_slowed(cli, tmp_path):
+    # runs recorded many at a time: the streak a later run ended alerts as after each run, from run 32
+    _add(cli, tmp_path, _runs([QUIET] * 30 + [LOADED] * 2 + [QUIET] * 6, [1.0] * 30 + [2.5] * 2 + [2.5] * 3 + [1.0] * 3))
+    [alert] = [a for a in json.loads(cli("detect", "--json").stdout)["new_alerts"] if a["measure"] == "latency"]
+    assert alert["commit"] == _commit(32) and alert["details"]["ended_at"] == _commit(35)
 
 
 def test_a_quiet_run_back_within_the_limit_ends_a_held_streak_without_an_alert(cli, tmp_path):

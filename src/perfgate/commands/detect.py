@@ -304,7 +304,7 @@ REGIME_HEAD_RUNS = 100
 
 # Part of each saved report's settings mark: bump it when the analysis changes, so that the
 # reports kept from an older perfgate are recomputed.
-ANALYSIS_VERSION = "25"
+ANALYSIS_VERSION = "26"
 
 
 def _whole_scope(args: argparse.Namespace) -> bool:
@@ -559,11 +559,11 @@ def _report(key: SeriesKey, points: list[Point], settings: SeriesThresholds, cha
             for a, b in _ended_streaks(regime_flags, consecutive, since - lo):
                 # a streak held for load that a later run ended: that run decided, as it would have
                 # after each run
-                check = _load_check(key, points, settings.test, lo, regime_flags, a, b)
+                check, onset = _load_check(key, points, settings.test, lo, regime_flags, a, b)
                 if _stands_out(values[lo:lo + len(regime_flags)], regime_flags, a, b, len(points) - since) \
                         and not (check and check["held"]):
-                    entry, alert = _ended_streak(key, points, values, settings.test, lo, a, b, regime_flags, lower,
-                                                 check)
+                    entry, alert = _ended_streak(key, points, values, settings.test, lo, onset, b, regime_flags,
+                                                 lower, check)
                     entries.append(entry)
                     alerts.append(alert)
     if points and not (flags and flags[-1]) and points[-1].attrs.get("bencher_alert"):
@@ -589,12 +589,13 @@ def _report(key: SeriesKey, points: list[Point], settings: SeriesThresholds, cha
         # counted through one-value dips back within the limit (:func:`_through_dips`).
         first = _through_dips(flags, first, consecutive)
         test = settings.test if threshold.get("source") != "bencher" else None
-        check = _load_check(key, points, test, start, flags, first, len(flags))
+        check, onset = _load_check(key, points, test, start, flags, first, len(flags))
         if check and check["held"]:
             # measured under a load its baseline was not: pending, until a quiet run decides
             threshold["held"] = {"load": check["load"], "baseline_load": check["baseline_load"],
                                  "why": held_text(check)}
         else:
+            first = onset
             magnitude = _size(points[-1].value, threshold.get("baseline"), values, flags, start, first)
             evidence = _evidence(test, values[start:], [p.time for p in points[start:]], flags, first, len(flags))
             entry, alert = _streak_alert(key, points, start + first, len(points), flags[-1] == "upper", lower,
@@ -723,7 +724,7 @@ def _ended_streak(key: SeriesKey, points: list[Point], values: list[float], test
 
 
 def _load_check(key: SeriesKey, points: list[Point], test: ThresholdTest | None, start: int,
-                flags: list[str | None], a: int, b: int) -> dict[str, Any] | None:
+                flags: list[str | None], a: int, b: int) -> tuple[dict[str, Any] | None, int]:
     """The load check (:func:`perfgate.detect.load_hold.load_check`) of the streak ``flags[a:b]``
     of the regime from ``start``: the loads of its values past the limit against those of the
     baseline its test judged its first value by; None for a measure that is not wall time, or
@@ -733,22 +734,28 @@ def _load_check(key: SeriesKey, points: list[Point], test: ThresholdTest | None,
     streak's): at their unloaded speed they are judged as any values are, so one value past the
     limit by chance beside one the load slowed is no streak, and runs past it after a held streak
     alert once they are an alert's worth; without ``test``, Bencher's own limit, the loads alone
-    decide."""
-    from perfgate.detect.load_hold import load_check, unloaded, wall_time
+    decide.  With the check, where its alert starts: ``a``, or past its first values where the
+    load alone put them past the limit (loaded, and not past it at their unloaded speed): a run
+    the load slowed is not where a regression began."""
+    from perfgate.detect.load_hold import LOADED, load_check, unloaded, wall_time
     from perfgate.detect.threshold_tests import baseline_indices, judge
 
     if not wall_time(key.measure):
-        return None
+        return None, a
     times = [p.time for p in points[start:start + len(flags)]]
     base = [points[start + j] for j in baseline_indices(test, times, flags, a)]
-    streak = [(points[start + i], flags[i]) for i in range(a, b) if flags[i]]
-    explained = None
+    streak = [i for i in range(a, b) if flags[i]]
+    explained, onset = None, a
     if test is not None:
         lower = Measure.named(key.measure).lower_is_better
         history = [unloaded(p.value, p.load, lower) for p in base]
-        past = [judge(test, history, unloaded(p.value, p.load, lower)).alert == flag for p, flag in streak]
+        past = [judge(test, history, unloaded(points[start + i].value, points[start + i].load, lower)).alert
+                == flags[i] for i in streak]
         explained = _longest_run(past) < min(test.consecutive, len(streak))
-    return load_check([p.load for p, _ in streak], [p.load for p in base], explained)
+        by_load = [not was_past and (points[start + i].load or 0.0) >= LOADED for i, was_past in zip(streak, past)]
+        if not explained and by_load[0]:
+            onset = streak[by_load.index(False)]
+    return load_check([points[start + i].load for i in streak], [p.load for p in base], explained), onset
 
 
 def _longest_run(flags: list[bool]) -> int:
