@@ -152,10 +152,13 @@ def main() -> None:
             print(f"{series:,} series × {args.runs} runs (store of {size:.0f} MB built in {built:.0f} s): full detect "
                   f"{full:.1f} s")
             return
-        timings, theirs = [], []
+        timings, theirs, writes = [], [], []
         for r in range(args.rounds):
-            with SqliteStore(store) as s:
-                s.add_runs(runs_of(0, args.benchmarks, args.runs + r, 1, rng, args.samples))
+            new = runs_of(0, args.benchmarks, args.runs + r, 1, rng, args.samples)
+            begun = time.perf_counter()
+            with SqliteStore(store) as s:       # spared the integrity check too: the detect before noted the file
+                s.add_runs(new)
+            writes.append(time.perf_counter() - begun)
             if args.check_share:    # the store as its writer noted it, and a copy no writer noted: in turns
                 copy = Path(tmp) / "copy.db"
                 shutil.copy(store, copy)
@@ -182,6 +185,8 @@ def main() -> None:
               f"one testbed ({args.benchmarks} series), {args.rounds} rounds: median {statistics.median(walls):.2f} s "
               f"(range {walls[0]:.2f}–{walls[-1]:.2f} s; CPU {cpu:.2f} s); load average {os.getloadavg()[0]:.1f} on "
               f"{os.cpu_count()} cores")
+        print(f"  the new run's write before each (in this process, as ingest writes it): median "
+              f"{statistics.median(writes):.2f} s (range {min(writes):.2f}–{max(writes):.2f} s)")
         if theirs:
             w = sorted(x for x, _ in theirs)
             print(f"  {args.against or 'a copy of the store (no checked writer left it: its integrity check runs)'}, interleaved: median {statistics.median(w):.2f} s (range {w[0]:.2f}–{w[-1]:.2f} s; "
