@@ -725,6 +725,22 @@ def test_a_writer_after_a_checked_writer_does_not_check_the_unchanged_file_again
     assert not Path(f"{store_path}.checked").exists()
 
 
+def test_ingest_then_detect_check_the_history_once(tmp_path, store_path, monkeypatch, capsys):
+    """Each verb's writer finds the file as the one before it left it: the integrity check runs at
+    the first write of a history no checked writer left (here: a new one), not at every verb's."""
+    from perfgate.store import checked_note
+
+    found = []
+    unchanged = checked_note.unchanged_since_checked
+    monkeypatch.setattr(checked_note, "unchanged_since_checked", lambda path: found.append(unchanged(path)) or found[-1])
+    for i in range(3):
+        assert ingest(str(HYPERFINE), "--branch", "main", "--commit", f"{i:040x}", store=store_path) == 0
+    assert main(["detect", "--store", f"sqlite:{store_path}"]) in (0, 1)
+    assert ingest(str(HYPERFINE), "--branch", "main", "--commit", "e" * 40, store=store_path) == 0
+    capsys.readouterr()
+    assert found == [False, True, True, True, True]
+
+
 def test_damage_after_a_checked_writer_is_found_even_with_its_times_set_back(tmp_path, store_path):
     """Size and modification time put back as they were: the status-change time, which no tool
     can set, still differs, and the file is checked."""
