@@ -753,7 +753,7 @@ def _load_check(key: SeriesKey, points: list[Point], test: ThresholdTest | None,
                 == flags[i] for i in streak]
         explained = _longest_run(past) < min(test.consecutive, len(streak))
         by_load = [not was_past and (points[start + i].load or 0.0) >= LOADED for i, was_past in zip(streak, past)]
-        if not explained and by_load[0]:
+        if streak and not explained and by_load[0]:
             onset = streak[by_load.index(False)]
     return load_check([points[start + i].load for i in streak], [p.load for p in base], explained), onset
 
