@@ -736,7 +736,7 @@ def _load_check(key: SeriesKey, points: list[Point], test: ThresholdTest | None,
     alert once they are an alert's worth; without ``test``, Bencher's own limit, the loads alone
     decide.  With the check, where its alert starts: ``a``, or past its first values where the
     load alone put them past the limit (loaded, and not past it at their unloaded speed): a run
-    the load slowed is not where a regression began."""
+    the load slowed is not where a regression began; the check is then of the runs from there."""
     from perfgate.detect.load_hold import LOADED, load_check, unloaded, wall_time
     from perfgate.detect.threshold_tests import baseline_indices, judge
 
@@ -755,6 +755,7 @@ def _load_check(key: SeriesKey, points: list[Point], test: ThresholdTest | None,
         by_load = [not was_past and (points[start + i].load or 0.0) >= LOADED for i, was_past in zip(streak, past)]
         if streak and not explained and by_load[0]:
             onset = streak[by_load.index(False)]
+            streak = [i for i in streak if i >= onset]     # the check then describes the runs alerted on
     return load_check([points[start + i].load for i in streak], [p.load for p in base], explained), onset
 
 
