@@ -1296,3 +1296,49 @@ def test_dates_crowd_the_runs_when_a_tenth_of_them_share_a_fiftieth_of_the_span(
     assert got == {"daily": False, "one old commit 40 days before daily runs": False,
                    "hourly, a second branch's runs among the last ten": False,
                    "half a year every third day, then 18 in a day": True, "a burst of 3 among 10": True}, got
+
+
+def test_runs_measured_under_load_are_drawn_hollow_and_say_so(tmp_path, page):
+    """The change point search leaves runs measured under load out and the threshold test holds a
+    streak the load explains: on the page such a spike is drawn hollow, its tooltip and the points
+    table give the share of the CPU others took, and a note under the chart says what that means."""
+    from perfgate import host_load
+    from perfgate.model import Metric, Run, Testbed
+    from perfgate.store.sqlite import SqliteStore
+
+    loaded = {12: 0.6, 13: 0.55}
+    with SqliteStore(tmp_path / "history.db") as store:
+        store.add_runs([Run("default", "main", commit(i), Testbed("tb"),
+                            [Metric("spiky", "latency", 1e8 * (1 + 0.01 * math.sin(i)) / (1 - loaded.get(i, 0.0))),
+                             Metric("spiky", "instructions", 1e9)],
+                            start_time=1.7e9 + i * 3600,
+                            context={host_load.KEY: {host_load.CONTENDED: loaded.get(i, 0.0), "cpus": 2}})
+                        for i in range(20)])
+    env = {**os.environ, "PERFGATE_STORE": f"sqlite:{tmp_path / 'history.db'}"}
+    subprocess.run([sys.executable, "-m", "perfgate.cli", "pages", "--out", str(tmp_path / "site")], env=env,
+                   check=True, capture_output=True)
+    _open(page, (tmp_path / "site" / "index.html").as_uri())
+    page.locator("a.bench", has_text="spiky").first.click()
+    page.wait_for_selector("html[data-ready='1']")
+    latency = page.locator("section.measure[data-measure='latency']")
+    assert latency.locator("p.loaded").inner_text().startswith("2 hollow point(s) were measured while the machine "
+                                                               "was loaded")
+    # an instruction count is no wall time: its runs are not marked, whatever their load
+    assert page.locator("section.measure[data-measure='instructions'] p.loaded").count() == 0
+    styles = page.evaluate("""() => window.PERFGATE_CHARTS['latency'].getOption().series
+        .find(s => s.id === 'pts0').data.map(d => d.itemStyle ? d.itemStyle.color : null)""")
+    assert [i for i, c in enumerate(styles) if c == "#fff"] == [12, 13]
+    latency.locator(".chart").scroll_into_view_if_needed()
+    x, y = _point_position(page, "latency", "main", "tb", 12)
+    page.mouse.move(x, y)
+    tip = latency.locator(".pg-tip")
+    tip.wait_for(state="visible")
+    assert "measured while the machine was loaded: other processes took 60% of the CPU it needed" in tip.inner_text()
+    _shot(page, "benchmark-loaded")
+    points = latency.locator("details.points")
+    points.locator("summary").click()
+    points.locator("tbody tr").first.wait_for()
+    assert "CPU others took (loaded runs)" in points.locator("thead").text_content()
+    cells = [points.locator("tbody tr").nth(i).locator("td").last.inner_text() for i in (11, 12, 13)]
+    assert cells == ["", "60%", "55%"]
+    _inert(page)

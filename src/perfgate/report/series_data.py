@@ -18,6 +18,7 @@ import orjson
 
 from perfgate.alert_history import WAY_BACK, ended_at, still_open, undone_by, withdrawn_at
 from perfgate.detect.changepoint import ChangePoint
+from perfgate.detect.load_hold import LOADED, wall_time
 from perfgate.detect.stats import run_to_run_cv
 from perfgate.model import Alert, Measure
 from perfgate.series_search import fitted_detector
@@ -420,4 +421,17 @@ def chart_data(key: SeriesKey, pts: list[Point], band: dict | None, found: list[
         out["upper"] = encode([p.upper for p in pts], *printed_in(unit))
     if any(p.samples for p in pts):
         out["n"] = [len(p.samples) or 1 for p in pts]
+    loaded = _loaded(key.measure, pts)
+    if loaded:
+        out["loaded"] = loaded
     return out
+
+
+def _loaded(measure: str, pts: list[Point]) -> list[list]:
+    """``[[index, contended], …]``: the wall-time points measured while other processes took at
+    least ``LOADED`` of the CPU the benchmark needed (``host_load``), which ``detect`` leaves out of
+    its change point search and whose threshold streaks it holds when the load explains them: the
+    page draws them hollow and says so, or a spike the alerts passed over reads as missed."""
+    if not wall_time(measure):
+        return []
+    return [[i, round(p.load, 2)] for i, p in enumerate(pts) if p.load is not None and p.load >= LOADED]

@@ -55,6 +55,9 @@
       s.time = s.run.map(function (r) { return P.runs.time[r]; });
       if (!s.lower) { s.lower = s.value.map(function () { return null; }); s.upper = s.lower; }
       if (!s.n) s.n = s.value.map(function () { return 1; });
+      // points measured under load: index → the share of the CPU it needed that others took
+      s.loadAt = {};
+      (s.loaded || []).forEach(function (e) { s.loadAt[e[0]] = e[1]; });
       // pages --max-runs: the chart holds the newest runs; change point indices are the whole
       // series' (those before the chart are listed under it, not drawn)
       s.skipped = s.skipped || 0;
@@ -143,6 +146,13 @@
         }).join("; ") + " (pages --max-runs); every change point and alert is listed below, found on all runs."}));
       }
       panel.appendChild(box);
+      var loaded = list.reduce(function (t, s) { return t + Object.keys(s.loadAt).length; }, 0);
+      if (loaded) {
+        panel.appendChild(PG.el("p", {class: "muted loaded", text: loaded + " hollow point(s) were measured while the " +
+          "machine was loaded (other processes took a quarter or more of the CPU the benchmark needed): slower for " +
+          "that, not for its code, they are left out of the change point search, and a threshold streak the load " +
+          "explains waits for the next runs."}));
+      }
       var x = {measure: m, list: list, box: box, picked: picked};
       panel.appendChild(x.pins = pinList(P, x, list, axis));
       panel.appendChild(picked);
@@ -185,7 +195,13 @@
     return "<strong>" + PG.esc(combo(s)) + "</strong><br>commit <code class=\"tip-commit\">" + PG.esc(s.commit[i]) +
       "</code><br>" + PG.esc(s.time[i] || "no date") + "<br>" + PG.esc(s.measure) + " <strong>" +
       PG.esc(PG.inUnit(v, s)) + "</strong>" + PG.esc(interval) + "<br>" + s.n[i] + " sample(s)" +
+      (i in s.loadAt ? "<br>" + PG.esc(loadText(s.loadAt[i])) : "") +
       (P.repo_url ? "<br><em>click to open the commit</em>" : "");
+  }
+
+  function loadText(share) {
+    return "measured while the machine was loaded: other processes took " + Math.round(100 * share) +
+      "% of the CPU it needed (drawn hollow; left out of the change point search)";
   }
 
   function band(name, key, x, lower, upper, color, opacity) {
@@ -249,7 +265,11 @@
       series.push({
         id: "pts" + k, name: name, type: "line", z: 3, symbol: "circle", symbolSize: s.commit.length > 150 ? 4 : 6,
         showSymbol: true, itemStyle: {color: color}, lineStyle: {color: color, width: 1.5},
-        data: s.value.map(function (v, i) { return {value: [x[i], v], i: i, k: k}; }),
+        // a point measured under load is drawn hollow (detect leaves it out of its search)
+        data: s.value.map(function (v, i) {
+          return i in s.loadAt ? {value: [x[i], v], i: i, k: k, itemStyle: {color: "#fff", borderColor: color, borderWidth: 1.5}}
+                               : {value: [x[i], v], i: i, k: k};
+        }),
         markLine: {symbol: "none", z: 1, data: lines, label: {position: "insideEndTop"}},
         markArea: {silent: true, data: areas},
         markPoint: {symbol: "pin", symbolSize: 34, data: pins, label: {formatter: "!"}}
@@ -468,19 +488,24 @@
     box.addEventListener("toggle", function () {
       if (!box.open || box.querySelector("table")) return;
       var tb = PG.el("tbody");
+      var anyLoad = list.some(function (s) { return Object.keys(s.loadAt).length > 0; });
       list.forEach(function (s) {
         s.value.forEach(function (v, i) {
           var lo = s.lower[i], hi = s.upper[i];
-          tb.appendChild(PG.el("tr", {}, PG.el("td", {text: combo(s)}), PG.el("td", {}, PG.commitNode(P.repo_url, s.commit[i], 12)),
+          var row = PG.el("tr", {}, PG.el("td", {text: combo(s)}), PG.el("td", {}, PG.commitNode(P.repo_url, s.commit[i], 12)),
             PG.el("td", {text: s.time[i] || ""}), PG.el("td", {class: "num", text: PG.inUnit(v, s)}),
             PG.el("td", {class: "num", text: lo != null && hi != null ? PG.inUnit(lo, s) + " … " + PG.inUnit(hi, s) : ""}),
-            PG.el("td", {class: "num", text: String(s.n[i])})));
+            PG.el("td", {class: "num", text: String(s.n[i])}));
+          if (anyLoad) row.appendChild(PG.el("td", {class: "num", text: i in s.loadAt ? Math.round(100 * s.loadAt[i]) + "%" : ""}));
+          tb.appendChild(row);
         });
       });
-      box.appendChild(PG.el("div", {class: "table-scroll"}, PG.el("table", {class: "evidence"}, PG.el("thead", {}, PG.el("tr", {},
+      var head = PG.el("tr", {},
         PG.el("th", {text: "branch @ testbed"}), PG.el("th", {text: "commit"}), PG.el("th", {text: "date"}),
         PG.el("th", {class: "num", text: "value"}), PG.el("th", {class: "num", text: "interval"}),
-        PG.el("th", {class: "num", text: "samples"}))), tb)));
+        PG.el("th", {class: "num", text: "samples"}));
+      if (anyLoad) head.appendChild(PG.el("th", {class: "num", text: "CPU others took (loaded runs)"}));
+      box.appendChild(PG.el("div", {class: "table-scroll"}, PG.el("table", {class: "evidence"}, PG.el("thead", {}, head), tb)));
     });
     return box;
   }
