@@ -47,6 +47,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from perfgate import host_load
 from perfgate.escape import terminal, visible
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -63,6 +64,7 @@ from perfgate.containers.manifest import Suite, discover
 from perfgate.containers.runner import Limits, SuiteResult, run_suite
 from perfgate.detect.compare import Comparison, NothingJudged, Verdict, compare_rounds, tied_to
 from perfgate.detect import rounds as rounds_test
+from perfgate.detect.load_hold import LOADED, rounds_left_out, wall_time
 from perfgate.errors import EXIT_NO_VERDICT, EXIT_REGRESSION, InputError, PerfgateError
 from perfgate.model import Metric, Run, Testbed
 from perfgate.output import emit_json, err, out
@@ -344,16 +346,20 @@ def _check(args: argparse.Namespace) -> int:
 
 def judge(rounds: dict[str, dict[tuple[str, str], list[list[float]]]], thresholds, plan: Plan,
           flagged: dict[tuple[str, str], Verdict],
-          settled: dict[tuple[str, str], Verdict] | None = None) -> tuple[Comparison, bool, dict]:
+          settled: dict[tuple[str, str], Verdict] | None = None,
+          measured: dict[tuple[str, str], int] | None = None) -> tuple[Comparison, bool, dict]:
     """One look after a round: the comparison at this look's level, whether every benchmark is
     decided, and a summary of the look.  ``flagged`` keeps what earlier looks flagged;
     ``settled`` each row's verdict at the last look that had new rounds of it: an instruction
     count, probed in the first rounds only, keeps the verdict of its last round (at a later look's smaller
     level the same rounds gave a wider interval, and an inconclusive row no round could decide).
     A benchmark is decided once it is flagged or no-change, the verdicts' own rule; the
-    inconclusive rows still getting rounds are what the next round is for."""
+    inconclusive rows still getting rounds are what the next round is for.  ``measured``: the rounds
+    each row was measured in, where ``rounds`` leaves some out (wall time under load, :func:`_rounds`):
+    such a row still gets rounds."""
     settled = {} if settled is None else settled
-    n = max(len(r) for side in rounds.values() for r in side.values())   # instructions stop after PROBE_ROUNDS
+    measured = measured or {k: len(r) for k, r in rounds["base"].items()}
+    n = max(measured.values())     # instructions stop after PROBE_ROUNDS
     level = plan.levels[n - FIRST_LOOK] if plan.sequential else plan.alpha
     comparison = compare_rounds(rounds["base"], rounds["head"], thresholds, alpha=level)
     undecided = []
@@ -362,13 +368,13 @@ def judge(rounds: dict[str, dict[tuple[str, str], list[list[float]]]], threshold
         if key in flagged:
             comparison.verdicts[i] = flagged[key]
             continue
-        if key in settled and settled[key].rounds == v.rounds and v.rounds < n:   # no new round of it
+        if key in settled and settled[key].rounds == v.rounds and measured.get(key, v.rounds) < n:   # no new round of it
             comparison.verdicts[i] = settled[key]
             continue
         settled[key] = v
         if v.verdict in ("regression", "improvement"):
             flagged[key] = v
-        elif v.verdict == "inconclusive" and v.rounds == n and tied_to(comparison.verdicts, v) is None:
+        elif v.verdict == "inconclusive" and measured.get(key, v.rounds) == n and tied_to(comparison.verdicts, v) is None:
             undecided.append(f"{v.benchmark} {v.measure}")
     look = {"round": n, "level": level, "flagged": len(flagged), "undecided": len(undecided)}
     return comparison, not undecided, look
@@ -568,7 +574,8 @@ def _measure(args: argparse.Namespace, plan: Plan, thresholds, expectations: lis
             if not err.is_terminal:   # a CI log shows no progress bar: a line a round instead
                 err.print(f"round {done}/{plan.rounds} done, {time.monotonic() - started:.0f} s", markup=False)
             if plan.sequential and done >= FIRST_LOOK:
-                comparison, decided, look = judge(_rounds(results), thresholds, plan, flagged, settled)
+                measured = {k: len(r) for k, r in per_round(results["base"]).items()}
+                comparison, decided, look = judge(_rounds(results), thresholds, plan, flagged, settled, measured)
                 looks.append(look)
                 if decided:
                     stopped = f"every benchmark decided after {done} rounds"
@@ -595,6 +602,7 @@ def _measure(args: argparse.Namespace, plan: Plan, thresholds, expectations: lis
                                 f"false discovery rate {plan.alpha:g} spent "
                                 f"over up to {len(plan.levels)} looks (Pocock-type alpha spending); this look's "
                                 f"level {comparison.alpha:.2g}, which the q-values are judged against")
+    comparison.notes.extend(n for n in [_load_note(results)] if n)
     comparison.notes.extend(one_sided)
     check_id = f"{shas['base'][:12]}..{shas['head'][:12]}@{started_at:.0f}"  # pairs the runs in the store
     points = {side: scaling_points(rs) for side, rs in results.items()}
@@ -669,7 +677,52 @@ def side_runs(args: argparse.Namespace, shas: dict[str, str], branches: dict[str
 
 
 def _rounds(results: dict[str, list[SuiteResult]]) -> dict[str, dict[tuple[str, str], list[list[float]]]]:
-    return {side: per_round(rs) for side, rs in results.items()}
+    """Each side's rounds (:func:`per_round`), less the wall-time rounds measured under load on
+    either side while most were quiet (:func:`perfgate.detect.load_hold.rounds_left_out`): the
+    same rounds of both, which stay paired."""
+    rounds = {side: per_round(rs) for side, rs in results.items()}
+    loads = {side: _round_loads(rs) for side, rs in results.items()}
+    for key in set(rounds["base"]) & set(rounds["head"]):
+        out = set(rounds_left_out(key[1], loads["base"][key], loads["head"][key]))
+        for side in ("base", "head"):
+            rounds[side][key] = [r for i, r in enumerate(rounds[side][key]) if i not in out]
+    return rounds
+
+
+def _round_loads(results: list[SuiteResult]) -> dict[tuple[str, str], list[float | None]]:
+    """``{(benchmark, measure): [the load of round 1, round 2, …]}``, as :func:`per_round` orders
+    them: the share of the CPU the suite's run needed that other processes took (None: not read)."""
+    loads: dict[tuple[str, str], list[float | None]] = defaultdict(list)
+    for result in results:
+        for m in result.metrics:
+            loads[(m.benchmark, m.measure)].append(_load_of(result))
+    return loads
+
+
+def _load_of(result: SuiteResult) -> float | None:
+    return host_load.figure((result.context.get(host_load.KEY) or {}).get(host_load.CONTENDED))
+
+
+def _load_note(results: dict[str, list[SuiteResult]]) -> str:
+    """Which suite runs were measured under load, and what became of their wall time; "" for none."""
+    runs, seen = [], defaultdict(int)
+    for side, rs in results.items():
+        seen.clear()
+        for r in rs:
+            step = r.context.get("suite", "?") + (f"/{r.context['variant']}" if r.context.get("variant") else "")
+            seen[step] += 1
+            load = _load_of(r)
+            if load is not None and load >= LOADED:
+                runs.append(f"{step} round {seen[step]} {side} ({load:.0%})")
+    measured, judged = per_round(results["base"]), _rounds(results)["base"]
+    wall = [k for k in measured if wall_time(k[1]) and k in judged]
+    if not runs or not wall:
+        return ""       # instruction counts and memory do not slow down with the machine's load
+    dropped = any(len(judged[k]) < len(measured[k]) for k in wall)
+    what = ("the wall time of those rounds is left out on both sides (base and head of a round stay paired)"
+            if dropped else "most rounds were, or too few quiet ones are left: wall time is judged as measured")
+    return (f"measured under load (other processes took that share of the CPU the suite needed): "
+            f"{', '.join(runs)}; {what}")
 
 
 def side_name(ref: str, sha: str) -> str:

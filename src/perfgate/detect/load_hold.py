@@ -90,3 +90,18 @@ def held_text(check: dict) -> str:
     return (f"measured while the machine was loaded: other processes took {check['load']:.0%} of the CPU it "
             f"needed against {check['baseline_load']:.0%} in its baseline, and at the speed it would have had "
             f"without them it is within the limit; the next runs decide")
+
+
+def rounds_left_out(measure: str, base: Sequence[float | None], head: Sequence[float | None]) -> list[int]:
+    """The rounds of ``perfgate check`` whose wall time is left out for load: those where either
+    side was measured at ``LOADED`` or more (``base``, ``head``: each round's load, None where not
+    recorded), while most rounds were quiet and two or more stay.  Base and head of a round are
+    paired, so one side slowed 2x by other jobs moves the mean of eight rounds' log ratios by 9%
+    and their spread far more: a row left undecided, or a change the code did not make.  Where
+    most rounds were loaded, that is the machine the check ran on, and its rounds are judged as
+    measured."""
+    if not wall_time(measure):
+        return []
+    loaded = [r for r, (b, h) in enumerate(zip(base, head)) if max(b or 0.0, h or 0.0) >= LOADED]
+    quiet = min(len(base), len(head)) - len(loaded)
+    return loaded if loaded and quiet >= 2 and quiet > len(loaded) else []
