@@ -25,6 +25,7 @@ CPUs outside the cpuset).
   .venv/bin/python bench/loaded_runs.py --series 60
   .venv/bin/python bench/loaded_runs.py --interference --trials 3
   .venv/bin/python bench/loaded_runs.py --interference --container perfgate/suite-tree-alloc:TAG
+  .venv/bin/python bench/loaded_runs.py --quiet-suite 8      # what a short suite run records, alone
 """
 
 from __future__ import annotations
@@ -196,8 +197,41 @@ def main() -> None:
     p.add_argument("--settle", type=float, default=15.0, help="with --interference: seconds the loops run first")
     p.add_argument("--container", metavar="IMAGE", help="with --interference: run the benchmark in this image")
     p.add_argument("--cpuset", default="1", help="with --container: the CPUs it is pinned to (default: 1)")
+    p.add_argument("--quiet-suite", type=int, metavar="N",
+                   help="run the tests' small suite (hyperfine, 5 runs of a ~60 ms loop) N times as perfgate run "
+                        "runs a suite, pinned to --cpuset on the real base image, nothing beside it: the load each "
+                        "records (a second's run, start and stop of its container and all)")
     args = p.parse_args()
+    if args.quiet_suite:
+        print(json.dumps(quiet_suite(args), indent=1))
+        return
     print(json.dumps(interference(args) if args.interference else simulate(args), indent=1))
+
+
+def quiet_suite(args: argparse.Namespace) -> dict:
+    import tempfile
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+    from test_containers_docker import make_tiny_root
+
+    from perfgate.containers import images
+    from perfgate.containers.manifest import load_suite
+    from perfgate.containers.runner import Limits, run_suite
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = make_tiny_root(Path(tmp) / "repo", spin=300_000, alloc_probe=False)
+        suite = load_suite(root / "benches" / "spin")
+        built = images.build_suite(suite, images.build_base(Path(__file__).resolve().parents[1] / "docker"))
+        runs = []
+        for _ in range(args.quiet_suite):
+            r = run_suite(suite, built.tag, variant="", profile="quick", limits=Limits(args.cpuset, "1g"), probes=False)
+            load = r.context.get(host_load.KEY, {})
+            runs.append({"contended": load.get(host_load.CONTENDED), "seconds": load.get("seconds"),
+                         "container_seconds": r.context["harness_seconds"]})
+    figures = [r["contended"] for r in runs if r["contended"] is not None]
+    return {"runs": runs, "contended_min": min(figures, default=None), "contended_max": max(figures, default=None),
+            "loaded": sum(1 for x in figures if x >= 0.25)}
 
 
 if __name__ == "__main__":

@@ -318,6 +318,17 @@ def test_host_load_from_proc_files(tmp_path):
     assert host_load.figure(True) is None and host_load.figure(1.5) is None and host_load.figure(0.25) == 0.25
 
 
+def test_a_containers_snapshots_read_as_the_proc_files_do(tmp_path):
+    stat = "cpu  10 0 10 80 0 0 0 0 0 0\ncpu0 5 0 5 40 0 0 0 0 0 0\ncpu1 5 0 5 40 0 0 0 0 0 0\nctxt 99\n"
+    reading = host_load.snapshot(stat + "0.52 0.58 0.59 1/123 4567\n12345.67 23456.78\n")
+    assert reading == host_load.Reading(12345.67, 0.52, {0: (10, 50), 1: (10, 50)}, 0.0)
+    assert host_load.snapshot("") is None and host_load.snapshot("cpu0 1 2\n") is None
+    later = host_load.snapshot(stat.replace("cpu1 5 0 5 40", "cpu1 45 0 5 50") + "1.0 1 1 1/1 1\n12355.67 0\n")
+    load = host_load.during(reading, "1", own=0.1, end=later)[host_load.KEY]
+    # CPU 1: 50 ticks, 40 busy, 10 of them the container's own (0.1 s): others took 30 of 50
+    assert load[host_load.OTHERS] == pytest.approx(0.6) and load["seconds"] == 10.0
+
+
 def test_contended_is_the_share_of_the_one_cpu_a_benchmark_needs_that_others_took():
     # others at half of 2 CPUs left the benchmark a CPU of its own; at half of its one pinned CPU,
     # half of it (a 2x slowdown); at 3/4 of 2 CPUs, half of one as well

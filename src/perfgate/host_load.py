@@ -48,16 +48,22 @@ class Reading(NamedTuple):
     children: float                         # CPU seconds of this process's finished children
 
 
+def _cpus(lines) -> dict[int, tuple[int, int]]:
+    """Per CPU (busy, all) clock ticks from ``/proc/stat``'s lines (other lines are skipped)."""
+    cpus = {}
+    for line in lines:
+        name, *fields = line.split() or [""]
+        if name.startswith("cpu") and name[3:].isdigit():
+            ticks = [int(x) for x in fields[:8]]    # guest time is inside user time already
+            cpus[int(name[3:])] = (sum(ticks) - ticks[3] - ticks[4], sum(ticks))   # less idle, iowait
+    return cpus
+
+
 def reading(stat: str = STAT, loadavg: str = LOADAVG) -> Reading | None:
     """The counters now; None where there are none to read (not Linux, a sandbox)."""
     try:
-        cpus = {}
         with open(stat) as f:
-            for line in f:
-                name, *fields = line.split()
-                if name.startswith("cpu") and name[3:].isdigit():
-                    ticks = [int(x) for x in fields[:8]]    # guest time is inside user time already
-                    cpus[int(name[3:])] = (sum(ticks) - ticks[3] - ticks[4], sum(ticks))   # less idle, iowait
+            cpus = _cpus(f)
     except (OSError, ValueError, IndexError):
         return None
     if not cpus:
@@ -71,13 +77,37 @@ def reading(stat: str = STAT, loadavg: str = LOADAVG) -> Reading | None:
     return Reading(time.monotonic(), load, cpus, own.ru_utime + own.ru_stime)
 
 
+# Run in a container around its command (``sh -c SNAPSHOTS sh COMMAND``): the counters as the
+# command starts and ends, so that the window is the benchmark's own.  Read from outside, it held
+# the container's start and stop too, whose work the engine's processes do beside the cpuset's
+# benchmark: a suite run of about a second read 25-35% of its CPU taken with nothing else running.
+# Containers see the host's /proc/stat, /proc/loadavg and /proc/uptime.
+SNAPSHOT_FILES = (".perfgate-load-start", ".perfgate-load-end")
+SNAPSHOTS = (f'cat /proc/stat /proc/loadavg /proc/uptime > "$PERFGATE_OUT/{SNAPSHOT_FILES[0]}" 2>/dev/null; '
+             f'sh -c "$1"; status=$?; '
+             f'cat /proc/stat /proc/loadavg /proc/uptime > "$PERFGATE_OUT/{SNAPSHOT_FILES[1]}" 2>/dev/null; '
+             f'exit $status')
+
+
+def snapshot(text: str) -> Reading | None:
+    """A :data:`SNAPSHOTS` file's reading (its time the host's uptime); None when it is not one."""
+    lines = text.splitlines()
+    try:
+        cpus = _cpus(lines[:-2])
+        load, uptime = float(lines[-2].split()[0]), float(lines[-1].split()[0])
+    except (ValueError, IndexError):
+        return None
+    return Reading(uptime, load, cpus, 0.0) if cpus else None
+
+
 def during(start: Reading | None, cpuset: str | None = None, own: float | None = None,
-           **paths: str) -> dict[str, Any]:
+           end: Reading | None = None, **paths: str) -> dict[str, Any]:
     """``{KEY: {...}}`` for a run's context from the reading taken as it started ({} without
-    one).  ``cpuset``: the CPUs a container running the benchmark was pinned to (``"1"``,
-    ``"0-1,3"``), and ``own`` the CPU seconds the container used (None when unread: no
-    ``others`` then); no cpuset: the benchmark ran as this process's child."""
-    end = reading(**paths)
+    one) and the one as it ended (``end``; None: now).  ``cpuset``: the CPUs a container running
+    the benchmark was pinned to (``"1"``, ``"0-1,3"``), and ``own`` the CPU seconds the container
+    used (None when unread: no ``others`` then); no cpuset: the benchmark ran as this process's
+    child."""
+    end = end or reading(**paths)
     if start is None or end is None:
         return {}
     out: dict[str, Any] = {"cpus": len(end.cpus), "loadavg": [start.loadavg, end.loadavg],

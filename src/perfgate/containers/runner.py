@@ -224,9 +224,10 @@ def run_suite(suite: Suite, tag: str, *, variant: str, profile: str, limits: Lim
     try:
         start = time.time()
         before = host_load.reading()
-        done = run_container(tag, ["sh", "-c", suite.commands[profile]], out_dir, env, limits, watch=True)
-        # the harness's measuring, not the probes'
-        load = host_load.during(before, limits.cpuset, own=done.cpu_seconds)
+        done = run_container(tag, ["sh", "-c", host_load.SNAPSHOTS, "sh", suite.commands[profile]], out_dir, env,
+                             limits, watch=True)
+        # the harness's measuring, not the probes', nor the container's start and stop
+        load = _load(out_dir, before, limits.cpuset, done.cpu_seconds)
         where = f"{suite.manifest} [{profile}{'/' + variant if variant else ''}]"
         if done.returncode != 0:
             raise command_failed(suite, tag, profile, variant, done, logs_dir)
@@ -251,6 +252,24 @@ def run_suite(suite: Suite, tag: str, *, variant: str, profile: str, limits: Lim
         return SuiteResult(metrics, context, start, time.time())
     finally:
         _cleanup(out_dir)
+
+
+def _load(out_dir: Path, before: host_load.Reading | None, cpuset: str | None,
+          own: float | None) -> dict[str, Any]:
+    """The load the harness ran under (:func:`perfgate.host_load.during`), over the window its
+    container's snapshots bound (:data:`perfgate.host_load.SNAPSHOTS`), read and removed before
+    the harness's output is: else from ``before`` to now, the container's start and stop in it."""
+    window = []
+    for name in host_load.SNAPSHOT_FILES:
+        path = out_dir / name
+        try:
+            window.append(host_load.snapshot(path.read_text(errors="replace")))
+            path.unlink()
+        except OSError:
+            window.append(None)
+    if window[0] and window[1]:
+        return host_load.during(window[0], cpuset, own=own, end=window[1])
+    return host_load.during(before, cpuset, own=own)
 
 
 def _cleanup(out_dir: Path) -> None:
