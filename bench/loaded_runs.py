@@ -34,6 +34,7 @@ import argparse
 import json
 import random
 import resource
+import shlex
 import statistics
 import subprocess
 import sys
@@ -141,9 +142,7 @@ def interference(args: argparse.Namespace) -> dict:
             cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
             start, t0 = host_load.reading(), time.monotonic()
             if args.container:
-                cpu, outside = in_container(args, start)
-                wall = time.monotonic() - t0
-                load = host_load.during(start, args.cpuset, own=cpu).get(host_load.KEY, {})
+                cpu, outside, load, wall = in_container(args, start)
             else:
                 subprocess.run(WORK, check=True)
                 wall = time.monotonic() - t0
@@ -166,23 +165,28 @@ def interference(args: argparse.Namespace) -> dict:
     return {"rows": rows, "correlation_with_slowdown": corr}
 
 
-def in_container(args: argparse.Namespace, start: host_load.Reading | None) -> tuple[float, float | None]:
-    """WORK in a pinned container: its CPU seconds, and the busy share of the CPUs outside its cpuset."""
+def in_container(args: argparse.Namespace, start: host_load.Reading | None) -> tuple[float, float | None, dict, float]:
+    """WORK in a pinned container, as ``perfgate run`` runs a suite's command (between the
+    snapshots of ``host_load.SNAPSHOTS``): its CPU seconds, the busy share of the CPUs outside its
+    cpuset, the load recorded over the command's own window, and that window's wall time."""
     from perfgate.containers import runner
 
     out = runner.writable_dir()
     try:
-        done = runner.run_container(args.container, CONTAINER_WORK, out, {},
-                                    runner.Limits(cpuset=args.cpuset), watch=True)
+        done = runner.run_container(args.container, ["sh", "-c", host_load.SNAPSHOTS, "sh", shlex.join(CONTAINER_WORK)],
+                                    out, {}, runner.Limits(cpuset=args.cpuset), watch=True)
+        window = [host_load.snapshot((out / name).read_text()) for name in host_load.SNAPSHOT_FILES]
     finally:
         runner._cleanup(out)
     end, pinned = host_load.reading(), host_load.cpu_list(args.cpuset) or set()
-    if done.returncode != 0 or done.cpu_seconds is None or start is None or end is None:
+    if done.returncode != 0 or done.cpu_seconds is None or start is None or end is None or None in window:
         raise SystemExit(f"the container failed or its CPU time was unread: {done.stderr[-500:]}")
     outside = [(end.cpus[c][0] - start.cpus[c][0], end.cpus[c][1] - start.cpus[c][1])
                for c in end.cpus if c not in pinned]
     total = sum(t for _, t in outside)
-    return done.cpu_seconds, round(sum(b for b, _ in outside) / total, 3) if total else None
+    load = host_load.during(window[0], args.cpuset, own=done.cpu_seconds, end=window[1]).get(host_load.KEY, {})
+    return (done.cpu_seconds, round(sum(b for b, _ in outside) / total, 3) if total else None, load,
+            window[1].at - window[0].at)
 
 
 def main() -> None:
