@@ -80,7 +80,7 @@ def reading(stat: str = STAT, loadavg: str = LOADAVG) -> Reading | None:
 # Run in a container around its command (``sh -c SNAPSHOTS sh COMMAND``): the counters as the
 # command starts and ends, so that the window is the benchmark's own.  Read from outside, it held
 # the container's start and stop too, whose work the engine's processes do beside the cpuset's
-# benchmark: a suite run of about a second read 25-35% of its CPU taken with nothing else running.
+# benchmark: a suite run of about a second read 15-31% of its CPU taken with nothing else running.
 # Containers see the host's /proc/stat, /proc/loadavg and /proc/uptime.
 SNAPSHOT_FILES = (".perfgate-load-start", ".perfgate-load-end")
 SNAPSHOTS = (f'cat /proc/stat /proc/loadavg /proc/uptime > "$PERFGATE_OUT/{SNAPSHOT_FILES[0]}" 2>/dev/null; '
