@@ -168,6 +168,7 @@ def test_a_container_run_records_the_load_on_its_cpus(tiny):
     # over the harness's own window, read inside the container: not its start and stop, whose work
     # the engine does beside it (a second's suite run read 25-35% of its CPU taken, alone)
     assert load["seconds"] < result.context["harness_seconds"], (load, result.context["harness_seconds"])
+    assert load[host_load.WINDOW] == "command" and host_load.taken(load) == load[host_load.CONTENDED]
     # the container's CPU time, read from its cgroup while it ran: the spin's, within its wall time
     out = writable_dir()
     try:

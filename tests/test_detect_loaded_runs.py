@@ -318,6 +318,21 @@ def test_host_load_from_proc_files(tmp_path):
     assert host_load.figure(True) is None and host_load.figure(1.5) is None and host_load.figure(0.25) == 0.25
 
 
+@pytest.mark.parametrize("window", [None, "command"], ids=["read from outside", "over the command"])
+def test_a_container_run_read_from_outside_its_command_is_judged_without_a_load(window, cli, tmp_path):
+    # before stop 57 a container's load was read around docker run, its start and stop in it: a
+    # second's quiet suite run read 0.15-0.31, so such figures are not taken
+    runs = _runs([QUIET] * 30 + [LOADED] * 2, [1.0] * 30 + [2.5] * 2)
+    for run in runs:
+        run.context[host_load.KEY] |= {host_load.PINNED: 1, **({host_load.WINDOW: window} if window else {})}
+    _add(cli, tmp_path, runs)
+    report = json.loads(cli("detect", "--no-record", "--json").stdout)
+    latency = [a for a in report["new_alerts"] if a["measure"] == "latency"]
+    assert ("held" in _latency(report)["threshold"]) == (window is not None)
+    assert len(latency) == (0 if window else 1)
+    assert host_load.taken(runs[-1].context[host_load.KEY]) == (LOADED if window else None)
+
+
 def test_a_containers_snapshots_read_as_the_proc_files_do(tmp_path):
     stat = "cpu  10 0 10 80 0 0 0 0 0 0\ncpu0 5 0 5 40 0 0 0 0 0 0\ncpu1 5 0 5 40 0 0 0 0 0 0\nctxt 99\n"
     reading = host_load.snapshot(stat + "0.52 0.58 0.59 1/123 4567\n12345.67 23456.78\n")
@@ -327,6 +342,7 @@ def test_a_containers_snapshots_read_as_the_proc_files_do(tmp_path):
     load = host_load.during(reading, "1", own=0.1, end=later)[host_load.KEY]
     # CPU 1: 50 ticks, 40 busy, 10 of them the container's own (0.1 s): others took 30 of 50
     assert load[host_load.OTHERS] == pytest.approx(0.6) and load["seconds"] == 10.0
+    assert load[host_load.WINDOW] == "command" and host_load.taken(load) == load[host_load.CONTENDED]
 
 
 def test_contended_is_the_share_of_the_one_cpu_a_benchmark_needs_that_others_took():

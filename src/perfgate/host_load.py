@@ -38,6 +38,7 @@ KEY = "host_load"           # the run context's key
 OTHERS = "others"           # the share of CPU time others used
 CONTENDED = "contended"     # the figure detect reads (:func:`contended`)
 PINNED = "pinned"           # the CPUs of a container's cpuset
+WINDOW = "window"           # "command": read over the command's own run, inside its container
 STAT, LOADAVG = "/proc/stat", "/proc/loadavg"
 
 
@@ -107,11 +108,12 @@ def during(start: Reading | None, cpuset: str | None = None, own: float | None =
     the benchmark was pinned to (``"1"``, ``"0-1,3"``), and ``own`` the CPU seconds the container
     used (None when unread: no ``others`` then); no cpuset: the benchmark ran as this process's
     child."""
+    within = end is not None
     end = end or reading(**paths)
     if start is None or end is None:
         return {}
     out: dict[str, Any] = {"cpus": len(end.cpus), "loadavg": [start.loadavg, end.loadavg],
-                           "seconds": round(end.at - start.at, 1)}
+                           "seconds": round(end.at - start.at, 1), **({WINDOW: "command"} if within else {})}
     delta = {c: (end.cpus[c][0] - start.cpus[c][0], end.cpus[c][1] - start.cpus[c][1])
              for c in end.cpus if c in start.cpus}
     if cpuset is None:
@@ -152,6 +154,16 @@ def cpu_list(cpuset: str) -> set[int] | None:
     except ValueError:
         return None
     return cpus
+
+
+def taken(load: Any) -> float | None:
+    """A run context's ``contended`` (its ``host_load``) as detect and check read it; None where
+    there is none, or where a container's run was read from outside (pinned, no ``window``: before
+    stop 57), its figure then holding the container's start and stop.  ``store/sqlite.py``'s
+    ``_LOAD`` reads stored runs by the same rule."""
+    if not isinstance(load, dict) or (PINNED in load and WINDOW not in load):
+        return None
+    return figure(load.get(CONTENDED))
 
 
 def figure(value: Any) -> float | None:

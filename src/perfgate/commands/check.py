@@ -700,7 +700,7 @@ def _round_loads(results: list[SuiteResult]) -> dict[tuple[str, str], list[float
 
 
 def _load_of(result: SuiteResult) -> float | None:
-    return host_load.figure((result.context.get(host_load.KEY) or {}).get(host_load.CONTENDED))
+    return host_load.taken(result.context.get(host_load.KEY))
 
 
 def _load_note(results: dict[str, list[SuiteResult]]) -> str:

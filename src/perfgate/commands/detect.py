@@ -304,7 +304,7 @@ REGIME_HEAD_RUNS = 100
 
 # Part of each saved report's settings mark: bump it when the analysis changes, so that the
 # reports kept from an older perfgate are recomputed.
-ANALYSIS_VERSION = "26"
+ANALYSIS_VERSION = "27"
 
 
 def _whole_scope(args: argparse.Namespace) -> bool:

@@ -102,8 +102,12 @@ def _disk_nearly_full(path: Path) -> bool:
 
 # The share of the CPU the benchmark needed that others took while the run measured
 # (``perfgate.host_load.contended``), read with the run's other columns.  Runs recorded before
-# that figure have none, and are judged as runs without a load.
-_LOAD = f"json_extract(r.context, '$.{host_load.KEY}.{host_load.CONTENDED}')"
+# that figure have none, and are judged as runs without a load; so are container runs read from
+# outside (pinned, no ``window``, before stop 57), whose figure held the container's start and
+# stop: a second's quiet suite run read 0.15-0.31 of its CPU taken.
+_LOAD = (f"CASE WHEN json_extract(r.context, '$.{host_load.KEY}.{host_load.PINNED}') IS NOT NULL "
+         f"AND json_extract(r.context, '$.{host_load.KEY}.{host_load.WINDOW}') IS NULL THEN NULL "
+         f"ELSE json_extract(r.context, '$.{host_load.KEY}.{host_load.CONTENDED}') END")
 
 
 def _point(run_id: str, commit: str, time: float | None, load: Any, value: float, lower: float | None,
