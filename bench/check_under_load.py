@@ -4,7 +4,7 @@ verdict reads, with the wall time of loaded suite runs left out (this code) and,
 ``--against SRC``, as measured (an older checkout's ``src``), the two codes' checks interleaved.
 
 An A/A pair of commits (the head changes a comment) of a small suite (hyperfine, 5 runs of a
-~60 ms Python loop) in the real pinned base image, ``--rounds 8 --cpuset 1 --no-probes``.  When
+~60 ms Python loop; ``--spin 3000000``: ~0.6 s, quieter) in the real pinned base image, ``--rounds 8 --cpuset 1 --no-probes``.  When
 the check reports round ``--load-round`` − 1 done, ``--loops`` busy loops pinned to CPU 1 (the
 suite's cpuset, with ``taskset``) run for half a round (the time of the rounds before, halved): the
 first side of that round runs beside them (base in odd rounds, as check alternates).  Prints each
@@ -35,8 +35,8 @@ from test_containers_docker import make_tiny_root  # noqa: E402  the tests' smal
 GIT = ["git", "-c", "user.name=b", "-c", "user.email=b@example.org"]
 
 
-def aa_repo(root: Path) -> Path:
-    make_tiny_root(root, spin=300_000, alloc_probe=False)
+def aa_repo(root: Path, spin: int) -> Path:
+    make_tiny_root(root, spin=spin, alloc_probe=False)
     subprocess.run([*GIT, "init", "-q", "-b", "main"], cwd=root, check=True)
     subprocess.run([*GIT, "add", "."], cwd=root, check=True)
     subprocess.run([*GIT, "commit", "-q", "-m", "base"], cwd=root, check=True)
@@ -91,10 +91,11 @@ def main() -> None:
     p.add_argument("--load-round", type=int, default=3, help="the round whose first side runs beside the loops")
     p.add_argument("--loops", type=int, default=2, help="busy loops pinned to the suite's CPU")
     p.add_argument("--against", metavar="SRC", help="another checkout's src folder, interleaved")
+    p.add_argument("--spin", type=int, default=300_000, help="the loop's iterations (default 300,000: about 60 ms)")
     args = p.parse_args()
     codes = [("this code", None)] + ([(args.against, args.against)] if args.against else [])
     with tempfile.TemporaryDirectory() as tmp:
-        repo = aa_repo(Path(tmp) / "repo")
+        repo = aa_repo(Path(tmp) / "repo", args.spin)
         for t in range(args.trials):
             for name, src in (codes if t % 2 == 0 else codes[::-1]):
                 print(json.dumps({"trial": t, "code": name, **check(repo, args, src)}), flush=True)
