@@ -198,7 +198,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _load_said(context: dict) -> str:
     """The load the command ran under, as the line saying the run was recorded adds it."""
-    taken = host_load.figure(context.get(host_load.KEY, {}).get(host_load.CONTENDED))
+    taken = host_load.taken(context.get(host_load.KEY))
     return "" if taken is None else f"; other processes took {taken:.0%} of the CPU it needed while it ran"
 
 
