@@ -134,6 +134,22 @@ def test_a_head_turning_quadratic_fails_even_where_load_bent_the_bases_sweeps():
     [same] = compare_complexity(median_of(head), median_of(head), expect, head, head[::-1])
     assert same.status == "violated on both" and not same.broken and not same.worsened
 
+
+def test_a_head_that_takes_a_quadratic_cost_away_is_a_fix_even_where_load_bent_its_own_sweeps():
+    # the mirror: the base turns quadratic, the head is the linear loop whose rounds load bent in
+    # two of three; its pooled fit still breaks "linear", and it read "violated on both sides"
+    expect = parse_expectations('[complexity."grow/*"]\nobjects = "linear"\n', "complexity.toml")
+    base = [recorded_round(f"quadratic-{i}") for i in (1, 2, 3)]
+    head = [recorded_round("linear-bent-1"), recorded_round("linear-bent-2"), recorded_round("linear-1")]
+    [row] = compare_complexity(median_of(base), median_of(head), expect, base, head)
+    assert row.base.violated() and row.head.violated()
+    assert row.status == "fixed" and not row.broken and not row.worsened, row.verdict_text()
+    assert row.verdict_text().startswith("fixed by head (the base broke an expectation far more than the head "
+                                         "does): the head's fit still breaks linear in objects, but round by round "
+                                         "its share beyond that order fell -"), row.verdict_text()
+    assert failures(Comparison([], 0.05), [row]) == []
+    assert "✅ fixed by head" in comparison_markdown(Comparison([], 0.05), complexity=[row])
+
 def halved(metrics):
     """The same costs at half the objects: the knee at half the size."""
     out = []

@@ -191,21 +191,34 @@ class ComplexityRow:
 
     @property
     def fixed(self) -> list[Verdict]:
-        """The base's violations of expectations the head keeps, borne out as :attr:`broken`'s
-        are: with rounds on both sides, only those whose share beyond the expected order fell,
-        round by round, past the tolerance.  An A/A check whose base sweep bent by noise read
-        "fixed by head" on the pooled fit alone."""
+        """The base's violations the head removes, borne out as :attr:`broken`'s are: with rounds
+        on both sides, only those whose share beyond the expected order fell, round by round, past
+        the tolerance — also where the head's fit still breaks the expectation (the mirror of a
+        broken one the base breaks too: load bends some of the head's rounds as well, and a head
+        that took most of a quadratic cost away read "violated on both sides").  An A/A check
+        whose base sweep bent by noise read "fixed by head" on the pooled fit alone."""
         if self.head.error or not self.base.rounds:
             return []
-        kept = {v.expectation for v in self.head.verdicts} - {v.expectation for v in self.head.violated()}
+        head_bad = {v.expectation for v in self.head.violated()}
+        kept = {v.expectation for v in self.head.verdicts} - head_bad
         violated = self.base.violated()
         fixed = []
         for i, v in enumerate(self.base.verdicts):
-            if v in violated and v.expectation in kept:
+            if v in violated and (v.expectation in kept or v.expectation in head_bad):
                 fall = self.paired(i, falling=True)
-                if fall is None or fall[1] < ALPHA:
+                if (fall is None and v.expectation in kept) or (fall is not None and fall[1] < ALPHA):
                     fixed.append(v)
         return fixed
+
+    def _head_still_breaks(self, i: int) -> str:
+        """For fixed expectation i when the head's fit still breaks it: how far its share fell."""
+        v = self.base.verdicts[i]
+        if v.expectation not in {h.expectation for h in self.head.violated()}:
+            return ""
+        fall, p = self.paired(i, falling=True)
+        return (f"the head's fit still breaks {v.expectation.text}, but round by round its share beyond that order "
+                f"fell {-fall:+.0%} from the base's, more than the tolerance of {v.expectation.tolerance:.0%} "
+                f"(one-sided {p_text(p)})")
 
     def paired(self, i: int, falling: bool = False) -> tuple[float, float] | None:
         """(mean rise of expectation i's share, head over base, round by round; the one-sided
@@ -255,6 +268,8 @@ class ComplexityRow:
         if self.worsened:
             return "worsened"
         head_bad, base_bad = self.head.violated(), self.base.violated()
+        if head_bad and base_bad and {v.expectation for v in head_bad} <= {v.expectation for v in self.fixed}:
+            return "fixed"
         if head_bad:
             return "violated on both" if base_bad or self.base.error else "inconclusive"
         if base_bad:
@@ -297,6 +312,9 @@ class ComplexityRow:
         there is nothing to say."""
         if self.broken:
             why = [v.reason + self._base_also_broke(i) for i, v in enumerate(self.head.verdicts) if v in self.broken]
+        elif self.status == "fixed" and self.head.violated():
+            why = [t for i, v in enumerate(self.base.verdicts) if v in self.fixed and (t := self._head_still_breaks(i))]
+            why += [self.knee_text()] if self.knee_text() else []
         elif self.worsened:
             why = [f"{', '.join(v.expectation.text for v in self.head.violated())} breaks earlier: "
                    f"{self.knee_text()}"]
@@ -339,7 +357,8 @@ class ComplexityRow:
         """The status in words, then the detail."""
         text = {"broken": "BROKEN by head", "worsened": "WORSENED by head (already broken at base)",
                 "violated on both": "violated on both sides (already at base)",
-                "fixed": "fixed by head (the base broke an expectation the head keeps)",
+                "fixed": "fixed by head (the base broke an expectation the head keeps)" if not self.head.violated()
+                else "fixed by head (the base broke an expectation far more than the head does)",
                 "inconclusive": "inconclusive",
                 "ok": "expectations kept on both sides", "not checked": "not checked",
                 "fitted": "no expectation matches"}[self.status]
