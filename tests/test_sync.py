@@ -233,3 +233,52 @@ def test_an_export_with_nothing_new_reads_no_run_from_the_store(store_path, tmp_
     assert main(["sync", "--export", str(data), "--json"]) == 0
     assert len(read) == 2 and json.loads(capsys.readouterr().out)["runs_written"] == 2
     assert {f: (data / f).read_bytes() for f in _files(data)} == before
+
+
+def test_an_import_reads_only_the_files_of_runs_the_store_does_not_hold(store_path, tmp_path, monkeypatch, capsys):
+    """Every run file was parsed only to find the store held its run already: each step of a CI
+    job that imports the data branch into the job's store spent 11 s on 10,000 files of 100 metrics
+    doing so.  Those files are passed over now; their keys still count against a new file's."""
+    from perfgate import history_files
+    from perfgate.cli import main
+    from perfgate.store.sqlite import SqliteStore
+
+    record(store_path, series(6, 2))
+    monkeypatch.setenv("PERFGATE_STORE", f"sqlite:{store_path}")
+    data = tmp_path / "data"
+    assert main(["sync", "--export", str(data)]) == 0
+    fresh = tmp_path / "fresh.db"
+    monkeypatch.setenv("PERFGATE_STORE", f"sqlite:{fresh}")
+    read, read_run = [], history_files._read_run
+    monkeypatch.setattr(history_files, "_read_run", lambda p: read.append(p.name) or read_run(p))
+    capsys.readouterr()
+    assert main(["sync", "--import", str(data), "--json"]) == 0
+    assert len(read) == 6 and json.loads(capsys.readouterr().out)["runs_added"] == 6
+    read.clear()
+    assert main(["sync", "--import", str(data), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert read == [] and report["runs"] == 6 and report["runs_added"] == 0
+
+    record(store_path, series(2, 3), start=6)                     # two new runs elsewhere
+    monkeypatch.setenv("PERFGATE_STORE", f"sqlite:{store_path}")
+    assert main(["sync", "--export", str(data)]) == 0
+    monkeypatch.setenv("PERFGATE_STORE", f"sqlite:{fresh}")
+    capsys.readouterr()
+    assert main(["sync", "--import", str(data), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert sorted(read) == sorted(p.name for p in data.glob("runs/c000[67]/*.json"))
+    assert report["runs"] == 8 and report["runs_added"] == 2
+    with SqliteStore(fresh) as s, SqliteStore(store_path) as src:
+        assert sorted((r.run_id, r.commit) for r in s.runs()) == sorted((r.run_id, r.commit) for r in src.runs())
+
+    # a new file with the key of a run the store holds, under another commit: refused as when both were read
+    held = sorted(data.glob("runs/c0000/*.json"))[0]
+    doc = json.loads(held.read_text())
+    doc["run"]["commit"] = "c9999"
+    del doc["run"]["id"]
+    (data / "runs" / "c9999").mkdir()
+    (data / "runs" / "c9999" / held.name).write_text(json.dumps(doc))
+    capsys.readouterr()
+    assert main(["sync", "--import", str(data)]) == 2
+    said = " ".join(capsys.readouterr().err.split())
+    assert "the key of" in said and held.name in said and "c0000" in said, said

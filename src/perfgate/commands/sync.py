@@ -37,9 +37,20 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--export", dest="export_dir", metavar="DIR", help="write every run and alert of the store under DIR")
 
 
+def _held(args: argparse.Namespace) -> dict[Path, tuple[str, str]]:
+    """The files of the runs the store holds already, which an import need not read (none when
+    there is no store yet: a failed import must not leave a new, empty one behind)."""
+    try:
+        with store_from(args) as store:
+            places = getattr(store, "run_places", None)
+            return history_files.held_files(places()) if places is not None else {}
+    except PerfgateError:
+        return {}   # no history yet, or one the import's own open will name the problem of
+
+
 def run(args: argparse.Namespace) -> int:
     if args.import_dir:
-        runs, alerts, acks, ids = history_files.read_folder(Path(args.import_dir))
+        runs, alerts, acks, ids, held = history_files.read_folder(Path(args.import_dir), _held(args))
         forgotten = history_files.read_forgotten(Path(args.import_dir))
         with store_from(args, create=True) as store:
             restore = getattr(store, "restore", None)
@@ -49,12 +60,12 @@ def run(args: argparse.Namespace) -> int:
                 raise PerfgateError(f"{type(store).__name__} cannot take alerts from files; import into a sqlite: store")
             else:
                 added, restored, acknowledged = sum(store.add_runs(without_forgotten(runs, forgotten))), 0, 0
-        report = {"runs": len(runs), "runs_added": added, "alerts": len(alerts), "alerts_added": restored,
+        report = {"runs": len(runs) + held, "runs_added": added, "alerts": len(alerts), "alerts_added": restored,
                   "acknowledged": acknowledged, "forgotten": len(forgotten)}
         if args.json:
             emit_json(report)
         else:
-            out.print(f"sync: {added} of {len(runs)} run(s) and {restored} of {len(alerts)} alert(s) were new; "
+            out.print(f"sync: {added} of {len(runs) + held} run(s) and {restored} of {len(alerts)} alert(s) were new; "
                       f"{acknowledged} of {len(acks)} acknowledgement(s) new"
                       + (f"; {len(forgotten)} deleted run(s) or metric(s) left out" if forgotten else ""))
         return EXIT_OK

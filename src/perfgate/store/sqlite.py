@@ -759,6 +759,12 @@ class SqliteStore(Store):
         return dict(self.db.execute("SELECT uuid, idempotency_key FROM run WHERE project_id = ?", (self._project_id,)))
 
     @_guarded
+    def run_places(self) -> list[tuple[str, str, str]]:
+        """Each run's commit, idempotency key and id: where ``sync`` keeps its file."""
+        return self.db.execute("SELECT commit_hash, idempotency_key, uuid FROM run WHERE project_id = ?",
+                               (self._project_id,)).fetchall()
+
+    @_guarded
     def testbed_fingerprint(self, name: str) -> dict[str, Any]:
         row = self.db.execute("SELECT fingerprint FROM testbed WHERE project_id = ? AND name = ?",
                               (self._project_id, name)).fetchone()
