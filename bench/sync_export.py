@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """How long ``perfgate sync --export`` takes: the first export of a history, and one with nothing
-new (every CI job ends with an export into the data branch it rebuilt its store from).
+new (every CI job ends with an export into the data branch it rebuilt its store from); then
+``sync --import`` of that folder: into a new store (a job without the cached store), and again
+into the store it made, with nothing new (each later step of the job, or a job that restored the
+store from the Actions cache).
 
 The store is 500 benchmarks × 300 runs (150,000 metrics, 10 raw samples each) by default, made
 once and kept with ``--keep DIR`` so two versions of perfgate can be timed on the same one; each
@@ -43,10 +46,10 @@ def make_store(path: Path, n_runs: int, n_benchmarks: int, n_samples: int) -> No
                                 adapter="synthetic")])
 
 
-def export(store: Path, out: Path) -> float:
+def export(store: Path, out: Path, verb: str = "--export") -> float:
     env = {**os.environ, "PERFGATE_STORE": f"sqlite:{store}"}
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "perfgate.cli", "sync", "--export", str(out)], env=env, check=True,
+    subprocess.run([sys.executable, "-m", "perfgate.cli", "sync", verb, str(out)], env=env, check=True,
                    stdout=subprocess.DEVNULL)
     return time.perf_counter() - start
 
@@ -82,6 +85,12 @@ def main() -> None:
         noop = [export(store, out) for _ in range(args.rounds)]
         print(f"first export: {first:.2f} s")
         print(f"nothing new:  median {statistics.median(noop):.2f} s ({min(noop):.2f}-{max(noop):.2f} s, "
+              f"{args.rounds} rounds)")
+        rebuilt = Path(tmp) / "rebuilt.db"
+        first = export(rebuilt, out, "--import")
+        again = [export(rebuilt, out, "--import") for _ in range(args.rounds)]
+        print(f"first import into a new store: {first:.2f} s")
+        print(f"import with nothing new: median {statistics.median(again):.2f} s ({min(again):.2f}-{max(again):.2f} s, "
               f"{args.rounds} rounds)")
         if args.compare:
             if args.compare.exists():

@@ -633,6 +633,37 @@ def test_damage_inside_the_file_is_an_error_and_nothing_is_written(tmp_path, sto
     assert store_path.read_bytes() == before
 
 
+def test_a_damaged_copy_of_a_data_branch_is_set_aside_and_made_again_only_when_asked(tmp_path, store_path):
+    """CI keeps the store in the Actions cache as a head start on importing the data branch; a
+    damaged entry failed every job that restored it, until someone deleted it.  With
+    ``--set-aside-damaged`` (the action's import) it is renamed, kept for a look, and the store is
+    made again from the folder; without it the import stops as before, and a file that never was
+    a history is never set aside."""
+    _filled_store(store_path)
+    data = tmp_path / "data"
+    assert perfgate("sync", "--export", str(data), store=store_path).returncode == 0
+    _damaged(store_path)
+    before = store_path.read_bytes()
+    proc = perfgate("sync", "--import", str(data), store=store_path)
+    err = proc.stderr.decode()
+    assert proc.returncode == 2 and "damaged" in err and store_path.read_bytes() == before, err
+    proc = perfgate("sync", "--import", str(data), "--set-aside-damaged", "--json", store=store_path)
+    err = proc.stderr.decode()
+    assert proc.returncode == 0, err
+    [aside] = tmp_path.glob(f"{store_path.name}.damaged-*")
+    assert aside.read_bytes() == before and f"set aside as {aside}" in err and "damaged" in err, err
+    clean(err)
+    assert json.loads(proc.stdout)["runs_added"] == 40
+    with SqliteStore(store_path) as s:
+        assert len(s.runs()) == 40 and s.db.execute("PRAGMA quick_check").fetchone()[0] == "ok"
+    # not a history at all: named, left as it is
+    swapped = tmp_path / "out.json"
+    swapped.write_text("[]\n")
+    proc = perfgate("sync", "--import", str(data), "--set-aside-damaged", store=swapped)
+    assert proc.returncode == 2 and swapped.read_text() == "[]\n" and not list(tmp_path.glob("out.json.damaged-*"))
+    assert perfgate("sync", "--export", str(data), "--set-aside-damaged", store=store_path).returncode == 2
+
+
 @pytest.mark.parametrize("verb", [["ingest", str(HYPERFINE), "--branch", "main", "--commit", COMMIT], ["history"]])
 def test_a_store_that_is_no_sqlite_file_is_not_called_damaged(verb, tmp_path):
     """``--store sqlite:out.json`` (the store and the input swapped) said the file was damaged and

@@ -121,9 +121,21 @@ def test_main_fails_on_errors_and_keeps_a_durable_history():
     assert "acknowledge" in data["on"]["workflow_dispatch"]["inputs"]
     pushes = [s for j in data["jobs"].values() for s in j["steps"] if (s.get("with") or {}).get("push-data") == "true"]
     assert len(pushes) >= 3  # runs, alerts, acknowledgements all reach the data branch
-    # The history never depends on the cache; only notify's mutable ledger and the Bencher spool are.
+    # The history never depends on the cache; only notify's mutable ledger and the Bencher spool
+    # are.  The store is cached too, as a head start only: every job that restores it imports
+    # the data branch after, and only a job that succeeded saves it (a job that failed on it
+    # must not pass it on).
     cached = [s["with"]["path"] for j in data["jobs"].values() for s in j["steps"] if "actions/cache" in s.get("uses", "")]
-    assert cached and set(cached) == {".perfgate/notify.db", ".perfgate/spool"}
+    assert cached and set(cached) == {".perfgate/notify.db", ".perfgate/spool", ".perfgate/history.db"}
+    for job in data["jobs"].values():
+        steps = job["steps"]
+        restored = [i for i, s in enumerate(steps) if "actions/cache/restore" in s.get("uses", "")
+                    and s["with"]["path"] == ".perfgate/history.db"]
+        imports = [i for i, s in enumerate(steps) if (s.get("with") or {}).get("data-branch")]
+        assert not restored or (imports and restored[0] < imports[0]), job
+        for s in steps:
+            if "actions/cache/save" in s.get("uses", "") and s["with"]["path"] == ".perfgate/history.db":
+                assert "if" not in s and s["with"]["key"] == "perfgate-history-${{ github.run_id }}-${{ github.run_attempt }}"
 
 
 @pytest.mark.parametrize("path", [ROOT / ".github/workflows/main.yml", ROOT / ".github/workflows/backfill.yml"])

@@ -42,6 +42,15 @@ class StoreError(PerfgateError):
     """The history store could not do what was asked (nothing was written)."""
 
 
+class DamagedStoreError(StoreError):
+    """The history file at ``path`` is damaged: it failed SQLite's integrity check, or SQLite
+    found a malformed page (nothing was written)."""
+
+    def __init__(self, message: str, path):
+        super().__init__(message)
+        self.path = path
+
+
 class Terminated(KeyboardInterrupt):
     """SIGTERM (a cancelled CI job, ``timeout``), unwound like Ctrl-C: transactions roll back,
     temporary folders and containers are removed.  Here, not in :mod:`perfgate.cli`, so that a

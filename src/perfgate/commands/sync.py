@@ -17,10 +17,10 @@ from pathlib import Path
 
 from perfgate import history_files
 from perfgate.commands._common import store_from
-from perfgate.errors import EXIT_OK, InputError, PerfgateError
+from perfgate.errors import EXIT_OK, DamagedStoreError, InputError, PerfgateError
 from perfgate.escape import visible
 from perfgate.model import without_forgotten
-from perfgate.output import emit_json, out
+from perfgate.output import emit_json, err, out
 
 NAME = "sync"
 HELP = "export the history to / rebuild it from a folder of JSON files (a git data branch)"
@@ -35,6 +35,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g = p.add_mutually_exclusive_group(required=True)
     g.add_argument("--import", dest="import_dir", metavar="DIR", help="add every run and alert under DIR to the store")
     g.add_argument("--export", dest="export_dir", metavar="DIR", help="write every run and alert of the store under DIR")
+    p.add_argument("--set-aside-damaged", action="store_true",
+                   help="with --import, for a store that is only a copy of DIR (a CI cache): if it is damaged, "
+                        "rename it FILE.damaged-TIME and make it again from DIR, instead of stopping")
 
 
 def _held(args: argparse.Namespace) -> dict[Path, tuple[str, str]]:
@@ -49,26 +52,46 @@ def _held(args: argparse.Namespace) -> dict[Path, tuple[str, str]]:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.set_aside_damaged and not args.import_dir:
+        raise PerfgateError("--set-aside-damaged goes with --import (it makes a damaged store again from DIR)")
     if args.import_dir:
-        runs, alerts, acks, ids, held = history_files.read_folder(Path(args.import_dir), _held(args))
-        forgotten = history_files.read_forgotten(Path(args.import_dir))
-        with store_from(args, create=True) as store:
-            restore = getattr(store, "restore", None)
-            if restore is not None:     # one transaction: a failure leaves the store as it was
-                added, restored, acknowledged = restore(runs, alerts, acks, forgotten, ids)
-            elif alerts or acks:
-                raise PerfgateError(f"{type(store).__name__} cannot take alerts from files; import into a sqlite: store")
-            else:
-                added, restored, acknowledged = sum(store.add_runs(without_forgotten(runs, forgotten))), 0, 0
-        report = {"runs": len(runs) + held, "runs_added": added, "alerts": len(alerts), "alerts_added": restored,
-                  "acknowledged": acknowledged, "forgotten": len(forgotten)}
-        if args.json:
-            emit_json(report)
+        try:
+            return _import(args)
+        except DamagedStoreError as e:
+            if not args.set_aside_damaged:
+                raise
+            from perfgate.store.sqlite import set_aside
+
+            aside = set_aside(Path(e.path))
+            err.print(f"sync: {e}; set aside as {visible(aside)}, and the store is made again from "
+                      f"{visible(Path(args.import_dir))}")
+            return _import(args)
+    return _export(args)
+
+
+def _import(args: argparse.Namespace) -> int:
+    runs, alerts, acks, ids, held = history_files.read_folder(Path(args.import_dir), _held(args))
+    forgotten = history_files.read_forgotten(Path(args.import_dir))
+    with store_from(args, create=True) as store:
+        restore = getattr(store, "restore", None)
+        if restore is not None:     # one transaction: a failure leaves the store as it was
+            added, restored, acknowledged = restore(runs, alerts, acks, forgotten, ids)
+        elif alerts or acks:
+            raise PerfgateError(f"{type(store).__name__} cannot take alerts from files; import into a sqlite: store")
         else:
-            out.print(f"sync: {added} of {len(runs) + held} run(s) and {restored} of {len(alerts)} alert(s) were new; "
-                      f"{acknowledged} of {len(acks)} acknowledgement(s) new"
-                      + (f"; {len(forgotten)} deleted run(s) or metric(s) left out" if forgotten else ""))
-        return EXIT_OK
+            added, restored, acknowledged = sum(store.add_runs(without_forgotten(runs, forgotten))), 0, 0
+    report = {"runs": len(runs) + held, "runs_added": added, "alerts": len(alerts), "alerts_added": restored,
+              "acknowledged": acknowledged, "forgotten": len(forgotten)}
+    if args.json:
+        emit_json(report)
+    else:
+        out.print(f"sync: {added} of {len(runs) + held} run(s) and {restored} of {len(alerts)} alert(s) were new; "
+                  f"{acknowledged} of {len(acks)} acknowledgement(s) new"
+                  + (f"; {len(forgotten)} deleted run(s) or metric(s) left out" if forgotten else ""))
+    return EXIT_OK
+
+
+def _export(args: argparse.Namespace) -> int:
     root = Path(args.export_dir)
     with store_from(args) as store:
         keys = store.run_keys()

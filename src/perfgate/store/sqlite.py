@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence, TypeVar
 
 from perfgate import host_load, jsonio
-from perfgate.errors import StoreError
+from perfgate.errors import DamagedStoreError, StoreError
 from perfgate.escape import visible
 from perfgate.store import checked_note, integrity
 from perfgate.store.transaction import WriterQueue, immediate
@@ -145,8 +145,30 @@ def _guarded(method: Callable[..., T]) -> Callable[..., T]:
         try:
             return method(self, *args, **kwargs)
         except sqlite3.Error as e:
+            if _malformed(e):
+                raise DamagedStoreError(f"{self.shown}: {_reason(e, self.path)}", self.path) from None
             raise StoreError(f"{self.shown}: {_reason(e, self.path)}") from None
     return wrapper
+
+
+def set_aside(path: Path) -> Path:
+    """Rename a damaged history (and its WAL and shared memory) to ``FILE.damaged-TIME``, kept for
+    a look, so that a new one can be made in its place; its checked note goes."""
+    aside = path.with_name(f"{path.name}.damaged-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}")
+    try:
+        os.replace(path, aside)
+        for part in ("-wal", "-shm"):
+            if Path(f"{path}{part}").exists():
+                os.replace(f"{path}{part}", f"{aside}{part}")
+        checked_note.note_path(path).unlink(missing_ok=True)
+    except OSError as e:
+        raise StoreError(f"{visible(path)}: damaged, and it cannot be set aside: {e.strerror or e}") from None
+    return aside
+
+
+def _malformed(e: sqlite3.Error) -> bool:
+    """Whether SQLite found a page of the history damaged (not a file that never was one)."""
+    return isinstance(e, sqlite3.DatabaseError) and "malformed" in str(e)
 
 
 class SqliteStore(Store):
@@ -214,6 +236,8 @@ class SqliteStore(Store):
                 reason = f"not a usable perfgate history: {reason}"
             elif "nothing was written" not in reason:
                 reason += "; nothing was written"
+            if _malformed(e):
+                raise DamagedStoreError(f"{self.shown}: {reason}", self.path) from None
             raise StoreError(f"{self.shown}: {reason}") from None
         except StoreError:
             self._close_quietly()
@@ -277,8 +301,8 @@ class SqliteStore(Store):
             return
         problems = [row[0] for row in self.db.execute("PRAGMA quick_check(5)")]
         if problems != ["ok"]:
-            raise StoreError(f"{self.shown}: failed SQLite's integrity check ({'; '.join(problems)[:300]}); "
-                             "nothing was written; restore it from a backup")
+            raise DamagedStoreError(f"{self.shown}: failed SQLite's integrity check ({'; '.join(problems)[:300]}); "
+                                    "nothing was written; restore it from a backup", self.path)
         self._intact = True
 
     def _writable(self) -> None:
