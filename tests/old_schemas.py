@@ -33,6 +33,7 @@ def take_back(path: Path, version: int) -> None:
         db.executemany(f"INSERT INTO {table} ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
         if version >= 4:
             db.execute("ALTER TABLE metric_by_run RENAME TO metric")
+        db.execute("DROP TABLE detect_scope_mark")    # migration 7's
         if version < 5:
             db.execute("DROP TABLE forgotten")
         if version == 2:

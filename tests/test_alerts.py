@@ -160,7 +160,7 @@ def test_a_version_1_history_gains_the_alert_tables(tmp_path):
     db.close()
     record(path, [1.0, 2.0])                       # opening migrates; the runs land as before
     with SqliteStore(path) as store:
-        assert store.schema_version() == len(MIGRATIONS) == 6
+        assert store.schema_version() == len(MIGRATIONS) == 7
         assert len(store.runs()) == 2
         a = Alert("main", "tb", "sort", "latency", "c0001", "regression", 1.0, commit_range=("c0001",))
         assert store.record_alerts([a]) == [a] and a.id

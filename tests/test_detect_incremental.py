@@ -81,18 +81,59 @@ def test_skipped_series_keep_their_report_and_a_new_step_still_alerts(cli, store
     assert [a["commit"] for a in json.loads(proc.stdout)["new_alerts"] if a["kind"] == "change_point"] == ["tb-0100"]
 
 
-def test_no_record_saves_no_state_and_a_filter_saves_its_series_reports_but_no_watermark(cli, store_path):
+def test_no_record_saves_no_state_and_a_filter_keeps_a_watermark_of_its_own(cli, store_path):
     rng = np.random.default_rng(5)
     add(store_path, 0, 40, {"x": 1e6 * (1 + 0.01 * rng.standard_normal(40))})
     cli("detect", "--no-record", check=True)
     with SqliteStore(store_path) as store:
         assert store.detect_state() == (None, {})
-    # which runs a detect of some series judged is kept (a later one judges only newer runs), but
-    # not the watermark, which says every series was analysed up to it
+    # which runs a detect of some series judged is kept (a later one judges only newer runs), and
+    # a watermark for its filter alone: the one of every series says each was analysed up to it
     cli("detect", "--benchmark", "x", check=True)
     with SqliteStore(store_path) as store:
         mark, saved = store.detect_state()
+        scoped, _ = store.detect_state(detect._scope(detect_args(benchmark="x")))
+        newest = store.run_watermark()
     assert mark is None and [(k.benchmark, r["points"]) for k, (_, r) in saved.items()] == [("x", 40)]
+    assert scoped == newest
+
+
+def detect_args(**given):
+    return type("Args", (), {k: given.get(k) for k in detect.FILTERS})()
+
+
+def test_a_detect_of_some_series_analyses_only_those_with_new_runs(cli, store_path, monkeypatch):
+    """The shipped workflow runs ``detect --branch main``: each one analysed every series of the
+    branch, however few had new runs (at 10,000 series × 1,000 runs about a minute a push)."""
+    rng = np.random.default_rng(7)
+    a = {f"a{k}": 1e6 * (1 + 0.01 * rng.standard_normal(120)) for k in range(3)}
+    b = {f"b{k}": 1e6 * (1 + 0.01 * rng.standard_normal(120)) for k in range(3)}
+    b["b0"][60:] *= 1.2
+    add(store_path, 0, 80, a, "tba")
+    add(store_path, 0, 80, b, "tbb")
+    first = json.loads(cli("detect", "--branch", "main", "--json").stdout)
+    assert len(first["series"]) == 6
+    add(store_path, 80, 1, a, "tba")                  # one new run on testbed a
+    analysed = []
+    real = detect._analysed
+    monkeypatch.setattr(detect, "_analysed", lambda keys, *rest: analysed.append(list(keys)) or real(keys, *rest))
+    from perfgate.cli import main
+    monkeypatch.setenv("PERFGATE_STORE", f"sqlite:{store_path}")
+    assert main(["detect", "--branch", "main", "--json"]) == 0
+    assert [{k.benchmark for k in keys} for keys in analysed] == [{"a0", "a1", "a2"}]
+    # the same as a full analysis of the branch, every series shown, the step kept
+    second = json.loads(cli("detect", "--branch", "main", "--json", "--no-record").stdout)
+    full = json.loads(cli("detect", "--branch", "main", "--json", "--full", "--no-record").stdout)
+    assert without_alert_state(second) == without_alert_state(full) and len(second["series"]) == 6
+    # a detect of every series keeps its own watermark: the first one analyses all six
+    analysed.clear()
+    assert main(["detect", "--json"]) == 0
+    assert [len(keys) for keys in analysed] == [6]
+    # with nothing new, neither analyses a series, and a filter that matches nothing is still named
+    analysed.clear()
+    assert main(["detect", "--branch", "main"]) == 0 and main(["detect"]) == 0
+    assert analysed == [[], []]
+    assert cli("detect", "--branch", "mian").returncode == 2
 
 
 def test_reports_kept_from_an_older_analysis_are_recomputed(cli, store_path):

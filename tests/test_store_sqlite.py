@@ -220,7 +220,7 @@ def test_an_older_history_reads_back_the_same_after_its_one_upgrade(store_path, 
         state = store.detect_state()
     take_back(store_path, version)
     with SqliteStore(store_path, "demo") as store:
-        assert store.schema_version() == len(MIGRATIONS) == 6
+        assert store.schema_version() == len(MIGRATIONS) == 7
         assert _everything(store) == before and len(before[1]) == 5
         assert store.detect_state() == (state if version > 2 else (None, {}))
         assert store.recorded_keys(r.idempotency_key for r in before[6]) == {r.idempotency_key for r in before[6]}

@@ -121,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
             if not args.branch:   # a check's A/B runs are judged by the check, not as a history
                 keys = [k for k in keys if not is_check_branch(k.branch)]
                 kept = [r for r in kept if not is_check_branch(r["branch"])]
-            if not _whole_scope(args) and not keys:   # a typo in a filter is not "no change points"
+            if not _whole_scope(args) and not keys and not kept:   # a typo in a filter is not "no change points"
                 filters = [f"--{k} {getattr(args, k)!r}" for k in ("branch", "testbed", "benchmark", "measure")
                            if getattr(args, k)]
                 raise PerfgateError(f"no series matches {', '.join(filters)} (perfgate history lists every series; "
@@ -145,16 +145,14 @@ def run(args: argparse.Namespace) -> int:
         for r in analysed:
             for a, cp in zip(r["alerts"], [e for e in r["entries"] if not e.get("inherited")]):
                 cp["alert"] = {"new": id(a) in new_ids, "id": a.id or None}
-        # The watermark is saved only when every series is in scope and the alerts were recorded:
-        # a series skipped next time must have had its alerts raised.  A detect of some series
-        # saves their reports alone (which runs it judged).
+        # The watermark is saved only when the alerts were recorded (a series skipped next time
+        # must have had its alerts raised), for this detect's scope: every series, or those its
+        # filter names (its own watermark, which a detect of every series does not move).
         state = {_key(r): r for r in analysed}
         # Nothing new (no run since, no report changed): nothing to save, so nothing is written.
         saved = {key: (_settings_mark(thresholds, key), _saved(r)) for key, r in state.items()}
-        if _whole_scope(args) and not args.no_record and watermark is not None and (state or watermark != saved_mark):
-            store.save_detect_state(watermark, saved)
-        elif not _whole_scope(args) and not args.no_record and state:
-            store.save_detect_state(None, saved)   # which runs it judged, but no watermark
+        if not args.no_record and watermark is not None and (state or watermark != saved_mark):
+            store.save_detect_state(watermark, saved, _scope(args))
     reports = sorted(reports + kept, key=lambda r: (r["branch"], r["testbed"], r["benchmark"], r["measure"]))
     regressions = [a for a in new if a.direction == "regression"]
     if args.json:
@@ -311,6 +309,24 @@ def _whole_scope(args: argparse.Namespace) -> bool:
     return not (args.branch or args.testbed or args.benchmark or args.measure)
 
 
+FILTERS = ("branch", "testbed", "benchmark", "measure")
+
+
+def _filters(args: argparse.Namespace) -> dict[str, str | None]:
+    # (an empty filter, an unset CI variable, is no filter)
+    return {k: getattr(args, k) or None for k in FILTERS}
+
+
+def _scope(args: argparse.Namespace) -> str:
+    """The filter a detect was given, by which its watermark is kept ("" for every series)."""
+    given = {k: v for k, v in _filters(args).items() if v is not None}
+    return json.dumps(given, sort_keys=True) if given else ""
+
+
+def _in_scope(key: SeriesKey, filters: dict[str, str | None]) -> bool:
+    return all(v is None or getattr(key, k) == v for k, v in filters.items())
+
+
 def _settings_mark(thresholds, key: SeriesKey) -> str:
     return f"{ANALYSIS_VERSION} {thresholds.for_series(key.benchmark, key.measure)!r}"
 
@@ -319,26 +335,27 @@ def _plan(store, args: argparse.Namespace, thresholds) -> tuple[list[SeriesKey],
                                                                 dict[SeriesKey, dict[str, Any]], int | None]:
     """The series to analyse now, the reports kept from the last detect for the others, the
     threshold verdicts saved for those analysed again because they have new runs, and the saved
-    watermark: only series with runs newer than it, or whose settings changed, are analysed again
-    (all of them with --full, with a filter, or when the store keeps no state)."""
-    mark, saved = store.detect_state() if not args.full else (None, {})   # --full reads no saved reports
-    whole = _whole_scope(args) and not args.full
-    since = store.series_keys_since(mark) if whole and mark is not None else None
+    watermark of this detect's filter (its scope): only series with runs newer than it, or whose
+    settings changed, are analysed again (all of them with --full, the first time a scope is
+    analysed, or when the store keeps no state)."""
+    filters = _filters(args)
+    mark, saved = store.detect_state(_scope(args)) if not args.full else (None, {})   # --full reads no saved reports
+    since = store.series_keys_since(mark, **filters) if not args.full and mark is not None else None
     if since is None:
-        # (an empty filter, an unset CI variable, is no filter)
-        keys = store.series_keys(branch=args.branch or None, testbed=args.testbed or None,
-                                 benchmark=args.benchmark or None, measure=args.measure or None)
+        keys = store.series_keys(**filters)
         # Every series analysed in full, but the runs an earlier detect of it saw are not new to
         # this one: a streak they ended raised its alert then, or never will (the shipped workflow
         # runs `detect --branch main`, and an upgrade raised a backfill's old streaks).  --full
         # judges every streak of the current regime.
         memos = {} if args.full else {k: {"points": saved[k][1]["points"]} for k in keys
                                       if k in saved and isinstance(saved[k][1].get("points"), int)}
-        return keys, [], memos, (mark if whole else None)
+        return keys, [], memos, (None if args.full else mark)
     changed = set(since)
     keys, kept, memos = [k for k in since if k not in saved], [], {}
     marks: dict[tuple[str, str], str] = {}      # one per benchmark and measure, not per series
     for key, (settings, report) in saved.items():
+        if not _in_scope(key, filters):
+            continue
         now = marks.get((key.benchmark, key.measure))
         if now is None:
             now = marks[(key.benchmark, key.measure)] = _settings_mark(thresholds, key)

@@ -205,19 +205,22 @@ class Store(ABC):
         """An increasing mark of the newest recorded run, or None when the store has none."""
         return None
 
-    def series_keys_since(self, watermark: int) -> list[SeriesKey] | None:
-        """Series with a run recorded after ``watermark``; None when the store cannot tell."""
+    def series_keys_since(self, watermark: int, *, branch: str | None = None, testbed: str | None = None,
+                          benchmark: str | None = None, measure: str | None = None) -> list[SeriesKey] | None:
+        """Series matching the filters with a run recorded after ``watermark``; None when the
+        store cannot tell."""
         return None
 
-    def detect_state(self) -> tuple[int | None, dict[SeriesKey, tuple[str, dict[str, Any]]]]:
-        """``(watermark, {series: (settings, report)})``: the watermark of the last full-scope
-        detect (None before one), and each series' report as the last detect of it saved it."""
+    def detect_state(self, scope: str = "") -> tuple[int | None, dict[SeriesKey, tuple[str, dict[str, Any]]]]:
+        """``(watermark, {series: (settings, report)})``: the watermark of the last detect of
+        ``scope`` (its filter; "" for every series; None before one), and each series' report as
+        the last detect of it saved it."""
         return None, {}
 
     def save_detect_state(self, watermark: int | None,  # noqa: B027
-                          reports: dict[SeriesKey, tuple[str, dict[str, Any]]]) -> None:
-        """Replace the reports of the given series (others are kept), and the saved watermark
-        unless it is None (a detect of some series only)."""
+                          reports: dict[SeriesKey, tuple[str, dict[str, Any]]], scope: str = "") -> None:
+        """Replace the reports of the given series (others are kept), and the watermark of
+        ``scope`` unless it is None."""
 
     def expect_writes(self) -> None:  # noqa: B027 - optional: only stores that check before writing
         """The verb will write: what the first write needs may start now, beside its work."""

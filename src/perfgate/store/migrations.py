@@ -169,3 +169,17 @@ MIGRATIONS.append(
     END
     """
 )
+
+MIGRATIONS.append(
+    # 7: a detect of some series (``detect --branch main``, as the shipped workflow runs it) keeps a
+    # watermark of its own, by its filter, so that the next detect with that filter analyses only
+    # its series with newer runs; without it every such detect analysed every series of the scope.
+    # Derived data, as detect_mark is.
+    """
+    CREATE TABLE detect_scope_mark (
+        project_id INTEGER NOT NULL REFERENCES project(id),
+        scope TEXT NOT NULL,             -- the filter, as JSON
+        last_run INTEGER NOT NULL,
+        PRIMARY KEY (project_id, scope))
+    """
+)

@@ -461,8 +461,11 @@ class SqliteStore(Store):
         if not marks:      # every sync --import comes here: with nothing forgotten, nothing to write
             return
         p = self._project_id
-        row = self.db.execute("SELECT last_run FROM detect_mark WHERE project_id = ?", (p,)).fetchone()
-        seen_up_to = row[0] if row else None
+        # the newest run any detect saw, of every series or of some (a series' report is the
+        # newest of either)
+        seen_up_to = self.db.execute(
+            "SELECT MAX(last_run) FROM (SELECT last_run FROM detect_mark WHERE project_id = ?"
+            " UNION ALL SELECT last_run FROM detect_scope_mark WHERE project_id = ?)", (p, p)).fetchone()[0]
         doomed: set[tuple[int, int, int]] = set()
         removed: dict[SeriesKey, set[int]] = {}     # each series' deleted points that a detect saw
         sql = ("SELECT x.benchmark_id, x.measure_id, br.name, t.name, b.name, m.name FROM metric x"
@@ -513,8 +516,9 @@ class SqliteStore(Store):
             points = max(0, points - len(seen)) if type(points) is int else 0
             self.db.execute("UPDATE detect_state SET settings = ?, report = ?" + where,
                             (self.STALE, jsonio.dumps({"points": points}).decode(), *args))
-        self.db.execute("UPDATE detect_mark SET last_run = MIN(last_run, (SELECT COALESCE(MAX(id), 0) FROM run))"
-                        " WHERE project_id = ?", (p,))
+        for marks in ("detect_mark", "detect_scope_mark"):
+            self.db.execute(f"UPDATE {marks} SET last_run = MIN(last_run, (SELECT COALESCE(MAX(id), 0) FROM run))"
+                            " WHERE project_id = ?", (p,))
 
     @_guarded
     def forgotten(self) -> list[Forgotten]:
@@ -558,8 +562,12 @@ class SqliteStore(Store):
 
     @_guarded
     def series_keys(self, *, branch=None, testbed=None, benchmark=None, measure=None) -> list[SeriesKey]:
-        where: dict[str, list[str]] = {"r": ["r.project_id = ?"], "x": []}
-        args: dict[str, list[Any]] = {"r": [self._project_id], "x": []}
+        return self._filtered_keys([], [], branch, testbed, benchmark, measure)
+
+    def _filtered_keys(self, runs: list[str], run_args: list[Any], branch, testbed, benchmark, measure) -> list[SeriesKey]:
+        """The series matching the filters with a metric in a run matching ``runs`` too."""
+        where: dict[str, list[str]] = {"r": ["r.project_id = ?", *runs], "x": []}
+        args: dict[str, list[Any]] = {"r": [self._project_id, *run_args], "x": []}
         for column, table, value in (("r.branch_id", "branch", branch), ("r.testbed_id", "testbed", testbed),
                                      ("x.benchmark_id", "benchmark", benchmark), ("x.measure_id", "measure", measure)):
             if value is not None:
@@ -686,22 +694,29 @@ class SqliteStore(Store):
         return self.db.execute("SELECT MAX(id) FROM run WHERE project_id = ?", (self._project_id,)).fetchone()[0]
 
     @_guarded
-    def series_keys_since(self, watermark: int) -> list[SeriesKey]:
-        return self._keys_where(["r.id > ?", "r.project_id = ?"], [watermark, self._project_id])
+    def series_keys_since(self, watermark: int, *, branch=None, testbed=None, benchmark=None,
+                          measure=None) -> list[SeriesKey]:
+        return self._filtered_keys(["r.id > ?"], [watermark], branch, testbed, benchmark, measure)
 
     @_guarded
-    def detect_state(self) -> tuple[int | None, dict[SeriesKey, tuple[str, dict[str, Any]]]]:
-        mark = self.db.execute("SELECT last_run FROM detect_mark WHERE project_id = ?",
-                               (self._project_id,)).fetchone()
+    def detect_state(self, scope: str = "") -> tuple[int | None, dict[SeriesKey, tuple[str, dict[str, Any]]]]:
+        mark = self.db.execute("SELECT last_run FROM detect_scope_mark WHERE project_id = ? AND scope = ?",
+                               (self._project_id, scope)).fetchone() if scope else \
+            self.db.execute("SELECT last_run FROM detect_mark WHERE project_id = ?", (self._project_id,)).fetchone()
         rows = self.db.execute("SELECT branch, testbed, benchmark, measure, settings, report FROM detect_state"
                                " WHERE project_id = ?", (self._project_id,)).fetchall()
         return (mark[0] if mark else None), {SeriesKey(b, t, bm, m): (s, jsonio.loads(r)) for b, t, bm, m, s, r in rows}
 
     @_guarded
-    def save_detect_state(self, watermark: int | None, reports: dict[SeriesKey, tuple[str, dict[str, Any]]]) -> None:
+    def save_detect_state(self, watermark: int | None, reports: dict[SeriesKey, tuple[str, dict[str, Any]]],
+                          scope: str = "") -> None:
         self._writable()
         with self._write():
-            if watermark is not None:
+            if watermark is not None and scope:
+                self.db.execute("INSERT INTO detect_scope_mark (project_id, scope, last_run) VALUES (?, ?, ?)"
+                                " ON CONFLICT (project_id, scope) DO UPDATE SET last_run = excluded.last_run",
+                                (self._project_id, scope, watermark))
+            elif watermark is not None:
                 self.db.execute("INSERT INTO detect_mark (project_id, last_run) VALUES (?, ?)"
                                 " ON CONFLICT (project_id) DO UPDATE SET last_run = excluded.last_run",
                                 (self._project_id, watermark))
