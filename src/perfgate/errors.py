@@ -46,8 +46,8 @@ class DamagedStoreError(StoreError):
     """The history file at ``path`` is damaged: it failed SQLite's integrity check, or SQLite
     found a malformed page (nothing was written)."""
 
-    def __init__(self, message: str, path):
-        super().__init__(message)
+    def __init__(self, message: str, path=None):
+        super().__init__(message)   # (args stay the message alone: a worker's error unpickles in the parent)
         self.path = path
 
 

@@ -29,9 +29,9 @@ import hashlib
 import json
 import re
 import time
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, fields, replace
 from pathlib import Path
-from collections.abc import Iterable, Mapping
 from typing import Any
 
 import orjson

@@ -20,6 +20,7 @@ from perfgate.commands._common import store_from
 from perfgate.errors import EXIT_OK, DamagedStoreError, InputError, PerfgateError
 from perfgate.escape import visible
 from perfgate.model import without_forgotten
+from perfgate.store import DEFAULT_STORE
 from perfgate.output import emit_json, err, out
 
 NAME = "sync"
@@ -42,7 +43,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def _held(args: argparse.Namespace) -> dict[Path, tuple[str, str]]:
     """The files of the runs the store holds already, which an import need not read (none when
-    there is no store yet: a failed import must not leave a new, empty one behind)."""
+    there is no store yet: a failed import must not leave a new, empty one behind; nor on a
+    server, which this would ask)."""
+    if not (args.store or DEFAULT_STORE).startswith("sqlite:"):
+        return {}
     try:
         with store_from(args) as store:
             places = getattr(store, "run_places", None)
