@@ -146,7 +146,7 @@ def test_a_head_that_takes_a_quadratic_cost_away_is_a_fix_even_where_load_bent_i
     assert row.status == "fixed" and not row.broken and not row.worsened, row.verdict_text()
     assert row.verdict_text().startswith("fixed by head (the base broke an expectation far more than the head "
                                          "does): the head's fit still breaks linear in objects, but round by round "
-                                         "its share beyond that order fell -"), row.verdict_text()
+                                         "its share beyond that order fell 65% below the base's"), row.verdict_text()
     assert failures(Comparison([], 0.05), [row]) == []
     assert "✅ fixed by head" in comparison_markdown(Comparison([], 0.05), complexity=[row])
 

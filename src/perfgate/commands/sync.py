@@ -20,8 +20,8 @@ from perfgate.commands._common import store_from
 from perfgate.errors import EXIT_OK, DamagedStoreError, InputError, PerfgateError
 from perfgate.escape import visible
 from perfgate.model import without_forgotten
-from perfgate.store import DEFAULT_STORE
 from perfgate.output import emit_json, err, out
+from perfgate.store import DEFAULT_STORE
 
 NAME = "sync"
 HELP = "export the history to / rebuild it from a folder of JSON files (a git data branch)"

@@ -217,7 +217,7 @@ class ComplexityRow:
             return ""
         fall, p = self.paired(i, falling=True)
         return (f"the head's fit still breaks {v.expectation.text}, but round by round its share beyond that order "
-                f"fell {-fall:+.0%} from the base's, more than the tolerance of {v.expectation.tolerance:.0%} "
+                f"fell {fall:.0%} below the base's, more than the tolerance of {v.expectation.tolerance:.0%} "
                 f"(one-sided {p_text(p)})")
 
     def paired(self, i: int, falling: bool = False) -> tuple[float, float] | None:
