@@ -206,6 +206,35 @@ def test_ctrl_c_stops_the_command_and_records_nothing(cli, store_path, tmp_path)
     assert _nothing_recorded(cli, store_path)
 
 
+def test_ctrl_c_while_the_command_starts_stops_it_too(tmp_path, monkeypatch):
+    """Ctrl-C that came while the harness was starting (inside ``Popen`` after the fork, or before
+    perfgate held the process) left it running, orphaned, with perfgate's stderr open: a caller
+    reading that stderr to its end waited the harness out (the test above timed out so once, in a
+    full run on a loaded machine)."""
+    from perfgate.commands import _ingest_command
+
+    started, real = [], subprocess.Popen
+
+    def popen(*args, **kwargs):
+        proc = real(*args, **kwargs)
+        started.append(proc)
+        os.kill(os.getpid(), signal.SIGINT)       # the moment it came
+        return proc
+
+    monkeypatch.setattr(_ingest_command.subprocess, "Popen", popen)
+    script = tmp_path / "slow.py"
+    script.write_text(SLOW)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            _ingest_command.run([sys.executable, str(script), str(tmp_path / "pid")])
+        assert len(started) == 1 and started[0].poll() is not None, "the command was left running"
+    finally:
+        for proc in started:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+
+
 def test_a_command_deaf_to_sigterm_is_killed_after_the_grace_and_nothing_recorded(cli, store_path, tmp_path):
     deaf = "import signal\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\n" + SLOW
     started = time.monotonic()
