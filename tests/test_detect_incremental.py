@@ -37,13 +37,20 @@ def apart_from_ended_streaks(series: list[dict]) -> tuple[list[dict], list[dict]
     return [s | {"change_points": [c for c in s["change_points"] if "ended_at" not in c]} for s in series], ended
 
 
-def test_only_series_with_new_runs_are_analysed(cli, store_path, monkeypatch):
-    rng = np.random.default_rng(3)
+def two_testbeds(store_path, seed: int) -> dict[str, np.ndarray]:
+    """80 runs of three series on testbed a and three on b (b0 steps +20% at run 60); a's values
+    for 40 runs more."""
+    rng = np.random.default_rng(seed)
     a = {f"a{k}": 1e6 * (1 + 0.01 * rng.standard_normal(120)) for k in range(3)}
     b = {f"b{k}": 1e6 * (1 + 0.01 * rng.standard_normal(120)) for k in range(3)}
     b["b0"][60:] *= 1.2
     add(store_path, 0, 80, a, "tba")
     add(store_path, 0, 80, b, "tbb")
+    return a
+
+
+def test_only_series_with_new_runs_are_analysed(cli, store_path, monkeypatch):
+    a = two_testbeds(store_path, 3)
     first = json.loads(cli("detect", "--json").stdout)
     assert len(first["series"]) == 6
     assert [c["first_commit"] for s in first["series"] for c in s["change_points"]] == ["tbb-0060"]
@@ -105,12 +112,7 @@ def detect_args(**given):
 def test_a_detect_of_some_series_analyses_only_those_with_new_runs(cli, store_path, monkeypatch):
     """The shipped workflow runs ``detect --branch main``: each one analysed every series of the
     branch, however few had new runs (at 10,000 series × 1,000 runs about a minute a push)."""
-    rng = np.random.default_rng(7)
-    a = {f"a{k}": 1e6 * (1 + 0.01 * rng.standard_normal(120)) for k in range(3)}
-    b = {f"b{k}": 1e6 * (1 + 0.01 * rng.standard_normal(120)) for k in range(3)}
-    b["b0"][60:] *= 1.2
-    add(store_path, 0, 80, a, "tba")
-    add(store_path, 0, 80, b, "tbb")
+    a = two_testbeds(store_path, 7)
     first = json.loads(cli("detect", "--branch", "main", "--json").stdout)
     assert len(first["series"]) == 6
     add(store_path, 80, 1, a, "tba")                  # one new run on testbed a

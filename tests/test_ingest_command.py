@@ -170,9 +170,12 @@ def _interrupted(store_path: Path, harness_text: str, tmp_path: Path, sig: int) 
     script, marker = tmp_path / "slow.py", tmp_path / "pid"
     script.write_text(harness_text)
     env = {**os.environ, "PERFGATE_STORE": f"sqlite:{store_path}"}
+    # perfgate as a terminal starts it, Ctrl-C not ignored: a test run started in the background
+    # of a script (`cmd &`) ignores SIGINT, and every process it starts inherits that
     proc = subprocess.Popen([sys.executable, "-m", "perfgate.cli", "ingest", str(tmp_path / "out.json"),
                              "--branch", "main", "--", sys.executable, str(script), str(marker)],
-                            env=env, stderr=subprocess.PIPE, text=True)
+                            env=env, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 30
     while not (marker.exists() and marker.read_text().strip()):
         assert time.monotonic() < deadline and proc.poll() is None, "the harness never started"
@@ -209,8 +212,7 @@ def test_ctrl_c_stops_the_command_and_records_nothing(cli, store_path, tmp_path)
 def test_ctrl_c_while_the_command_starts_stops_it_too(tmp_path, monkeypatch):
     """Ctrl-C that came while the harness was starting (inside ``Popen`` after the fork, or before
     perfgate held the process) left it running, orphaned, with perfgate's stderr open: a caller
-    reading that stderr to its end waited the harness out (the test above timed out so once, in a
-    full run on a loaded machine)."""
+    reading that stderr to its end waited the harness out."""
     from perfgate.commands import _ingest_command
 
     started, real = [], subprocess.Popen
