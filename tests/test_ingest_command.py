@@ -226,11 +226,13 @@ def test_ctrl_c_while_the_command_starts_stops_it_too(tmp_path, monkeypatch):
     monkeypatch.setattr(_ingest_command.subprocess, "Popen", popen)
     script = tmp_path / "slow.py"
     script.write_text(SLOW)
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)   # as a terminal starts it (_interrupted)
     try:
         with pytest.raises(KeyboardInterrupt):
             _ingest_command.run([sys.executable, str(script), str(tmp_path / "pid")])
         assert len(started) == 1 and started[0].poll() is not None, "the command was left running"
     finally:
+        signal.signal(signal.SIGINT, before)
         for proc in started:
             if proc.poll() is None:
                 proc.kill()

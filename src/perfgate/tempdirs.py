@@ -17,8 +17,10 @@ _UNWINDING = {signal.SIGINT, signal.SIGTERM}
 
 
 @contextmanager
-def _held() -> Iterator[None]:
-    """Ctrl-C and SIGTERM are noted, not acted on, until the block ends.  (Not by masking them:
+def held_signals() -> Iterator[None]:
+    """Ctrl-C and SIGTERM are noted, not acted on, until the block ends, then the first one acts
+    as it would have (also where ``ingest`` starts a harness: raised inside ``Popen``, after the
+    fork, it left the harness running).  (Not by masking them:
     with a second thread alive the kernel hands the signal to that thread, and Python still runs
     the handler in the main one.)"""
     noted: list[int] = []
@@ -43,10 +45,10 @@ def _held() -> Iterator[None]:
 def temporary_folder(prefix: str) -> Iterator[Path]:
     path: Path | None = None
     try:
-        with _held():
+        with held_signals():
             path = Path(tempfile.mkdtemp(prefix=prefix))
         yield path
     finally:
         if path is not None:
-            with _held():
+            with held_signals():
                 shutil.rmtree(path, ignore_errors=True)

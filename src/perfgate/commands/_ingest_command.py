@@ -17,16 +17,14 @@ import shlex
 import signal
 import stat
 import subprocess
-import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 from perfgate import host_load
 from perfgate.errors import InputError, PerfgateError, Terminated
 from perfgate.redact import MASK, MIN_PIECE, redact
+from perfgate.tempdirs import held_signals
 
 # How long an interrupted command has to stop on the signal it was passed before it is killed.
 GRACE = 3.0
@@ -71,18 +69,20 @@ def run(command: list[str], stdout_to_stderr: bool = False) -> Ran:
     shown = command_line(command)
     start = time.time()
     before = host_load.reading()
-    with _held_signals() as held:
-        try:
-            proc = subprocess.Popen(command, stdout=2 if stdout_to_stderr else None)
-        except OSError as e:
-            raise PerfgateError(f"the command `{shown}` could not be started: {e.strerror or e} "
-                                "(nothing was recorded)") from None
+    proc = None
     try:
-        if held:    # came while the command started: passed on to it now that it can be
-            raise Terminated() if held[0] == signal.SIGTERM else KeyboardInterrupt()
+        # a signal while the command starts acts once perfgate holds its process: raised inside
+        # Popen, after the fork, it left the command running, orphaned, with perfgate's stderr open
+        with held_signals():
+            try:
+                proc = subprocess.Popen(command, stdout=2 if stdout_to_stderr else None)
+            except OSError as e:
+                raise PerfgateError(f"the command `{shown}` could not be started: {e.strerror or e} "
+                                    "(nothing was recorded)") from None
         code = proc.wait()
     except KeyboardInterrupt as e:
-        _stop(proc, signal.SIGTERM if isinstance(e, Terminated) else signal.SIGINT)
+        if proc is not None:
+            _stop(proc, signal.SIGTERM if isinstance(e, Terminated) else signal.SIGINT)
         raise
     load = host_load.during(before)
     end = time.time()
@@ -128,25 +128,6 @@ def _state(path: str) -> object:
                 continue
             found.add((os.path.join(folder, name), f.st_ino, f.st_size, f.st_mtime_ns))
     return frozenset(found)
-
-
-@contextmanager
-def _held_signals() -> Iterator[list[int]]:
-    """Ctrl-C and SIGTERM noted, not raised, while the command starts: raised inside
-    ``Popen``, after the fork, or before ``proc`` is bound, they left the command running,
-    orphaned, with perfgate's stderr open (a caller reading it to the end waited the command
-    out).  Only on the main thread, where Python runs its handlers."""
-    held: list[int] = []
-    if threading.current_thread() is not threading.main_thread():
-        yield held
-        return
-    previous = {sig: signal.signal(sig, lambda signum, frame: held.append(signum))
-                for sig in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        yield held
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
 
 
 def _stop(proc: subprocess.Popen, sig: int) -> None:
