@@ -46,7 +46,7 @@ def make_store(path: Path, n_runs: int, n_benchmarks: int, n_samples: int) -> No
                                 adapter="synthetic")])
 
 
-def export(store: Path, out: Path, verb: str = "--export") -> float:
+def sync(store: Path, out: Path, verb: str = "--export") -> float:
     env = {**os.environ, "PERFGATE_STORE": f"sqlite:{store}"}
     start = time.perf_counter()
     subprocess.run([sys.executable, "-m", "perfgate.cli", "sync", verb, str(out)], env=env, check=True,
@@ -81,14 +81,14 @@ def main() -> None:
             print(f"store: {args.runs} runs x {args.benchmarks} benchmarks x {args.samples} samples "
                   f"made in {time.perf_counter() - t:.1f} s")
         out = Path(tmp) / "data"
-        first = export(store, out)
-        noop = [export(store, out) for _ in range(args.rounds)]
+        first = sync(store, out)
+        noop = [sync(store, out) for _ in range(args.rounds)]
         print(f"first export: {first:.2f} s")
         print(f"nothing new:  median {statistics.median(noop):.2f} s ({min(noop):.2f}-{max(noop):.2f} s, "
               f"{args.rounds} rounds)")
         rebuilt = Path(tmp) / "rebuilt.db"
-        first = export(rebuilt, out, "--import")
-        again = [export(rebuilt, out, "--import") for _ in range(args.rounds)]
+        first = sync(rebuilt, out, "--import")
+        again = [sync(rebuilt, out, "--import") for _ in range(args.rounds)]
         print(f"first import into a new store: {first:.2f} s")
         print(f"import with nothing new: median {statistics.median(again):.2f} s ({min(again):.2f}-{max(again):.2f} s, "
               f"{args.rounds} rounds)")

@@ -432,7 +432,7 @@ def read_folder(root: Path, held: Mapping[Path, tuple[str, str]] | None = None,
                          "'perfgate sync --export' (artifacts merged without merge-multiple sit one folder down)")
     held = held or {}
     every = sorted(root.glob("runs/*/*.json"))
-    passed = {p: held[p.relative_to(root)] for p in every if p.relative_to(root) in held}
+    passed = {p: held[place] for p in every if (place := p.relative_to(root)) in held}
     run_files = [p for p in every if p not in passed]
     read = [_read_run(p) for p in run_files]
     runs = [run for run, _ in read]

@@ -121,9 +121,8 @@ def run(args: argparse.Namespace) -> int:
             if not args.branch:   # a check's A/B runs are judged by the check, not as a history
                 keys = [k for k in keys if not is_check_branch(k.branch)]
                 kept = [r for r in kept if not is_check_branch(r["branch"])]
-            if not _whole_scope(args) and not keys and not kept:   # a typo in a filter is not "no change points"
-                filters = [f"--{k} {getattr(args, k)!r}" for k in ("branch", "testbed", "benchmark", "measure")
-                           if getattr(args, k)]
+            if _scope(args) and not keys and not kept:   # a typo in a filter is not "no change points"
+                filters = [f"--{k} {v!r}" for k, v in _filters(args).items() if v is not None]
                 raise PerfgateError(f"no series matches {', '.join(filters)} (perfgate history lists every series; "
                                     "check/ branches only with --branch)")
         if keys:
@@ -303,10 +302,6 @@ REGIME_HEAD_RUNS = 100
 # Part of each saved report's settings mark: bump it when the analysis changes, so that the
 # reports kept from an older perfgate are recomputed.
 ANALYSIS_VERSION = "27"
-
-
-def _whole_scope(args: argparse.Namespace) -> bool:
-    return not (args.branch or args.testbed or args.benchmark or args.measure)
 
 
 FILTERS = ("branch", "testbed", "benchmark", "measure")
