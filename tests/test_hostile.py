@@ -665,6 +665,35 @@ def test_a_damaged_copy_of_a_data_branch_is_set_aside_and_made_again_only_when_a
     assert perfgate("sync", "--export", str(data), "--set-aside-damaged", store=store_path).returncode == 2
 
 
+def test_a_newer_perfgates_copy_of_a_data_branch_is_set_aside_and_made_again_only_when_asked(tmp_path, store_path):
+    """The workflow restores the newest cached store whatever perfgate wrote it: after a
+    downgraded action, one of a newer schema failed every job (this perfgate cannot read it) until
+    the entry was evicted.  With ``--set-aside-damaged`` it is a copy like a damaged one: renamed
+    ``FILE.newer-TIME`` and made again from the folder; without the flag the import stops."""
+    _filled_store(store_path)
+    data = tmp_path / "data"
+    assert perfgate("sync", "--export", str(data), store=store_path).returncode == 0
+    with SqliteStore(store_path) as s:
+        newer = s.schema_version() + 1
+    db = sqlite3.connect(store_path)
+    db.execute(f"PRAGMA user_version = {newer}")
+    db.close()
+    before = store_path.read_bytes()
+    proc = perfgate("sync", "--import", str(data), store=store_path)
+    err = proc.stderr.decode()
+    assert proc.returncode == 2 and f"schema version {newer} is newer" in err and store_path.read_bytes() == before, err
+    proc = perfgate("sync", "--import", str(data), "--set-aside-damaged", "--json", store=store_path)
+    err = proc.stderr.decode()
+    assert proc.returncode == 0, err
+    [aside] = tmp_path.glob(f"{store_path.name}.newer-*")
+    assert aside.read_bytes() == before and f"set aside as {aside}" in err and "newer" in err, err
+    assert not list(tmp_path.glob(f"{store_path.name}.damaged-*"))
+    clean(err)
+    assert json.loads(proc.stdout)["runs_added"] == 40
+    with SqliteStore(store_path) as s:
+        assert len(s.runs()) == 40 and s.schema_version() == newer - 1
+
+
 @pytest.mark.parametrize("verb", [["ingest", str(HYPERFINE), "--branch", "main", "--commit", COMMIT], ["history"]])
 def test_a_store_that_is_no_sqlite_file_is_not_called_damaged(verb, tmp_path):
     """``--store sqlite:out.json`` (the store and the input swapped) said the file was damaged and

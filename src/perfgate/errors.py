@@ -51,6 +51,15 @@ class DamagedStoreError(StoreError):
         self.path = path
 
 
+class NewerStoreError(StoreError):
+    """The history file at ``path`` was written by a newer perfgate (its schema is newer than this
+    one understands); nothing was written."""
+
+    def __init__(self, message: str, path=None):
+        super().__init__(message)
+        self.path = path
+
+
 class Terminated(KeyboardInterrupt):
     """SIGTERM (a cancelled CI job, ``timeout``), unwound like Ctrl-C: transactions roll back,
     temporary folders and containers are removed.  Here, not in :mod:`perfgate.cli`, so that a

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from perfgate import history_files
 from perfgate.commands._common import store_from
-from perfgate.errors import EXIT_OK, DamagedStoreError, InputError, PerfgateError
+from perfgate.errors import EXIT_OK, DamagedStoreError, InputError, NewerStoreError, PerfgateError
 from perfgate.escape import visible
 from perfgate.model import without_forgotten
 from perfgate.output import emit_json, err, out
@@ -38,7 +38,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--export", dest="export_dir", metavar="DIR", help="write every run and alert of the store under DIR")
     p.add_argument("--set-aside-damaged", action="store_true",
                    help="with --import, for a store that is only a copy of DIR (a CI cache): if it is damaged, "
-                        "rename it FILE.damaged-TIME and make it again from DIR, instead of stopping")
+                        "or written by a newer perfgate (a cache a downgraded action restored), rename it "
+                        "FILE.damaged-TIME or FILE.newer-TIME and make it again from DIR, instead of stopping")
 
 
 def _held(args: argparse.Namespace) -> dict[Path, tuple[str, str]]:
@@ -61,12 +62,12 @@ def run(args: argparse.Namespace) -> int:
     if args.import_dir:
         try:
             return _import(args)
-        except DamagedStoreError as e:
+        except (DamagedStoreError, NewerStoreError) as e:
             if not args.set_aside_damaged:
                 raise
             from perfgate.store.sqlite import set_aside
 
-            aside = set_aside(Path(e.path))
+            aside = set_aside(Path(e.path), "newer" if isinstance(e, NewerStoreError) else "damaged")
             err.print(f"sync: {e}; set aside as {visible(aside)}, and the store is made again from "
                       f"{visible(Path(args.import_dir))}")
             return _import(args)

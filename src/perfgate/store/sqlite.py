@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence, TypeVar
 
 from perfgate import host_load, jsonio
-from perfgate.errors import DamagedStoreError, StoreError
+from perfgate.errors import DamagedStoreError, NewerStoreError, StoreError
 from perfgate.escape import visible
 from perfgate.store import checked_note, integrity
 from perfgate.store.transaction import WriterQueue, immediate
@@ -151,10 +151,11 @@ def _guarded(method: Callable[..., T]) -> Callable[..., T]:
     return wrapper
 
 
-def set_aside(path: Path) -> Path:
-    """Rename a damaged history (and its WAL and shared memory) to ``FILE.damaged-TIME``, kept for
-    a look, so that a new one can be made in its place; its checked note goes."""
-    aside = path.with_name(f"{path.name}.damaged-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}")
+def set_aside(path: Path, why: str = "damaged") -> Path:
+    """Rename a history this perfgate cannot use (and its WAL and shared memory) to
+    ``FILE.WHY-TIME`` (``why``: "damaged", or "newer" for a newer perfgate's), kept for a look, so
+    that a new one can be made in its place; its checked note goes."""
+    aside = path.with_name(f"{path.name}.{why}-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}")
     try:
         os.replace(path, aside)
         for part in ("-wal", "-shm"):
@@ -162,7 +163,7 @@ def set_aside(path: Path) -> Path:
                 os.replace(f"{path}{part}", f"{aside}{part}")
         checked_note.note_path(path).unlink(missing_ok=True)
     except OSError as e:
-        raise StoreError(f"{visible(path)}: damaged, and it cannot be set aside: {e.strerror or e}") from None
+        raise StoreError(f"{visible(path)}: {why}, and it cannot be set aside: {e.strerror or e}") from None
     return aside
 
 
@@ -204,8 +205,9 @@ class SqliteStore(Store):
             # exactly as it was (not even switched to WAL).
             version = self.db.execute("PRAGMA user_version").fetchone()[0]
             if version > len(MIGRATIONS):
-                raise StoreError(f"{self.shown}: schema version {version} is newer than this perfgate "
-                                 f"understands ({len(MIGRATIONS)}); upgrade perfgate (nothing was changed)")
+                raise NewerStoreError(f"{self.shown}: schema version {version} is newer than this perfgate "
+                                      f"understands ({len(MIGRATIONS)}); upgrade perfgate (nothing was changed)",
+                                      self.path)
             if self.read_only:
                 if version < len(MIGRATIONS):
                     raise StoreError(f"{self.shown}: read-only, and its schema (version {version}) needs an "
@@ -321,8 +323,8 @@ class SqliteStore(Store):
         if version == len(MIGRATIONS):
             return
         if version > len(MIGRATIONS):
-            raise StoreError(f"{self.shown}: schema version {version} is newer than this perfgate "
-                             f"understands ({len(MIGRATIONS)}); upgrade perfgate")
+            raise NewerStoreError(f"{self.shown}: schema version {version} is newer than this perfgate "
+                                  f"understands ({len(MIGRATIONS)}); upgrade perfgate", self.path)
         with self._write():
             # Re-read inside the lock: another process may have migrated meanwhile.
             version = self.db.execute("PRAGMA user_version").fetchone()[0]
