@@ -80,12 +80,13 @@ def long_run_ratio(series: dict, bandwidth: int = 20) -> float:
 def analyse_suite_knowing_persistence(job: tuple[dict, float]) -> list[tuple[list[int], list[int], list[int]]]:
     """:func:`analyse_suite` with each series' variance inflation at least its noise's true long-run
     variance ratio, and the drift guard at ``guard``: an oracle (the detector's module function is
-    replaced in this worker while it runs)."""
+    replaced in this worker while it runs; at the siblings' places its lower bar goes no higher)."""
     suite, guard = job
     estimate, saved_guard = changepoint.variance_inflation, changepoint.DRIFT_GUARD_Z
+    saved_at_places = changepoint.SIBLING_GUARD_Z
     detectors, alone = [], []
     try:
-        changepoint.DRIFT_GUARD_Z = guard
+        changepoint.DRIFT_GUARD_Z, changepoint.SIBLING_GUARD_Z = guard, min(guard, saved_at_places)
         for s in suite["series"]:
             floor = long_run_ratio(s)
             changepoint.variance_inflation = lambda rho, floor=floor: max(estimate(rho), floor)
@@ -94,6 +95,7 @@ def analyse_suite_knowing_persistence(job: tuple[dict, float]) -> list[tuple[lis
         return with_siblings(detectors, alone)     # the re-test judges at each detector's own inflation
     finally:
         changepoint.variance_inflation, changepoint.DRIFT_GUARD_Z = estimate, saved_guard
+        changepoint.SIBLING_GUARD_Z = saved_at_places
 
 
 def otava_suite(suite: dict) -> list[tuple[list[int], list[int], list[int]]]:

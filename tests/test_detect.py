@@ -511,6 +511,43 @@ def test_corroborate_tests_only_the_places_siblings_name_and_pays_for_them():
     assert det.corroborate(own, [(147, 149)]) == []                   # that change already
 
 
+def test_a_weak_step_at_a_siblings_place_needs_less_of_the_drift_guard_where_the_series_has_no_trend(monkeypatch):
+    # A 1-deviation step in 120 quiet runs, where 5 siblings found a change: the step passes its
+    # p-value there, and in some seeds stands out from a trend through its windows by |z| 1-2 only.
+    def found(guard_z: float) -> list[int]:
+        monkeypatch.setattr(changepoint, "SIBLING_GUARD_Z", guard_z)
+        seeds = []
+        for seed in range(40):
+            x = noisy(120, 0.03, seed)
+            x[60:] *= 1.03
+            det = ChangePointDetector(SETTINGS).fit(x)
+            own = det.predict()
+            if not own and any(58 <= c.index <= 62 for c in det.corroborate(own, [(58, 62)], 5)):
+                seeds.append(seed)
+        return seeds
+
+    full = found(changepoint.DRIFT_GUARD_Z)
+    lower = found(1.0)
+    assert set(full) < set(lower) and len(lower) - len(full) >= 5, (full, lower)
+
+
+def test_a_drifting_series_keeps_the_full_drift_guard_at_its_siblings_places(monkeypatch):
+    # A 15% linear drift over 300 runs in 3% noise, no step: at a place where 5 siblings changed,
+    # the lower bar alone took the drift for a step in 9 of 60 seeds; the regime's trend keeps it out.
+    def added() -> int:
+        count = 0
+        for seed in range(60):
+            x = noisy(300, 0.03, seed) * (1 + 0.15 * np.arange(300) / 300)
+            det = ChangePointDetector(SETTINGS).fit(x)
+            own = det.predict()
+            count += not own and bool(det.corroborate(own, [(148, 152)], 5))
+        return count
+
+    assert added() <= 1
+    monkeypatch.setattr(changepoint, "REGIME_TREND_Z", math.inf)       # no series seen as drifting
+    assert added() >= 5
+
+
 def test_a_place_where_more_siblings_changed_costs_less():
     # Of 31 series tested where 3 siblings found the change alone, a p-value pays for 31 / 4, not
     # 31 / 2 as where one did (the Benjamini-Hochberg step-up bound); one sibling's change counts
@@ -537,6 +574,7 @@ def test_changes_found_where_siblings_changed_must_pass_together(monkeypatch):
     # drift guard each place passes alone (the later one's windows still straddle the step); side
     # by side, the 10 runs between them make neither a change.  One is kept, and it passes.
     monkeypatch.setattr(changepoint, "DRIFT_GUARD_Z", 0.0)
+    monkeypatch.setattr(changepoint, "SIBLING_GUARD_Z", 0.0)
     for seed in (7, 23, 34):
         x = noisy(300, 0.05, seed)
         x[100:] *= 1.025

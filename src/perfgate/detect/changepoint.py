@@ -55,10 +55,12 @@ Where sibling series (benchmarks run on the same machine along the same commits)
 can be tested again at those places (:meth:`ChangePointDetector.corroborate`): fixed in advance by
 another series, they cost the scan adjustment only their own number of locations, times the
 series tested there over one more than those that found the change alone (a Benjamini–Hochberg
-bound).  A change the series found alone is first placed at the commit where its likelihood and
-its siblings' nearby are largest together, when the change still passes its own, series-wide
-tests there (:meth:`ChangePointDetector.align`): a small step's best split strays several runs in
-the noise, each benchmark's its own way, and a commit that moved several is located by all.
+bound); there the drift guard asks less of a step where the regime about it shows no trend
+(:meth:`ChangePointDetector._guard_at_place`).  A change the series found alone is first placed
+at the commit where its likelihood and its siblings' nearby are largest together, when the change
+still passes its own, series-wide tests there (:meth:`ChangePointDetector.align`): a small step's
+best split strays several runs in the noise, each benchmark's its own way, and a commit that moved
+several is located by all.
 
 A single-run spike is never a change point: regimes have at least ``min_segment`` points, a
 rank test cannot be moved by one point's size, and the t-test sees the spike clipped.
@@ -89,6 +91,9 @@ SCREEN_Z = 3.0         # first-pass cut, far below the final (scan-adjusted) sig
 CHUNK = 1000          # longest stretch one exact search sees (its cost is quadratic in it)
 CHUNK_OVERLAP = 100   # context each side of the part of a chunk whose candidates are kept
 DRIFT_GUARD_Z = 2.0    # a step must stand out from a smooth (quadratic) trend through both windows
+SIBLING_GUARD_Z = 1.0  # ... by this much at a place a sibling's change fixed, where the regime
+REGIME_TREND_Z = 1.5   # about it shows no trend (its linear and quadratic terms' |z| under this),
+PLACE_SHARE = 0.5      # and the place costs at most this share of the series' positions
 RANK_Z = 3.0           # ... and the rank test must agree on its own (|z| ≥ 3, unadjusted),
 RANK_SATURATION = 0.9  # or come within 90% of the most its windows allow (a 5-run regime)
 MOSTLY_SET_ASIDE = 0.5  # a regime whose runs were mostly set aside for their samples has no level of its own
@@ -248,7 +253,8 @@ class ChangePointDetector:
         p-values far smaller: they paid for every position of their series, more than the ``K``
         places a re-test may cost), any p-value under ``(k + 1) / K`` of the level is one it
         rejects, so the price is ``K / (k + 1)``.  The other tests of :meth:`_judge` (size, drift
-        guard, rank agreement) hold unchanged, and the changes kept must pass together (each
+        guard, rank agreement) hold, the drift guard's bar lower where the regime shows no trend
+        (:meth:`_guard_at_place`), and the changes kept must pass together (each
         judged between its neighbours, the weakest failing one dropped until all pass).
         ``found``: this series' own changes (from :meth:`predict`), which bound the windows and
         are kept; a range within ``min_segment`` of one of them is that change.  Returns the new
@@ -267,19 +273,23 @@ class ChangePointDetector:
         bounds = [0, *own, n]
         chosen: dict[int, tuple[tuple[int, int], float]] = {}     # index -> (its range, its scan)
         last = -m
+
+        def passes(lo: int, t: int, hi: int, scan: float) -> tuple[bool, float, float]:
+            return self._judge(y, lo, t, hi, inflation, scan, self._guard_at_place(lo, t, hi, inflation, scan))
+
         for a, b in spans:
             changed_here = len({who for (u, v), who in named if u <= b and a <= v})
             scan = width * (max(siblings, 1) + 1) / (changed_here + 1)
             k = int(np.searchsorted(own, a))
             lo, hi = bounds[k], bounds[k + 1]
             t = locate(yw, lo, hi, a, m, self._sigma_at(a), inflation, (a, b))[0]
-            if self._judge(y, lo, t, hi, inflation, scan)[0] and t - last >= m:
+            if passes(lo, t, hi, scan)[0] and t - last >= m:
                 chosen[t] = ((a, b), scan)
                 last = t
 
         def judge(lo: int, t: int, hi: int) -> tuple[bool, float]:
             # the series' own changes stay; each new one is judged between its neighbours
-            return (True, math.inf) if t not in chosen else self._judge(y, lo, t, hi, inflation, chosen[t][1])[:2]
+            return (True, math.inf) if t not in chosen else passes(lo, t, hi, chosen[t][1])[:2]
 
         cps = eliminate(sorted(own + list(chosen)), n, judge)
         return [self._report(y, yw, cps, i, inflation, within=chosen[t][0], scan=chosen[t][1])
@@ -412,7 +422,7 @@ class ChangePointDetector:
         return eliminate(cps, yw.size, z2)
 
     def _judge(self, y: np.ndarray, lo: int, t: int, hi: int, inflation: float,
-               scan: float | None = None) -> tuple[bool, float, float]:
+               scan: float | None = None, guard_z: float | None = None) -> tuple[bool, float, float]:
         """``(passes, score, p)`` of the candidate t between neighbours lo and hi: two tests on the
         local windows — the rank test on the raw series and a t-test on each window clipped to
         its own far-out fences (the rank test alone saturates on short windows with big steps) —
@@ -421,7 +431,9 @@ class ChangePointDetector:
         its own: the fenced t-test assumes one mode, and a short window of a bimodal benchmark's
         other mode (clipped in a window where it is rare, kept where it is common) gave it
         z of 5–50 where the rank test saw 1–3 — most false alarms on short series came from that.
-        ``scan``: the number of locations the candidate was chosen among (default every one)."""
+        ``scan``: the number of locations the candidate was chosen among (default every one);
+        ``guard_z``: how far the step must stand out from a trend through its windows (default
+        :data:`DRIFT_GUARD_Z`)."""
         left, right = self._windows(y, lo, t, hi)
         sigma = self._sigma_at(t)
         fences = far_out_fences(left, sigma), far_out_fences(right, sigma)
@@ -437,10 +449,24 @@ class ChangePointDetector:
             return False, score, p
         effect = self.noise_.relative(hodges_lehmann(left, right))
         ok = (abs(effect) >= self.settings.min_effect
-              and abs(step_beyond_trend(lw, rw, sigma, inflation)) >= DRIFT_GUARD_Z
+              and abs(step_beyond_trend(lw, rw, sigma, inflation)) >= (DRIFT_GUARD_Z if guard_z is None else guard_z)
               and abs(z_rank) >= min(RANK_Z, RANK_SATURATION * extreme_rank_z(ranked_left.size, ranked_right.size,
                                                                               inflation)))
         return ok, score, p
+
+    def _guard_at_place(self, lo: int, t: int, hi: int, inflation: float, scan: float) -> float:
+        """The drift guard's bar for a step at ``t``, a place a sibling's change fixed (``scan``:
+        what it costs, :meth:`corroborate`), between neighbours ``lo`` and ``hi``.  The guard
+        tells a step from a trend through its two windows alone, and there it cost a weak step more
+        than the place's few locations spared it.  So where the whole regime about the place shows
+        no trend (a quadratic trend with the step in it, fitted to the winsorized runs), the step
+        need stand out from one through its windows by :data:`SIBLING_GUARD_Z` only; a drifting
+        series keeps the full bar, as it reported a step at most commits where a sibling changed
+        without one (``bench/sibling_drift.py``)."""
+        if scan > PLACE_SHARE * self.values_.size:     # hardly a place: as good as searching everywhere
+            return DRIFT_GUARD_Z
+        trend = step_and_trend(self.noise_.winsorized[lo:hi], t - lo, self._sigma_at(t), inflation)[1]
+        return SIBLING_GUARD_Z if trend < REGIME_TREND_Z else DRIFT_GUARD_Z
 
     def _location_sigma(self, y: np.ndarray, lo: int, t: int, hi: int) -> float:
         """The scale of the location's likelihood ratio about t: the judging windows' own spread.
@@ -652,18 +678,25 @@ def step_beyond_trend(a: np.ndarray, b: np.ndarray, sigma: float, inflation: flo
     machine warming up and cooling down) is mistaken for a step.  The curvature term costs a step
     little power — about the middle of the windows a step is odd and γ·t² even — and it removed
     every false alarm that humps raised on short series."""
-    y = np.concatenate([a, b])
+    return step_and_trend(np.concatenate([a, b]), a.size, sigma, inflation)[0]
+
+
+def step_and_trend(y: np.ndarray, split: int, sigma: float, inflation: float) -> tuple[float, float]:
+    """``(z of c, the larger |z| of β and γ)`` in :func:`step_beyond_trend`'s model fitted to ``y``
+    with the step at ``split``: ``(inf, 0)`` where ``y`` is too short to tell them apart."""
     n = y.size
-    if a.size < 2 or b.size < 2 or n < 6:
-        return math.inf
+    if split < 2 or n - split < 2 or n < 6:
+        return math.inf, 0.0
     t = (np.arange(n, dtype=float) - (n - 1) / 2) / n
-    X = np.column_stack([np.ones(n), t, (np.arange(n) >= a.size).astype(float), t * t])
+    X = np.column_stack([np.ones(n), t, (np.arange(n) >= split).astype(float), t * t])
     xtx_inv = np.linalg.inv(X.T @ X)
     coef = xtx_inv @ (X.T @ y)
     resid = y - X @ coef
     s2 = max(float(resid @ resid) / (n - 4), sigma * sigma)
-    var_c = float(xtx_inv[2, 2]) * s2 * inflation
-    return float(coef[2] / math.sqrt(var_c)) if var_c > 0 else math.inf
+    var = np.diag(xtx_inv) * s2 * inflation
+    if var[2] <= 0:
+        return math.inf, 0.0
+    return float(coef[2] / math.sqrt(var[2])), float(max(abs(coef[j]) / math.sqrt(var[j]) for j in (1, 3)))
 
 
 def extreme_rank_z(na: int, nb: int, inflation: float) -> float:
