@@ -9,7 +9,6 @@ turns.  A run either lands whole or not at all.
 from __future__ import annotations
 
 import functools
-import gc
 import json
 import os
 import shutil
@@ -116,19 +115,6 @@ def _point(run_id: str, commit: str, time: float | None, load: Any, value: float
     """A series' point from its run's and metric's columns as stored."""
     return Point(run_id, commit, time, value, lower, upper, packed_samples(samples),
                  json.loads(attrs) if attrs else {}, host_load.figure(load))
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Python's cycle collector held off while a series' points are made: they make no cycles,
-    but a hundred thousand new objects set it off every 700 allocations: 15% of a detect's read."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 def _statements(script: str) -> Iterator[str]:
@@ -688,25 +674,19 @@ class SqliteStore(Store):
         bench_ids = sorted({bid for bid, _ in wanted})
         where = ("r.project_id = ? AND r.branch_id = (SELECT id FROM branch WHERE project_id = ? AND name = ?)"
                  " AND r.testbed_id = (SELECT id FROM testbed WHERE project_id = ? AND name = ?)")
-        # Each run's columns (and its load figure) are read once and shared by its points (not once
-        # per metric: 100 benchmarks a run made the run's strings 100 times, a third of the time
-        # of the read).
-        runs = {rid: (run_uuid, commit, start, host_load.figure(load)) for rid, run_uuid, commit, start, load
-                in self.db.execute(f"SELECT r.id, r.uuid, r.commit_hash, r.start_time, {_LOAD} FROM run r"
-                                   f" WHERE {where}", (p, p, branch, p, testbed))}
+        # Each run's columns are read once and shared by its points (not once per metric: 100
+        # benchmarks a run made the run's strings 100 times, a third of the time of the read).
+        runs = {rid: row for rid, *row in self.db.execute(
+            f"SELECT r.id, r.uuid, r.commit_hash, r.start_time, {_LOAD} FROM run r WHERE {where}", (p, p, branch, p, testbed))}
         rows = self.db.execute(
             "SELECT x.benchmark_id, x.measure_id, x.run_id, x.value, x.lower_value, x.upper_value, s.samples, x.attrs"
             f" FROM run r JOIN metric x ON x.run_id = r.id {_SAMPLES} WHERE {where}"
             f" AND x.benchmark_id IN ({', '.join('?' * len(bench_ids))}) ORDER BY r.start_time, r.id",
             (p, p, branch, p, testbed, *bench_ids))
-        with _collector_paused():
-            for bid, mid, rid, value, lower, upper, samples, attrs in rows:
-                points = wanted.get((bid, mid))
-                if points is not None:
-                    # _point's work, inline: the call per point took 40% of making them
-                    run_uuid, commit, start, load = runs[rid]
-                    points.append(Point(run_uuid, commit, start, value, lower, upper, packed_samples(samples),
-                                        json.loads(attrs) if attrs else {}, load))
+        for bid, mid, rid, value, lower, upper, samples, attrs in rows:
+            points = wanted.get((bid, mid))
+            if points is not None:
+                points.append(_point(*runs[rid], value, lower, upper, samples, attrs))
         return out
 
     # --- incremental detection -----------------------------------------------------------------
