@@ -19,6 +19,8 @@ the CLI's or a worker's).
     git worktree add /tmp/old REV && cp src/perfgate/detect/_l2_search*.so /tmp/old/src/perfgate/detect/
     .venv/bin/python bench/detect_incremental.py --runs 1000 --rounds 12 --against /tmp/old/src   # A/B, interleaved
     .venv/bin/python bench/detect_incremental.py --runs 1000 --rounds 6 --check-share   # what the integrity check costs
+    .venv/bin/python bench/detect_incremental.py --testbeds 10 --runs 1000 --full-rounds 6 --against /tmp/old/src
+                                                                  # full detects of 1,000 x 1,000, A/B interleaved
 
 ``--open-streaks 0,100,1000`` times stores that differ only in that many open threshold regression
 alerts on the series of the testbed that gets the new runs, their streaks over and their series
@@ -125,6 +127,9 @@ def main() -> None:
                    help="instead of --against: each round also times a detect on a copy of the store, which no "
                         "checked writer left (store/checked_note.py), so its integrity check (PRAGMA quick_check) "
                         "runs; the two in alternating order: what the check costs when it runs")
+    p.add_argument("--full-rounds", type=int, default=0, metavar="K",
+                   help="instead of the rounds of new runs: K more full detects (--full) on copies of the built "
+                        "store, with --against's code in alternating order; prints the median and range of each")
     p.add_argument("--open-streaks", metavar="N,N,...",
                    help="time stores with these numbers of open threshold alerts whose streaks are over, interleaved")
     args = p.parse_args()
@@ -151,6 +156,9 @@ def main() -> None:
                     rng)
             print(f"{series:,} series × {args.runs} runs (store of {size:.0f} MB built in {built:.0f} s): full detect "
                   f"{full:.1f} s")
+            return
+        if args.full_rounds:
+            full_rounds(args, Path(tmp), store, ours, theirs_env)
             return
         timings, theirs, writes = [], [], []
         for r in range(args.rounds):
@@ -191,6 +199,22 @@ def main() -> None:
             w = sorted(x for x, _ in theirs)
             print(f"  {args.against or 'a copy of the store (no checked writer left it: its integrity check runs)'}, interleaved: median {statistics.median(w):.2f} s (range {w[0]:.2f}–{w[-1]:.2f} s; "
                   f"CPU {statistics.median(c for _, c in theirs):.2f} s)")
+
+
+def full_rounds(args, tmp: Path, store: Path, ours: dict[str, str], theirs: dict[str, str] | None) -> None:
+    """``--full-rounds``: full detects of the whole store, each on a fresh copy of it, this code's and
+    (with ``--against``) the other's in alternating order."""
+    codes = [("this code", ours, [])] + ([(args.against, theirs, [])] if theirs else [])
+    for r in range(args.full_rounds):
+        for _, env, out in (codes if r % 2 == 0 else codes[::-1]):
+            copy = tmp / "copy.db"
+            shutil.copy(store, copy)
+            out.append(detect(copy, "--full", env=env)[:2])
+    for name, _, out in codes:
+        walls = sorted(w for w, _ in out)
+        print(f"  {name}: full detect median {statistics.median(walls):.2f} s (range {walls[0]:.2f}–{walls[-1]:.2f} s; "
+              f"CPU {statistics.median(c for _, c in out):.2f} s), {args.full_rounds} rounds")
+    print(f"  load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
 
 
 def streaks(args, tmp: Path, store: Path, codes: list[tuple[str, dict[str, str]]], rng: np.random.Generator) -> None:
