@@ -326,7 +326,8 @@ def test_check_of_a_scaling_suite_fails_a_head_that_turns_quadratic(tmp_path, cl
     # tolerance in every round (knees at ≈ 3,178 and ≈ 6,102 objects in two runs), so that this A/A
     # read "fixed" even with the rounds' paired test, and "ok" when run alone (README, Known
     # limits; bench/complexity_check_rounds.py measures the A/A rates under load)
-    assert same.returncode == 0 and not row["broken"] and row["status"] not in ("broken", "worsened"), row
+    # (the whole report on failure: once in a full suite run it exited 1 with this row "ok")
+    assert same.returncode == 0 and not row["broken"] and row["status"] not in ("broken", "worsened"), same.stdout
     if row["status"] == "ok":      # no side's rounds mostly turn quadratic (the pooled knee's shape: above)
         assert all(2 * d.count(2) < 3 for d in row["round_knee_degrees"].values()), row
 

@@ -42,22 +42,20 @@ class StoreError(PerfgateError):
     """The history store could not do what was asked (nothing was written)."""
 
 
-class DamagedStoreError(StoreError):
-    """The history file at ``path`` is damaged: it failed SQLite's integrity check, or SQLite
-    found a malformed page (nothing was written)."""
+class UnusableStoreError(StoreError):
+    """The history file at ``path`` is one this perfgate cannot use as it is (nothing was written)."""
 
     def __init__(self, message: str, path=None):
         super().__init__(message)   # (args stay the message alone: a worker's error unpickles in the parent)
         self.path = path
 
 
-class NewerStoreError(StoreError):
-    """The history file at ``path`` was written by a newer perfgate (its schema is newer than this
-    one understands); nothing was written."""
+class DamagedStoreError(UnusableStoreError):
+    """It failed SQLite's integrity check, or SQLite found a malformed page."""
 
-    def __init__(self, message: str, path=None):
-        super().__init__(message)
-        self.path = path
+
+class NewerStoreError(UnusableStoreError):
+    """A newer perfgate wrote it: its schema is newer than this one understands."""
 
 
 class Terminated(KeyboardInterrupt):

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from perfgate import history_files
 from perfgate.commands._common import store_from
-from perfgate.errors import EXIT_OK, DamagedStoreError, InputError, NewerStoreError, PerfgateError
+from perfgate.errors import EXIT_OK, InputError, NewerStoreError, PerfgateError, UnusableStoreError
 from perfgate.escape import visible
 from perfgate.model import without_forgotten
 from perfgate.output import emit_json, err, out
@@ -62,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
     if args.import_dir:
         try:
             return _import(args)
-        except (DamagedStoreError, NewerStoreError) as e:
+        except UnusableStoreError as e:
             if not args.set_aside_damaged:
                 raise
             from perfgate.store.sqlite import set_aside
