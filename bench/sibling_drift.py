@@ -20,7 +20,7 @@ Its noise is AR(1) with phi 0, 0.3 or 0.6 (unit variance), case by case.  Printe
 the cases, how many changes the series shows alone, and how many steps the siblings' places add
 in it within 5 runs of their commit.  Deterministic (seed per case).
 
-    .venv/bin/python bench/sibling_drift.py                 # 200 cases per kind, about 40 s
+    .venv/bin/python bench/sibling_drift.py                 # 200 cases per kind, about 15 s
     .venv/bin/python bench/sibling_drift.py --drift 3,15
 """
 
