@@ -549,6 +549,28 @@ def test_a_drifting_series_keeps_the_full_drift_guard_at_its_siblings_places(mon
     assert added() >= 5
 
 
+def test_a_place_most_siblings_found_is_tested_though_all_the_places_cost_more_than_the_series():
+    # 12 siblings, 10 of them changed at run 60, 3 others elsewhere: the four places together, each
+    # priced for all 12, cost more than the 120 positions (the re-test was skipped), but the one
+    # that 10 found costs 20 x 13 / 11 = 24 and finds a 1-deviation step there.
+    ranges = [(58, 62)] * 10 + [(20, 24), (90, 94), (100, 104)]
+    sources = [f"found-{i}" for i in range(10)] + ["a", "b", "c"]
+    assert 4 * 5 * 12 >= 120
+    tried = found = 0
+    for seed in range(30):
+        x = noisy(120, 0.03, seed)
+        x[60:] *= 1.03
+        det = ChangePointDetector(SETTINGS).fit(x)
+        own = det.predict()
+        if own:
+            continue
+        tried += 1
+        added = det.corroborate(own, ranges, 12, sources)
+        assert all(55 <= c.index <= 65 for c in added), added
+        found += bool(added)
+    assert tried >= 5 and found >= tried - 2, (tried, found)
+
+
 def test_a_place_where_more_siblings_changed_costs_less():
     # Of 31 series tested where 3 siblings found the change alone, a p-value pays for 31 / 4, not
     # 31 / 2 as where one did (the Benjamini-Hochberg step-up bound); one sibling's change counts

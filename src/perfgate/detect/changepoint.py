@@ -267,7 +267,7 @@ class ChangePointDetector:
         spans = _merged([r for r, _ in named])
         spans = [(a, b) for a, b in spans if a <= b and all(b < t - m or a > t + m for t in own)]
         width = sum(b - a + 1 for a, b in spans)
-        if not spans or width * max(siblings, 1) >= n:
+        if not spans:
             return []
         inflation = self.inflation_
         bounds = [0, *own, n]
@@ -280,6 +280,8 @@ class ChangePointDetector:
         for a, b in spans:
             changed_here = len({who for (u, v), who in named if u <= b and a <= v})
             scan = width * (max(siblings, 1) + 1) / (changed_here + 1)
+            if scan >= n:     # no cheaper than the search of every position, which found nothing here
+                continue
             k = int(np.searchsorted(own, a))
             lo, hi = bounds[k], bounds[k + 1]
             t = locate(yw, lo, hi, a, m, self._sigma_at(a), inflation, (a, b))[0]
