@@ -20,6 +20,15 @@ def noisy(n: int, cv: float, seed: int, level: float = 1e6) -> np.ndarray:
     return level * (1 + cv * np.random.default_rng(seed).standard_normal(n))
 
 
+def fitted_step(n: int, cv: float, seed: int, at: int, factor: float) -> tuple[ChangePointDetector, list]:
+    """A detector fitted to :func:`noisy` runs whose level is multiplied by ``factor`` from run ``at``,
+    and the changes it finds alone."""
+    x = noisy(n, cv, seed)
+    x[at:] *= factor
+    det = ChangePointDetector(SETTINGS).fit(x)
+    return det, det.predict()
+
+
 @pytest.mark.parametrize("seed", range(5))
 def test_step_found_at_its_first_index_with_magnitude_and_direction(seed):
     x = noisy(300, 0.02, seed)
@@ -518,10 +527,7 @@ def test_a_weak_step_at_a_siblings_place_needs_less_of_the_drift_guard_where_the
         monkeypatch.setattr(changepoint, "SIBLING_GUARD_Z", guard_z)
         seeds = []
         for seed in range(40):
-            x = noisy(120, 0.03, seed)
-            x[60:] *= 1.03
-            det = ChangePointDetector(SETTINGS).fit(x)
-            own = det.predict()
+            det, own = fitted_step(120, 0.03, seed, 60, 1.03)
             if not own and any(58 <= c.index <= 62 for c in det.corroborate(own, [(58, 62)], 5)):
                 seeds.append(seed)
         return seeds
@@ -558,10 +564,7 @@ def test_a_place_most_siblings_found_is_tested_though_all_the_places_cost_more_t
     assert 4 * 5 * 12 >= 120
     tried = found = 0
     for seed in range(30):
-        x = noisy(120, 0.03, seed)
-        x[60:] *= 1.03
-        det = ChangePointDetector(SETTINGS).fit(x)
-        own = det.predict()
+        det, own = fitted_step(120, 0.03, seed, 60, 1.03)
         if own:
             continue
         tried += 1
