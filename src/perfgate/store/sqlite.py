@@ -145,9 +145,7 @@ def _guarded(method: Callable[..., T]) -> Callable[..., T]:
         try:
             return method(self, *args, **kwargs)
         except sqlite3.Error as e:
-            if _malformed(e):
-                raise DamagedStoreError(f"{self.shown}: {_reason(e, self.path)}", self.path) from None
-            raise StoreError(f"{self.shown}: {_reason(e, self.path)}") from None
+            raise _failure(e, f"{self.shown}: {_reason(e, self.path)}", self.path) from None
     return wrapper
 
 
@@ -167,9 +165,12 @@ def set_aside(path: Path, why: str = "damaged") -> Path:
     return aside
 
 
-def _malformed(e: sqlite3.Error) -> bool:
-    """Whether SQLite found a page of the history damaged (not a file that never was one)."""
-    return isinstance(e, sqlite3.DatabaseError) and "malformed" in str(e)
+def _failure(e: sqlite3.Error, message: str, path: Path) -> StoreError:
+    """The error ``message`` reports SQLite's ``e`` as: a DamagedStoreError where SQLite found a
+    page of the history malformed (not a file that never was one), else a StoreError."""
+    if isinstance(e, sqlite3.DatabaseError) and "malformed" in str(e):
+        return DamagedStoreError(message, path)
+    return StoreError(message)
 
 
 class SqliteStore(Store):
@@ -205,9 +206,7 @@ class SqliteStore(Store):
             # exactly as it was (not even switched to WAL).
             version = self.db.execute("PRAGMA user_version").fetchone()[0]
             if version > len(MIGRATIONS):
-                raise NewerStoreError(f"{self.shown}: schema version {version} is newer than this perfgate "
-                                      f"understands ({len(MIGRATIONS)}); upgrade perfgate (nothing was changed)",
-                                      self.path)
+                raise self._newer(version)
             if self.read_only:
                 if version < len(MIGRATIONS):
                     raise StoreError(f"{self.shown}: read-only, and its schema (version {version}) needs an "
@@ -238,9 +237,7 @@ class SqliteStore(Store):
                 reason = f"not a usable perfgate history: {reason}"
             elif "nothing was written" not in reason:
                 reason += "; nothing was written"
-            if _malformed(e):
-                raise DamagedStoreError(f"{self.shown}: {reason}", self.path) from None
-            raise StoreError(f"{self.shown}: {reason}") from None
+            raise _failure(e, f"{self.shown}: {reason}", self.path) from None
         except StoreError:
             self._close_quietly()
             raise
@@ -323,8 +320,7 @@ class SqliteStore(Store):
         if version == len(MIGRATIONS):
             return
         if version > len(MIGRATIONS):
-            raise NewerStoreError(f"{self.shown}: schema version {version} is newer than this perfgate "
-                                  f"understands ({len(MIGRATIONS)}); upgrade perfgate", self.path)
+            raise self._newer(version)
         with self._write():
             # Re-read inside the lock: another process may have migrated meanwhile.
             version = self.db.execute("PRAGMA user_version").fetchone()[0]
@@ -332,6 +328,10 @@ class SqliteStore(Store):
                 for statement in _statements(script):
                     self.db.execute(statement)
                 self.db.execute(f"PRAGMA user_version = {number}")
+
+    def _newer(self, version: int) -> NewerStoreError:
+        return NewerStoreError(f"{self.shown}: schema version {version} is newer than this perfgate understands "
+                               f"({len(MIGRATIONS)}); upgrade perfgate (nothing was changed)", self.path)
 
     @_guarded
     def schema_version(self) -> int:
