@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+"""What the parts of a full ``perfgate detect`` cost in instructions (valgrind), which repeat to a
+few digits where wall time on this machine swings by half: the threshold verdicts of one series,
+reading 100 series of 1,000 runs from a SQLite store, and ``detect --full --jobs 1`` over that
+store (interpreter start and imports included: ``imports`` alone for reference).  Each figure is
+a run doing the part minus the same run without it, so start-up cancels.
+
+    .venv/bin/python bench/detect_instructions.py                       # this code (5 min a code)
+    .venv/bin/python bench/detect_instructions.py --against /tmp/old/src   # and another checkout's
+    git worktree add /tmp/old REV && cp src/perfgate/detect/_l2_search*.so /tmp/old/src/perfgate/detect/
+
+The store is ``bench/detect_incremental.py``'s (one testbed, 100 benchmarks, 1,000 runs)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+SERIES = 50     # series the verdicts are measured on
+
+VERDICTS = """
+import sys, numpy as np
+from perfgate.detect.threshold_verdicts import verdicts
+from perfgate.thresholds import ThresholdTest
+test = {test}
+rng = np.random.default_rng(1)
+series = [(1e6 * np.exp(0.02 * rng.standard_normal(1000))).tolist() for _ in range({n})]
+if sys.argv[1] == "do":
+    for s in series:
+        verdicts(test, s)
+"""
+
+READ = """
+import sys
+from perfgate.store.sqlite import SqliteStore
+s = SqliteStore(sys.argv[2], read_only=True)
+keys = s.series_keys()
+if sys.argv[1] == "do":
+    s.series_of(keys)
+"""
+
+BUILD = """
+import sys, numpy as np
+sys.path.insert(0, {here!r})
+from detect_incremental import runs_of
+from perfgate.store.sqlite import SqliteStore
+with SqliteStore(sys.argv[1]) as s:
+    s.add_runs(runs_of(0, 100, 0, 1000, np.random.default_rng(16)))
+"""
+
+TESTS = {
+    "verdicts, t_test at 0.99 of 64 values (latency's default), a series": (
+        'ThresholdTest("t_test", upper_boundary=0.99, min_sample_size=10, max_sample_size=64)'),
+    "verdicts, t_test at 0.99 of 500 values, a series": (
+        'ThresholdTest("t_test", upper_boundary=0.99, min_sample_size=10, max_sample_size=500)'),
+    "verdicts, percentage at 10% of 16 values, a series": (
+        'ThresholdTest("percentage", upper_boundary=0.1, min_sample_size=3, max_sample_size=16)'),
+}
+
+
+def instructions(cmd: list[str], env: dict[str, str]) -> int:
+    proc = subprocess.run(["setarch", "-R", "valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *cmd],
+                          env=env, capture_output=True, text=True)
+    found = re.search(r"Collected : (\d+)", proc.stderr)
+    if not found:
+        sys.exit(f"no instruction count in valgrind's output:\n{proc.stderr[-2000:]}")
+    return int(found.group(1))
+
+
+def measure(src: str | None, tmp: Path, store: Path) -> dict[str, float]:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    if src:
+        env["PYTHONPATH"] = src
+    py = sys.executable
+    out = {}
+    for name, test in TESTS.items():
+        script = tmp / "verdicts.py"
+        script.write_text(VERDICTS.format(test=test, n=SERIES))
+        out[name] = (instructions([py, str(script), "do"], env) - instructions([py, str(script), "no"], env)) / SERIES
+    script = tmp / "read.py"
+    script.write_text(READ)
+    out["reading 100 series x 1,000 runs"] = (instructions([py, str(script), "do", str(store)], env)
+                                               - instructions([py, str(script), "no", str(store)], env))
+    copy = tmp / "copy.db"
+    shutil.copy(store, copy)
+    out["detect --full --jobs 1 over them, all told"] = instructions(
+        [py, "-m", "perfgate.cli", "detect", "--store", f"sqlite:{copy}", "--json", "--full", "--jobs", "1"], env)
+    out["  of which the imports"] = instructions(
+        [py, "-c", "import perfgate.cli, perfgate.commands.detect, perfgate.detect.changepoint, "
+                   "perfgate.detect.threshold_verdicts, perfgate.series_search"], env)
+    return out
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--against", metavar="SRC", help="another checkout's src, measured beside this code")
+    args = p.parse_args()
+    for tool in ("valgrind", "setarch"):
+        if not shutil.which(tool):
+            sys.exit(f"{tool} is needed (apt-get install valgrind util-linux)")
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        store = tmp / "history.db"
+        (tmp / "build.py").write_text(BUILD.format(here=str(HERE)))
+        subprocess.run([sys.executable, str(tmp / "build.py"), str(store)], check=True)
+        codes = [("this code", None)] + ([(args.against, args.against)] if args.against else [])
+        results = [(name, measure(src, tmp, store)) for name, src in codes]
+    width = max(len(k) for k in results[0][1])
+    print(f"{'millions of instructions':{width}}  " + "  ".join(f"{name:>14}" for name, _ in results))
+    for key in results[0][1]:
+        print(f"{key:{width}}  " + "  ".join(f"{r[key] / 1e6:14.1f}" for _, r in results))
+
+
+if __name__ == "__main__":
+    main()
