@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from perfgate.detect.threshold_tests import evaluate_series
-from perfgate.detect.threshold_verdicts import BLOCK, _windowed, verdicts
+from perfgate.detect.threshold_verdicts import BLOCK, _windowed, running_limits, verdicts, window_limits
 from perfgate.thresholds import ThresholdTest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
@@ -65,3 +65,26 @@ def test_a_baseline_larger_than_the_series_is_sized_by_the_series():
     huge = verdicts(ThresholdTest("t_test", upper_boundary=0.99, max_sample_size=10 ** 8), values)
     fitting = verdicts(ThresholdTest("t_test", upper_boundary=0.99, max_sample_size=len(values)), values)
     assert huge.alerts == fitting.alerts and "upper" in huge.alerts
+
+
+@pytest.mark.parametrize("test", TESTS, ids=lambda t: f"{t.test}-{t.max_sample_size}")
+def test_limits_from_running_sums_are_those_of_the_windows(test):
+    # running_limits sums about the first value; window_limits about each window's own first
+    # value, exactly, which the running sums hand equal values and far-off baselines to
+    rng = np.random.default_rng(7)
+    m = test.max_sample_size
+    for values in (100 * np.exp(0.03 * rng.standard_normal(300)),
+                   np.r_[np.full(40, 7.0), 7.0 + rng.integers(0, 3, 60)],      # equal values: no spread
+                   np.r_[1.0, 1e9 + rng.standard_normal(150)],                 # a baseline far from the first value
+                   np.r_[-1.0, 5.0 + rng.standard_normal(50)]):                # log_normal: a value it cannot take
+        for first in (0, 1, min(m, values.size // 2)):
+            lower, upper = running_limits(test, values, first, m)
+            ends = first + np.arange(values.size - first + 1)
+            padded = np.r_[np.full(m, np.nan), values]
+            windows = np.stack([padded[e:e + m] for e in ends])
+            want_lower, want_upper = window_limits(test, windows, np.minimum(ends, m))
+            np.testing.assert_allclose(lower, want_lower, rtol=1e-9, equal_nan=True)
+            np.testing.assert_allclose(upper, want_upper, rtol=1e-9, equal_nan=True)
+            # equal values set no limits of a spread at all (and a mean of exactly their value)
+            assert np.array_equal(np.isnan(lower), np.isnan(want_lower))
+            assert np.array_equal(np.isnan(upper), np.isnan(want_upper))

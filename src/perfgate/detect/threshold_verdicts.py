@@ -4,13 +4,14 @@
 1,000 runs, which one at a time (:func:`threshold_tests.evaluate_series`, about 20 µs a value)
 took most of a full detect.  The tests whose limits come from the mean and deviation of the last
 ``max_sample_size`` values (percentage, z_score, t_test, log_normal) are computed here with numpy
-over sliding windows, a block of values at a time (baselines still filling too).  A value that
-alerts stays out of later baselines, so the windows after it are recomputed from the next value on;
+from running sums, a block of values at a time (baselines still filling too).  A value that
+alerts stays out of later baselines, so the sums after it are recomputed from the next value on;
 where alerts come close together, values are judged one at a time until they thin out.
 
-Same verdicts as ``evaluate_series`` (``tests/test_threshold_verdicts.py``); the limits agree to
-rounding (numpy's sums instead of ``math.fsum``), and the newest value's result, which the report
-shows, is computed by ``evaluate_series``' own code.  Other tests, baselines bounded by a
+Same verdicts as ``evaluate_series`` (``tests/test_threshold_verdicts.py``; none of 24,000
+series-test pairs differs, ``bench/threshold_verdicts_agree.py``); the limits agree to within
+10⁻⁹ (numpy's running sums instead of ``math.fsum``), and the newest value's result, which the
+report shows, is computed by ``evaluate_series``' own code.  Other tests, baselines bounded by a
 ``window`` in seconds and series holding a value that is not finite go through that code too.
 
 Pure; no store access.
@@ -29,8 +30,9 @@ from perfgate.detect.threshold_tests import ThresholdResult, evaluate_series, ju
 from perfgate.thresholds import ThresholdTest
 
 MOMENT_TESTS = ("percentage", "z_score", "t_test", "log_normal")
-BLOCK = 128     # values judged per numpy pass: an alert recomputes at most this many (with alerts at
-                # 1.6% of values, 16% fewer instructions than 256; 20% more with a tenth as many alerts)
+BLOCK = 256     # values judged per pass (a pass costs m + BLOCK values' sums): an alert recomputes at most
+                # this many; on 1,000 values of 2% noise, t_test at 0.99 of 64 values (1.6% alert): 9.4M
+                # instructions, 9.6M with 128, 10.4M with 512; percentage at 10% of 16 (none): 1.9M, 3.7M, 1.2M
 DENSE = 4       # fewer values than this between alerts: judged one at a time (a pass costs 3-10 of them)
 
 
@@ -63,11 +65,10 @@ def verdicts(test: ThresholdTest, values: Sequence[float], times: Sequence[float
             i += 1
             continue
         stop = min(v.size, i + BLOCK)
-        # windows[k] is value i + k's baseline while none of values i .. i + k - 1 alerts; a
-        # baseline still filling is padded on the left with NaN (the values are all finite)
+        # value i + k's baseline, while none of values i .. i + k - 1 alerts, is the last m of
+        # the clean values and those k
         base = clean[-m:]
-        windows = _windows(np.concatenate([np.full(m - len(base), np.nan), base, v[i:stop - 1]]), m)
-        lower, upper = window_limits(test, windows, np.minimum(m, len(base) + np.arange(stop - i)))
+        lower, upper = running_limits(test, np.concatenate([base, v[i:stop - 1]]), len(base), m)
         x = v[i:stop]
         low = x < lower
         high = x > upper
@@ -110,7 +111,6 @@ def window_limits(test: ThresholdTest, windows: np.ndarray, sizes: np.ndarray) -
     last ``sizes`` values (the others are padding); NaN where there is none (a side without a
     boundary, or a window that sets no limits).  For the tests of :data:`MOMENT_TESTS`; the
     trend pages' band uses it too (``perfgate.report.threshold_band``)."""
-    lb, ub = test.lower_boundary, test.upper_boundary
     m = windows.shape[1]
     full = bool(sizes.min() == m)
     valid = True if full else np.arange(m) >= (m - sizes)[:, None]
@@ -120,8 +120,7 @@ def window_limits(test: ThresholdTest, windows: np.ndarray, sizes: np.ndarray) -
         return a if full else np.where(valid, a, 0.0)
 
     with np.errstate(all="ignore"):
-        # too small a baseline: none at all, one value for the tests of a spread, or under min_sample_size
-        ok = sizes >= max(test.min_sample_size or 1, 1 if test.test == "percentage" else 2)
+        ok = sizes >= _least(test)
         if test.test == "log_normal":
             ok &= np.all(windows > 0, axis=1, where=valid)
             data = np.log(np.where(valid & (windows > 0), windows, 1.0))
@@ -130,13 +129,62 @@ def window_limits(test: ThresholdTest, windows: np.ndarray, sizes: np.ndarray) -
         # about each window's first value, so that equal values have exactly no spread
         ref = data[:, 0] if full else data[np.arange(n.size), m - n]
         mean = ref + kept(data - ref[:, None]).sum(axis=1) / n
-        ok &= np.isfinite(mean)
+        dev = kept(data - mean[:, None])
+        var = (dev * dev).sum(axis=1) / np.maximum(n - 1, 1)
+        return _limits(test, mean, var, n, ok)
+
+
+def running_limits(test: ThresholdTest, values: np.ndarray, first: int, m: int) -> tuple[np.ndarray, np.ndarray]:
+    """What :func:`window_limits` gives for the baselines ``values[max(0, e - m):e]``, ``e`` =
+    ``first``, ``first + 1``, ... ``values.size``, from running sums: a pass over ``m + k``
+    values, not ``m · k`` (``bench/detect_instructions.py``: a quarter fewer instructions with 64
+    values, 70% fewer with 500).  The sums are taken about the first value; where they cancel
+    to within six digits of a baseline's spread (equal values, which must have exactly none, or
+    a baseline far from that value), its limits are computed by :func:`window_limits`."""
+    ends = first + np.arange(values.size - first + 1)
+    starts = np.maximum(ends - m, 0)
+    n = ends - starts
+    size = np.maximum(n, 1)
+    with np.errstate(all="ignore"):
+        ok = n >= _least(test)
+        if test.test == "log_normal":
+            nonpositive = np.concatenate([[0], np.cumsum(values <= 0)])
+            ok &= nonpositive[ends] == nonpositive[starts]
+            data = np.log(np.where(values > 0, values, 1.0))
+        else:
+            data = values
+        d = data - (data[0] if data.size else 0.0)
+        s1 = np.concatenate([[0.0], np.cumsum(d)])
+        s2 = np.concatenate([[0.0], np.cumsum(d * d)])
+        sum1, sum2 = s1[ends] - s1[starts], s2[ends] - s2[starts]
+        mean = (data[0] if data.size else 0.0) + sum1 / size
+        var = (sum2 - sum1 * sum1 / size) / np.maximum(n - 1, 1)
+        lower, upper = _limits(test, mean, var, n, ok)
+        again = np.flatnonzero(ok & ~(var > 1e-6 * sum2 / size))
+    if again.size:
+        windows = _windows(np.concatenate([np.full(m, np.nan), values]), m)[ends[again]]
+        lower[again], upper[again] = window_limits(test, windows, n[again])
+    return lower, upper
+
+
+def _least(test: ThresholdTest) -> int:
+    """The fewest values a baseline sets limits with: one, two for the tests of a spread, or
+    ``min_sample_size``."""
+    return max(test.min_sample_size or 1, 1 if test.test == "percentage" else 2)
+
+
+def _limits(test: ThresholdTest, mean: np.ndarray, var: np.ndarray, n: np.ndarray,
+            ok: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The lower and upper limits of baselines of ``n`` values with these means and variances
+    (of the values' logarithms for log_normal), NaN where ``ok`` is false or a limit is not
+    finite (as ``threshold_tests._finite``), or on a side without a boundary."""
+    lb, ub = test.lower_boundary, test.upper_boundary
+    with np.errstate(all="ignore"):
+        ok = ok & np.isfinite(mean)
         if test.test == "percentage":
             lower = mean - mean * lb if lb is not None else None
             upper = mean + mean * ub if ub is not None else None
         else:
-            dev = kept(data - mean[:, None])
-            var = (dev * dev).sum(axis=1) / np.maximum(n - 1, 1)
             ok &= np.isfinite(var) & (var > 0)     # no spread: no limits, as in Bencher
             s = np.sqrt(var)
             if test.test == "log_normal":
@@ -148,12 +196,11 @@ def window_limits(test: ThresholdTest, windows: np.ndarray, sizes: np.ndarray) -
                 if test.test == "t_test":
                     s = s * np.sqrt(1 + 1 / n)
                     df = np.maximum(n - 1, 1)
-                    q = lambda p: _student_quantiles(p, m)[df]  # noqa: E731
+                    q = lambda p: _student_quantiles(p, int(df.max()))[df]  # noqa: E731
                 else:
                     q = normal_quantile
                 lower = mean - q(lb) * s if lb is not None else None
                 upper = mean + q(ub) * s if ub is not None else None
-        # As threshold_tests._finite: a limit that is not finite leaves the value without limits.
         for side in (lower, upper):
             if side is not None:
                 ok &= np.isfinite(side)
