@@ -129,9 +129,11 @@ def window_limits(test: ThresholdTest, windows: np.ndarray, sizes: np.ndarray) -
         # about each window's first value, so that equal values have exactly no spread
         ref = data[:, 0] if full else data[np.arange(n.size), m - n]
         mean = ref + kept(data - ref[:, None]).sum(axis=1) / n
-        dev = kept(data - mean[:, None])
-        var = (dev * dev).sum(axis=1) / np.maximum(n - 1, 1)
-        return _limits(test, mean, var, n, ok)
+        var = None
+        if test.test != "percentage":     # its limits need no spread
+            dev = kept(data - mean[:, None])
+            var = (dev * dev).sum(axis=1) / np.maximum(n - 1, 1)
+        return _limits(test, mean, var, n, ok, m)
 
 
 def running_limits(test: ThresholdTest, values: np.ndarray, first: int, m: int) -> tuple[np.ndarray, np.ndarray]:
@@ -153,13 +155,15 @@ def running_limits(test: ThresholdTest, values: np.ndarray, first: int, m: int) 
             data = np.log(np.where(values > 0, values, 1.0))
         else:
             data = values
-        d = data - (data[0] if data.size else 0.0)
+        ref = data[0] if data.size else 0.0
+        d = data - ref
         s1 = np.concatenate([[0.0], np.cumsum(d)])
         s2 = np.concatenate([[0.0], np.cumsum(d * d)])
         sum1, sum2 = s1[ends] - s1[starts], s2[ends] - s2[starts]
-        mean = (data[0] if data.size else 0.0) + sum1 / size
+        mean = ref + sum1 / size
+        # (percentage's limits need no spread, but its cancelling sums tell equal values too)
         var = (sum2 - sum1 * sum1 / size) / np.maximum(n - 1, 1)
-        lower, upper = _limits(test, mean, var, n, ok)
+        lower, upper = _limits(test, mean, var, size, ok, m)
         again = np.flatnonzero(ok & ~(var > 1e-6 * sum2 / size))
     if again.size:
         windows = _windows(np.concatenate([np.full(m, np.nan), values]), m)[ends[again]]
@@ -173,11 +177,12 @@ def _least(test: ThresholdTest) -> int:
     return max(test.min_sample_size or 1, 1 if test.test == "percentage" else 2)
 
 
-def _limits(test: ThresholdTest, mean: np.ndarray, var: np.ndarray, n: np.ndarray,
-            ok: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The lower and upper limits of baselines of ``n`` values with these means and variances
-    (of the values' logarithms for log_normal), NaN where ``ok`` is false or a limit is not
-    finite (as ``threshold_tests._finite``), or on a side without a boundary."""
+def _limits(test: ThresholdTest, mean: np.ndarray, var: np.ndarray | None, n: np.ndarray, ok: np.ndarray,
+            m: int) -> tuple[np.ndarray, np.ndarray]:
+    """The lower and upper limits of baselines of ``n`` values (at least 1, at most ``m``) with
+    these means and variances (of the values' logarithms for log_normal; None for percentage),
+    NaN where ``ok`` is false or a limit is not finite (as ``threshold_tests._finite``), or on a
+    side without a boundary."""
     lb, ub = test.lower_boundary, test.upper_boundary
     with np.errstate(all="ignore"):
         ok = ok & np.isfinite(mean)
@@ -196,7 +201,7 @@ def _limits(test: ThresholdTest, mean: np.ndarray, var: np.ndarray, n: np.ndarra
                 if test.test == "t_test":
                     s = s * np.sqrt(1 + 1 / n)
                     df = np.maximum(n - 1, 1)
-                    q = lambda p: _student_quantiles(p, int(df.max()))[df]  # noqa: E731
+                    q = lambda p: _student_quantiles(p, m)[df]  # noqa: E731
                 else:
                     q = normal_quantile
                 lower = mean - q(lb) * s if lb is not None else None

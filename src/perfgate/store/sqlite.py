@@ -112,7 +112,9 @@ _LOAD = (f"CASE WHEN json_extract(r.context, '$.{host_load.KEY}.{host_load.PINNE
 
 def _point(run_id: str, commit: str, time: float | None, load: Any, value: float, lower: float | None,
            upper: float | None, samples: bytes | None, attrs: str | None) -> Point:
-    """A series' point from its run's and metric's columns as stored."""
+    """A series' point from its run's and metric's columns as stored.  ``series_of``, which reads a
+    full detect's million points, makes them inline the same way (``tests/test_store_sqlite.py``
+    holds the two equal)."""
     return Point(run_id, commit, time, value, lower, upper, packed_samples(samples),
                  json.loads(attrs) if attrs else {}, host_load.figure(load))
 
