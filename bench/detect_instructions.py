@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""What the parts of a full ``perfgate detect`` cost in instructions (valgrind), which repeat to a
-few digits where wall time on this machine swings by half: the threshold verdicts of one series,
-reading 100 series of 1,000 runs from a SQLite store, and ``detect --full --jobs 1`` over that
-store (interpreter start and imports included: ``imports`` alone for reference).  Each figure is
-a run doing the part minus the same run without it, so start-up cancels.
+"""What the parts of a full ``perfgate detect`` cost in instructions (valgrind's cachegrind), which
+repeat to a few digits where wall time on this machine swings by half: the threshold verdicts of
+one series, reading 100 series of 1,000 runs from a SQLite store, and ``detect --full --jobs 1``
+over that store (interpreter start and imports included), then the imports alone and the share
+of scipy in them.  The verdicts' and the read's figures are a run doing the part minus the same
+run without it, so start-up cancels; the others are whole runs.
 
-    .venv/bin/python bench/detect_instructions.py                       # this code (5 min a code)
+    .venv/bin/python bench/detect_instructions.py                       # this code (3 min a code)
     .venv/bin/python bench/detect_instructions.py --against /tmp/old/src   # and another checkout's
     git worktree add /tmp/old REV && cp src/perfgate/detect/_l2_search*.so /tmp/old/src/perfgate/detect/
 
@@ -66,19 +67,28 @@ TESTS = {
 
 
 def instructions(cmd: list[str], env: dict[str, str]) -> int:
-    proc = subprocess.run(["setarch", "-R", "valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *cmd],
-                          env=env, capture_output=True, text=True)
-    found = re.search(r"Collected : (\d+)", proc.stderr)
+    """The instructions ``cmd`` executes, counted as perfgate's runner counts a benchmark's
+    (``perfgate/containers/runner.py``: cachegrind without its cache simulation, ASLR off)."""
+    proc = subprocess.run(["setarch", "-R", "valgrind", "--tool=cachegrind", "--cache-sim=no",
+                           "--cachegrind-out-file=/dev/null", *cmd], env=env, capture_output=True, text=True)
+    found = re.search(r"I\s+refs:\s+([\d,]+)", proc.stderr)
     if not found:
         sys.exit(f"no instruction count in valgrind's output:\n{proc.stderr[-2000:]}")
-    return int(found.group(1))
+    return int(found.group(1).replace(",", ""))
 
 
 def measure(src: str | None, tmp: Path, store: Path) -> dict[str, float]:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    # the same count run after run: one hash seed, and no OpenBLAS threads spinning beside the work
+    # (with them the interpreter's start alone varied by 1.5%)
+    env.update(PYTHONHASHSEED="0", OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
     if src:
         env["PYTHONPATH"] = src
     py = sys.executable
+    # bytecode compiled first, as an installed perfgate's is: else the first run compiles it, counted
+    import perfgate
+    subprocess.run([py, "-m", "compileall", "-q", src or str(Path(perfgate.__file__).parent)], env=env, check=True,
+                   stdout=subprocess.DEVNULL)
     out = {}
     for name, test in TESTS.items():
         script = tmp / "verdicts.py"
@@ -95,6 +105,10 @@ def measure(src: str | None, tmp: Path, store: Path) -> dict[str, float]:
     out["  of which the imports"] = instructions(
         [py, "-c", "import perfgate.cli, perfgate.commands.detect, perfgate.detect.changepoint, "
                    "perfgate.detect.threshold_verdicts, perfgate.series_search"], env)
+    numpy = instructions([py, "-c", "import numpy"], env)
+    out["    of which scipy.special and scipy.ndimage beyond numpy"] = instructions(
+        [py, "-c", "import scipy.special, scipy.ndimage"], env) - numpy
+    out["    and numpy (the interpreter's start too)"] = numpy
     return out
 
 

@@ -32,7 +32,7 @@ from perfgate.thresholds import ThresholdTest
 MOMENT_TESTS = ("percentage", "z_score", "t_test", "log_normal")
 BLOCK = 256     # values judged per pass (a pass costs m + BLOCK values' sums): an alert recomputes at most
                 # this many; on 1,000 values of 2% noise, t_test at 0.99 of 64 values (1.6% alert): 9.4M
-                # instructions, 9.6M with 128, 10.4M with 512; percentage at 10% of 16 (none): 1.9M, 3.7M, 1.2M
+                # instructions, 9.6M with 128, 10.2M with 512; percentage at 10% of 16 (none): 2.0M, 3.2M, 1.4M
 DENSE = 4       # fewer values than this between alerts: judged one at a time (a pass costs 3-10 of them)
 
 
@@ -139,8 +139,8 @@ def window_limits(test: ThresholdTest, windows: np.ndarray, sizes: np.ndarray) -
 def running_limits(test: ThresholdTest, values: np.ndarray, first: int, m: int) -> tuple[np.ndarray, np.ndarray]:
     """What :func:`window_limits` gives for the baselines ``values[max(0, e - m):e]``, ``e`` =
     ``first``, ``first + 1``, ... ``values.size``, from running sums: a pass over ``m + k``
-    values, not ``m · k`` (``bench/detect_instructions.py``: a quarter fewer instructions with 64
-    values, 70% fewer with 500).  The sums are taken about the first value; where they cancel
+    values, not ``m · k`` (``bench/detect_instructions.py``: a fifth fewer instructions with 64
+    values, nearly three quarters fewer with 500).  The sums are taken about the first value; where they cancel
     to within six digits of a baseline's spread (equal values, which must have exactly none, or
     a baseline far from that value), its limits are computed by :func:`window_limits`."""
     ends = first + np.arange(values.size - first + 1)
