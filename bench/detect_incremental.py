@@ -121,8 +121,10 @@ def main() -> None:
     p.add_argument("--samples", type=int, default=0, help="raw samples a metric (default none)")
     p.add_argument("--against", metavar="SRC",
                    help="another checkout's src folder (e.g. a git worktree of an older commit, with its compiled "
-                        "search copied in): each round times both codes on copies of the store, in alternating "
-                        "order, and prints both (the machine's noise moves both alike)")
+                        "search copied in): each round adds the new run to the store and to a copy of it (each "
+                        "then noted checked by its writer, so neither detect runs the integrity check), times each "
+                        "code's detect on its own store in alternating order, and prints both (the machine's noise "
+                        "moves both alike)")
     p.add_argument("--check-share", action="store_true",
                    help="instead of --against: each round also times a detect on a copy of the store, which no "
                         "checked writer left (store/checked_note.py), so its integrity check (PRAGMA quick_check) "
@@ -161,8 +163,14 @@ def main() -> None:
             full_rounds(args, Path(tmp), store, ours, theirs_env)
             return
         timings, theirs, writes = [], [], []
+        if args.against:    # the other code's store: a copy, which its first writer (below, untimed) checks and notes
+            their_store = Path(tmp) / "theirs.db"
+            shutil.copy(store, their_store)
         for r in range(args.rounds):
             new = runs_of(0, args.benchmarks, args.runs + r, 1, rng, args.samples)
+            if args.against:
+                with SqliteStore(their_store) as s:
+                    s.add_runs(new)
             begun = time.perf_counter()
             with SqliteStore(store) as s:       # spared the integrity check too: the detect before noted the file
                 s.add_runs(new)
@@ -175,12 +183,10 @@ def main() -> None:
                     wall, cpu_s, _ = detect(path, env=ours)
                     out.append((wall, cpu_s))
                 continue
-            if args.against:    # each side on its own copy of the store, in alternating order
-                sides = [(ours, timings), (theirs_env, theirs)]
-                for env, out in (sides if r % 2 == 0 else sides[::-1]):
-                    copy = Path(tmp) / "copy.db"
-                    shutil.copy(store, copy)
-                    wall, cpu_s, _ = detect(copy, env=env)
+            if args.against:    # each side on its own store, both noted checked by their writer, in alternating order
+                sides = [(store, ours, timings), (their_store, theirs_env, theirs)]
+                for path, env, out in (sides if r % 2 == 0 else sides[::-1]):
+                    wall, cpu_s, _ = detect(path, env=env)
                     out.append((wall, cpu_s))
                 continue
             again, again_cpu, data = detect(store, env=ours)

@@ -15,6 +15,7 @@ The store is ``bench/detect_incremental.py``'s (one testbed, 100 benchmarks, 1,0
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import shutil
@@ -102,12 +103,15 @@ def measure(src: str | None, tmp: Path, store: Path) -> dict[str, float]:
     shutil.copy(store, copy)
     out["detect --full --jobs 1 over them, all told"] = instructions(
         [py, "-m", "perfgate.cli", "detect", "--store", f"sqlite:{copy}", "--json", "--full", "--jobs", "1"], env)
-    out["  of which the imports"] = instructions(
-        [py, "-c", "import perfgate.cli, perfgate.commands.detect, perfgate.detect.changepoint, "
-                   "perfgate.detect.threshold_verdicts, perfgate.series_search"], env)
+    imports = ("import perfgate.cli, perfgate.commands.detect, perfgate.detect.changepoint, "
+               "perfgate.detect.threshold_verdicts, perfgate.series_search, perfgate.detect.way_back")
+    out["  of which the imports"] = instructions([py, "-c", imports], env)
     numpy = instructions([py, "-c", "import numpy"], env)
-    out["    of which scipy.special and scipy.ndimage beyond numpy"] = instructions(
-        [py, "-c", "import scipy.special, scipy.ndimage"], env) - numpy
+    listed = imports + "; import json, sys; print(json.dumps(sorted(m for m in sys.modules if m.startswith('scipy.'))))"
+    loaded = json.loads(subprocess.run([py, "-c", listed], env=env, check=True, capture_output=True, text=True).stdout)
+    scipy = "import " + ", ".join(loaded) if loaded else None
+    out["    of which scipy beyond numpy (where detect imports it)"] = (
+        instructions([py, "-c", scipy], env) - numpy if scipy else 0)
     out["    and numpy (the interpreter's start too)"] = numpy
     return out
 

@@ -38,7 +38,7 @@ import math
 from typing import TYPE_CHECKING
 
 import numpy as np
-from scipy.special import bdtrc     # binomial upper tail (scipy.stats costs detect 0.4 s to import)
+from perfgate.detect.distributions import fair_binomial_at_least
 
 if TYPE_CHECKING:
     from perfgate.detect.changepoint import ChangePoint
@@ -98,7 +98,7 @@ def _visited_beside(found: list[ChangePoint], i: int, y: np.ndarray, log_scale: 
     here = np.concatenate([at(sign, before), [False], at(sign, after)])   # the gap splits visits
     k = int(here.sum())
     mirror = int(at(-sign, before).sum() + at(-sign, after).sum())
-    if k < MODE_MIN_RUNS or bdtrc(k - 1, k + mirror, 0.5) >= MODE_P:
+    if k < MODE_MIN_RUNS or fair_binomial_at_least(k, k + mirror) >= MODE_P:
         return False
     stays = _bridged(here)
     visits = int(stays[0]) + int((stays[1:] & ~stays[:-1]).sum())

@@ -31,12 +31,13 @@ consecutive runs correlated, and instruction counts under valgrind are near-dete
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from itertools import chain
 
 import numpy as np
-from scipy.ndimage import median_filter
-from scipy.special import chdtri     # chi-square inverse survival (scipy.stats costs detect 0.4 s to import)
 
+from perfgate.detect.distributions import chi2_upper_quantile
+from perfgate.detect.rolling import rolling_median
 from perfgate.detect.stats import far_out_fences, quartiles, raw_median, relative_change
 
 SIGMA_FLOOR = 1e-4   # relative: 0.01%, well under any effect worth reporting
@@ -49,6 +50,14 @@ LOCAL = 121          # points of a local noise estimate: the two judging windows
 DISTURBED = 0.2      # a run whose samples' variance is over 5× (spread over √5 ≈ 2.2×) its neighbours' typical one
 CHANCE = 1e-3        # ... and more than its few samples scatter by chance once in this many runs
 WIDEST = 1e-100      # |y| at most 1e100: its squares and their sums over any series stay finite
+
+
+
+@lru_cache(maxsize=1024)
+def _chance_ratio(df: int) -> float:
+    """How far above its expectation a variance of ``df`` degrees of freedom strays by chance once
+    in 1 / CHANCE runs: the chi-square quantile over ``df``."""
+    return chi2_upper_quantile(df, CHANCE) / df
 
 
 class NoiseModel:
@@ -92,20 +101,20 @@ class NoiseModel:
     def _fit_noise(self) -> None:
         # Windows at the ends mirror the series ("nearest" would repeat the end value over half a
         # window: the local scale then collapsed to its floor over the first and last points).
-        smooth = median_filter(self.y, size=min(SMOOTH, self.y.size), mode="reflect")
+        smooth = rolling_median(self.y, min(SMOOTH, self.y.size))
         resid = self.y - smooth
         dev = np.abs(resid - np.median(resid))
         self.sigma = max(1.4826 * float(np.median(dev)), SIGMA_FLOOR)
         # The same scale about each point, from its LOCAL neighbours only: a series whose noise
         # changes (a noisy stretch, then a quiet one) is judged by the noise where a step is,
         # not by its noisiest stretch.  Residuals about the rolling median ignore steps.
-        self.local_sigma = np.maximum(1.4826 * median_filter(dev, size=min(LOCAL, self.y.size), mode="reflect"),
+        self.local_sigma = np.maximum(1.4826 * rolling_median(dev, min(LOCAL, self.y.size)),
                                       SIGMA_FLOOR)
         # Spikes are clipped about a rolling median that follows the shortest regime reported: a
         # regime of 2 runs (min_segment = 2, for instruction counts) at the start of a series was
         # clipped into its neighbour's level by the SMOOTH-wide median, and its change lost.
         if self.follow_width < SMOOTH:
-            smooth = median_filter(self.y, size=min(self.follow_width, self.y.size), mode="reflect")
+            smooth = rolling_median(self.y, min(self.follow_width, self.y.size))
             resid = self.y - smooth
         q1, q3 = np.percentile(resid, [25, 75])
         iqr = max(float(q3 - q1), 1.349 * self.sigma)
@@ -133,9 +142,11 @@ class NoiseModel:
         if known.sum() < 3:
             return False
         s2 = np.where(known, spread, np.median(spread[known])) ** 2
-        typical = median_filter(s2, size=min(LOCAL, s2.size), mode="reflect")
+        typical = rolling_median(s2, min(LOCAL, s2.size))
         w = np.minimum(1.0, typical / np.maximum(s2, 1e-300))
-        chance = chdtri(np.maximum(counts - 1, 1), CHANCE) / np.maximum(counts - 1, 1)
+        df = np.maximum(counts - 1, 1)
+        sizes, which = np.unique(df, return_inverse=True)
+        chance = np.array([_chance_ratio(int(k)) for k in sizes])[which]
         disturbed = (w < DISTURBED) & (s2 > chance * typical)
         steady = np.flatnonzero(~disturbed)
         if not disturbed.any() or steady.size < SMOOTH:
@@ -244,7 +255,7 @@ def wander_autocorrelation(y: np.ndarray, changes: Sequence[int] = ()) -> float:
     changes left out."""
     n = y.size
     width = max(5, min(WANDER, (n // 3) | 1))
-    r = y - median_filter(y, size=width, mode="reflect")
+    r = y - rolling_median(y, width)
     keep = np.ones(n, dtype=bool)
     for t in changes:
         keep[max(0, t - width // 2):t + width // 2 + 1] = False

@@ -1,7 +1,7 @@
 """Small, dependable statistics used by the detectors: a rank test with ties, the Hodges–Lehmann
 shift, the Benjamini–Hochberg adjustment, and what raw values near the largest float need: a
 median, a relative change from a log shift and a coefficient of variation that do not overflow.
-All pure numpy/scipy."""
+All pure numpy, and Python's math (perfgate.detect.distributions)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,9 @@ import math
 from functools import lru_cache
 
 import numpy as np
-from scipy.special import ndtr, ndtri
+import numpy.ma  # noqa: F401  np.median's first call imports it (30 ms): here, once, before detect's workers fork
+
+from perfgate.detect import distributions
 
 
 def rank_test(a: np.ndarray, b: np.ndarray, inflation: float = 1.0) -> tuple[float, float]:
@@ -34,7 +36,7 @@ def rank_test(a: np.ndarray, b: np.ndarray, inflation: float = 1.0) -> tuple[flo
     d = u - na * nb / 2.0
     z = (abs(d) - 0.5) / math.sqrt(var) if abs(d) > 0.5 else 0.0
     z = math.copysign(z, d)
-    return z, float(2.0 * ndtr(-abs(z)))
+    return z, distributions.normal_two_sided(z)
 
 
 def _tie_term(pooled: np.ndarray) -> float:
@@ -60,7 +62,7 @@ def mean_test(a: np.ndarray, b: np.ndarray, floor: float = 0.0, inflation: float
     if s == 0:
         return 0.0, 1.0
     z = (b.mean() - a.mean()) / (s * math.sqrt((1 / na + 1 / nb) * inflation))
-    return float(z), float(2.0 * ndtr(-abs(z)))
+    return float(z), distributions.normal_two_sided(float(z))
 
 
 def pooled_sd(a: np.ndarray, b: np.ndarray) -> float:
@@ -135,7 +137,7 @@ def hodges_lehmann(a: np.ndarray, b: np.ndarray) -> float:
 # series (see student_quantile in perfgate.detect.threshold_tests).
 @lru_cache(maxsize=4096)
 def normal_quantile(p: float) -> float:
-    return float(ndtri(p))
+    return distributions.normal_quantile(p)
 
 
 def benjamini_hochberg(pvalues: list[float] | np.ndarray) -> np.ndarray:

@@ -15,8 +15,8 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-from scipy.special import ndtr
 
+from perfgate.detect.distributions import normal_cdf
 from perfgate.detect.location import locate
 from perfgate.detect.stats import hodges_lehmann, normal_quantile, pooled_sd, relative_change
 
@@ -77,7 +77,7 @@ def way_back(values, start: int, regression: float, min_segment: int, confidence
     z = back * split_rank_z(y, inflation)[m - 1:y.size - m]
     best = int(np.argmax(z))
     t = splits[best]
-    p = min(1.0, float(ndtr(-z[best])) * len(splits))
+    p = min(1.0, normal_cdf(-float(z[best])) * len(splits))
     if p > 1.0 - confidence:
         return None
     left, right = y[:t], y[t:]
