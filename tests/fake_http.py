@@ -99,14 +99,19 @@ class FakeServer:
         return Fault(kind)
 
 
-class _Server(ThreadingHTTPServer):
+class QuietServer(ThreadingHTTPServer):
+    """A test server that prints no traceback for a client that hung up before its answer."""
+
     daemon_threads = True
-    fake: FakeServer
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         # a late answer to a client that gave up finds the connection closed: expected, not news
         if not isinstance(sys.exc_info()[1], ConnectionError):
             super().handle_error(request, client_address)
+
+
+class _Server(QuietServer):
+    fake: FakeServer
 
 
 class FakeHandler(BaseHTTPRequestHandler):

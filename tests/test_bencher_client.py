@@ -9,6 +9,7 @@ import time
 import pytest
 from fake_bencher.fixtures import FAST, TOKEN, fake  # noqa: F401 - fixture
 from fake_bencher.fixtures import make_run, make_store
+from fake_http import QuietServer
 
 from perfgate.bencher.client import (BencherClient, BencherError, BencherRejected, BencherUnreachable,
                                      RetryPolicy, parse_retry_after)
@@ -195,9 +196,8 @@ class _Bad(__import__("http.server").server.BaseHTTPRequestHandler):
 @pytest.fixture(scope="module")
 def bad_server():
     import threading
-    from http.server import ThreadingHTTPServer
 
-    srv = ThreadingHTTPServer(("127.0.0.1", 0), _Bad)
+    srv = QuietServer(("127.0.0.1", 0), _Bad)
     threading.Thread(target=srv.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{srv.server_port}"
     srv.shutdown()

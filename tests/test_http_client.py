@@ -10,6 +10,7 @@ import threading
 import time
 
 import pytest
+from fake_http import QuietServer
 
 from perfgate import http_client
 from perfgate.http_client import DeliveryUnreachable, Http
@@ -58,7 +59,7 @@ ARRIVED: list[str] = []
 
 @pytest.fixture(scope="module")
 def server():
-    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+    srv = QuietServer(("127.0.0.1", 0), _Handler)
     threading.Thread(target=srv.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{srv.server_port}"
     srv.shutdown()
