@@ -3,10 +3,12 @@
 repeat to a few digits where wall time on this machine swings by half: the threshold verdicts of
 one series, reading 100 series of 1,000 runs from a SQLite store, and ``detect --full --jobs 1``
 over that store (interpreter start and imports included), then the imports alone and the share
-of scipy in them.  The verdicts' and the read's figures are a run doing the part minus the same
-run without it, so start-up cancels; the others are whole runs.
+of scipy in them; last, a detect after one new run on a store of two such testbeds (100 series
+analysed again, 100 kept), all its processes (the CLI, its workers) summed.  The verdicts' and
+the read's figures are a run doing the part minus the same run without it, so start-up cancels;
+the others are whole runs.
 
-    .venv/bin/python bench/detect_instructions.py                       # this code (3 min a code)
+    .venv/bin/python bench/detect_instructions.py                       # this code (4 min a code)
     .venv/bin/python bench/detect_instructions.py --against /tmp/old/src   # and another checkout's
     git worktree add /tmp/old REV && cp src/perfgate/detect/_l2_search*.so /tmp/old/src/perfgate/detect/
 
@@ -53,8 +55,13 @@ import sys, numpy as np
 sys.path.insert(0, {here!r})
 from detect_incremental import runs_of
 from perfgate.store.sqlite import SqliteStore
+rng = np.random.default_rng(16)
 with SqliteStore(sys.argv[1]) as s:
-    s.add_runs(runs_of(0, 100, 0, 1000, np.random.default_rng(16)))
+    if sys.argv[2:] == ["new"]:             # one new run on the first testbed
+        s.add_runs(runs_of(0, 100, 1000, 1, rng))
+    else:
+        for testbed in range(int(sys.argv[2]) if sys.argv[2:] else 1):
+            s.add_runs(runs_of(testbed, 100, 0, 1000, rng))
 """
 
 TESTS = {
@@ -67,18 +74,20 @@ TESTS = {
 }
 
 
-def instructions(cmd: list[str], env: dict[str, str]) -> int:
+def instructions(cmd: list[str], env: dict[str, str], children: bool = False) -> int:
     """The instructions ``cmd`` executes, counted as perfgate's runner counts a benchmark's
-    (``perfgate/containers/runner.py``: cachegrind without its cache simulation, ASLR off)."""
+    (``perfgate/containers/runner.py``: cachegrind without its cache simulation, ASLR off);
+    ``children``: its child processes' too (a detect's workers), summed."""
     proc = subprocess.run(["setarch", "-R", "valgrind", "--tool=cachegrind", "--cache-sim=no",
-                           "--cachegrind-out-file=/dev/null", *cmd], env=env, capture_output=True, text=True)
-    found = re.search(r"I\s+refs:\s+([\d,]+)", proc.stderr)
-    if not found:
+                           f"--trace-children={'yes' if children else 'no'}", "--cachegrind-out-file=/dev/null", *cmd],
+                          env=env, capture_output=True, text=True)
+    found = re.findall(r"I\s+refs:\s+([\d,]+)", proc.stderr)
+    if proc.returncode not in (0, 1) or not found:
         sys.exit(f"no instruction count in valgrind's output:\n{proc.stderr[-2000:]}")
-    return int(found.group(1).replace(",", ""))
+    return sum(int(n.replace(",", "")) for n in found)
 
 
-def measure(src: str | None, tmp: Path, store: Path) -> dict[str, float]:
+def measure(src: str | None, tmp: Path, store: Path, incremental_store: Path) -> dict[str, float]:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     # the same count run after run: one hash seed, and no OpenBLAS threads spinning beside the work
     # (with them the interpreter's start alone varied by 1.5%)
@@ -113,6 +122,17 @@ def measure(src: str | None, tmp: Path, store: Path) -> dict[str, float]:
     out["    of which scipy beyond numpy (where detect imports it)"] = (
         instructions([py, "-c", scipy], env) - numpy if scipy else 0)
     out["    and numpy (the interpreter's start too)"] = numpy
+    # The incremental detect: the second testbed's store, analysed in full by this code (not counted),
+    # one new run added by a writer that checks the copy and notes it (so the detect is spared the
+    # check, as after `perfgate ingest`), then the detect, its workers counted with it.
+    two = tmp / "two.db"
+    for suffix in ("", ".checked"):
+        Path(f"{two}{suffix}").unlink(missing_ok=True)
+    shutil.copy(incremental_store, two)
+    detect = [py, "-m", "perfgate.cli", "detect", "--store", f"sqlite:{two}", "--json"]
+    subprocess.run(detect, env=env, check=False, stdout=subprocess.DEVNULL)
+    subprocess.run([sys.executable, str(tmp / "build.py"), str(two), "new"], check=True)
+    out["detect after one new run, 100 of 200 series, all processes"] = instructions(detect, env, children=True)
     return out
 
 
@@ -128,8 +148,10 @@ def main() -> None:
         store = tmp / "history.db"
         (tmp / "build.py").write_text(BUILD.format(here=str(HERE)))
         subprocess.run([sys.executable, str(tmp / "build.py"), str(store)], check=True)
+        two = tmp / "two-testbeds.db"
+        subprocess.run([sys.executable, str(tmp / "build.py"), str(two), "2"], check=True)
         codes = [("this code", None)] + ([(args.against, args.against)] if args.against else [])
-        results = [(name, measure(src, tmp, store)) for name, src in codes]
+        results = [(name, measure(src, tmp, store, two)) for name, src in codes]
     width = max(len(k) for k in results[0][1])
     print(f"{'millions of instructions':{width}}  " + "  ".join(f"{name:>14}" for name, _ in results))
     for key in results[0][1]:

@@ -30,20 +30,6 @@ static int lower_bound(const double *window, int size, double x)
     return (int)(base - window) + (*base < x);
 }
 
-/* The first of window[0..size) above x (size if none); as lower_bound. */
-static int upper_bound(const double *window, int size, double x)
-{
-    const double *base = window;
-    if (size == 0)
-        return 0;
-    while (size > 1) {
-        int half = size / 2;
-        base = base[half - 1] <= x ? base + half : base;
-        size -= half;
-    }
-    return (int)(base - window) + (*base <= x);
-}
-
 /* padded: n + size - 1 finite values (the series with its edges padded); out: n values, out[i]
  * the element of rank size / 2 (from 0) of padded[i .. i + size).  Returns 0, or -1 when memory
  * ran out. */
@@ -63,8 +49,8 @@ int rolling_median(const double *padded, int n, int size, double *out)
             int to = lower_bound(window, size, entering) - 1;
             memmove(window + from, window + from + 1, (to - from) * sizeof *window);
             window[to] = entering;
-        } else {                        /* the values before it and above the entering one move up */
-            int to = upper_bound(window, from, entering);
+        } else {                        /* the values before it, from the entering one's, move up */
+            int to = lower_bound(window, from, entering);      /* equal values may stay either side */
             memmove(window + to + 1, window + to, (from - to) * sizeof *window);
             window[to] = entering;
         }
