@@ -70,7 +70,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import groupby
 
 import numpy as np
@@ -275,7 +275,8 @@ class ChangePointDetector:
         last = -m
 
         def passes(lo: int, t: int, hi: int, scan: float) -> tuple[bool, float, float]:
-            return self._judge(y, lo, t, hi, inflation, scan, self._guard_at_place(lo, t, hi, inflation, scan))
+            # the bar's regime fit asked only of a place whose p-value and effect pass (most do not)
+            return self._judge(y, lo, t, hi, inflation, scan, lambda: self._guard_at_place(lo, t, hi, inflation, scan))
 
         for a, b in spans:
             changed_here = len({who for (u, v), who in named if u <= b and a <= v})
@@ -424,7 +425,7 @@ class ChangePointDetector:
         return eliminate(cps, yw.size, z2)
 
     def _judge(self, y: np.ndarray, lo: int, t: int, hi: int, inflation: float,
-               scan: float | None = None, guard_z: float | None = None) -> tuple[bool, float, float]:
+               scan: float | None = None, guard_z: Callable[[], float] | None = None) -> tuple[bool, float, float]:
         """``(passes, score, p)`` of the candidate t between neighbours lo and hi: two tests on the
         local windows — the rank test on the raw series and a t-test on each window clipped to
         its own far-out fences (the rank test alone saturates on short windows with big steps) —
@@ -434,8 +435,8 @@ class ChangePointDetector:
         other mode (clipped in a window where it is rare, kept where it is common) gave it
         z of 5–50 where the rank test saw 1–3 — most false alarms on short series came from that.
         ``scan``: the number of locations the candidate was chosen among (default every one);
-        ``guard_z``: how far the step must stand out from a trend through its windows (default
-        :data:`DRIFT_GUARD_Z`)."""
+        ``guard_z``: how far the step must stand out from a trend through its windows, asked only
+        once the other tests pass (default :data:`DRIFT_GUARD_Z`)."""
         left, right = self._windows(y, lo, t, hi)
         sigma = self._sigma_at(t)
         fences = far_out_fences(left, sigma), far_out_fences(right, sigma)
@@ -451,7 +452,7 @@ class ChangePointDetector:
             return False, score, p
         effect = self.noise_.relative(hodges_lehmann(left, right))
         ok = (abs(effect) >= self.settings.min_effect
-              and abs(step_beyond_trend(lw, rw, sigma, inflation)) >= (DRIFT_GUARD_Z if guard_z is None else guard_z)
+              and abs(step_beyond_trend(lw, rw, sigma, inflation)) >= (DRIFT_GUARD_Z if guard_z is None else guard_z())
               and abs(z_rank) >= min(RANK_Z, RANK_SATURATION * extreme_rank_z(ranked_left.size, ranked_right.size,
                                                                               inflation)))
         return ok, score, p
