@@ -38,6 +38,7 @@ import math
 from typing import TYPE_CHECKING
 
 import numpy as np
+
 from perfgate.detect.distributions import fair_binomial_at_least
 
 if TYPE_CHECKING:

@@ -52,7 +52,6 @@ CHANCE = 1e-3        # ... and more than its few samples scatter by chance once 
 WIDEST = 1e-100      # |y| at most 1e100: its squares and their sums over any series stay finite
 
 
-
 @lru_cache(maxsize=1024)
 def _chance_ratio(df: int) -> float:
     """How far above its expectation a variance of ``df`` degrees of freedom strays by chance once
