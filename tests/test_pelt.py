@@ -5,14 +5,13 @@ and detect imports none of what it never runs."""
 from __future__ import annotations
 
 import importlib.machinery
-import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 import ruptures
+from sanitized_c import checked_count, needs_cc
 
 from perfgate.detect import pelt
 
@@ -108,13 +107,6 @@ def test_a_compiled_search_that_will_not_load_on_its_own_falls_back_to_the_class
         pelt._compiled_search.cache_clear()
 
 
-@pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler on this host")
+@needs_cc
 def test_the_c_search_is_clean_under_address_and_undefined_behaviour_sanitizers(tmp_path):
-    root = Path(__file__).resolve().parent
-    driver = tmp_path / "driver"
-    subprocess.run(["cc", "-O1", "-g", "-fsanitize=address,undefined", "-fno-sanitize-recover=all",
-                    str(root / "c" / "l2_search_driver.c"), str(root.parent / "src/perfgate/detect/_l2_search.c"),
-                    "-o", str(driver)], check=True)
-    run = subprocess.run([str(driver)], capture_output=True, text=True, timeout=120)
-    assert run.returncode == 0, run.stdout + run.stderr
-    assert run.stdout.startswith("checked ") and int(run.stdout.split()[1]) > 2_000_000
+    assert checked_count("l2_search_driver.c", "_l2_search.c", tmp_path) > 2_000_000

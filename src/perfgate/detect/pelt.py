@@ -24,22 +24,19 @@ from typing import Callable
 
 import numpy as np
 
+from perfgate.detect.compiled import c_function
+
 _COMPILED = "ruptures.detection._detection.ekcpd"   # the module KernelCPD calls; ruptures 1.1.10
 
 
 @cache
 def _own_search() -> Callable | None:
     """perfgate's compiled L2 search, or None where the optional extension was not built."""
-    spec = importlib.util.find_spec("perfgate.detect._l2_search")   # finds the built file, runs nothing
-    if spec is None or not spec.origin:
+    search = c_function("perfgate.detect._l2_search", "l2_search", ctypes.c_int,
+                        [np.ctypeslib.ndpointer(np.double, flags="C_CONTIGUOUS"), ctypes.c_int, ctypes.c_double,
+                         ctypes.c_int, np.ctypeslib.ndpointer(np.intc, flags="C_CONTIGUOUS")])
+    if search is None:
         return None
-    try:
-        search = ctypes.CDLL(spec.origin).l2_search
-    except (OSError, AttributeError):
-        return None
-    search.restype = ctypes.c_int
-    search.argtypes = [np.ctypeslib.ndpointer(np.double, flags="C_CONTIGUOUS"), ctypes.c_int, ctypes.c_double,
-                       ctypes.c_int, np.ctypeslib.ndpointer(np.intc, flags="C_CONTIGUOUS")]
 
     def previous_starts(x: np.ndarray, pen: float, min_size: int) -> np.ndarray:
         previous = np.empty(x.shape[0] + 1, dtype=np.intc)

@@ -9,27 +9,20 @@ filter; where the extension was not built, or a value is not finite, scipy's fil
 from __future__ import annotations
 
 import ctypes
-import importlib.util
 from functools import cache
 from typing import Callable
 
 import numpy as np
 
+from perfgate.detect.compiled import c_function
+
 
 @cache
 def _own_filter() -> Callable | None:
     """perfgate's compiled rolling median, or None where the optional extension was not built."""
-    spec = importlib.util.find_spec("perfgate.detect._rolling_median")   # finds the built file, runs nothing
-    if spec is None or not spec.origin:
-        return None
-    try:
-        function = ctypes.CDLL(spec.origin).rolling_median
-    except (OSError, AttributeError):
-        return None
-    function.restype = ctypes.c_int
     # plain addresses: ndpointer's checks cost more than the median of a short window
-    function.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_int, ctypes.c_void_p]
-    return function
+    return c_function("perfgate.detect._rolling_median", "rolling_median", ctypes.c_int,
+                      [ctypes.c_void_p, ctypes.c_int, ctypes.c_int, ctypes.c_void_p])
 
 
 def _padded(y: np.ndarray, size: int) -> np.ndarray:
