@@ -1,6 +1,6 @@
 """Bulk loading without the cyclic garbage collector.
 
-A verb that loads a large, long-lived heap (scipy's modules, 10,000 saved reports, 100,000 points)
+A verb that loads a large, long-lived heap (numpy's modules, 10,000 saved reports, 100,000 points)
 allocates millions of containers; CPython's collector runs every 700 of them and, as they
 survive, scans the whole growing heap again for cycles that this data does not make: 0.4 s of a
 2 s incremental ``detect``.  Reference counting still frees everything as usual."""

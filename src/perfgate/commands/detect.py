@@ -70,8 +70,8 @@ from perfgate.detect.load_hold import held_text
 from perfgate.thresholds import ChangePointSettings, SeriesThresholds, ThresholdTest, load_thresholds
 from perfgate.units import CI_LEVEL, alert_evidence, confidence_text, evidence_text, p_text, went_back_text
 
-# The detectors pull in scipy and ruptures; they are imported when the verb runs, so that
-# `perfgate --help` and every other verb start fast.
+# The detectors pull in numpy and perfgate's compiled search; they are imported when the verb
+# runs, so that `perfgate --help` and every other verb start fast.
 
 NAME = "detect"
 HELP = "find change points in the history and raise new alerts (exit 1 on a new regression)"
@@ -698,8 +698,8 @@ def _stands_out(regime: list[float], flags: list[str | None], a: int, b: int, ju
     fact, the streak's mean must be beyond the median of the regime's other values that raised
     nothing (before and after it: the batch has both) by the one-sided ``ENDED_STREAK_ALPHA /
     judged`` quantile of Student's t, in logs of positive values (noise is multiplicative)."""
-    # scipy.special's quantile (loaded with the threshold tests), not scipy.stats: importing that
-    # cost each worker of a backfill's detect 45 MiB and 0.5 s of CPU (round 15 took it out).
+    # the threshold tests' Student quantile (perfgate.detect.distributions), not scipy.stats:
+    # importing that cost each worker of a backfill's detect 45 MiB and 0.5 s of CPU (round 15).
     import numpy as np
 
     from perfgate.detect.threshold_tests import student_quantile
