@@ -105,7 +105,7 @@ def regularized_beta(a: float, b: float, x: float, y: float | None = None) -> fl
     return 1.0 - math.exp(log_front) * _beta_fraction(b, a, y) / b
 
 
-def student_tail(t: float, df: float) -> float:
+def student_cdf(t: float, df: float) -> float:
     """P(T ≤ t) for Student's t with ``df`` degrees of freedom (scipy's stdtr)."""
     if math.isinf(t):
         return 0.0 if t < 0 else 1.0
@@ -114,15 +114,16 @@ def student_tail(t: float, df: float) -> float:
     return tail if t < 0 else 1.0 - tail
 
 
-def _upper_quantile(log_tail: Callable[[float], float], log_density: Callable[[float], float], q: float,
+def _upper_quantile(tail: Callable[[float], float], log_density: Callable[[float], float], q: float,
                     start: float) -> float:
-    """The x ≥ 0 where a decreasing tail, given by its log, equals ``q``: Newton's method on the
-    log of the tail (whose slope is −density / tail), kept inside a bracket and bisecting when a
-    step would leave it."""
+    """The x ≥ 0 where a decreasing tail equals ``q``: Newton's method on the log of the tail
+    (whose slope is −density / tail), kept inside a bracket and bisecting when a step would
+    leave it."""
     target = math.log(q)
     lo, hi, x = 0.0, math.inf, start
     for _ in range(200):
-        g = log_tail(x)
+        above = tail(x)
+        g = math.log(above) if above > 0 else -math.inf
         if g > target:
             lo = x
         else:
@@ -147,16 +148,12 @@ def student_quantile(p: float, df: float) -> float:
     q = min(p, 1.0 - p)
     log_norm = math.lgamma((df + 1) / 2) - math.lgamma(df / 2) - 0.5 * math.log(df * math.pi)
 
-    def log_tail(t: float) -> float:
-        tail = student_tail(-t, df)
-        return math.log(tail) if tail > 0 else -math.inf
-
     def log_density(t: float) -> float:
         return log_norm - (df + 1) / 2 * math.log1p(t * t / df)
 
     z = -normal_quantile(q)
     start = z + (z ** 3 + z) / (4 * df)     # the Cornish–Fisher start
-    t = _upper_quantile(log_tail, log_density, q, start)
+    t = _upper_quantile(lambda t: student_cdf(-t, df), log_density, q, start)
     return t if p > 0.5 else -t
 
 
@@ -188,17 +185,13 @@ def chi2_upper_quantile(df: float, q: float) -> float:
     """The x with P(χ²_df ≥ x) = q (scipy's chdtri)."""
     a = df / 2.0
 
-    def log_tail(x: float) -> float:
-        tail = _gamma_upper(a, x / 2.0)
-        return math.log(tail) if tail > 0 else -math.inf
-
     def log_density(x: float) -> float:
         return (a - 1.0) * math.log(x / 2.0) - x / 2.0 - math.lgamma(a) - math.log(2.0)
 
     z = -normal_quantile(q)
     h = 2.0 / (9.0 * df)
     start = df * max(1.0 - h + z * math.sqrt(h), 0.1) ** 3      # Wilson–Hilferty
-    return _upper_quantile(log_tail, log_density, q, start)
+    return _upper_quantile(lambda x: _gamma_upper(a, x / 2.0), log_density, q, start)
 
 
 def fair_binomial_at_least(k: int, n: int) -> float:

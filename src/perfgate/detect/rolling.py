@@ -4,7 +4,7 @@ repeated), computed by perfgate's own C (``_rolling_median.c``, an optional exte
 ctypes) so that ``detect`` need not import scipy: any scipy subpackage costs 0.25 s to import.
 numpy's median over a sliding window view gives the same values 4–15 times slower than scipy's
 filter; where the extension was not built, or a value is not finite, scipy's filter is used.
-``tests/test_rolling.py`` holds all three equal."""
+``tests/test_rolling.py`` holds the C's values to scipy's."""
 
 from __future__ import annotations
 

@@ -40,7 +40,7 @@ from functools import lru_cache
 from typing import Sequence
 
 # Not scipy: scipy.special's values (to 10⁻¹⁰) without 0.25 s of imports in every detect.
-from perfgate.detect.distributions import student_quantile as _student_quantile, student_tail
+from perfgate.detect.distributions import student_cdf, student_quantile as _student_quantile
 
 from perfgate.detect.stats import normal_quantile, relative_change
 from perfgate.thresholds import ThresholdTest
@@ -298,7 +298,7 @@ def streak_evidence(baseline: Sequence[float], streak: Sequence[float], upper: b
         return Evidence(exact, exact, exact, 0.0 if shift and (shift > 0) == upper else 1.0)
     half = _student_quantile(0.5 + EVIDENCE_LEVEL / 2, df) * se
     t = shift / se if upper else -shift / se
-    return Evidence(relative(shift), relative(shift - half), relative(shift + half), student_tail(-t, df))
+    return Evidence(relative(shift), relative(shift - half), relative(shift + half), student_cdf(-t, df))
 
 
 def _welch(b: list[float], s: list[float]) -> tuple[float, float]:

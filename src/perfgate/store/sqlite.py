@@ -655,15 +655,19 @@ class SqliteStore(Store):
         for key in keys:
             groups.setdefault((key.branch, key.testbed), []).append(key)
         out: dict[SeriesKey, list[Point]] = {}
+        (known,) = self.db.execute("SELECT COUNT(*) FROM benchmark WHERE project_id = ?",
+                                   (self._project_id,)).fetchone()
         for (branch, testbed), group in groups.items():
             names = sorted({k.benchmark for k in group})
             for i in range(0, len(names), SERIES_PER_QUERY):
                 some = set(names[i:i + SERIES_PER_QUERY])
-                out.update(self._series_in_runs_of(branch, testbed, {k for k in group if k.benchmark in some}))
+                out.update(self._series_in_runs_of(branch, testbed, {k for k in group if k.benchmark in some}, known))
         return out
 
-    def _series_in_runs_of(self, branch: str, testbed: str, keys: set[SeriesKey]) -> dict[SeriesKey, list[Point]]:
-        """``keys`` (all of ``branch`` and ``testbed``): their metrics in the runs there, in run order."""
+    def _series_in_runs_of(self, branch: str, testbed: str, keys: set[SeriesKey],
+                           known: int) -> dict[SeriesKey, list[Point]]:
+        """``keys`` (all of ``branch`` and ``testbed``): their metrics in the runs there, in run order;
+        ``known``: how many benchmarks the project has."""
         p = self._project_id
         benchmarks = sorted({k.benchmark for k in keys})
         ids = {(b, m): (bid, mid) for b, bid, m, mid in self.db.execute(
@@ -685,7 +689,6 @@ class SqliteStore(Store):
         # Where most of the project's benchmarks are wanted, each run's metrics are read as one range
         # of the primary key and the others skipped ("+" keeps the filter off the index): a seek per
         # benchmark and run cost a fifth more of SQLite's time.  A few wanted among many are sought.
-        (known,) = self.db.execute("SELECT COUNT(*) FROM benchmark WHERE project_id = ?", (p,)).fetchone()
         scan = "+" if 2 * len(bench_ids) >= known else ""
         rows = self.db.execute(
             "SELECT x.benchmark_id, x.measure_id, x.run_id, x.value, x.lower_value, x.upper_value, s.samples, x.attrs"
