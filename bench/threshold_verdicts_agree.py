@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""Do the threshold verdicts judged a block at a time (``threshold_verdicts.verdicts``, what
-``perfgate detect`` uses) equal those judged one value at a time (``evaluate_series``)?  Random
-series of four kinds — log-normal noise, integer counts with a few levels, values drawn from a
-few levels (equal baselines), and steps with spikes (runs of alerts) — each judged by eight
-tests; prints the number of series-test pairs that differ, and how long each way took (on this
-corpus, full of alerts, the block way has little to skip); then both ways' time on the case
-detect meets most, a 1,000-value series of 2% noise with no alert (median of 20).
+"""Do the threshold verdicts that ``perfgate detect`` uses (``threshold_verdicts.verdicts``: the
+compiled walk, or numpy's passes where it was not built) equal those judged one value at a time
+(``evaluate_series``)?  Random series of four kinds — log-normal noise, integer counts with a few
+levels, values drawn from a few levels (equal baselines), and steps with spikes (runs of alerts)
+— each judged by eight tests, both ways; prints the number of series-test pairs that differ and
+how long each way took; then each way's time on the case detect meets most, a 1,000-value series
+of 2% noise (median of 20).
 
     .venv/bin/python bench/threshold_verdicts_agree.py                  # 3,000 series, 24,000 pairs
     .venv/bin/python bench/threshold_verdicts_agree.py --series 300
@@ -18,6 +18,7 @@ import time
 
 import numpy as np
 
+from perfgate.detect import threshold_verdicts
 from perfgate.detect.threshold_tests import evaluate_series
 from perfgate.detect.threshold_verdicts import verdicts
 from perfgate.thresholds import ThresholdTest
@@ -48,40 +49,61 @@ def series(rng: np.random.Generator, kind: int) -> np.ndarray:
     return v
 
 
+def passes() -> None:
+    """From here on, numpy's passes judge, as where the compiled walk was not built."""
+    threshold_verdicts._own_walk = lambda: None
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--series", type=int, default=3000)
     p.add_argument("--seed", type=int, default=1)
     args = p.parse_args()
+    walk = threshold_verdicts._own_walk
+    if walk() is None:
+        print("(the compiled walk is not built here: both ways below are numpy's passes)")
     rng = np.random.default_rng(args.seed)
-    differ = pairs = values = 0
-    slow = fast = 0.0
+    differ = {"walk": 0, "passes": 0}
+    spent = {"one": 0.0, "walk": 0.0, "passes": 0.0}
+    pairs = values = 0
     for k in range(args.series):
         v = series(rng, k % 4).tolist()
         for test in TESTS:
             a = time.perf_counter()
             reference = evaluate_series(test, v)
-            b = time.perf_counter()
-            got = verdicts(test, v)
-            c = time.perf_counter()
-            slow, fast = slow + b - a, fast + c - b
+            spent["one"] += time.perf_counter() - a
+            want = [r.alert for r in reference]
+            for way in ("walk", "passes"):
+                threshold_verdicts._own_walk = walk
+                if way == "passes":
+                    passes()
+                a = time.perf_counter()
+                got = verdicts(test, v)
+                spent[way] += time.perf_counter() - a
+                differ[way] += got.alerts != want or got.last != reference[-1]
             pairs += 1
             values += len(v)
-            differ += got.alerts != [r.alert for r in reference] or got.last != reference[-1]
-    print(f"{pairs:,} series-test pairs ({values:,} values): {differ} differ; one value at a time "
-          f"{slow:.1f} s, a block at a time {fast:.1f} s")
+    print(f"{pairs:,} series-test pairs ({values:,} values) differ: by the compiled walk {differ['walk']}, by "
+          f"numpy's passes {differ['passes']}; one value at a time {spent['one']:.1f} s, the walk "
+          f"{spent['walk']:.1f} s, the passes {spent['passes']:.1f} s")
     quiet = (1e6 * np.exp(0.02 * rng.standard_normal(1000))).tolist()
     test = TESTS[0]
-    one, block = [], []
+    took = {"one": [], "walk": [], "passes": []}
     for _ in range(20):
         a = time.perf_counter()
         evaluate_series(test, quiet)
-        b = time.perf_counter()
-        verdicts(test, quiet)
-        block.append(time.perf_counter() - b)
-        one.append(b - a)
-    print(f"a 1,000-value series of 2% noise ({test.test}): one value at a time {np.median(one) * 1e3:.1f} ms, "
-          f"a block at a time {np.median(block) * 1e3:.1f} ms (median of 20)")
+        took["one"].append(time.perf_counter() - a)
+        for way in ("walk", "passes"):
+            threshold_verdicts._own_walk = walk
+            if way == "passes":
+                passes()
+            a = time.perf_counter()
+            verdicts(test, quiet)
+            took[way].append(time.perf_counter() - a)
+    threshold_verdicts._own_walk = walk
+    ms = {k: np.median(t) * 1e3 for k, t in took.items()}
+    print(f"a 1,000-value series of 2% noise ({test.test} of {test.max_sample_size}): one value at a time "
+          f"{ms['one']:.1f} ms, the walk {ms['walk']:.2f} ms, numpy's passes {ms['passes']:.2f} ms (median of 20)")
 
 
 if __name__ == "__main__":

@@ -19,8 +19,8 @@ def checked_count(driver: str, source: str, folder: Path) -> int:
     its "checked N ..." line reports (the run must succeed)."""
     binary = folder / "driver"
     subprocess.run(["cc", "-O1", "-g", "-fsanitize=address,undefined", "-fno-sanitize-recover=all",
-                    str(ROOT / "c" / driver), str(ROOT.parent / "src/perfgate/detect" / source), "-o", str(binary)],
-                   check=True)
+                    str(ROOT / "c" / driver), str(ROOT.parent / "src/perfgate/detect" / source),
+                    "-o", str(binary), "-lm"], check=True)
     run = subprocess.run([str(binary)], capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stdout + run.stderr
     assert run.stdout.startswith("checked "), run.stdout
