@@ -116,7 +116,9 @@ def _walked(walk, test: ThresholdTest, v: np.ndarray, clean: list[float], first:
     sides = (test.lower_boundary is not None) * _LOWER | (test.upper_boundary is not None) * _UPPER
     count = walk(todo.ctypes.data, todo.size, room.ctypes.data, len(given), m, _least(test), _KINDS[test.test],
                  sides, low.ctypes.data, high.ctypes.data, flags.ctypes.data)
-    alerts = [_ALERTS[f] for f in flags.tolist()]
+    alerts: list[str | None] = [None] * todo.size      # the list made from the few alerts: a third of the time
+    for i in np.flatnonzero(flags).tolist():
+        alerts[i] = _ALERTS[flags[i]]
     before = room[:count] if alerts[-1] else room[:count - 1]     # the newest value's baseline
     return Verdicts(alerts, judge(test, before[max(0, before.size - m):].tolist(), v[-1], v.size - 1))
 
