@@ -8,8 +8,8 @@ that alerts stays out of later baselines, which makes the rule sequential:
 
 - perfgate's compiled walk (``_threshold_walk.c``, an optional extension loaded with ctypes)
   judges the values in turn, each baseline's mean and deviation computed afresh from its values:
-  0.2 ms for 1,000 values of 2% noise under the default t-test of 64 values, where numpy's passes
-  take 1.7 ms (``bench/detect_instructions.py`` counts both);
+  about 0.45 ms for 1,000 values of 2% noise under the default t-test of 64 values, where numpy's
+  passes take 2 ms (``bench/threshold_verdicts_agree.py`` times both);
 - where it was not built, or the baseline is longer than :data:`WALK_MAX`, numpy computes the
   limits from running sums, a block of values at a time (baselines still filling too), and
   recomputes the sums after each alert from the next value on; where alerts come close
