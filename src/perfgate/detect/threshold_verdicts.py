@@ -139,9 +139,10 @@ def _own_walk() -> Callable | None:
 
 @lru_cache(maxsize=256)
 def _quantiles(test: ThresholdTest, m: int) -> tuple[np.ndarray, np.ndarray]:
-    """What ``_threshold_walk.c`` multiplies each side's spread by, for df = 0..m (0 unused): the
-    Student quantiles of t_test, the normal one of z_score and log_normal, percentage's boundary;
-    NaN for a side without a boundary."""
+    """What each side's limit multiplies the spread by (the mean, for percentage), for df = 0..m
+    (0 unused), in the walk (``_threshold_walk.c``) and in numpy's passes alike: the Student
+    quantiles of t_test, the normal one of z_score and log_normal, percentage's boundary; NaN for
+    a side without a boundary."""
     def side(p: float | None) -> np.ndarray:
         if p is None:
             return np.full(m + 1, np.nan)
@@ -248,29 +249,27 @@ def _limits(test: ThresholdTest, mean: np.ndarray, var: np.ndarray | None, n: np
     these means and variances (of the values' logarithms for log_normal; None for percentage),
     NaN where ``ok`` is false or a limit is not finite (as ``threshold_tests._finite``), or on a
     side without a boundary."""
-    lb, ub = test.lower_boundary, test.upper_boundary
+    has_lower, has_upper = test.lower_boundary is not None, test.upper_boundary is not None
+    df = np.maximum(n - 1, 1)
+    low, high = (q[df] for q in _quantiles(test, m))    # the walk's multipliers, for each baseline
     with np.errstate(all="ignore"):
         ok = ok & np.isfinite(mean)
         if test.test == "percentage":
-            lower = mean - mean * lb if lb is not None else None
-            upper = mean + mean * ub if ub is not None else None
+            lower = mean - mean * low if has_lower else None
+            upper = mean + mean * high if has_upper else None
         else:
             ok &= np.isfinite(var) & (var > 0)     # no spread: no limits, as in Bencher
             s = np.sqrt(var)
             if test.test == "log_normal":
                 base = np.exp(mean)
                 ok &= np.isfinite(base)
-                lower = 2 * base - np.exp(mean + normal_quantile(lb) * s) if lb is not None else None
-                upper = np.exp(mean + normal_quantile(ub) * s) if ub is not None else None
+                lower = 2 * base - np.exp(mean + low * s) if has_lower else None
+                upper = np.exp(mean + high * s) if has_upper else None
             else:
                 if test.test == "t_test":
                     s = s * np.sqrt(1 + 1 / n)
-                    df = np.maximum(n - 1, 1)
-                    q = lambda p: _student_quantiles(p, m)[df]  # noqa: E731
-                else:
-                    q = normal_quantile
-                lower = mean - q(lb) * s if lb is not None else None
-                upper = mean + q(ub) * s if ub is not None else None
+                lower = mean - low * s if has_lower else None
+                upper = mean + high * s if has_upper else None
         for side in (lower, upper):
             if side is not None:
                 ok &= np.isfinite(side)
