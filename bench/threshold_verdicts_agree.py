@@ -49,9 +49,18 @@ def series(rng: np.random.Generator, kind: int) -> np.ndarray:
     return v
 
 
-def passes() -> None:
-    """From here on, numpy's passes judge, as where the compiled walk was not built."""
-    threshold_verdicts._own_walk = lambda: None
+# the compiled walk, and numpy's passes as where the walk was not built
+WAYS = {"walk": threshold_verdicts._own_walk, "passes": lambda: None}
+
+
+def timed(way: str, test: ThresholdTest, values: list[float]):
+    """``verdicts(test, values)`` judged the ``way`` named, and the seconds it took."""
+    threshold_verdicts._own_walk = WAYS[way]
+    try:
+        a = time.perf_counter()
+        return verdicts(test, values), time.perf_counter() - a
+    finally:
+        threshold_verdicts._own_walk = WAYS["walk"]
 
 
 def main() -> None:
@@ -59,8 +68,7 @@ def main() -> None:
     p.add_argument("--series", type=int, default=3000)
     p.add_argument("--seed", type=int, default=1)
     args = p.parse_args()
-    walk = threshold_verdicts._own_walk
-    if walk() is None:
+    if WAYS["walk"]() is None:
         print("(the compiled walk is not built here: both ways below are numpy's passes)")
     rng = np.random.default_rng(args.seed)
     differ = {"walk": 0, "passes": 0}
@@ -73,13 +81,9 @@ def main() -> None:
             reference = evaluate_series(test, v)
             spent["one"] += time.perf_counter() - a
             want = [r.alert for r in reference]
-            for way in ("walk", "passes"):
-                threshold_verdicts._own_walk = walk
-                if way == "passes":
-                    passes()
-                a = time.perf_counter()
-                got = verdicts(test, v)
-                spent[way] += time.perf_counter() - a
+            for way in WAYS:
+                got, seconds = timed(way, test, v)
+                spent[way] += seconds
                 differ[way] += got.alerts != want or got.last != reference[-1]
             pairs += 1
             values += len(v)
@@ -93,14 +97,8 @@ def main() -> None:
         a = time.perf_counter()
         evaluate_series(test, quiet)
         took["one"].append(time.perf_counter() - a)
-        for way in ("walk", "passes"):
-            threshold_verdicts._own_walk = walk
-            if way == "passes":
-                passes()
-            a = time.perf_counter()
-            verdicts(test, quiet)
-            took[way].append(time.perf_counter() - a)
-    threshold_verdicts._own_walk = walk
+        for way in WAYS:
+            took[way].append(timed(way, test, quiet)[1])
     ms = {k: np.median(t) * 1e3 for k, t in took.items()}
     print(f"a 1,000-value series of 2% noise ({test.test} of {test.max_sample_size}): one value at a time "
           f"{ms['one']:.1f} ms, the walk {ms['walk']:.2f} ms, numpy's passes {ms['passes']:.2f} ms (median of 20)")
