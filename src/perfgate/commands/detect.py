@@ -301,7 +301,7 @@ REGIME_HEAD_RUNS = 100
 
 # Part of each saved report's settings mark: bump it when the analysis changes, so that the
 # reports kept from an older perfgate are recomputed.
-ANALYSIS_VERSION = "28"
+ANALYSIS_VERSION = "29"
 
 
 FILTERS = ("branch", "testbed", "benchmark", "measure")

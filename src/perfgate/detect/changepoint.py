@@ -30,7 +30,7 @@ Pipeline (``ChangePointDetector(settings).fit(values).predict()``):
    candidate with the smallest test statistic is dropped and its neighbours re-judged, until all
    survivors pass (the newest runs at a level too new to be a regime, ``NoiseModel.pending``, are
    left out of the last change's right window and are a segment of their own in the residuals:
-   a revert 2–4 runs old is no evidence against the step before it); ρ is then re-estimated on the survivors' segmentation and, when larger,
+   a revert 1–4 runs old is no evidence against the step before it); ρ is then re-estimated on the survivors' segmentation and, when larger,
    the pruning repeated once.  Last, two or more consecutive survivors in one direction must
    beat a quadratic trend over their whole span (a slow drift cut into a staircase of steps
    passes each step's local guard).
@@ -401,7 +401,7 @@ class ChangePointDetector:
     def _evidence_end(self, t: int, hi: int) -> int:
         """Where the right window of change ``t`` (its right neighbour ``hi``) may reach: ``hi``,
         but for the last change, when it leaves ``min_segment`` runs before them, the newest runs
-        at a level too new to be a regime are left out — a revert two or three runs old is no
+        at a level too new to be a regime are left out — a revert one to four runs old is no
         evidence against the step before it (in its right window it split the rank test).  A
         candidate nearer to them is the search's own cut of that level, judged as before."""
         n = self.values_.size
