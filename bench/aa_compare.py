@@ -10,6 +10,7 @@ ignoring the 2% threshold), and what plain per-benchmark p ≤ 0.05 without FDR 
 
     python bench/aa_compare.py                     # 100 repetitions × 50 benchmarks × 10 samples
     python bench/aa_compare.py --repetitions 20
+    python bench/aa_compare.py --load 2            # beside 2 processes busy in bursts (bursty_load.py)
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from aa_power_workloads import time_once, workloads  # noqa: E402
+from bursty_load import bursty_load  # noqa: E402
 
 from perfgate.detect.compare import compare_samples  # noqa: E402
 from perfgate.thresholds import load_thresholds  # noqa: E402
@@ -34,7 +36,13 @@ def main() -> None:
     p.add_argument("--repetitions", type=int, default=100)
     p.add_argument("--samples", type=int, default=10, help="samples per side per comparison")
     p.add_argument("--alpha", type=float, default=0.05)
+    p.add_argument("--load", type=int, default=0, help="processes busy in bursts beside it (default: none)")
     args = p.parse_args()
+    with bursty_load(args.load):
+        run(args)
+
+
+def run(args: argparse.Namespace) -> None:
     benches = workloads()
     thresholds = load_thresholds(ROOT / "thresholds")
     for fn in benches.values():      # warm up caches and allocators once
@@ -60,7 +68,8 @@ def main() -> None:
         total += len(c.verdicts)
     elapsed = time.perf_counter() - started
     print(f"A/A: {args.repetitions} repetitions x {len(benches)} benchmarks x {args.samples} samples a side "
-          f"({elapsed:.0f} s, load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
+          f"({elapsed:.0f} s, load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores, "
+          f"{args.load} bursty load process(es))")
     print(f"  flagged (q <= {args.alpha} and >= threshold): {flagged}/{total} = {100 * flagged / total:.2f}%  "
           f"(target <= 1%); repetitions with any flag: {reps_with_flag}/{args.repetitions}")
     print(f"  significant at FDR {args.alpha} ignoring the threshold: {significant}/{total} = {100 * significant / total:.2f}%")

@@ -17,7 +17,6 @@ bends stretches of a sweep.
 from __future__ import annotations
 
 import argparse
-import random
 import statistics
 import subprocess
 import sys
@@ -26,6 +25,9 @@ from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bursty_load import bursty_load  # noqa: E402
 
 from perfgate.adapters import scaling_tsv  # noqa: E402
 from perfgate.complexity.compare import compare_complexity  # noqa: E402
@@ -34,18 +36,6 @@ from perfgate.model import Metric  # noqa: E402
 
 SWEEP = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "scaling-suite" / "grow.py"
 EXPECT = parse_expectations('[complexity."grow/*"]\nobjects = "linear"\n', "complexity.toml")
-
-
-BURSTS = """\
-import random, sys, time
-rng = random.Random(int(sys.argv[1]))
-while True:
-    on = rng.uniform(0.05, 0.5)
-    end = time.perf_counter() + on
-    while time.perf_counter() < end:
-        pass
-    time.sleep(rng.uniform(0.05, 0.5))
-"""
 
 
 def sweep(script: Path, kind: str) -> list[Metric]:
@@ -76,14 +66,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         script = Path(tmp) / "grow.py"
         script.write_text(SWEEP.read_text())
-        (Path(tmp) / "bursts.py").write_text(BURSTS)
-        hogs = [subprocess.Popen([sys.executable, str(Path(tmp) / "bursts.py"), str(random.randrange(10**6))])
-                for _ in range(args.load)]
-        try:
+        with bursty_load(args.load):
             counts = _pairs(args, script)
-        finally:
-            for hog in hogs:
-                hog.kill()
     print(f"{args.pairs} pairs of each kind, {args.rounds} rounds a side, {args.load} bursty load process(es)\n")
     print("| pairs | rule | broken (fails the check) | inconclusive | fixed | violated on both | ok |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
