@@ -57,7 +57,7 @@ def _found(values, samples, rule: bool, lone: bool) -> tuple[list[int], int]:
     return [c.index for c in d.predict()], d.noise_.pending
 
 
-def series_job(job: tuple[str, int, int, int]) -> tuple[str, list[int]]:
+def series_job(job: tuple[str, int, int, int, bool]) -> tuple[str, list[int]]:
     """The counts of :data:`COLUMNS` for one series of a corpus."""
     name, seed, which, stride, lone = job
     s = corpus(name, seed)[which]
