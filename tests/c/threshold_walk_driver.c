@@ -3,13 +3,14 @@
  * zeros and negatives, and some near the largest double) for tests/test_threshold_verdicts.py,
  * which builds it with AddressSanitizer and UndefinedBehaviorSanitizer: any out-of-bounds access,
  * leak or undefined operation aborts the run.  The walk's own accounting is checked too: the values
- * that raised no alert are those it kept, in order. */
+ * that raised no alert are those it kept, in order, and under log_normal (kind 3) the logarithms it
+ * kept are theirs (NAN where a value has none). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 int threshold_walk(const double *values, int n, double *clean, int count, int m, int least, int kind, int sides,
-                   const double *q_low, const double *q_high, signed char *alerts);
+                   const double *q_low, const double *q_high, signed char *alerts, double *logs);
 
 static double value(int trial)
 {
@@ -29,6 +30,7 @@ int main(void)
         int n = 1 + rand() % 299, m = 1 + rand() % 80, given = rand() % 2 ? rand() % (m + 1) : 0;
         int kind = rand() % 4, sides = 1 + rand() % 3, least = 1 + rand() % 6;
         double *values = malloc(n * sizeof *values), *clean = malloc((given + n) * sizeof *clean);
+        double *logs = malloc((given + n) * sizeof *logs);
         double *q_low = malloc((m + 1) * sizeof *q_low), *q_high = malloc((m + 1) * sizeof *q_high);
         signed char *alerts = malloc(n);
         for (int i = 0; i < n; i++)
@@ -39,7 +41,7 @@ int main(void)
             q_low[df] = sides & 1 ? 0.5 + 3.0 / (df + 1) : NAN;
             q_high[df] = sides & 2 ? 0.5 + 3.0 / (df + 1) : NAN;
         }
-        int count = threshold_walk(values, n, clean, given, m, least, kind, sides, q_low, q_high, alerts);
+        int count = threshold_walk(values, n, clean, given, m, least, kind, sides, q_low, q_high, alerts, logs);
         int kept = given;
         for (int i = 0; i < n; i++, checked++) {
             if (alerts[i] < 0 || alerts[i] > 2 || (alerts[i] && !(alerts[i] & sides))) {
@@ -55,8 +57,16 @@ int main(void)
             printf("trial %d: the walk kept %d values, not %d\n", trial, count, kept);
             return 1;
         }
+        for (int j = 0; kind == 3 && j < count; j++) {
+            double want = clean[j] > 0 ? log(clean[j]) : NAN;
+            if (!(logs[j] == want || (isnan(logs[j]) && isnan(want)))) {
+                printf("trial %d: the logarithm of kept value %d is %g, not %g\n", trial, j, logs[j], want);
+                return 1;
+            }
+        }
         free(values);
         free(clean);
+        free(logs);
         free(q_low);
         free(q_high);
         free(alerts);

@@ -14,18 +14,19 @@ enum { PERCENTAGE = 0, Z_SCORE = 1, T_TEST = 2, LOG_NORMAL = 3 };
 enum { LOWER = 1, UPPER = 2 };   /* the sides with a boundary (a bit each), and an alert's side */
 
 /* The limits the baseline b[0..n) sets (n >= 1), as threshold_verdicts._limits computes them from its
- * mean and variance: 0 where it sets none.  q_low[df] and q_high[df] are the quantiles of the lower
- * and upper boundary at df = max(n - 1, 1) degrees of freedom (the boundaries themselves for
+ * mean and variance: 0 where it sets none.  For log_normal, b holds the baseline's logarithms (NAN for
+ * a value that is not positive, which has none).  q_low[df] and q_high[df] are the quantiles of the
+ * lower and upper boundary at df = max(n - 1, 1) degrees of freedom (the boundaries themselves for
  * percentage; one quantile repeated for z_score and log_normal). */
 static int limits(const double *b, int n, int kind, int sides, const double *q_low, const double *q_high,
                   double *lower, double *upper)
 {
-    double ref = kind == LOG_NORMAL ? log(b[0]) : b[0];
+    double ref = b[0];
     double sum = 0.0;
     for (int j = 0; j < n; j++) {
-        if (kind == LOG_NORMAL && !(b[j] > 0))      /* a non-positive value: no logarithm, no limits */
+        if (isnan(b[j]))        /* a non-positive value under log_normal: no logarithm, no limits */
             return 0;
-        sum += (kind == LOG_NORMAL ? log(b[j]) : b[j]) - ref;
+        sum += b[j] - ref;
     }
     double mean = ref + sum / n;
     if (!isfinite(mean))
@@ -38,7 +39,7 @@ static int limits(const double *b, int n, int kind, int sides, const double *q_l
     } else {
         double squares = 0.0;
         for (int j = 0; j < n; j++) {
-            double d = (kind == LOG_NORMAL ? log(b[j]) : b[j]) - mean;
+            double d = b[j] - mean;
             squares += d * d;
         }
         double var = squares / df;
@@ -66,27 +67,41 @@ static int limits(const double *b, int n, int kind, int sides, const double *q_l
     return 1;
 }
 
-/* Judges values[0..n) in turn.  clean holds the values that raised no alert before them: its first
- * count values are given (the last m of an earlier judgement, or none), and it has room for n more.
- * A baseline of fewer than least values sets no limits.  Writes each value's alert to alerts[i]
- * (0, LOWER or UPPER: the lower limit is checked first, as Bencher does) and returns how many
- * values clean holds at the end. */
-int threshold_walk(const double *values, int n, double *clean, int count, int m, int least, int kind, int sides,
-                   const double *q_low, const double *q_high, signed char *alerts)
+/* The logarithm log_normal's baseline is computed in: NAN for a value that is not positive. */
+static double log_of(double x)
 {
+    return x > 0 ? log(x) : NAN;
+}
+
+/* Judges values[0..n) in turn.  clean holds the values that raised no alert before them: its first
+ * count values are given (the last m of an earlier judgement, or none), and it has room for n more;
+ * logs has as much room, for log_normal's logarithms of them (each taken once, as the value joins,
+ * not once for each of the m baselines it is in).  A baseline of fewer than least values sets no
+ * limits.  Writes each value's alert to alerts[i] (0, LOWER or UPPER: the lower limit is checked
+ * first, as Bencher does) and returns how many values clean holds at the end. */
+int threshold_walk(const double *values, int n, double *clean, int count, int m, int least, int kind, int sides,
+                   const double *q_low, const double *q_high, signed char *alerts, double *logs)
+{
+    const double *base = kind == LOG_NORMAL ? logs : clean;
+    if (kind == LOG_NORMAL)
+        for (int j = 0; j < count; j++)
+            logs[j] = log_of(clean[j]);
     for (int i = 0; i < n; i++) {
         int size = count < m ? count : m;
         double lower, upper;
         int alert = 0;
-        if (size >= least && size >= 1 && limits(clean + count - size, size, kind, sides, q_low, q_high, &lower, &upper)) {
+        if (size >= least && size >= 1 && limits(base + count - size, size, kind, sides, q_low, q_high, &lower, &upper)) {
             if ((sides & LOWER) && values[i] < lower)
                 alert = LOWER;
             else if ((sides & UPPER) && values[i] > upper)
                 alert = UPPER;
         }
         alerts[i] = (signed char)alert;
-        if (!alert)
+        if (!alert) {
+            if (kind == LOG_NORMAL)
+                logs[count] = log_of(values[i]);
             clean[count++] = values[i];
+        }
     }
     return count;
 }

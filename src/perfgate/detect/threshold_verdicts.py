@@ -64,7 +64,7 @@ def verdicts(test: ThresholdTest, values: Sequence[float], times: Sequence[float
     if not m or not np.all(np.isfinite(v)) or np.abs(v).max() > sys.float_info.max / m:
         results = evaluate_series(test, values, times, judged)
         return Verdicts([r.alert for r in results], results[-1] if results else None)
-    clean = [float(x) for x, alert in zip(v, judged) if alert is None]   # the values that raised no alert
+    clean = _last_clean(v, judged, m)
     walk = _own_walk() if m <= WALK_MAX else None
     if walk is not None:
         return _walked(walk, test, v, clean, len(judged), m)
@@ -102,6 +102,19 @@ def verdicts(test: ThresholdTest, values: Sequence[float], times: Sequence[float
     return Verdicts(alerts, judge(test, before[-m:], v[-1], v.size - 1))
 
 
+def _last_clean(v: np.ndarray, judged: Sequence[str | None], m: int) -> list[float]:
+    """The last ``m`` of the judged values that raised no alert, in order: the only ones a later
+    baseline reads (an incremental detect judges a few new values after a thousand judged)."""
+    clean: list[float] = []
+    for i in range(len(judged) - 1, -1, -1):
+        if len(clean) == m:
+            break
+        if judged[i] is None:
+            clean.append(float(v[i]))
+    clean.reverse()
+    return clean
+
+
 def _walked(walk, test: ThresholdTest, v: np.ndarray, clean: list[float], first: int, m: int) -> Verdicts:
     """:func:`verdicts` by perfgate's compiled walk (``_threshold_walk.c``): the values from
     ``first`` judged in turn against the last ``m`` of ``clean`` and of those that raise no alert."""
@@ -111,11 +124,12 @@ def _walked(walk, test: ThresholdTest, v: np.ndarray, clean: list[float], first:
     given = clean[-m:]
     room = np.empty(len(given) + todo.size)
     room[:len(given)] = given
+    logs = np.empty(room.size)      # log_normal's logarithms of the clean values, for the walk
     flags = np.empty(todo.size, dtype=np.int8)
     low, high = _quantiles(test, m)
     sides = (test.lower_boundary is not None) * _LOWER | (test.upper_boundary is not None) * _UPPER
     count = walk(todo.ctypes.data, todo.size, room.ctypes.data, len(given), m, _least(test), _KINDS[test.test],
-                 sides, low.ctypes.data, high.ctypes.data, flags.ctypes.data)
+                 sides, low.ctypes.data, high.ctypes.data, flags.ctypes.data, logs.ctypes.data)
     alerts: list[str | None] = [None] * todo.size      # the list made from the few alerts: a third of the time
     for i in np.flatnonzero(flags).tolist():
         alerts[i] = _ALERTS[flags[i]]
@@ -134,7 +148,7 @@ def _own_walk() -> Callable | None:
     """perfgate's compiled walk, or None where the optional extension was not built."""
     return c_function("perfgate.detect._threshold_walk", "threshold_walk", ctypes.c_int,
                       [ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p, ctypes.c_int, ctypes.c_int, ctypes.c_int,
-                       ctypes.c_int, ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p])
+                       ctypes.c_int, ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p])
 
 
 @lru_cache(maxsize=256)
