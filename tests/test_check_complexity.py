@@ -196,6 +196,22 @@ def test_an_expectation_the_base_broke_that_the_head_breaks_earlier_fails_the_ch
     assert {r.status for r in compare_complexity(quadratic, earlier, EXPECT)} == {"violated on both"}
 
 
+def test_the_knees_shape_is_the_one_most_rounds_show_not_the_pooled_fits():
+    # Load that bent two rounds of three bends the pooled medians too: the pooled fit read a
+    # quadratic head "steeper" once in 10 checks of the grow suite.  Told so here (the pooled
+    # knees' shapes swapped), the head turning quadratic earlier is still "worsened".
+    quadratic, earlier = points(QUADRATIC), halved(points(QUADRATIC))
+    row = compare_complexity(quadratic, earlier, EXPECT, [quadratic] * 4, [earlier] * 4)[1]
+    assert row.head.round_knee_degrees() == row.base.round_knee_degrees() == [2] * 4
+    row.head.knee["degree"], row.base.knee["degree"] = 1, 2
+    assert row.head.knee_degree() == row.base.knee_degree() == 2
+    assert row.worsened and row.status == "worsened"
+    # where the rounds tie or found no knee, the pooled fit's shape stands
+    no_rounds = compare_complexity(quadratic, earlier, EXPECT)[1]
+    no_rounds.head.knee["degree"] = 1
+    assert no_rounds.head.knee_degree() == 1 and no_rounds.base.knee_degree() == 2
+
+
 def test_only_tables_both_sides_measured_are_compared_and_too_few_points_say_so():
     assert compare_complexity(points(LINEAR, "a/x"), points(QUADRATIC, "b/x"), EXPECT) == []
     few = [m for m in points(LINEAR) if m.benchmark.endswith(("objects=4762", "objects=616", "objects=4000"))][:4]

@@ -77,6 +77,17 @@ class SideFit:
         """Those knees' shapes (1: the slope steps up; 2: the cost turns quadratic)."""
         return [r.knee["degree"] for r in self.rounds if r is not None and r.knee]
 
+    def knee_degree(self) -> int:
+        """The knee's shape (1: steeper, 2: quadratic) as most of the rounds' own knees have it:
+        load that slowed two rounds of three past some size bends the pooled medians there too,
+        and the pooled fit read a quadratic head "steeper" and a linear base "quadratic" once
+        each in 10 checks of the grow suite.  The pooled knee's where the rounds tie or have none."""
+        degrees = [d or 1 for d in self.round_knee_degrees()]
+        steeper, quadratic = degrees.count(1), len(degrees) - degrees.count(1)
+        if steeper != quadratic:
+            return 1 if steeper > quadratic else 2
+        return (self.knee or {}).get("degree") or 1
+
     def violated(self) -> list[Verdict]:
         """The violations that count: the pooled fit's, each also in more than half of the
         rounds when there were rounds."""
@@ -246,7 +257,7 @@ class ComplexityRow:
         b, h = self.base.knee, self.head.knee
         moved = self._knees_moved()
         return (bool(b and h) and moved is not None and moved[0] < ALPHA and moved[1] < 0
-                and (h.get("degree") or 1) >= (b.get("degree") or 1))
+                and self.head.knee_degree() >= self.base.knee_degree())
 
     def _knees_moved(self) -> tuple[float, float] | None:
         """(exact two-sided Mann–Whitney p of the rounds' knees, head against base; the head's
@@ -349,9 +360,9 @@ class ComplexityRow:
         inconclusive or not checked, a knee that moved, or a steeper-than-linear knee on one side."""
         if self.status in ("broken", "worsened", "violated on both", "inconclusive", "fixed", "not checked") or self.unchecked():
             return True
-        one_sided = [k for k in (self.base.knee, self.head.knee) if k] if not (self.base.knee and self.head.knee) else []
+        one_sided = [s for s in (self.base, self.head) if s.knee] if not (self.base.knee and self.head.knee) else []
         moved = self.sweep is not None and self.sweep.p_value < ALPHA
-        return moved or self.knee_moved().startswith(" (moved") or any((k.get("degree") or 1) > 1 for k in one_sided)
+        return moved or self.knee_moved().startswith(" (moved") or any(s.knee_degree() > 1 for s in one_sided)
 
     def verdict_text(self) -> str:
         """The status in words, then the detail."""
