@@ -206,6 +206,11 @@ def test_the_knees_shape_is_the_one_most_rounds_show_not_the_pooled_fits():
     row.head.knee["degree"], row.base.knee["degree"] = 1, 2
     assert row.head.knee_degree() == row.base.knee_degree() == 2
     assert row.worsened and row.status == "worsened"
+    # and the row says so beside the pooled model, in the terminal, the comment and the JSON
+    assert row.head.notes() == ["the rounds' own knees turn quadratic in 4 of 4 (counted)"]
+    assert "; the rounds' own knees turn quadratic in 4 of 4 (counted)" in row.lines()[2]
+    assert "the rounds' own knees turn quadratic in 4 of 4" in comparison_markdown(Comparison([], 0.05), complexity=[row])
+    assert row.as_dict()["head"]["knee_degree"] == 2 and row.base.notes() == []
     # where the rounds tie or found no knee, the pooled fit's shape stands
     no_rounds = compare_complexity(quadratic, earlier, EXPECT)[1]
     no_rounds.head.knee["degree"] = 1

@@ -94,6 +94,18 @@ class SideFit:
         return [v for i, v in enumerate(self.verdicts)
                 if not v.ok and (not self.rounds or 2 * self.round_count(i)[0] > self.round_count(i)[1])]
 
+    def notes(self) -> list[str]:
+        """What the rounds say against the pooled fit, shown beside its model: its violations they
+        did not bear out, and a knee whose shape most of their own knees do not share (the
+        verdicts take theirs, :meth:`knee_degree`)."""
+        pooled = (self.knee or {}).get("degree") or 1
+        shape = self.knee_degree()
+        if not self.knee or shape == pooled:
+            return self.unconfirmed()
+        degrees = [d or 1 for d in self.round_knee_degrees()]
+        return self.unconfirmed() + [f"the rounds' own knees turn {'quadratic' if shape == 2 else 'steeper'} "
+                                     f"in {degrees.count(shape)} of {len(degrees)} (counted)"]
+
     def unconfirmed(self) -> list[str]:
         """``"linear in objects: violated in the rounds together, in 1 of 8 rounds alone"``
         for each pooled violation the rounds did not bear out."""
@@ -379,7 +391,7 @@ class ComplexityRow:
     def lines(self) -> list[str]:
         """The row for a terminal: its verdict, then each side's model."""
         return [f"{self.table} {self.measure}: {self.verdict_text()}",
-                *(f"  {side}: {fit.model or 'no fit: ' + fit.error}" + "".join(f"; {u}" for u in fit.unconfirmed())
+                *(f"  {side}: {fit.model or 'no fit: ' + fit.error}" + "".join(f"; {u}" for u in fit.notes())
                   for side, fit in (("base", self.base), ("head", self.head))),
                 *([f"  {self.sweep.text()}"] if self.sweep else [])]
 
@@ -519,4 +531,5 @@ def _side_dict(side: SideFit) -> dict:
             "verdicts": [v.as_dict() | ({"rounds_violated": side.round_count(i)[0],
                                          "rounds_fitted": side.round_count(i)[1]} if side.rounds else {})
                          for i, v in enumerate(side.verdicts)],
-            "violated": [v.expectation.text for v in side.violated()]}
+            "violated": [v.expectation.text for v in side.violated()],
+            "knee_degree": side.knee_degree() if side.knee else None}     # the rounds' shape, as the verdicts take it

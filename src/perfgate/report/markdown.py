@@ -208,7 +208,7 @@ def _complexity_section(rows: Sequence[ComplexityRow], about: str) -> list[str]:
     header = ["| scaling table | measure | base | head | expectations |", "|---|---|---|---|---|"]
 
     def row(r: ComplexityRow) -> str:
-        sides = [markdown_text("; ".join([s.model or f"no fit: {s.error}", *s.unconfirmed()])) for s in (r.base, r.head)]
+        sides = [markdown_text("; ".join([s.model or f"no fit: {s.error}", *s.notes()])) for s in (r.base, r.head)]
         why = f": {markdown_text(r.detail())}" if r.detail() else ""
         why += f"; {markdown_text(r.sweep.text())}" if r.sweep else ""
         return f"| {markdown_code(r.table)} | {markdown_code(r.measure)} | {sides[0]} | {sides[1]} | " \
