@@ -104,5 +104,6 @@ def main() -> None:
         print(f"a 1,000-value series of 2% noise ({test.test} of {test.max_sample_size}): one value at a time "
               f"{ms['one']:.1f} ms, the walk {ms['walk']:.2f} ms, numpy's passes {ms['passes']:.2f} ms (median of 20)")
 
+
 if __name__ == "__main__":
     main()
