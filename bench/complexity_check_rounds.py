@@ -9,6 +9,14 @@ violation counts only when more than half of the rounds' own fits show it too).
 
     .venv/bin/python bench/complexity_check_rounds.py --pairs 20 --rounds 3 --load 2
 
+``--worsened`` asks the check's other question, whether an expectation the base already breaks
+breaks earlier in head ("worsened"; the knees' move needs 4 rounds a side): A/A pairs run a loop
+quadratic past 2,000 objects on both sides, planted pairs a head quadratic past 1,000.  It counts
+each status, and how many pairs "worsened" would be with the knees' shapes taken from the pooled
+fits (before stop 64) instead of from most of the rounds' own knees.
+
+    .venv/bin/python bench/complexity_check_rounds.py --worsened --pairs 20 --rounds 4 --load 2
+
 Run on the host (not in the pinned image), with ``--load N`` processes that busy-loop in bursts
 (a random 0.05–0.5 s on, as long off) beside it: a noisy machine, as CI runners are, whose load
 bends stretches of a sweep.
@@ -30,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bursty_load import bursty_load  # noqa: E402
 
 from perfgate.adapters import scaling_tsv  # noqa: E402
-from perfgate.complexity.compare import compare_complexity  # noqa: E402
+from perfgate.complexity.compare import ALPHA, ComplexityRow, compare_complexity  # noqa: E402
 from perfgate.complexity.expectations import parse_expectations  # noqa: E402
 from perfgate.model import Metric  # noqa: E402
 
@@ -39,7 +47,9 @@ EXPECT = parse_expectations('[complexity."grow/*"]\nobjects = "linear"\n', "comp
 
 
 def sweep(script: Path, kind: str) -> list[Metric]:
-    out = subprocess.run([sys.executable, str(script), kind], capture_output=True, text=True, check=True).stdout
+    """One sweep of ``kind``: ``linear``, ``quadratic`` (past 2,000 objects) or ``quadratic KNEE``."""
+    out = subprocess.run([sys.executable, str(script), *kind.split()], capture_output=True, text=True,
+                         check=True).stdout
     return [Metric(f"grow/{m.benchmark}", m.measure, m.value, attrs=m.attrs) for m in scaling_tsv.parse(out, "sweep").metrics]
 
 
@@ -49,6 +59,16 @@ def pooled_status(row) -> str:
     head = any(not v.ok for v in row.head.verdicts)
     base = any(not v.ok for v in row.base.verdicts)
     return {(True, False): "broken", (True, True): "violated on both", (False, True): "fixed"}.get((head, base), "ok")
+
+
+def worsened_by_pooled_shapes(row: ComplexityRow) -> bool:
+    """``row.worsened`` as it was decided before stop 64: each side's knee shape the pooled fit's."""
+    if row.broken or not (row.head.violated() and row.base.violated()):
+        return False
+    b, h = row.base.knee, row.head.knee
+    moved = row._knees_moved()
+    return (bool(b and h) and moved is not None and moved[0] < ALPHA and moved[1] < 0
+            and (h.get("degree") or 1) >= (b.get("degree") or 1))
 
 
 def pooled(each: list[list[Metric]]) -> list[Metric]:
@@ -62,13 +82,22 @@ def main() -> None:
     parser.add_argument("--pairs", type=int, default=12, help="pairs of each kind (default: %(default)s)")
     parser.add_argument("--rounds", type=int, default=3, help="sweeps a side, as check --rounds (default: %(default)s)")
     parser.add_argument("--load", type=int, default=0, help="processes busy in bursts beside it (default: none)")
+    parser.add_argument("--worsened", action="store_true",
+                        help="base and head both quadratic: past 2,000 objects (A/A), head past 1,000 (planted)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         script = Path(tmp) / "grow.py"
         script.write_text(SWEEP.read_text())
         with bursty_load(args.load):
-            counts = _pairs(args, script)
+            counts = _worsened_pairs(args, script) if args.worsened else _pairs(args, script)
     print(f"{args.pairs} pairs of each kind, {args.rounds} rounds a side, {args.load} bursty load process(es)\n")
+    if args.worsened:
+        statuses = ("worsened", "violated on both", "broken", "fixed", "inconclusive", "ok")
+        print("| pairs | " + " | ".join(statuses) + " | worsened by the pooled fits' knee shapes |")
+        print("| --- |" + " --- |" * (len(statuses) + 1))
+        for kind, c in counts.items():
+            print(f"| {kind} | " + " | ".join(str(c[s]) for s in statuses) + f" | {c['pooled shapes']} |")
+        return
     print("| pairs | rule | broken (fails the check) | inconclusive | fixed | violated on both | ok |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
     for kind, rules in counts.items():
@@ -78,18 +107,38 @@ def main() -> None:
                   f"{c['violated on both']} | {c['ok']} |")
 
 
+def interleaved(script: Path, rounds: int, base: str, head: str) -> tuple[list[list[Metric]], list[list[Metric]]]:
+    """Each side's sweeps, interleaved with the first side alternating, as check runs them."""
+    sides: dict[str, list[list[Metric]]] = {"base": [], "head": []}
+    for r in range(rounds):
+        order = [("base", base), ("head", head)]
+        for side, what in order if r % 2 == 0 else order[::-1]:
+            sides[side].append(sweep(script, what))
+    return sides["base"], sides["head"]
+
+
+def _worsened_pairs(args: argparse.Namespace, script: Path) -> dict:
+    counts = {"A/A, both quadratic past 2,000": Counter(), "head quadratic past 1,000": Counter()}
+    for i in range(args.pairs):
+        for kind, head in zip(counts, ("quadratic 2000", "quadratic 1000")):
+            base_rounds, head_rounds = interleaved(script, args.rounds, "quadratic 2000", head)
+            [row] = compare_complexity(pooled(base_rounds), pooled(head_rounds), EXPECT, base_rounds, head_rounds)
+            counts[kind][row.status] += 1
+            counts[kind]["pooled shapes"] += worsened_by_pooled_shapes(row)
+            if row.worsened != worsened_by_pooled_shapes(row):      # where the two rules part
+                print("\n".join(row.lines()), file=sys.stderr)
+        print(f"pair {i + 1}/{args.pairs} done", file=sys.stderr)
+    return counts
+
+
 def _pairs(args: argparse.Namespace, script: Path) -> dict:
     counts = {kind: {"pooled": Counter(), "rounds": Counter()} for kind in ("A/A", "planted")}
     for i in range(args.pairs):
         for kind, head in (("A/A", "linear"), ("planted", "quadratic")):
-            rounds: dict[str, list[list[Metric]]] = {"base": [], "head": []}
-            for r in range(args.rounds):   # interleaved, the first side alternating, as check runs them
-                order = [("base", "linear"), ("head", head)]
-                for side, what in order if r % 2 == 0 else order[::-1]:
-                    rounds[side].append(sweep(script, what))
-            base, head_points = pooled(rounds["base"]), pooled(rounds["head"])
+            base_rounds, head_rounds = interleaved(script, args.rounds, "linear", head)
+            base, head_points = pooled(base_rounds), pooled(head_rounds)
             [alone] = compare_complexity(base, head_points, EXPECT)   # no rounds: statuses by hand below
-            [checked] = compare_complexity(base, head_points, EXPECT, rounds["base"], rounds["head"])
+            [checked] = compare_complexity(base, head_points, EXPECT, base_rounds, head_rounds)
             counts[kind]["pooled"][pooled_status(alone)] += 1
             counts[kind]["rounds"][checked.status] += 1
             if kind == "A/A" and checked.status != "ok":   # what a false verdict looked like
