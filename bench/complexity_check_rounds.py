@@ -125,8 +125,9 @@ def _worsened_pairs(args: argparse.Namespace, script: Path) -> dict:
             [row] = compare_complexity(pooled(base_rounds), pooled(head_rounds), EXPECT, base_rounds, head_rounds)
             counts[kind][row.status] += 1
             counts[kind]["pooled shapes"] += worsened_by_pooled_shapes(row)
-            if row.worsened != worsened_by_pooled_shapes(row):      # where the two rules part
-                print("\n".join(row.lines()), file=sys.stderr)
+            # where the two rules part, and what a planted head not caught looked like
+            if row.worsened != worsened_by_pooled_shapes(row) or (head != "quadratic 2000" and not row.worsened):
+                print("\n".join(row.lines() + [f"  {row.knee_text()}"]), file=sys.stderr)
         print(f"pair {i + 1}/{args.pairs} done", file=sys.stderr)
     return counts
 
