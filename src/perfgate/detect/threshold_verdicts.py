@@ -117,18 +117,18 @@ def _last_clean(v: np.ndarray, judged: Sequence[str | None], m: int) -> list[flo
 
 def _walked(walk, test: ThresholdTest, v: np.ndarray, clean: list[float], first: int, m: int) -> Verdicts:
     """:func:`verdicts` by perfgate's compiled walk (``_threshold_walk.c``): the values from
-    ``first`` judged in turn against the last ``m`` of ``clean`` and of those that raise no alert."""
+    ``first`` judged in turn, each against the last ``m`` of ``clean`` (the judged values that
+    raised no alert, at most ``m``: :func:`_last_clean`) and of those after it that raise none."""
     todo = np.ascontiguousarray(v[first:])
     if not todo.size:
         return Verdicts([], None)
-    given = clean[-m:]
-    room = np.empty(len(given) + todo.size)
-    room[:len(given)] = given
+    room = np.empty(len(clean) + todo.size)
+    room[:len(clean)] = clean
     logs = np.empty(room.size)      # log_normal's logarithms of the clean values, for the walk
     flags = np.empty(todo.size, dtype=np.int8)
     low, high = _quantiles(test, m)
     sides = (test.lower_boundary is not None) * _LOWER | (test.upper_boundary is not None) * _UPPER
-    count = walk(todo.ctypes.data, todo.size, room.ctypes.data, len(given), m, _least(test), _KINDS[test.test],
+    count = walk(todo.ctypes.data, todo.size, room.ctypes.data, len(clean), m, _least(test), _KINDS[test.test],
                  sides, low.ctypes.data, high.ctypes.data, flags.ctypes.data, logs.ctypes.data)
     alerts: list[str | None] = [None] * todo.size      # the list made from the few alerts: a third of the time
     for i in np.flatnonzero(flags).tolist():
