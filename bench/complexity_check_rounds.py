@@ -123,10 +123,11 @@ def _worsened_pairs(args: argparse.Namespace, script: Path) -> dict:
         for kind, head in zip(counts, ("quadratic 2000", "quadratic 1000")):
             base_rounds, head_rounds = interleaved(script, args.rounds, "quadratic 2000", head)
             [row] = compare_complexity(pooled(base_rounds), pooled(head_rounds), EXPECT, base_rounds, head_rounds)
+            before = worsened_by_pooled_shapes(row)
             counts[kind][row.status] += 1
-            counts[kind]["pooled shapes"] += worsened_by_pooled_shapes(row)
+            counts[kind]["pooled shapes"] += before
             # where the two rules part, and what a planted head not caught looked like
-            if row.worsened != worsened_by_pooled_shapes(row) or (head != "quadratic 2000" and not row.worsened):
+            if row.worsened != before or (head != "quadratic 2000" and not row.worsened):
                 print("\n".join(row.lines() + [f"  {row.knee_text()}"]), file=sys.stderr)
         print(f"pair {i + 1}/{args.pairs} done", file=sys.stderr)
     return counts
