@@ -66,7 +66,7 @@ def worsened_by_pooled_shapes(row: ComplexityRow) -> bool:
     if row.broken or not (row.head.violated() and row.base.violated()):
         return False
     b, h = row.base.knee, row.head.knee
-    moved = row._knees_moved()
+    moved = row.knees_test()
     return (bool(b and h) and moved is not None and moved[0] < ALPHA and moved[1] < 0
             and (h.get("degree") or 1) >= (b.get("degree") or 1))
 

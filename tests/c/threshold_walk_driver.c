@@ -30,7 +30,7 @@ int main(void)
         int n = 1 + rand() % 299, m = 1 + rand() % 80, given = rand() % 2 ? rand() % (m + 1) : 0;
         int kind = rand() % 4, sides = 1 + rand() % 3, least = 1 + rand() % 6;
         double *values = malloc(n * sizeof *values), *clean = malloc((given + n) * sizeof *clean);
-        double *logs = malloc((given + n) * sizeof *logs);
+        double *logs = kind == 3 ? malloc((given + n) * sizeof *logs) : NULL;   /* the others pass none */
         double *q_low = malloc((m + 1) * sizeof *q_low), *q_high = malloc((m + 1) * sizeof *q_high);
         signed char *alerts = malloc(n);
         for (int i = 0; i < n; i++)

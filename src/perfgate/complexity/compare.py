@@ -82,11 +82,15 @@ class SideFit:
         load that slowed two rounds of three past some size bends the pooled medians there too,
         and the pooled fit read a quadratic head "steeper" and a linear base "quadratic" once
         each in 10 checks of the grow suite.  The pooled knee's where the rounds tie or have none."""
-        degrees = [d or 1 for d in self.round_knee_degrees()]
-        steeper, quadratic = degrees.count(1), len(degrees) - degrees.count(1)
+        steeper, quadratic = self._round_shapes()
         if steeper != quadratic:
             return 1 if steeper > quadratic else 2
         return (self.knee or {}).get("degree") or 1
+
+    def _round_shapes(self) -> tuple[int, int]:
+        """(rounds whose knee steepens, rounds whose knee turns quadratic)."""
+        degrees = [d or 1 for d in self.round_knee_degrees()]
+        return degrees.count(1), len(degrees) - degrees.count(1)
 
     def violated(self) -> list[Verdict]:
         """The violations that count: the pooled fit's, each also in more than half of the
@@ -102,9 +106,9 @@ class SideFit:
         shape = self.knee_degree()
         if not self.knee or shape == pooled:
             return self.unconfirmed()
-        degrees = [d or 1 for d in self.round_knee_degrees()]
+        steeper, quadratic = self._round_shapes()
         return self.unconfirmed() + [f"the rounds' own knees turn {'quadratic' if shape == 2 else 'steeper'} "
-                                     f"in {degrees.count(shape)} of {len(degrees)} (counted)"]
+                                     f"in {quadratic if shape == 2 else steeper} of {steeper + quadratic} (counted)"]
 
     def unconfirmed(self) -> list[str]:
         """``"linear in objects: violated in the rounds together, in 1 of 8 rounds alone"``
@@ -261,17 +265,17 @@ class ComplexityRow:
     @property
     def worsened(self) -> bool:
         """Whether an expectation both sides break, the head breaks earlier: the rounds' own knees
-        moved down (:meth:`knee_moved`'s test) and the head's cost past its knee is at least as
+        moved down (:meth:`knees_test`) and the head's cost past its knee is at least as
         steep.  A cost that turned quadratic past 2,000 objects and now turns past 600 is a
         regression of the pull request, though the base broke "linear" already."""
         if self.broken or not (self.head.violated() and self.base.violated()):
             return False
         b, h = self.base.knee, self.head.knee
-        moved = self._knees_moved()
+        moved = self.knees_test()
         return (bool(b and h) and moved is not None and moved[0] < ALPHA and moved[1] < 0
                 and self.head.knee_degree() >= self.base.knee_degree())
 
-    def _knees_moved(self) -> tuple[float, float] | None:
+    def knees_test(self) -> tuple[float, float] | None:
         """(exact two-sided Mann–Whitney p of the rounds' knees, head against base; the head's
         median knee minus the base's), or None with fewer than two rounds' knees a side."""
         base, head = self.base.round_knees(), self.head.round_knees()
@@ -318,7 +322,7 @@ class ComplexityRow:
     def knee_moved(self) -> str:
         """Whether the rounds' own knees moved, head against base (Mann–Whitney, two-sided, exact:
         the rounds are few, at 5%): ``" (moved: rounds' knees 2,041–2,102 → 598–631, p = 0.0002)"``; "" without rounds."""
-        moved = self._knees_moved()
+        moved = self.knees_test()
         if moved is None:
             return ""
         p, base, head = moved[0], self.base.round_knees(), self.head.round_knees()

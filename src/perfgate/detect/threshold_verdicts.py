@@ -124,12 +124,12 @@ def _walked(walk, test: ThresholdTest, v: np.ndarray, clean: list[float], first:
         return Verdicts([], None)
     room = np.empty(len(clean) + todo.size)
     room[:len(clean)] = clean
-    logs = np.empty(room.size)      # log_normal's logarithms of the clean values, for the walk
+    logs = np.empty(room.size) if test.test == "log_normal" else None   # their logarithms, for that test only
     flags = np.empty(todo.size, dtype=np.int8)
     low, high = _quantiles(test, m)
     sides = (test.lower_boundary is not None) * _LOWER | (test.upper_boundary is not None) * _UPPER
     count = walk(todo.ctypes.data, todo.size, room.ctypes.data, len(clean), m, _least(test), _KINDS[test.test],
-                 sides, low.ctypes.data, high.ctypes.data, flags.ctypes.data, logs.ctypes.data)
+                 sides, low.ctypes.data, high.ctypes.data, flags.ctypes.data, None if logs is None else logs.ctypes.data)
     alerts: list[str | None] = [None] * todo.size      # the list made from the few alerts: a third of the time
     for i in np.flatnonzero(flags).tolist():
         alerts[i] = _ALERTS[flags[i]]
