@@ -3,7 +3,7 @@ quiet on A/A?  Flag rates and wall time per check, from real checks in the pinne
 
     .venv/bin/python bench/check_power.py --suite tree-alloc --regression 10 --aa 20 --instructions 3
     .venv/bin/python bench/check_power.py --suite async-overhead --regression 10 --aa 20
-    ... [--check-args "--budget 5m"]  [--json out.json]
+    ... [--check-args "--budget 5m"]  [--json out.json]  [--load 2]   # beside 2 processes busy in bursts
 
 A throwaway clone of this repository (its committed HEAD) gets two planted commits on top:
 
@@ -34,6 +34,9 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bursty_load import bursty_load  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -113,6 +116,8 @@ def main() -> None:
     p.add_argument("--instructions", type=int, default=3, metavar="N", help="checks against the +1%% instruction plant")
     p.add_argument("--check-args", default="", help="extra options for perfgate check (default: none, its defaults)")
     p.add_argument("--json", type=Path, help="write the figures (and every check's report) here")
+    p.add_argument("--load", type=int, default=0, metavar="N",
+                   help="processes busy in bursts beside every check (bursty_load.py; default: none)")
     p.add_argument("--store", type=Path, help="keep the checks' recorded runs in this SQLite file "
                                               "(their rounds feed bench/check_rounds.py)")
     args = p.parse_args()
@@ -121,7 +126,7 @@ def main() -> None:
     if "instructions" in PLANTS[args.suite]:
         plan.append(("instructions", "instructions", args.instructions))
     results: dict[str, list[dict]] = {kind: [] for kind, _, _ in plan}
-    with tempfile.TemporaryDirectory(prefix="perfgate-check-power-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="perfgate-check-power-") as tmp, bursty_load(args.load):
         repo, refs = planted_repo(Path(tmp), args.suite)
         store = args.store.resolve() if args.store else Path(tmp) / "history.db"
         # interleave the kinds so a slow hour of the machine does not land on one kind only
@@ -159,7 +164,7 @@ def main() -> None:
             "other_flags": sum(bool(r["other_flags"]) for r in rows),
             "seconds_median": statistics.median(secs), "seconds_max": max(secs),
             "target_effects": [r["target_effect"] for r in rows]}
-    print(f"\n{args.suite}, perfgate check {args.check_args or '(defaults)'}:")
+    print(f"\n{args.suite}, perfgate check {args.check_args or '(defaults)'}, {args.load} bursty load process(es):")
     for kind, s in summary.items():
         what = {"regression": f"{PLANTS[args.suite]['wall'].what}: target flagged",
                 "aa": "A/A: checks with any flag", "instructions": "+1% instructions: target flagged"}[kind]
@@ -167,7 +172,7 @@ def main() -> None:
               f"wall time median {s['seconds_median']:.0f} s, max {s['seconds_max']:.0f} s; target effects "
               + ", ".join(_pct(e) for e in s["target_effects"]))
     if args.json:
-        args.json.write_text(json.dumps({"suite": args.suite, "check_args": args.check_args, "summary": summary,
+        args.json.write_text(json.dumps({"suite": args.suite, "check_args": args.check_args, "load": args.load, "summary": summary,
                                          "checks": results}, indent=1) + "\n")
 
 
