@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from perfgate.commands import detect
+from perfgate.commands import _threshold_alerts, detect
 from perfgate.model import Metric, Run
 from perfgate.model import Testbed as Bed
 from perfgate.store.sqlite import SqliteStore
@@ -191,11 +191,11 @@ def test_resumed_threshold_verdicts_equal_a_full_analysis(cli, store_path, tmp_p
         points = store.series(key)
     regime = [p.value for p in points] + [1e6]
     times = [p.time for p in points] + [points[-1].time + 1]
-    resumed = detect._judged(memo, 0, regime, times)          # what the next detect takes as judged
+    resumed = _threshold_alerts._judged(memo, 0, regime, times)          # what the next detect takes as judged
     assert len(resumed) == 130 and [(i, f) for i, f in enumerate(resumed) if f] == [tuple(a) for a in memo["alerts"]]
-    assert detect._judged(memo, 0, [regime[1]] + regime[1:], times) == []     # another first value
+    assert _threshold_alerts._judged(memo, 0, [regime[1]] + regime[1:], times) == []     # another first value
     # the very values it judged (the siblings' re-test after this detect): all but the newest stand
-    assert detect._judged(memo, 0, regime[:-1], times[:-1]) == resumed[:-1]
+    assert _threshold_alerts._judged(memo, 0, regime[:-1], times[:-1]) == resumed[:-1]
     assert json.loads(again.stdout)["series"][1]["threshold"]["alert"] == "upper"
     # a run landing between saved ones (an older start time) changes the values judged: all judged again
     with SqliteStore(store_path) as store:

@@ -9,7 +9,7 @@ import json
 import numpy as np
 import pytest
 
-from perfgate.commands.detect import _ended_streaks, _through_dips
+from perfgate.commands._threshold_alerts import _ended_streaks, _through_dips
 from perfgate.model import Metric, Run
 from perfgate.model import Testbed as Bed
 from perfgate.store.sqlite import SqliteStore

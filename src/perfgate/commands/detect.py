@@ -45,15 +45,14 @@ import difflib
 import hashlib
 import json
 import math
-import statistics
-from array import array
-from pathlib import Path
 from typing import Any, NamedTuple
 
 from perfgate.escape import terminal
 from rich.table import Table
 
 from perfgate.commands._common import add_series_filters, store_from
+from perfgate.commands._series_file_detect import detect_series_file
+from perfgate.commands._threshold_alerts import threshold_alerts
 from perfgate import heap
 from perfgate.errors import EXIT_OK, EXIT_REGRESSION, PerfgateError, StoreError
 from perfgate.alert_history import (WITHDRAW_AFTER_RUNS, Analysed, ended_at, unfound_since, went_back, withdrawals,
@@ -61,14 +60,12 @@ from perfgate.alert_history import (WITHDRAW_AFTER_RUNS, Analysed, ended_at, unf
 from perfgate.model import KNOWN_MEASURES, REGIME_HEAD, Alert, Measure, last_good, suspects
 from perfgate.output import emit_json, err, out
 from perfgate.parallel import MIN_ITEMS, default_workers, map_in_processes
-from perfgate.series_files import FileSeries, read_series_file
 from perfgate.store import Point, SeriesKey
 from perfgate.store.worker_reads import WorkerReads
 from perfgate.check_branches import is_check_branch
 from perfgate.gitinfo import could_be
-from perfgate.detect.load_hold import held_text
-from perfgate.thresholds import ChangePointSettings, SeriesThresholds, ThresholdTest, load_thresholds
-from perfgate.units import CI_LEVEL, alert_evidence, confidence_text, evidence_text, p_text, went_back_text
+from perfgate.thresholds import ChangePointSettings, SeriesThresholds, load_thresholds
+from perfgate.units import CI_LEVEL, alert_evidence, confidence_text, p_text, went_back_text
 
 # The detectors pull in numpy and perfgate's compiled search; they are imported when the verb
 # runs, so that `perfgate --help` and every other verb start fast.
@@ -107,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
     thresholds = load_thresholds(args.thresholds)
     if args.series:
         _import_detectors()
-        return _run_file(args, thresholds)
+        return detect_series_file(args, thresholds)
     if args.higher_is_better is not None:
         raise PerfgateError(f"--{'higher' if args.higher_is_better else 'lower'}-is-better applies to --series "
                             "only: a stored series takes its measure's direction from the measure's name")
@@ -499,11 +496,9 @@ def _changes(key: SeriesKey, points: list[Point], settings: SeriesThresholds, si
 def _report(key: SeriesKey, points: list[Point], settings: SeriesThresholds, changes: Changes,
             siblings: dict[str, Any] | None, memo: dict[str, Any] | None) -> dict[str, Any]:
     """The series' report: its change points (as :func:`_changes` gives them), each with its
-    alert, and the threshold test's verdict on the newest value (``memo``: the verdicts a report
-    of this series saved, taken as they are where its values are unchanged)."""
-    from perfgate.detect.threshold_verdicts import verdicts
-
-    lower = Measure.named(key.measure).lower_is_better
+    alert, and the threshold test's verdict on the newest value with the alerts its streaks raise
+    (:func:`threshold_alerts`; ``memo``: the verdicts a report of this series saved, taken as they
+    are where its values are unchanged)."""
     values = changes.detector.values_.tolist()
     found, added, ranges = changes.found, changes.added, changes.ranges
     cps = sorted(found + added, key=lambda c: c.index)
@@ -543,288 +538,17 @@ def _report(key: SeriesKey, points: list[Point], settings: SeriesThresholds, cha
         alerts.append(Alert(key.branch, key.testbed, key.benchmark, key.measure, points[cp.index].commit,
                             cp.direction, cp.magnitude, cp.ci_low, cp.ci_high, cp.p_value, "change_point",
                             points[cp.index - 1].commit, tuple(entry["commit_range"]), details))
-    threshold = None
-    # Cold first runs set aside by the change point search stay out of the baseline too: a cold
-    # run at twice the level widened the limits for the whole first regime.
-    start = cps[-1].index if cps else changes.detector.warm_up
-    flags: list[str | None] = []
-    saved = None
-    consecutive = 1     # values in a row beyond the same limit that raise an alert
-    if settings.test is not None and points:
-        # The newest value against the current regime only: a confirmed change point starts a
-        # new normal (already alerted once); values that alerted stay out of the baseline.
-        regime, times = values[start:], [p.time for p in points[start:]]
-        judged = _judged(memo, start, regime, times)
-        judgement = verdicts(settings.test, regime, times, judged)
-        flags = judged + judgement.alerts
-        consecutive = settings.test.consecutive
-        since = _new_from(memo, len(points))
-        saved = _threshold_memo(start, regime, times, flags) | {"points": len(points), "since": since}
-        threshold = _verdict(settings.test, judgement.last)
-        # Runs recorded many at a time: a streak that a later one of them ended alerts all the same,
-        # when it stands out beyond what chance gives over that many runs; also in a regime a
-        # later change point of the batch closed (a detect after each run judged it the current).
-        bounds = [changes.detector.warm_up, *(cp.index for cp in cps)]
-        regimes = [(lo, verdicts(settings.test, values[lo:hi], [p.time for p in points[lo:hi]]).alerts)
-                   for lo, hi in zip(bounds, bounds[1:]) if hi > since and hi - lo > consecutive]
-        for lo, regime_flags in [*regimes, (start, flags)]:
-            for a, b in _ended_streaks(regime_flags, consecutive, since - lo):
-                # a streak held for load that a later run ended: that run decided, as it would have
-                # after each run
-                check, onset = _load_check(key, points, settings.test, lo, regime_flags, a, b)
-                if _stands_out(values[lo:lo + len(regime_flags)], regime_flags, a, b, len(points) - since) \
-                        and not (check and check["held"]):
-                    entry, alert = _ended_streak(key, points, values, settings.test, lo, onset, b, regime_flags,
-                                                 lower, check)
-                    entries.append(entry)
-                    alerts.append(alert)
-    if points and not (flags and flags[-1]) and points[-1].attrs.get("bencher_alert"):
-        # Bencher alerted on the newest value (its own threshold model): that verdict counts too,
-        # by the measure's rule of values in a row.
-        flags = [p.attrs.get("bencher_alert") for p in points[start:]]
-        consecutive = settings.test.consecutive if settings.test is not None else 1
-        threshold = {"test": "bencher", "value": points[-1].value, "alert": flags[-1], "source": "bencher",
-                     "consecutive": consecutive}
-    first = len(flags)      # the first of the newest values past the same limit (none: len)
-    while first > 0 and flags[-1] and flags[first - 1] == flags[-1]:
-        first -= 1
-    # Bencher's limit does not restart at a change point as perfgate's does: its alerts on the
-    # values from the step on are the change point's regression, counted once.
-    of_the_change = bool(cps) and (threshold or {}).get("source") == "bencher" and \
-        start + first <= cps[-1].index_high
-    if of_the_change and threshold is not None:
-        threshold["of_change_at"] = points[cps[-1].index].commit
-    if len(flags) - first >= consecutive and not of_the_change:
-        # One regression, one alert: the newest value ends a run of values beyond the same limit
-        # (at least ``consecutive`` of them, ≥ 1), and the alert names the first of them (every
-        # detect after another slow run finds the same first commit, so the alert is raised once),
-        # counted through one-value dips back within the limit (:func:`_through_dips`).
-        first = _through_dips(flags, first, consecutive)
-        test = settings.test if threshold.get("source") != "bencher" else None
-        check, onset = _load_check(key, points, test, start, flags, first, len(flags))
-        if check and check["held"]:
-            # measured under a load its baseline was not: pending, until a quiet run decides
-            threshold["held"] = {"load": check["load"], "baseline_load": check["baseline_load"],
-                                 "why": held_text(check)}
-        else:
-            first = onset
-            magnitude = _size(points[-1].value, threshold.get("baseline"), values, flags, start, first)
-            evidence = _evidence(test, values[start:], [p.time for p in points[start:]], flags, first, len(flags))
-            entry, alert = _streak_alert(key, points, start + first, len(points), flags[-1] == "upper", lower,
-                                         magnitude, threshold | evidence | ({"load_check": check} if check else {}))
-            entries.append(entry)
-            alerts.append(alert)
+    thresholds = threshold_alerts(key, points, values, settings, cps, changes.detector.warm_up, memo)
+    entries += thresholds.entries
+    alerts += thresholds.alerts
     return {"branch": key.branch, "testbed": key.testbed, "benchmark": key.benchmark, "measure": key.measure,
-            "points": len(points), "change_points": entries, "threshold": threshold, "entries": entries,
+            "points": len(points), "change_points": entries, "threshold": thresholds.threshold, "entries": entries,
             "alerts": alerts, "inflation": changes.detector.inflation_,
             "newest_commit": points[-1].commit if points else "",   # where a change no longer found was withdrawn
             "siblings_mark": (siblings or {}).get("mark", ""),
-            "threshold_memo": saved, "likelihoods": _likelihoods_saved(points, changes.alone, changes.likelihoods)} \
+            "threshold_memo": thresholds.memo,
+            "likelihoods": _likelihoods_saved(points, changes.alone, changes.likelihoods)} \
         | ({"left_out_for_load": len(left_out)} if left_out else {})
-
-
-def _verdict(test: ThresholdTest, result) -> dict[str, Any]:
-    """A value's threshold verdict (a ``ThresholdResult``) as reports and alerts keep it."""
-    lim = result.limits
-    return {"test": test.test, "value": result.value, "baseline_size": result.baseline_size,
-            "baseline": lim.baseline if lim else None, "lower_limit": lim.lower if lim else None,
-            "upper_limit": lim.upper if lim else None, "alert": result.alert, "consecutive": test.consecutive}
-
-
-def _new_from(memo: Any, n: int) -> int:
-    """The first of the series' ``n`` runs that no earlier analysis judged (``memo``: what the last
-    one saved): a streak past the limit that completed before it raised its alert then, or (judged
-    under other thresholds) never will.  The same runs again (the siblings' re-test of a report)
-    keep that report's first new run; none known (a new series, ``--full``, a filter): the first."""
-    try:
-        seen = memo["points"]
-        if type(seen) is not int or not 0 <= seen <= n:
-            return 0
-        since = memo.get("since", n) if seen == n else seen
-        return since if type(since) is int and 0 <= since <= n else n
-    except (KeyError, TypeError, AttributeError):
-        return 0
-
-
-def _through_dips(flags: list[str | None], first: int, consecutive: int) -> int:
-    """The first value of the streak ``flags[first:]`` counted back through one-value dips: a
-    single value back within the limit between two streaks past the same one, each long enough to
-    alert, is a shifted level's noise, not the end of its regression (a +6% step in 2% noise puts a
-    value back under the 99% limit about one run in three).  The streak after a dip then names
-    the same first commit, so it is the alert already raised, not a second one for the same step."""
-    while first > consecutive and flags[first - 1] is None and flags[first - 2] == flags[first]:
-        earlier = first - 1
-        while earlier > 0 and flags[earlier - 1] == flags[first]:
-            earlier -= 1
-        if first - 1 - earlier < consecutive:
-            break
-        first = earlier
-    return first
-
-
-def _ended_streaks(flags: list[str | None], consecutive: int, since: int) -> list[tuple[int, int]]:
-    """The runs of values past the same limit, ``flags[a:b]``, that a later value ended and whose
-    ``consecutive``-th value is at ``since`` or after: a detect after each run raised each there.
-    (A streak the newest value is part of is not one of them: it alerts as the series' own.)
-    A one-value dip ends no streak (:func:`_through_dips`)."""
-    # From one value before the first start that completes at ``since``: a streak cut short there
-    # (it began earlier) reads as completing before ``since``, as it did.
-    lo = max(0, since - consecutive)
-    streaks: list[list[int]] = []
-    for i in (i for i in range(lo, len(flags)) if flags[i]):
-        if streaks and streaks[-1][1] == i and flags[i - 1] == flags[i]:
-            streaks[-1][1] = i + 1
-        else:
-            streaks.append([i, i + 1])
-    merged: list[list[int]] = []
-    for a, b in streaks:
-        if merged and a == merged[-1][1] + 1 and flags[a] == flags[merged[-1][0]] \
-                and _through_dips(flags[:b], a, consecutive) == merged[-1][0] and b - a >= consecutive:
-            merged[-1][1] = b
-        else:
-            merged.append([a, b])
-    return [(a, b) for a, b in merged if b < len(flags) and b - a >= consecutive and a + consecutive - 1 >= since]
-
-
-ENDED_STREAK_ALPHA = 0.01   # chance that a batch of runs of a quiet series raises an ended streak
-
-
-def _stands_out(regime: list[float], flags: list[str | None], a: int, b: int, judged: int) -> bool:
-    """Whether the ended streak ``regime[a:b]`` stands out from the rest of its regime, beyond
-    what chance gives over the ``judged`` runs of the batch.  Judged one by one, a run of values
-    past a 99% limit comes up by chance (0.3 per 1,000 values of wall time, two in a row): a
-    detect after each run raises those as they come, but a backfill's first detect would raise
-    every one of a history at once (20 on 200 quiet series of 300 runs).  Looked at after the
-    fact, the streak's mean must be beyond the median of the regime's other values that raised
-    nothing (before and after it: the batch has both) by the one-sided ``ENDED_STREAK_ALPHA /
-    judged`` quantile of Student's t, in logs of positive values (noise is multiplicative)."""
-    # the threshold tests' Student quantile (perfgate.detect.distributions), not scipy.stats:
-    # importing that cost each worker of a backfill's detect 45 MiB and 0.5 s of CPU (round 15).
-    import numpy as np
-
-    from perfgate.detect.threshold_tests import student_quantile
-
-    others = [v for i, (v, f) in enumerate(zip(regime, flags)) if f is None and not a <= i < b]
-    streak = regime[a:b]
-    if len(others) < 3:
-        return True                    # nothing to weigh it against: as a detect after each run
-    if min(others + streak) > 0:
-        others, streak = [math.log(v) for v in others], [math.log(v) for v in streak]
-    shift = (statistics.fmean(streak) - statistics.median(others)) * (1 if flags[a] == "upper" else -1)
-    # numpy's deviation, not statistics.stdev, which sums exact fractions: 2 ms a regime of 1,000
-    # runs, and a full detect of 1,000 series judged 352 streaks.  Equal values get 0 or a
-    # rounding's worth, which decides as 0 does (the ratio below is 0 or huge).
-    spread = float(np.std(others, ddof=1))
-    if spread == 0:
-        return shift > 0
-    needed = -student_quantile(ENDED_STREAK_ALPHA / max(judged, 1), len(others) - 1)    # the upper tail, exactly
-    return shift / (spread * math.sqrt(1 / len(streak) + 1 / len(others))) >= needed
-
-
-def _ended_streak(key: SeriesKey, points: list[Point], values: list[float], test: ThresholdTest, start: int, a: int,
-                  b: int, flags: list[str | None], lower: bool,
-                  check: dict[str, Any] | None = None) -> tuple[dict[str, Any], Alert]:
-    """The report entry and alert of the regime's streak ``flags[a:b]``: what a detect raised at its
-    ``consecutive``-th value (that value's verdict and size), with every value of the streak and
-    the run that ended it (``ended_at``); ``check``: its load check (:func:`_load_check`)."""
-    from perfgate.detect.threshold_tests import evaluate_series
-
-    j = start + a + test.consecutive - 1
-    [result] = evaluate_series(test, values[start:j + 1], [p.time for p in points[start:j + 1]], flags[:j - start])
-    details = _verdict(test, result) | {"ended_at": points[start + b].commit}
-    details |= _evidence(test, values[start:start + len(flags)], [p.time for p in points[start:start + len(flags)]],
-                         flags, a, b)
-    if check:
-        details["load_check"] = check
-    magnitude = _size(result.value, details["baseline"], values, flags, start, a)
-    return _streak_alert(key, points, start + a, start + b, flags[a] == "upper", lower, magnitude, details)
-
-
-def _load_check(key: SeriesKey, points: list[Point], test: ThresholdTest | None, start: int,
-                flags: list[str | None], a: int, b: int) -> tuple[dict[str, Any] | None, int]:
-    """The load check (:func:`perfgate.detect.load_hold.load_check`) of the streak ``flags[a:b]``
-    of the regime from ``start``: the loads of its values past the limit against those of the
-    baseline its test judged its first value by; None for a measure that is not wall time, or
-    runs that did not record their load.  Whether the load explains the streak: its values past the
-    limit, at their unloaded speed, judged by ``test`` against that baseline's values at theirs,
-    are not past it as many times in a row as an alert needs (``consecutive``; all of a shorter
-    streak's): at their unloaded speed they are judged as any values are, so one value past the
-    limit by chance beside one the load slowed is no streak, and runs past it after a held streak
-    alert once they are an alert's worth; without ``test``, Bencher's own limit, the loads alone
-    decide.  With the check, where its alert starts: ``a``, or past its first values where the
-    load alone put them past the limit (loaded, and not past it at their unloaded speed): a run
-    the load slowed is not where a regression began; the check is then of the runs from there."""
-    from perfgate.detect.load_hold import LOADED, load_check, unloaded, wall_time
-    from perfgate.detect.threshold_tests import baseline_indices, judge
-
-    if not wall_time(key.measure):
-        return None, a
-    times = [p.time for p in points[start:start + len(flags)]]
-    base = [points[start + j] for j in baseline_indices(test, times, flags, a)]
-    streak = [i for i in range(a, b) if flags[i]]
-    explained, onset = None, a
-    if test is not None:
-        lower = Measure.named(key.measure).lower_is_better
-        history = [unloaded(p.value, p.load, lower) for p in base]
-        past = [judge(test, history, unloaded(points[start + i].value, points[start + i].load, lower)).alert
-                == flags[i] for i in streak]
-        explained = _longest_run(past) < min(test.consecutive, len(streak))
-        by_load = [not was_past and (points[start + i].load or 0.0) >= LOADED for i, was_past in zip(streak, past)]
-        if streak and not explained and by_load[0]:
-            onset = streak[by_load.index(False)]
-            streak = [i for i in streak if i >= onset]     # the check then describes the runs alerted on
-    return load_check([points[start + i].load for i in streak], [p.load for p in base], explained), onset
-
-
-def _longest_run(flags: list[bool]) -> int:
-    """How many true values in a row ``flags`` holds at most."""
-    longest = run = 0
-    for flag in flags:
-        run = run + 1 if flag else 0
-        longest = max(longest, run)
-    return longest
-
-
-def _evidence(test: ThresholdTest | None, regime: list[float], times: list[float | None], flags: list[str | None],
-              a: int, b: int) -> dict[str, Any]:
-    """A threshold alert's interval and p-value, kept with its details: the streak ``regime[a:b]``
-    (every value it covers, dips back within the limit too: the level it shifted to) against the
-    baseline the test judged its first value by (``test`` None, Bencher's own: the values before it
-    that raised nothing).  ``no_interval`` says why there is none."""
-    from perfgate.detect.threshold_tests import EVIDENCE_LEVEL, baseline_at, streak_evidence
-
-    base = baseline_at(test, regime, times, flags, a)
-    ev = streak_evidence(base, regime[a:b], flags[a] == "upper")
-    kept = {"ci_low": ev.ci_low, "ci_high": ev.ci_high, "p_value": ev.p_value, "streak_change": ev.change,
-            "streak_size": b - a, "evidence_baseline_size": len(base), CI_LEVEL: EVIDENCE_LEVEL}
-    return kept | ({"no_interval": ev.why} if ev.why else {})
-
-
-def _size(value: float, baseline: float | None, values: list[float], flags: list[str | None], start: int,
-          first: int) -> float:
-    """A threshold alert's size: ``value`` against the test's own baseline, else the mean of the
-    regime's values before its streak (``flags[first]`` on) that raised no alert, else of all before."""
-    before = [v for v, f in zip(values[start:start + first], flags[:first]) if f is None] or values[:start + first]
-    base = baseline or (sum(before) / len(before) if before else None)
-    return value / base - 1 if base else math.nan
-
-
-def _streak_alert(key: SeriesKey, points: list[Point], i0: int, end: int, above: bool, lower: bool,
-                  magnitude: float, details: dict[str, Any]) -> tuple[dict[str, Any], Alert]:
-    """The report entry and alert of the values ``points[i0:end]`` past the same limit (``above``
-    it: the upper one).  One regression, one alert: it names the first of them, which every detect
-    that sees the streak finds again (so the store raises it once)."""
-    direction = "regression" if above == lower else "improvement"
-    streak = tuple(p.commit for p in points[i0:end])
-    # The interval and p-value (:func:`_evidence`) are the alert's own fields, as a change point's.
-    ci_low, ci_high, p_value = (details.get(k) for k in ("ci_low", "ci_high", "p_value"))
-    details = {k: v for k, v in details.items() if k not in ("ci_low", "ci_high", "p_value")}
-    entry = {"kind": "threshold", "index": i0, "first_commit": points[i0].commit, "commit_range": list(streak),
-             "direction": direction, "magnitude": magnitude, "ci_low": ci_low, "ci_high": ci_high,
-             "p_value": p_value, **details}
-    return entry, Alert(key.branch, key.testbed, key.benchmark, key.measure, points[i0].commit, direction, magnitude,
-                        ci_low, ci_high, p_value, kind="threshold",
-                        previous_commit=points[i0 - 1].commit if i0 > 0 else "", commit_range=streak, details=details)
 
 
 def _entry(points: list[Point], cp) -> dict[str, Any]:
@@ -836,39 +560,6 @@ def _entry(points: list[Point], cp) -> dict[str, Any]:
                            "likeliest_range": [points[i].commit
                                                for i in range(cp.likeliest_low, cp.likeliest_high + 1)],
                            "kind": "change_point"}
-
-
-def _threshold_memo(start: int, regime: list[float], times: list[float | None],
-                    flags: list[str | None]) -> dict[str, Any]:
-    """What a later detect needs to resume the threshold test of this regime: the verdicts are
-    causal, so while the regime starts at the same run and its values are those, they stand."""
-    return {"start": start, "judged": len(regime), "digest": _digest(regime, times),
-            "alerts": [[i, f] for i, f in enumerate(flags) if f]}
-
-
-def _judged(memo: Any, start: int, regime: list[float], times: list[float | None]) -> list[str | None]:
-    """The saved verdicts of the regime's first values when ``memo`` judged these very values
-    (same first run, same values and times), all but the newest value's (judged again for the
-    report: the siblings' re-test of a series just analysed judges only that one); else none
-    (also when the saved memo is not one this module wrote: it is only ever a shortcut)."""
-    try:
-        n, alerts = memo["judged"], memo["alerts"]
-        if (memo["start"] != start or type(n) is not int or not 0 < n <= len(regime)
-                or memo["digest"] != _digest(regime[:n], times[:n])):
-            return []
-        flags: list[str | None] = [None] * n
-        for i, f in alerts:
-            if type(i) is not int or not 0 <= i < n or f not in ("lower", "upper"):
-                return []
-            flags[i] = f
-        return flags[:len(regime) - 1]
-    except (KeyError, TypeError, ValueError):
-        return []
-
-
-def _digest(values: list[float], times: list[float | None]) -> str:
-    data = array("d", values).tobytes() + array("d", [math.nan if t is None else t for t in times]).tobytes()
-    return hashlib.sha256(data).hexdigest()[:16]
 
 
 def _change_points(own: dict[str, Any], level: float) -> list:
@@ -1131,41 +822,6 @@ def _print_found(found: list[tuple[dict, dict]], nseries: int, no_record: bool) 
 
 # --- series files -------------------------------------------------------------------------------
 
-def _run_file(args: argparse.Namespace, thresholds) -> int:
-    path = Path(args.series)
-    batch, series = read_series_file(path)
-    measure = args.measure or ""
-    settings = thresholds.for_series(args.benchmark or "", measure).change_point
-    lower = Measure.named(measure).lower_is_better if args.higher_is_better is None else not args.higher_is_better
-    found = map_in_processes(_detect_job, [(s.values, settings, lower, s.samples) for s in series], args.jobs)
-    results = [{"points": len(s.values), "change_points": [_located(cp, s) for cp in cps]}
-               for s, cps in zip(series, found)]
-    regression = any(cp["direction"] == "regression" for r in results for cp in r["change_points"])
-    if args.json:
-        emit_json(results if batch else results[0])
-    else:
-        for i, r in enumerate(results):
-            head = f"series {i}: " if batch else ""
-            if not r["change_points"]:
-                short = r["points"] < 2 * settings.min_segment      # "no change point" read as a clean bill
-                out.print(f"{head}{r['points']} points, no change point"
-                          + (f" (too few to judge: a change needs {settings.min_segment} runs on each side)"
-                             if short else ""))
-            for cp in r["change_points"]:
-                out.print(f"{head}change at index {cp['index']} (could be {cp['index_low']}..{cp['index_high']})"
-                          f"{_commits_text(cp)}: "
-                          f"{cp['magnitude'] * 100:+.2f}% "
-                          f"({evidence_text(cp['ci_low'], cp['ci_high'], level=cp['ci_level'])}), "
-                          f"{p_text(cp['p_value'])}, {cp['direction']}")
-    return EXIT_REGRESSION if regression else EXIT_OK
-
-
-def _detect_job(job: tuple[list[float], Any, bool]) -> list:
-    from perfgate.detect.changepoint import detect_change_points
-
-    return detect_change_points(*job)
-
-
 def _positive(text: str) -> int:
     try:
         n = int(text)
@@ -1174,36 +830,3 @@ def _positive(text: str) -> int:
     if n < 1:
         raise argparse.ArgumentTypeError(f"expected at least 1 worker, got {n}")
     return n
-
-
-def _located(cp, s: FileSeries) -> dict[str, Any]:
-    """A change point of a series file, named by the file's own columns: its ``index`` labels
-    (not positions), and with a ``commit`` column the commits under the keys a stored series'
-    report uses (``first_commit``, ``previous_commit``, ...), with ``date``/``time`` their times."""
-    d = cp.to_json()
-    if s.commits is not None:
-        c = s.commits
-        d |= {"first_commit": c[cp.index], "previous_commit": c[cp.index - 1],
-              "last_measured": c[cp.index_low - 1] if cp.index_low > 0 else "",
-              "commit_range": c[cp.index_low:cp.index_high + 1]}
-        if cp.likeliest_low >= 0:   # -1: not located more closely
-            d["likeliest_range"] = c[cp.likeliest_low:cp.likeliest_high + 1]
-    if s.times is not None:
-        d |= {"first_time": s.times[cp.index], "previous_time": s.times[cp.index - 1]}
-    if s.labels is not None:   # positions were used above: labels last
-        for k in ("index", "index_low", "index_high"):
-            d[k] = s.labels[d[k]]
-    return d
-
-
-def _commits_text(cp: dict[str, Any]) -> str:
-    """``", commit 2222222222 (2026-11-02), after 1111111111 (2026-11-01), could be 11111111^..33333333"``,
-    or "" for a file without a ``commit`` column."""
-    if "first_commit" not in cp:
-        return ""
-    def at(commit: str, time: str | None) -> str:
-        return commit[:12] + (f" ({time})" if time else "")
-    rng = cp["commit_range"]
-    span = f", could be {could_be(rng, '')}" if len(rng) > 1 else ""     # git's notation, as the tables
-    return terminal(f", commit {at(cp['first_commit'], cp.get('first_time'))}, "
-                    f"after {at(cp['previous_commit'], cp.get('previous_time'))}{span}")
