@@ -10,13 +10,17 @@ one series) and the store's own rule for withdrawing and finding again
 (``perfgate.alert_history.withdrawals``), once as perfgate has it (withdrawn once
 ``WITHDRAW_AFTER_RUNS`` runs have not shown the change) and once withdrawn at the first analysis
 that does not find it (perfgate before, ``--after 0``).  The series cycle through steps of
-``--steps`` times the noise at the first new run (0: no change).  Prints, per rule: alerts raised,
+``--steps`` times the noise at the first new run (0: no change).  ``--modes GAP`` draws the noise
+with a sticky second mode instead (``sticky_modes.py``: Gaussian jitter of CV ``--cv``, runs ``GAP``
+times that slower in the slow mode, which holds ``--share`` of the runs and stays ``--dwell`` runs
+on average): its visits are noise, so every alert on a quiet series of it is false.  Prints, per rule: alerts raised,
 closes as no longer found, reopenings, the alerts open at the end that name a true change
 (within 5 runs) or no change, and those closed as undone by a way back (``detect``'s test for a
 revert, ``perfgate.detect.way_back``), wrongly every one: no series here goes back.
 
     .venv/bin/python bench/alert_flaps.py                                  # about 40 s
     .venv/bin/python bench/alert_flaps.py --phi 0.5 --steps 0 --runs 240   # quiet, correlated noise
+    .venv/bin/python bench/alert_flaps.py --modes 3 --steps 0 --cv 0.02    # quiet, a sticky slow mode
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from perfgate.detect.changepoint import ChangePointDetector
 from perfgate.detect.way_back import way_back
 from perfgate.model import Alert
 from perfgate.thresholds import load_thresholds
+from sticky_modes import sticky_modes
 
 KEY = ("main", "tb", "bench", "latency")
 
@@ -76,6 +81,10 @@ def main() -> None:
     p.add_argument("--phi", type=float, default=0.3)
     p.add_argument("--steps", type=float, nargs="+", default=[0, 1, 1.5, 2, 3])
     p.add_argument("--seed", type=int, default=8)
+    p.add_argument("--modes", type=float, metavar="GAP",
+                   help="noise with a sticky slow mode GAP times the jitter's CV slower (instead of AR(1))")
+    p.add_argument("--share", type=float, default=0.25, help="the slow mode's share of the runs (with --modes)")
+    p.add_argument("--dwell", type=float, default=3.0, help="its mean stay in runs (with --modes)")
     p.add_argument("--after", type=int, nargs="+", default=[0, history.WITHDRAW_AFTER_RUNS],
                    help="withdrawal rules to compare, in runs (default: %(default)s)")
     args = p.parse_args()
@@ -84,10 +93,15 @@ def main() -> None:
     series = []
     for k in range(args.series):
         size = args.steps[k % len(args.steps)]
-        values = 100 * np.exp(ar1_noise(rng, args.runs, args.cv, args.phi))
+        if args.modes is None:
+            values = 100 * np.exp(ar1_noise(rng, args.runs, args.cv, args.phi))
+        else:
+            values = 100 * (1 + sticky_modes(rng, args.runs, args.cv, args.modes * args.cv, args.share, args.dwell))
         values[args.history:] *= 1 + args.cv * size
         series.append((values, size))
-    print(f"{args.series} series of {args.history} + {args.runs - args.history} runs, CV {args.cv}, phi {args.phi}, "
+    noise = (f"phi {args.phi}" if args.modes is None else
+             f"a slow mode {args.modes} x the CV slower, {args.share} of the runs, stays {args.dwell} runs")
+    print(f"{args.series} series of {args.history} + {args.runs - args.history} runs, CV {args.cv}, {noise}, "
           f"steps {args.steps} x the noise, seed {args.seed}")
     print(f"{'withdrawn after':>16} {'alerts':>7} {'closes':>7} {'reopenings':>11} {'open, true':>11} {'open, false':>12}"
           f" {'undone, true':>13} {'undone, false':>14}")
