@@ -11,10 +11,10 @@ one series) and the store's own rule for withdrawing and finding again
 ``WITHDRAW_AFTER_RUNS`` runs have not shown the change) and once withdrawn at the first analysis
 that does not find it (perfgate before, ``--after 0``).  The series cycle through steps of
 ``--steps`` times the noise at the first new run (0: no change).  ``--modes GAP`` draws the noise
-with a sticky second mode instead (``sticky_modes.py``: Gaussian jitter of CV ``--cv``, runs ``GAP``
-times that slower in the slow mode, which holds ``--share`` of the runs and stays ``--dwell`` runs
-on average): its visits are noise, so every alert on a quiet series of it is false.  Prints, per rule: alerts raised,
-closes as no longer found, reopenings, the alerts open at the end that name a true change
+with a sticky second mode instead (``sticky_modes.py``: Gaussian jitter of CV ``--cv``, runs
+``GAP`` times that slower in the slow mode, which holds ``--share`` of the runs and stays
+``--dwell`` runs on average): its visits are noise, so every alert on a quiet series of it is
+false.  Prints, per rule: alerts raised, closes as no longer found, reopenings, the alerts open at the end that name a true change
 (within 5 runs) or no change, and those closed as undone by a way back (``detect``'s test for a
 revert, ``perfgate.detect.way_back``), wrongly every one: no series here goes back.
 

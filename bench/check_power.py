@@ -172,8 +172,8 @@ def main() -> None:
               f"wall time median {s['seconds_median']:.0f} s, max {s['seconds_max']:.0f} s; target effects "
               + ", ".join(_pct(e) for e in s["target_effects"]))
     if args.json:
-        args.json.write_text(json.dumps({"suite": args.suite, "check_args": args.check_args, "load": args.load, "summary": summary,
-                                         "checks": results}, indent=1) + "\n")
+        args.json.write_text(json.dumps({"suite": args.suite, "check_args": args.check_args, "load": args.load,
+                                         "summary": summary, "checks": results}, indent=1) + "\n")
 
 
 def _pct(x: float | None) -> str:
