@@ -14,9 +14,10 @@ that does not find it (perfgate before, ``--after 0``).  The series cycle throug
 with a sticky second mode instead (``sticky_modes.py``: Gaussian jitter of CV ``--cv``, runs
 ``GAP`` times that slower in the slow mode, which holds ``--share`` of the runs and stays
 ``--dwell`` runs on average): its visits are noise, so every alert on a quiet series of it is
-false.  Prints, per rule: alerts raised, closes as no longer found, reopenings, the alerts open at the end that name a true change
-(within 5 runs) or no change, and those closed as undone by a way back (``detect``'s test for a
-revert, ``perfgate.detect.way_back``), wrongly every one: no series here goes back.
+false.  Prints, per rule: alerts raised, closes as no longer found, reopenings, the alerts open
+at the end that name a true change (within 5 runs) or no change, and those closed as undone by a
+way back (``detect``'s test for a revert, ``perfgate.detect.way_back``), wrongly every one: no
+series here goes back.
 
     .venv/bin/python bench/alert_flaps.py                                  # about 40 s
     .venv/bin/python bench/alert_flaps.py --phi 0.5 --steps 0 --runs 240   # quiet, correlated noise
