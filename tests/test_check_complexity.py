@@ -17,9 +17,12 @@ import pytest
 
 from perfgate.adapters import scaling_tsv
 from perfgate.commands._common import failures
+from perfgate.commands.check import scaling_points
 from perfgate.complexity.compare import compare_complexity
+from perfgate.containers.runner import SuiteResult
 from perfgate.complexity.expectations import parse_expectations
 from perfgate.detect.compare import Comparison
+from perfgate.model import Metric
 from perfgate.report.markdown import comparison_markdown
 from test_containers_docker import base_image, make_tiny_root  # noqa: F401 - fixture re-used
 
@@ -223,6 +226,22 @@ def test_only_tables_both_sides_measured_are_compared_and_too_few_points_say_so(
     rows = compare_complexity(few, points(QUADRATIC), EXPECT)
     assert rows and all("too few to fit" in r.base.error for r in rows)
     assert all(r.status != "broken" for r in rows)   # nothing the base keeps is known to be broken
+
+
+def test_a_parametrized_pytest_benchmark_in_a_checked_suite_is_no_scaling_point():
+    """A check names every metric with its suite first, so a parametrized pytest test whose
+    parameters pytest-benchmark keeps as text looked like a point of the table ``suite/file.py::…``
+    and the check of the async-overhead suite failed on ``float("sync")`` (internal error, exit 3)."""
+    def side(scale: float) -> list[SuiteResult]:
+        pytest_metrics = [Metric(f"bench_io.py::test_bare[{mode}]", "latency", 1e3 * scale, samples=(1e3 * scale,),
+                                 attrs={"parameters": {"mode": mode}}) for mode in ("sync", "coroutine")]
+        return [SuiteResult(pytest_metrics + points(LINEAR, "grow")[:6], {"suite": "async-overhead"})]
+
+    base, head = scaling_points(side(1.0)), scaling_points(side(1.1))
+    assert {m.benchmark.split("/")[1] for m in base} == {"grow"}      # the scaling points alone
+    assert {r.table for r in compare_complexity(base, head, EXPECT)} == {"async-overhead/grow"}
+    assert not Metric("x/y", "latency", 1.0, attrs={"parameters": {"n": True}}).is_scaling_point()
+    assert Metric("x/n=3", "latency", 1.0, attrs={"parameters": {"n": 3}}).is_scaling_point()
 
 
 def test_the_comment_leads_with_the_broken_expectation_and_folds_the_tables_that_kept_theirs():

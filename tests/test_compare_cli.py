@@ -320,3 +320,25 @@ def test_a_side_picked_by_branch_searches_the_newest_runs_not_the_whole_history(
         limits.clear()
         side = compare._pick(store, None, "main", "base")
         assert len(side.ids) == 4 and {side.run.commit} == {"e" * 40} and None in limits, limits
+
+
+def test_a_pytest_benchmarks_parameters_are_no_scaling_table(cli, store_path):
+    """pytest-benchmark keeps a parametrized test's parameters (as text) with its metric, as the
+    scaling-tsv adapter keeps a scaling point's (as numbers); compare took the test for a point of
+    a scaling table named by its path and failed on float("sync") (an internal error, exit 3)."""
+    def pytest_run(branch: str, commit: str, seed: int, t: float) -> Run:
+        rng = np.random.default_rng(seed)
+        metrics = [Metric(f"benches/test_io.py::test_bare[{mode}]", "latency", 0.0,
+                          samples=tuple(1e6 * (1 + 0.02 * rng.standard_normal(20))),
+                          attrs={"parameters": {"mode": mode}})
+                   for mode in ("sync", "coroutine")]
+        for m in metrics:
+            m.value = float(np.median(m.samples))
+        return Run("default", branch, commit, Bed("tb"), metrics, start_time=t)
+
+    with SqliteStore(store_path) as store:
+        store.add_runs([pytest_run("main", "a1", 1, 1.0), pytest_run("pr", "b1", 2, 2.0)])
+    proc = cli("compare", "--base-branch", "main", "--head-branch", "pr", "--json")
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert len(out["verdicts"]) == 2 and not out.get("complexity")

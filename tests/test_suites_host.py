@@ -18,7 +18,9 @@ from pathlib import Path
 import pytest
 
 from perfgate.adapters import get_adapter
+from perfgate.commands.check import scaling_points
 from perfgate.containers.manifest import discover
+from perfgate.containers.runner import SuiteResult
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCHES = ROOT / "benches"
@@ -219,6 +221,10 @@ def test_async_overhead_pytest_benchmark_json(tmp_path):
     parsed = get_adapter("pytest-benchmark").parse(out.read_text(), str(out))
     measures = [m.measure for m in parsed.metrics]
     assert measures.count("latency") == 9 and measures.count("allocated-bytes") == 9 and len(measures) == 18
+    # Its parametrized tests keep their parameters as text: no scaling point for a check's
+    # complexity table (a check of this suite failed on float("sync") until stop 65).
+    assert sum(bool(m.attrs.get("parameters")) for m in parsed.metrics) == 9     # its latencies
+    assert scaling_points([SuiteResult(parsed.metrics, {"suite": "async-overhead"})]) == []
     extra = {b["param"]: b["extra_info"] for b in json.loads(out.read_text())["benchmarks"]}
     alloc = {name: info["allocated_bytes"] for name, info in extra.items()}
     # Deterministic memory facts of the calling patterns: the fast path allocates what sync does

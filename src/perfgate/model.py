@@ -81,6 +81,16 @@ class Metric:
     # Extra, harness-specific facts worth keeping (e.g. Google Benchmark's Big-O class).
     attrs: dict[str, Any] = field(default_factory=dict)
 
+    def is_scaling_point(self) -> bool:
+        """Whether this is a point of a scaling table, as the scaling-tsv adapter records one: its
+        ``attrs["parameters"]`` map each parameter to a number.  Other adapters keep parameters
+        too (pytest-benchmark's parametrized tests, hyperfine's ``--parameter-list``) as text, which
+        no cost model fits: a check of a pytest suite took ``test_bare[sync]`` for a point and
+        failed on ``float("sync")``."""
+        params = self.attrs.get("parameters")
+        return isinstance(params, dict) and bool(params) and all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) for v in params.values())
+
 
 @dataclass
 class Run:

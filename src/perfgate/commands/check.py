@@ -173,7 +173,7 @@ def scaling_points(results: list[SuiteResult]) -> list[Metric]:
     parameters: dict[tuple[str, str], dict] = {}
     for r in results:
         for m in r.metrics:
-            if isinstance(m.attrs.get("parameters"), dict):
+            if m.is_scaling_point():
                 key = (f"{r.context['suite']}/{m.benchmark}", m.measure)
                 values[key].append(statistics.median(m.samples or (m.value,)))
                 parameters[key] = m.attrs["parameters"]

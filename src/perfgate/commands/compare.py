@@ -329,8 +329,7 @@ def run(args: argparse.Namespace) -> int:
 def _complexity(base, head, thresholds: str | None) -> tuple[list, str, list[str]]:
     """Each scaling table both runs measured, fitted on either side, its expectations judged
     (imported only when both runs have scaling points: the fitting code pulls in statsmodels)."""
-    if not any("parameters" in m.attrs for m in base.metrics) or \
-            not any("parameters" in m.attrs for m in head.metrics):
+    if not any(m.is_scaling_point() for m in base.metrics) or not any(m.is_scaling_point() for m in head.metrics):
         return [], "", []
     from perfgate.complexity.compare import compare_complexity, run_points, unmatched_note
     from perfgate.complexity.expectations import expectations_of

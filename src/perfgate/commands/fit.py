@@ -220,7 +220,7 @@ def _from_store(args: argparse.Namespace) -> ScalingTable:
             suites = [s for s in run.context.get("suites") or [run.context.get("suite")] if isinstance(s, str)]
             suite = next((s for s in suites if name.startswith(f"{s}/")), suites[0] if len(suites) == 1 else None)
             own = name.removeprefix(f"{suite}/") if suite else name
-            points = [m for m in run.metrics if m.benchmark.startswith(own + "/") and "parameters" in m.attrs]
+            points = [m for m in run.metrics if m.benchmark.startswith(own + "/") and m.is_scaling_point()]
             if points:
                 full = f"{suite}/{own}" if suite else own
                 return table_from_metrics(full, points, f"{args.store} run {summary.run_id}")

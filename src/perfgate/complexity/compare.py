@@ -453,7 +453,7 @@ def run_points(run: Run) -> tuple[list[Metric], list[list[Metric]]]:
     side (each point's ``round_samples``), each round's points (the median of its samples)."""
     suites = run.context.get("suites") or [run.context.get("suite")]
     prefix = f"{suites[0]}/" if len(suites) == 1 and isinstance(suites[0], str) else ""
-    scaling = [m for m in run.metrics if isinstance(m.attrs.get("parameters"), dict)]
+    scaling = [m for m in run.metrics if m.is_scaling_point()]
     pooled = [Metric(prefix + m.benchmark, m.measure, m.value, attrs={"parameters": m.attrs["parameters"]})
               for m in scaling]
     counts = {len(m.attrs.get("round_samples") or ()) for m in scaling}
@@ -466,7 +466,7 @@ def run_points(run: Run) -> tuple[list[Metric], list[list[Metric]]]:
 def _tables(metrics: Sequence[Metric]) -> dict[str, list[Metric]]:
     tables: dict[str, list[Metric]] = {}
     for m in metrics:
-        if isinstance(m.attrs.get("parameters"), dict) and "/" in m.benchmark:
+        if m.is_scaling_point() and "/" in m.benchmark:
             tables.setdefault(m.benchmark.rsplit("/", 1)[0], []).append(m)
     return tables
 
