@@ -38,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bursty_load import bursty_load  # noqa: E402
 
 from perfgate.adapters import scaling_tsv  # noqa: E402
-from perfgate.complexity.compare import ALPHA, ComplexityRow, compare_complexity  # noqa: E402
+from perfgate.complexity.compare import ComplexityRow, compare_complexity  # noqa: E402
 from perfgate.complexity.expectations import parse_expectations  # noqa: E402
 from perfgate.model import Metric  # noqa: E402
 
@@ -63,12 +63,7 @@ def pooled_status(row) -> str:
 
 def worsened_by_pooled_shapes(row: ComplexityRow) -> bool:
     """``row.worsened`` as it was decided before stop 64: each side's knee shape the pooled fit's."""
-    if row.broken or not (row.head.violated() and row.base.violated()):
-        return False
-    b, h = row.base.knee, row.head.knee
-    moved = row.knees_test()
-    return (bool(b and h) and moved is not None and moved[0] < ALPHA and moved[1] < 0
-            and (h.get("degree") or 1) >= (b.get("degree") or 1))
+    return row.breaks_earlier() and (row.head.knee.get("degree") or 1) >= (row.base.knee.get("degree") or 1)
 
 
 def pooled(each: list[list[Metric]]) -> list[Metric]:

@@ -19,8 +19,8 @@ from perfgate.adapters import scaling_tsv
 from perfgate.commands._common import failures
 from perfgate.commands.check import scaling_points
 from perfgate.complexity.compare import compare_complexity
-from perfgate.containers.runner import SuiteResult
 from perfgate.complexity.expectations import parse_expectations
+from perfgate.containers.runner import SuiteResult
 from perfgate.detect.compare import Comparison
 from perfgate.model import Metric
 from perfgate.report.markdown import comparison_markdown

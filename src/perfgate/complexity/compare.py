@@ -265,17 +265,20 @@ class ComplexityRow:
     @property
     def worsened(self) -> bool:
         """Whether an expectation both sides break, the head breaks earlier: the rounds' own knees
-        moved down (:meth:`knees_test`) and the head's cost past its knee is at least as
+        moved down (:meth:`breaks_earlier`) and the head's cost past its knee is at least as
         steep.  A cost that turned quadratic past 2,000 objects and now turns past 600 is a
         regression of the pull request, though the base broke "linear" already."""
+        return self.breaks_earlier() and self.head.knee_degree() >= self.base.knee_degree()
+
+    def breaks_earlier(self) -> bool:
+        """Whether an expectation both sides break (the head not newly) has its knee earlier in
+        head: both sides have a knee and the rounds' own knees moved down (:meth:`_knees_test`)."""
         if self.broken or not (self.head.violated() and self.base.violated()):
             return False
-        b, h = self.base.knee, self.head.knee
-        moved = self.knees_test()
-        return (bool(b and h) and moved is not None and moved[0] < ALPHA and moved[1] < 0
-                and self.head.knee_degree() >= self.base.knee_degree())
+        moved = self._knees_test()
+        return bool(self.base.knee and self.head.knee) and moved is not None and moved[0] < ALPHA and moved[1] < 0
 
-    def knees_test(self) -> tuple[float, float] | None:
+    def _knees_test(self) -> tuple[float, float] | None:
         """(exact two-sided Mann–Whitney p of the rounds' knees, head against base; the head's
         median knee minus the base's), or None with fewer than two rounds' knees a side."""
         base, head = self.base.round_knees(), self.head.round_knees()
@@ -322,7 +325,7 @@ class ComplexityRow:
     def knee_moved(self) -> str:
         """Whether the rounds' own knees moved, head against base (Mann–Whitney, two-sided, exact:
         the rounds are few, at 5%): ``" (moved: rounds' knees 2,041–2,102 → 598–631, p = 0.0002)"``; "" without rounds."""
-        moved = self.knees_test()
+        moved = self._knees_test()
         if moved is None:
             return ""
         p, base, head = moved[0], self.base.round_knees(), self.head.round_knees()

@@ -77,8 +77,9 @@ static double log_of(double x)
  * count values are given (the last m of an earlier judgement, or none), and it has room for n more;
  * under log_normal, logs has as much room, for their logarithms (each taken once, as the value
  * joins, not once for each of the m baselines it is in); the other tests pass NULL.  A baseline of
- * fewer than least values sets no limits.  Writes each value's alert to alerts[i] (0, LOWER or UPPER: the lower limit is checked
- * first, as Bencher does) and returns how many values clean holds at the end. */
+ * fewer than least values sets no limits.  Writes each value's alert to alerts[i] (0, LOWER or
+ * UPPER: the lower limit is checked first, as Bencher does) and returns how many values clean holds
+ * at the end. */
 int threshold_walk(const double *values, int n, double *clean, int count, int m, int least, int kind, int sides,
                    const double *q_low, const double *q_high, signed char *alerts, double *logs)
 {
