@@ -265,3 +265,22 @@ def test_a_detect_with_nothing_new_writes_nothing_and_loads_no_detector(cli, sto
     assert cli("detect").returncode == 0
     with SqliteStore(store_path) as store:
         assert store.detect_state()[0] == store.run_watermark() > mark
+
+
+def test_a_new_benchmark_beside_a_kept_series_leaves_its_alert_found(cli, store_path):
+    """A run of another benchmark on the same branch and testbed re-marks the kept series for the
+    family's changes without analysing it again: its alerts stay found (its report says nothing
+    new about them), and no "not found" is printed."""
+    rng = np.random.default_rng(6)
+    v = {f"s{k}": 1e6 * (1 + 0.01 * rng.standard_normal(60)) for k in range(3)}
+    for name in v:
+        v[name][40:] *= 1.15
+    add(store_path, 0, 60, v)
+    first = json.loads(cli("detect", "--json").stdout)
+    assert len([a for a in first["new_alerts"] if a["kind"] == "change_point"]) == 3
+    add(store_path, 59, 1, {"unrelated": np.full(60, 1e4)})    # at the newest commit
+    second = cli("detect")
+    assert second.returncode == 0, second.stderr
+    assert "not found" not in second.stdout + second.stderr
+    listed = cli("alerts", "--json", check=True).stdout
+    assert "unfound_since" not in listed

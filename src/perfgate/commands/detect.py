@@ -174,7 +174,9 @@ def _withdraw(store, analysed: list[dict[str, Any]], found: list[Alert], thresho
     reports.  Such a threshold alert's way back is its report's (:func:`_way_backs`, tested by the
     worker that analysed the series) where it has one; other series are read through ``reads``
     (what the parent read ahead for its workers is not read again).  Returns the alerts changed."""
-    reports = {(r["branch"], r["testbed"], r["benchmark"], r["measure"]): r for r in analysed if r.get("newest_commit")}
+    # a kept report the siblings' re-test only re-marked was not analysed: its alerts are not in ``found``
+    reports = {(r["branch"], r["testbed"], r["benchmark"], r["measure"]): r for r in analysed
+               if r.get("newest_commit") and not r.get("kept")}
     newest = {key: Analysed(r["newest_commit"], r["points"], _past_limit(r)) for key, r in reports.items()}
     if not newest:
         return []
@@ -288,8 +290,8 @@ def _import_detectors() -> None:
 
 # Report keys for this module's own use, not printed: the alerts and entries being raised, and what
 # a later detect needs to re-test a kept series where its siblings changed or resume its threshold test.
-_INTERNAL = ("alerts", "entries", "inflation", "likelihoods", "newest_commit", "siblings_mark", "threshold_memo",
-             "way_backs")
+_INTERNAL = ("alerts", "entries", "inflation", "kept", "likelihoods", "newest_commit", "siblings_mark",
+             "threshold_memo", "way_backs")
 
 # A change point found within this many runs of a series' end names the commits of its new level
 # so far, for the store to match a threshold alert among them (``Alert.within_new_regime``): the
@@ -361,18 +363,20 @@ def _plan(store, args: argparse.Namespace, thresholds) -> tuple[list[SeriesKey],
 
 
 def _saved(report: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in report.items() if k not in ("alerts", "entries", "way_backs")}
+    return {k: v for k, v in report.items() if k not in ("alerts", "entries", "kept", "way_backs")}
 
 
 def _restored(report: dict[str, Any], level: float) -> dict[str, Any]:
-    """A saved report, kept as it is.  A change point saved before levels were kept has ``level``,
-    the settings' confidence now: a report is kept only under the settings it was made with."""
+    """A saved report, kept as it is (``kept``: not analysed now, so it raises no alert and says
+    nothing of whether its alerts are still found).  A change point saved before levels were kept
+    has ``level``, the settings' confidence now: a report is kept only under the settings it was
+    made with."""
     for cp in report["change_points"]:
         cp["alert"] = {"new": False, "id": (cp.get("alert") or {}).get("id")}
         for e in (cp, cp.get("found_alone") or {}):
             if e.get("kind", "change_point") == "change_point":
                 e.setdefault(CI_LEVEL, level)
-    return {**report, "alerts": [], "entries": report["change_points"]}
+    return {**report, "alerts": [], "entries": report["change_points"], "kept": True}
 
 
 def _analysed(keys: list[SeriesKey], kept: list[dict[str, Any]], memos: dict[SeriesKey, dict[str, Any]],
