@@ -1134,6 +1134,15 @@ def test_duplicate_bmf_keys_are_refused(tmp_path, store_path, capsys):
     assert runs_in(store_path) == 0
 
 
+def test_a_benchmark_in_two_files_of_one_run_names_both_files(tmp_path, store_path, capsys):
+    one = bmf(tmp_path, {"sort": {"latency": {"value": 1.0}}}, "one.json")
+    two = bmf(tmp_path, {"scan": {"latency": {"value": 3.0}}, "sort": {"latency": {"value": 2.0}}}, "two.json")
+    code = ingest(str(one), str(two), "--adapter", "bmf", "--branch", "main", "--commit", COMMIT, store=store_path)
+    err = " ".join(capsys.readouterr().err.split())
+    assert code == 2 and f"in both {one} and {two}" in err and "'sort'" in err, err
+    assert runs_in(store_path) == 0
+
+
 def test_duplicate_keys_in_a_streamed_hyperfine_file_are_refused(tmp_path, store_path, capsys):
     doc = HYPERFINE.read_text().replace('"command":', '"mean": 1.0, "command":', 1)
     code = ingest(str(bmf(tmp_path, doc, "hf.json")), "--adapter", "hyperfine", "--branch", "main",

@@ -43,6 +43,26 @@ def test_a_good_key_is_kept_exported_under_its_name_and_a_retry_is_a_no_op(cli, 
     assert [p.name for p in (tmp_path / "data").glob("runs/*/*.json")] == [f"{key}.json"]
 
 
+def test_a_key_that_names_a_run_of_another_commit_is_refused(cli, store_path):
+    # A retry of one job (its values may differ) is a no-op; a key copied to another job's run
+    # dropped that run with exit 0 and "already recorded".
+    assert _ingest(cli, "job-7").returncode == 0
+    clash = _ingest(cli, "job-7", commit="def5678")
+    said = " ".join(clash.stderr.split())
+    assert clash.returncode == 2, clash.stderr
+    assert "--idempotency-key" in said and "main@abc1234 on tb" in said and "main@def5678 on tb" in said, said
+    with SqliteStore(store_path) as s:
+        assert [r.commit for r in s.runs()] == ["abc1234"]
+
+
+def test_an_empty_file_argument_is_refused_not_read_as_this_folder(cli, store_path, tmp_path, monkeypatch):
+    # an unset CI variable ("$OUT") read the criterion results of the working directory
+    monkeypatch.chdir(tmp_path)
+    proc = cli("ingest", "", "--branch", "main", "--commit", "abc1234", "--testbed", "tb")
+    assert proc.returncode == 2 and "empty path" in proc.stderr, proc.stderr
+    assert not store_path.exists() or SqliteStore(store_path).runs() == []
+
+
 def _run(commit: str, key: str) -> Run:
     return Run("default", "main", commit, Bed("tb"), [Metric("b", "latency", 1.0)], start_time=1.7e9,
                idempotency_key=key)

@@ -83,6 +83,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if "" in args.files:
+        # an unset CI variable: Path("") is the working directory, whose criterion results were read
+        raise InputError("FILE", "", "an empty path (an unset variable?); name the harness output file or "
+                         "folder, or '.' for this folder (nothing was recorded)")
     if args.files.count("-") > 1:
         # stdin can be read once: the second '-' read nothing and was refused as "the harness
         # wrote nothing (did its command fail?)", which sent users looking for a failed harness.
@@ -118,7 +122,7 @@ def run(args: argparse.Namespace) -> int:
         ran = _ingest_command.run(args.command, stdout_to_stderr=args.json)
         _ingest_command.refuse_stale(before, ran.context["command"])
     metrics: list[Metric] = []
-    adapters, context, warnings, named, machines = [], {}, [], [], {}
+    adapters, context, warnings, named, machines, read_from = [], {}, [], [], {}, []
     for path in args.files:
         name, parsed = parse_file(path, args.adapter)
         if parsed.runs:  # a whole history: a run per entry, not one run of every file
@@ -127,6 +131,7 @@ def run(args: argparse.Namespace) -> int:
         warnings.extend(f"{visible(path)}: {w}" for w in parsed.warnings)  # one line whatever the path
         adapters.append(name)
         metrics.extend(parsed.metrics)
+        read_from += [path] * len(parsed.metrics)
         context.update(parsed.context)
         if parsed.commit is not None:
             named.append((path, parsed.commit, parsed.commit_time))
@@ -150,7 +155,7 @@ def run(args: argparse.Namespace) -> int:
         commit = full_commit(commit)
     dup = duplicate_metric(metrics)
     if dup:
-        raise InputError(", ".join(args.files), "", f"benchmark {dup[0]!r} measure {dup[1]!r} appears twice")
+        _refuse_duplicate(dup, metrics, read_from)
     for warning in warnings:  # shown before anything is written, and whatever the outcome
         err.print(f"warning: {warning}", markup=False)
     now = time.time()
@@ -169,6 +174,8 @@ def run(args: argparse.Namespace) -> int:
             store.start_point = branch_start
         added = store.add_run(new_run)
         outcomes = list(getattr(store, "last_outcomes", []))
+        if not added and args.idempotency_key is not None:
+            _refuse_reused_key(store, new_run)
     spooled = [o for o in outcomes if o.status == "spooled"]
     rejected = [o for o in outcomes if o.status == "rejected"]
     alerts = [a for o in outcomes for a in o.alerts]
@@ -194,6 +201,26 @@ def run(args: argparse.Namespace) -> int:
     if rejected:
         return EXIT_USAGE
     return EXIT_REGRESSION if args.fail_on_alert and alerts else EXIT_OK
+
+
+def _refuse_duplicate(dup: tuple[str, str], metrics: list[Metric], read_from: list[str]) -> None:
+    """A run holds each benchmark and measure once: name the file(s) the two came from."""
+    first, second = (path for m, path in zip(metrics, read_from) if (m.benchmark, m.measure) == dup)
+    where = (f"in both {visible(first)} and {visible(second)}" if first != second
+             else "twice in this file (two results named alike)")
+    raise InputError(second, "", f"benchmark {dup[0]!r} measure {dup[1]!r} appears {where} "
+                     "(nothing was recorded)")
+
+
+def _refuse_reused_key(store, new_run: Run) -> None:
+    """A given key already names a run: a retry of the same job (its values may differ) is a no-op,
+    but a run of another branch, commit or testbed under it was dropped without a word."""
+    stored = store.keyed_run(new_run.idempotency_key)
+    this = (new_run.branch, new_run.commit, new_run.testbed.name)
+    if stored is not None and stored != this:
+        raise InputError("--idempotency-key", "", f"{new_run.idempotency_key!r} already names the run of "
+                         f"{stored[0]}@{stored[1][:12]} on {stored[2]}; this run is of {this[0]}@{this[1][:12]} "
+                         f"on {this[2]}: give each run its own key (nothing was recorded)")
 
 
 def _load_said(context: dict) -> str:

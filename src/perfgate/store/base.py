@@ -80,6 +80,11 @@ class Store(ABC):
         none: callers then measure again and :meth:`add_runs` still refuses the duplicate."""
         return set()
 
+    def keyed_run(self, key: str) -> tuple[str, str, str] | None:
+        """The branch, commit and testbed of the run stored under this idempotency key.  A store
+        that cannot tell returns None."""
+        return None
+
     def run_contexts(self, branch: str, commit: str, testbed: str) -> list[dict[str, Any]]:
         """The contexts of the runs recorded for one commit on a branch and testbed (what suite,
         variant and profile each measured).  A store that cannot tell returns none."""

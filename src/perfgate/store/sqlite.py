@@ -822,6 +822,14 @@ class SqliteStore(Store):
                    json.loads(context), key)
 
     @_guarded
+    def keyed_run(self, key: str) -> tuple[str, str, str] | None:
+        row = self.db.execute(
+            "SELECT br.name, r.commit_hash, t.name FROM run r JOIN branch br ON br.id = r.branch_id"
+            " JOIN testbed t ON t.id = r.testbed_id WHERE r.project_id = ? AND r.idempotency_key = ?",
+            (self._project_id, key)).fetchone()
+        return tuple(row) if row else None
+
+    @_guarded
     def run_keys(self) -> dict[str, str]:
         return dict(self.db.execute("SELECT uuid, idempotency_key FROM run WHERE project_id = ?", (self._project_id,)))
 
