@@ -10,7 +10,7 @@ import pytest
 from perfgate.detect import changepoint, modes
 from perfgate.detect.changepoint import ChangePointDetector, Likelihood, _residuals, align_all, detect_change_points
 from perfgate.detect.location import location_level
-from perfgate.detect.noise import NoiseModel, lag1_autocorrelation, wander_autocorrelation
+from perfgate.detect.noise import RELATIVE_CEILING, NoiseModel, lag1_autocorrelation, wander_autocorrelation
 from perfgate.thresholds import ChangePointSettings
 
 SETTINGS = ChangePointSettings(min_effect=0.005, confidence=0.99)
@@ -160,6 +160,24 @@ def test_short_series_and_non_positive_values():
     x = np.r_[np.zeros(40), np.full(40, 5.0)] + np.random.default_rng(0).normal(0, 0.1, 80)
     [cp] = detect_change_points(x, SETTINGS)       # no log scale possible: still found
     assert cp.index == 40
+
+
+def test_a_change_in_a_series_not_all_positive_is_sized_against_the_level_before_it():
+    """Without a log scale the size was the shift over the series' median: a +10% step read
+    +9.4% (its interval excluding 10%) once a single run read 0, 0 → 1 read +200% and 1 → 0
+    −200%.  ``after / before − 1`` is what a magnitude says; from a level of 0 it has no finite
+    value and is given as the bound the pages and alerts write as "> +10,000%"."""
+    rng = np.random.default_rng(1)
+    x = 100 * (1 + 0.005 * rng.standard_normal(60))
+    x[30:] *= 1.10
+    x[5] = 0.0
+    [cp] = detect_change_points(x, SETTINGS)
+    assert cp.index == 30 and cp.ci_low <= 0.10 <= cp.ci_high and abs(cp.magnitude - 0.10) < 0.005
+    ones = 1 + 0.01 * rng.standard_normal(25)
+    [up] = detect_change_points(np.r_[np.zeros(25), ones], SETTINGS)
+    assert up.index == 25 and up.magnitude == RELATIVE_CEILING and up.direction == "regression"
+    [down] = detect_change_points(np.r_[ones, np.zeros(25)], SETTINGS)
+    assert -1.03 < down.ci_low <= down.magnitude <= down.ci_high < -0.97 and down.direction == "improvement"
 
 
 @pytest.mark.parametrize("x", [

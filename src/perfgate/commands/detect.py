@@ -65,7 +65,7 @@ from perfgate.store.worker_reads import WorkerReads
 from perfgate.check_branches import is_check_branch
 from perfgate.gitinfo import could_be
 from perfgate.thresholds import ChangePointSettings, SeriesThresholds, load_thresholds
-from perfgate.units import CI_LEVEL, alert_evidence, confidence_text, p_text, went_back_text
+from perfgate.units import CI_LEVEL, alert_evidence, confidence_text, p_text, pct, went_back_text
 
 # The detectors pull in numpy and perfgate's compiled search; they are imported when the verb
 # runs, so that `perfgate --help` and every other verb start fast.
@@ -300,7 +300,7 @@ REGIME_HEAD_RUNS = 100
 
 # Part of each saved report's settings mark: bump it when the analysis changes, so that the
 # reports kept from an older perfgate are recomputed.
-ANALYSIS_VERSION = "29"
+ANALYSIS_VERSION = "30"
 
 
 FILTERS = ("branch", "testbed", "benchmark", "measure")
@@ -759,7 +759,7 @@ def _print_withdrawn(changed: list[Alert]) -> None:
                 else f"not found at {since['commit'][:12]}: withdrawn if {WITHDRAW_AFTER_RUNS} runs from there do "
                      "not show it" if since else "found again")
         err.print(terminal(f"alert {a.id[:8]} ({a.benchmark} [{a.measure}] {a.branch}@{a.testbed}, {a.direction} "
-                           f"{a.magnitude * 100:+.2f}% at {a.commit[:12]}) {what}"))
+                           f"{pct(a.magnitude)} at {a.commit[:12]}) {what}"))
 
 
 def _print_pending(reports: list[dict]) -> None:
@@ -819,7 +819,7 @@ def _print_found(found: list[tuple[dict, dict]], nseries: int, no_record: bool) 
         good = last_good(rng, e["first_commit"], e.get("previous_commit", ""), e.get("last_measured"))
         table.add_row(terminal(r["benchmark"]), terminal(r["measure"]), terminal(f"{r['branch']}@{r['testbed']}"),
                       terminal(e["first_commit"][:12]), terminal(could_be(rng, good, e.get("kind") == "threshold")),
-                      f"{e['magnitude'] * 100:+.2f}%{ci}", terminal(conf), f"[{colour}]{e['direction']}[/{colour}]",
+                      f"{pct(e['magnitude'])}{ci}", terminal(conf), f"[{colour}]{e['direction']}[/{colour}]",
                       terminal(status))
     out.print(table)
 

@@ -450,7 +450,7 @@ class ChangePointDetector:
         score = max(z_rank * z_rank, z_t * z_t)
         if p > 1 - self.settings.confidence:
             return False, score, p
-        effect = self.noise_.relative(hodges_lehmann(left, right))
+        effect = self.noise_.relative(hodges_lehmann(left, right), self._level_of(left))
         ok = (abs(effect) >= self.settings.min_effect
               and abs(step_beyond_trend(lw, rw, sigma, inflation)) >= (DRIFT_GUARD_Z if guard_z is None else guard_z())
               and abs(z_rank) >= min(RANK_Z, RANK_SATURATION * extreme_rank_z(ranked_left.size, ranked_right.size,
@@ -600,15 +600,21 @@ class ChangePointDetector:
         spread = max(pooled_sd(lw, rw), sigma)
         half = normal_quantile(0.5 + self.settings.confidence / 2) * spread * math.sqrt(
             (1 / lw.size + 1 / rw.size) * inflation)
-        magnitude = self.noise_.relative(shift)
+        level = self._level_of(left)
+        magnitude = self.noise_.relative(shift, level)
         raw = self.values_
         return ChangePoint(
             index=index, index_low=t_low, index_high=t_high, magnitude=magnitude,
-            ci_low=self.noise_.relative(shift - half), ci_high=self.noise_.relative(shift + half),
+            ci_low=self.noise_.relative(shift - half, level), ci_high=self.noise_.relative(shift + half, level),
             p_value=p_adj, confidence=1.0 - p_adj, direction=direction_of(magnitude, self.lower_is_better),
             before=raw_median(raw[max(lo, t - self.window):t]),
             after=raw_median(raw[t:min(hi, t + self.window)]), likeliest_low=l_low, likeliest_high=l_high,
             ci_level=self.settings.confidence)
+
+    def _level_of(self, window: np.ndarray) -> float:
+        """The level a change starts from, on the noise model's scale: needed off the log scale
+        only (a log shift is a relative change whatever the level), so not computed there."""
+        return 0.0 if self.noise_.log_scale else float(np.median(window))
 
     def _refine(self, y: np.ndarray, yw: np.ndarray, lo: int, hi: int, t0: int, loc_sigma: float,
                 inflation: float) -> tuple[int, int, int, int, int, float]:

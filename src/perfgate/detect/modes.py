@@ -87,8 +87,9 @@ def _visited_beside(found: list[ChangePoint], i: int, y: np.ndarray, log_scale: 
     a, b = found[i].index, found[i + 1].index
     lo = found[i - 1].index if i > 0 else 0
     hi = found[i + 2].index if i + 2 < len(found) else y.size
-    size = math.log1p(found[i].magnitude) if log_scale else found[i].magnitude
     before, after = y[lo:a], y[b:hi]
+    # off the log scale a magnitude is relative to the level before it, which may be 0
+    size = math.log1p(found[i].magnitude) if log_scale else float(np.median(y[a:b]) - np.median(before))
     base = _home_level(np.concatenate([before, after]))
 
     def at(level_side: float, part: np.ndarray) -> np.ndarray:

@@ -30,6 +30,7 @@ consecutive runs correlated, and instruction counts under valgrind are near-dete
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from functools import lru_cache
 from itertools import chain
@@ -42,6 +43,10 @@ from perfgate.detect.stats import far_out_fences, quartiles, raw_median, relativ
 
 SIGMA_FLOOR = 1e-4   # relative: 0.01%, well under any effect worth reporting
 FENCE = 2.0
+# A relative change off the log scale from a level of 0 has no finite size: it is given as this
+# bound (+10,000%, as ``perfgate.units.pct`` writes "> +10,000%"), never as a shift over the
+# series' median, which read 0 → 1 as +200%.
+RELATIVE_CEILING = 100.0
 SMOOTH = 9           # rolling median width: wider than a spike, narrower than a regime
 MAX_RHO = 0.9
 WANDER = 31          # rolling median width for the noise's persistence: wider than a sticky mode's stays
@@ -228,10 +233,16 @@ class NoiseModel:
         """The runs winsorizing clipped: spikes and tail values beyond the far-out fences."""
         return self.winsorized != self.y
 
-    def relative(self, shift: float) -> float:
-        """A shift of ``y`` as a relative change of the raw values (new / old - 1); infinite for a
-        ratio past the largest float."""
-        return relative_change(shift) if self.log_scale else float(shift)
+    def relative(self, shift: float, before: float) -> float:
+        """A shift of ``y`` from the level ``before`` (on ``y``'s scale) as a relative change of the
+        raw values (new / old - 1); infinite for a ratio past the largest float.  Off the log scale
+        a change from a level of 0, or over :data:`RELATIVE_CEILING` times it, is that bound."""
+        if self.log_scale:
+            return relative_change(shift)
+        level = abs(float(before))
+        if abs(shift) >= RELATIVE_CEILING * level:
+            return math.copysign(RELATIVE_CEILING, shift) if shift else 0.0
+        return float(shift) / level
 
 
 def lag1_autocorrelation(resid: np.ndarray) -> float:
