@@ -342,3 +342,26 @@ def test_a_pytest_benchmarks_parameters_are_no_scaling_table(cli, store_path):
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     assert len(out["verdicts"]) == 2 and not out.get("complexity")
+
+
+def test_single_scaling_runs_with_no_expectation_judged_are_no_verdict(cli, store_path, tmp_path):
+    """Two single runs of a scaling table: every point's row lacks samples and the tables' fits,
+    with no rounds, fail nothing.  compare printed "600 not judged among 600" beside a knee in head
+    only and exited 0, a pass; as for rows alone it is no verdict (exit 4).  An expectation the
+    head breaks reads inconclusive without rounds: no verdict either, not a pass."""
+    fixtures = Path(__file__).parent / "fixtures" / "scaling-tsv"
+    for name, branch, commit in (("linear", "main", "a1"), ("quadratic", "pr", "b1")):
+        cli("ingest", str(fixtures / f"async-deinit-quick-{name}.tsv"), "--adapter", "scaling-tsv",
+            "--branch", branch, "--commit", commit, "--testbed", "tb", check=True)
+    proc = cli("compare", "--base-branch", "main", "--head-branch", "pr", "--json")
+    out = json.loads(proc.stdout)
+    assert proc.returncode == 4 and out["exit_code"] == 4, proc.stderr
+    assert {r["status"] for r in out["complexity"]} == {"fitted"}
+    assert "scaling table" in out["nothing_judged"]
+    (tmp_path / "thr").mkdir()
+    (tmp_path / "thr" / "complexity.toml").write_text(
+        '[complexity."async_array*"]\nobjects = "linear"\nup_to = { objects = 8000 }\ntolerance = 0.05\n')
+    expected = cli("compare", "--base-branch", "main", "--head-branch", "pr", "--json",
+                   "--thresholds", str(tmp_path / "thr"))
+    out = json.loads(expected.stdout)
+    assert expected.returncode == 4 and {r["status"] for r in out["complexity"]} == {"inconclusive"}, expected.stderr

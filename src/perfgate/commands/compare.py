@@ -15,9 +15,10 @@ knee shown and its complexity expectations judged (as ``perfgate check`` does).
 
 Exit 1 when a significant regression above threshold is found, or a complexity expectation the
 base keeps is broken by the head, or one both break the head breaks earlier (its rounds' knees
-moved down); 0 otherwise; 2 on bad input; 4, no verdict, when the runs have no benchmark in common
-or none of their comparisons could be judged (as ``perfgate check``: a pass on nothing judged
-would read as a pass, an error as bad input).
+moved down; a break needs runs with rounds to stand out from: between single runs it reads
+inconclusive); 0 otherwise; 2 on bad input; 4, no verdict, when the runs have no benchmark in
+common or none of their comparisons, nor any scaling table's expectations, could be judged (as
+``perfgate check``: a pass on nothing judged would read as a pass, an error as bad input).
 """
 
 from __future__ import annotations
@@ -337,7 +338,7 @@ def _complexity(base, head, thresholds: str | None) -> tuple[list, str, list[str
     path = Path(thresholds) if thresholds else default_path()
     (base_points, base_rounds), (head_points, head_rounds) = run_points(base), run_points(head)
     rounds = ("on the rounds a check recorded (a violation counts when most rounds' own fits show it too)"
-              if base_rounds and head_rounds else "with no rounds to bear a violation out, so none fails")
+              if base_rounds and head_rounds else "with no rounds to bear a violation out, so none is a verdict")
     about = (f"each run's scaling points fitted as perfgate fit fits them, {rounds}; expectations from "
              f"{path / 'complexity.toml' if path and path.is_dir() else path or 'nowhere (no thresholds found)'}")
     expectations = expectations_of(path)

@@ -16,7 +16,7 @@ back, so the rounds are the replicates, as they are for the per-point rows: a vi
 only when the rounds' fit together shows it and so do more than half of the rounds' own fits,
 and the head breaks an expectation only when, round by round, the share of its cost beyond the
 expected order exceeds the base's by more than the tolerance (a one-sided paired t at 5%).
-Without rounds (two stored runs, each one sweep) nothing bears a violation out, so none fails:
+Without rounds (two stored runs, each one sweep) nothing bears a violation out, so none fails or passes:
 it reads "inconclusive" (an audit's compare of runs of one commit failed 4 of 8 pairs before).
 
 A cost that grows in the same shape but more steeply (the head's 4.02⋅o against the base's
@@ -286,6 +286,12 @@ class ComplexityRow:
             return None
         p = float(stats.mannwhitneyu(base, head, alternative="two-sided", method="exact").pvalue)
         return p, float(np.median(head) - np.median(base))
+
+    @property
+    def judged(self) -> bool:
+        """Whether the row is a verdict (kept, broken, worsened, fixed, or broken on both sides),
+        not a fit with no expectation, expectations the data cannot judge, or an inconclusive one."""
+        return self.status in ("broken", "worsened", "violated on both", "fixed", "ok")
 
     @property
     def status(self) -> str:

@@ -248,9 +248,10 @@ class Comparison:
         return ", ".join(parts)
 
     def nothing_judged(self, complexity: Sequence = ()) -> NothingJudged | None:
-        """Why nothing was judged, or None when something was: a row judged, or a scaling table
-        fitted on both sides (``complexity``: its rows)."""
-        if complexity:
+        """Why nothing was judged, or None when something was: a row judged, or a scaling table's
+        expectations judged (``complexity``: its rows; a fit with no expectation, or one whose
+        violation no rounds bear out, is no verdict)."""
+        if any(row.judged for row in complexity):
             return None
         if not self.compared:
             gone = {v.benchmark for v in self.verdicts if v.note == MISSING_IN_HEAD}
@@ -263,8 +264,10 @@ class Comparison:
                                      "none to compare with", True)
             return NothingJudged("nothing compared: neither side measured a benchmark", False)
         if len(self.unjudged) == self.compared:
+            tables = (f"; nor could any of the {len(complexity)} scaling table(s)' expectations (their fits are "
+                      "shown)" if complexity else "")
             return NothingJudged(f"nothing judged: none of the {self.compared} comparison(s) could be judged "
-                                 "(each row's note says why)", False)
+                                 f"(each row's note says why){tables}", False)
         return None
 
     def inconclusive_text(self) -> str:
