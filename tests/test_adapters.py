@@ -667,7 +667,9 @@ def test_go_bench_without_ns_per_op_is_auto_detected(tmp_path):
     path = tmp_path / "go.txt"
     path.write_text("goos: linux\nBenchmarkScan-8   \t     500\t   310.5 MB/s\t  12.0 rows/s\nPASS\n")
     name, parsed = parse_file(str(path))
-    assert name == "go-bench" and [(m.measure, m.value) for m in parsed.metrics] == [("rows/s", 12.0)]
+    # Without ns/op, MB/s repeats nothing: it is kept, in bytes per second (Go's MB is 10**6 bytes).
+    assert name == "go-bench" and [(m.measure, m.value) for m in parsed.metrics] == [
+        ("rows/s", 12.0), ("bytes-per-second", 310.5e6)]
 
 
 def test_criterion_console_text_gets_a_hint_to_read_target_criterion(cli):

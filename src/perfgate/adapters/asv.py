@@ -11,11 +11,14 @@ the machine (``params.machine``, with its ``arch``, ``cpu``, ``num_cpu``, ``os``
 records the run there, at that time and on that machine as its testbed unless told otherwise, as
 a results folder holds many commits and often several machines.
 
-The measure follows asv's benchmark types (the name's prefix):
+The measure follows asv's benchmark types, told by the prefix of the name's last part (the
+function or method), as asv_runner's ``name_regex`` of each type: ``time_x`` or ``TimeX`` /
+``Time_x`` (a capital or ``_`` after the CamelCase prefix), and so on:
 
-    time_*    → latency (s → ns; value = asv's result, the median)   samples: ``samples``, in ns
-    peakmem_* → peak-rss (bytes)          mem_* → object-size (bytes, asizeof of the returned object)
-    track_*   → track (the returned number, as is; its unit is only in benchmarks.json)
+    time_*, Time*, timeraw_*, Timeraw*  → latency (s → ns; value = asv's result, the median)
+                                          samples: ``samples``, in ns
+    peakmem_*, PeakMem* → peak-rss (bytes)    mem_*, Mem* → object-size (bytes, asizeof of the returned object)
+    track_*, Track*     → track (the returned number, as is; its unit is only in benchmarks.json)
 
 lower/upper = asv's 99 % confidence interval (``stats_ci_99_a``/``_b``) when it contains the
 value (asv's interval is for the median and may go below 0: clamped).  With a single sample
@@ -28,6 +31,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 
 from perfgate.adapters.base import (Parsed, check_commit, check_millis, check_name, check_number, check_samples, join,
                                     load_json, require, scaled)
@@ -41,6 +45,12 @@ SCHEMA_VERSION = 2
 NS = 1e9
 MEASURES = {"time": ("latency", NS), "peakmem": ("peak-rss", 1.0), "mem": ("object-size", 1.0),
             "track": ("track", 1.0)}
+# asv_runner's types by name (asv_runner/benchmarks/*.py ``name_regex``, asv 0.6; asv 0.5 the same):
+# a lower-case prefix and '_', or a CamelCase one and a capital or '_', then at least one character.
+# timeraw (timed in a fresh interpreter) is timed in seconds as time is.
+_TYPES = [(re.compile(rf"(?:{camel}[A-Z_]|{lower}_)."), kind) for camel, lower, kind in (
+    ("Time", "time", "time"), ("Timeraw", "timeraw", "time"), ("Mem", "mem", "mem"),
+    ("PeakMem", "peakmem", "peakmem"), ("Track", "track", "track"))]
 
 
 def sniff(text: str) -> bool:
@@ -105,10 +115,12 @@ def _commit_time(doc: dict, source: str) -> float | None:
 
 
 def _metrics(bench: str, cells: dict, columns: list, source: str, place: str, warnings: list) -> list[Metric]:
-    kind = bench.rsplit(".", 1)[-1].split("_", 1)[0]
-    if kind not in MEASURES:
-        raise InputError(source, place, f"unknown benchmark type {kind!r}: asv names benchmarks time_, "
-                                        "mem_, peakmem_ or track_")
+    last = bench.rsplit(".", 1)[-1]
+    kind = next((kind for pattern, kind in _TYPES if pattern.match(last)), None)
+    if kind is None:
+        raise InputError(source, place, f"unknown benchmark type of {last[:80]!r}: asv names benchmarks time_, "
+                                        "timeraw_, mem_, peakmem_ or track_ (or Time, Timeraw, Mem, PeakMem or Track "
+                                        "and a capital letter or '_')")
     measure, scale = MEASURES[kind]
     params = cells.get("params") or []
     if not isinstance(params, list) or not all(isinstance(p, list) and p for p in params):

@@ -12,6 +12,9 @@ files from before 0.11 have no FullName/DisplayInfo and are named ``Namespace.Ty
   Pilot, warm-up and overhead iterations are never samples.
 * ``allocated-bytes``: ``Memory.BytesAllocatedPerOperation`` when ``[MemoryDiagnoser]`` was on.
 
+A run with several jobs (``[SimpleJob(RuntimeMoniker.Net80)]`` and ``Net90``, say) has each benchmark
+once per job, with one FullName: those benchmarks (and only those, so a one-job run keeps its names)
+are named ``FullName [job]``, the job as ``DisplayInfo`` shows it (``.NET 8.0(Runtime=.NET 8.0)``).
 A benchmark whose ``Statistics`` is null did not run (it failed); the file is refused.
 """
 
@@ -39,9 +42,12 @@ def parse(text: str, source: str) -> Parsed:
     doc = load_json(text, source)
     benchmarks = require(doc, "Benchmarks", list, source, "")
     metrics, first_seen = [], {}
+    names = [_name(bench, source, join("Benchmarks", i)) for i, bench in enumerate(benchmarks)]
     for i, bench in enumerate(benchmarks):
         place = join("Benchmarks", i)
-        name = _name(bench, source, place)
+        name = names[i]
+        if names.count(name) > 1:
+            name = _with_job(name, bench, source, place)
         check_unique(name, first_seen, source, place)
         stats = bench.get("Statistics") if isinstance(bench, dict) else None
         if stats is None:
@@ -93,6 +99,22 @@ def _name(bench: object, source: str, place: str) -> str:
         return check_name(name, source, join(place, "Method"))
     raise InputError(source, place, "missing field 'FullName' (or, before BenchmarkDotNet 0.11, "
                                     "'Namespace', 'Type' and 'Method')")
+
+
+def _with_job(name: str, bench: dict, source: str, place: str) -> str:
+    """``name`` of a benchmark run in several jobs, with its job: ``DisplayInfo`` is
+    ``Type.MethodTitle: JobDisplayInfo [Parameters]`` (BenchmarkCase.DisplayInfo), and the job part
+    is what tells the runs apart.  Where DisplayInfo does not read so, all of it is taken."""
+    display = bench.get("DisplayInfo")
+    if not isinstance(display, str):
+        return name  # nothing tells them apart: check_unique refuses the second
+    job = display
+    prefix = f"{bench.get('Type')}.{bench.get('MethodTitle')}: "
+    if job.startswith(prefix):
+        job = job[len(prefix):]
+        if bench.get("Parameters") and job.endswith("]") and " [" in job:
+            job = job[:job.rindex(" [")]
+    return check_name(f"{name} [{job.strip() or display}]", source, join(place, "DisplayInfo"))
 
 
 def _original_values(stats: dict, source: str, place: str) -> tuple[float, ...]:

@@ -7,6 +7,8 @@ it ran in is kept in attrs, and a name is qualified by it only when two test cas
     ("low mean"/"high mean" in the console, ``mean lowerBound/upperBound`` in XML, ns)
 
 The standard deviation, sample and iteration counts go to attrs.  Catch2 prints no raw samples.
+The console wraps a name longer than its name column over lines, the last one beside the numbers:
+the lines are joined back (see ``_unwrap``; a join the text cannot settle is warned of).
 A test case that failed refuses the file.  XML with a DOCTYPE is refused unread (Catch2 writes
 none, and entity declarations are how XML bombs work).
 """
@@ -30,6 +32,8 @@ _DURATION = r"([0-9.]+(?:e[-+]?[0-9]+)?) (ns|us|µs|ms|s)"
 _ROW1 = re.compile(rf"^(.*?)\s+(\d+)\s+(\d+)\s+{_DURATION}\s*$")
 _ROW23 = re.compile(rf"^\s+{_DURATION}\s+{_DURATION}\s+{_DURATION}\s*$")
 _HEADER = re.compile(r"^benchmark name\s+samples\s+iterations\s+estimated\s*$")
+_HEADER_MORE = re.compile(r"^\s+(mean\s+low mean\s+high mean|std dev\s+low std dev\s+high std dev)\s*$")
+_NAME_WIDTH = 35   # Catch2 v2 wraps a name to the console width (80) less 45
 _FAILED_CASES = re.compile(r"^test cases:.*\|\s*(\d+) failed")
 _TEST_CASE_RULE = re.compile(r"^-{20,}$")
 
@@ -42,12 +46,13 @@ def sniff(text: str) -> bool:
 
 
 def parse(text: str, source: str) -> Parsed:
+    warnings: list[str] = []
     if text.lstrip().startswith("<"):
         found = _parse_xml(text, source)
     else:
         check_complete_lines(text, source)
-        found = _parse_console(text, source)
-    return Parsed(_named(found, source), {"harness": "catch2"})
+        found = _parse_console(text, source, warnings)
+    return Parsed(_named(found, source), {"harness": "catch2"}, warnings)
 
 
 # (test case, name, mean, low, high, attrs, place)
@@ -71,11 +76,13 @@ def _ns(value: str, unit: str, source: str, place: str) -> float:
     return scaled(check_number(parse_number(value, source, place), source, place), NS[unit], source, place)
 
 
-def _parse_console(text: str, source: str) -> list[Row]:
+def _parse_console(text: str, source: str, warnings: list[str]) -> list[Row]:
     lines = text.splitlines()
     found: list[Row] = []
     case = ""
     in_table = False
+    width = _NAME_WIDTH
+    wrapped_from = None   # the first line a long name was wrapped over before its numbers' row
     k = 0
     while k < len(lines):
         line, place = lines[k].rstrip(), f"line {k + 1}"
@@ -84,12 +91,21 @@ def _parse_console(text: str, source: str) -> list[Row]:
             raise InputError(source, place, f"a test case failed: {line[:200]!r}")
         # A test case's name sits between two rules of dashes.
         if _TEST_CASE_RULE.match(line) and k + 2 < len(lines) and _TEST_CASE_RULE.match(lines[k + 2].rstrip()):
-            case, in_table = lines[k + 1].strip(), False
+            case, in_table, wrapped_from = lines[k + 1].strip(), False, None
             k += 3
             continue
         if _HEADER.match(line):
-            in_table = True
+            # The name column ends 2 characters before "samples" (a build may change the console width).
+            in_table, width, wrapped_from = True, line.index("samples") - 2, None
         row = _ROW1.match(line) if in_table else None
+        if in_table and not row:
+            # Lines before a row of numbers that are none of the table's own are a wrapped name's first
+            # pieces; a blank line or a rule ends them.
+            if not line.strip() or _TEST_CASE_RULE.match(line) or _HEADER.match(line) or _ROW23.match(line) \
+                    or _HEADER_MORE.match(line):
+                wrapped_from = None
+            elif wrapped_from is None:
+                wrapped_from = k
         if row and k + 2 >= len(lines):
             raise InputError(source, place, f"benchmark {row.group(1).strip()[:80]!r} has no mean and std dev rows: "
                              "the output was cut short")
@@ -103,11 +119,105 @@ def _parse_console(text: str, source: str) -> list[Row]:
             _check_interval(mean, low, high, source, mplace)
             sd = _ns(sd_row.group(1), sd_row.group(2), source, splace)
             attrs = {"samples": int(row.group(2)), "iterations": int(row.group(3)), "std_dev": sd}
-            found.append((case, row.group(1).strip(), mean, low, high, attrs, place))
+            name = row.group(1).strip()
+            if wrapped_from is not None:
+                pieces = [x.rstrip() for x in lines[wrapped_from:k]] + [name]
+                name, other = _unwrap(pieces, width, source, f"lines {wrapped_from + 1}-{k + 1}")
+                if other is not None:
+                    warnings.append(f"lines {wrapped_from + 1}-{k + 1}: Catch2's console wrapped a benchmark name "
+                                    f"so that it reads as {name[:120]!r} or {other[:120]!r}; read as the first "
+                                    "(the XML reporter, -r xml, keeps names whole)")
+                place, wrapped_from = f"line {wrapped_from + 1}", None
+            found.append((case, name, mean, low, high, attrs, place))
             k += 3
             continue
         k += 1
     return found
+
+
+def _unwrap(pieces: list[str], width: int, source: str, place: str) -> tuple[str, str | None]:
+    """The name Catch2's console wrapped into ``pieces``, and another name it may have been.  Where a
+    piece ends, the break may have dropped a space, been after punctuation (``/``, ``,``...: nothing
+    dropped) or before an opening bracket, or cut a word too long for the column (a ``-`` added):
+    each way of joining is wrapped again as Catch2 would, and only those giving back exactly these
+    pieces are kept.  When two are kept, the output cannot tell them apart: the first in the order
+    of ``_joins`` is taken and the other returned, for a warning.  (A run of spaces at a break is
+    printed as none, so is read as one space: no output tells.)"""
+    long = next((p for p in pieces if len(p) > width), None)
+    if long is not None:
+        raise InputError(source, place, f"{long[:80]!r} is not part of a benchmark name: it is longer than the "
+                         f"{width}-character name column Catch2 wraps names to (text the benchmarks printed? "
+                         "the XML reporter, -r xml, keeps it apart)")
+    names: list[str] = []
+    # A real wrap settles each join within a line; short lines that are no wrap (printed text) can
+    # leave joins open for a line's worth of pieces, 2**17 ways: a budget ends that.
+    budget = [64 * len(pieces)]
+
+    def extend(text: str, k: int) -> None:
+        budget[0] -= 1
+        if len(names) > 1 or budget[0] < 0 or not _wraps_to(text, pieces, width, complete=k == len(pieces)):
+            return
+        if k == len(pieces):
+            names.append(text)
+            return
+        for joined in _joins(text, pieces[k - 1], pieces[k], width):
+            extend(joined, k + 1)
+
+    extend(pieces[0], 1)
+    if not names or budget[0] < 0:
+        shown = " / ".join(p[:40] for p in pieces[:6]) + (" / ..." if len(pieces) > 6 else "")
+        raise InputError(source, place, "these lines do not read as one benchmark name wrapped by Catch2's console "
+                         f"reporter: {shown!r} (text the benchmarks printed? the XML reporter, -r xml, keeps it apart)")
+    return names[0], names[1] if len(names) > 1 else None
+
+
+def _joins(text: str, piece: str, following: str, width: int) -> list[str]:
+    """``text`` (ending in ``piece``) and ``following`` joined in each way Catch2 may have broken
+    them, the likelier first where the output allows two: a word cut for length (a 34-character
+    word piece and its '-' is how Catch2 cuts, a hyphen just there is chance), and a space after a
+    comma or semicolon (as in prose and argument lists) but none after other punctuation
+    (``a::b``, ``x/y``) or before a bracket (``f(x)``)."""
+    spaced, close = text + " " + following, text + following
+    joins = [spaced, close] if piece.endswith((",", ";")) else [close, spaced]
+    if len(piece) == width and piece.endswith("-"):
+        joins.insert(0, text[:-1] + following)
+    return joins
+
+
+def _wraps_to(text: str, pieces: list[str], width: int, complete: bool) -> bool:
+    """Whether Catch2's console (v2's TextFlow: break at the last space or punctuation that fits,
+    else cut the word and add '-') wraps ``text`` to the first of ``pieces``, as far as ``text`` tells:
+    unless ``complete``, a line whose next ``width`` + 1 characters are not all known is not judged."""
+    pos, n = 0, 0
+    while pos < len(text):
+        if not complete and len(text) - pos <= width:
+            return True
+        if n == len(pieces):
+            return False
+        if len(text) - pos < width:
+            line, size = text[pos:], len(text) - pos
+        else:
+            size = width
+            while size > 0 and not _breakable(text, pos + size):
+                size -= 1
+            while size > 0 and text[pos + size - 1] in _SPACE:
+                size -= 1
+            line = text[pos:pos + size] if size else text[pos:pos + width - 1] + "-"
+            size = size or width - 1
+        if line.rstrip() != pieces[n]:
+            return False
+        pos, n = pos + size, n + 1
+        while pos < len(text) and text[pos] in _SPACE:
+            pos += 1
+    return not complete or n == len(pieces)
+
+
+_SPACE = " \t"
+
+
+def _breakable(text: str, at: int) -> bool:
+    return (at == len(text) or text[at] in _SPACE and text[at - 1] not in _SPACE
+            or text[at] in "[({<|" or text[at - 1] in "])}>.,:;*+-=&/\\")
 
 
 def _parse_xml(text: str, source: str) -> list[Row]:

@@ -36,7 +36,7 @@ import re
 from pathlib import Path
 
 from perfgate.adapters.base import (
-    Parsed, check_name, check_number, check_samples, join, load_json, read_text, require, scaled,
+    Parsed, check_name, check_number, check_samples, check_unique, join, load_json, read_text, require, scaled,
 )
 from perfgate.errors import InputError
 from perfgate.model import Metric
@@ -102,6 +102,9 @@ def parse_path(path: str | Path) -> Parsed:
                         f"by an earlier cargo bench: " + ", ".join(
                             f"{name!r} ({newest - _mtime(d / 'estimates.json'):.0f} s older)" for name, d in stale)
                         + "; clear target/criterion before cargo bench to be sure which run wrote what")
+    first_seen: dict[str, str] = {}
+    for k in sorted(latest):   # two directories of one benchmark (a copy, or two links to one result)
+        check_unique(metrics[k].benchmark, first_seen, str(root), _relative(dirs[k], root))
     return Parsed([m for k, m in enumerate(metrics) if k in latest], {"harness": "criterion"}, warnings)
 
 
@@ -155,9 +158,16 @@ def _result_dirs(root: Path, limit: int | None = None) -> tuple[list[Path], dict
     found: list[Path] = []
     without_new: dict[Path, list[str]] = {}
     subdirs_of: dict[Path, list[str]] = {}
-    for here, subdirs, files in os.walk(root, onerror=_unreadable):  # does not follow symlinks
-        subdirs.sort()
+    above: dict[Path, set[tuple[int, int]]] = {}   # each walked directory's own and its parents' identities
+    # Links are followed (a new/ linked to a cache was left out unseen), but not into a directory
+    # the walk is already in: a link to a parent would be walked forever.
+    for here, subdirs, files in os.walk(root, onerror=_unreadable, followlinks=True):
         path = Path(here)
+        above[path] = above.get(path.parent, set()) | {_identity(path)}
+        subdirs[:] = sorted(d for d in subdirs if _identity(path / d) not in above[path])
+        if "new" in files and (path / "new").is_symlink() and not (path / "new").exists():
+            raise InputError(str(path / "new"), "", "a broken symbolic link: the result of benchmark directory "
+                             f"{_relative(path, root)!r} is not there")
         subdirs_of[path] = list(subdirs)
         if _is_result_dir(path, files + subdirs):
             found.append(path)
@@ -167,6 +177,14 @@ def _result_dirs(root: Path, limit: int | None = None) -> tuple[list[Path], dict
             break
     # (an empty new/, or one holding none of criterion's files, is no result either)
     return found, {d: names for d, names in without_new.items() if d / "new" not in found}
+
+
+def _identity(path: Path) -> tuple[int, int]:
+    try:
+        info = path.stat()
+    except OSError as e:
+        _unreadable(e)
+    return info.st_dev, info.st_ino
 
 
 def _unreadable(e: OSError) -> None:

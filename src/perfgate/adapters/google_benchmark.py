@@ -58,6 +58,11 @@ class _Family:
     repetitions: int = 0  # as the aggregate rows say
     bigo: dict | None = None
     rms: float | None = None
+    # Where each kind of row (the repetitions, an aggregate, BigO) was first seen, and which
+    # benchmark instance wrote it: one name must be one benchmark.
+    seen: dict[str, tuple[str, tuple]] = field(default_factory=dict)
+    rows: int = 0  # repetition rows
+    indexes: dict[int, str] = field(default_factory=dict)  # repetition_index -> place
 
 
 def sniff(text: str) -> bool:
@@ -81,6 +86,7 @@ def parse(text: str, source: str) -> Parsed:
         aggregate = _aggregate_name(row, name, source, place)
         run_name = _run_name(row, name, aggregate, source, place)
         family = families.setdefault(run_name, _Family())
+        _check_one_benchmark(row, run_name, aggregate, family, source, place)
         if aggregate in COMPLEXITY_AGGREGATES or "big_o" in row or "rms" in row:
             _complexity(row, family, source, place)
         elif aggregate is None:
@@ -106,6 +112,52 @@ def _aggregates_only(families: dict[str, _Family]) -> list[str]:
             "(--benchmark_report_aggregates_only): with no per-repetition samples a run cannot be judged on its "
             "own; to see only aggregates on the console yet keep the repetitions, use "
             "--benchmark_display_aggregates_only with --benchmark_out=FILE --benchmark_out_format=json"]
+
+
+def _check_one_benchmark(row: dict, run_name: str, aggregate: str | None, family: _Family, source: str,
+                         place: str) -> None:
+    """Refuse rows of one ``run_name`` that are not one benchmark's: two benchmarks registered
+    under one name (different ``family_index`` / ``per_family_instance_index``), more repetition
+    rows than ``repetitions`` says, a ``repetition_index`` or an aggregate given twice.  Merged, they
+    made one series of two benchmarks' numbers; and no field of the output tells them apart for
+    good (a family index is the registration order, changed by any benchmark added before)."""
+    complexity = aggregate in COMPLEXITY_AGGREGATES or "big_o" in row or "rms" in row
+    # BigO/RMS rows stand for a whole family: their instance index is not any one instance's.
+    who = (row.get("family_index"),) if complexity else \
+        (row.get("family_index"), row.get("per_family_instance_index"))
+    kind = aggregate or "repetition"
+    if complexity:
+        kind = "RMS" if "rms" in row else "BigO"
+    for other_kind, (first, other) in family.seen.items():
+        if other[0] != who[0] or not complexity and other_kind not in COMPLEXITY_AGGREGATES and other != who:
+            fields = "family_index" if other[0] != who[0] else "per_family_instance_index"
+            raise InputError(source, join(place, fields), f"benchmark {run_name!r} is also at {first}, with another "
+                             f"{fields} ({_index(other, fields)} there, {_index(who, fields)} here): two benchmarks "
+                             "registered under one name cannot be told apart; give them different names")
+    if kind != "repetition" and kind in family.seen:
+        raise InputError(source, place, f"the {kind} row of benchmark {run_name!r} appears twice (first at "
+                         f"{family.seen[kind][0]}): which is meant is unknowable")
+    family.seen.setdefault(kind, (place, who))
+    if kind != "repetition":
+        return
+    family.rows += 1
+    reps, index = row.get("repetitions"), row.get("repetition_index")
+    if _count(reps) and reps >= 1 and family.rows > reps:
+        raise InputError(source, place, f"benchmark {run_name!r} has more repetition rows than its repetitions "
+                         f"({reps}) say (first at {family.seen[kind][0]}): the output holds more than one run")
+    if _count(index):
+        first = family.indexes.setdefault(index, place)
+        if first != place:
+            raise InputError(source, join(place, "repetition_index"), f"repetition {index} of benchmark {run_name!r} "
+                             f"appears twice (first at {first}): the output holds more than one run")
+
+
+def _count(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _index(who: tuple, fields: str):
+    return who[0] if fields == "family_index" else who[1]
 
 
 def _aggregate_name(row: dict, name: str, source: str, place: str) -> str | None:

@@ -32,7 +32,14 @@ def sniff(text: str) -> bool:
     return bool(_SNIFF.search(text[:65536]))
 
 
+# libtest groups digits by threes ("1,234,567"); any other comma ("1,,2,3") is no number it prints.
+_GROUPED = re.compile(r"^(?:[0-9]+|[0-9]{1,3}(?:,[0-9]{3})+)(?:\.[0-9]+)?$")
+
+
 def _number(text: str, source: str, place: str) -> float:
+    if not _GROUPED.match(text):
+        raise InputError(source, place, f"{text[:40]!r} is not a number: thousands separators belong "
+                         "between groups of three digits")
     return check_number(float(text.replace(",", "")), source, place)
 
 

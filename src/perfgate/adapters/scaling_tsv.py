@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from perfgate.adapters.base import Parsed, check_complete_lines, check_name
+from perfgate.adapters.base import Parsed, check_complete_lines, check_name, check_unique
 from perfgate.errors import InputError
 from perfgate.inputs import finite_number
 from perfgate.model import Metric
@@ -198,7 +198,19 @@ def combine(inputs: dict[str, np.ndarray], table: ScalingTable, inputs_source: s
 
 
 def point_name(name: str, params: dict[str, float]) -> str:
-    return name + "/" + ",".join(f"{k}={v:g}" for k, v in params.items())
+    return name + "/" + ",".join(f"{k}={_exact(v)}" for k, v in params.items())
+
+
+def _exact(value: float) -> str:
+    """A parameter value as text that reads back as exactly it.  Names were written ``{v:g}`` (6
+    significant digits: 1234567 and 1234568 both ``1.23457e+06``); that text is kept wherever it is
+    exact, so recorded series keep their names, and otherwise an integer is written whole and any
+    other number in its shortest exact form (``repr``)."""
+    value = float(value) + 0.0   # a plain float (numpy's repr names its type); -0.0 ("-0") is the point 0
+    short = f"{value:g}"
+    if float(short) == value:
+        return short
+    return str(int(value)) if value.is_integer() else repr(value)
 
 
 def parse(text: str, source: str) -> Parsed:
@@ -210,9 +222,11 @@ def parse(text: str, source: str) -> Parsed:
     keys = list(zip(*table.params.values()))
     for i, key in enumerate(keys):
         groups.setdefault(key, []).append(i)
-    metrics = []
+    metrics, first_seen = [], {}
     for key, rows in groups.items():
         benchmark = point_name(table.name, dict(zip(table.params, key)))
+        # Names are exact, so two points should never share one; were they to, say where.
+        check_unique(benchmark, first_seen, source, f"line {table.lines[rows[0]]}")
         for phase, values in table.phases.items():
             samples = tuple(float(values[i]) for i in rows)
             many = len(samples) > 1
