@@ -17,7 +17,6 @@ import pytest
 from pages_data import BENCH, BRANCH_PR, HOSTILE, KNEE_FROM, RUNS, STEP_AT, SWEEP, SWEEP_COMMITS, build, commit
 from perfgate.detect.threshold_tests import evaluate_series
 from perfgate.report.pages import _compact, read_page
-from perfgate.report.sweeps import split_name
 from perfgate.report.threshold_band import bands
 from perfgate.thresholds import ThresholdTest
 
@@ -173,13 +172,6 @@ def test_a_bad_repo_url_is_refused_and_nothing_is_written(history, tmp_path, cli
     proc = cli("pages", "--out", str(site), option, url)
     assert proc.returncode == 2 and option in proc.stderr and "http(s)" in proc.stderr
     assert not site.exists()
-
-
-def test_sweep_names_are_split_into_parameters():
-    assert split_name("async_array/values=3,objects=900") == ("async_array", {"values": 3.0, "objects": 900.0})
-    assert split_name("a/b/n=1e3,m=2") == ("a/b", {"n": 1000.0, "m": 2.0})
-    assert split_name("parse/size=10") is None            # one parameter: an ordinary benchmark
-    assert split_name("x/values=a,objects=2") is None     # not numbers
 
 
 @pytest.mark.parametrize("test", [
@@ -525,8 +517,10 @@ def test_the_index_lists_the_model_a_sweep_leads_with():
 
     knee = {"found": True, "param": "objects", "location": 2048.0, "formula": "26⋅o + 0.1⋅(o − 2,048)₊²"}
     page = {"name": "grow", "branch": "main", "testbed": "tb", "measures": [
-        {"measure": "total-ns", "fits": [{"formula": "0.107⋅o² − 249⋅o + 164476", "knee": knee}]},
-        {"measure": "schedule-ns", "fits": [{"formula": "3.6⋅o", "knee": {"found": False}}]}]}
+        {"measure": "total-ns", "fits": [{"formula": "0.107⋅o² − 249⋅o + 164476", "knee": knee,
+                                          "lead": {"model": "knee", "formula": knee["formula"]}}]},
+        {"measure": "schedule-ns", "fits": [{"formula": "3.6⋅o", "knee": {"found": False},
+                                             "lead": {"model": "polynomial", "formula": "3.6⋅o"}}]}]}
     assert [m["formula"] for m in sweep_summary(page)["models"]] == ["26⋅o + 0.1⋅(o − 2,048)₊²", "3.6⋅o"]
 
 

@@ -32,7 +32,7 @@ from perfgate.outputs import write_atomic
 from perfgate.alert_history import still_open, undone_by, undoing
 from perfgate.report.series_data import (STATES, Columns, Finding, band_steps, chart_data, findings, fragment, iso,
                                          printed_in, scale_of, summarise, unsteps, with_siblings_changes)
-from perfgate.report.sweeps import collect, split_name, sweep_page, sweep_summary
+from perfgate.report.sweeps import collect, sweep_page, sweep_summary
 from perfgate.report.threshold_band import bands
 from perfgate.store import SeriesKey, Store
 from perfgate.thresholds import Thresholds, load_thresholds
@@ -51,11 +51,6 @@ def benchmark_url(key: SeriesKey) -> str:
     """The series on its benchmark page, relative to the site (as the index links it)."""
     return "benchmark.html?" + urlencode({"b": page_id(key.benchmark), "measure": key.measure,
                                           "branch": key.branch, "testbed": key.testbed})
-
-
-def _on_scaling_page(key: SeriesKey, drawn: set[tuple[str, str, str, str]]) -> bool:
-    parsed = split_name(key.benchmark)
-    return parsed is not None and (parsed[0], key.branch, key.testbed, key.measure) in drawn
 
 
 def _js(var: str, data: object) -> bytes:
@@ -159,18 +154,19 @@ def publish_site(store: Store, out_dir: str | Path, *, title: str, branch: str |
     meta = {"title": title, "project": store.project, "generated": now, "repo_url": repo,
             "testbeds": {t: store.testbed_fingerprint(t) for t in sorted({k.testbed for k in series})}}
     sweeps = []
-    drawn: set[tuple[str, str, str, str]] = set()   # (sweep, branch, testbed, measure) drawn on a scaling page
+    drawn: set[SeriesKey] = set()   # the series a scaling page draws
     for sweep in collect(series):
         sp = sweep_page(sweep)
         if sp["measures"]:
             sweeps.append((page_id("sweep", sweep.name, sweep.branch, sweep.testbed), sp))
-            drawn.update((sweep.name, sweep.branch, sweep.testbed, m["measure"]) for m in sp["measures"])
+            fitted = {m["measure"] for m in sp["measures"]}
+            drawn.update(k for k in sweep.keys if k.measure in fitted)
     # A sweep's points are drawn on its scaling page rather than listed one by one; but a point no
     # scaling page draws (its sweep could not be fitted) or one with an alert (open or
     # acknowledged: its issue still links here) gets its own row and page, so that every alert's
     # link leads to its series' trend.
     shown = {k: pts for k, pts in series.items()
-             if include_sweeps or not _on_scaling_page(k, drawn) or k in alerts}
+             if include_sweeps or k not in drawn or k in alerts}
 
     out = Path(out_dir)
     # before the series are analysed: a file there, or a place no folder can be made, ended the

@@ -20,7 +20,7 @@ from perfgate.alert_history import WAY_BACK, ended_at, still_open, undone_by, wi
 from perfgate.detect.changepoint import ChangePoint
 from perfgate.detect.load_hold import LOADED, wall_time
 from perfgate.detect.stats import run_to_run_cv
-from perfgate.model import Alert, Measure
+from perfgate.model import BIGGER_IS_BETTER, KNOWN_MEASURES, SMALLER_IS_BETTER, Alert, Measure
 from perfgate.series_search import fitted_detector
 from perfgate.store import Point, SeriesKey
 from perfgate.thresholds import SeriesThresholds
@@ -44,6 +44,17 @@ def scale_of(measure: str) -> dict:
     if rate:
         return {"scale": "rate", "factor": 1.0, "per": rate}
     return _unit_dict(unit_of(measure)) or {"scale": "count", "factor": 1.0}
+
+
+def stated_direction(measure: str) -> bool | None:
+    """Whether lower is better, as far as the measure's name tells it: a known measure, a name that
+    says so ("… (bigger is better)"), a rate, or a cost in a time or byte unit (``total-ns``,
+    ``rss-KiB``); None for any other (a Google Benchmark user counter such as ``checksum_mod``,
+    whose chart was titled "lower is better": detect takes it for a cost, the page claims nothing)."""
+    m = Measure.named(measure)
+    if measure in KNOWN_MEASURES or measure.endswith((BIGGER_IS_BETTER, SMALLER_IS_BETTER)) or not m.lower_is_better:
+        return m.lower_is_better
+    return True if scale_of(measure)["scale"] in ("time", "bytes") else None
 
 
 def printed_in(unit: dict) -> tuple[str, float]:
@@ -398,7 +409,7 @@ def chart_data(key: SeriesKey, pts: list[Point], band: dict | None, found: list[
     unit = scale_of(key.measure)
     out = {
         "branch": key.branch, "testbed": key.testbed, "measure": key.measure, **unit,
-        "lower_is_better": Measure.named(key.measure).lower_is_better,
+        "lower_is_better": stated_direction(key.measure),        # None: not known, not claimed
         "run": stretches([run_of[p.run_id] for p in pts]), "value": encode([p.value for p in pts], *printed_in(unit)),
         "band": band, "change_points": [f.as_dict() for f in found],
         "alerts": [{"id": a.id, "commit": a.commit, "kind": a.kind, "direction": a.direction,

@@ -14,12 +14,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from perfgate.complexity.terms import TermError, default_terms, design_matrix
+from perfgate.model import Metric
 from perfgate.report.series_data import suffix_scale
 from perfgate.store import Point, SeriesKey
 from perfgate.units import number
 
-# "NAME/values=3,objects=900": at least two NAME=NUMBER pairs after the last slash.
-SWEEP_POINT = re.compile(r"/[A-Za-z_][\w-]*=[^/,]+(,[A-Za-z_][\w-]*=[^/,]+)+$")
+# "NAME/objects=100", "NAME/values=3,objects=900": a NAME=VALUE pair per parameter after the last
+# slash, as the scaling-tsv adapter names its points (adapters/scaling_tsv.py:point_name).
+SWEEP_POINT = re.compile(r"/([A-Za-z_][\w-]*=[^/,=]+(?:,[A-Za-z_][\w-]*=[^/,=]+)*)$")
 # Commits fitted per sweep: the coefficient history stays readable and the build fast.
 MAX_COMMITS = 40
 CURVE_POINTS = 60
@@ -27,19 +29,47 @@ MAX_CURVES = 8
 Z95 = 1.959963984540054
 
 
-def split_name(benchmark: str) -> tuple[str, dict[str, float]] | None:
-    """``("async_array", {"values": 3.0, "objects": 900.0})``, or None when not a sweep point."""
+def split_name(benchmark: str, recorded: dict | None = None) -> tuple[str, dict[str, float]] | None:
+    """``("async_array", {"values": 3.0, "objects": 900.0})``, or None when not a sweep point.
+    ``recorded``: the parameters its points recorded (``attrs["parameters"]``), which decide: they
+    must be numbers (:meth:`Metric.is_scaling_point`: pytest's ``test_x[a=b]`` keeps text) and the
+    name's, and are taken over the name's text (``objects=1.23457e+06`` for 1,234,567).  A name
+    alone (a store that keeps no parameters) needs two pairs: ``BenchmarkSort/size=10`` is a Go
+    sub-benchmark, not a sweep."""
     m = SWEEP_POINT.search(benchmark)
     if not m:
         return None
-    params = {}
-    for pair in benchmark[m.start() + 1:].split(","):
-        k, _, v = pair.partition("=")
-        try:
-            params[k] = float(v)
-        except ValueError:
+    pairs = dict(pair.partition("=")[::2] for pair in m.group(1).split(","))
+    if recorded is not None:
+        if not Metric("", "", 0.0, attrs={"parameters": recorded}).is_scaling_point() or set(recorded) != set(pairs):
             return None
+        params = {k: float(recorded[k]) for k in pairs}
+    elif len(pairs) < 2:
+        return None
+    else:
+        params = {k: _number(v) for k, v in pairs.items()}
+    if not all(math.isfinite(v) for v in params.values()):
+        return None
     return benchmark[:m.start()], params
+
+
+def _number(text: str) -> float:
+    """Any number the adapter writes (``900``, ``1234567``, ``1.23457e+06``); NaN when not one."""
+    try:
+        return float(text)
+    except ValueError:
+        return math.nan
+
+
+def sweep_point(key: SeriesKey, pts: list[Point]) -> tuple[str, dict[str, float]] | None:
+    """The sweep a series is a point of and its parameters, or None: by what its points recorded
+    (each must be a scaling point), else by its name."""
+    if not SWEEP_POINT.search(key.benchmark):   # most series: their points need not be read
+        return None
+    recorded = [p.attrs["parameters"] for p in pts if isinstance(p.attrs, dict) and "parameters" in p.attrs]
+    if any(split_name(key.benchmark, r) is None for r in recorded):
+        return None
+    return split_name(key.benchmark, recorded[-1] if recorded else None)
 
 
 @dataclass
@@ -52,12 +82,15 @@ class Sweep:
     rows: dict[str, dict[str, list[tuple[dict[str, float], list[float]]]]] = field(
         default_factory=lambda: defaultdict(lambda: defaultdict(list)))
     times: dict[str, float] = field(default_factory=dict)
+    keys: list[SeriesKey] = field(default_factory=list)   # its points' series
 
     def add(self, key: SeriesKey, params: dict[str, float], pts: list[Point]) -> None:
+        self.keys.append(key)
         for p in pts:
             attrs = p.attrs.get("parameters") if isinstance(p.attrs, dict) else None
             values = list(p.samples) or [p.value]
-            self.rows[p.commit][key.measure].append((attrs or params, values))
+            own = {k: float(v) for k, v in attrs.items()} if attrs else params
+            self.rows[p.commit][key.measure].append((own, values))
             if p.time is not None:
                 self.times[p.commit] = min(self.times.get(p.commit, p.time), p.time)
 
@@ -65,7 +98,7 @@ class Sweep:
 def collect(series: dict[SeriesKey, list[Point]]) -> list[Sweep]:
     sweeps: dict[tuple[str, str, str], Sweep] = {}
     for key, pts in series.items():
-        parsed = split_name(key.benchmark)
+        parsed = sweep_point(key, pts)
         if parsed is None:
             continue
         name, params = parsed
@@ -113,6 +146,7 @@ def fit_commit(rows, measure: str) -> dict | None:
         "terms": [{"term": t.spec, "label": t.label, "coef": float(c), "ci_low": float(lo), "ci_high": float(hi)}
                   for t, c, lo, hi in zip(fit.terms, fit.coef, fit.ci_low, fit.ci_high)],
         "knee": _knee(knee, names, measure),
+        "lead": _lead(fit, knee, measure),
         "x": names[x_letter], "group": names[others[0]] if others else None,
         "points": _points(params, y, x_letter, others),
         "curves": _curves(fit, params, x_letter, others, knee if knee is not None and knee.found else None),
@@ -129,6 +163,22 @@ def _knee(knee, names: dict[str, str], measure: str) -> dict | None:
               "p_value": float(knee.p_value), "effect": float(knee.effect), "r2": float(knee.r2),
               "text": knee.describe(names.get(knee.param, knee.param), measure)}
     return d
+
+
+def _lead(fit, knee, measure: str) -> dict:
+    """The model the fit leads with, as ``perfgate fit`` does: the knee model when it beat every
+    model without a knee, else the best of those — one model for the page's headline, its table of
+    fits and its coefficient history (they gave the polynomial the knee model beat, whose
+    coefficients jumped at each knee commit).  A knee model's coefficients have no interval (its
+    knee is searched, not fitted with them); the hinge's is named ``(o − knee)₊²`` at every commit."""
+    if knee is None or not knee.found:
+        return {"model": "polynomial", "formula": fit.formula(measure=measure), "r2": fit.r2,
+                "terms": [{"term": t.spec, "label": t.label, "coef": float(c), "ci_low": float(lo), "ci_high": float(hi)}
+                          for t, c, lo, hi in zip(fit.terms, fit.coef, fit.ci_low, fit.ci_high)]}
+    hinge = f"({knee.param} − knee)₊" + ("²" if knee.degree == 2 else "")
+    return {"model": "knee", "formula": knee.model(measure), "r2": float(knee.r2),
+            "terms": [{"term": t.spec, "label": t.label, "coef": float(b)} for t, b in zip(knee.base, knee.beta)]
+            + [{"term": "hinge", "label": hinge, "coef": float(knee.beta[-1])}]}
 
 
 def _points(params, y, x_letter, others) -> list[list[float]]:
@@ -182,11 +232,9 @@ def sweep_page(sweep: Sweep) -> dict:
 
 
 def leading_formula(fit: dict) -> str:
-    """The model a fit leads with, as ``perfgate fit`` and the sweep page do: the knee model when it
-    beat every model without a knee, else the best of those (the index showed the polynomial the
-    knee model beat by ΔBIC 173: 0.107·o² − 249·o + 164476, a negative per-object cost)."""
-    knee = fit.get("knee")
-    return knee["formula"] if knee and knee.get("found") else fit["formula"]
+    """The model a fit leads with (:func:`_lead`; the index showed the polynomial the knee model
+    beat by ΔBIC 173: 0.107·o² − 249·o + 164476, a negative per-object cost)."""
+    return fit["lead"]["formula"]
 
 
 def sweep_summary(page: dict) -> dict:

@@ -5,6 +5,13 @@
 "use strict";
 (function () {
   var COLORS = ["#2f5fd0", "#d9480f", "#2b8a3e", "#862e9c", "#0b7285", "#c2255c", "#5c940d", "#e67700"];
+  // Under the plot, top to bottom: tick labels, the axis' name, the zoom slider, each clear of the
+  // next (with the grid 70 px up and the slider 10 px up, the name sat on the slider).
+  var GRID_BOTTOM = 92, NAME_GAP = 30;
+  var SLIDER = {type: "slider", xAxisIndex: 0, filterMode: "none", bottom: 8, height: 24};
+  // The legend's room on the right for the toolbox's three buttons (about 75 px) and a gap, so its
+  // pager's arrows do not touch them (ECharts keeps one of a legend's left and right).
+  var LEGEND = {type: "scroll", top: 4, left: 10, padding: [5, 124, 5, 5]};
   var charts = {};
   window.PERFGATE_CHARTS = charts;
 
@@ -98,8 +105,10 @@
       panels.forEach(function (x) {
         var shown = x.list.filter(function (s) { return selected[combo(s)]; });
         x.box.setAttribute("aria-label", describe(x.measure, shown));
+        x.empty.hidden = shown.length > 0;    // an empty chart said why only to screen readers
         x.points.replaceWith(x.points = pointsTable(P, shown));
         x.pins.replaceWith(x.pins = pinList(P, x, shown, axis));
+        x.evidence.replaceWith(x.evidence = evidence(P, shown));
       });
     }
     var panels = [];
@@ -138,13 +147,17 @@
       var box = PG.el("div", {class: "chart", role: "img", "aria-label": describe(m, list)});
       var picked = PG.el("div", {class: "selected", "aria-live": "polite",
                                  text: "Click a point to see it here and open its commit."});
-      panel.appendChild(PG.el("h3", {text: m + (list[0].lower_is_better ? " (lower is better)" : " (higher is better)")}));
+      // a direction only where the measure's name tells it (null: a user counter, say checksum_mod)
+      var better = list[0].lower_is_better;
+      panel.appendChild(PG.el("h3", {text: m + (better == null ? "" : better ? " (lower is better)" : " (higher is better)")}));
       var cut = list.filter(function (s) { return s.skipped; });
       if (cut.length) {
         panel.appendChild(PG.el("p", {class: "muted window", text: "Showing the newest " + cut.map(function (s) {
           return s.value.length + " of " + s.runs_total + " runs of " + combo(s);
         }).join("; ") + " (pages --max-runs); every change point and alert is listed below, found on all runs."}));
       }
+      var empty = PG.el("p", {class: "none", hidden: "hidden", text: "No series ticked: tick a branch and a testbed above to draw one."});
+      panel.appendChild(empty);
       panel.appendChild(box);
       var loaded = list.reduce(function (t, s) { return t + Object.keys(s.loadAt).length; }, 0);
       if (loaded) {
@@ -153,10 +166,10 @@
           "that, not for its code, they are left out of the change point search, and a threshold streak the load " +
           "explains waits for the next runs."}));
       }
-      var x = {measure: m, list: list, box: box, picked: picked};
+      var x = {measure: m, list: list, box: box, picked: picked, empty: empty};
       panel.appendChild(x.pins = pinList(P, x, list, axis));
       panel.appendChild(picked);
-      panel.appendChild(evidence(P, list));
+      panel.appendChild(x.evidence = evidence(P, list));
       panel.appendChild(x.points = pointsTable(P, list));
       host.appendChild(panel);
       panels.push(x);
@@ -221,12 +234,28 @@
                            areaStyle: {color: color, opacity: opacity}}, common)];
   }
 
+  // The intervals a band cannot draw, having no neighbour's to reach to (a series of one run drew
+  // a bare dot): an error bar each, one line series broken by nulls, capped by its end symbols.
+  function errorBars(name, id, x, lower, upper, color) {
+    var has = function (i) { return lower[i] != null && upper[i] != null; }, data = [];
+    for (var i = 0; i < x.length; i++) {
+      if (has(i) && !has(i - 1) && !has(i + 1)) data.push([x[i], lower[i]], [x[i], upper[i]], [x[i], null]);
+    }
+    return data.length ? {id: id, name: name, type: "line", data: data, connectNulls: false, silent: true, z: 2,
+                          tooltip: {show: false}, symbol: "rect", symbolSize: [9, 1.5], showSymbol: true,
+                          itemStyle: {color: color}, lineStyle: {color: color, width: 1.5, opacity: 0.7}} : null;
+  }
+
   function chart(P, box, picked, list, combos, axis) {
     var byTime = axis.mode === "date";
     var series = [], marks = [];
     list.forEach(function (s, k) {
       var name = combo(s), color = COLORS[combos.indexOf(name) % COLORS.length], x = xs(s, axis);
-      if (s.lower.some(function (v) { return v != null; })) series = series.concat(band(name, "iv" + k, x, s.lower, s.upper, color, 0.13));
+      if (s.lower.some(function (v) { return v != null; })) {
+        series = series.concat(band(name, "iv" + k, x, s.lower, s.upper, color, 0.13));
+        var bars = errorBars(name, "bar" + k, x, s.lower, s.upper, color);
+        if (bars) series.push(bars);
+      }
       if (s.band) {
         var none = s.value.map(function () { return null; });
         var bl = s.band.lower || none, bu = s.band.upper || none;
@@ -280,9 +309,9 @@
       // dates in UTC, as the tooltips, tables, alerts and terminal write them (and the ticks,
       // timeaxis.js): the zoom slider's dates and the axis' extent too, not the reader's zone
       animation: false, color: COLORS, useUTC: true,
-      grid: {left: 80, right: 30, top: 40, bottom: 70},
+      grid: {left: 80, right: 30, top: 40, bottom: GRID_BOTTOM},
       // clear of the toolbox by a right padding: ECharts keeps one of a legend's left and right
-      legend: {type: "scroll", top: 4, left: 10, padding: [5, 110, 5, 5], icon: "roundRect", data: uniqueNames(list)},
+      legend: Object.assign({icon: "roundRect", data: uniqueNames(list)}, LEGEND),
       tooltip: {trigger: "item", confine: true, className: "pg-tip", extraCssText: "white-space: normal; max-width: 460px;",
                 formatter: function (p) {
         if (p.componentType === "markLine" || p.componentType === "markPoint") return PG.esc(p.data.evidence);
@@ -290,10 +319,10 @@
         return "";
       }},
       toolbox: {right: 10, feature: {dataZoom: {yAxisIndex: "none"}, restore: {}}},
-      dataZoom: [{type: "inside", xAxisIndex: 0, filterMode: "none"}, {type: "slider", xAxisIndex: 0, filterMode: "none", bottom: 10}],
+      dataZoom: [{type: "inside", xAxisIndex: 0, filterMode: "none"}, SLIDER],
       // a date axis: ticks at regular calendar steps (timeaxis.js; set by retick below), each day
       // named with its month ("Mar 5", not a bare "5"), in UTC, which its name says
-      xAxis: {type: byTime ? "time" : "value", name: byTime ? "date (UTC)" : "commit", nameLocation: "middle", nameGap: 24,
+      xAxis: {type: byTime ? "time" : "value", name: byTime ? "date (UTC)" : "commit", nameLocation: "middle", nameGap: NAME_GAP,
               minInterval: byTime ? null : 1, scale: !byTime,
               // commits end at the last one measured (a rounded bound left empty commit slots)
               min: byTime ? null : "dataMin", max: byTime ? null : "dataMax",
@@ -310,7 +339,9 @@
     c.select = function (map) {
       selected = Object.assign({}, map);
       ticked = Object.assign({}, map);
-      c.setOption({legend: {selected: selected}});
+      // a legend with a pager opens on its first ticked series (on a phone it showed an unticked one)
+      var first = uniqueNames(list).findIndex(function (n) { return map[n]; });
+      c.setOption({legend: {selected: selected, scrollDataIndex: Math.max(first, 0)}});
       c.fitY();
     };
     ["legendselectchanged", "legendselected", "legendunselected", "legendselectall", "legendinverseselect"].forEach(function (e) {
@@ -552,7 +583,7 @@
                    (a.p_value != null ? PG.pText(a.p_value) + " · " : "") + "id " + a.id + whereSiblings(a)]);
       });
     });
-    if (!rows.length) return PG.el("p", {class: "muted", text: "No change point or alert in these series."});
+    if (!rows.length) return PG.el("p", {class: "muted", text: list.length ? "No change point or alert in these series." : ""});
     var tb = PG.el("tbody");
     rows.forEach(function (r) {
       tb.appendChild(PG.el("tr", {}, PG.el("td", {class: r[0], text: r[1]}), PG.el("td", {text: r[2]}),

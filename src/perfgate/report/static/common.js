@@ -32,6 +32,17 @@ var PG = (function () {
     });
     return frag;
   }
+  // A model's text (``30.1 ns⋅o + 0.09 ns⋅(o − 4,028)₊²``) that wraps only between its terms:
+  // each term a nowrap span (CSS .term), the sign kept with its term.  A squeezed table column cut
+  // formulas mid-number ("4," / "028").  The split is at " + " or " - " outside parentheses.
+  function formula(text) {
+    var frag = document.createDocumentFragment();
+    String(text).split(/ (?=[+-] (?![^(]*\)))/).forEach(function (term, i) {
+      if (i) frag.appendChild(document.createTextNode(" "));
+      frag.appendChild(el("span", {class: "term", text: term}));
+    });
+    return frag;
+  }
   var SCALES = {
     time: [[1e9, "s"], [1e6, "ms"], [1e3, "µs"], [1, "ns"]],
     bytes: [[Math.pow(1024, 3), "GiB"], [Math.pow(1024, 2), "MiB"], [1024, "KiB"], [1, "B"]],
@@ -190,6 +201,6 @@ var PG = (function () {
     main.appendChild(el("p", {class: "none"}, what + " — go back to the ", el("a", {href: "index.html", text: "index"}), "."));
     document.documentElement.dataset.ready = "1";
   }
-  return {esc: esc, el: el, breakable: breakable, human: human, inUnit: inUnit, axisDigits: axisDigits, axisTicks: axisTicks, pct: pct, ciText: ciText, confidence: confidence, pText: pText, kindText: kindText, param: param, load: load, commitUrl: commitUrl,
+  return {esc: esc, el: el, breakable: breakable, formula: formula, human: human, inUnit: inUnit, axisDigits: axisDigits, axisTicks: axisTicks, pct: pct, ciText: ciText, confidence: confidence, pText: pText, kindText: kindText, param: param, load: load, commitUrl: commitUrl,
           commitNode: commitNode, customTicks: customTicks, notFound: notFound};
 })();

@@ -84,8 +84,8 @@
     return PG.el("tr", {class: "series-row", "data-state": r.state},
       PG.el("td", {}, PG.el("span", {class: "state " + r.state, text: r.state + (r.alerts ? " (" + r.alerts + ")" : "")})),
       PG.el("td", {class: "name"}, PG.el("a", {href: link(r), class: "bench"}, PG.breakable(r.benchmark))),
-      PG.el("td", {text: r.measure}),
-      PG.el("td", {text: r.branch}),
+      PG.el("td", {}, PG.breakable(r.measure)),      // names wrap after / _ . (the table fits 1280 px)
+      PG.el("td", {}, PG.breakable(r.branch)),
       PG.el("td", {class: "nowrap", text: r.testbed}),
       PG.el("td", {}, spark(r.spark, r.spark_text)),
       PG.el("td", {class: "num", text: r.latest_text}),
@@ -130,7 +130,7 @@
     var tb = PG.el("tbody");
     D.sweeps.forEach(function (s) {
       var models = PG.el("td", {class: "formula"});
-      s.models.forEach(function (m) { models.appendChild(PG.el("div", {text: m.measure + ": " + m.formula})); });
+      s.models.forEach(function (m) { models.appendChild(PG.el("div", {}, m.measure + ": ", PG.formula(m.formula))); });
       tb.appendChild(PG.el("tr", {},
         PG.el("td", {class: "name"}, PG.el("a", {href: "sweep.html?s=" + s.page, class: "sweep", text: s.name})),
         PG.el("td", {text: s.branch + " @ " + s.testbed}), models,

@@ -5,6 +5,9 @@
 (function () {
   var COLORS = ["#2f5fd0", "#d9480f", "#2b8a3e", "#862e9c", "#0b7285", "#c2255c", "#5c940d", "#e67700",
                 "#364fc7", "#a61e4d"];
+  // Under the plot, top to bottom: tick labels, the axis' name, the zoom slider, each clear of the
+  // next (as benchmark.js; the name sat on the slider).
+  var GRID_BOTTOM = 92;
   var charts = {};
   window.PERFGATE_CHARTS = charts;
   var $ = function (id) { return document.getElementById(id); };
@@ -79,8 +82,9 @@
     table(S, M);
   }
 
-  // The model a fit leads with: the knee model when one was found, else the polynomial.
-  function lead(f) { return f.knee && f.knee.found ? f.knee.formula : f.formula; }
+  // The model a fit leads with, as perfgate fit: the knee model when one was found, else the
+  // polynomial (sweeps.py _lead), in the headline, the table and the coefficients' history alike.
+  function lead(f) { return f.lead.formula; }
 
   // "v·o: 35 → 80 (+129%) · knee: none → objects ≈ 8,018": what changed between two commits.
   // With a knee on either side the polynomials' coefficients are not the models compared (one
@@ -109,8 +113,9 @@
       var f = kv[1], head = $("formula-" + kv[0]);
       head.textContent = "";
       head.appendChild(PG.commitNode(S.repo_url, f.commit, 10));
-      head.appendChild(document.createTextNode(" " + when(f.time) + ": " + lead(f) +
-        (f.knee && f.knee.found ? " · knee ≈ " + num(f.knee.location) : "")));
+      head.appendChild(document.createTextNode(" " + when(f.time) + ": "));
+      head.appendChild(PG.formula(lead(f)));
+      if (f.knee && f.knee.found) head.appendChild(document.createTextNode(" · knee ≈ " + num(f.knee.location)));
       curve(chartIn("curve-" + kv[0]), f, M, [a, b]);   // one y axis for both, to compare them
     });
   }
@@ -224,10 +229,10 @@
     var ticks = costTicks([].concat.apply([], (pair || [f]).map(drawnY)), M, log);
     c.setOption({
       animation: false, color: COLORS,
-      grid: {left: 80, right: binned ? 90 : 30, top: 60, bottom: 70},
+      grid: {left: 80, right: binned ? 90 : 30, top: 60, bottom: GRID_BOTTOM},
       // Clear of the toolbox by a right padding: ECharts keeps one of a legend's left and right (the
       // right was dropped, and the pager sat on the zoom buttons)
-      legend: {type: "scroll", top: 4, left: 10, padding: [5, 110, 5, 5],
+      legend: {type: "scroll", top: 4, left: 10, padding: [5, 124, 5, 5],
                data: (binned ? ["measured"] : []).concat(groups.map(function (g) { return groupName(f, g); }))},
       visualMap: visualMap || undefined,
       tooltip: {trigger: "item", confine: true, formatter: function (p) {
@@ -237,13 +242,14 @@
           (perUnit() ? " per " + PG.esc(f.x) : "") + " = " + PG.esc(cost(M, p.value[1])) + "<br>commit <code>" + PG.esc(short(f.commit)) + "</code>";
       }},
       toolbox: {right: 10, feature: {dataZoom: {}, restore: {}}},
-      dataZoom: [{type: "inside", xAxisIndex: 0, filterMode: "none"}, {type: "slider", xAxisIndex: 0, filterMode: "none", bottom: 10}],
-      xAxis: {type: logX ? "log" : "value", name: f.x, nameLocation: "middle", nameGap: 28, scale: true},
+      dataZoom: [{type: "inside", xAxisIndex: 0, filterMode: "none"},
+                 {type: "slider", xAxisIndex: 0, filterMode: "none", bottom: 8, height: 24}],
+      xAxis: {type: logX ? "log" : "value", name: f.x, nameLocation: "middle", nameGap: 30, scale: true},
       yAxis: Object.assign({type: log ? "log" : "value", name: perUnit() ? measure + " per " + f.x : measure, scale: true},
                            ticks || {max: top, axisLabel: {formatter: function (v) { return cost(M, v, sig); }, showMaxLabel: !top}}),
       series: series
     });
-    if (ticks) zoomTicks(c, M, 60, 70);
+    if (ticks) zoomTicks(c, M, 60, GRID_BOTTOM);
   }
 
   // The ticks of a cost axis zoomed into (the toolbox's box zoom) at round numbers of its unit
@@ -268,12 +274,15 @@
     Object.keys(charts).forEach(function (id) { if (id.indexOf("hist-") === 0) { charts[id].dispose(); delete charts[id]; } });
     host.textContent = "";
     var cats = M.fits.map(function (f) { return short(f.commit); });
+    // Each commit's leading model's coefficients (it plotted the polynomial a knee model beat, and
+    // jumped at each knee commit); a knee model's have no interval and are drawn as diamonds.
     var labels = [];
-    M.fits.forEach(function (f) { f.terms.forEach(function (t) { if (labels.indexOf(t.label) < 0) labels.push(t.label); }); });
+    M.fits.forEach(function (f) { f.lead.terms.forEach(function (t) { if (labels.indexOf(t.label) < 0) labels.push(t.label); }); });
     var panels = labels.map(function (label) {
-      return {title: "coefficient of " + (label || "1 (constant)"), pick: function (f) {
-        var t = f.terms.filter(function (t) { return t.label === label; })[0];
-        return t ? [t.coef, t.ci_low, t.ci_high] : [null, null, null];
+      return {title: "coefficient of " + (label || "1 (constant)") + (/knee/.test(label) ? " (knee models only)" : ""),
+              pick: function (f) {
+        var t = f.lead.terms.filter(function (t) { return t.label === label; })[0];
+        return t ? [t.coef, t.ci_low != null ? t.ci_low : null, t.ci_high != null ? t.ci_high : null] : [null, null, null];
       }};
     });
     panels.push({title: "knee in " + (M.fits[M.fits.length - 1].knee || {param: "objects"}).param, knee: true, pick: function (f) {
@@ -292,8 +301,9 @@
         animation: false, grid: {left: 70, right: 16, top: 14, bottom: 40},
         tooltip: {trigger: "axis", formatter: function (ps) {
           var j = ps[0].dataIndex, r = v[j];
-          return PG.esc(M.fits[j].commit.slice(0, 12)) + "<br>" + PG.esc(p.title) + ": " +
-            (r[0] == null ? "none" : PG.esc(text(r[0]) + " [" + text(r[1]) + ", " + text(r[2]) + "]"));
+          var of = p.knee ? "" : M.fits[j].lead.model === "knee" ? " (knee model; no interval)" : " (polynomial)";
+          return PG.esc(M.fits[j].commit.slice(0, 12)) + "<br>" + PG.esc(p.title) + of + ": " +
+            (r[0] == null ? "none" : PG.esc(text(r[0]) + (r[1] == null ? "" : " [" + text(r[1]) + ", " + text(r[2]) + "]")));
         }},
         xAxis: {type: "category", data: cats, axisLabel: {fontSize: 10}},
         yAxis: Object.assign({type: "value", scale: true}, ticks || {axisLabel: {formatter: function (x) { return text(x, sig); }}}),
@@ -304,7 +314,9 @@
            areaStyle: {color: p.knee ? "#f59e0b" : "#2f5fd0", opacity: 0.18},
            data: v.map(function (r) { return r[1] == null ? null : r[2] - r[1]; })},
           {type: "line", symbol: "circle", symbolSize: 6, itemStyle: {color: p.knee ? "#b54708" : "#2f5fd0"},
-           data: v.map(function (r) { return r[0]; })}
+           data: v.map(function (r, j) {
+             return !p.knee && M.fits[j].lead.model === "knee" ? {value: r[0], symbol: "diamond", symbolSize: 9} : r[0];
+           })}
         ]
       });
     });
@@ -315,8 +327,10 @@
     tb.textContent = "";
     M.fits.slice().reverse().forEach(function (f) {
       tb.appendChild(PG.el("tr", {}, PG.el("td", {}, PG.commitNode(S.repo_url, f.commit, 12)),
-        PG.el("td", {text: when(f.time)}), PG.el("td", {class: "formula", text: f.formula}),
-        PG.el("td", {class: "num", text: f.r2.toFixed(4)}),
+        PG.el("td", {class: "nowrap", text: when(f.time)}),
+        PG.el("td", {class: "formula", title: f.lead.model === "knee" ? "without a knee: " + f.formula +
+                     " (R² " + f.r2.toFixed(4) + ")" : null}, PG.formula(lead(f))),
+        PG.el("td", {class: "num", text: f.lead.r2.toFixed(4)}),
         PG.el("td", {text: f.knee && f.knee.found ? f.knee.param + " ≈ " + num(f.knee.location) +
                      " [" + num(f.knee.low) + ", " + num(f.knee.high) + "]" : "none"})));
     });
