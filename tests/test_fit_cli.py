@@ -286,3 +286,70 @@ def test_costs_read_in_the_tables_unit_and_plain_numbers_without_one(fit, scalin
     out = fit(cycles, "-y", "T", "--knee", "objects").stdout
     assert "without a knee: 0.418⋅o² - 1,484⋅o + 1,125,794, R²" in out
     assert "1 1,125,794 [939,701, 1,311,886]" in out and "e+0" not in out and " ns" not in out
+
+
+def _first_rows(scaling, tmp_path, count: int):
+    """synthetic-vo.tsv cut to its header and first ``count`` rows (as `head` makes them)."""
+    lines = (scaling / "synthetic-vo.tsv").read_text().splitlines(keepends=True)
+    rows = [line for line in lines if line.strip() and not line.startswith("#")]
+    few = tmp_path / f"vo{count}.tsv"
+    few.write_text("".join([line for line in lines if line.startswith("#")] + rows[:count]))
+    return few
+
+
+@pytest.mark.parametrize("count", [3, 4, 5, 6])
+def test_automatic_selection_on_few_points_fits_what_they_can_determine(fit, scaling, tmp_path, count):
+    # it kept as many terms as points in the full model, whose fit then failed: "3 data points
+    # cannot determine 3 coefficients", while -p vo,o --auto on the same file fitted
+    # Fewer terms than half the points: with 5 terms on 6 points, 5 of them fitted exactly made
+    # the robust scale, and every interval, zero wide.
+    doc = fit_json(fit, _first_rows(scaling, tmp_path, count))
+    assert doc["points"] == count and len(doc["phases"]) == 3
+    for phase in doc["phases"]:
+        terms = phase["fit"]["terms"]
+        assert 1 <= 2 * len(terms) < count, phase["fit"]["model"]
+        assert all(2 * len(c["model"].split(",")) < count for c in phase["selection"]["ranking"])
+        assert all(t["ci_high"] - t["ci_low"] > 1e-6 * abs(t["coef"]) for t in terms), terms
+
+
+def test_automatic_selection_on_two_points_says_to_give_the_terms():
+    import numpy as np
+
+    from perfgate.complexity.regression import FitError
+    from perfgate.complexity.selection import select_terms
+    from perfgate.complexity.terms import parse_terms
+
+    with pytest.raises(FitError, match=r"^2 points are too few to choose a model automatically .*; give -p TERMS$"):
+        select_terms(parse_terms("o,1"), {"o": np.array([1.0, 2.0])}, np.array([3.0, 5.0]))
+
+
+@pytest.mark.parametrize("count", [1, 2])
+def test_too_few_points_names_the_file_and_no_filter_that_was_not_given(fit, scaling, tmp_path, count):
+    few = _first_rows(scaling, tmp_path, count)
+    proc = fit(few)
+    assert proc.returncode == 2
+    said = f"{few}: only {count} data point{'s' if count > 1 else ''}; a fit needs at least 3"
+    assert said in proc.stderr, proc.stderr
+    assert "filter" not in proc.stderr
+
+
+def test_too_few_points_after_filters_names_the_filters(fit, scaling):
+    vo = scaling / "synthetic-vo.tsv"
+    proc = fit(vo, "--min-values", "200", "--max-objects", "40000")     # 2 of the 3 rows at values 200
+    assert proc.returncode == 2
+    assert f"{vo}: only 2 data points of 200 left after --min-values 200 --max-objects 40000; " \
+           "a fit needs at least 3" in proc.stderr, proc.stderr
+
+
+def test_a_runner_up_without_more_terms_is_not_said_to_have_extra_ones(fit, scaling, tmp_path):
+    # on 3 points, Execution chose v with o2 (one term as well) 0.9 better by the common weights:
+    # "too little for its extra terms" of a model that has none
+    few = _first_rows(scaling, tmp_path, 3)
+    chosen = [p["selection"]["ranking"][0]["model"] for p in fit_json(fit, few)["phases"]]
+    proc = fit(few)
+    lines = [line for line in proc.stdout.splitlines() if "next best" in line]
+    assert len(lines) == len(chosen) and any("better" in line for line in lines), proc.stdout
+    for line, model in zip(lines, chosen):
+        runner = re.search(r"next best (\S+):", line)[1]
+        extra = len(runner.split(",")) > len(model.split(","))
+        assert ("better, too little for its extra terms" in line) == ("better" in line and extra), line

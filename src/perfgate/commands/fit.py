@@ -88,10 +88,11 @@ def run(args: argparse.Namespace) -> int:
         if t is not None:
             _check_magnitudes(t, "row" if args.from_store else "line")
     weighting = args.weights or "relative"
+    total = len(table)
     table = _filter(table, args)
     baseline = _filter(baseline, args) if baseline is not None else None
     if len(table) < 3:
-        raise PerfgateError(f"only {len(table)} data point(s) left after the filters; nothing to fit")
+        raise PerfgateError(_too_few(table, total, args))
     params = table.letters()
     names = table.names()
     candidates = _candidates(args, params)
@@ -243,6 +244,17 @@ def _filter(table: ScalingTable, args: argparse.Namespace) -> ScalingTable:
     return table.subset(keep)
 
 
+def _too_few(table: ScalingTable, total: int, args: argparse.Namespace) -> str:
+    """Named with the file, and with the filters only when some were given (the message once
+    blamed "the filters" of a plain `fit FILE`)."""
+    given = [f"--{bound}-{param} {getattr(args, f'{bound}_{param}'):g}" for bound in ("min", "max")
+             for param in ("values", "objects") if getattr(args, f"{bound}_{param}") is not None]
+    n = len(table)
+    points = f"only {n} data point{'' if n == 1 else 's'}"
+    left = f" of {total} left after {' '.join(given)}" if given else ""
+    return f"{table.source}: {points}{left}; a fit needs at least 3"
+
+
 def _phases(table: ScalingTable, spec: str | None) -> list[tuple[str, str, np.ndarray]]:
     """(key, label, y) per requested phase.  E is derived as T − S."""
     available = {k[0].upper(): (PHASE_LABELS.get(k[0].upper(), k.capitalize()), v) for k, v in table.phases.items()}
@@ -321,8 +333,12 @@ def _print(results, names: dict[str, str], n: int, args: argparse.Namespace, mea
             out.print(f"{pad}warning: {fit.below_zero_text()}", markup=False, style="yellow", soft_wrap=True)
         if selection is not None and len(selection.ranking) > 1:
             runner, delta = selection.ranking[1], selection.delta_bic
+            # a runner-up with no more terms scores better by the common weights only: the chosen
+            # model won when each was fitted with its own (see complexity/selection.py)
+            extra = len(runner.terms) > len(selection.ranking[0].terms)
             why = (f"ΔBIC {delta:.1f} worse" if delta >= 0 else
-                   f"ΔBIC {-delta:.1f} better, too little for its extra terms")
+                   f"ΔBIC {-delta:.1f} better, too little for its extra terms" if extra else
+                   f"ΔBIC {-delta:.1f} better, too little to tell them apart")
             out.print(f"{pad}chosen by BIC among {len(selection.ranking)} models; next best {runner.spec}: {why}",
                       markup=False, style="dim", soft_wrap=True)
         if knee is not None and args.knee and not knee.found:

@@ -17,7 +17,9 @@ variance by ~0.9% (p ≈ 0.3% for a null term).  The chosen subset is refitted o
 weights until the choice is stable, and finally a term is dropped while the model without it,
 judged with its own weights, is not worse by ΔBIC ≥ 2 (see :func:`_prune`).
 
-Up to 10 candidates are searched exhaustively (1023 subsets, each a small least-squares solve).
+Up to 10 candidates are searched exhaustively (1023 subsets, each a small least-squares solve),
+subsets of fewer terms than half the points only (see :func:`max_terms`): on a few points the
+choice is among the models they can determine, not an error.
 """
 
 from __future__ import annotations
@@ -68,27 +70,40 @@ def select_terms(candidates: list[Term], params: dict[str, np.ndarray], y: np.nd
     if len(candidates) > MAX_EXHAUSTIVE:
         raise FitError(f"automatic selection searches at most {MAX_EXHAUSTIVE} candidate terms, got {len(candidates)}")
     y = np.asarray(y, dtype=float)
+    most = max_terms(len(y))
+    if most < 1:
+        raise FitError(f"{len(y)} point{'s are' if len(y) != 1 else ' is'} too few to choose a model automatically "
+                       "(it needs at least 3); give -p TERMS")
     # A parameter that never varies (values pinned to 1) makes v⋅o and o the same column: keep
     # only the terms without it, so ties cannot put a meaningless letter in the answer.
     fixed = {p for p, x in params.items() if np.ptp(np.asarray(x, dtype=float)) == 0}
     candidates = [t for t in candidates if not {p for p, _ in t.powers} & fixed] or candidates
-    full = _fit_full(candidates, params, y, opts)
+    full = _fit_full(candidates, params, y, opts, most)
     X = design_matrix(candidates, params)
     # Score with the full model's weights, then again with the chosen model's: weights from the
     # full model carry its fit to the noise along the null terms, which would favour them.
-    scored = _score(candidates, X, y, full.weights)
+    scored = _score(candidates, X, y, full.weights, most)
     for _ in range(SELECTION_ROUNDS):
         chosen = _refit(scored, params, y, opts)
-        rescored = _score(candidates, X, y, chosen.weights)
+        rescored = _score(candidates, X, y, chosen.weights, most)
         if rescored[0].terms == scored[0].terms:
             break
         scored = rescored
     else:
         chosen = _refit(scored, params, y, opts)
-    return _prune(chosen, candidates, X, params, y, opts)
+    return _prune(chosen, candidates, X, params, y, opts, most)
 
 
-def _prune(chosen: Fit, candidates: list[Term], X: np.ndarray, params, y: np.ndarray, opts: dict) -> Selection:
+def max_terms(n: int) -> int:
+    """The most terms a model chosen among others on ``n`` points may have: fewer than half of n.
+    With p ≥ n/2 terms, p points can be fitted exactly, which makes the median absolute residual
+    (the robust scale) and with it every interval about zero; and BIC, n·ln(RSS/n), rewards such
+    a fit without bound.  On 6 points a 5-term model was chosen with intervals of zero width."""
+    return (n - 1) // 2
+
+
+def _prune(chosen: Fit, candidates: list[Term], X: np.ndarray, params, y: np.ndarray, opts: dict,
+           most: int) -> Selection:
     """Drop a term while the smaller model, judged with its *own* weights, is not beaten by
     ΔBIC ≥ BARE_MENTION.  Weights depend on the model they come from, so a model with a spurious
     term can look best under its own weights while the true model also looks best under its own;
@@ -110,20 +125,19 @@ def _prune(chosen: Fit, candidates: list[Term], X: np.ndarray, params, y: np.nda
             if bic(rss_small, n, len(smaller)) < bic(rss_big, n, len(terms)) + BARE_MENTION:
                 terms, chosen, pruned = smaller, fit, True
                 break
-    scored = _score(candidates, X, y, chosen.weights)
+    scored = _score(candidates, X, y, chosen.weights, most)
     first = next((c for c in scored if set(c.terms) == set(terms)), Candidate(tuple(terms), float("nan")))
     return Selection(chosen, [first] + [c for c in scored if c is not first])
 
 
-def _score(candidates: list[Term], X: np.ndarray, y: np.ndarray, weights: np.ndarray) -> list[Candidate]:
-    """Every subset with its BIC under common row weights, the preferred one first."""
+def _score(candidates: list[Term], X: np.ndarray, y: np.ndarray, weights: np.ndarray, most: int) -> list[Candidate]:
+    """Every subset of at most ``most`` terms with its BIC under common row weights, the
+    preferred one first."""
     n = len(y)
     w = weights / np.mean(weights)
     scored = []
-    for size in range(1, len(candidates) + 1):
+    for size in range(1, min(len(candidates), most) + 1):
         for idx in combinations(range(len(candidates)), size):
-            if n <= size:
-                continue
             _, rss = weighted_lstsq(X[:, idx], y, w)
             scored.append(Candidate(tuple(candidates[i] for i in idx), bic(rss, n, size)))
     scored.sort(key=lambda c: c.bic)
@@ -144,11 +158,15 @@ def _refit(scored: list[Candidate], params, y, opts: dict) -> Fit:
     raise FitError("no candidate model could be fitted to this data")
 
 
-def _fit_full(candidates: list[Term], params: dict[str, np.ndarray], y: np.ndarray, opts: dict) -> Fit:
+def _fit_full(candidates: list[Term], params: dict[str, np.ndarray], y: np.ndarray, opts: dict, most: int) -> Fit:
     """The full model supplies the common weights.  Terms that are linearly dependent on lower
-    ones on this data (``v`` and ``1`` when v never varies) are left out of it."""
+    ones on this data (``v`` and ``1`` when v never varies) are left out of it, and so are the
+    highest ones past ``most`` terms (6 candidates on 3 points once made the full model
+    unfittable: "3 data points cannot determine 3 coefficients")."""
     kept: list[Term] = []
     for term in sorted(candidates, key=lambda t: t.degree):
+        if len(kept) == most:
+            break
         X = design_matrix(kept + [term], params)
         X = X / np.maximum(np.max(np.abs(X), axis=0), 1e-300)
         if np.linalg.matrix_rank(X) == len(kept) + 1:
