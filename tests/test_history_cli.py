@@ -82,3 +82,34 @@ def test_the_testbed_lines_tell_testbeds_apart_and_leave_the_toolchain_to_json(t
     assert "--json" in out.splitlines()[-1]
     assert main(["history", "--store", f"sqlite:{path}", "--json"]) == 0
     assert capsys.readouterr().out.count("1.19.0-1+b3") == 1
+
+
+def test_a_benchmark_the_filters_exclude_names_the_filter_not_itself(store, capsys):
+    # "no history for benchmark 'work' with these filters; did you mean 'work'?"
+    assert main(["history", "work", "--measure", "throughput", "--store", store]) == 2
+    err = capsys.readouterr().err
+    assert "'work' has no series with --measure 'throughput' (it has: latency)" in err, err
+    assert "did you mean" not in err
+    assert main(["history", "work", "--measure", "latency", "--branch", "pr-1", "--testbed", "tb",
+                 "--store", store]) == 2
+    err = capsys.readouterr().err
+    assert "'work' has no series with --branch 'pr-1' (it has: main)" in err and "--testbed" not in err, err
+
+
+def test_a_benchmark_each_filter_matches_but_not_together(tmp_path, capsys):
+    path = tmp_path / "h.db"
+    with SqliteStore(path) as s:
+        s.add_runs([Run("default", branch, "a" * 40, Bed(bed), [Metric("work", "latency", 1e6)])
+                    for branch, bed in (("main", "tb1"), ("pr-1", "tb2"))])
+    assert main(["history", "work", "--branch", "main", "--testbed", "tb2", "--store", f"sqlite:{path}"]) == 2
+    err = capsys.readouterr().err
+    assert "'work' has no series with --branch 'main' and --testbed 'tb2' together" in err, err
+    assert "main@tb1" in err and "pr-1@tb2" in err
+
+
+def test_a_mistyped_benchmark_gets_the_close_names(store, capsys):
+    assert main(["history", "wrok", "--store", store]) == 2
+    err = capsys.readouterr().err
+    assert "no benchmark 'wrok'; did you mean 'work'?" in err, err
+    assert main(["history", "wrok", "--measure", "latency", "--store", store]) == 2
+    assert "no benchmark 'wrok'; did you mean 'work'?" in capsys.readouterr().err

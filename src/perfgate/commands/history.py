@@ -51,14 +51,7 @@ def run(args: argparse.Namespace) -> int:
                                  benchmark=args.benchmark, measure=args.measure)
         filters = [f"--{k} {getattr(args, k)!r}" for k in ("branch", "testbed", "measure") if getattr(args, k) is not None]
         if args.benchmark and not keys:
-            # a typo is the likely cause: name the benchmarks that come close
-            import difflib
-
-            names = sorted({k.benchmark for k in store.series_keys()})
-            near = difflib.get_close_matches(args.benchmark, names, n=3, cutoff=0.6)
-            raise PerfgateError(f"no history for benchmark {args.benchmark!r} with these filters"
-                                + (f"; did you mean {', '.join(repr(n) for n in near)}?" if near else
-                                   " ('perfgate history' lists every series)"))
+            raise PerfgateError(_unmatched(store, args, filters))
         if filters and not keys:
             raise PerfgateError(f"no series matches {', '.join(filters)} (perfgate history lists every series)")
         # one point more than shown: the oldest one shown is then compared with the run before it
@@ -88,6 +81,31 @@ def run(args: argparse.Namespace) -> int:
                       f"(--limit 0 for every run)[/dim]")
     _print_testbeds(fingerprints)
     return EXIT_OK
+
+
+def _unmatched(store, args: argparse.Namespace, filters: list[str]) -> str:
+    """Why BENCHMARK shows nothing: the filters that exclude its series, or, when the name itself
+    matches none, the names that come close (it once suggested the very name typed)."""
+    own = store.series_keys(benchmark=args.benchmark)
+    if not own:
+        import difflib
+
+        names = sorted({k.benchmark for k in store.series_keys()})
+        near = difflib.get_close_matches(args.benchmark, names, n=3, cutoff=0.6)
+        return f"no benchmark {args.benchmark!r}" + (f"; did you mean {', '.join(repr(n) for n in near)}?" if near
+                                                     else " ('perfgate history' lists every series)")
+    excluding = []
+    for name in ("branch", "testbed", "measure"):
+        value = getattr(args, name)
+        has = sorted({getattr(k, name) for k in own})
+        if value is not None and value not in has:
+            excluding.append(f"--{name} {value!r} (it has: {', '.join(has)})")
+    if excluding:
+        return f"{args.benchmark!r} has no series with {'; nor with '.join(excluding)}"
+    # each filter matches one of its series, but no series matches them all
+    series = sorted(f"{k.measure} on {k.branch}@{k.testbed}" for k in own)
+    series = ", ".join(series[:10]) + (f" and {len(series) - 10} more" if len(series) > 10 else "")
+    return f"{args.benchmark!r} has no series with {' and '.join(filters)} together (it has: {series})"
 
 
 def _print_summary(series: dict[SeriesKey, list[Point]], lengths: dict[SeriesKey, int]) -> None:
