@@ -575,3 +575,36 @@ def test_a_report_kept_from_before_levels_were_kept_names_its_level_from_its_set
         assert not any("ci_level" in e for _, r in store.detect_state()[1].values() for e in r["change_points"])
     shown = cli("detect", env={"COLUMNS": "250"}).stdout
     assert re.search(r"\+\d+\.\d\d% \(99% CI \[\+\d+\.\d\d%, \+\d+\.\d\d%\]\)", shown), shown
+
+
+def _two_alerts(store_path) -> list[Alert]:
+    with SqliteStore(store_path) as store:
+        return store.record_alerts([Alert("main", "tb", b, "latency", "c0001", "regression", 0.2)
+                                    for b in ("sort", "parse")])
+
+
+def test_an_alert_named_twice_is_acknowledged_and_reported_once(store_path, capsys):
+    from perfgate.cli import main
+
+    first, _ = _two_alerts(store_path)
+    assert main(["alerts", "--ack", first.id, first.id[:8], "--store", f"sqlite:{store_path}"]) == 0
+    err = capsys.readouterr().err
+    assert err.count("acknowledged") == 1 and f"acknowledged {first.id}: sort" in err, err
+    assert main(["alerts", "--ack", first.id, first.id, "--json", "--store", f"sqlite:{store_path}"]) == 0
+    assert [a["id"] for a in json.loads(capsys.readouterr().out)] == [first.id]
+
+
+def test_a_short_alert_id_is_called_short_not_empty(store_path, capsys):
+    from perfgate.cli import main
+
+    first, second = _two_alerts(store_path)
+    unused = next(c for c in "0123456789abcdef" if not first.id.startswith(c) and not second.id.startswith(c))
+    for ref, more in ((first.id[:1], ""), (unused, " (no alert id starts with it)")):
+        assert main(["alerts", "--ack", ref, "--store", f"sqlite:{store_path}"]) == 2
+        err = capsys.readouterr().err
+        assert f"alert {ref!r} is too short: give an id as listed, at least 4 characters{more}\n" in err, err
+        assert "empty" not in err
+    assert main(["alerts", "--ack", " ", "--store", f"sqlite:{store_path}"]) == 2
+    assert "an empty one is an unset variable" in capsys.readouterr().err
+    with SqliteStore(store_path) as store:
+        assert {a.status for a in store.alerts()} == {"active"}

@@ -468,4 +468,4 @@ def test_a_delta_columns_sweep_total_about_zero_is_said_in_its_units():
                     change.text()), change.text()
     costs = sweep_change([[Metric("t/x=1", "total-ns", 100.0 + r)] for r in range(3)],
                          [[Metric("t/x=1", "total-ns", 120.0 + r)] for r in range(3)], "total-ns")
-    assert costs.relative and costs.text().startswith("sweep total over 1 points +")
+    assert costs.relative and costs.text().startswith("sweep total over 1 point +")

@@ -29,7 +29,7 @@ def test_a_lost_store_is_rebuilt_and_does_not_alert_again(cli, store_path, tmp_p
     fresh = {"PERFGATE_STORE": f"sqlite:{tmp_path / 'fresh.db'}"}
     report = json.loads(cli("sync", "--import", str(data), "--json", env=fresh, check=True).stdout)
     assert report == {"runs": 80, "runs_added": 80, "alerts": 1, "alerts_added": 1, "acknowledged": 0,
-                      "forgotten": 0}
+                      "forgotten": 0, "forgotten_deleted_runs": 0, "forgotten_deleted_metrics": 0}
     before = json.loads(cli("history", "--json", check=True).stdout)
     after = json.loads(cli("history", "--json", env=fresh, check=True).stdout)
     assert [p["value"] for p in after[0]["points"]] == [p["value"] for p in before[0]["points"]]
@@ -282,3 +282,43 @@ def test_an_import_reads_only_the_files_of_runs_the_store_does_not_hold(store_pa
     assert main(["sync", "--import", str(data)]) == 2
     said = " ".join(capsys.readouterr().err.split())
     assert "the key of" in said and held.name in said and "c0000" in said, said
+
+
+def test_an_import_that_deletes_forgotten_runs_the_store_held_says_so(store_path, tmp_path, capsys):
+    """A CI job's store rebuilt before a `perfgate forget` still held the runs: the next import
+    deleted them and said they were "left out", as if it had added nothing and deleted nothing."""
+    from perfgate.cli import main
+    from perfgate.model import Metric, Run
+    from perfgate.model import Testbed as Bed
+    from perfgate.store.sqlite import SqliteStore
+
+    with SqliteStore(store_path) as store:
+        store.add_runs([Run("default", "main", f"c{i:04d}", Bed("tb"),
+                            [Metric("sort", "latency", 1e6 + i), Metric("parse", "latency", 2e6 + i)],
+                            start_time=1.7e9 + i) for i in range(5)])
+        first = min(store.runs(), key=lambda r: r.start_time).run_id
+    data, job = tmp_path / "data", tmp_path / "job.db"
+
+    def sync(*args: str, store: Path) -> str:
+        capsys.readouterr()
+        assert main(["sync", *args, "--store", f"sqlite:{store}"]) == 0
+        return capsys.readouterr().out
+
+    sync("--export", str(data), store=store_path)
+    sync("--import", str(data), store=job)                     # the job's store, before the forget
+    assert main(["forget", "--run", first, "--yes", "--store", f"sqlite:{store_path}"]) == 0
+    assert main(["forget", "--benchmark", "parse", "--yes", "--store", f"sqlite:{store_path}"]) == 0
+    sync("--export", str(data), store=store_path)              # 5 marks: 1 run, parse of the other 4
+
+    said = " ".join(sync("--import", str(data), store=job).split())
+    assert ("5 deleted run(s) or metric(s) left out, and deleted from this store, which still held "
+            "1 run(s) and 4 metric(s) of them") in said, said
+    with SqliteStore(job) as store:
+        left = [store.get_run(s.run_id) for s in store.runs()]
+    assert len(left) == 4 and {m.benchmark for r in left for m in r.metrics} == {"sort"}
+    capsys.readouterr()
+    assert main(["sync", "--import", str(data), "--json", "--store", f"sqlite:{job}"]) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert again["forgotten"] == 5 and again["forgotten_deleted_runs"] == again["forgotten_deleted_metrics"] == 0
+    said = " ".join(sync("--import", str(data), store=tmp_path / "fresh.db").split())
+    assert said.endswith("5 deleted run(s) or metric(s) left out"), said   # a new store held none of them

@@ -11,19 +11,20 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from perfgate.errors import EXIT_OK, EXIT_REGRESSION
+from perfgate.errors import EXIT_OK, EXIT_REGRESSION, PerfgateError
 from perfgate.escape import terminal
 from perfgate.gitinfo import could_be
 from perfgate.model import Measure
 from perfgate.output import emit_json, out
 from perfgate.parallel import map_in_processes
 from perfgate.series_files import FileSeries, read_series_file
-from perfgate.units import evidence_text, p_text
+from perfgate.units import evidence_text, p_text, pct
 
 
 def detect_series_file(args: argparse.Namespace, thresholds) -> int:
     """``perfgate detect --series FILE``: the change points of numbers outside the store (a CSV or
     JSON series, or a batch of them), printed or as JSON; exit 1 when any series has a regression."""
+    _refuse_store_options(args)
     path = Path(args.series)
     batch, series = read_series_file(path)
     measure = args.measure or ""
@@ -40,16 +41,28 @@ def detect_series_file(args: argparse.Namespace, thresholds) -> int:
             head = f"series {i}: " if batch else ""
             if not r["change_points"]:
                 short = r["points"] < 2 * settings.min_segment      # "no change point" read as a clean bill
-                out.print(f"{head}{r['points']} points, no change point"
+                out.print(f"{head}{r['points']} point{'' if r['points'] == 1 else 's'}, no change point"
                           + (f" (too few to judge: a change needs {settings.min_segment} runs on each side)"
                              if short else ""))
             for cp in r["change_points"]:
                 out.print(f"{head}change at index {cp['index']} (could be {cp['index_low']}..{cp['index_high']})"
                           f"{_commits_text(cp)}: "
-                          f"{cp['magnitude'] * 100:+.2f}% "
+                          f"{pct(cp['magnitude'])} "
                           f"({evidence_text(cp['ci_low'], cp['ci_high'], level=cp['ci_level'])}), "
                           f"{p_text(cp['p_value'])}, {cp['direction']}")
     return EXIT_REGRESSION if regression else EXIT_OK
+
+
+def _refuse_store_options(args: argparse.Namespace) -> None:
+    """--branch, --testbed and --full choose among the store's series, which a file has none of:
+    they were ignored without a word.  (--benchmark and --measure do apply: they choose the
+    file's thresholds and direction.)"""
+    given = [f"--{name}" for name in ("branch", "testbed") if getattr(args, name) is not None]
+    given += ["--full"] if args.full else []
+    if given:
+        names = given[0] if len(given) == 1 else f"{', '.join(given[:-1])} and {given[-1]}"
+        raise PerfgateError(f"{names} appl{'ies' if len(given) == 1 else 'y'} to the store's series, not to "
+                            f"--series {args.series}: leave {'it' if len(given) == 1 else 'them'} out")
 
 
 def _detect_job(job: tuple[list[float], Any, bool]) -> list:

@@ -13,13 +13,13 @@ from datetime import datetime, timezone
 from perfgate.escape import terminal
 from rich.table import Table
 
-from perfgate.commands._common import find_alerts, short_ids, store_from
-from perfgate.errors import EXIT_OK
+from perfgate.commands._common import MIN_ALERT_PREFIX, find_alerts, short_ids, store_from
+from perfgate.errors import EXIT_OK, PerfgateError
 from perfgate.gitinfo import could_be
 from perfgate.alert_history import (WAY_BACK, closed, ended_at, still_open, undone_by, unfound_since, went_back,
                                     withdrawn_at)
 from perfgate.output import emit_json, err, out
-from perfgate.units import alert_evidence, went_back_text
+from perfgate.units import alert_evidence, pct, went_back_text
 
 NAME = "alerts"
 HELP = "list alerts raised by detect, or acknowledge them (--ack ID)"
@@ -48,8 +48,10 @@ def run(args: argparse.Namespace) -> int:
     with store_from(args) as store:
         if args.ack or args.ack_closed:
             if args.ack:
+                _refuse_short(store, args.ack)
                 # Every id is resolved before any is acknowledged: a mistyped one leaves all as they were.
-                named = find_alerts(store, args.ack)
+                # An alert named twice (an id and its prefix) is acknowledged and reported once.
+                named = list({a.id: a for a in find_alerts(store, args.ack)}.values())
             else:
                 every = store.alerts()
                 fixes = undone_by(every)
@@ -102,6 +104,16 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _refuse_short(store, refs: list[str]) -> None:
+    """A short id that is not empty (`--ack 1`) is called short: the general refusal explains an
+    empty one as an unset variable, which it is not.  An empty one is left to that refusal."""
+    for ref in refs:
+        if ref.strip() and len(ref.strip()) < MIN_ALERT_PREFIX:
+            none = not any(a.id.startswith(ref) for a in store.alerts())
+            raise PerfgateError(f"alert {ref!r} is too short: give an id as listed, at least {MIN_ALERT_PREFIX} "
+                                "characters" + (" (no alert id starts with it)" if none else ""))
+
+
 WIDE = 150     # the table's width with typical names; narrower terminals get a block per alert
 
 
@@ -116,7 +128,7 @@ def _row(a, short_id: str, fixes: dict) -> dict[str, str]:
     return {"id": terminal(short_id), "benchmark": terminal(a.benchmark), "measure": terminal(a.measure),
             "branch@testbed": terminal(f"{a.branch}@{a.testbed}"), "first commit": terminal(a.commit[:12]),
             "could be": terminal(could_be(a.suspects(), a.last_good(), a.kind == "threshold")),
-            "change": f"[{colour}]{a.magnitude * 100:+.2f}%[/{colour}]{ci}",
+            "change": f"[{colour}]{pct(a.magnitude)}[/{colour}]{ci}",
             "what": f"[{colour}]{terminal(a.direction)}[/{colour}], {terminal(kind)}",
             "status": terminal(a.status + (f", undone at {fixes[a.id].commit[:12]}{_way_back(a, fixes[a.id])}" if a.id in fixes
                                            else f", no longer found at {withdrawn_at(a)[:12]}" if withdrawn_at(a)

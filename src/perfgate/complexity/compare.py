@@ -136,11 +136,12 @@ class SweepChange:
 
     def text(self) -> str:
         about = f"paired t over {self.rounds} rounds"
+        over = f"sweep total over {self.points} point{'s' if self.points != 1 else ''}"
         if self.relative:
-            return (f"sweep total over {self.points} points {pct(self.effect)} [{pct(self.low)}, {pct(self.high)}], "
+            return (f"{over} {pct(self.effect)} [{pct(self.low)}, {pct(self.high)}], "
                     f"{p_text(self.p_value)} ({about})")
         change = interval(self.effect, self.low, self.high, self.measure, 3, sign=True)   # one unit: +942 ns [-4, +1,889]
-        return (f"sweep total over {self.points} points {change} "
+        return (f"{over} {change} "
                 f"on a base total of {quantity(self.base_total, self.measure)}, {p_text(self.p_value)} "
                 f"({about}, on differences: a total at or below zero has no ratio)")
 

@@ -29,6 +29,7 @@ from perfgate import heap
 from perfgate.errors import PerfgateError
 from perfgate.escape import html_text, visible, xml_text
 from perfgate.outputs import write_atomic
+from perfgate.units import pct
 from perfgate.alert_history import still_open, undone_by, undoing
 from perfgate.report.series_data import (STATES, Columns, Finding, band_steps, chart_data, findings, fragment, iso,
                                          printed_in, scale_of, summarise, unsteps, with_siblings_changes)
@@ -207,6 +208,7 @@ def publish_site(store: Store, out_dir: str | Path, *, title: str, branch: str |
     loader = PackageLoader("perfgate.report", "templates")
     html_env = Environment(loader=loader, autoescape=select_autoescape(["html", "xml", "j2"]), finalize=html_text)
     xml_env = Environment(loader=loader, autoescape=True, finalize=xml_text)
+    xml_env.filters["pct"] = pct    # a size past 10,000% is written as a bound (a change from 0)
     undone = undone_regressions(all_findings)
 
     def updated_of(f: Finding) -> str:

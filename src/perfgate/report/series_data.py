@@ -25,7 +25,7 @@ from perfgate.series_search import fitted_detector
 from perfgate.store import Point, SeriesKey
 from perfgate.thresholds import SeriesThresholds
 from perfgate.units import (_BYTES, _COUNT, _TIME, ci_level, confidence_text, evidence_text, human, p_text,
-                            rate_unit, streak_mean, suffix_unit, unit_of)
+                            pct, rate_unit, streak_mean, suffix_unit, unit_of)
 
 SPARK_POINTS = 30
 # Index states, in the order the index sorts them (worst first).
@@ -100,7 +100,7 @@ class Finding:
     @property
     def summary(self) -> str:
         c = self.cp
-        return (f"{c.magnitude * 100:+.2f}% ({evidence_text(c.ci_low, c.ci_high, level=c.ci_level)}), "
+        return (f"{pct(c.magnitude)} ({evidence_text(c.ci_low, c.ci_high, level=c.ci_level)}), "
                 f"{human(c.before, self.key.measure)} → {human(c.after, self.key.measure)}, "
                 f"confidence {confidence_text(c.p_value)} ({p_text(c.p_value)})"
                 + (f", tested here because {', '.join(self.siblings)} changed here" if self.siblings else "")
