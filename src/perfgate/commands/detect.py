@@ -83,7 +83,7 @@ EPILOG = """examples:
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--series", metavar="FILE", help="analyse this CSV / JSON series file instead of the store")
-    p.add_argument("--benchmark", help="only this benchmark")
+    p.add_argument("--benchmark", help="only this benchmark (with --series: the name whose thresholds apply)")
     add_series_filters(p)
     p.add_argument("--thresholds", metavar="PATH",
                    help="thresholds file or directory (default: ./thresholds, else perfgate's defaults)")
