@@ -189,3 +189,20 @@ def test_a_read_only_or_damaged_store_is_refused(cli, store_path):
     proc = cli("forget", "--benchmark", "sort", "--yes")
     assert proc.returncode == 2 and str(store_path) in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
     assert store_path.read_bytes() == before
+
+
+def test_a_bump_deleted_withdraws_both_its_alerts_at_once(cli, store_path):
+    """Ten throttled runs inside the history: their regression and the improvement after them.  The
+    improvement's commit is still there, so it was only "not found since", to be withdrawn 10 runs
+    later, though forget said an alert the deleted runs alone made is withdrawn."""
+    values = series(70, 1)
+    values[40:50] *= 1.3
+    record(store_path, values)
+    assert cli("detect").returncode == 1
+    alerts = json.loads(cli("alerts", "--json", check=True).stdout)
+    assert sorted(a["direction"] for a in alerts if a["kind"] == "change_point") == ["improvement", "regression"]
+    bad = [r["run"] for r in _rows(cli) if "c0040" <= r["commit"] < "c0050"]
+    cli("forget", *[a for run_id in bad for a in ("--run", run_id[:8])], "--yes", check=True)
+    again = json.loads(cli("detect", "--json").stdout)
+    [improvement] = [a["id"] for a in alerts if a["direction"] == "improvement"]
+    assert again["withdrawn_alerts"] == [improvement], again     # (the regression closed as undone by it before)

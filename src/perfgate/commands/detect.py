@@ -114,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
         _warn_unmatched(store, thresholds)
         with heap.loading():
             watermark = store.run_watermark()          # before reading: later runs count as new next time
-            keys, kept, memos, saved_mark = _plan(store, args, thresholds)
+            keys, kept, memos, saved_mark, lost = _plan(store, args, thresholds)
             if not args.branch:   # a check's A/B runs are judged by the check, not as a history
                 keys = [k for k in keys if not is_check_branch(k.branch)]
                 kept = [r for r in kept if not is_check_branch(r["branch"])]
@@ -136,7 +136,7 @@ def run(args: argparse.Namespace) -> int:
             new = (store.unrecorded(alerts) if args.no_record else store.record_alerts(alerts)) if alerts else []
         except StoreError as e:
             raise StoreError(f"{e}; 'perfgate detect --no-record' reports without recording") from None
-        withdrawn = _withdraw(store, analysed, alerts, thresholds, reads) if not args.no_record else []
+        withdrawn = _withdraw(store, analysed, alerts, thresholds, reads, lost) if not args.no_record else []
         new_ids = {id(a) for a in new}
         for r in analysed:
             for a, cp in zip(r["alerts"], [e for e in r["entries"] if not e.get("inherited")]):
@@ -162,7 +162,8 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_REGRESSION if regressions else EXIT_OK
 
 
-def _withdraw(store, analysed: list[dict[str, Any]], found: list[Alert], thresholds, reads: WorkerReads) -> list[Alert]:
+def _withdraw(store, analysed: list[dict[str, Any]], found: list[Alert], thresholds, reads: WorkerReads,
+              lost: set[SeriesKey] = frozenset()) -> list[Alert]:
     """Mark the change point alerts of the series analysed now that their analysis no longer finds
     (withdrawn once runs since have not found them either, :func:`withdrawals`), and unmark those
     found again: more runs can withdraw a weak change point, and an alert of a change no analysis
@@ -173,7 +174,10 @@ def _withdraw(store, analysed: list[dict[str, Any]], found: list[Alert], thresho
     went back: its issue stayed open for a regression reverted.  ``found``: the alerts of their
     reports.  Such a threshold alert's way back is its report's (:func:`_way_backs`, tested by the
     worker that analysed the series) where it has one; other series are read through ``reads``
-    (what the parent read ahead for its workers is not read again).  Returns the alerts changed."""
+    (what the parent read ahead for its workers is not read again).  ``lost``: the series that
+    lost runs to ``perfgate forget`` since their last analysis, where a change no longer found is
+    withdrawn at once, as forget says (no run came since: its runs were the deleted ones).
+    Returns the alerts changed."""
     # a kept report the siblings' re-test only re-marked was not analysed: its alerts are not in ``found``
     reports = {(r["branch"], r["testbed"], r["benchmark"], r["measure"]): r for r in analysed
                if r.get("newest_commit") and not r.get("kept")}
@@ -191,7 +195,7 @@ def _withdraw(store, analysed: list[dict[str, Any]], found: list[Alert], thresho
         return read[key]
 
     def runs_gone(a: Alert) -> bool:
-        return a.commit not in series(a)[2]
+        return SeriesKey(a.branch, a.testbed, a.benchmark, a.measure) in lost or a.commit not in series(a)[2]
 
     def way_back(a: Alert) -> dict[str, Any] | None:
         report = reports[(a.branch, a.testbed, a.benchmark, a.measure)]
@@ -326,14 +330,18 @@ def _settings_mark(thresholds, key: SeriesKey) -> str:
 
 
 def _plan(store, args: argparse.Namespace, thresholds) -> tuple[list[SeriesKey], list[dict[str, Any]],
-                                                                dict[SeriesKey, dict[str, Any]], int | None]:
+                                                                dict[SeriesKey, dict[str, Any]], int | None,
+                                                                set[SeriesKey]]:
     """The series to analyse now, the reports kept from the last detect for the others, the
-    threshold verdicts saved for those analysed again because they have new runs, and the saved
-    watermark of this detect's filter (its scope): only series with runs newer than it, or whose
-    settings changed, are analysed again (all of them with --full, the first time a scope is
-    analysed, or when the store keeps no state)."""
+    threshold verdicts saved for those analysed again because they have new runs, the saved
+    watermark of this detect's filter (its scope), and the series ``perfgate forget`` took runs
+    from since: only series with runs newer than the watermark, or whose settings changed, are
+    analysed again (all of them with --full, the first time a scope is analysed, or when the store
+    keeps no state)."""
     filters = _filters(args)
     mark, saved = store.detect_state(_scope(args)) if not args.full else (None, {})   # --full reads no saved reports
+    stale = getattr(store, "STALE", None)
+    lost = {key for key, (settings, _) in saved.items() if stale is not None and settings == stale}
     since = store.series_keys_since(mark, **filters) if not args.full and mark is not None else None
     if since is None:
         keys = store.series_keys(**filters)
@@ -343,7 +351,7 @@ def _plan(store, args: argparse.Namespace, thresholds) -> tuple[list[SeriesKey],
         # judges every streak of the current regime.
         memos = {} if args.full else {k: {"points": saved[k][1]["points"]} for k in keys
                                       if k in saved and isinstance(saved[k][1].get("points"), int)}
-        return keys, [], memos, (None if args.full else mark)
+        return keys, [], memos, (None if args.full else mark), lost
     changed = set(since)
     keys, kept, memos = [k for k in since if k not in saved], [], {}
     marks: dict[tuple[str, str], str] = {}      # one per benchmark and measure, not per series
@@ -359,7 +367,7 @@ def _plan(store, args: argparse.Namespace, thresholds) -> tuple[list[SeriesKey],
             memos[key] = (report.get("threshold_memo") if settings == now else None) or {"points": report["points"]}
         else:
             kept.append(_restored(report, thresholds.for_series(key.benchmark, key.measure).change_point.confidence))
-    return sorted(keys), kept, memos, mark
+    return sorted(keys), kept, memos, mark, lost
 
 
 def _saved(report: dict[str, Any]) -> dict[str, Any]:
