@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 from perfgate.cli import main
@@ -45,3 +46,25 @@ def test_one_point_is_one_point(tmp_path, capsys):
     assert main(["detect", "--series", str(f)]) == 0
     out = capsys.readouterr().out
     assert "series 0: 1 point, no change point" in out and "series 1: 2 points, no change point" in out, out
+
+
+@pytest.mark.parametrize("after", [1, 2, 3, 4, 5])
+def test_a_step_too_new_to_judge_is_said_and_then_found(cli, tmp_path, after):
+    """A +20% step 1-4 runs old is too new to be a regime (a change needs 5 runs on each side):
+    "40 points, no change point" read as a detector that missed it, and with 3 runs after it the
+    search's cut happened to find it while with 4 it did not.  Either the change or the new level
+    is reported, whatever the number of runs after it."""
+    rng = np.random.default_rng(after)
+    values = 100 * (1 + 0.01 * rng.standard_normal(40 + after))
+    values[40:] *= 1.2
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(values.tolist()))
+    proc = cli("detect", "--series", str(path), "--json")
+    result = json.loads(proc.stdout)
+    changes = [c["index"] for c in result["change_points"]]
+    if changes:
+        assert changes == [40] and proc.returncode == 1 and "new_level" not in result
+    else:
+        assert result["new_level"]["runs"] == after and abs(result["new_level"]["magnitude"] - 0.2) < 0.03
+        said = cli("detect", "--series", str(path)).stdout
+        assert ("spike or a new level" if after == 1 else f"the newest {after} runs sit at a new level") in said

@@ -392,6 +392,16 @@ class ChangePointDetector:
         hi = self._evidence_end(t, hi)
         return y[max(lo, t - self.window):t], y[t:min(hi, t + self.window)]
 
+    def newest_level(self) -> tuple[int, float] | None:
+        """The newest runs at a level too new to be a regime (``NoiseModel.pending``): how many, and
+        their level against the ``min_segment`` runs before them as a relative change; None when
+        there are none."""
+        k, m, y = self.noise_.pending, self.settings.min_segment, self.noise_.y
+        if not k:
+            return None
+        before = y[-k - m:-k]
+        return k, self.noise_.relative(float(np.median(y[-k:]) - np.median(before)), self._level_of(before))
+
     def _pending_start(self) -> list[int]:
         """The first of the newest runs at a level too new to be a regime (``NoiseModel.pending``),
         as a list of none or one."""
