@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -153,6 +154,24 @@ def test_secrets_in_the_command_line_and_the_environment_are_never_recorded(cli,
         assert secret not in recorded
     assert run["context"]["command"].endswith(
         "--token *** '--password=***' 'https://***@example.com/x' 'Authorization: ***' ***")
+
+
+def test_secrets_inside_a_shell_script_and_a_urls_query_are_never_recorded(cli, harness, tmp_path):
+    # The README's `-- sh -c '...'` recorded every secret of its script in clear: the words were
+    # masked one by one, and a script is one word; a URL's ?access_token= was kept in either form.
+    out = tmp_path / "out.json"
+    script = (f"{shlex.join([*harness, str(out), '1000', '0'])} --password=PASSWD1234567 API_KEY=APIKEY98765 "
+              "--token BENCHTOK0000 -H 'X-Api-Key: XAPIKEY31337' --secret=SECRETVAL2222 "
+              "'https://h/x?access_token=ACCTOKEN4444&page=2'")
+    proc = cli("ingest", str(out), "--branch", "main", "--testbed", "tb", "--", "sh", "-c", script,
+               "https://h/y?a=1&private_key=PRIVKEY55555")
+    assert proc.returncode == 0, proc.stderr
+    [run] = _runs(cli)
+    recorded = json.dumps(run) + proc.stdout + proc.stderr
+    for secret in ("PASSWD1234567", "APIKEY98765", "BENCHTOK0000", "XAPIKEY31337", "SECRETVAL2222", "ACCTOKEN4444",
+                   "PRIVKEY55555"):
+        assert secret not in recorded, secret
+    assert "page=2" in run["context"]["command"] and "a=1" in run["context"]["command"]
 
 
 def test_a_whole_history_written_by_a_command_is_refused(cli, store_path, tmp_path):

@@ -37,6 +37,12 @@ _SECRET_VARIABLE = re.compile(f"(?i){_SECRET_WORDS}")
 _SECRET_NAME = re.compile(f"(?i){_SECRET_WORDS}|auth")
 _NAMED_VALUE = re.compile(r"\A(-*[\w.-]+)(=|:\s*)(.+)\Z", re.DOTALL)
 _USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/@\s]+@")
+# Inside one word that is a script (`sh -c '...'`, the README's form for a shell command): a
+# secret-named option's value after '=', ': ' or (for a dashed option) a space, and in any word a
+# URL query parameter named like a secret (`?access_token=X`).
+_IN_SCRIPT = re.compile(rf"(?i)((?:\B-{{1,2}}|\b)[\w.-]*(?:{_SECRET_WORDS}|auth)[\w.-]*)(=|:[ \t]*|(?<=[\w.-])[ \t]+(?=\S))"
+                        r"([\"']?)([^\s\"'&;|]+)")
+_IN_QUERY = re.compile(rf"(?i)([?&][\w.-]*(?:{_SECRET_WORDS}|auth)[\w.-]*=)([^&#\s\"']+)")
 
 
 @dataclass
@@ -145,6 +151,15 @@ def _stop(proc: subprocess.Popen, sig: int) -> None:
             proc.wait()
 
 
+def _masked_in_script(m: re.Match) -> str:
+    """A secret-named option's value in a script masked; a space-separated value only after a
+    dashed option (``--token X``), not after a word of prose (``token is``)."""
+    name, sep, quote = m.group(1), m.group(2), m.group(3)
+    if sep.strip() == "" and not name.startswith("-"):
+        return m.group(0)
+    return name + sep + quote + MASK
+
+
 def command_line(command: list[str]) -> str:
     """The command as recorded in the run's context and named in messages: its words, with the
     value of an option or assignment named like a secret (``--token X``, ``--password=X``,
@@ -162,6 +177,9 @@ def command_line(command: list[str]) -> str:
             word = named.group(1) + named.group(2) + MASK
         elif word.startswith("-") and _SECRET_NAME.search(word):
             secret_next = True          # its value is the next word
+        if any(c.isspace() for c in word):
+            word = _IN_SCRIPT.sub(_masked_in_script, word)
+        word = _IN_QUERY.sub(lambda m: m.group(1) + MASK, word)
         words.append(_USERINFO.sub(lambda m: m.group(1) + MASK + "@", word))
     # Only values long enough to be secrets: a short one would mask every place it occurs.
     values = [v for name, v in os.environ.items() if _SECRET_VARIABLE.search(name) and len(v) >= MIN_PIECE]
