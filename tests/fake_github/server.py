@@ -7,7 +7,8 @@ is recorded in ``problems`` (the ``fake_github`` fixture fails the test on any) 
 is answered 422 / the response replaced by a 500.  State is kept like GitHub keeps it: issues
 with labels, comments and state, open pull requests (issues too, as GitHub keeps them), commit
 statuses per commit (newest first), comments per commit (oldest first), check runs, paged lists with ``Link`` headers.  Faults: dropped connections (before or after doing the work, optionally
-calling a hook first — the tests kill the notifier there), 5xx, 429 with Retry-After, hangs.
+calling a hook first — the tests kill the notifier there), 5xx, 429 with Retry-After, hangs, and
+answers GitHub never gives (``reply``: after doing the work).
 """
 
 from __future__ import annotations
@@ -313,7 +314,20 @@ class _Handler(FakeHandler):
                                              headers, body)
         if self._after_work(fault):
             return
+        if fault and fault.kind == "reply":
+            return self._garbled(fault)
         self._send(status, out, extra)
+
+    def _garbled(self, fault) -> None:
+        """``reply``: the work is done, and the answer is ``fault.body`` instead, unchecked — a proxy
+        or broken server answering 2xx with what GitHub's contract never says (bytes go as HTML)."""
+        raw = isinstance(fault.body, bytes)
+        data = fault.body if raw else json.dumps(fault.body).encode()
+        self.send_response(fault.status)
+        self.send_header("Content-Type", "text/html; charset=utf-8" if raw else self.content_type)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
 
 
 FakeGitHub.handler = _Handler

@@ -119,7 +119,8 @@ def run(args: argparse.Namespace) -> int:
     finally:
         for channel in channels:
             channel.close()
-    rejected = any(r.rejected for r in reports)
+    # a part refused (a locked issue's comment) is said once, by the run that recorded the event
+    rejected = any(r.rejected or r.partly for r in reports)
     if args.json:
         emit_json({"alerts": len(alerts), "channels": [r.to_json() for r in reports]})
     else:
@@ -138,6 +139,8 @@ def run(args: argparse.Namespace) -> int:
             out.print(terminal(line))
             for event_id, reason in r.rejected:
                 err.print(f"[red]refused[/red] {terminal(event_id)}: {terminal(reason)}")
+            for event_id, reason in r.partly:
+                err.print(f"[red]refused part of[/red] {terminal(event_id)}: {terminal(reason)}")
     # A target down is not the job's fault (exit 0: the next run sends them), but nobody has been
     # told yet: say so where the run's summary shows it.
     for r in reports:

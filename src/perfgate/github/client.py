@@ -17,6 +17,7 @@ from typing import Any, Callable, Iterator, TypeVar
 from urllib.parse import quote
 
 from perfgate.errors import PerfgateError
+from perfgate.escape import visible
 from perfgate.urls import split_url
 from perfgate.http_client import DeliveryRejected, DeliveryUnreachable, Http, RetryPolicy
 from perfgate.redact import Secret, register
@@ -26,6 +27,14 @@ REPO = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 LABEL = "perfgate"
 PER_PAGE = 100  # the API's largest page
 T = TypeVar("T")
+# The fields perfgate reads from each kind of answer (or that show a write was done), as GitHub's
+# contract types them ("?": may be null or absent).  An answer without them (a proxy's ``{}``) is a
+# refused delivery, not a KeyError (see ``_checked``).
+ISSUE = {"number": "int", "body": "text?"}
+COMMENT = {"id": "int", "body": "text?", "user": "object?"}
+STATUS = {"id": "int", "state": "text", "context": "text"}
+PULL = {"number": "int", "head": "object", "head.sha": "text", "head.repo": "object?"}
+_KINDS = {"int": (int, "an integer"), "text": (str, "text"), "object": (dict, "an object")}
 
 
 class GitHub:
@@ -72,83 +81,94 @@ class GitHub:
                     self.http.pause(attempt, e.retry_after)
         raise last
 
-    def _json(self, method: str, path: str, **kw: Any) -> Any:
+    def _json(self, method: str, path: str, fields: dict[str, str] | None = None, **kw: Any) -> dict:
+        """The answer's object, its ``fields`` checked (see :func:`_checked`)."""
         response = self.http.request(method, f"/repos/{self.repo}{path}", **kw)
-        try:
-            return response.json()
-        except ValueError:
-            raise DeliveryRejected(f"{method} github {self.repo}{path}: the answer is not JSON") from None
+        where = f"{method} github /repos/{self.repo}{path}"
+        return _checked(self._decode(method, path, response), fields or {}, where)
 
-    def _pages(self, path: str, params: dict[str, Any]) -> Iterator[dict]:
+    def _pages(self, path: str, params: dict[str, Any], fields: dict[str, str] | None = None) -> Iterator[dict]:
         page = 1
         while True:
             response = self.http.request("GET", f"/repos/{self.repo}{path}",
                                          params={**params, "per_page": PER_PAGE, "page": page})
-            items = response.json()
+            items = self._decode("GET", path, response)
+            where = f"GET github /repos/{self.repo}{path}"
             if not isinstance(items, list):
-                raise DeliveryRejected(f"GET github {self.repo}{path}: expected a list")
-            yield from items
+                raise DeliveryRejected(f"{where}: the answer is not GitHub's: not a list")
+            for item in items:
+                yield _checked(item, fields or {}, where, "an item")
             if "next" not in response.links or len(items) < PER_PAGE:
                 return
             page += 1
+
+    def _decode(self, method: str, path: str, response: Any) -> Any:
+        # A proxy's 2xx page (or a GITHUB_API_URL that is no GitHub API) is a refused delivery, not a
+        # crash; its body is never quoted: a login page may carry a session.
+        try:
+            return response.json()
+        except ValueError:
+            kind = visible(response.headers.get("content-type", "?"))[:60]
+            raise DeliveryRejected(f"{method} github /repos/{self.repo}{path}: the answer is not JSON "
+                                   f"(HTTP {response.status_code}, {kind})") from None
 
     # --- issues ---------------------------------------------------------------------------------
 
     def find_issue(self, marker: str) -> dict | None:
         """The perfgate issue whose body carries ``marker`` (open or closed), oldest first."""
         for issue in self._pages("/issues", {"state": "all", "labels": LABEL, "sort": "created",
-                                             "direction": "asc"}):
+                                             "direction": "asc"}, ISSUE):
             if marker in (issue.get("body") or ""):
                 return issue
         return None
 
     def create_issue(self, title: str, body: str) -> dict:
-        return self._json("POST", "/issues", json={"title": title[:256], "body": body, "labels": [LABEL]},
+        return self._json("POST", "/issues", ISSUE, json={"title": title[:256], "body": body, "labels": [LABEL]},
                           retry=False)
 
     def close_issue(self, number: int) -> dict:
-        return self._json("PATCH", f"/issues/{number}", json={"state": "closed", "state_reason": "completed"})
+        return self._json("PATCH", f"/issues/{number}", ISSUE, json={"state": "closed", "state_reason": "completed"})
 
     def edit_issue(self, number: int, title: str, body: str) -> dict:
-        return self._json("PATCH", f"/issues/{number}", json={"title": title[:256], "body": body})
+        return self._json("PATCH", f"/issues/{number}", ISSUE, json={"title": title[:256], "body": body})
 
     def reopen_issue(self, number: int) -> dict:
-        return self._json("PATCH", f"/issues/{number}", json={"state": "open", "state_reason": "reopened"})
+        return self._json("PATCH", f"/issues/{number}", ISSUE, json={"state": "open", "state_reason": "reopened"})
 
     def has_comment(self, number: int, marker: str) -> bool:
         return any(marker in (c.get("body") or "") for c in self.comments(number))
 
     def comments(self, number: int) -> Iterator[dict]:
-        return self._pages(f"/issues/{number}/comments", {})
+        return self._pages(f"/issues/{number}/comments", {}, COMMENT)
 
     def comment(self, number: int, body: str) -> dict:
-        return self._json("POST", f"/issues/{number}/comments", json={"body": body}, retry=False)
+        return self._json("POST", f"/issues/{number}/comments", COMMENT, json={"body": body}, retry=False)
 
     def update_comment(self, comment_id: int, body: str) -> dict:
-        return self._json("PATCH", f"/issues/comments/{comment_id}", json={"body": body})
+        return self._json("PATCH", f"/issues/comments/{comment_id}", COMMENT, json={"body": body})
 
     # --- pull requests and check runs -----------------------------------------------------------
 
     def open_pulls(self) -> Iterator[dict]:
-        return self._pages("/pulls", {"state": "open"})
+        return self._pages("/pulls", {"state": "open"}, PULL)
 
     def create_check_run(self, head_sha: str, name: str, conclusion: str, title: str, summary: str) -> dict:
         # Repeated after a lost answer, a check run is shown once: GitHub shows a name's latest.
-        return self._json("POST", "/check-runs", json={"name": name, "head_sha": head_sha, "status": "completed",
-                                                       "conclusion": conclusion,
-                                                       "output": {"title": title, "summary": summary}})
+        return self._json("POST", "/check-runs", {"id": "int"},
+                          json={"name": name, "head_sha": head_sha, "status": "completed", "conclusion": conclusion,
+                                "output": {"title": title, "summary": summary}})
 
     # --- commit statuses ------------------------------------------------------------------------
 
     def statuses(self, sha: str) -> list[dict]:
         """The commit's statuses, newest first (as the API lists them)."""
-        return list(self._pages(f"/commits/{sha}/statuses", {}))
+        return list(self._pages(f"/commits/{sha}/statuses", {}, STATUS))
 
     def set_status(self, sha: str, state: str, context: str, description: str, target_url: str | None) -> dict:
         body = {"state": state, "context": context, "description": description[:140]}
         if target_url:
             body["target_url"] = target_url
-        return self._json("POST", f"/statuses/{sha}", json=body, retry=False)
+        return self._json("POST", f"/statuses/{sha}", STATUS, json=body, retry=False)
 
     # --- commit comments ------------------------------------------------------------------------
 
@@ -158,7 +178,24 @@ class GitHub:
     def commit_comments(self, sha: str) -> Iterator[dict]:
         """The commit's comments, oldest first.  The SHA comes from stored data: quoted, so it
         cannot name another path."""
-        return self._pages(f"/commits/{quote(sha, safe='')}/comments", {})
+        return self._pages(f"/commits/{quote(sha, safe='')}/comments", {}, COMMENT)
 
     def comment_on_commit(self, sha: str, body: str) -> dict:
-        return self._json("POST", f"/commits/{quote(sha, safe='')}/comments", json={"body": body}, retry=False)
+        return self._json("POST", f"/commits/{quote(sha, safe='')}/comments", COMMENT, json={"body": body},
+                          retry=False)
+
+
+def _checked(value: Any, fields: dict[str, str], where: str, what: str = "") -> dict:
+    """``value`` when it is an object whose ``fields`` (dotted: nested) have the kinds named."""
+    if not isinstance(value, dict):
+        raise DeliveryRejected(f"{where}: the answer is not GitHub's: {what + ' is ' if what else ''}not an object")
+    for name, kind in fields.items():
+        found: Any = value
+        for part in name.split("."):
+            found = found.get(part) if isinstance(found, dict) else None
+        wanted, label = _KINDS[kind.rstrip("?")]
+        if found is None and kind.endswith("?"):
+            continue
+        if not isinstance(found, wanted) or isinstance(found, bool):
+            raise DeliveryRejected(f"{where}: the answer is not GitHub's: {name!r} is not {label}")
+    return value

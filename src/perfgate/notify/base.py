@@ -28,6 +28,16 @@ class Links:
 RefLookup = Callable[[str], "str | None"]
 
 
+class PartlyDelivered(Exception):
+    """Raised by ``deliver`` when what matters was done (an issue closed) but a part was refused
+    for good (its comment, on a locked issue): the event is recorded with ``ref``, and ``reason``
+    reported once, rather than the refusal holding the event, and those after it, back for ever."""
+
+    def __init__(self, ref: str | None, reason: str):
+        super().__init__(reason)
+        self.ref, self.reason = ref, reason
+
+
 class Channel(ABC):
     """One place alerts go.  ``deliver`` must be safe to call again for an event whose earlier
     attempt may have reached the target (a crash between sending and recording): it either
@@ -55,7 +65,8 @@ class Channel(ABC):
     @abstractmethod
     def deliver(self, event: Event, refs: RefLookup) -> str | None:
         """Deliver one event; return a reference worth remembering (e.g. an issue number).
-        Raises :class:`perfgate.http_client.DeliveryRejected` or ``DeliveryUnreachable``."""
+        Raises :class:`perfgate.http_client.DeliveryRejected` or ``DeliveryUnreachable``, or
+        :class:`PartlyDelivered`."""
 
     def close(self) -> None:  # noqa: B027 - optional
         pass

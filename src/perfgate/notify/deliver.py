@@ -5,7 +5,9 @@ target proves unreachable (retries exhausted), every later event of that channel
 behind the rest without being tried, so a channel never receives a newer event before an older
 one.  A refused event (4xx) is reported and left undelivered: the next run tries it again, after
 the cause (a token, a repository name) is fixed; the later events of the same alert wait with it
-(a close must not be recorded for an issue that was never opened).  A channel that has taken its
+(a close must not be recorded for an issue that was never opened).  An event whose main part
+was done but a part refused for good (an issue closed, its comment refused: the issue is locked)
+is recorded, the refused part reported once.  A channel that has taken its
 ``budget`` of seconds in this run (a webhook answering each message after 30 s) has the rest
 spooled the same way, so a CI step ends whatever the backlog.
 """
@@ -17,7 +19,7 @@ from dataclasses import dataclass, field
 
 from perfgate.model import Alert
 from perfgate.http_client import DeliveryRejected, DeliveryUnreachable
-from perfgate.notify.base import Channel
+from perfgate.notify.base import Channel, PartlyDelivered
 from perfgate.notify.events import Event, derive_events, still_closed
 from perfgate.notify.ledger import Ledger
 
@@ -32,11 +34,13 @@ class ChannelReport:
     skipped: list[str] = field(default_factory=list)      # closed history a new channel was spared
     skipped_alerts: set[str] = field(default_factory=set)  # the alerts those events belong to
     folded: list[str] = field(default_factory=list)       # updates their raised message, sent now, already says
+    partly: list[tuple[str, str]] = field(default_factory=list)   # delivered, a part refused: (event id, reason)
 
     def to_json(self) -> dict:
         return {"channel": self.channel, "delivered": self.delivered, "spooled": self.spooled,
                 "rejected": [{"event": e, "reason": r} for e, r in self.rejected], "already_delivered": self.already,
-                "skipped": self.skipped, "skipped_alerts": sorted(self.skipped_alerts), "folded": self.folded}
+                "skipped": self.skipped, "skipped_alerts": sorted(self.skipped_alerts), "folded": self.folded,
+                "partly": [{"event": e, "reason": r} for e, r in self.partly]}
 
 
 def deliver_all(alerts: list[Alert], channels: list[Channel], ledger: Ledger,
@@ -106,6 +110,12 @@ def deliver_channel(channel: Channel, events: list[Event], ledger: Ledger, skip_
         except DeliveryRejected as e:
             report.rejected.append((event.id, str(e)))
             refused[event.alert.id] = event.id
+            continue
+        except PartlyDelivered as e:
+            # recorded: the refused part would be refused again by every later run
+            ledger.record(channel.key, event.id, e.ref)
+            report.delivered.append(event.id)
+            report.partly.append((event.id, e.reason))
             continue
         ledger.record(channel.key, event.id, ref)
         report.delivered.append(event.id)

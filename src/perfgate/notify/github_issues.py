@@ -12,7 +12,8 @@ own issue on the next run instead of opening a second one.
 from __future__ import annotations
 
 from perfgate.notify import render
-from perfgate.notify.base import RefLookup
+from perfgate.http_client import DeliveryRejected
+from perfgate.notify.base import PartlyDelivered, RefLookup
 from perfgate.notify.events import Event
 from perfgate.notify.github_channel import GitHubChannel
 
@@ -33,17 +34,41 @@ class GitHubIssuesChannel(GitHubChannel):
         comment = {"again": render.again_comment, "updated": render.updated_comment,
                    "reopened": render.reopened_comment}.get(event.kind, render.closed_comment)
         body = comment(event, self.links)
-        self.gh.ensure(lambda: True if self.gh.has_comment(number, marker) else None,
-                       lambda: self.gh.comment(number, body))
+        refused: list[DeliveryRejected] = []
+
+        def post() -> bool:
+            # Only the comment's own refusal (a locked issue: 403) is kept; a refused look-up is the
+            # delivery's, as before.
+            try:
+                self.gh.comment(number, body)
+            except DeliveryRejected as e:
+                refused.append(e)
+            return True
+
+        self.gh.ensure(lambda: True if self.gh.has_comment(number, marker) else None, post)
         if event.kind == "updated":
             # the issue's title and body say what the alert says now (idempotent): its first figures
             # were kept there, the update only in a comment further down
             self.gh.edit_issue(number, render.title(event.alert), render.issue_body(event.alert, self.links))
+            done = "the issue's title and body were rewritten"
         elif event.kind == "closed":
             self.gh.close_issue(number)  # idempotent
+            done = "the issue was closed"
         elif event.kind == "reopened":
             self.gh.reopen_issue(number)  # idempotent
+            done = "the issue was reopened"
+        elif refused and self._locked(event.alert.id):
+            raise PartlyDelivered(str(number), f"{refused[0]}; the issue is locked, so it was not told")
+        elif refused:
+            raise refused[0]   # the comment is all a regression found again delivers: the next run tries again
+        if refused:
+            # the state change above is what matters: a locked issue must not stay open for ever
+            raise PartlyDelivered(str(number), f"{refused[0]}; {done} without that comment")
         return str(number)
+
+    def _locked(self, alert_id: str) -> bool:
+        found = self.gh.find_issue(render.ALERT_MARKER.format(alert_id))
+        return found is not None and found.get("locked") is True
 
     def _issue_of(self, alert_id: str, refs: RefLookup, create: Event | None = None) -> int | None:
         known = refs(f"{alert_id}:raised")
