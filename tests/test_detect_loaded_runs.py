@@ -248,11 +248,30 @@ def test_load_check_rule():
 
 
 def test_left_out_rule():
-    assert left_out("latency", [0.1, 0.9, 0.2, None, 0.8, 0.0]) == [1, 4]     # 3 of the 5 recorded quiet
-    assert left_out("instructions", [0.1, 0.9, 0.2]) == []        # not wall time
-    assert left_out("latency", [0.9, 0.9, 0.1]) == []             # mostly loaded: the series' normal
-    assert left_out("latency", [0.6, 0.6, 0.9, 0.1]) == []        # not mostly quiet (0.6 is not quiet)
-    assert left_out("latency", [None, None, 0.1]) == []           # nothing loaded
+    slowed = [1.0, 9.0, 1.0, 1.0, 4.0, 1.0]     # runs 1 and 4 as slow as their loads predict, or slower
+    assert left_out("latency", [0.1, 0.9, 0.2, None, 0.8, 0.0], slowed) == [1, 4]     # 3 of the 5 recorded quiet
+    assert left_out("instructions", [0.1, 0.9, 0.2], slowed[:3]) == []        # not wall time
+    assert left_out("latency", [0.9, 0.9, 0.1], slowed[:3]) == []             # mostly loaded: the series' normal
+    assert left_out("latency", [0.6, 0.6, 0.9, 0.1], slowed[:4]) == []        # not mostly quiet (0.6 is not quiet)
+    assert left_out("latency", [None, None, 0.1], slowed[:3]) == []           # nothing loaded
+    # a loaded run at its neighbours' level was not slowed (under half the 1.5x that 0.33 predicts): kept
+    assert left_out("latency", [0.0, 0.33, 0.0, 0.0, 0.33, 0.0], [1.0, 1.2, 1.0, 1.0, 1.3, 1.0]) == [4]
+    # a rate is slowed by falling
+    assert left_out("throughput", [0.0, 0.5, 0.0, 0.0], [10.0, 4.0, 10.0, 10.0]) == [1]
+    assert left_out("throughput", [0.0, 0.5, 0.0, 0.0], [10.0, 9.0, 10.0, 10.0]) == []
+
+
+def test_a_step_with_loaded_runs_at_both_levels_is_found(cli, tmp_path):
+    # An adopter's pytest-benchmark series, 12 runs: ~200 us, then ~150x slower from run 6; runs
+    # 4, 5, 7, 9 and 11 measured under load (contended 0.30-0.59) but at their level.  All five
+    # were left out, which left 4 runs before the step and 3 after: no change point, exit 0.
+    loads = [0.2, 0.07, 0.08, 0.17, 0.30, 0.34, 0.08, 0.59, 0.19, 0.33, 0.10, 0.36]
+    factors = [1.0] * 6 + [150.0] * 6
+    _add(cli, tmp_path, _runs(loads, factors))
+    proc = cli("detect", "--json")
+    assert proc.returncode == 1, proc.stderr
+    [alert] = [a for a in json.loads(proc.stdout)["new_alerts"] if a["measure"] == "latency"]
+    assert alert["kind"] == "change_point" and alert["commit"] == _commit(6)
 
 
 def test_container_cpu_time_from_its_cgroup(tmp_path):
@@ -361,3 +380,12 @@ def test_a_run_recorded_before_the_contended_figure_is_judged_without_a_load(cli
     report = json.loads(cli("detect", "--no-record", "--json").stdout)
     assert "held" not in _latency(report)["threshold"]
     assert sorted(a["measure"] for a in report["new_alerts"]) == ["instructions", "latency"]
+
+
+def test_a_series_with_a_quarter_of_its_runs_left_out_for_load_says_so(cli, tmp_path):
+    # "no change points" is said of the runs kept: with 4 of 12 left out, the user is told
+    _add(cli, tmp_path, _runs([QUIET] * 4 + [LOADED] * 4 + [QUIET] * 4, [1.0] * 4 + [2.5] * 4 + [1.0] * 4))
+    proc = cli("detect")
+    said = " ".join(proc.stderr.split())
+    assert "bench [latency] main@tb: 4 of its 12 runs were measured under load and left out" in said, said
+    assert "bench [instructions]" not in said

@@ -750,6 +750,7 @@ def _print_store(reports: list[dict], nseries: int, new: list[Alert], no_record:
     else:
         _print_found(found, nseries, no_record)
     _print_pending(reports)
+    _print_left_out(reports)
     if new and no_record:
         err.print(f"{len(new)} alert(s) would be new; none recorded (--no-record)")
     elif new:
@@ -768,6 +769,19 @@ def _print_withdrawn(changed: list[Alert]) -> None:
                      "not show it" if since else "found again")
         err.print(terminal(f"alert {a.id[:8]} ({a.benchmark} [{a.measure}] {a.branch}@{a.testbed}, {a.direction} "
                            f"{pct(a.magnitude)} at {a.commit[:12]}) {what}"))
+
+
+def _print_left_out(reports: list[dict]) -> None:
+    """The series whose change point search left out a quarter of their runs or more for the load
+    they were measured under: "no change points" there was said of the runs kept (an adopter's
+    150x step went unsaid with 5 of 12 runs left out; its instruction counts alerted)."""
+    many = [r for r in reports if 4 * r.get("left_out_for_load", 0) >= r.get("points", 0) > 0]
+    for r in many[:PENDING_SHOWN]:
+        err.print(terminal(f"{r['benchmark']} [{r['measure']}] {r['branch']}@{r['testbed']}: {r['left_out_for_load']} "
+                           f"of its {r['points']} runs were measured under load and left out of the change point "
+                           "search, which judged the others"))
+    if len(many) > PENDING_SHOWN:
+        err.print(f"and {len(many) - PENDING_SHOWN} more series with a quarter of their runs or more left out for load")
 
 
 def _print_pending(reports: list[dict]) -> None:

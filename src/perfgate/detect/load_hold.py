@@ -17,6 +17,7 @@ Pure; no store access.
 from __future__ import annotations
 
 import statistics
+from bisect import bisect_left
 from typing import Sequence
 
 from perfgate.units import is_duration, rate_unit
@@ -71,18 +72,44 @@ def unloaded(value: float, load: float | None, lower_is_better: bool) -> float:
     return value * keep if lower_is_better else value / keep
 
 
-def left_out(measure: str, loads: Sequence[float | None]) -> list[int]:
+NEIGHBOURS = 3     # unloaded runs before a loaded one whose median is the level it is read against
+
+
+def left_out(measure: str, loads: Sequence[float | None], values: Sequence[float]) -> list[int]:
     """The runs of a series (their ``loads``, None where not recorded) that its change point search
     leaves out (:mod:`perfgate.detect.load_search`): of a wall-time measure, those measured at
-    ``LOADED`` or more while most of the runs that recorded a load were quiet (under ``QUIET``).
-    A load episode is then a gap in the series, not a bump.  None where most were loaded: there
-    the loaded runs are the series' normal, and it is searched as before."""
+    ``LOADED`` or more while most of the runs that recorded a load were quiet (under ``QUIET``),
+    and slowed by at least half what their load predicts against the level before them (the
+    median of the :data:`NEIGHBOURS` unloaded runs before).  A load episode is then a gap in the
+    series, not a bump; a loaded run at that level or below it is kept: the load did not slow it
+    (an adopter's 150x step lost its loaded runs on both sides, 5 of 12, that sat at their
+    levels, and with them the change).  A loaded run at a new, higher level is left out: the
+    level before and the load explain it.  None where most were loaded: there the loaded runs
+    are the series' normal, and it is searched as before."""
     if not wall_time(measure):
         return []
     known = [x for x in loads if x is not None]
     loaded = [i for i, x in enumerate(loads) if x is not None and x >= LOADED]
     quiet = sum(1 for x in known if x < QUIET)
-    return loaded if loaded and 2 * quiet > len(known) else []
+    if not loaded or 2 * quiet <= len(known):
+        return []
+    lower_is_better = rate_unit(measure) is None
+    unloaded_runs = [i for i, x in enumerate(loads) if x is None or x < LOADED]
+    return [i for i in loaded if _slowed(i, loads[i], values, unloaded_runs, lower_is_better)]
+
+
+def _slowed(i: int, load: float, values: Sequence[float], unloaded_runs: list[int], lower_is_better: bool) -> bool:
+    """Whether run ``i`` is slower than the median of the unloaded runs just before it by at least
+    half the slowdown its ``load`` predicts (1 / (1 - load)); with none before it, taken as slowed."""
+    at = bisect_left(unloaded_runs, i)
+    near = [values[j] for j in unloaded_runs[max(0, at - NEIGHBOURS):at]]
+    if not near:
+        return True
+    level, value = statistics.median(near), values[i]
+    if not (level > 0 and value > 0):
+        return True
+    ratio = value / level if lower_is_better else level / value
+    return ratio >= 1 + (1 / (1 - min(load, MOST)) - 1) / 2
 
 
 def held_text(check: dict) -> str:

@@ -30,7 +30,7 @@ def fitted(detector: ChangePointDetector, measure: str, values: Sequence[float],
     """``detector`` fitted to the series, or a :class:`WithoutLoaded` around it when some of its
     runs are left out for their load (none for a series that recorded no load, or mostly loaded:
     searched exactly as before)."""
-    out = left_out(measure, loads)
+    out = left_out(measure, loads, values)
     if not out:
         return detector.fit(values, samples)
     return WithoutLoaded(detector, values, samples, out)
