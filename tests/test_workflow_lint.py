@@ -37,12 +37,24 @@ def _projects() -> list[Path]:
     return [ROOT, *sorted(p.parent.parent for p in (ROOT / "examples").glob("*/.github/workflows"))]
 
 
-def _standalone(project: Path, tmp_path: Path) -> Path:
-    """An example consumer as its own repository, with the action where its workflows use it."""
+# An example's workflows use the action as an adopter must: `OWNER/perfgate@<40-hex commit sha>`, a
+# placeholder (zizmor rightly calls it unpinned).  Linted as the adopter's copy will be, with it filled in.
+PLACEHOLDER = "OWNER/perfgate@<40-hex commit sha>"
+PINNED = "OWNER/perfgate@" + "0123456789abcdef" * 2 + "01234567"
+
+
+def _standalone(project: Path, tmp_path: Path, action: str) -> Path:
+    """An example consumer as its own repository, its placeholder for the action replaced by ``action``
+    (``./.perfgate-action``, where perfgate's action.yml is put, lets actionlint check every step's
+    inputs against it; a full SHA is what zizmor's pinning policy asks for)."""
     if project == ROOT:
         return ROOT
     copy = tmp_path / project.name
     shutil.copytree(project, copy)
+    for workflow in (copy / ".github" / "workflows").glob("*.yml"):
+        text = workflow.read_text()
+        assert PLACEHOLDER in text, f"{workflow.name}: the example uses the action as an adopter writes it"
+        workflow.write_text(text.replace(PLACEHOLDER, action))
     (copy / ".perfgate-action").mkdir()
     shutil.copy(ROOT / "action.yml", copy / ".perfgate-action" / "action.yml")
     subprocess.run(["git", "init", "-q", str(copy)], check=True)  # actionlint finds a project by its .git
@@ -51,14 +63,14 @@ def _standalone(project: Path, tmp_path: Path) -> Path:
 
 @pytest.mark.parametrize("project", _projects(), ids=lambda p: str(p.relative_to(ROOT)) or ".")
 def test_actionlint_reports_nothing(project, tmp_path):
-    where = _standalone(project, tmp_path)
+    where = _standalone(project, tmp_path, "./.perfgate-action")
     proc = subprocess.run([_actionlint(), "-no-color"], cwd=where, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
 @pytest.mark.parametrize("project", _projects(), ids=lambda p: str(p.relative_to(ROOT)) or ".")
 def test_zizmor_reports_nothing_above_low(project, tmp_path):
-    project = _standalone(project, tmp_path)
+    project = _standalone(project, tmp_path, PINNED)
     zizmor = Path(sys.executable).parent / "zizmor"
     assert zizmor.exists(), "zizmor is in the test extras: run scripts/setup"
     # --offline: no GitHub API here (and none needed: every action is pinned to a SHA already).

@@ -19,6 +19,11 @@ ROOT = Path(__file__).resolve().parent.parent
 WORKFLOW_FILES = sorted([*(ROOT / ".github" / "workflows").glob("*.yml"),
                          *(ROOT / "examples").glob("*/.github/workflows/*.yml")])
 ACTION_FILES = [ROOT / "action.yml"]
+OWN = ROOT / ".github" / "workflows"
+CONSUMER = ROOT / "examples" / "consumer" / ".github" / "workflows"
+# How an adopter uses the action: perfgate has no release tags, so a full commit SHA of it, written
+# as this placeholder in the copies to adopt (examples/consumer), the README and action.yml.
+ADOPTER_USES = "OWNER/perfgate@<40-hex commit sha>"
 
 
 def _load(path: Path) -> dict:
@@ -63,7 +68,10 @@ def test_pins_and_scripts(path):
     text = path.read_text()
     for step in _steps(_load(path)):
         uses = step.get("uses", "")
-        if uses and not uses.startswith("."):
+        if uses == ADOPTER_USES:     # perfgate itself, in the copies to adopt: a commit to fill in
+            assert CONSUMER in path.parents, f"{path}: perfgate's own workflows use the action by path"
+            assert all(line.endswith(f"uses: {uses}  # pin a commit") for line in text.splitlines() if uses in line)
+        elif uses and not uses.startswith("."):
             assert re.fullmatch(r"[\w.-]+/[\w./-]+@[0-9a-f]{40}", uses), f"{uses}: pin third-party actions to a commit SHA"
             line = next(line for line in text.splitlines() if uses in line)
             assert re.search(r"# v\d", line), f"{uses}: say which version the SHA is"
@@ -83,6 +91,40 @@ def test_least_privilege_per_job(path):
                               str((s.get("with") or {}).get("command", "")).startswith("check ") for s in job["steps"])
         if runs_benchmarks:  # the job that executes benchmark (pull request) code may only read
             assert job["permissions"] == {"contents": "read"}, f"job {name} runs benchmark code"
+
+
+def test_the_consumer_workflows_are_perfgates_own_apart_from_the_action_reference():
+    """examples/consumer's workflows are the ones an adopter copies: the same files, jobs, steps and
+    settings as perfgate's own, the only difference the action's reference (`uses: ./` there, the
+    commit-pinned ADOPTER_USES here, as the consumer's README says).  They had drifted: no Pages
+    deploy (the alerts linked a site never deployed), a hard-coded title, `uses:` by path."""
+    own = sorted(p.name for p in OWN.glob("*.yml"))
+    assert sorted(p.name for p in CONSUMER.glob("*.yml")) == own
+    for name in own:
+        mine, theirs = _load(OWN / name), _load(CONSUMER / name)
+        refs = [s["uses"] for s in _steps(theirs) if "perfgate" in s.get("uses", "")]
+        assert refs and set(refs) == {ADOPTER_USES}, name
+        assert not any(s.get("uses", "").startswith(".") for s in _steps(theirs)), \
+            f"{name}: an adopter's repository has no perfgate at ./"
+        for step in _steps(theirs):
+            if step.get("uses") == ADOPTER_USES:
+                step["uses"] = "./"
+        assert theirs == mine, f"{name}: the consumer's copy differs from perfgate's own beyond the action reference"
+    consumer_readme = (ROOT / "examples/consumer/README.md").read_text()
+    assert f"the same {len(own)} workflows" in consumer_readme or "the same four workflows" in consumer_readme
+    assert f"`uses: {ADOPTER_USES}  # pin a commit`" in consumer_readme
+
+
+def test_the_action_is_shown_pinned_to_a_commit_everywhere():
+    """There is no `v1` tag (or any tag) of perfgate: every place that shows how to use the action
+    names a commit, with the same placeholder."""
+    for path in [ROOT / "README.md", ROOT / "action.yml", ROOT / "examples/consumer/README.md",
+                 *OWN.glob("*.yml"), *CONSUMER.glob("*.yml")]:
+        text = path.read_text()
+        refs = set(re.findall(r"OWNER/perfgate@([^`\n#]*?)\s*(?:`|#|\n|$)", text))
+        assert refs <= {"<40-hex commit sha>"}, (path, refs)
+        assert "perfgate@v1" not in text and "sha-of-v1" not in text, path
+    assert f"uses: {ADOPTER_USES}  # pin a commit" in (ROOT / "README.md").read_text()
 
 
 def test_pull_requests_cancel_and_compare_against_the_merge_base():
@@ -199,7 +241,26 @@ def test_the_action_fails_distinctly_on_an_error(tmp_path):
     (tmp_path / "bad.csv").write_text("value\n1\nfast\n")
     proc, out = _run_action_step(tmp_path, "detect --series bad.csv")
     assert proc.returncode == 2 and out == {"exit-code": "2", "outcome": "error"}
-    assert "::error title=perfgate error::" in proc.stdout
+    assert ("::error title=perfgate error::perfgate detect failed with exit 2: a usage or input error, "
+            "see the log") in proc.stdout
+
+
+def test_the_action_says_an_internal_error_is_a_bug_not_a_usage_error(tmp_path):
+    # every exit but 0, 1 and 4 was annotated "(usage or input error, see the log)"; exit 3 is
+    # perfgate's own failure (an uncaught exception: a bug), the user's input is not to blame
+    import os
+    import sys
+
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "perfgate").write_text("#!/bin/sh\necho 'perfgate: internal error: boom' >&2\nexit 3\n")
+    (fake / "perfgate").chmod(0o755)
+    os.symlink(sys.executable, fake / "python")
+    proc, out = _run_action_step(tmp_path, "detect", PERFGATE_BIN=str(fake / "perfgate"))
+    assert proc.returncode == 3 and out == {"exit-code": "3", "outcome": "error"}, proc.stdout + proc.stderr
+    assert proc.stdout.splitlines()[-1] == ("::error title=perfgate error::perfgate detect failed with exit 3: "
+                                            "an internal error (a perfgate bug), see the log")
+    assert "usage or input" not in proc.stdout and "perfgate: internal error: boom" in proc.stderr
 
 
 def test_the_action_reports_a_regression_and_fails_only_when_asked(tmp_path):
@@ -299,6 +360,8 @@ def test_the_alerts_from_ci_link_their_trend_pages():
         steps = [s for j in _load(path)["jobs"].values() for s in j["steps"]]
         notify = next(s for s in steps if "notify" in str((s.get("with") or {}).get("command", "")))
         assert "github.io" in notify["env"]["PERFGATE_PAGES_URL"], path
+        # ... and the pages they link are deployed there (the consumer's copy only uploaded them)
+        assert any(s.get("uses", "").startswith("actions/deploy-pages@") for s in steps), path
     from perfgate.cli import build_parser
     import os
     os.environ["PERFGATE_PAGES_URL"] = "https://me.github.io/proj"
