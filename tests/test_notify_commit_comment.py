@@ -11,7 +11,7 @@ import signal
 
 import httpx
 import pytest
-from fake_github.fixtures import FAST, REPO, TOKEN, fake_github, make_alert, sha  # noqa: F401
+from fake_github.fixtures import FAST, REPO, TOKEN, fake_github, make_alert, sha, withdraw_refind_and_bisect  # noqa: F401
 from test_notify_cli import _killed_mid_delivery, env_for, seed
 
 from perfgate.notify.base import Links
@@ -186,19 +186,10 @@ def test_github_faults_never_duplicate_a_commit_comment(tmp_path, fake_github, f
 
 
 def test_a_regression_found_again_and_one_bisect_moved_are_told_on_their_commits(tmp_path, fake_github):
-    from perfgate.alert_history import Analysed, withdrawals
-
     with SqliteStore(tmp_path / "history.db") as store, Ledger(tmp_path / "notify.db") as ledger:
         a, b = store.record_alerts([make_alert(10), make_alert(20, benchmark="parse", span=4)])
         deliver_all(store.alerts(), [channel(fake_github)], ledger)
-        key = ("main", "ci-x86", "sort 1e6", "latency")
-        for runs, found in ((30, []), (40, []), (50, [make_alert(10)])):    # withdrawn at 40, then found again
-            for changed in withdrawals(store.alerts(), found, {key: Analysed(sha(runs), runs)}):
-                store.update_alert(changed)
-        (b,) = [x for x in store.alerts() if x.id == b.id]                   # bisect narrows b to sha(22)
-        b.details = {**b.details, "bisect": {"commit_before": b.commit, "steps": []}}
-        b.commit, b.commit_range = sha(22), (sha(22),)
-        store.update_alert(b)
+        b = withdraw_refind_and_bisect(store, b.id)
         (report,) = deliver_all(store.alerts(), [channel(fake_github)], ledger)
         assert report.delivered == [f"{a.id}:closed", f"{a.id}:reopened", f"{b.id}:updated:change_point@{sha(22)}"]
     # an update that keeps the commit (a threshold alert a change point confirms there) says nothing new there

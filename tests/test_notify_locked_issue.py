@@ -9,10 +9,9 @@ from __future__ import annotations
 import json
 import random
 
-from fake_github.fixtures import FAST, REPO, TOKEN, fake_github, make_alert, sha  # noqa: F401
+from fake_github.fixtures import FAST, REPO, TOKEN, fake_github, make_alert, sha, withdraw_refind_and_bisect  # noqa: F401
 from test_notify_cli import env_for, seed
 
-from perfgate.alert_history import Analysed, withdrawals
 from perfgate.notify.base import Links
 from perfgate.notify.deliver import deliver_all
 from perfgate.notify.github_issues import GitHubIssuesChannel
@@ -57,14 +56,7 @@ def test_a_locked_issue_is_reopened_and_rewritten_without_their_comments(tmp_pat
         deliver_all(store.alerts(), [issues(fake_github)], ledger)
         lock(fake_github, 1)
         lock(fake_github, 2)
-        key = ("main", "ci-x86", "sort 1e6", "latency")
-        for runs, found in ((30, []), (40, []), (50, [make_alert(10)])):    # withdrawn at 40, found again at 50
-            for changed in withdrawals(store.alerts(), found, {key: Analysed(sha(runs), runs)}):
-                store.update_alert(changed)
-        (moved,) = [x for x in store.alerts() if x.id == b.id]               # bisect narrows b to sha(22)
-        moved.details = {**moved.details, "bisect": {"commit_before": moved.commit, "steps": []}}
-        moved.commit, moved.commit_range = sha(22), (sha(22),)
-        store.update_alert(moved)
+        withdraw_refind_and_bisect(store, b.id)
         (report,) = deliver_all(store.alerts(), [issues(fake_github)], ledger)
         update = f"{b.id}:updated:change_point@{sha(22)}"
         assert report.delivered == [f"{a.id}:closed", f"{a.id}:reopened", update] and report.rejected == []

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from pages_data import BENCH, build, commit
-from test_pages_browser import ARGS, CHROMIUM
+from test_pages_browser import CHROMIUM, browser  # noqa: F401  (browser: the fixture, shared)
 from test_pages_sweeps import COMMITS, NAME, _commit, _table
 
 pytestmark = [pytest.mark.slow,
@@ -50,16 +50,6 @@ def site(tmp_path_factory) -> Path:
     subprocess.run([sys.executable, "-m", "perfgate.cli", "pages", "--out", str(root / "site")], env=env, check=True,
                    capture_output=True)
     return root / "site"
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture

@@ -48,3 +48,20 @@ def make_alert(i: int, *, direction: str = "regression", benchmark: str = "sort 
     return Alert("main", "ci-x86", benchmark, measure, commits[0], direction, magnitude,
                  magnitude * 0.8, magnitude * 1.2, 1e-4, "change_point", sha(i - 1), commits,
                  {"index": i, "before": 100.0, "after": 100.0 * (1 + magnitude), "ci_level": 0.99})
+
+
+def withdraw_refind_and_bisect(store, moved_id: str) -> Alert:
+    """The lifecycle the channels' update tests replay: the first alert (``make_alert(10)``'s
+    series) withdrawn at run 40 and found again at 50, and alert ``moved_id`` narrowed by a bisect
+    to ``sha(22)``; returns that alert as stored."""
+    from perfgate.alert_history import Analysed, withdrawals
+
+    key = ("main", "ci-x86", "sort 1e6", "latency")
+    for runs, found in ((30, []), (40, []), (50, [make_alert(10)])):
+        for changed in withdrawals(store.alerts(), found, {key: Analysed(sha(runs), runs)}):
+            store.update_alert(changed)
+    (moved,) = [x for x in store.alerts() if x.id == moved_id]
+    moved.details = {**moved.details, "bisect": {"commit_before": moved.commit, "steps": []}}
+    moved.commit, moved.commit_range = sha(22), (sha(22),)
+    store.update_alert(moved)
+    return moved
