@@ -515,7 +515,7 @@ def _fit_measure(table: ScalingTable, y: np.ndarray, phase: str, expectations: l
         knee_dict = {**knee.as_dict(), "param": param}
         shape = "quadratic" if knee.degree == 2 else "steeper"
         model = (f"knee at {param} ≈ {knee.location:,.0f} (95% {knee.low:,.0f} … {knee.high:,.0f}), "
-                 f"then {shape}, +{knee.effect:.0%} at the largest")
+                 f"then {shape}; {knee.effect_text(param)}")
     else:
         model = found.fit.formula(measure=measure) + (", no knee" if found.knee is not None else "")
     flat = _flat_margin(found.selection)

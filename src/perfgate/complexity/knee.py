@@ -80,7 +80,16 @@ class Knee:
         shape = "grows quadratically" if self.degree == 2 else "steps up"
         return (f"knee model {self.model(measure)}: knee at {name} ≈ {self.location:,.0f} (the fit's 95% interval {self.low:,.0f} … {self.high:,.0f}; "
                 f"runs of one commit vary more): cost per unit of {name} {quantity(self.slope_below, measure, 4)} below it, then {shape}; "
-                f"adds {self.effect:.0%} at the largest {name}, ΔBIC {self.delta_bic:.1f}, {p_text(self.p_value)}")
+                f"{self.effect_text(name)}, ΔBIC {self.delta_bic:.1f}, {p_text(self.p_value)}")
+
+    def effect_text(self, name: str) -> str:
+        """What the knee costs at the largest ``name``: its term's share of the cost there, and the
+        cost as a multiple of what the terms below the knee give ("adds 97%" read as 1.97x where
+        the cost was 33x)."""
+        share = f"the knee's term is {self.effect:.0%} of the cost at the largest {name}"
+        if 0 < self.effect < 0.999:
+            return f"{share} ({1 / (1 - self.effect):,.1f}× what the cost below the knee extends to)"
+        return share
 
     def as_dict(self) -> dict:
         return {k: v for k, v in self.__dict__.items() if k not in ("fitted", "base", "beta")}
