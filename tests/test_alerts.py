@@ -343,7 +343,7 @@ def test_a_regression_a_later_improvement_undid_is_listed_as_undone(cli, store_p
     assert listed["regression"]["status"] == "active" and listed["regression"]["undone_by"] == listed["improvement"]["id"]
     assert listed["improvement"]["undone_by"] is None
     table = cli("alerts", check=True).stdout
-    assert f"active, undone at {listed['improvement']['commit'][:12]}" in " ".join(table.split()), table
+    assert f"closed, undone at {listed['improvement']['commit'][:12]}" in " ".join(table.split()), table
 
 
 def test_cold_first_runs_stay_out_of_the_threshold_tests_baseline(cli, store_path):
@@ -470,7 +470,7 @@ def test_a_change_point_later_runs_no_longer_show_is_withdrawn_not_left_open(cli
     assert listed["status"] == "active" and listed["details"]["withdrawn_at"] == "c0059"
     assert listed["details"]["unfound_since"] == {"commit": "c0049", "runs": 50}     # for the closing message
     wide = cli("alerts", env={"COLUMNS": "200"}, check=True).stdout
-    assert "active, no longer found at c0059" in wide
+    assert "closed, no longer found at c0059" in wide
     # A detect with no new runs leaves it as it was; --full analyses again and agrees.
     cli("detect", "--full", check=True)
     [again] = [a for a in json.loads(cli("alerts", "--json", check=True).stdout) if a["id"] == alert["id"]]

@@ -88,14 +88,14 @@ def run(args: argparse.Namespace) -> int:
     rows = [_row(a, short[a.id], fixes) for a in alerts]
     if out.width < WIDE:
         # Ten columns do not fit a narrow terminal: a 100-column one read "regr…" and "instruc"/"tions".
-        out.print(f"[italic]perfgate alerts ({args.status})[/italic]")
+        out.print(f"[italic]perfgate alerts ({_title(args.status)})[/italic]")
         for r in rows:
             out.print(f"{r['id']}  {r['what']}  {r['change'].replace(chr(10), ' ')}  {r['status']}")
             out.print(f"          {r['benchmark']} \\[{r['measure']}] {r['branch@testbed']}", style="bold")
             out.print(f"          first commit {r['first commit']} ({r['could be']}), raised {r['raised (UTC)']} UTC",
                       style="dim")
         return EXIT_OK
-    table = Table(title=f"perfgate alerts ({args.status})", title_justify="left")
+    table = Table(title=f"perfgate alerts ({_title(args.status)})", title_justify="left")
     for col in rows[0]:
         table.add_column(col, overflow="fold", no_wrap=col in ("id", "measure", "first commit", "could be"))
     for r in rows:
@@ -114,6 +114,26 @@ def _refuse_short(store, refs: list[str]) -> None:
                                 "characters" + (" (no alert id starts with it)" if none else ""))
 
 
+def _title(status: str) -> str:
+    # "active" is the acknowledgement's state: an active alert's issue may be closed already
+    return "active: not acknowledged yet" if status == "active" else status
+
+
+def _status(a, fixes: dict) -> str:
+    """The alert's state as notify left it: an active alert whose issue notify closed (undone, no
+    longer found) reads "closed", not "active" (it stays listed until acknowledged), and an
+    improvement, which opens no issue, reads as good news."""
+    shown = a.status
+    if a.status == "active" and (a.id in fixes or withdrawn_at(a)):
+        shown = "closed"
+    elif a.status == "active" and a.direction != "regression":
+        shown = "good news (no issue)"
+    return shown + (f", undone at {fixes[a.id].commit[:12]}{_way_back(a, fixes[a.id])}" if a.id in fixes
+                    else f", no longer found at {withdrawn_at(a)[:12]}" if withdrawn_at(a)
+                    else f", not found since {unfound_since(a)['commit'][:12]}" if unfound_since(a)
+                    else "") + (f", streak ended at {ended_at(a)[:12]}" if ended_at(a) else "")
+
+
 WIDE = 150     # the table's width with typical names; narrower terminals get a block per alert
 
 
@@ -130,11 +150,7 @@ def _row(a, short_id: str, fixes: dict) -> dict[str, str]:
             "could be": terminal(could_be(a.suspects(), a.last_good(), a.kind == "threshold")),
             "change": f"[{colour}]{pct(a.magnitude)}[/{colour}]{ci}",
             "what": f"[{colour}]{terminal(a.direction)}[/{colour}], {terminal(kind)}",
-            "status": terminal(a.status + (f", undone at {fixes[a.id].commit[:12]}{_way_back(a, fixes[a.id])}" if a.id in fixes
-                                           else f", no longer found at {withdrawn_at(a)[:12]}" if withdrawn_at(a)
-                                           else f", not found since {unfound_since(a)['commit'][:12]}" if unfound_since(a)
-                                           else "")
-                               + (f", streak ended at {ended_at(a)[:12]}" if ended_at(a) else "")),
+            "status": terminal(_status(a, fixes)),
             "raised (UTC)": when}
 
 
