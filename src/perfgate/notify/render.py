@@ -394,7 +394,7 @@ def plain_text(event: Event, links: Links) -> str:
 
     where = f"{slack_code(a.benchmark)} [{slack_code(a.measure)}] on {slack_code(f'{a.branch}@{a.testbed}')}"
     if event.kind in ("raised", "updated"):
-        icon = ":rotating_light:" if a.direction == "regression" else ":chart_with_downwards_trend:"
+        icon = ":rotating_light:" if a.direction == "regression" else ":tada:"   # good news: a downward chart read as bad
         ci = ci_text(a)
         level = levels(a)
         size = f"{pct(a.magnitude)}{ci}" + (f" ({level})" if level else "")
