@@ -365,3 +365,17 @@ def test_single_scaling_runs_with_no_expectation_judged_are_no_verdict(cli, stor
                    "--thresholds", str(tmp_path / "thr"))
     out = json.loads(expected.stdout)
     assert expected.returncode == 4 and {r["status"] for r in out["complexity"]} == {"inconclusive"}, expected.stderr
+
+
+def test_an_alpha_past_what_rounds_can_judge_is_refused_and_the_mde_ends(cli, store_path):
+    # `check --alpha 1e-300` ran for ever: the t quantile of its MDE was infinite and the search
+    # for the noncentrality doubled it without end
+    import math
+    import time
+
+    from perfgate.detect.rounds import mde
+
+    proc = cli("compare", "--base-branch", "main", "--head-branch", "pr", "--alpha", "1e-300")
+    assert proc.returncode == 2 and "must be from 1e-06 to below 1" in proc.stderr, proc.stderr
+    started = time.monotonic()
+    assert mde(0.02, 8, 1e-300, 28) == math.inf and time.monotonic() - started < 5

@@ -90,3 +90,22 @@ def test_a_suite_git_does_not_track_is_found(tmp_path):
     assert untracked(str(root), manifests) == ["benches/wc/bench.toml", "benches/extra/bench.toml"]
     assert untracked(str(root / "benches"), ["spin/bench.toml", "wc/bench.toml"]) == ["wc/bench.toml"]
     assert untracked(str(tmp_path), ["x/bench.toml"]) == []       # not a checkout: nothing to say
+
+
+def test_a_commit_other_than_the_working_trees_is_refused(tmp_path, cli):
+    # `run` builds and measures the working tree: `--commit HEAD~1` recorded HEAD's figures as
+    # HEAD~1's, and a later backfill skipped that commit as already recorded
+    import subprocess
+
+    root = make_tiny_root(tmp_path / "repo")
+    git = ["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@example.org"]
+    subprocess.run([*git, "init", "-q", "-b", "main"], check=True)
+    for message in ("first", "second"):
+        (root / "benches" / "spin" / "spin.py").write_text(
+            (root / "benches" / "spin" / "spin.py").read_text() + f"\n# {message}\n")
+        subprocess.run([*git, "add", "-A"], check=True)
+        subprocess.run([*git, "commit", "-q", "-m", message], check=True)
+    proc = cli("run", "--root", str(root), "--commit", "HEAD~1", "--no-probes", cwd=root)
+    said = " ".join(proc.stderr.split())
+    assert proc.returncode == 2 and "but the working tree measured is at" in said, said
+    assert not (tmp_path / "history.db").exists()

@@ -57,6 +57,16 @@ def current_branch() -> str | None:
     return None if branch == "HEAD" else branch
 
 
+def other_commit_than_head(root: str, commit: str) -> str | None:
+    """``root``'s HEAD when ``commit`` is another commit that checkout knows (the working tree is
+    not what it names), else None (the same commit, a label from elsewhere, or no checkout)."""
+    head = _git("-C", root, "rev-parse", "HEAD")
+    if head is None or head == commit:
+        return None
+    known = _git("-C", root, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{commit}^{{commit}}")
+    return head if known and known != head else None
+
+
 def uncommitted_changes(root: str) -> bool:
     """Whether tracked files under ``root``'s checkout differ from its HEAD (False outside one)."""
     return bool(_git("-C", root, "status", "--porcelain", "--untracked-files=no"))

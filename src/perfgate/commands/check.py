@@ -62,7 +62,7 @@ from perfgate.containers import engine, images
 from perfgate.containers.fingerprint import container_testbed
 from perfgate.containers.manifest import Suite, discover
 from perfgate.containers.runner import Limits, SuiteResult, run_suite
-from perfgate.detect.compare import Comparison, NothingJudged, Verdict, compare_rounds, tied_to
+from perfgate.detect.compare import MIN_ALPHA, Comparison, NothingJudged, Verdict, compare_rounds, tied_to
 from perfgate.detect import rounds as rounds_test
 from perfgate.detect.load_hold import LOADED, rounds_left_out, wall_time
 from perfgate.errors import EXIT_NO_VERDICT, EXIT_REGRESSION, InputError, PerfgateError
@@ -198,8 +198,8 @@ class Plan:
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> "Plan":
-        if not 0 < args.alpha < 1:
-            raise PerfgateError(f"--alpha must be between 0 and 1, got {args.alpha}")
+        if not MIN_ALPHA <= args.alpha < 1:
+            raise PerfgateError(f"--alpha must be from {MIN_ALPHA:g} to below 1, got {args.alpha}")
         if args.budget is None and args.max_rounds is None:
             if args.rounds is None:
                 return cls(DEFAULT_ROUNDS, args.alpha)

@@ -256,10 +256,11 @@ def _not_measured_together(base, head, comparison) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    if not 0 < args.alpha < 1:
-        raise PerfgateError(f"--alpha {args.alpha}: must be between 0 and 1")
+    from perfgate.detect.compare import MIN_ALPHA, NothingJudged, compare_runs   # scipy: only when the verb runs
+
+    if not MIN_ALPHA <= args.alpha < 1:
+        raise PerfgateError(f"--alpha {args.alpha}: must be from {MIN_ALPHA:g} to below 1")
     check_markdown_target(args)
-    from perfgate.detect.compare import NothingJudged, compare_runs   # scipy: imported only when the verb runs
 
     thresholds = load_thresholds(args.thresholds)
     with store_from(args) as store:

@@ -18,7 +18,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from perfgate.escape import terminal
-from perfgate.gitinfo import uncommitted_changes, untracked
+from perfgate.gitinfo import other_commit_than_head, uncommitted_changes, untracked
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -70,6 +70,13 @@ def run(args: argparse.Namespace) -> int:
     suites = discover(root / "benches", args.suite)
     plan = [(s, v) for s in suites for v in s.variant_names(args.variant)]
     branch, commit = given_branch_and_commit(args)
+    head = other_commit_than_head(str(root), commit) if args.commit is not None else None
+    if head is not None:
+        # run measures the working tree: recorded as another commit, it passed for that commit's
+        # performance, and a later backfill skipped the commit as already recorded
+        raise PerfgateError(f"--commit {args.commit} names commit {commit[:12]}, but the working tree measured is at "
+                            f"{head[:12]}: check that commit out first, or measure it with "
+                            f"'perfgate backfill {commit[:12]}~1..{commit[:12]}' (nothing was recorded)")
     # The working tree is what is built and measured; recorded under HEAD, edits not committed
     # would pass for HEAD's performance.  Said, and kept in each run's context.
     dirty = args.commit is None and uncommitted_changes(str(root))

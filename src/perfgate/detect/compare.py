@@ -104,6 +104,11 @@ ROUND_METHODS = (ROUNDS, DIFFERENCES)
 RANK_METHODS = ("mann-whitney", "wilcoxon-paired")
 
 
+# The smallest --alpha a check or compare takes: below it the t quantiles the MDE needs pass float
+# precision (1e-15 took 98 s a row, 1e-17 never ended), and no rounds could flag anything anyway.
+MIN_ALPHA = 1e-6
+
+
 @dataclass
 class Verdict:
     benchmark: str

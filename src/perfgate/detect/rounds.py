@@ -140,6 +140,8 @@ def mde(sd: float, rounds: int, level: float, comparisons: int, min_effect: floa
         return None
     df = rounds - 1
     crit = float(stats.t.ppf(1 - level / (2 * max(comparisons, 1)), df))
+    if not math.isfinite(crit):     # a level past float precision: nothing can be flagged
+        return math.inf
 
     def shortfall(ncp: float) -> float:
         # the far tail P(T < -crit) is below 1e-6 wherever it matters, and scipy returns NaN for it
@@ -149,6 +151,8 @@ def mde(sd: float, rounds: int, level: float, comparisons: int, min_effect: floa
 
     hi = crit + 10.0
     while shortfall(hi) < 0:
+        if hi > 1e6:                # (a noncentrality past this is no change a run can show)
+            return math.inf
         hi *= 2
     ncp = optimize.brentq(shortfall, 0.0, hi, xtol=1e-6)
     se = sd / math.sqrt(rounds)
