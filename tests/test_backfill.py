@@ -417,3 +417,21 @@ def test_a_subfolder_projects_suites_are_built_on_its_own_docker_images(tmp_path
     with SqliteStore(store_path) as store:
         (summary,) = store.runs()
         assert store.get_run(summary.run_id).testbed.fingerprint["image"] == "marked"
+
+
+def test_a_commit_whose_suite_fails_is_reported_and_the_others_are_measured(tmp_path, cli, store_path):
+    # A commit that breaks the build or the harness stopped the backfill for good: the commits
+    # measured after it in the spread order were never reached, and a rerun stopped there again.
+    root = tmp_path / "project"
+    root.mkdir()
+    shas = make_history(root, [1000, 1000, "broken", 1100, 1100])
+    proc = cli("backfill", "main", "--root", str(root), "--runner", "host", "--json")
+    assert proc.returncode == 2, proc.stderr
+    said = " ".join(proc.stderr.split())
+    assert f"{shas[2][:12]} 'commit 2 (cost broken)' suite toy:" in said and "not recorded, the others go on" in said
+    assert "1 run(s) failed and were not recorded" in said
+    summary = json.loads(proc.stdout)
+    assert summary["runs_recorded"] == 4 and [f["commit"] for f in summary["failed"]] == [shas[2]]
+    assert sorted(r[0] for r in _runs(store_path)) == sorted(shas[:2] + shas[3:])
+    again = json.loads(cli("backfill", "main", "--root", str(root), "--runner", "host", "--json").stdout)
+    assert again["runs_recorded"] == 0 and again["runs_skipped"] == 4 and again["runs_failed"] == 1

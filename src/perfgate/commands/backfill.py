@@ -12,7 +12,10 @@ order however late the backfill ran.
 testbed): what is recorded is skipped before anything is built, each run is written in one
 transaction as soon as it finishes, and a key the store already holds is never inserted twice.
 A suite ``perfgate run`` already recorded at that commit, branch, testbed and profile is skipped too.
-Killed at any moment (kill -9 included), the same command picks up where it stopped.
+Killed at any moment (kill -9 included), the same command picks up where it stopped.  A
+commit whose suite fails to build or run (or whose bench.toml is bad) is said and not recorded;
+the other commits are measured, and the backfill exits 2 naming the failed ones: run again, only
+those are tried again.
 
 **Shards.**  ``--shard I/N`` takes every Nth commit starting at the Ith, so N runners (an
 Actions matrix) split the range and together measure each commit once.  Runners differ, so each
@@ -38,7 +41,7 @@ from perfgate.commands._commit_runs import PORTABLE_MEASURES, add_commit_runner_
 from perfgate.escape import terminal
 from perfgate.commits import Commit, git, list_commits, every, parse_shard, project_root, shard
 from perfgate.containers.manifest import Suite
-from perfgate.errors import EXIT_OK, PerfgateError
+from perfgate.errors import EXIT_OK, PerfgateError, StoreError
 from perfgate.model import Metric, Run, Testbed, duplicate_metric
 from perfgate.output import emit_json, err, out
 
@@ -121,6 +124,7 @@ def backfill(args: argparse.Namespace, root: Path, prefix: str, commits: list[Co
     runner = make_runner(args, root, prefix)
     recorded = skipped = 0
     planned: list[dict] = []
+    failed: list[dict] = []     # the runs a commit's build, harness or manifest failed: the others go on
     seen: set[str] = set()      # the suites of the commits' trees, for a --suite named at none of them
     started = time.monotonic()
     with store_from(args, create=True) as store, Progress(
@@ -131,7 +135,11 @@ def backfill(args: argparse.Namespace, root: Path, prefix: str, commits: list[Co
         for n, commit in enumerate(spread_order(commits)):
             progress.update(task, description=terminal(f"{commit.sha[:10]} {commit.subject[:40]}"))
             with exported_tree(root, commit.sha) as tree:
-                found = suites_at(tree / prefix)
+                try:
+                    found = suites_at(tree / prefix)
+                except PerfgateError as e:
+                    _failed(failed, commit, "", "", e)
+                    found = []
                 seen.update(s.name for s in found)
                 for suite in (s for s in found if not args.suite or s.name in args.suite):
                     for variant in _variants(suite, args.variant):
@@ -147,14 +155,21 @@ def backfill(args: argparse.Namespace, root: Path, prefix: str, commits: list[Co
                         if done:
                             skipped += 1
                             continue
-                        result = runner.measure(suite, variant, args.profile)
+                        try:
+                            result = runner.measure(suite, variant, args.profile)
+                        except StoreError:
+                            raise
+                        except PerfgateError as e:
+                            planned[-1]["failed"] = _failed(failed, commit, suite.name, variant, e)
+                            continue
                         recorded += _record(store, args, branch, commit, suite, variant, testbed, key, result,
                                             shard_of)
             # Progress by commits: the ETA is the mean time of a commit so far times those left.
             progress.update(task, completed=n + 1)
     planned.sort(key=lambda job: position[job["commit"]])     # reported in commit order
     summary = {"range": args.range, "branch": branch, "commits": len(commits), "runs_recorded": recorded,
-               "runs_skipped": skipped, "shard": args.shard, "seconds": round(time.monotonic() - started, 1),
+               "runs_skipped": skipped, "runs_failed": len(failed), "failed": failed,
+               "shard": args.shard, "seconds": round(time.monotonic() - started, 1),
                "image_build_seconds": round(runner.build_seconds, 1),
                "jobs": planned}
     if args.json:
@@ -167,7 +182,23 @@ def backfill(args: argparse.Namespace, root: Path, prefix: str, commits: list[Co
     if missing:
         raise PerfgateError(f"--suite {', '.join(map(repr, missing))}: at none of the {len(commits)} commit(s); "
                             f"suites found: {', '.join(sorted(seen)) or f'none (no {prefix}benches/)'}")
+    if failed:
+        named = ", ".join(f"{f['commit'][:12]}" + (f" {f['suite']}" if f["suite"] else "") for f in failed[:5])
+        raise PerfgateError(f"{len(failed)} run(s) failed and were not recorded ({named}"
+                            f"{' …' if len(failed) > 5 else ''}); the others were: run the same command again to "
+                            "retry only those")
     return EXIT_OK
+
+
+def _failed(failed: list[dict], commit: Commit, suite: str, variant: str, e: PerfgateError) -> str:
+    """Note a run that failed at ``commit`` (its build, harness or manifest) and say so; the
+    backfill goes on with the other commits, as a broken commit in a history is no reason to stop
+    measuring it (it stopped for good there before, and a resumed backfill stopped there again)."""
+    reason = str(e).strip().splitlines()[0][:300] if str(e).strip() else type(e).__name__
+    failed.append({"commit": commit.sha, "suite": suite, "variant": variant, "reason": reason})
+    err.print(terminal(f"perfgate backfill: {commit.sha[:12]} {commit.subject[:40]!r}"
+                       + (f" suite {suite}" if suite else "") + f": {reason}; not recorded, the others go on"))
+    return reason
 
 
 def spread_order(commits: list[Commit]) -> list[Commit]:
