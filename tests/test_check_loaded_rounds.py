@@ -89,3 +89,19 @@ def test_a_sequential_check_keeps_measuring_a_row_whose_newest_round_was_left_ou
     latency = {v.measure: v for v in comparison.verdicts}["latency"]
     assert latency.rounds == FIRST_LOOK - 1 and latency.verdict == "inconclusive"
     assert not decided and look["undecided"] == 1 and look["round"] == FIRST_LOOK
+
+
+def test_rounds_past_a_thousand_and_cpus_this_machine_has_not_are_refused(cli, tmp_path):
+    # `--rounds 99999999999999999999999` ran 343 rounds before it was killed; `--cpuset 7` on a
+    # 2-CPU machine, or an empty one, failed only at `docker run`, after the images were built
+    import os
+
+    proc = cli("check", "--base", "HEAD", "--head", "HEAD", "--rounds", "99999999999999999999999", cwd=tmp_path)
+    assert proc.returncode == 2 and "--rounds must be at most 1,000" in proc.stderr, proc.stderr
+    proc = cli("check", "--base", "HEAD", "--head", "HEAD", "--max-rounds", "5000", cwd=tmp_path)
+    assert proc.returncode == 2 and "--max-rounds must be at most 1,000" in proc.stderr, proc.stderr
+    beyond = max(os.sched_getaffinity(0)) + 1
+    for bad, said in ((str(beyond), f"CPU {beyond} is not one this machine lets perfgate use"),
+                      ("", "'' is no CPU list"), ("3-1", "'3-1' is no CPU list")):
+        proc = cli("run", "--cpuset", bad, cwd=tmp_path)
+        assert proc.returncode == 2 and said in proc.stderr, proc.stderr

@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from perfgate.commands._common import default_cpuset
+from perfgate.commands._common import cpuset_option, default_cpuset
 from perfgate.containers.manifest import PROFILES
 from perfgate.output import err
 
@@ -28,7 +28,7 @@ def add_commit_runner_options(p: argparse.ArgumentParser) -> None:
                         "current directory)")
     p.add_argument("--profile", choices=PROFILES, default="quick",
                    help="suite profile (default: %(default)s; bisect uses the profile of the alert's runs)")
-    p.add_argument("--cpuset", default=default_cpuset(), help="CPUs the benchmark containers are pinned to "
+    p.add_argument("--cpuset", default=default_cpuset(), type=cpuset_option, help="CPUs the benchmark containers are pinned to "
                    "(default: %(default)s)")
     p.add_argument("--no-probes", action="store_true", help="skip the valgrind / peak-RSS probes")
     p.add_argument("--runner", choices=("container", "host"), default="container",

@@ -37,6 +37,23 @@ def default_cpuset() -> str:
     return cpus[-1] if cpus and cpus[-1] else "0"
 
 
+def cpuset_option(text: str) -> str:
+    """``--cpuset``: CPUs as Docker's ``--cpuset-cpus`` takes them (``1``, ``0-3``, ``0,2``), each one
+    this process may use; an empty or unknown one failed only at ``docker run``, with Docker's words
+    and after the images were built."""
+    usable = {int(c) for c in cpuset().split(",") if c}
+    cpus: set[int] = set()
+    for part in text.split(","):
+        bounds = part.split("-")
+        if not 1 <= len(bounds) <= 2 or not all(b.isdigit() for b in bounds) or int(bounds[0]) > int(bounds[-1]):
+            raise argparse.ArgumentTypeError(f"{text!r} is no CPU list (e.g. 1, 0-3, 0,2)")
+        cpus |= set(range(int(bounds[0]), int(bounds[-1]) + 1))
+    if usable and not cpus <= usable:
+        raise argparse.ArgumentTypeError(f"CPU {min(cpus - usable)} is not one this machine lets perfgate use "
+                                         f"({cpuset()})")
+    return text
+
+
 def add_run_identity(p: argparse.ArgumentParser) -> None:
     p.add_argument("--branch", help="branch the run belongs to (default: the checkout's branch)")
     p.add_argument("--commit", help="commit hash measured (default: the checkout's HEAD)")

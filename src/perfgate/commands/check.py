@@ -72,6 +72,7 @@ from perfgate.thresholds import BUILT_IN_SOURCE, built_in_thresholds, load_thres
 
 DEFAULT_ROUNDS = 8   # tree-alloc's quick profile: about 5 minutes on a loaded 2-core machine
 PROBE_ROUNDS = 3     # instruction counts are probed in the first rounds only (exact: 3 show it)
+MAX_ROUNDS = 1000    # a thousand rounds of a suite is days of a runner: more is a typo (it ran till killed)
 MIN_ROUNDS = 3       # a paired t on 2 degrees of freedom; fewer cannot reach the levels BH needs
 FIRST_LOOK = 3       # sequential checks look from this round on
 DEFAULT_MAX_ROUNDS = 20
@@ -203,6 +204,8 @@ class Plan:
         if args.budget is None and args.max_rounds is None:
             if args.rounds is None:
                 return cls(DEFAULT_ROUNDS, args.alpha)
+            if args.rounds > MAX_ROUNDS:
+                raise PerfgateError(f"--rounds must be at most {MAX_ROUNDS:,}, got {args.rounds:,}")
             if args.rounds < MIN_ROUNDS:
                 raise PerfgateError(f"--rounds must be at least {MIN_ROUNDS}: each round gives one (base, head) "
                                     f"pair, and a paired t on fewer than {MIN_ROUNDS} pairs cannot reach the level "
@@ -213,6 +216,8 @@ class Plan:
             raise PerfgateError(f"--rounds is a fixed check's number of rounds; with {given} the check is "
                                 f"sequential: cap its rounds with --max-rounds N instead")
         most = args.max_rounds if args.max_rounds is not None else DEFAULT_MAX_ROUNDS
+        if most > MAX_ROUNDS:
+            raise PerfgateError(f"--max-rounds must be at most {MAX_ROUNDS:,}, got {most:,}")
         if most < FIRST_LOOK:
             raise PerfgateError(f"--max-rounds must be at least {FIRST_LOOK}: the first look comes after "
                                 f"round {FIRST_LOOK}")

@@ -22,7 +22,7 @@ from perfgate.gitinfo import other_commit_than_head, uncommitted_changes, untrac
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from perfgate.commands._common import default_cpuset, given_branch_and_commit, refuse_shared_series, store_from
+from perfgate.commands._common import cpuset_option, default_cpuset, given_branch_and_commit, refuse_shared_series, store_from
 from perfgate.containers import engine, images
 from perfgate.containers.fingerprint import container_testbed
 from perfgate.containers.manifest import PROFILES, discover
@@ -57,7 +57,7 @@ def add_suite_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--variant", action="append", metavar="NAME",
                    help="only this variant (repeatable; '' is the plain suite)")
     p.add_argument("--profile", choices=PROFILES, default="quick", help="suite profile (default: %(default)s)")
-    p.add_argument("--cpuset", default=default_cpuset(),
+    p.add_argument("--cpuset", default=default_cpuset(), type=cpuset_option,
                    help="CPUs the benchmark containers are pinned to (default: %(default)s, the last CPU, "
                         "leaving the others to the system)")
     p.add_argument("--no-probes", action="store_true", help="skip the valgrind / peak-RSS probes")
