@@ -216,12 +216,16 @@ def find_alert(store: Store, ref: str) -> Alert:
 def find_alerts(store: Store, refs: list[str]) -> list[Alert]:
     """The alert of each of ``refs`` (an id or a prefix of one), from one listing of the store's
     alerts; the first ref that names none, or several, is an error."""
+    every = store.alerts()
     for ref in refs:
-        if len(ref.strip()) < MIN_ALERT_PREFIX:
+        if not ref.strip():
             # '' is a prefix of every id: `--ack "$ID"` with ID unset acknowledged the only alert
             raise PerfgateError(f"alert {ref!r}: give an id as listed, at least {MIN_ALERT_PREFIX} characters "
                                 "(an empty one is an unset variable)")
-    every = store.alerts()
+        if len(ref.strip()) < MIN_ALERT_PREFIX:
+            none = not any(a.id.startswith(ref) for a in every)
+            raise PerfgateError(f"alert {ref!r} is too short: give an id as listed, at least {MIN_ALERT_PREFIX} "
+                                "characters" + (" (no alert id starts with it)" if none else ""))
     found = []
     for ref in refs:
         matches = [a for a in every if a.id == ref or a.id.startswith(ref)]

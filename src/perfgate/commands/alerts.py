@@ -13,8 +13,8 @@ from datetime import datetime, timezone
 from perfgate.escape import terminal
 from rich.table import Table
 
-from perfgate.commands._common import MIN_ALERT_PREFIX, find_alerts, short_ids, store_from
-from perfgate.errors import EXIT_OK, PerfgateError
+from perfgate.commands._common import find_alerts, short_ids, store_from
+from perfgate.errors import EXIT_OK
 from perfgate.gitinfo import could_be
 from perfgate.alert_history import (WAY_BACK, closed, ended_at, still_open, undone_by, unfound_since, went_back,
                                     withdrawn_at)
@@ -48,7 +48,6 @@ def run(args: argparse.Namespace) -> int:
     with store_from(args) as store:
         if args.ack or args.ack_closed:
             if args.ack:
-                _refuse_short(store, args.ack)
                 # Every id is resolved before any is acknowledged: a mistyped one leaves all as they were.
                 # An alert named twice (an id and its prefix) is acknowledged and reported once.
                 named = list({a.id: a for a in find_alerts(store, args.ack)}.values())
@@ -102,16 +101,6 @@ def run(args: argparse.Namespace) -> int:
         table.add_row(*r.values())
     out.print(table)
     return EXIT_OK
-
-
-def _refuse_short(store, refs: list[str]) -> None:
-    """A short id that is not empty (`--ack 1`) is called short: the general refusal explains an
-    empty one as an unset variable, which it is not.  An empty one is left to that refusal."""
-    for ref in refs:
-        if ref.strip() and len(ref.strip()) < MIN_ALERT_PREFIX:
-            none = not any(a.id.startswith(ref) for a in store.alerts())
-            raise PerfgateError(f"alert {ref!r} is too short: give an id as listed, at least {MIN_ALERT_PREFIX} "
-                                "characters" + (" (no alert id starts with it)" if none else ""))
 
 
 def _title(status: str) -> str:
