@@ -41,9 +41,10 @@ def resolve_commit(given: str) -> str:
     return given
 
 
-def ref_commit(ref: str) -> str | None:
-    """The full hash of a git ref the checkout here knows (``HEAD``, ``main``, ``v1.2~3``), else None."""
-    return _git("rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}")
+def ref_commit(ref: str, root: str = ".") -> str | None:
+    """The full hash of a git ref the checkout at ``root`` knows (``HEAD``, ``main``, ``v1.2~3``),
+    else None."""
+    return _git("-C", root, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}")
 
 
 def current_branch() -> str | None:
@@ -60,10 +61,10 @@ def current_branch() -> str | None:
 def other_commit_than_head(root: str, commit: str) -> str | None:
     """``root``'s HEAD when ``commit`` is another commit that checkout knows (the working tree is
     not what it names), else None (the same commit, a label from elsewhere, or no checkout)."""
-    head = _git("-C", root, "rev-parse", "HEAD")
+    head = ref_commit("HEAD", root)
     if head is None or head == commit:
         return None
-    known = _git("-C", root, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{commit}^{{commit}}")
+    known = ref_commit(commit, root)
     return head if known and known != head else None
 
 
