@@ -100,6 +100,14 @@ def updated(alert: Alert) -> dict | None:
     return told
 
 
+def moved(event: Event) -> bool:
+    """Whether an update placed the alert at another commit (bisect narrowed a range, a change
+    placed at its siblings'): that commit's author has not been told (the commit comment), and its
+    status is the alert's no more.  An update at the same commit would only repeat what is there."""
+    before = (updated(event.alert) or {}).get("commit")
+    return bool(before) and before != event.alert.commit
+
+
 def derive_events(alerts: list[Alert]) -> list[Event]:
     ordered = oldest_first(alerts)
     events: list[Event] = []

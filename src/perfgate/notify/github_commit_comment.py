@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from perfgate.notify import render
 from perfgate.notify.base import RefLookup
-from perfgate.notify.events import Event, updated
+from perfgate.notify.events import Event, moved
 from perfgate.notify.github_channel import GitHubChannel
 
 TOLD = ("raised", "reopened", "closed")
@@ -41,10 +41,3 @@ class GitHubCommitCommentChannel(GitHubChannel):
         return str(posted["id"])
 
 
-
-def moved(event: Event) -> bool:
-    """Whether an update placed the alert at another commit (bisect narrowed a range, a change
-    placed at its siblings'): that commit's author has not been told.  An update at the same
-    commit would only repeat the raised comment there."""
-    before = (updated(event.alert) or {}).get("commit")
-    return bool(before) and before != event.alert.commit

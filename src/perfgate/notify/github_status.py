@@ -18,8 +18,7 @@ from perfgate.alert_history import withdrawn_at
 from perfgate.model import NARROWED_FROM, Alert
 from perfgate.notify import render
 from perfgate.notify.base import RefLookup
-from perfgate.notify.events import Event
-from perfgate.notify.github_commit_comment import moved
+from perfgate.notify.events import Event, moved
 from perfgate.notify.github_channel import GitHubChannel
 from perfgate.units import p_text
 
