@@ -87,9 +87,13 @@ class Metric:
         too (pytest-benchmark's parametrized tests, hyperfine's ``--parameter-list``) as text, which
         no cost model fits: a check of a pytest suite took ``test_bare[sync]`` for a point and
         failed on ``float("sync")``."""
-        params = self.attrs.get("parameters")
-        return isinstance(params, dict) and bool(params) and all(
-            isinstance(v, (int, float)) and not isinstance(v, bool) for v in params.values())
+        return scaling_parameters(self.attrs.get("parameters"))
+
+
+def scaling_parameters(params: Any) -> bool:
+    """Whether ``params`` (a metric's ``attrs["parameters"]``) are a scaling point's: each a number."""
+    return isinstance(params, dict) and bool(params) and all(
+        isinstance(v, (int, float)) and not isinstance(v, bool) for v in params.values())
 
 
 @dataclass

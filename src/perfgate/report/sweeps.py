@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from perfgate.complexity.terms import TermError, default_terms, design_matrix
-from perfgate.model import Metric
+from perfgate.model import scaling_parameters
 from perfgate.report.series_data import suffix_scale
 from perfgate.store import Point, SeriesKey
 from perfgate.units import number
@@ -32,7 +32,7 @@ Z95 = 1.959963984540054
 def split_name(benchmark: str, recorded: dict | None = None) -> tuple[str, dict[str, float]] | None:
     """``("async_array", {"values": 3.0, "objects": 900.0})``, or None when not a sweep point.
     ``recorded``: the parameters its points recorded (``attrs["parameters"]``), which decide: they
-    must be numbers (:meth:`Metric.is_scaling_point`: pytest's ``test_x[a=b]`` keeps text) and the
+    must be numbers (:func:`perfgate.model.scaling_parameters`: pytest's ``test_x[a=b]`` keeps text) and the
     name's, and are taken over the name's text (``objects=1.23457e+06`` for 1,234,567).  A name
     alone (a store that keeps no parameters) needs two pairs: ``BenchmarkSort/size=10`` is a Go
     sub-benchmark, not a sweep."""
@@ -41,7 +41,7 @@ def split_name(benchmark: str, recorded: dict | None = None) -> tuple[str, dict[
         return None
     pairs = dict(pair.partition("=")[::2] for pair in m.group(1).split(","))
     if recorded is not None:
-        if not Metric("", "", 0.0, attrs={"parameters": recorded}).is_scaling_point() or set(recorded) != set(pairs):
+        if not scaling_parameters(recorded) or set(recorded) != set(pairs):
             return None
         params = {k: float(recorded[k]) for k in pairs}
     elif len(pairs) < 2:
@@ -143,8 +143,7 @@ def fit_commit(rows, measure: str) -> dict | None:
     return {
         "formula": fit.formula(measure=measure), "r2": fit.r2, "adj_r2": fit.adj_r2, "r2_weighted": fit.r2_weighted, "n": fit.n,
         "warning": fit.below_zero_text(),
-        "terms": [{"term": t.spec, "label": t.label, "coef": float(c), "ci_low": float(lo), "ci_high": float(hi)}
-                  for t, c, lo, hi in zip(fit.terms, fit.coef, fit.ci_low, fit.ci_high)],
+        "terms": _terms(fit),
         "knee": _knee(knee, names, measure),
         "lead": _lead(fit, knee, measure),
         "x": names[x_letter], "group": names[others[0]] if others else None,
@@ -172,13 +171,17 @@ def _lead(fit, knee, measure: str) -> dict:
     coefficients jumped at each knee commit).  A knee model's coefficients have no interval (its
     knee is searched, not fitted with them); the hinge's is named ``(o − knee)₊²`` at every commit."""
     if knee is None or not knee.found:
-        return {"model": "polynomial", "formula": fit.formula(measure=measure), "r2": fit.r2,
-                "terms": [{"term": t.spec, "label": t.label, "coef": float(c), "ci_low": float(lo), "ci_high": float(hi)}
-                          for t, c, lo, hi in zip(fit.terms, fit.coef, fit.ci_low, fit.ci_high)]}
+        return {"model": "polynomial", "formula": fit.formula(measure=measure), "r2": fit.r2, "terms": _terms(fit)}
     hinge = f"({knee.param} − knee)₊" + ("²" if knee.degree == 2 else "")
     return {"model": "knee", "formula": knee.model(measure), "r2": float(knee.r2),
             "terms": [{"term": t.spec, "label": t.label, "coef": float(b)} for t, b in zip(knee.base, knee.beta)]
             + [{"term": "hinge", "label": hinge, "coef": float(knee.beta[-1])}]}
+
+
+def _terms(fit) -> list[dict]:
+    """The polynomial fit's terms with their coefficients and 95% intervals."""
+    return [{"term": t.spec, "label": t.label, "coef": float(c), "ci_low": float(lo), "ci_high": float(hi)}
+            for t, c, lo, hi in zip(fit.terms, fit.coef, fit.ci_low, fit.ci_high)]
 
 
 def _points(params, y, x_letter, others) -> list[list[float]]:
