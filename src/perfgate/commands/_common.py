@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 
 from perfgate.errors import InputError, PerfgateError
 from perfgate.escape import terminal, visible
 from perfgate.fingerprint import cpuset, host_fingerprint, testbed_name
+from perfgate.host_load import cpu_list
 from perfgate.gitinfo import current_branch, current_commit, resolve_commit
 from perfgate.model import RUN_ID, Alert, Run, Testbed, identity_problem
 from perfgate.output import out
@@ -37,17 +39,17 @@ def default_cpuset() -> str:
     return cpus[-1] if cpus and cpus[-1] else "0"
 
 
+_CPU_LIST = re.compile(r"[0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*")
+
+
 def cpuset_option(text: str) -> str:
     """``--cpuset``: CPUs as Docker's ``--cpuset-cpus`` takes them (``1``, ``0-3``, ``0,2``), each one
     this process may use; an empty or unknown one failed only at ``docker run``, with Docker's words
     and after the images were built."""
     usable = {int(c) for c in cpuset().split(",") if c}
-    cpus: set[int] = set()
-    for part in text.split(","):
-        bounds = part.split("-")
-        if not 1 <= len(bounds) <= 2 or not all(b.isdigit() for b in bounds) or int(bounds[0]) > int(bounds[-1]):
-            raise argparse.ArgumentTypeError(f"{text!r} is no CPU list (e.g. 1, 0-3, 0,2)")
-        cpus |= set(range(int(bounds[0]), int(bounds[-1]) + 1))
+    cpus = cpu_list(text) if _CPU_LIST.fullmatch(text) else None
+    if not cpus:
+        raise argparse.ArgumentTypeError(f"{text!r} is no CPU list (e.g. 1, 0-3, 0,2)")
     if usable and not cpus <= usable:
         raise argparse.ArgumentTypeError(f"CPU {min(cpus - usable)} is not one this machine lets perfgate use "
                                          f"({cpuset()})")
