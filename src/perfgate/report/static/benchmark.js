@@ -5,13 +5,6 @@
 "use strict";
 (function () {
   var COLORS = ["#2f5fd0", "#d9480f", "#2b8a3e", "#862e9c", "#0b7285", "#c2255c", "#5c940d", "#e67700"];
-  // Under the plot, top to bottom: tick labels, the axis' name, the zoom slider, each clear of the
-  // next (with the grid 70 px up and the slider 10 px up, the name sat on the slider).
-  var GRID_BOTTOM = 92, NAME_GAP = 30;
-  var SLIDER = {type: "slider", xAxisIndex: 0, filterMode: "none", bottom: 8, height: 24};
-  // The legend's room on the right for the toolbox's three buttons (about 75 px) and a gap, so its
-  // pager's arrows do not touch them (ECharts keeps one of a legend's left and right).
-  var LEGEND = {type: "scroll", top: 4, left: 10, padding: [5, 124, 5, 5]};
   var charts = {};
   window.PERFGATE_CHARTS = charts;
 
@@ -309,9 +302,9 @@
       // dates in UTC, as the tooltips, tables, alerts and terminal write them (and the ticks,
       // timeaxis.js): the zoom slider's dates and the axis' extent too, not the reader's zone
       animation: false, color: COLORS, useUTC: true,
-      grid: {left: 80, right: 30, top: 40, bottom: GRID_BOTTOM},
+      grid: {left: 80, right: 30, top: 40, bottom: PG.CHART.gridBottom},
       // clear of the toolbox by a right padding: ECharts keeps one of a legend's left and right
-      legend: Object.assign({icon: "roundRect", data: uniqueNames(list)}, LEGEND),
+      legend: Object.assign({icon: "roundRect", data: uniqueNames(list)}, PG.CHART.legend),
       tooltip: {trigger: "item", confine: true, className: "pg-tip", extraCssText: "white-space: normal; max-width: 460px;",
                 formatter: function (p) {
         if (p.componentType === "markLine" || p.componentType === "markPoint") return PG.esc(p.data.evidence);
@@ -319,10 +312,10 @@
         return "";
       }},
       toolbox: {right: 10, feature: {dataZoom: {yAxisIndex: "none"}, restore: {}}},
-      dataZoom: [{type: "inside", xAxisIndex: 0, filterMode: "none"}, SLIDER],
+      dataZoom: [{type: "inside", xAxisIndex: 0, filterMode: "none"}, PG.CHART.slider],
       // a date axis: ticks at regular calendar steps (timeaxis.js; set by retick below), each day
       // named with its month ("Mar 5", not a bare "5"), in UTC, which its name says
-      xAxis: {type: byTime ? "time" : "value", name: byTime ? "date (UTC)" : "commit", nameLocation: "middle", nameGap: NAME_GAP,
+      xAxis: {type: byTime ? "time" : "value", name: byTime ? "date (UTC)" : "commit", nameLocation: "middle", nameGap: PG.CHART.nameGap,
               minInterval: byTime ? null : 1, scale: !byTime,
               // commits end at the last one measured (a rounded bound left empty commit slots)
               min: byTime ? null : "dataMin", max: byTime ? null : "dataMax",

@@ -43,6 +43,14 @@ var PG = (function () {
     });
     return frag;
   }
+  // The charts' layout under and above the plot (benchmark and sweep pages): top to bottom under
+  // it, tick labels, the axis' name, the zoom slider, each clear of the next (with the grid 70 px
+  // up and the slider 10 px up, the name sat on the slider); the legend's right padding leaves the
+  // toolbox's three buttons (about 75 px) and a gap, so its pager's arrows do not touch them
+  // (ECharts keeps one of a legend's left and right).
+  var CHART = {gridBottom: 92, nameGap: 30,
+               slider: {type: "slider", xAxisIndex: 0, filterMode: "none", bottom: 8, height: 24},
+               legend: {type: "scroll", top: 4, left: 10, padding: [5, 124, 5, 5]}};
   var SCALES = {
     time: [[1e9, "s"], [1e6, "ms"], [1e3, "µs"], [1, "ns"]],
     bytes: [[Math.pow(1024, 3), "GiB"], [Math.pow(1024, 2), "MiB"], [1024, "KiB"], [1, "B"]],
@@ -201,6 +209,6 @@ var PG = (function () {
     main.appendChild(el("p", {class: "none"}, what + " — go back to the ", el("a", {href: "index.html", text: "index"}), "."));
     document.documentElement.dataset.ready = "1";
   }
-  return {esc: esc, el: el, breakable: breakable, formula: formula, human: human, inUnit: inUnit, axisDigits: axisDigits, axisTicks: axisTicks, pct: pct, ciText: ciText, confidence: confidence, pText: pText, kindText: kindText, param: param, load: load, commitUrl: commitUrl,
+  return {CHART: CHART, esc: esc, el: el, breakable: breakable, formula: formula, human: human, inUnit: inUnit, axisDigits: axisDigits, axisTicks: axisTicks, pct: pct, ciText: ciText, confidence: confidence, pText: pText, kindText: kindText, param: param, load: load, commitUrl: commitUrl,
           commitNode: commitNode, customTicks: customTicks, notFound: notFound};
 })();

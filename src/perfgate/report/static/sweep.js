@@ -5,9 +5,6 @@
 (function () {
   var COLORS = ["#2f5fd0", "#d9480f", "#2b8a3e", "#862e9c", "#0b7285", "#c2255c", "#5c940d", "#e67700",
                 "#364fc7", "#a61e4d"];
-  // Under the plot, top to bottom: tick labels, the axis' name, the zoom slider, each clear of the
-  // next (as benchmark.js; the name sat on the slider).
-  var GRID_BOTTOM = 92;
   var charts = {};
   window.PERFGATE_CHARTS = charts;
   var $ = function (id) { return document.getElementById(id); };
@@ -229,11 +226,10 @@
     var ticks = costTicks([].concat.apply([], (pair || [f]).map(drawnY)), M, log);
     c.setOption({
       animation: false, color: COLORS,
-      grid: {left: 80, right: binned ? 90 : 30, top: 60, bottom: GRID_BOTTOM},
-      // Clear of the toolbox by a right padding: ECharts keeps one of a legend's left and right (the
-      // right was dropped, and the pager sat on the zoom buttons)
-      legend: {type: "scroll", top: 4, left: 10, padding: [5, 124, 5, 5],
-               data: (binned ? ["measured"] : []).concat(groups.map(function (g) { return groupName(f, g); }))},
+      grid: {left: 80, right: binned ? 90 : 30, top: 60, bottom: PG.CHART.gridBottom},
+      // clear of the toolbox (PG.CHART.legend: the pager sat on the zoom buttons)
+      legend: Object.assign({data: (binned ? ["measured"] : []).concat(groups.map(function (g) { return groupName(f, g); }))},
+                            PG.CHART.legend),
       visualMap: visualMap || undefined,
       tooltip: {trigger: "item", confine: true, formatter: function (p) {
         if (p.componentType === "markLine") return PG.esc(p.data.evidence);
@@ -242,14 +238,13 @@
           (perUnit() ? " per " + PG.esc(f.x) : "") + " = " + PG.esc(cost(M, p.value[1])) + "<br>commit <code>" + PG.esc(short(f.commit)) + "</code>";
       }},
       toolbox: {right: 10, feature: {dataZoom: {}, restore: {}}},
-      dataZoom: [{type: "inside", xAxisIndex: 0, filterMode: "none"},
-                 {type: "slider", xAxisIndex: 0, filterMode: "none", bottom: 8, height: 24}],
-      xAxis: {type: logX ? "log" : "value", name: f.x, nameLocation: "middle", nameGap: 30, scale: true},
+      dataZoom: [{type: "inside", xAxisIndex: 0, filterMode: "none"}, PG.CHART.slider],
+      xAxis: {type: logX ? "log" : "value", name: f.x, nameLocation: "middle", nameGap: PG.CHART.nameGap, scale: true},
       yAxis: Object.assign({type: log ? "log" : "value", name: perUnit() ? measure + " per " + f.x : measure, scale: true},
                            ticks || {max: top, axisLabel: {formatter: function (v) { return cost(M, v, sig); }, showMaxLabel: !top}}),
       series: series
     });
-    if (ticks) zoomTicks(c, M, 60, GRID_BOTTOM);
+    if (ticks) zoomTicks(c, M, 60, PG.CHART.gridBottom);
   }
 
   // The ticks of a cost axis zoomed into (the toolbox's box zoom) at round numbers of its unit
