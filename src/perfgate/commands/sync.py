@@ -81,8 +81,7 @@ def _import(args: argparse.Namespace) -> int:
         restore = getattr(store, "restore", None)
         deleted = (0, 0)
         if restore is not None:     # one transaction: a failure leaves the store as it was
-            deleted = _held_forgotten(store, forgotten)
-            added, restored, acknowledged = restore(runs, alerts, acks, forgotten, ids)
+            added, restored, acknowledged, deleted = restore(runs, alerts, acks, forgotten, ids)
         elif alerts or acks:
             raise PerfgateError(f"{type(store).__name__} cannot take alerts from files; import into a sqlite: store")
         else:
@@ -101,25 +100,6 @@ def _import(args: argparse.Namespace) -> int:
                   + (f"; {len(forgotten)} deleted run(s) or metric(s) left out" if forgotten else "")
                   + (f", and deleted from this store, which still held {here} of them" if here else ""))
     return EXIT_OK
-
-
-def _held_forgotten(store, forgotten: list) -> tuple[int, int]:
-    """How many whole runs, and metrics of other runs, the import's ``forgotten`` marks delete
-    from ``store``, read before it does.  Only the marks the store has not recorded yet can: it
-    applies a mark when it records it (so a run kept for its other metrics is not read again)."""
-    new = set(forgotten) - set(store.forgotten())
-    if not new:
-        return 0, 0
-    held = {key: run_id for run_id, key in store.run_keys().items()}
-    runs = {m.run_key for m in new if m.whole_run and m.run_key in held}
-    parts: dict[str, set[tuple[str, str]]] = {}
-    for m in new:
-        if not m.whole_run and m.run_key in held and m.run_key not in runs:
-            parts.setdefault(m.run_key, set()).add((m.benchmark, m.measure))
-    metrics = 0
-    for key, named in parts.items():
-        metrics += len(named & {(x.benchmark, x.measure) for x in store.get_run(held[key]).metrics})
-    return len(runs), metrics
 
 
 def _export(args: argparse.Namespace) -> int:

@@ -459,11 +459,12 @@ class SqliteStore(Store):
                       for (run_key,) in self.db.execute("SELECT r.idempotency_key" + where, args)]
         return found
 
-    def _apply_forgotten(self, marks: Sequence[Forgotten]) -> None:
+    def _apply_forgotten(self, marks: Sequence[Forgotten]) -> tuple[int, int]:
         """Delete what ``marks`` name, where this store has it, and record them (inside the
-        caller's transaction); a run left without a metric goes too."""
+        caller's transaction); a run left without a metric goes too.  Returns how many runs went
+        whole, and how many metrics of the runs that stay."""
         if not marks:      # every sync --import comes here: with nothing forgotten, nothing to write
-            return
+            return 0, 0
         p = self._project_id
         # the newest run any detect saw, of every series or of some (a series' report is the
         # newest of either)
@@ -489,12 +490,15 @@ class SqliteStore(Store):
                 if seen_up_to is None or row[0] <= seen_up_to:
                     seen.add(row[0])
         self.db.executemany("DELETE FROM metric WHERE run_id = ? AND benchmark_id = ? AND measure_id = ?", sorted(doomed))
-        self.db.executemany("DELETE FROM run WHERE id = ? AND NOT EXISTS (SELECT 1 FROM metric WHERE run_id = ?)",
-                            sorted({(rid, rid) for rid, _, _ in doomed}))
+        touched = sorted({rid for rid, _, _ in doomed})
+        kept = {rid for rid in touched
+                if self.db.execute("SELECT 1 FROM metric WHERE run_id = ? LIMIT 1", (rid,)).fetchone()}
+        self.db.executemany("DELETE FROM run WHERE id = ?", [(rid,) for rid in touched if rid not in kept])
         self._redetect(removed)
         self.db.executemany(
             "INSERT OR IGNORE INTO forgotten (project_id, run_key, benchmark, measure, forgotten) VALUES (?, ?, ?, ?, ?)",
             [(p, m.run_key, m.benchmark, m.measure, m.time if m.time is not None else time.time()) for m in marks])
+        return len(touched) - len(kept), sum(1 for rid, _, _ in doomed if rid in kept)
 
     # A saved report's settings mark that no detect writes: the series is analysed again.
     STALE = "forgotten: analyse again"
@@ -899,18 +903,20 @@ class SqliteStore(Store):
 
     @_guarded
     def restore(self, runs: list[Run], alerts: list[Alert], acks: set[str],
-                forgotten: Sequence[Forgotten] = (), ids: dict[str, str] | None = None) -> tuple[int, int, int]:
+                forgotten: Sequence[Forgotten] = (), ids: dict[str, str] | None = None
+                ) -> tuple[int, int, int, tuple[int, int]]:
         """``perfgate sync --import``: runs, alerts and acknowledgements as recorded elsewhere (same
         ids, creation times and statuses), in one transaction: all of it or nothing.  An alert
         whose regression is here already under another id (two jobs each detected the change) is
         that alert: not added again, and an acknowledgement of either applies to it.  Returns the
-        runs, alerts and acknowledgements that were new.  ``forgotten``: the runs and metrics deleted
-        on purpose (``perfgate forget``): left out of ``runs``, and deleted here when held.
+        runs, alerts and acknowledgements that were new, and what ``forgotten`` deleted here (runs
+        whole, metrics of runs that stay).  ``forgotten``: the runs and metrics deleted on purpose
+        (``perfgate forget``): left out of ``runs``, and deleted here when held.
         ``ids``: the run ids the files carry, by run key (a run keeps the id it was recorded with)."""
         runs = without_forgotten([r.with_key() for r in runs], forgotten)
         self._writable()
         with self._all_or_nothing():
-            self._apply_forgotten(forgotten)     # a run this store still holds goes too
+            deleted = self._apply_forgotten(forgotten)     # a run this store still holds goes too
             added = sum(self._insert_run(run, (ids or {}).get(run.idempotency_key)) for run in runs)
             restored, same_as = 0, {}
             for a in alerts:
@@ -938,7 +944,7 @@ class SqliteStore(Store):
                     "UPDATE alert SET status = 'acknowledged', acknowledged = COALESCE(acknowledged, ?)"
                     " WHERE uuid = ? AND project_id = ? AND status = 'active'",
                     (time.time(), same_as.get(ack, ack), self._project_id)).rowcount
-        return added, restored, acknowledged
+        return added, restored, acknowledged, deleted
 
     @_guarded
     def alerts(self, status: str | None = None) -> list[Alert]:
